@@ -1,0 +1,53 @@
+package io.backpressure.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code ./backpressure} command: one entry point, one subcommand per job. */
+@Command(
+    name = "backpressure",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = "Fair admission to rate-limited APIs for multi-tenant Temporal workers.",
+    subcommands = {Main.VersionCommand.class})
+public final class Main {
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command tree, for tests and embedding. */
+  public static CommandLine commandLine() {
+    return new CommandLine(new Main());
+  }
+
+  /** Prints the version. */
+  @Command(name = "version", description = "Print the version and exit.")
+  static final class VersionCommand implements Runnable {
+    @Override
+    public void run() {
+      System.out.println("backpressure " + version());
+    }
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"backpressure " + version()};
+    }
+  }
+
+  static String version() {
+    try (InputStream in = Main.class.getResourceAsStream("/backpressure-version.properties")) {
+      Properties properties = new Properties();
+      properties.load(in);
+      return properties.getProperty("version");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.backpressure.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The gate's answer to one admission request: exactly one of {@link Admitted}, {@link Deferred} or
+ * {@link Rejected}. Callers switch on it exhaustively:
+ *
+ * <pre>{@code
+ * switch (gate.admit(request)) {
+ *   case Admission.Admitted a -> call(a.grant());
+ *   case Admission.Deferred d -> sleepDurably(d.retryAfter(), d.booking());
+ *   case Admission.Rejected r -> fail(r.message());
+ * }
+ * }</pre>
+ */
+public sealed interface Admission permits Admission.Admitted, Admission.Deferred, Admission.Rejected {
+
+  /**
+   * The call may go ahead now. Its cost has been debited; hand the grant to {@link
+   * Gate#release(Grant, Cost)} with the true usage once the reply is in.
+   */
+  record Admitted(Grant grant) implements Admission {
+    public Admitted {
+      Objects.requireNonNull(grant, "grant");
+    }
+  }
+
+  /**
+   * Not now. Free the worker slot, wait {@code retryAfter} on a durable timer, then ask again with
+   * {@link AdmissionRequest#withBooking(String) the booking}: the gate has already placed this call
+   * in its queue's order, so the retry redeems that place instead of queueing anew.
+   *
+   * @param retryAfter the earliest time at which this call could be admitted if nothing else
+   *     arrived; never negative
+   * @param booking opaque token to present on the retry
+   */
+  record Deferred(Duration retryAfter, String booking) implements Admission {
+    public Deferred {
+      Objects.requireNonNull(retryAfter, "retryAfter");
+      Objects.requireNonNull(booking, "booking");
+      if (retryAfter.isNegative()) {
+        throw new IllegalArgumentException("retryAfter must not be negative: " + retryAfter);
+      }
+    }
+  }
+
+  /**
+   * Never: asking again with the same request gives the same answer. {@code message} names the field
+   * at fault and the allowed range.
+   */
+  record Rejected(RejectReason reason, String message) implements Admission {
+    public Rejected {
+      Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(message, "message");
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package io.backpressure.core;
+
+/**
+ * The admission gate of one target (one external cap set, such as {@code openai/gpt-4o}). Ask it
+ * before every call; release the grant after.
+ *
+ * <p>Implementations are thread-safe: any number of threads (and, for shared backends, processes)
+ * may call one gate at once, and each admission is one atomic check-and-debit. Neither method
+ * blocks on other callers beyond the single atomic step against the state.
+ */
+public interface Gate {
+
+  /** The target this gate guards. */
+  String target();
+
+  /**
+   * Decides whether the call may go now. Never throws for a bad request: a malformed or impossible
+   * request is {@link Admission.Rejected rejected} with a message naming the field.
+   */
+  Admission admit(AdmissionRequest request);
+
+  /** Shorthand for a first attempt without {@code max_tokens}. */
+  default Admission admit(String tenant, String priority, Cost cost) {
+    return admit(AdmissionRequest.of(tenant, priority, cost));
+  }
+
+  /**
+   * Reconciles an admitted call with what it really used: the difference between the debited and
+   * the actual cost is refunded (or, when the call used more, debited too). Idempotent per grant: a
+   * second release of the same grant changes nothing and returns false. Call it also when the call
+   * failed (with what the provider counted, often zero tokens), so no reservation leaks; a grant
+   * never released errs on the strict side and is forgotten after the policy's grant TTL.
+   *
+   * @return true when this release was applied, false when the grant was already released, expired
+   *     or failed open
+   * @throws IllegalArgumentException if {@code actual} has a negative or non-finite amount
+   */
+  boolean release(Grant grant, Cost actual);
+}

@@ -1,0 +1,189 @@
+package io.backpressure.core;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The gate with its state in this JVM: the reference implementation of the admission rule (see
+ * {@link NestedBuckets} for the algorithm) and the embedded default.
+ *
+ * <p>Thread-safe: every call takes the gate's one lock for a few hundred nanoseconds, so admission
+ * and release are each one atomic step, and concurrent callers can never double-spend a bucket.
+ * Work per call is independent of the number of tenants. Grants not released within the policy's
+ * grant TTL, and bookings not redeemed within it, are forgotten. An abandoned booking costs its
+ * queue nothing lasting: the debt it paid is what its own wait would have refilled.
+ */
+public final class InMemoryGate implements Gate {
+  private final Clock clock;
+  private final NestedBuckets buckets;
+  private final Map<String, GrantRecord> grants = new LinkedHashMap<>();
+  private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
+  private long nextId;
+
+  private InMemoryGate(Policy policy, Clock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.buckets = new NestedBuckets(Objects.requireNonNull(policy, "policy"));
+  }
+
+  /** A gate on the system clock. */
+  public static InMemoryGate create(Policy policy) {
+    return new InMemoryGate(policy, Clock.system());
+  }
+
+  /** A gate on the given clock (virtual time in tests and the simulator). */
+  public static InMemoryGate create(Policy policy, Clock clock) {
+    return new InMemoryGate(policy, clock);
+  }
+
+  @Override
+  public String target() {
+    return policy().target();
+  }
+
+  /** The policy in force. */
+  public synchronized Policy policy() {
+    return buckets.policy();
+  }
+
+  /**
+   * Hot update: new caps and weights take effect from the next admission. The dimensions and
+   * classes must keep their names.
+   *
+   * @throws InvalidPolicyException if the update changes the dimensions or classes
+   */
+  public synchronized void updatePolicy(Policy policy) {
+    if (!policy.target().equals(target())) {
+      throw new InvalidPolicyException("target", "a gate's target cannot change: " + target());
+    }
+    buckets.configure(policy);
+  }
+
+  @Override
+  public Admission admit(AdmissionRequest request) {
+    Objects.requireNonNull(request, "request");
+    Policy policy;
+    synchronized (this) {
+      policy = buckets.policy();
+    }
+    RequestCheck check = RequestCheck.of(policy, request);
+    if (check.rejection() != null) {
+      return check.rejection();
+    }
+    int k = check.priorityIndex();
+    double[] cost = check.cost();
+    synchronized (this) {
+      long now = clock.nanoTime() / 1_000;
+      expire(now);
+      NestedBuckets.Booking booking = request.booking() == null ? null : bookings.get(request.booking());
+      if (booking != null && (booking.priority != k || !booking.tenant.equals(request.tenant()))) {
+        booking = null;
+      }
+      boolean fresh = booking == null;
+      if (fresh) {
+        booking = new NestedBuckets.Booking(request.tenant(), k);
+      }
+      long wait = buckets.admit(now, request.tenant(), k, cost, booking);
+      if (wait > 0) {
+        String id = request.booking();
+        if (fresh) {
+          id = "b" + (++nextId);
+          booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
+          bookings.put(id, booking);
+        }
+        return new Admission.Deferred(Duration.ofNanos(wait * 1_000), id);
+      }
+      if (!fresh) {
+        bookings.remove(request.booking());
+      }
+      String id = "g" + (++nextId);
+      grants.put(id, new GrantRecord(request.tenant(), k, cost, now + policy.grantTtl().toNanos() / 1_000));
+      return new Admission.Admitted(
+          new Grant(id, request.tenant(), request.priority(), toCost(policy, cost), false));
+    }
+  }
+
+  @Override
+  public boolean release(Grant grant, Cost actual) {
+    Objects.requireNonNull(grant, "grant");
+    Objects.requireNonNull(actual, "actual");
+    Policy policy;
+    synchronized (this) {
+      policy = buckets.policy();
+    }
+    double[] amounts = RequestCheck.amounts(policy, actual, "actual");
+    if (amounts == null) {
+      throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
+    }
+    if (grant.failedOpen()) {
+      return false;
+    }
+    synchronized (this) {
+      GrantRecord record = grants.remove(grant.id());
+      if (record == null) {
+        return false;
+      }
+      buckets.release(clock.nanoTime() / 1_000, record.tenant, record.priority, record.debited, amounts);
+      return true;
+    }
+  }
+
+  /** Bucket levels for metrics and inspection: a copy, consistent at one instant. */
+  public synchronized Levels levels() {
+    NestedBuckets.Snapshot s = buckets.snapshot();
+    Policy policy = buckets.policy();
+    Map<String, Double> global = new LinkedHashMap<>();
+    for (int d = 0; d < s.global().length; d++) {
+      global.put(policy.dimensions().get(d).name(), s.global()[d]);
+    }
+    Map<String, Map<String, Double>> classes = new LinkedHashMap<>();
+    Map<String, Integer> active = new LinkedHashMap<>();
+    for (int k = 0; k < s.classLevels().length; k++) {
+      Map<String, Double> levels = new HashMap<>();
+      for (int d = 0; d < s.global().length; d++) {
+        levels.put(policy.dimensions().get(d).name(), s.classLevels()[k][d]);
+      }
+      classes.put(policy.priorities().get(k).name(), Map.copyOf(levels));
+      active.put(policy.priorities().get(k).name(), s.activeQueues()[k]);
+    }
+    return new Levels(global, classes, active);
+  }
+
+  /**
+   * A consistent copy of the gate's buckets.
+   *
+   * @param global L1 level per dimension
+   * @param classes L2 level per class and dimension
+   * @param activeQueues active queues per class
+   */
+  public record Levels(
+      Map<String, Double> global, Map<String, Map<String, Double>> classes, Map<String, Integer> activeQueues) {}
+
+  private void expire(long now) {
+    for (Iterator<GrantRecord> it = grants.values().iterator(); it.hasNext(); ) {
+      if (it.next().expiresAt > now) {
+        break;
+      }
+      it.remove();
+    }
+    for (Iterator<NestedBuckets.Booking> it = bookings.values().iterator(); it.hasNext(); ) {
+      if (it.next().expiresAt > now) {
+        break;
+      }
+      it.remove();
+    }
+  }
+
+  private static Cost toCost(Policy policy, double[] amounts) {
+    Map<String, Double> map = new HashMap<>();
+    for (int d = 0; d < amounts.length; d++) {
+      map.put(policy.dimensions().get(d).name(), amounts[d]);
+    }
+    return new Cost(map);
+  }
+
+  private record GrantRecord(String tenant, int priority, double[] debited, long expiresAt) {}
+}

@@ -1,0 +1,558 @@
+package io.backpressure.core;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The admission rule: three layers of token buckets decided in one step. Not thread-safe; {@link
+ * InMemoryGate} serialises calls, and the Redis backend runs the same arithmetic in one Lua script.
+ *
+ * <h2>What is decided, and why in layers</h2>
+ *
+ * A target caps several dimensions {@code d} (requests, tokens) at {@code C_d} units per second.
+ * A call of tenant {@code t} in priority class {@code k} costs {@code c_d} of each. The gate must
+ * (1) never let the admitted cost exceed the cap, (2) give priority classes their weighted share
+ * {@code ω_k} of the cap when several are backlogged, (3) inside a class, split the class's
+ * capacity among tenants by weighted dominant-resource fairness (DRF), and (4) waste nothing: what a
+ * class or tenant does not use goes to the others. Each concern is one layer:
+ *
+ * <ul>
+ *   <li><b>L1, the global cap</b>: one bucket per dimension, refilled at {@code r_d} units/s (the
+ *       cap {@code C_d}, or {@code C_d − B_d/P} with a safe window of length {@code P}, see {@link
+ *       Policy#refillRate(int)}), holding at most the burst {@code B_d}. A bucket of rate {@code r}
+ *       and capacity {@code B} can never release more than {@code r·T + B} in any interval of
+ *       length {@code T}: this layer alone proves cap respect, whatever the other layers do.
+ *   <li><b>L2, class shares</b>: one bucket per class and dimension. An active class (one with an
+ *       active queue) is entitled to {@code nominal_k,d = ω_k / Σω_active · r_d}. A class that
+ *       leaves its bucket at least half full is <i>satisfied</i> in that dimension: it is not using
+ *       its share. Its unused rate, {@code nominal − use} where {@code use} is its measured
+ *       admitted rate, is handed to the classes that are not satisfied, in proportion to their
+ *       weights (so higher classes get more of it). A class's effective rate {@code eff_k,d} is its
+ *       nominal rate plus what it is handed; its L2 bucket refills at {@code eff_k,d} and holds at
+ *       most {@code max(B_d, nominal_k,d · H)} ({@code H} the share horizon). Classes with no
+ *       active queue drop out of {@code Σω_active} altogether. The layer is therefore soft: it
+ *       binds only while several classes want more than their share.
+ *   <li><b>L3, tenant shares</b>: one bucket per active queue {@code q = (t, k)}, in units of
+ *       dominant share. A call's dominant share is {@code σ = max_d c_d / r_d}, in seconds of the
+ *       whole cap. If every backlogged queue of class {@code k} receives dominant share at rate
+ *       {@code w_t · x}, dimension {@code d} is consumed at {@code x · D_k,d} units/s, where {@code
+ *       D_k,d = Σ w_t · c_d(t)/σ(t)} over those queues ({@code c(t)} the queue's latest call). The
+ *       largest {@code x} that fits every dimension is the DRF equalisation rate
+ *       <pre>    X*_k = min_d (eff_k,d − U_k,d) / D_k,d</pre>
+ *       and queue {@code q} refills at {@code ρ_q = w_t · X*_k} share/s. {@code U_k,d} is what the
+ *       class's <i>satisfied</i> queues (those banking at least half their L3 capacity, i.e. using
+ *       less than their share) actually use; only the hungry queues enter {@code D_k,d}. This is
+ *       DRF's progressive filling with demand caps in closed form: the under-demanding keep what
+ *       they use, the rest is split by weighted dominant share, and the binding dimension (the
+ *       argmin) runs at its capacity. With one binding dimension it is weighted fair queuing.
+ *       A queue's bucket holds at most {@code max(σ, ρ_q · H)}.
+ * </ul>
+ *
+ * <p>{@code D_k,d}, {@code U_k,d} and the class weight sums are running sums: each queue remembers
+ * what it contributed and replaces it when it is next touched, and idle queues leave in
+ * least-recently-used order. One admission therefore costs O(classes × dimensions), whatever the
+ * number of tenants. Usage rates are exponentially weighted averages with time constant {@code H},
+ * decayed lazily, so all of them shrink by one common factor per step.
+ *
+ * <h2>One step</h2>
+ *
+ * Refill L1 and L2 by the elapsed time; refill the queue's L3. The call pays its share {@code σ}
+ * into L3 at its first attempt, even when it is not admitted: L3 may go into debt, and the debt is
+ * the queue's line. Admit iff every L1 and L2 bucket holds the cost and L3 is out of debt; then
+ * debit L1 and L2. Otherwise answer {@code DEFER(Δ)} with a booking: {@code Δ} is the time until
+ * every short bucket holds enough at its current rate ({@code (c_d − level)/rate} for L1 and L2,
+ * {@code debt/ρ_q} for L3), and the retry presents the booking instead of paying again. Calls from
+ * one queue that arrive together thus get staggered retry times instead of all waking at once and
+ * all but one being deferred again. A cost above a dimension's burst can never fit and is rejected
+ * at once. A queue or class seen for the first time starts with full buckets, inside the same step,
+ * so concurrent first calls cannot over-admit.
+ *
+ * <p>On release, the difference between debited and actual cost is returned to (or taken from) L1,
+ * L2 and L3, and to the usage averages; levels may go negative when a call used more than it
+ * reserved, which delays the next admissions exactly as long as the overshoot needs to refill.
+ *
+ * <h2>A worked example</h2>
+ *
+ * Requests only, {@code C = 60/s}, burst 60, classes P1 (ω 0.5) and P3 (ω 0.2 — P2 idle). Tenants
+ * {@code a} (P1, weight 1) and {@code b}, {@code c} (P3, weights 1 and 3), all backlogged. Active
+ * weight sum 0.7, so P1 is entitled to 0.5/0.7·60 = 42.9/s and P3 to 17.1/s. Every call is one
+ * request, so {@code σ = 1/60 s} and {@code c/σ = 60}; in P3, {@code D = 1·60 + 3·60 = 240}, so
+ * {@code X* = 17.1/240 = 0.0714} share/s and {@code c}'s queue refills at {@code 3 · 0.0714 =
+ * 0.214} share/s, that is 0.214 · 60 = 12.9 requests/s against {@code b}'s 4.3/s. If P1 stops
+ * calling, its L2 bucket fills within a second, its 42.9/s minus its fading usage is handed to P3,
+ * and {@code b} and {@code c} speed up to 15/s and 45/s. If {@code a} calls again while its L3 is
+ * 0.01 share in debt, it is deferred for {@code Δ = 0.01 / (1 · 0.714) = 14 ms} (P1's {@code X*} is
+ * 42.9/60 = 0.714).
+ */
+final class NestedBuckets {
+  /** A bucket at or above this fraction of its capacity marks an under-using class or queue. */
+  static final double SATISFIED_FRACTION = 0.5;
+  /** Shortest deferral handed out; retrying sooner than this is never useful. */
+  static final long MIN_DEFER_MICROS = 1_000L;
+  /**
+   * Slack in every "holds enough" comparison, so that sums of shares such as 60 × (1/60) that
+   * should meet a level exactly are not lost to rounding.
+   */
+  static final double EPSILON = 1e-9;
+
+  private Policy policy;
+  private final int dims;
+  private final int classes;
+  private double[] rate;
+  private double[] burst;
+  private double[] classWeight;
+  private double horizon;
+  private long idleTtlMicros;
+
+  private boolean started;
+  private long lastMicros;
+  private double activeWeight;
+  private final double[] global;
+  private final double[][] classLevel;
+  private final double[][] classUse;
+  private final double[][] effective;
+  private final double[][] nominal;
+  private final double[][] hungryDemand;
+  private final double[][] allDemand;
+  private final double[][] satisfiedUse;
+  private final long[] globalTail;
+  private final long[][] classTail;
+  private final long[] globalSlot;
+  private final long[] classSlot;
+  private final int[] activeQueues;
+  private final int[] satisfiedQueues;
+
+  private final Map<String, Queue>[] queues;
+  private final Queue lru = new Queue(null, -1, 0);
+
+  @SuppressWarnings("unchecked")
+  NestedBuckets(Policy policy) {
+    this.dims = policy.dimensions().size();
+    this.classes = policy.priorities().size();
+    this.global = new double[dims];
+    this.classLevel = new double[classes][dims];
+    this.classUse = new double[classes][dims];
+    this.effective = new double[classes][dims];
+    this.nominal = new double[classes][dims];
+    this.hungryDemand = new double[classes][dims];
+    this.allDemand = new double[classes][dims];
+    this.satisfiedUse = new double[classes][dims];
+    this.globalTail = new long[dims];
+    this.classTail = new long[classes][dims];
+    this.globalSlot = new long[dims];
+    this.classSlot = new long[dims];
+    this.activeQueues = new int[classes];
+    this.satisfiedQueues = new int[classes];
+    this.queues = new Map[classes];
+    for (int k = 0; k < classes; k++) {
+      queues[k] = new HashMap<>();
+    }
+    lru.prev = lru;
+    lru.next = lru;
+    configure(policy);
+  }
+
+  /** Adopts new caps and weights; the dimension and class names must stay the same. */
+  void configure(Policy next) {
+    if (!next.dimensionNames().equals(policy == null ? next.dimensionNames() : policy.dimensionNames())
+        || !next.priorityNames().equals(policy == null ? next.priorityNames() : policy.priorityNames())) {
+      throw new InvalidPolicyException("dimensions",
+          "a live gate can change caps and weights, not its dimensions or classes; create a new gate");
+    }
+    this.policy = next;
+    this.rate = new double[dims];
+    this.burst = new double[dims];
+    for (int d = 0; d < dims; d++) {
+      rate[d] = next.refillRate(d);
+      burst[d] = next.dimensions().get(d).burst();
+    }
+    this.classWeight = new double[classes];
+    for (int k = 0; k < classes; k++) {
+      classWeight[k] = next.priorities().get(k).weight();
+    }
+    this.horizon = next.shareHorizon().toNanos() / 1e9;
+    this.idleTtlMicros = next.idleTtl().toNanos() / 1_000;
+    if (started) {
+      for (int d = 0; d < dims; d++) {
+        global[d] = Math.min(global[d], burst[d]);
+      }
+    }
+  }
+
+  Policy policy() {
+    return policy;
+  }
+
+  double rate(int d) {
+    return rate[d];
+  }
+
+  double burst(int d) {
+    return burst[d];
+  }
+
+  /** The dominant share of a cost: {@code max_d c_d / r_d}, in seconds of the whole cap. */
+  double share(double[] cost) {
+    double sigma = 0;
+    for (int d = 0; d < dims; d++) {
+      sigma = Math.max(sigma, cost[d] / rate[d]);
+    }
+    return sigma;
+  }
+
+  /**
+   * One admission attempt at {@code now} (microseconds). {@code booking} is the call's place in
+   * line: fresh on the first attempt (this step pays the call's share into L3 and fills it in), or
+   * the one returned with an earlier deferral. Returns the deferral in microseconds, or 0 when the
+   * call was admitted and debited.
+   */
+  long admit(long now, String tenant, int k, double[] cost, Booking booking) {
+    advance(now);
+    Queue q = touch(now, tenant, k, cost);
+    double sigma = share(cost);
+    boolean fresh = !booking.paid;
+    if (fresh) {
+      q.level -= sigma;
+      booking.paid = true;
+      booking.readyAt = q.level >= -EPSILON ? now : now + micros(-q.level / q.rate);
+    } else {
+      q.level -= sigma - booking.paidShare;
+    }
+    booking.paidShare = sigma;
+
+    long slot = now;
+    for (int d = 0; d < dims; d++) {
+      if (cost[d] <= 0) {
+        globalSlot[d] = now;
+        classSlot[d] = now;
+        continue;
+      }
+      globalSlot[d] = cost[d] > global[d] + EPSILON ? now + micros((cost[d] - global[d]) / rate[d]) : now;
+      classSlot[d] = cost[d] > classLevel[k][d] + EPSILON
+          ? now + micros((cost[d] - classLevel[k][d]) / effective[k][d])
+          : now;
+      if (fresh && globalTail[d] > now) {
+        globalSlot[d] = Math.max(globalSlot[d], globalTail[d] + micros(cost[d] / rate[d]));
+      }
+      if (fresh && classTail[k][d] > now) {
+        classSlot[d] = Math.max(classSlot[d], classTail[k][d] + micros(cost[d] / effective[k][d]));
+      }
+      slot = Math.max(slot, Math.max(globalSlot[d], classSlot[d]));
+    }
+    long ready = Math.max(slot, booking.readyAt);
+    if (ready > now) {
+      if (fresh && slot > now && slot >= booking.readyAt) {
+        for (int d = 0; d < dims; d++) {
+          globalTail[d] = Math.max(globalTail[d], globalSlot[d]);
+          classTail[k][d] = Math.max(classTail[k][d], classSlot[d]);
+        }
+      }
+      booking.readyAt = ready;
+      return Math.max(MIN_DEFER_MICROS, ready - now);
+    }
+    for (int d = 0; d < dims; d++) {
+      global[d] -= cost[d];
+      classLevel[k][d] -= cost[d];
+      double used = cost[d] / horizon;
+      classUse[k][d] += used;
+      q.use[d] += used;
+      if (q.satisfied) {
+        satisfiedUse[k][d] += used;
+      }
+    }
+    return 0;
+  }
+
+  /** Seconds to whole microseconds, rounded up. */
+  private static long micros(double seconds) {
+    return (long) Math.ceil(seconds * 1e6);
+  }
+
+  /**
+   * Reconciles an admitted call: {@code debited − actual} goes back to every layer it was taken
+   * from (negative amounts take more).
+   */
+  void release(long now, String tenant, int k, double[] debited, double[] actual) {
+    advance(now);
+    Queue q = queues[k].get(tenant);
+    if (q != null) {
+      refill(now, q);
+    }
+    for (int d = 0; d < dims; d++) {
+      double back = debited[d] - actual[d];
+      global[d] = Math.min(burst[d], global[d] + back);
+      classLevel[k][d] = Math.min(classCapacity(k, d), classLevel[k][d] + back);
+      double used = back / horizon;
+      classUse[k][d] = Math.max(0, classUse[k][d] - used);
+      if (q != null) {
+        q.use[d] = Math.max(0, q.use[d] - used);
+        if (q.satisfied) {
+          satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - used);
+        }
+      }
+    }
+    if (q != null) {
+      q.level = Math.min(q.capacity, q.level + share(debited) - share(actual));
+    }
+  }
+
+  /** Refills L1 and L2 and decays the usage averages up to {@code now}. */
+  private void advance(long now) {
+    if (!started) {
+      started = true;
+      lastMicros = now;
+      for (int d = 0; d < dims; d++) {
+        global[d] = burst[d];
+      }
+      evictIdle(now);
+      computeShares();
+      for (int k = 0; k < classes; k++) {
+        for (int d = 0; d < dims; d++) {
+          classLevel[k][d] = classCapacity(k, d);
+        }
+      }
+      return;
+    }
+    double dt = now > lastMicros ? (now - lastMicros) / 1e6 : 0;
+    lastMicros = Math.max(lastMicros, now);
+    evictIdle(now);
+    computeShares();
+    double decay = Math.exp(-dt / horizon);
+    for (int d = 0; d < dims; d++) {
+      global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
+      for (int k = 0; k < classes; k++) {
+        double capacity = classCapacity(k, d);
+        classLevel[k][d] = activeQueues[k] == 0
+            ? capacity
+            : Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
+        classUse[k][d] *= decay;
+        satisfiedUse[k][d] = satisfiedQueues[k] == 0 ? 0 : satisfiedUse[k][d] * decay;
+      }
+    }
+  }
+
+  /** Nominal and effective class rates from the active set and the classes' current levels. */
+  private void computeShares() {
+    activeWeight = 0;
+    for (int k = 0; k < classes; k++) {
+      if (activeQueues[k] > 0) {
+        activeWeight += classWeight[k];
+      }
+    }
+    for (int d = 0; d < dims; d++) {
+      double unused = 0;
+      double hungryWeight = 0;
+      for (int k = 0; k < classes; k++) {
+        if (activeQueues[k] == 0) {
+          nominal[k][d] = 0;
+          continue;
+        }
+        nominal[k][d] = classWeight[k] / activeWeight * rate[d];
+        if (classLevel[k][d] >= SATISFIED_FRACTION * classCapacity(k, d)) {
+          unused += Math.max(0, nominal[k][d] - classUse[k][d]);
+        } else {
+          hungryWeight += classWeight[k];
+        }
+      }
+      for (int k = 0; k < classes; k++) {
+        boolean hungry = activeQueues[k] > 0
+            && classLevel[k][d] < SATISFIED_FRACTION * classCapacity(k, d);
+        if (activeQueues[k] == 0) {
+          effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
+        } else {
+          effective[k][d] = hungry ? nominal[k][d] + unused * classWeight[k] / hungryWeight : nominal[k][d];
+        }
+      }
+    }
+  }
+
+  /**
+   * L2 capacity: the burst, or a horizon of the class's nominal rate if larger. An inactive class
+   * is sized for the share it would get on becoming active.
+   */
+  private double classCapacity(int k, int d) {
+    double share = activeQueues[k] == 0
+        ? classWeight[k] / (activeWeight + classWeight[k]) * rate[d]
+        : nominal[k][d];
+    return Math.max(burst[d], share * horizon);
+  }
+
+  /**
+   * Finds or creates the queue, refills it, and replaces its contribution to the class sums with
+   * one based on this call's cost and its current level.
+   */
+  private Queue touch(long now, String tenant, int k, double[] cost) {
+    Queue q = queues[k].get(tenant);
+    if (q == null) {
+      q = new Queue(tenant, k, dims);
+      q.lastMicros = now;
+      queues[k].put(tenant, q);
+      activeQueues[k]++;
+      q.level = Double.POSITIVE_INFINITY;
+    } else {
+      unlink(q);
+      refill(now, q);
+      withdraw(q);
+    }
+    q.lastSeen = now;
+    linkLast(q);
+
+    q.weight = policy.tenantWeight(tenant);
+    double sigma = share(cost);
+    if (sigma > 0) {
+      for (int d = 0; d < dims; d++) {
+        q.contribution[d] = q.weight * cost[d] / sigma;
+      }
+    }
+    q.satisfied = q.level >= SATISFIED_FRACTION * q.capacity;
+    contribute(q);
+    q.rate = q.weight * equalisationRate(k);
+    q.capacity = Math.max(sigma, q.rate * horizon);
+    q.level = Math.min(q.level, q.capacity);
+    return q;
+  }
+
+  /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
+  private double equalisationRate(int k) {
+    double hungry = Double.POSITIVE_INFINITY;
+    double all = Double.POSITIVE_INFINITY;
+    for (int d = 0; d < dims; d++) {
+      if (allDemand[k][d] > 0) {
+        all = Math.min(all, effective[k][d] / allDemand[k][d]);
+      }
+      if (hungryDemand[k][d] > 0) {
+        hungry = Math.min(hungry, Math.max(0, effective[k][d] - satisfiedUse[k][d]) / hungryDemand[k][d]);
+      }
+    }
+    if (all == Double.POSITIVE_INFINITY) {
+      return 1 / horizon;
+    }
+    return hungry == Double.POSITIVE_INFINITY ? all : Math.max(all, hungry);
+  }
+
+  private void refill(long now, Queue q) {
+    double dt = now > q.lastMicros ? (now - q.lastMicros) / 1e6 : 0;
+    q.lastMicros = Math.max(q.lastMicros, now);
+    q.level = Math.min(q.capacity, q.level + q.rate * dt);
+    double decay = Math.exp(-dt / horizon);
+    for (int d = 0; d < dims; d++) {
+      q.use[d] *= decay;
+    }
+  }
+
+  private void contribute(Queue q) {
+    int k = q.priority;
+    for (int d = 0; d < dims; d++) {
+      allDemand[k][d] += q.contribution[d];
+      if (q.satisfied) {
+        satisfiedUse[k][d] += q.use[d];
+      } else {
+        hungryDemand[k][d] += q.contribution[d];
+      }
+    }
+    if (q.satisfied) {
+      satisfiedQueues[k]++;
+    }
+  }
+
+  private void withdraw(Queue q) {
+    int k = q.priority;
+    for (int d = 0; d < dims; d++) {
+      allDemand[k][d] = Math.max(0, allDemand[k][d] - q.contribution[d]);
+      if (q.satisfied) {
+        satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - q.use[d]);
+      } else {
+        hungryDemand[k][d] = Math.max(0, hungryDemand[k][d] - q.contribution[d]);
+      }
+    }
+    if (q.satisfied) {
+      satisfiedQueues[k]--;
+    }
+  }
+
+  private void evictIdle(long now) {
+    Queue q = lru.next;
+    while (q != lru && now - q.lastSeen > idleTtlMicros) {
+      Queue next = q.next;
+      unlink(q);
+      withdraw(q);
+      queues[q.priority].remove(q.tenant);
+      if (--activeQueues[q.priority] == 0) {
+        for (int d = 0; d < dims; d++) {
+          allDemand[q.priority][d] = 0;
+          hungryDemand[q.priority][d] = 0;
+          satisfiedUse[q.priority][d] = 0;
+        }
+      }
+      q = next;
+    }
+  }
+
+  private void linkLast(Queue q) {
+    q.prev = lru.prev;
+    q.next = lru;
+    lru.prev.next = q;
+    lru.prev = q;
+  }
+
+  private static void unlink(Queue q) {
+    q.prev.next = q.next;
+    q.next.prev = q.prev;
+  }
+
+  /** Live view for metrics and the admin command. */
+  Snapshot snapshot() {
+    double[][] classes2 = new double[classes][];
+    double[][] eff = new double[classes][];
+    for (int k = 0; k < classes; k++) {
+      classes2[k] = classLevel[k].clone();
+      eff[k] = effective[k].clone();
+    }
+    return new Snapshot(global.clone(), classes2, eff, activeQueues.clone());
+  }
+
+  /**
+   * A call's place in its queue's line: the share it paid into L3 at its first attempt and the
+   * time its turn comes. A deferred call keeps its booking for the retry.
+   */
+  static final class Booking {
+    final String tenant;
+    final int priority;
+    boolean paid;
+    double paidShare;
+    long readyAt;
+    long expiresAt;
+
+    Booking(String tenant, int priority) {
+      this.tenant = tenant;
+      this.priority = priority;
+    }
+  }
+
+  /** Bucket levels at the last step: L1 per dimension, L2 and effective rates per class. */
+  record Snapshot(double[] global, double[][] classLevels, double[][] classRates, int[] activeQueues) {}
+
+  /** One active {@code (tenant, class)} queue; a node of the idle-eviction list. */
+  private static final class Queue {
+    final String tenant;
+    final int priority;
+    final double[] contribution;
+    final double[] use;
+    double weight;
+    double level;
+    double capacity = Double.POSITIVE_INFINITY;
+    double rate;
+    boolean satisfied;
+    long lastMicros;
+    long lastSeen;
+    Queue prev;
+    Queue next;
+
+    Queue(String tenant, int priority, int dims) {
+      this.tenant = tenant;
+      this.priority = priority;
+      this.contribution = new double[dims];
+      this.use = new double[dims];
+    }
+  }
+}

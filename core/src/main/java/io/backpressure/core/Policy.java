@@ -1,0 +1,315 @@
+package io.backpressure.core;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The caps, weights and options of one target's gate. Immutable; build one with {@link
+ * #builder(String)} or load it with {@link #fromYaml(String)}. Every value is range-checked on
+ * entry and a bad one throws {@link InvalidPolicyException} naming the field.
+ *
+ * @param target the target's name, e.g. {@code openai/gpt-4o}
+ * @param dimensions the capped dimensions, at least one, names unique
+ * @param priorities the priority classes, highest first, names unique
+ * @param tenantWeights weights {@code w_t} of named tenants
+ * @param defaultTenantWeight the weight of every tenant not named
+ * @param reservation whether to debit {@code tokens + max_tokens} at admission and refund later
+ * @param defaultMaxTokens the completion bound reserved for requests that carry none
+ * @param idleTtl how long a queue with no admission attempts stays active before it drops out of the
+ *     fair-share sums
+ * @param safeWindow the provider's accounting period when the gate should never exceed {@code C_d}
+ *     in any window of that length (see {@link #refillRate(int)}); {@code null} for plain buckets
+ * @param shareHorizon the time over which class and queue shares are measured and banked: an
+ *     under-using class or queue banks at most this much of its rate, and usage is averaged over it
+ * @param grantTtl how long an unreleased grant or an unredeemed booking is remembered
+ */
+public record Policy(
+    String target,
+    List<Dimension> dimensions,
+    List<PriorityClass> priorities,
+    Map<String, Double> tenantWeights,
+    double defaultTenantWeight,
+    boolean reservation,
+    long defaultMaxTokens,
+    Duration idleTtl,
+    Duration safeWindow,
+    Duration shareHorizon,
+    Duration grantTtl) {
+
+  public Policy {
+    PolicyChecks.name("target", target);
+    dimensions = List.copyOf(Objects.requireNonNull(dimensions, "dimensions"));
+    priorities = List.copyOf(Objects.requireNonNull(priorities, "priorities"));
+    tenantWeights = Map.copyOf(Objects.requireNonNull(tenantWeights, "tenantWeights"));
+    if (dimensions.isEmpty()) {
+      throw new InvalidPolicyException("dimensions", "dimensions must name at least one capped dimension");
+    }
+    if (priorities.isEmpty()) {
+      throw new InvalidPolicyException("priorities", "priorities must name at least one class");
+    }
+    unique("dimensions", dimensions.stream().map(Dimension::name).toList());
+    unique("priorities", priorities.stream().map(PriorityClass::name).toList());
+    tenantWeights.forEach(
+        (tenant, weight) -> {
+          PolicyChecks.name("tenants.weights", tenant);
+          PolicyChecks.positive("tenants.weights." + tenant, weight);
+        });
+    PolicyChecks.positive("tenants.default_weight", defaultTenantWeight);
+    if (defaultMaxTokens < 1 || defaultMaxTokens > 10_000_000) {
+      throw new InvalidPolicyException(
+          "reservation.default_max_tokens",
+          "reservation.default_max_tokens must be in [1, 10000000], got " + defaultMaxTokens);
+    }
+    positive("idle_ttl", idleTtl);
+    positive("share_horizon", shareHorizon);
+    positive("grant_ttl", grantTtl);
+    if (safeWindow != null) {
+      positive("safe_window", safeWindow);
+      double periodSeconds = safeWindow.toNanos() / 1e9;
+      for (Dimension d : dimensions) {
+        if (d.burst() >= d.capPerSecond() * periodSeconds) {
+          throw new InvalidPolicyException(
+              "dimensions." + d.name() + ".burst",
+              "with safe_window "
+                  + safeWindow
+                  + ", dimensions."
+                  + d.name()
+                  + ".burst must be below cap × window = "
+                  + d.capPerSecond() * periodSeconds
+                  + ", got "
+                  + d.burst());
+        }
+      }
+    }
+  }
+
+  private static void unique(String field, List<String> names) {
+    Set<String> seen = new HashSet<>();
+    for (String name : names) {
+      if (!seen.add(name)) {
+        throw new InvalidPolicyException(field, field + " names '" + name + "' twice");
+      }
+    }
+  }
+
+  private static void positive(String field, Duration value) {
+    if (value == null || value.isNegative() || value.isZero()) {
+      throw new InvalidPolicyException(field, field + " must be a positive duration, got " + value);
+    }
+  }
+
+  /** A builder for the target's policy, with the defaults documented on each setter. */
+  public static Builder builder(String target) {
+    return new Builder(target);
+  }
+
+  /** Parses a policy from YAML text (the format of {@code docs/policy.yaml}). */
+  public static Policy fromYaml(String yaml) {
+    return PolicyYaml.parse(yaml);
+  }
+
+  /** Reads a policy from a YAML file. */
+  public static Policy fromYaml(Path file) throws IOException {
+    return PolicyYaml.parse(java.nio.file.Files.readString(file));
+  }
+
+  /** Renders this policy as YAML that {@link #fromYaml(String)} reads back to an equal policy. */
+  public String toYaml() {
+    return PolicyYaml.render(this);
+  }
+
+  /** The weight {@code w_t} of {@code tenant}. */
+  public double tenantWeight(String tenant) {
+    Double weight = tenantWeights.get(tenant);
+    return weight == null ? defaultTenantWeight : weight;
+  }
+
+  /** The index of the dimension named {@code name}, or -1. */
+  public int dimensionIndex(String name) {
+    for (int i = 0; i < dimensions.size(); i++) {
+      if (dimensions.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The index of the priority class named {@code name} (0 is the highest), or -1. */
+  public int priorityIndex(String name) {
+    for (int i = 0; i < priorities.size(); i++) {
+      if (priorities.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The rate at which dimension {@code d}'s global bucket refills, in units per second. Plainly the
+   * cap {@code C_d}. With a safe window of length {@code P} it is {@code C_d − B_d/P}: a bucket of
+   * rate {@code r} and capacity {@code B} admits at most {@code r·P + B} in any interval of length
+   * {@code P}, which this rate makes exactly {@code C_d·P}, whatever the window's alignment.
+   */
+  public double refillRate(int d) {
+    Dimension dim = dimensions.get(d);
+    if (safeWindow == null) {
+      return dim.capPerSecond();
+    }
+    return dim.capPerSecond() - dim.burst() / (safeWindow.toNanos() / 1e9);
+  }
+
+  /** This policy with a dimension's cap and burst replaced (a hot update). */
+  public Policy withDimension(Dimension replacement) {
+    List<Dimension> dims = new ArrayList<>(dimensions);
+    int i = dimensionIndex(replacement.name());
+    if (i < 0) {
+      throw new InvalidPolicyException(
+          "dimensions", "no dimension named '" + replacement.name() + "'; known: " + dimensionNames());
+    }
+    dims.set(i, replacement);
+    return new Policy(target, dims, priorities, tenantWeights, defaultTenantWeight, reservation,
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+  }
+
+  /** This policy with a class weight replaced (a hot update). */
+  public Policy withPriorityWeight(String priority, double weight) {
+    int i = priorityIndex(priority);
+    if (i < 0) {
+      throw new InvalidPolicyException(
+          "priorities", "no priority class named '" + priority + "'; known: " + priorityNames());
+    }
+    List<PriorityClass> classes = new ArrayList<>(priorities);
+    classes.set(i, new PriorityClass(priority, weight));
+    return new Policy(target, dimensions, classes, tenantWeights, defaultTenantWeight, reservation,
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+  }
+
+  /** This policy with a tenant's weight set (a hot update). */
+  public Policy withTenantWeight(String tenant, double weight) {
+    Map<String, Double> weights = new HashMap<>(tenantWeights);
+    weights.put(tenant, weight);
+    return new Policy(target, dimensions, priorities, weights, defaultTenantWeight, reservation,
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+  }
+
+  /** The dimension names, in order. */
+  public List<String> dimensionNames() {
+    return dimensions.stream().map(Dimension::name).toList();
+  }
+
+  /** The class names, highest first. */
+  public List<String> priorityNames() {
+    return priorities.stream().map(PriorityClass::name).toList();
+  }
+
+  /** Builds a {@link Policy}; every setter checks its range at once. */
+  public static final class Builder {
+    private final String target;
+    private final List<Dimension> dimensions = new ArrayList<>();
+    private final List<PriorityClass> priorities = new ArrayList<>();
+    private final Map<String, Double> tenantWeights = new LinkedHashMap<>();
+    private double defaultTenantWeight = 1.0;
+    private boolean reservation;
+    private long defaultMaxTokens = 1024;
+    private Duration idleTtl = Duration.ofSeconds(10);
+    private Duration safeWindow;
+    private Duration shareHorizon = Duration.ofSeconds(1);
+    private Duration grantTtl = Duration.ofMinutes(15);
+
+    private Builder(String target) {
+      this.target = target;
+    }
+
+    /** Adds a dimension capped at {@code capPerSecond} units per second with burst {@code burst}. */
+    public Builder dimension(String name, double capPerSecond, double burst) {
+      dimensions.add(new Dimension(name, capPerSecond, burst));
+      return this;
+    }
+
+    /** Adds {@code requests} capped per second; burst defaults to one second of cap. */
+    public Builder requestsPerSecond(double cap) {
+      return dimension(Dimension.REQUESTS, cap, cap);
+    }
+
+    /** Adds {@code requests} capped per minute, as providers publish it; burst one second of cap. */
+    public Builder requestsPerMinute(double cap) {
+      return requestsPerSecond(cap / 60.0);
+    }
+
+    /** Adds {@code tokens} capped per second; burst defaults to one second of cap. */
+    public Builder tokensPerSecond(double cap) {
+      return dimension(Dimension.TOKENS, cap, cap);
+    }
+
+    /** Adds {@code tokens} capped per minute, as providers publish it; burst one second of cap. */
+    public Builder tokensPerMinute(double cap) {
+      return tokensPerSecond(cap / 60.0);
+    }
+
+    /** Adds a priority class below those added so far. */
+    public Builder priority(String name, double weight) {
+      priorities.add(new PriorityClass(name, weight));
+      return this;
+    }
+
+    /** Sets a tenant's weight (default: the default tenant weight). */
+    public Builder tenantWeight(String tenant, double weight) {
+      PolicyChecks.name("tenants.weights", tenant);
+      PolicyChecks.positive("tenants.weights." + tenant, weight);
+      tenantWeights.put(tenant, weight);
+      return this;
+    }
+
+    /** Sets the weight of tenants not named (default 1). */
+    public Builder defaultTenantWeight(double weight) {
+      PolicyChecks.positive("tenants.default_weight", weight);
+      this.defaultTenantWeight = weight;
+      return this;
+    }
+
+    /** Turns on reservation mode with the given default completion bound (default off, 1024). */
+    public Builder reservation(boolean enabled, long defaultMaxTokens) {
+      this.reservation = enabled;
+      this.defaultMaxTokens = defaultMaxTokens;
+      return this;
+    }
+
+    /** How long an idle queue stays in the share sums (default 10 s). */
+    public Builder idleTtl(Duration ttl) {
+      this.idleTtl = ttl;
+      return this;
+    }
+
+    /** Never exceed the cap in any window of this length (default: off). */
+    public Builder safeWindow(Duration window) {
+      this.safeWindow = window;
+      return this;
+    }
+
+    /** The horizon over which shares are banked and usage averaged (default 1 s). */
+    public Builder shareHorizon(Duration horizon) {
+      this.shareHorizon = horizon;
+      return this;
+    }
+
+    /** How long unreleased grants and unredeemed bookings are remembered (default 15 min). */
+    public Builder grantTtl(Duration ttl) {
+      this.grantTtl = ttl;
+      return this;
+    }
+
+    public Policy build() {
+      return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight,
+          reservation, defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+    }
+  }
+}

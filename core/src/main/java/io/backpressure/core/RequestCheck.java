@@ -1,0 +1,99 @@
+package io.backpressure.core;
+
+import java.util.Map;
+
+/**
+ * Checks an admission request against a policy and resolves it into the numbers the admission
+ * rule works on. Shared by every backend, so they all reject the same requests with the same
+ * messages.
+ *
+ * @param priorityIndex the class index, 0 highest
+ * @param cost the amount to debit per dimension, in the policy's dimension order; in reservation
+ *     mode the token amount includes {@code max_tokens}
+ * @param rejection non-null when the request must be rejected; the other fields are then unset
+ */
+public record RequestCheck(int priorityIndex, double[] cost, Admission.Rejected rejection) {
+
+  /** Longest tenant name accepted. */
+  public static final int MAX_TENANT_LENGTH = 256;
+
+  /** Resolves {@code request} under {@code policy}; never throws for a malformed request. */
+  public static RequestCheck of(Policy policy, AdmissionRequest request) {
+    String tenant = request.tenant();
+    if (tenant == null || tenant.isBlank() || tenant.length() > MAX_TENANT_LENGTH) {
+      return reject(RejectReason.INVALID_REQUEST,
+          "tenant must be a non-empty name of at most " + MAX_TENANT_LENGTH + " characters, got "
+              + (tenant == null ? "null" : "'" + abbreviate(tenant) + "'"));
+    }
+    int k = request.priority() == null ? -1 : policy.priorityIndex(request.priority());
+    if (k < 0) {
+      return reject(RejectReason.UNKNOWN_PRIORITY,
+          "priority must be one of " + policy.priorityNames() + ", got "
+              + (request.priority() == null ? "null" : "'" + abbreviate(request.priority()) + "'"));
+    }
+    double[] cost = amounts(policy, request.cost(), "cost");
+    if (cost == null) {
+      return reject(RejectReason.INVALID_REQUEST, problem(policy, request.cost(), "cost"));
+    }
+    Long maxTokens = request.maxTokens();
+    if (maxTokens != null && (maxTokens < 0 || maxTokens > 10_000_000)) {
+      return reject(RejectReason.INVALID_REQUEST,
+          "maxTokens must be in [0, 10000000], got " + maxTokens);
+    }
+    int tokens = policy.dimensionIndex(Dimension.TOKENS);
+    if (policy.reservation() && tokens >= 0) {
+      cost[tokens] += maxTokens != null ? maxTokens : policy.defaultMaxTokens();
+    }
+    for (int d = 0; d < cost.length; d++) {
+      Dimension dim = policy.dimensions().get(d);
+      if (cost[d] > dim.burst()) {
+        return reject(RejectReason.NEVER_FITS,
+            "cost." + dim.name() + " = " + cost[d] + " exceeds the burst " + dim.burst()
+                + " of dimension " + dim.name() + ", so it can never be admitted; allowed range [0, "
+                + dim.burst() + "]");
+      }
+    }
+    return new RequestCheck(k, cost, null);
+  }
+
+  /**
+   * The amounts of {@code cost} in policy order, or null when one is unknown, negative or not
+   * finite.
+   */
+  public static double[] amounts(Policy policy, Cost cost, String field) {
+    double[] amounts = new double[policy.dimensions().size()];
+    for (Map.Entry<String, Double> e : cost.amounts().entrySet()) {
+      int d = policy.dimensionIndex(e.getKey());
+      double value = e.getValue();
+      if (d < 0 || !Double.isFinite(value) || value < 0 || value > PolicyChecks.MAX_AMOUNT) {
+        return null;
+      }
+      amounts[d] = value;
+    }
+    return amounts;
+  }
+
+  /** Describes what is wrong with {@code cost}, naming the field and the allowed range. */
+  public static String problem(Policy policy, Cost cost, String field) {
+    for (Map.Entry<String, Double> e : cost.amounts().entrySet()) {
+      if (policy.dimensionIndex(e.getKey()) < 0) {
+        return field + "." + e.getKey() + " is not a dimension of target " + policy.target()
+            + "; known: " + policy.dimensionNames();
+      }
+      double value = e.getValue();
+      if (!Double.isFinite(value) || value < 0 || value > PolicyChecks.MAX_AMOUNT) {
+        return field + "." + e.getKey() + " must be a finite number in [0, " + (long) PolicyChecks.MAX_AMOUNT
+            + "], got " + value;
+      }
+    }
+    return field + " is valid";
+  }
+
+  private static RequestCheck reject(RejectReason reason, String message) {
+    return new RequestCheck(-1, null, new Admission.Rejected(reason, message));
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 40 ? text : text.substring(0, 40) + "…";
+  }
+}

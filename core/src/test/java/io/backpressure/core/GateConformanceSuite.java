@@ -1,0 +1,319 @@
+package io.backpressure.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The admission properties every backend must have, driven in virtual time. A backend's test
+ * extends this class and says how to build its gate on a {@link ManualClock}; the in-memory and
+ * the Redis state both run it unchanged.
+ */
+public abstract class GateConformanceSuite {
+
+  /** A gate for {@code policy} whose time is {@code clock}. */
+  protected abstract Gate newGate(Policy policy, ManualClock clock);
+
+  /** Virtual seconds of random traffic in the cap-respect property (shorter for slow backends). */
+  protected double capRespectSeconds() {
+    return 10_000;
+  }
+
+  /** Virtual seconds the long-run share tests run. */
+  protected double shareSeconds() {
+    return 300;
+  }
+
+  static final Cost ONE = Cost.oneRequest();
+
+  static Policy.Builder requestsAndTokens() {
+    return Policy.builder("test/model")
+        .dimension(Dimension.REQUESTS, 60, 60)
+        .dimension(Dimension.TOKENS, 12_000, 12_000);
+  }
+
+  @Property(tries = 3)
+  void capRespect_admittedCostInEveryOneSecondWindowStaysWithinCapPlusBurst(
+      @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+    Policy policy = requestsAndTokens()
+        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
+        .tenantWeight("t3", 3).idleTtl(Duration.ofSeconds(5))
+        .build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    Random random = new Random(seed);
+    Traffic traffic = new Traffic(gate, clock);
+    double horizon = capRespectSeconds();
+    for (int t = 0; t < 8; t++) {
+      String priority = "P" + (1 + random.nextInt(3));
+      double tokens = 20 + random.nextInt(1500);
+      double start = random.nextDouble() * horizon / 2;
+      double stop = start + random.nextDouble() * horizon;
+      traffic.callers("t" + t, priority, Cost.of(1, tokens), Cost.of(1, tokens),
+          1 + random.nextInt(12), random.nextDouble() * 0.3, start, stop);
+    }
+    List<Traffic.Admitted> log = traffic.runUntil(horizon);
+
+    assertThat(log).isNotEmpty();
+    assertThat(Traffic.maxInAnyWindow(log, Dimension.REQUESTS, Duration.ofSeconds(1)))
+        .isLessThanOrEqualTo(60 + 60 + 1e-6);
+    assertThat(Traffic.maxInAnyWindow(log, Dimension.TOKENS, Duration.ofSeconds(1)))
+        .isLessThanOrEqualTo(12_000 + 12_000 + 1e-6);
+  }
+
+  @Test
+  void safeWindow_neverExceedsTheCapInAnyWindowOfOnePeriod() {
+    Policy policy = Policy.builder("test/model")
+        .dimension(Dimension.REQUESTS, 60, 1)
+        .priority("P1", 1)
+        .safeWindow(Duration.ofSeconds(1))
+        .build();
+    ManualClock clock = new ManualClock();
+    Traffic traffic = new Traffic(newGate(policy, clock), clock).callers("a", "P1", ONE, 20);
+    List<Traffic.Admitted> log = traffic.runUntil(shareSeconds() / 3);
+
+    assertThat(Traffic.maxInAnyWindow(log, Dimension.REQUESTS, Duration.ofSeconds(1))).isLessThanOrEqualTo(60);
+    assertThat(log.size() / (shareSeconds() / 3)).isCloseTo(59, within(0.5));
+  }
+
+  @Test
+  void drf_equalisesWeightedDominantSharesWhenBothCapsBind() {
+    // t_heavy: tokens dominate (400/12000 > 1/60), weight 2; t_light_a/b: requests dominate
+    // (1/60 > 100/12000), weight 1. The weights are chosen so both caps bind at the DRF point:
+    // heavy gets 20 req/s (8000 tok/s), each light tenant 20 req/s (2000 tok/s).
+    Policy policy = requestsAndTokens().priority("P1", 1).tenantWeight("t_heavy", 2).build();
+    ManualClock clock = new ManualClock();
+    Traffic traffic = new Traffic(newGate(policy, clock), clock)
+        .callers("t_heavy", "P1", Cost.of(1, 400), 8)
+        .callers("t_light_a", "P1", Cost.of(1, 100), 8)
+        .callers("t_light_b", "P1", Cost.of(1, 100), 8);
+    double end = shareSeconds();
+    List<Traffic.Admitted> log = traffic.runUntil(end);
+
+    double from = 10;
+    double span = end - from;
+    double heavy = dominantShareRate(log, "t_heavy", from, end, policy) / 2;
+    double lightA = dominantShareRate(log, "t_light_a", from, end, policy);
+    double lightB = dominantShareRate(log, "t_light_b", from, end, policy);
+    double mean = (heavy + lightA + lightB) / 3;
+    assertThat(heavy).isCloseTo(mean, within(0.02 * mean));
+    assertThat(lightA).isCloseTo(mean, within(0.02 * mean));
+    assertThat(lightB).isCloseTo(mean, within(0.02 * mean));
+    double requests = Traffic.sum(log, from, end, Dimension.REQUESTS, a -> true, false) / span;
+    double tokens = Traffic.sum(log, from, end, Dimension.TOKENS, a -> true, false) / span;
+    assertThat(requests).isGreaterThan(0.97 * 60);
+    assertThat(tokens).isGreaterThan(0.97 * 12_000);
+  }
+
+  private static double dominantShareRate(List<Traffic.Admitted> log, String tenant, double from, double to, Policy policy) {
+    double requests = Traffic.sum(log, from, to, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false);
+    double tokens = Traffic.sum(log, from, to, Dimension.TOKENS, a -> a.tenant().equals(tenant), false);
+    return Math.max(requests / 60, tokens / 12_000) / (to - from);
+  }
+
+  @Test
+  void priority_backloggedClassesGetTheirWeights_andAnIdleClassLeavesItsShareToTheOthers() {
+    Policy policy = Policy.builder("test/model")
+        .dimension(Dimension.REQUESTS, 60, 60)
+        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
+        .build();
+    ManualClock clock = new ManualClock();
+    double half = shareSeconds() / 2;
+    Traffic traffic = new Traffic(newGate(policy, clock), clock)
+        .callers("a", "P1", ONE, ONE, 4, 0, 0, half)
+        .callers("b", "P2", ONE, 8)
+        .callers("c", "P3", ONE, 16);
+    List<Traffic.Admitted> log = traffic.runUntil(shareSeconds());
+
+    double from = 10;
+    double total = Traffic.sum(log, from, half, Dimension.REQUESTS, a -> true, false);
+    assertThat(Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P1"), false) / total)
+        .isCloseTo(0.5, within(0.03));
+    assertThat(Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P2"), false) / total)
+        .isCloseTo(0.3, within(0.03));
+    assertThat(Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P3"), false) / total)
+        .isCloseTo(0.2, within(0.03));
+
+    double after = half + 5;
+    double utilisation = Traffic.sum(log, after, shareSeconds(), Dimension.REQUESTS, a -> true, false)
+        / ((shareSeconds() - after) * 60);
+    assertThat(utilisation).isGreaterThanOrEqualTo(0.98);
+    double p2 = Traffic.sum(log, after, shareSeconds(), Dimension.REQUESTS, a -> a.priority().equals("P2"), false);
+    double p3 = Traffic.sum(log, after, shareSeconds(), Dimension.REQUESTS, a -> a.priority().equals("P3"), false);
+    assertThat(p2 / (p2 + p3)).isCloseTo(0.6, within(0.03));
+  }
+
+  @Test
+  void workConservation_aQueueThatUsesLittleLeavesTheRestToItsPeers() {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60).priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    // "slow" makes one call every 200 ms (5/s), far below its fair half (30/s).
+    Traffic traffic = new Traffic(newGate(policy, clock), clock)
+        .callers("slow", "P1", ONE, ONE, 1, 0.2, 0, Double.POSITIVE_INFINITY)
+        .callers("busy", "P1", ONE, 8);
+    List<Traffic.Admitted> log = traffic.runUntil(shareSeconds() / 2);
+
+    double from = 10;
+    double span = shareSeconds() / 2 - from;
+    double slow = Traffic.sum(log, from, shareSeconds() / 2, Dimension.REQUESTS, a -> a.tenant().equals("slow"), false) / span;
+    double all = Traffic.sum(log, from, shareSeconds() / 2, Dimension.REQUESTS, a -> true, false) / span;
+    assertThat(slow).isGreaterThan(4.5);
+    assertThat(all).isGreaterThanOrEqualTo(0.98 * 60);
+  }
+
+  @Test
+  void deferral_aRetryExactlyAfterDeltaIsAdmitted_andDeltaIsBounded() {
+    Policy policy = requestsAndTokens().priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    Cost cost = Cost.of(1, 6_000);
+    assertThat(gate.admit("a", "P1", cost)).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", cost)).isInstanceOf(Admission.Admitted.class);
+    Admission third = gate.admit("a", "P1", cost);
+    assertThat(third).isInstanceOf(Admission.Deferred.class);
+    Admission.Deferred deferred = (Admission.Deferred) third;
+    // Tokens are empty; 6000 tokens refill at 12000/s in 0.5 s.
+    assertThat(deferred.retryAfter().toMillis()).isBetween(499L, 501L);
+
+    clock.advance(deferred.retryAfter().minusMillis(5));
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", cost).withBooking(deferred.booking())))
+        .isInstanceOf(Admission.Deferred.class);
+    clock.advance(Duration.ofMillis(5));
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", cost).withBooking(deferred.booking())))
+        .isInstanceOf(Admission.Admitted.class);
+  }
+
+  @Test
+  void deferral_callersOfOneQueueGetStaggeredTurns() {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 1).priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    Traffic traffic = new Traffic(newGate(policy, clock), clock).callers("a", "P1", ONE, 10);
+    List<Traffic.Admitted> log = traffic.runUntil(60);
+
+    assertThat(log.size()).isBetween(595, 602);
+    assertThat((double) traffic.deferrals() / log.size()).isLessThanOrEqualTo(1.5);
+  }
+
+  @Test
+  void neverFits_isRejectedAtOnce_notDeferred() {
+    Policy policy = requestsAndTokens().priority("P1", 1).build();
+    Gate gate = newGate(policy, new ManualClock());
+    Admission answer = gate.admit("a", "P1", Cost.of(1, 12_001));
+    assertThat(answer).isInstanceOfSatisfying(Admission.Rejected.class, r -> {
+      assertThat(r.reason()).isEqualTo(RejectReason.NEVER_FITS);
+      assertThat(r.message()).contains("cost.tokens").contains("12000");
+    });
+  }
+
+  @Test
+  void reservation_debitsMaxTokensAndRefundsTheRest() {
+    Policy policy = requestsAndTokens().priority("P1", 1).reservation(true, 1024).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    Admission answer = gate.admit(AdmissionRequest.of("a", "P1", Cost.of(1, 100)).withMaxTokens(900));
+    Grant grant = ((Admission.Admitted) answer).grant();
+    assertThat(grant.debited().amount(Dimension.TOKENS)).isEqualTo(1000);
+    Grant defaulted = ((Admission.Admitted) gate.admit("a", "P1", Cost.of(1, 100))).grant();
+    assertThat(defaulted.debited().amount(Dimension.TOKENS)).isEqualTo(1124);
+    assertThat(gate.release(grant, Cost.of(1, 300))).isTrue();
+    assertThat(gate.release(defaulted, Cost.of(1, 300))).isTrue();
+  }
+
+  @Test
+  void reconciliation_tokenStateTracksTrueUsage() {
+    // Estimates say 100 tokens; calls really use 300. Tokens bind (60 req/s would allow 18000 tok/s).
+    Policy policy = requestsAndTokens().priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    Traffic traffic = new Traffic(newGate(policy, clock), clock)
+        .callers("a", "P1", Cost.of(1, 100), Cost.of(1, 300), 20, 0.1, 0, Double.POSITIVE_INFINITY);
+    double end = shareSeconds() / 2;
+    List<Traffic.Admitted> log = traffic.runUntil(end);
+
+    double from = 10;
+    double trueTokens = Traffic.sum(log, from, end, Dimension.TOKENS, a -> true, true) / (end - from);
+    assertThat(trueTokens).isCloseTo(12_000, within(0.03 * 12_000));
+  }
+
+  @Test
+  void release_isIdempotent_andAnUnreleasedGrantOnlyErrsStrict() {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.TOKENS, 1_000, 1_000).priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.of("tokens", 800))).grant();
+    assertThat(gate.admit("a", "P1", Cost.of("tokens", 800))).isInstanceOf(Admission.Deferred.class);
+
+    assertThat(gate.release(grant, Cost.of("tokens", 100))).isTrue();
+    assertThat(gate.release(grant, Cost.of("tokens", 0))).isFalse();
+    // 700 came back once: 900 available now, and a second refund would have made it 1000.
+    assertThat(gate.admit("b", "P1", Cost.of("tokens", 900))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("c", "P1", Cost.of("tokens", 1))).isInstanceOf(Admission.Deferred.class);
+
+    // Never released: the 900 stay debited and only refill brings capacity back (strict side).
+    clock.advance(Duration.ofMillis(500));
+    assertThat(gate.admit("d", "P1", Cost.of("tokens", 600))).isInstanceOf(Admission.Deferred.class);
+  }
+
+  @Test
+  void coldStart_newQueuesStartFull_butTheGlobalBurstStillBinds() {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 5).priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    int admitted = 0;
+    for (int t = 0; t < 50; t++) {
+      if (gate.admit("tenant-" + t, "P1", ONE) instanceof Admission.Admitted) {
+        admitted++;
+      }
+    }
+    assertThat(admitted).isEqualTo(5);
+  }
+
+  @Test
+  void idleQueues_expire_andLeaveTheirShareBehind() {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60)
+        .priority("P1", 1).idleTtl(Duration.ofSeconds(2)).build();
+    ManualClock clock = new ManualClock();
+    Traffic traffic = new Traffic(newGate(policy, clock), clock)
+        .callers("gone", "P1", ONE, ONE, 4, 0, 0, 20)
+        .callers("stays", "P1", ONE, 4);
+    List<Traffic.Admitted> log = traffic.runUntil(60);
+
+    double before = Traffic.sum(log, 5, 20, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false) / 15;
+    double after = Traffic.sum(log, 30, 60, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false) / 30;
+    assertThat(before).isCloseTo(30, within(1.5));
+    assertThat(after).isCloseTo(60, within(1.0));
+  }
+
+  @Test
+  void badInput_isRejectedWithTheFieldNamed_andAdmitsNothing() {
+    Policy policy = requestsAndTokens().priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    assertRejected(gate.admit("a", "P1", Cost.of(1, -5)), RejectReason.INVALID_REQUEST, "cost.tokens");
+    assertRejected(gate.admit("a", "P1", Cost.of(1, Double.NaN)), RejectReason.INVALID_REQUEST, "cost.tokens");
+    assertRejected(gate.admit("a", "P1", Cost.of(Double.POSITIVE_INFINITY, 1)), RejectReason.INVALID_REQUEST, "cost.requests");
+    assertRejected(gate.admit("a", "P1", Cost.of("requests", 1, "gpus", 1)), RejectReason.INVALID_REQUEST, "cost.gpus");
+    assertRejected(gate.admit("", "P1", ONE), RejectReason.INVALID_REQUEST, "tenant");
+    assertRejected(gate.admit(null, "P1", ONE), RejectReason.INVALID_REQUEST, "tenant");
+    assertRejected(gate.admit("a", "P9", ONE), RejectReason.UNKNOWN_PRIORITY, "P1");
+    assertRejected(gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxTokens(-1)), RejectReason.INVALID_REQUEST, "maxTokens");
+
+    // Nothing was debited: the whole burst is still there.
+    for (int i = 0; i < 60; i++) {
+      assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    }
+  }
+
+  private static void assertRejected(Admission answer, RejectReason reason, String mentions) {
+    assertThat(answer).isInstanceOfSatisfying(Admission.Rejected.class, r -> {
+      assertThat(r.reason()).isEqualTo(reason);
+      assertThat(r.message()).contains(mentions);
+    });
+  }
+}

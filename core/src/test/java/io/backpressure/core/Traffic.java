@@ -1,0 +1,155 @@
+package io.backpressure.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * Drives a gate in virtual time with closed-loop callers that behave as the Temporal integration
+ * does: a deferred caller sleeps Δ and retries with its booking; an admitted caller holds the call
+ * for its service time, releases the grant with the true cost, and starts its next call.
+ */
+final class Traffic {
+  /** One admitted call: when, by whom, what was debited and what it really cost. */
+  record Admitted(long nanos, String tenant, String priority, Cost debited, Cost actual) {}
+
+  private final Gate gate;
+  private final ManualClock clock;
+  private final PriorityQueue<Event> events = new PriorityQueue<>();
+  private final List<Admitted> admitted = new ArrayList<>();
+  private long sequence;
+  private long deferrals;
+
+  Traffic(Gate gate, ManualClock clock) {
+    this.gate = gate;
+    this.clock = clock;
+  }
+
+  /**
+   * Adds {@code callers} callers for one queue, each starting at {@code startSeconds} and calling
+   * back to back with {@code serviceSeconds} per call (0 = always waiting at the gate).
+   */
+  Traffic callers(String tenant, String priority, Cost estimate, Cost actual, int callers,
+      double serviceSeconds, double startSeconds, double stopSeconds) {
+    for (int i = 0; i < callers; i++) {
+      Caller caller = new Caller(tenant, priority, estimate, actual, serviceSeconds, stopSeconds);
+      schedule(startSeconds + i * 1e-6, caller, Kind.ATTEMPT, null);
+    }
+    return this;
+  }
+
+  Traffic callers(String tenant, String priority, Cost cost, int callers) {
+    return callers(tenant, priority, cost, cost, callers, 0, 0, Double.POSITIVE_INFINITY);
+  }
+
+  /** Runs until {@code untilSeconds} of virtual time; returns the admissions so far. */
+  List<Admitted> runUntil(double untilSeconds) {
+    long until = (long) (untilSeconds * 1e9);
+    while (!events.isEmpty() && events.peek().nanos <= until) {
+      Event e = events.poll();
+      if (e.nanos > clock.nanoTime()) {
+        clock.set(e.nanos);
+      }
+      Caller c = e.caller;
+      if (e.kind == Kind.RELEASE) {
+        gate.release(e.grant, c.actual);
+        continue;
+      }
+      if (e.nanos / 1e9 >= c.stopSeconds) {
+        continue;
+      }
+      AdmissionRequest request = AdmissionRequest.of(c.tenant, c.priority, c.estimate);
+      if (c.booking != null) {
+        request = request.withBooking(c.booking);
+      }
+      Admission answer = gate.admit(request);
+      if (answer instanceof Admission.Admitted a) {
+        c.booking = null;
+        admitted.add(new Admitted(clock.nanoTime(), c.tenant, c.priority, a.grant().debited(), c.actual));
+        schedule(e.nanos / 1e9 + c.serviceSeconds, c, Kind.RELEASE, a.grant());
+        schedule(e.nanos / 1e9 + c.serviceSeconds + 1e-9, c, Kind.ATTEMPT, null);
+      } else if (answer instanceof Admission.Deferred d) {
+        deferrals++;
+        c.booking = d.booking();
+        schedule(e.nanos / 1e9 + d.retryAfter().toNanos() / 1e9, c, Kind.ATTEMPT, null);
+      } else {
+        throw new AssertionError("unexpected " + answer);
+      }
+    }
+    if (clock.nanoTime() < until) {
+      clock.set(until);
+    }
+    return admitted;
+  }
+
+  List<Admitted> admitted() {
+    return admitted;
+  }
+
+  long deferrals() {
+    return deferrals;
+  }
+
+  private void schedule(double seconds, Caller caller, Kind kind, Grant grant) {
+    events.add(new Event((long) Math.ceil(seconds * 1e9), sequence++, caller, kind, grant));
+  }
+
+  private enum Kind { ATTEMPT, RELEASE }
+
+  private record Event(long nanos, long seq, Caller caller, Kind kind, Grant grant) implements Comparable<Event> {
+    @Override
+    public int compareTo(Event o) {
+      int byTime = Long.compare(nanos, o.nanos);
+      return byTime != 0 ? byTime : Long.compare(seq, o.seq);
+    }
+  }
+
+  private static final class Caller {
+    final String tenant;
+    final String priority;
+    final Cost estimate;
+    final Cost actual;
+    final double serviceSeconds;
+    final double stopSeconds;
+    String booking;
+
+    Caller(String tenant, String priority, Cost estimate, Cost actual, double serviceSeconds, double stopSeconds) {
+      this.tenant = tenant;
+      this.priority = priority;
+      this.estimate = estimate;
+      this.actual = actual;
+      this.serviceSeconds = serviceSeconds;
+      this.stopSeconds = stopSeconds;
+    }
+  }
+
+  /** Sum of {@code dimension} over admissions in [from, to) seconds, by a key. */
+  static double sum(List<Admitted> log, double from, double to, String dimension, java.util.function.Predicate<Admitted> which, boolean actual) {
+    double total = 0;
+    for (Admitted a : log) {
+      double t = a.nanos() / 1e9;
+      if (t >= from && t < to && which.test(a)) {
+        total += (actual ? a.actual() : a.debited()).amount(dimension);
+      }
+    }
+    return total;
+  }
+
+  /** The most admitted (debited) of {@code dimension} in any window of {@code window} length. */
+  static double maxInAnyWindow(List<Admitted> log, String dimension, Duration window) {
+    long w = window.toNanos();
+    double best = 0;
+    double inWindow = 0;
+    int head = 0;
+    for (int i = 0; i < log.size(); i++) {
+      inWindow += log.get(i).debited().amount(dimension);
+      while (log.get(i).nanos() - log.get(head).nanos() >= w) {
+        inWindow -= log.get(head).debited().amount(dimension);
+        head++;
+      }
+      best = Math.max(best, inWindow);
+    }
+    return best;
+  }
+}
