@@ -22,11 +22,14 @@ public final class InMemoryGate implements Gate {
   private final NestedBuckets buckets;
   private final Map<String, GrantRecord> grants = new LinkedHashMap<>();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
+  private volatile Policy policy;
   private long nextId;
+  private long nextExpiry;
 
   private InMemoryGate(Policy policy, Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.buckets = new NestedBuckets(Objects.requireNonNull(policy, "policy"));
+    this.policy = policy;
   }
 
   /** A gate on the system clock. */
@@ -45,8 +48,8 @@ public final class InMemoryGate implements Gate {
   }
 
   /** The policy in force. */
-  public synchronized Policy policy() {
-    return buckets.policy();
+  public Policy policy() {
+    return policy;
   }
 
   /**
@@ -60,15 +63,13 @@ public final class InMemoryGate implements Gate {
       throw new InvalidPolicyException("target", "a gate's target cannot change: " + target());
     }
     buckets.configure(policy);
+    this.policy = policy;
   }
 
   @Override
   public Admission admit(AdmissionRequest request) {
     Objects.requireNonNull(request, "request");
-    Policy policy;
-    synchronized (this) {
-      policy = buckets.policy();
-    }
+    Policy policy = this.policy;
     RequestCheck check = RequestCheck.of(policy, request);
     if (check.rejection() != null) {
       return check.rejection();
@@ -101,8 +102,8 @@ public final class InMemoryGate implements Gate {
       }
       String id = "g" + (++nextId);
       grants.put(id, new GrantRecord(request.tenant(), k, cost, now + policy.grantTtl().toNanos() / 1_000));
-      return new Admission.Admitted(
-          new Grant(id, request.tenant(), request.priority(), toCost(policy, cost), false));
+      Cost debited = policy.reservation() ? toCost(policy, cost) : request.cost();
+      return new Admission.Admitted(new Grant(id, request.tenant(), request.priority(), debited, false));
     }
   }
 
@@ -110,10 +111,7 @@ public final class InMemoryGate implements Gate {
   public boolean release(Grant grant, Cost actual) {
     Objects.requireNonNull(grant, "grant");
     Objects.requireNonNull(actual, "actual");
-    Policy policy;
-    synchronized (this) {
-      policy = buckets.policy();
-    }
+    Policy policy = this.policy;
     double[] amounts = RequestCheck.amounts(policy, actual, "actual");
     if (amounts == null) {
       throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
@@ -162,7 +160,12 @@ public final class InMemoryGate implements Gate {
   public record Levels(
       Map<String, Double> global, Map<String, Map<String, Double>> classes, Map<String, Integer> activeQueues) {}
 
+  /** Forgets expired grants and bookings; sweeps at most once per second (or per grant TTL). */
   private void expire(long now) {
+    if (now < nextExpiry) {
+      return;
+    }
+    nextExpiry = now + Math.min(1_000_000, policy.grantTtl().toNanos() / 1_000);
     for (Iterator<GrantRecord> it = grants.values().iterator(); it.hasNext(); ) {
       if (it.next().expiresAt > now) {
         break;

@@ -317,7 +317,7 @@ final class NestedBuckets {
     lastMicros = Math.max(lastMicros, now);
     evictIdle(now);
     computeShares();
-    double decay = Math.exp(-dt / horizon);
+    double decay = dt > 0 ? Math.exp(-dt / horizon) : 1;
     for (int d = 0; d < dims; d++) {
       global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
       for (int k = 0; k < classes; k++) {
@@ -433,10 +433,12 @@ final class NestedBuckets {
   private void refill(long now, Queue q) {
     double dt = now > q.lastMicros ? (now - q.lastMicros) / 1e6 : 0;
     q.lastMicros = Math.max(q.lastMicros, now);
-    q.level = Math.min(q.capacity, q.level + q.rate * dt);
-    double decay = Math.exp(-dt / horizon);
-    for (int d = 0; d < dims; d++) {
-      q.use[d] *= decay;
+    if (dt > 0) {
+      q.level = Math.min(q.capacity, q.level + q.rate * dt);
+      double decay = Math.exp(-dt / horizon);
+      for (int d = 0; d < dims; d++) {
+        q.use[d] *= decay;
+      }
     }
   }
 
