@@ -1,0 +1,145 @@
+package io.backpressure.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class FailOpenGateTest {
+  private static final Policy POLICY =
+      Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 2).priority("P1", 1).build();
+
+  /** Delegates to a real gate, or throws while {@code down} is set, as a client does when its server is gone. */
+  private static final class FlakyGate implements Gate {
+    final InMemoryGate real;
+    final AtomicBoolean down = new AtomicBoolean();
+    int calls;
+
+    FlakyGate(Clock clock) {
+      this.real = InMemoryGate.create(POLICY, clock);
+    }
+
+    @Override
+    public String target() {
+      return real.target();
+    }
+
+    @Override
+    public Admission admit(AdmissionRequest request) {
+      calls++;
+      if (down.get()) {
+        throw new IllegalStateException("connection refused");
+      }
+      return real.admit(request);
+    }
+
+    @Override
+    public boolean release(Grant grant, Cost actual) {
+      if (down.get()) {
+        throw new IllegalStateException("connection refused");
+      }
+      return real.release(grant, actual);
+    }
+  }
+
+  @Test
+  void openMode_admitsUngatedWhileDown_probesSparingly_andGatesAgainWhenBack() {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    FailOpenGate gate = FailOpenGate.around(flaky).probeInterval(Duration.ofMillis(500)).clock(clock).build();
+
+    flaky.down.set(true);
+    for (int i = 0; i < 100; i++) {
+      Admission answer = gate.admit("a", "P1", Cost.oneRequest());
+      assertThat(answer).isInstanceOfSatisfying(Admission.Admitted.class, a -> {
+        assertThat(a.grant().failedOpen()).isTrue();
+        assertThat(gate.release(a.grant(), Cost.oneRequest())).isFalse();
+      });
+    }
+    assertThat(gate.failures()).isEqualTo(1);
+    assertThat(gate.ungatedDecisions()).isEqualTo(100);
+    assertThat(flaky.calls).isEqualTo(1);
+
+    flaky.down.set(false);
+    clock.advance(Duration.ofMillis(500));
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Deferred.class);
+  }
+
+  @Test
+  void closedMode_defersWhileDown() {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.CLOSED)
+        .closedRetryAfter(Duration.ofSeconds(2)).clock(clock).build();
+    flaky.down.set(true);
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOfSatisfying(Admission.Deferred.class,
+        d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofSeconds(2)));
+  }
+
+  @Test
+  void localMode_gatesWithTheLocalSlice_andRoutesItsReleasesBack() {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    InMemoryGate local = InMemoryGate.create(POLICY, clock);
+    FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL)
+        .localFallback(local).clock(clock).build();
+    flaky.down.set(true);
+    Admission first = gate.admit("a", "P1", Cost.oneRequest());
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Deferred.class);
+    assertThat(gate.release(((Admission.Admitted) first).grant(), Cost.oneRequest())).isTrue();
+  }
+
+  @Test
+  void timeout_abandonsAHungCall() throws InterruptedException {
+    CountDownLatch never = new CountDownLatch(1);
+    Gate hung = new Gate() {
+      @Override
+      public String target() {
+        return "test/model";
+      }
+
+      @Override
+      public Admission admit(AdmissionRequest request) {
+        try {
+          never.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        throw new IllegalStateException("interrupted");
+      }
+
+      @Override
+      public boolean release(Grant grant, Cost actual) {
+        return true;
+      }
+    };
+    FailOpenGate gate = FailOpenGate.around(hung).timeout(Duration.ofMillis(50)).build();
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.failures()).isEqualTo(1);
+  }
+
+  @Test
+  void badReleaseInputIsTheCallersError_notAnOutage() {
+    ManualClock clock = new ManualClock();
+    FailOpenGate gate = FailOpenGate.around(new FlakyGate(clock)).clock(clock).build();
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant();
+    assertThatThrownBy(() -> gate.release(grant, Cost.of("requests", -1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("actual.requests");
+    assertThat(gate.failures()).isZero();
+  }
+
+  @Test
+  void builderRejectsNonsense() {
+    ManualClock clock = new ManualClock();
+    assertThatThrownBy(() -> FailOpenGate.around(new FlakyGate(clock)).mode(FailOpenGate.Mode.LOCAL).build())
+        .hasMessageContaining("localFallback");
+    assertThatThrownBy(() -> FailOpenGate.around(new FlakyGate(clock)).timeout(Duration.ZERO))
+        .hasMessageContaining("timeout");
+  }
+}

@@ -1,0 +1,83 @@
+package io.backpressure.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class PolicyTest {
+  private static final String YAML = """
+      target: openai/gpt-4o
+      dimensions:
+        requests: {per_minute: 3600, burst: 1}
+        tokens: {per_second: 12000, burst: 2000}
+      priorities: {P1: 0.5, P2: 0.3, P3: 0.2}
+      tenants: {default_weight: 1.0, weights: {acme: 2.0}}
+      reservation: {enabled: true, default_max_tokens: 512}
+      idle_ttl: 10s
+      safe_window: 1s
+      share_horizon: 1500ms
+      grant_ttl: 15m
+      """;
+
+  @Test
+  void yamlLoadsEveryField_andRoundTrips() {
+    Policy policy = Policy.fromYaml(YAML);
+    assertThat(policy.dimensions()).containsExactly(
+        new Dimension("requests", 60, 1), new Dimension("tokens", 12_000, 2_000));
+    assertThat(policy.priorityNames()).containsExactly("P1", "P2", "P3");
+    assertThat(policy.tenantWeight("acme")).isEqualTo(2.0);
+    assertThat(policy.tenantWeight("anyone")).isEqualTo(1.0);
+    assertThat(policy.reservation()).isTrue();
+    assertThat(policy.defaultMaxTokens()).isEqualTo(512);
+    assertThat(policy.safeWindow()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(policy.shareHorizon()).isEqualTo(Duration.ofMillis(1500));
+    assertThat(Policy.fromYaml(policy.toYaml())).isEqualTo(policy);
+  }
+
+  @Test
+  void safeWindowLowersTheRefillRateSoNoWindowExceedsTheCap() {
+    Policy policy = Policy.builder("t").dimension("requests", 60, 1).priority("P1", 1)
+        .safeWindow(Duration.ofSeconds(1)).build();
+    assertThat(policy.refillRate(0)).isEqualTo(59);
+    assertThatThrownBy(() -> Policy.builder("t").dimension("requests", 60, 60).priority("P1", 1)
+        .safeWindow(Duration.ofSeconds(1)).build())
+        .isInstanceOfSatisfying(InvalidPolicyException.class,
+            e -> assertThat(e.field()).isEqualTo("dimensions.requests.burst"));
+  }
+
+  @Test
+  void badValuesNameTheirField() {
+    assertField(() -> Policy.builder("t").dimension("requests", -1, 1), "dimensions.requests.cap");
+    assertField(() -> Policy.builder("t").dimension("requests", Double.NaN, 1), "dimensions.requests.cap");
+    assertField(() -> Policy.builder("t").dimension("requests", 1, 0), "dimensions.requests.burst");
+    assertField(() -> Policy.builder("t").priority("P1", 0), "priorities.P1");
+    assertField(() -> Policy.builder("t").tenantWeight("acme", -2), "tenants.weights.acme");
+    assertField(() -> Policy.builder("t").dimension("requests", 1, 1).build(), "priorities");
+    assertField(() -> Policy.builder("t").priority("P1", 1).build(), "dimensions");
+    assertField(() -> Policy.builder("t").dimension("requests", 1, 1).dimension("requests", 2, 2)
+        .priority("P1", 1).build(), "dimensions");
+    assertField(() -> Policy.builder("t").dimension("requests", 1, 1).priority("P1", 1)
+        .idleTtl(Duration.ZERO).build(), "idle_ttl");
+  }
+
+  @Test
+  void malformedYamlIsAnErrorNamingWhatIsWrong() {
+    assertField(() -> Policy.fromYaml("target: [unclosed"), "(document)");
+    assertField(() -> Policy.fromYaml(YAML.replace("idle_ttl: 10s", "idle_tll: 10s")), "idle_tll");
+    assertField(() -> Policy.fromYaml(YAML.replace("burst: 1}", "burst: lots}")), "dimensions.requests.burst");
+    assertField(() -> Policy.fromYaml(YAML.replace("{per_minute: 3600, burst: 1}", "{per_hour: 3600}")),
+        "dimensions.requests.per_hour");
+    assertField(() -> Policy.fromYaml(YAML.replace("idle_ttl: 10s", "idle_ttl: soon")), "idle_ttl");
+    assertField(() -> Policy.fromYaml(YAML.replace("P2: 0.3", "P2: -0.3")), "priorities.P2");
+    assertField(() -> Policy.fromYaml("target: x\npriorities: {P1: 1}\n"), "dimensions");
+  }
+
+  private static void assertField(Runnable action, String field) {
+    assertThatThrownBy(action::run).isInstanceOfSatisfying(InvalidPolicyException.class, e -> {
+      assertThat(e.field()).isEqualTo(field);
+      assertThat(e.getMessage()).contains(field.replace("(document)", ""));
+    });
+  }
+}
