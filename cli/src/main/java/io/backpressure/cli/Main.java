@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Fair admission to rate-limited APIs for multi-tenant Temporal workers.",
-    subcommands = {Main.VersionCommand.class})
+    subcommands = {Main.VersionCommand.class, Main.Bench.class})
 public final class Main {
 
   public static void main(String[] args) {
@@ -24,6 +24,12 @@ public final class Main {
   public static CommandLine commandLine() {
     return new CommandLine(new Main());
   }
+
+  /** Groups the benchmarks. */
+  @Command(name = "bench", mixinStandardHelpOptions = true,
+      description = "Admission benchmarks.",
+      subcommands = {io.backpressure.bench.BenchCommand.class})
+  static final class Bench {}
 
   /** Prints the version. */
   @Command(name = "version", description = "Print the version and exit.")
