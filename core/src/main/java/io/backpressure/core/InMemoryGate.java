@@ -85,7 +85,7 @@ public final class InMemoryGate implements Gate {
       }
       boolean fresh = booking == null;
       if (fresh) {
-        booking = new NestedBuckets.Booking(request.tenant(), k);
+        booking = new NestedBuckets.Booking(request.tenant(), k, cost.length);
       }
       long wait = buckets.admit(now, request.tenant(), k, cost, booking);
       if (wait > 0) {
@@ -101,7 +101,7 @@ public final class InMemoryGate implements Gate {
         bookings.remove(request.booking());
       }
       String id = "g" + (++nextId);
-      grants.put(id, new GrantRecord(request.tenant(), k, cost, now + policy.grantTtl().toNanos() / 1_000));
+      grants.put(id, new GrantRecord(request.tenant(), k, cost, booking.entries, now + policy.grantTtl().toNanos() / 1_000));
       Cost debited = policy.reservation() ? toCost(policy, cost) : request.cost();
       return new Admission.Admitted(new Grant(id, request.tenant(), request.priority(), debited, false));
     }
@@ -124,7 +124,7 @@ public final class InMemoryGate implements Gate {
       if (record == null) {
         return false;
       }
-      buckets.release(clock.nanoTime() / 1_000, record.tenant, record.priority, record.debited, amounts);
+      buckets.release(clock.nanoTime() / 1_000, record.tenant, record.priority, record.debited, amounts, record.entries);
       return true;
     }
   }
@@ -188,5 +188,6 @@ public final class InMemoryGate implements Gate {
     return new Cost(map);
   }
 
-  private record GrantRecord(String tenant, int priority, double[] debited, long expiresAt) {}
+  private record GrantRecord(
+      String tenant, int priority, double[] debited, SlidingWindow.Entry[] entries, long expiresAt) {}
 }

@@ -17,11 +17,13 @@ import java.util.Map;
  * class or tenant does not use goes to the others. Each concern is one layer:
  *
  * <ul>
- *   <li><b>L1, the global cap</b>: one bucket per dimension, refilled at {@code r_d} units/s (the
- *       cap {@code C_d}, or {@code C_d − B_d/P} with a safe window of length {@code P}, see {@link
- *       Policy#refillRate(int)}), holding at most the burst {@code B_d}. A bucket of rate {@code r}
- *       and capacity {@code B} can never release more than {@code r·T + B} in any interval of
- *       length {@code T}: this layer alone proves cap respect, whatever the other layers do.
+ *   <li><b>L1, the global cap</b>: one bucket per dimension, refilled at {@code r_d = C_d} units/s
+ *       and holding at most the burst {@code B_d}. A bucket of rate {@code r} and capacity {@code
+ *       B} can never release more than {@code r·T + B} in any interval of length {@code T}: this
+ *       layer alone proves cap respect, whatever the other layers do. With a safe window of the
+ *       provider's period {@code P}, a {@link SlidingWindow} of the last {@code P} of admissions
+ *       also has to hold the cost within {@code C_d·P}, so no window of length {@code P}, however
+ *       aligned, sees more than the provider allows.
  *   <li><b>L2, class shares</b>: one bucket per class and dimension. An active class (one with an
  *       active queue) is entitled to {@code nominal_k,d = ω_k / Σω_active · r_d}. A class that
  *       leaves its bucket at least half full is <i>satisfied</i> in that dimension: it is not using
@@ -40,8 +42,8 @@ import java.util.Map;
  *       largest {@code x} that fits every dimension is the DRF equalisation rate
  *       <pre>    X*_k = min_d (eff_k,d − U_k,d) / D_k,d</pre>
  *       and queue {@code q} refills at {@code ρ_q = w_t · X*_k} share/s. {@code U_k,d} is what the
- *       class's <i>satisfied</i> queues (those banking at least half their L3 capacity, i.e. using
- *       less than their share) actually use; only the hungry queues enter {@code D_k,d}. This is
+ *       class's <i>satisfied</i> queues (those banking at least half their L3 capacity with no
+ *       deferral within the horizon, i.e. using less than their share) actually use; only the hungry queues enter {@code D_k,d}. This is
  *       DRF's progressive filling with demand caps in closed form: the under-demanding keep what
  *       they use, the rest is split by weighted dominant share, and the binding dimension (the
  *       argmin) runs at its capacity. With one binding dimension it is weighted fair queuing.
@@ -58,12 +60,15 @@ import java.util.Map;
  *
  * Refill L1 and L2 by the elapsed time; refill the queue's L3. The call pays its share {@code σ}
  * into L3 at its first attempt, even when it is not admitted: L3 may go into debt, and the debt is
- * the queue's line. Admit iff every L1 and L2 bucket holds the cost and L3 is out of debt; then
- * debit L1 and L2. Otherwise answer {@code DEFER(Δ)} with a booking: {@code Δ} is the time until
- * every short bucket holds enough at its current rate ({@code (c_d − level)/rate} for L1 and L2,
- * {@code debt/ρ_q} for L3), and the retry presents the booking instead of paying again. Calls from
- * one queue that arrive together thus get staggered retry times instead of all waking at once and
- * all but one being deferred again. A cost above a dimension's burst can never fit and is rejected
+ * the queue's line. Admit iff every L1 and L2 bucket (and safe window) holds the cost and the
+ * call's turn in L3 has come; then debit L1 and L2. Otherwise answer {@code DEFER(Δ)} with a
+ * booking that remembers the turn: {@code Δ} is the time until every short bucket holds enough at
+ * its current rate ({@code (c_d − level)/rate} for L1 and L2, when enough old admissions leave the
+ * safe window, {@code debt/ρ_q} for L3), and the retry presents the booking instead of paying
+ * again. L1 and L2 keep a <i>tail</i> per dimension: the time the last deferred first attempt was
+ * told to come back. A new call lines up behind it ({@code tail + c_d/rate}) rather than taking
+ * capacity promised to the waiting ones. Callers that arrive together thus get staggered retry
+ * times instead of all waking at once and all but one being deferred again. A cost above a dimension's burst can never fit and is rejected
  * at once. A queue or class seen for the first time starts with full buckets, inside the same step,
  * so concurrent first calls cannot over-admit.
  *
@@ -100,6 +105,7 @@ final class NestedBuckets {
   private final int classes;
   private double[] rate;
   private double[] burst;
+  private double[] largest;
   private double[] classWeight;
   private double horizon;
   private long idleTtlMicros;
@@ -115,6 +121,9 @@ final class NestedBuckets {
   private final double[][] hungryDemand;
   private final double[][] allDemand;
   private final double[][] satisfiedUse;
+  private final SlidingWindow[] windows;
+  private final long[] classDeferred;
+  private long horizonMicros;
   private final long[] globalTail;
   private final long[][] classTail;
   private final long[] globalSlot;
@@ -137,6 +146,9 @@ final class NestedBuckets {
     this.hungryDemand = new double[classes][dims];
     this.allDemand = new double[classes][dims];
     this.satisfiedUse = new double[classes][dims];
+    this.windows = new SlidingWindow[dims];
+    this.classDeferred = new long[classes];
+    java.util.Arrays.fill(classDeferred, Long.MIN_VALUE / 2);
     this.globalTail = new long[dims];
     this.classTail = new long[classes][dims];
     this.globalSlot = new long[dims];
@@ -162,16 +174,32 @@ final class NestedBuckets {
     this.policy = next;
     this.rate = new double[dims];
     this.burst = new double[dims];
+    this.largest = new double[dims];
     for (int d = 0; d < dims; d++) {
       rate[d] = next.refillRate(d);
       burst[d] = next.dimensions().get(d).burst();
+      largest[d] = next.largestCost(d);
     }
     this.classWeight = new double[classes];
     for (int k = 0; k < classes; k++) {
       classWeight[k] = next.priorities().get(k).weight();
     }
     this.horizon = next.shareHorizon().toNanos() / 1e9;
+    this.horizonMicros = next.shareHorizon().toNanos() / 1_000;
     this.idleTtlMicros = next.idleTtl().toNanos() / 1_000;
+    for (int d = 0; d < dims; d++) {
+      if (next.safeWindow() == null) {
+        windows[d] = null;
+      } else {
+        long period = next.safeWindow().toNanos() / 1_000;
+        double allowance = rate[d] * period / 1e6;
+        if (windows[d] == null) {
+          windows[d] = new SlidingWindow(period, allowance);
+        } else {
+          windows[d].resize(period, allowance);
+        }
+      }
+    }
     if (started) {
       for (int d = 0; d < dims; d++) {
         global[d] = Math.min(global[d], burst[d]);
@@ -228,6 +256,9 @@ final class NestedBuckets {
         continue;
       }
       globalSlot[d] = cost[d] > global[d] + EPSILON ? now + micros((cost[d] - global[d]) / rate[d]) : now;
+      if (windows[d] != null) {
+        globalSlot[d] = Math.max(globalSlot[d], windows[d].fitsAt(now, cost[d]));
+      }
       classSlot[d] = cost[d] > classLevel[k][d] + EPSILON
           ? now + micros((cost[d] - classLevel[k][d]) / effective[k][d])
           : now;
@@ -248,9 +279,14 @@ final class NestedBuckets {
         }
       }
       booking.readyAt = ready;
+      classDeferred[k] = now;
+      q.deferredAt = now;
       return Math.max(MIN_DEFER_MICROS, ready - now);
     }
     for (int d = 0; d < dims; d++) {
+      if (windows[d] != null) {
+        booking.entries[d] = windows[d].add(now, cost[d]);
+      }
       global[d] -= cost[d];
       classLevel[k][d] -= cost[d];
       double used = cost[d] / horizon;
@@ -272,7 +308,7 @@ final class NestedBuckets {
    * Reconciles an admitted call: {@code debited − actual} goes back to every layer it was taken
    * from (negative amounts take more).
    */
-  void release(long now, String tenant, int k, double[] debited, double[] actual) {
+  void release(long now, String tenant, int k, double[] debited, double[] actual, SlidingWindow.Entry[] entries) {
     advance(now);
     Queue q = queues[k].get(tenant);
     if (q != null) {
@@ -280,6 +316,9 @@ final class NestedBuckets {
     }
     for (int d = 0; d < dims; d++) {
       double back = debited[d] - actual[d];
+      if (windows[d] != null && entries[d] != null) {
+        windows[d].adjust(entries[d], now, -back);
+      }
       global[d] = Math.min(burst[d], global[d] + back);
       classLevel[k][d] = Math.min(classCapacity(k, d), classLevel[k][d] + back);
       double used = back / horizon;
@@ -305,7 +344,7 @@ final class NestedBuckets {
         global[d] = burst[d];
       }
       evictIdle(now);
-      computeShares();
+      computeShares(now);
       for (int k = 0; k < classes; k++) {
         for (int d = 0; d < dims; d++) {
           classLevel[k][d] = classCapacity(k, d);
@@ -316,7 +355,12 @@ final class NestedBuckets {
     double dt = now > lastMicros ? (now - lastMicros) / 1e6 : 0;
     lastMicros = Math.max(lastMicros, now);
     evictIdle(now);
-    computeShares();
+    computeShares(now);
+    for (int d = 0; d < dims; d++) {
+      if (windows[d] != null) {
+        windows[d].expire(now);
+      }
+    }
     double decay = dt > 0 ? Math.exp(-dt / horizon) : 1;
     for (int d = 0; d < dims; d++) {
       global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
@@ -331,8 +375,13 @@ final class NestedBuckets {
     }
   }
 
-  /** Nominal and effective class rates from the active set and the classes' current levels. */
-  private void computeShares() {
+  /**
+   * Nominal and effective class rates from the active set and the classes' current levels. A class
+   * counts as satisfied in a dimension when its bucket is at least half full and none of its calls
+   * was deferred within the share horizon: a class whose callers lose races for the global cap
+   * banks L2 credit too, but it is waiting, not idle.
+   */
+  private void computeShares(long now) {
     activeWeight = 0;
     for (int k = 0; k < classes; k++) {
       if (activeQueues[k] > 0) {
@@ -348,15 +397,14 @@ final class NestedBuckets {
           continue;
         }
         nominal[k][d] = classWeight[k] / activeWeight * rate[d];
-        if (classLevel[k][d] >= SATISFIED_FRACTION * classCapacity(k, d)) {
+        if (classSatisfied(now, k, d)) {
           unused += Math.max(0, nominal[k][d] - classUse[k][d]);
         } else {
           hungryWeight += classWeight[k];
         }
       }
       for (int k = 0; k < classes; k++) {
-        boolean hungry = activeQueues[k] > 0
-            && classLevel[k][d] < SATISFIED_FRACTION * classCapacity(k, d);
+        boolean hungry = activeQueues[k] > 0 && !classSatisfied(now, k, d);
         if (activeQueues[k] == 0) {
           effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
         } else {
@@ -364,6 +412,10 @@ final class NestedBuckets {
         }
       }
     }
+  }
+
+  private boolean classSatisfied(long now, int k, int d) {
+    return classLevel[k][d] >= SATISFIED_FRACTION * classCapacity(k, d) && now - classDeferred[k] > horizonMicros;
   }
 
   /**
@@ -374,7 +426,7 @@ final class NestedBuckets {
     double share = activeQueues[k] == 0
         ? classWeight[k] / (activeWeight + classWeight[k]) * rate[d]
         : nominal[k][d];
-    return Math.max(burst[d], share * horizon);
+    return Math.max(largest[d], share * horizon);
   }
 
   /**
@@ -404,7 +456,7 @@ final class NestedBuckets {
         q.contribution[d] = q.weight * cost[d] / sigma;
       }
     }
-    q.satisfied = q.level >= SATISFIED_FRACTION * q.capacity;
+    q.satisfied = q.level >= SATISFIED_FRACTION * q.capacity && now - q.deferredAt > horizonMicros;
     contribute(q);
     q.rate = q.weight * equalisationRate(k);
     q.capacity = Math.max(sigma, q.rate * horizon);
@@ -524,10 +576,12 @@ final class NestedBuckets {
     double paidShare;
     long readyAt;
     long expiresAt;
+    final SlidingWindow.Entry[] entries;
 
-    Booking(String tenant, int priority) {
+    Booking(String tenant, int priority, int dims) {
       this.tenant = tenant;
       this.priority = priority;
+      this.entries = new SlidingWindow.Entry[dims];
     }
   }
 
@@ -547,6 +601,7 @@ final class NestedBuckets {
     boolean satisfied;
     long lastMicros;
     long lastSeen;
+    long deferredAt = Long.MIN_VALUE / 2;
     Queue prev;
     Queue next;
 

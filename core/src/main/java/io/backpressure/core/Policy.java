@@ -26,8 +26,9 @@ import java.util.Set;
  * @param defaultMaxTokens the completion bound reserved for requests that carry none
  * @param idleTtl how long a queue with no admission attempts stays active before it drops out of the
  *     fair-share sums
- * @param safeWindow the provider's accounting period when the gate should never exceed {@code C_d}
- *     in any window of that length (see {@link #refillRate(int)}); {@code null} for plain buckets
+ * @param safeWindow the provider's accounting period when the gate should never admit more than
+ *     {@code C_d} times its length in any window of that length, however aligned; {@code null} for
+ *     the bucket bound {@code C_d·T + B_d} alone
  * @param shareHorizon the time over which class and queue shares are measured and banked: an
  *     under-using class or queue banks at most this much of its rate, and usage is averaged over it
  * @param grantTtl how long an unreleased grant or an unredeemed booking is remembered
@@ -74,21 +75,6 @@ public record Policy(
     positive("grant_ttl", grantTtl);
     if (safeWindow != null) {
       positive("safe_window", safeWindow);
-      double periodSeconds = safeWindow.toNanos() / 1e9;
-      for (Dimension d : dimensions) {
-        if (d.burst() >= d.capPerSecond() * periodSeconds) {
-          throw new InvalidPolicyException(
-              "dimensions." + d.name() + ".burst",
-              "with safe_window "
-                  + safeWindow
-                  + ", dimensions."
-                  + d.name()
-                  + ".burst must be below cap × window = "
-                  + d.capPerSecond() * periodSeconds
-                  + ", got "
-                  + d.burst());
-        }
-      }
     }
   }
 
@@ -153,18 +139,18 @@ public record Policy(
     return -1;
   }
 
-  /**
-   * The rate at which dimension {@code d}'s global bucket refills, in units per second. Plainly the
-   * cap {@code C_d}. With a safe window of length {@code P} it is {@code C_d − B_d/P}: a bucket of
-   * rate {@code r} and capacity {@code B} admits at most {@code r·P + B} in any interval of length
-   * {@code P}, which this rate makes exactly {@code C_d·P}, whatever the window's alignment.
-   */
+  /** The rate at which dimension {@code d}'s global bucket refills: the cap {@code C_d}, per second. */
   public double refillRate(int d) {
+    return dimensions.get(d).capPerSecond();
+  }
+
+  /**
+   * The most one call may cost in dimension {@code d}: the burst, and with a safe window also no
+   * more than the window's allowance {@code C_d · P}.
+   */
+  public double largestCost(int d) {
     Dimension dim = dimensions.get(d);
-    if (safeWindow == null) {
-      return dim.capPerSecond();
-    }
-    return dim.capPerSecond() - dim.burst() / (safeWindow.toNanos() / 1e9);
+    return safeWindow == null ? dim.burst() : Math.min(dim.burst(), dim.capPerSecond() * safeWindow.toNanos() / 1e9);
   }
 
   /** This policy with a dimension's cap and burst replaced (a hot update). */

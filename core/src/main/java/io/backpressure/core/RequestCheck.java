@@ -45,12 +45,13 @@ public record RequestCheck(int priorityIndex, double[] cost, Admission.Rejected 
       cost[tokens] += maxTokens != null ? maxTokens : policy.defaultMaxTokens();
     }
     for (int d = 0; d < cost.length; d++) {
-      Dimension dim = policy.dimensions().get(d);
-      if (cost[d] > dim.burst()) {
+      double largest = policy.largestCost(d);
+      if (cost[d] > largest) {
+        String name = policy.dimensions().get(d).name();
         return reject(RejectReason.NEVER_FITS,
-            "cost." + dim.name() + " = " + cost[d] + " exceeds the burst " + dim.burst()
-                + " of dimension " + dim.name() + ", so it can never be admitted; allowed range [0, "
-                + dim.burst() + "]");
+            "cost." + name + " = " + cost[d] + " exceeds the most dimension " + name
+                + " can ever admit at once (its burst, or its safe-window allowance), so it can never"
+                + " be admitted; allowed range [0, " + largest + "]");
       }
     }
     return new RequestCheck(k, cost, null);

@@ -80,7 +80,7 @@ public abstract class GateConformanceSuite {
     List<Traffic.Admitted> log = traffic.runUntil(shareSeconds() / 3);
 
     assertThat(Traffic.maxInAnyWindow(log, Dimension.REQUESTS, Duration.ofSeconds(1))).isLessThanOrEqualTo(60);
-    assertThat(log.size() / (shareSeconds() / 3)).isCloseTo(59, within(0.5));
+    assertThat(log.size() / (shareSeconds() / 3)).isCloseTo(60, within(0.5));
   }
 
   @Test

@@ -37,14 +37,13 @@ class PolicyTest {
   }
 
   @Test
-  void safeWindowLowersTheRefillRateSoNoWindowExceedsTheCap() {
-    Policy policy = Policy.builder("t").dimension("requests", 60, 1).priority("P1", 1)
-        .safeWindow(Duration.ofSeconds(1)).build();
-    assertThat(policy.refillRate(0)).isEqualTo(59);
-    assertThatThrownBy(() -> Policy.builder("t").dimension("requests", 60, 60).priority("P1", 1)
-        .safeWindow(Duration.ofSeconds(1)).build())
-        .isInstanceOfSatisfying(InvalidPolicyException.class,
-            e -> assertThat(e.field()).isEqualTo("dimensions.requests.burst"));
+  void safeWindowCapsTheLargestCostAtTheWindowsAllowance() {
+    Policy policy = Policy.builder("t").dimension("tokens", 100, 1_000).priority("P1", 1)
+        .safeWindow(Duration.ofMillis(500)).build();
+    assertThat(policy.refillRate(0)).isEqualTo(100);
+    assertThat(policy.largestCost(0)).isEqualTo(50);
+    assertThat(Policy.builder("t").dimension("tokens", 100, 1_000).priority("P1", 1).build().largestCost(0))
+        .isEqualTo(1_000);
   }
 
   @Test
