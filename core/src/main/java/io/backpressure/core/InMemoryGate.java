@@ -1,6 +1,7 @@
 package io.backpressure.core;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -20,7 +21,7 @@ import java.util.Objects;
 public final class InMemoryGate implements Gate {
   private final Clock clock;
   private final NestedBuckets buckets;
-  private final Map<String, GrantRecord> grants = new LinkedHashMap<>();
+  private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
   private volatile Policy policy;
   private long nextId;
@@ -75,7 +76,8 @@ public final class InMemoryGate implements Gate {
       return check.rejection();
     }
     int k = check.priorityIndex();
-    double[] cost = check.cost();
+    String id;
+    NestedBuckets.Booking granted;
     synchronized (this) {
       long now = clock.nanoTime() / 1_000;
       expire(now);
@@ -85,11 +87,11 @@ public final class InMemoryGate implements Gate {
       }
       boolean fresh = booking == null;
       if (fresh) {
-        booking = new NestedBuckets.Booking(request.tenant(), k, cost.length);
+        booking = new NestedBuckets.Booking(request.tenant(), k, check.estimate().length);
       }
-      long wait = buckets.admit(now, request.tenant(), k, cost, booking);
+      long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(), booking);
       if (wait > 0) {
-        String id = request.booking();
+        id = request.booking();
         if (fresh) {
           id = "b" + (++nextId);
           booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
@@ -100,11 +102,13 @@ public final class InMemoryGate implements Gate {
       if (!fresh) {
         bookings.remove(request.booking());
       }
-      String id = "g" + (++nextId);
-      grants.put(id, new GrantRecord(request.tenant(), k, cost, booking.entries, now + policy.grantTtl().toNanos() / 1_000));
-      Cost debited = policy.reservation() ? toCost(policy, cost) : request.cost();
-      return new Admission.Admitted(new Grant(id, request.tenant(), request.priority(), debited, false));
+      id = "g" + (++nextId);
+      booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
+      grants.put(id, booking);
+      granted = booking;
     }
+    Cost debited = Arrays.equals(granted.debit, granted.estimate) ? request.cost() : toCost(policy, granted.debit);
+    return new Admission.Admitted(new Grant(id, request.tenant(), request.priority(), debited, false));
   }
 
   @Override
@@ -120,11 +124,11 @@ public final class InMemoryGate implements Gate {
       return false;
     }
     synchronized (this) {
-      GrantRecord record = grants.remove(grant.id());
+      NestedBuckets.Booking record = grants.remove(grant.id());
       if (record == null) {
         return false;
       }
-      buckets.release(clock.nanoTime() / 1_000, record.tenant, record.priority, record.debited, amounts, record.entries);
+      buckets.release(clock.nanoTime() / 1_000, record, amounts);
       return true;
     }
   }
@@ -166,7 +170,7 @@ public final class InMemoryGate implements Gate {
       return;
     }
     nextExpiry = now + Math.min(1_000_000, policy.grantTtl().toNanos() / 1_000);
-    for (Iterator<GrantRecord> it = grants.values().iterator(); it.hasNext(); ) {
+    for (Iterator<NestedBuckets.Booking> it = grants.values().iterator(); it.hasNext(); ) {
       if (it.next().expiresAt > now) {
         break;
       }
@@ -187,7 +191,4 @@ public final class InMemoryGate implements Gate {
     }
     return new Cost(map);
   }
-
-  private record GrantRecord(
-      String tenant, int priority, double[] debited, SlidingWindow.Entry[] entries, long expiresAt) {}
 }

@@ -99,6 +99,8 @@ final class NestedBuckets {
    * should meet a level exactly are not lost to rounding.
    */
   static final double EPSILON = 1e-9;
+  /** Weight of the newest release in a queue's estimate correction (an exponential average). */
+  static final double CORRECTION_WEIGHT = 0.2;
 
   private Policy policy;
   private final int dims;
@@ -118,6 +120,9 @@ final class NestedBuckets {
   private final double[][] classUse;
   private final double[][] effective;
   private final double[][] nominal;
+  /** L2 capacity: the largest cost, or a horizon of the class's nominal rate if larger. */
+  private final double[][] classCap;
+  private final boolean[][] hungry;
   private final double[][] hungryDemand;
   private final double[][] allDemand;
   private final double[][] satisfiedUse;
@@ -143,6 +148,8 @@ final class NestedBuckets {
     this.classUse = new double[classes][dims];
     this.effective = new double[classes][dims];
     this.nominal = new double[classes][dims];
+    this.classCap = new double[classes][dims];
+    this.hungry = new boolean[classes][dims];
     this.hungryDemand = new double[classes][dims];
     this.allDemand = new double[classes][dims];
     this.satisfiedUse = new double[classes][dims];
@@ -229,15 +236,25 @@ final class NestedBuckets {
   }
 
   /**
-   * One admission attempt at {@code now} (microseconds). {@code booking} is the call's place in
-   * line: fresh on the first attempt (this step pays the call's share into L3 and fills it in), or
-   * the one returned with an earlier deferral. Returns the deferral in microseconds, or 0 when the
-   * call was admitted and debited.
+   * One admission attempt at {@code now} (microseconds). {@code estimate} is the caller's cost;
+   * {@code reserve}, in reservation mode, what to debit from L1 and L2 instead (null otherwise).
+   * {@code booking} is the call's place in line: fresh on the first attempt (this step pays the
+   * call's share into L3 and fills it in), or the one returned with an earlier deferral. Returns
+   * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
+   * holds what was debited, for {@link #release}.
    */
-  long admit(long now, String tenant, int k, double[] cost, Booking booking) {
+  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking) {
     advance(now);
-    Queue q = touch(now, tenant, k, cost);
-    double sigma = share(cost);
+    Queue q = queues[k].get(tenant);
+    double[] paced = booking.paced;
+    for (int d = 0; d < dims; d++) {
+      paced[d] = Math.min(largest[d], estimate[d] + (q == null ? 0 : q.correction[d]));
+    }
+    booking.estimate = estimate;
+    double[] cost = reserve == null ? paced : reserve;
+    booking.debit = cost;
+    q = touch(now, tenant, k, paced);
+    double sigma = share(paced);
     boolean fresh = !booking.paid;
     if (fresh) {
       q.level -= sigma;
@@ -248,31 +265,41 @@ final class NestedBuckets {
     }
     booking.paidShare = sigma;
 
-    long slot = now;
+    boolean short12 = false;
     for (int d = 0; d < dims; d++) {
+      globalSlot[d] = now;
+      classSlot[d] = now;
       if (cost[d] <= 0) {
-        globalSlot[d] = now;
-        classSlot[d] = now;
         continue;
       }
-      globalSlot[d] = cost[d] > global[d] + EPSILON ? now + micros((cost[d] - global[d]) / rate[d]) : now;
+      if (cost[d] > global[d] + EPSILON) {
+        globalSlot[d] = now + micros((cost[d] - global[d]) / rate[d]);
+      }
       if (windows[d] != null) {
         globalSlot[d] = Math.max(globalSlot[d], windows[d].fitsAt(now, cost[d]));
       }
-      classSlot[d] = cost[d] > classLevel[k][d] + EPSILON
-          ? now + micros((cost[d] - classLevel[k][d]) / effective[k][d])
-          : now;
-      if (fresh && globalTail[d] > now) {
-        globalSlot[d] = Math.max(globalSlot[d], globalTail[d] + micros(cost[d] / rate[d]));
+      if (cost[d] > classLevel[k][d] + EPSILON) {
+        classSlot[d] = now + micros((cost[d] - classLevel[k][d]) / effective[k][d]);
       }
-      if (fresh && classTail[k][d] > now) {
-        classSlot[d] = Math.max(classSlot[d], classTail[k][d] + micros(cost[d] / effective[k][d]));
+      short12 |= globalSlot[d] > now || classSlot[d] > now;
+    }
+    long slot = now;
+    boolean lineUp = fresh || short12;
+    long behind = fresh ? now : Math.max(now, booking.readyAt);
+    for (int d = 0; d < dims; d++) {
+      if (lineUp && cost[d] > 0) {
+        if (globalTail[d] > behind) {
+          globalSlot[d] = Math.max(globalSlot[d], globalTail[d] + micros(paced[d] / rate[d]));
+        }
+        if (classTail[k][d] > behind) {
+          classSlot[d] = Math.max(classSlot[d], classTail[k][d] + micros(paced[d] / effective[k][d]));
+        }
       }
       slot = Math.max(slot, Math.max(globalSlot[d], classSlot[d]));
     }
     long ready = Math.max(slot, booking.readyAt);
     if (ready > now) {
-      if (fresh && slot > now && slot >= booking.readyAt) {
+      if (slot > now && slot >= booking.readyAt) {
         for (int d = 0; d < dims; d++) {
           globalTail[d] = Math.max(globalTail[d], globalSlot[d]);
           classTail[k][d] = Math.max(classTail[k][d], classSlot[d]);
@@ -285,6 +312,9 @@ final class NestedBuckets {
     }
     for (int d = 0; d < dims; d++) {
       if (windows[d] != null) {
+        if (booking.entries == null) {
+          booking.entries = new SlidingWindow.Entry[dims];
+        }
         booking.entries[d] = windows[d].add(now, cost[d]);
       }
       global[d] -= cost[d];
@@ -305,22 +335,25 @@ final class NestedBuckets {
   }
 
   /**
-   * Reconciles an admitted call: {@code debited − actual} goes back to every layer it was taken
-   * from (negative amounts take more).
+   * Reconciles an admitted call: {@code debited − actual} goes back to L1 and L2 (a negative
+   * amount takes more), the queue's L3 gets back the difference between the share it paid and the
+   * share the call really had, and the queue's estimate correction learns from {@code actual −
+   * estimate}.
    */
-  void release(long now, String tenant, int k, double[] debited, double[] actual, SlidingWindow.Entry[] entries) {
+  void release(long now, Booking grant, double[] actual) {
     advance(now);
-    Queue q = queues[k].get(tenant);
+    int k = grant.priority;
+    Queue q = queues[k].get(grant.tenant);
     if (q != null) {
       refill(now, q);
     }
     for (int d = 0; d < dims; d++) {
-      double back = debited[d] - actual[d];
-      if (windows[d] != null && entries[d] != null) {
-        windows[d].adjust(entries[d], now, -back);
+      double back = grant.debit[d] - actual[d];
+      if (windows[d] != null && grant.entries != null && grant.entries[d] != null) {
+        windows[d].adjust(grant.entries[d], now, -back);
       }
       global[d] = Math.min(burst[d], global[d] + back);
-      classLevel[k][d] = Math.min(classCapacity(k, d), classLevel[k][d] + back);
+      classLevel[k][d] = Math.min(classCap[k][d], classLevel[k][d] + back);
       double used = back / horizon;
       classUse[k][d] = Math.max(0, classUse[k][d] - used);
       if (q != null) {
@@ -328,10 +361,12 @@ final class NestedBuckets {
         if (q.satisfied) {
           satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - used);
         }
+        double error = Math.max(0, actual[d] - grant.estimate[d]);
+        q.correction[d] += CORRECTION_WEIGHT * (error - q.correction[d]);
       }
     }
     if (q != null) {
-      q.level = Math.min(q.capacity, q.level + share(debited) - share(actual));
+      q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
     }
   }
 
@@ -347,7 +382,7 @@ final class NestedBuckets {
       computeShares(now);
       for (int k = 0; k < classes; k++) {
         for (int d = 0; d < dims; d++) {
-          classLevel[k][d] = classCapacity(k, d);
+          classLevel[k][d] = classCap[k][d];
         }
       }
       return;
@@ -365,7 +400,7 @@ final class NestedBuckets {
     for (int d = 0; d < dims; d++) {
       global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
       for (int k = 0; k < classes; k++) {
-        double capacity = classCapacity(k, d);
+        double capacity = classCap[k][d];
         classLevel[k][d] = activeQueues[k] == 0
             ? capacity
             : Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
@@ -392,41 +427,28 @@ final class NestedBuckets {
       double unused = 0;
       double hungryWeight = 0;
       for (int k = 0; k < classes; k++) {
-        if (activeQueues[k] == 0) {
-          nominal[k][d] = 0;
-          continue;
-        }
-        nominal[k][d] = classWeight[k] / activeWeight * rate[d];
-        if (classSatisfied(now, k, d)) {
-          unused += Math.max(0, nominal[k][d] - classUse[k][d]);
-        } else {
+        boolean active = activeQueues[k] > 0;
+        double share = active
+            ? classWeight[k] / activeWeight * rate[d]
+            : classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
+        nominal[k][d] = active ? share : 0;
+        classCap[k][d] = Math.max(largest[d], share * horizon);
+        hungry[k][d] = active
+            && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d] || now - classDeferred[k] <= horizonMicros);
+        if (hungry[k][d]) {
           hungryWeight += classWeight[k];
+        } else if (active) {
+          unused += Math.max(0, share - classUse[k][d]);
         }
       }
       for (int k = 0; k < classes; k++) {
-        boolean hungry = activeQueues[k] > 0 && !classSatisfied(now, k, d);
         if (activeQueues[k] == 0) {
           effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
         } else {
-          effective[k][d] = hungry ? nominal[k][d] + unused * classWeight[k] / hungryWeight : nominal[k][d];
+          effective[k][d] = hungry[k][d] ? nominal[k][d] + unused * classWeight[k] / hungryWeight : nominal[k][d];
         }
       }
     }
-  }
-
-  private boolean classSatisfied(long now, int k, int d) {
-    return classLevel[k][d] >= SATISFIED_FRACTION * classCapacity(k, d) && now - classDeferred[k] > horizonMicros;
-  }
-
-  /**
-   * L2 capacity: the burst, or a horizon of the class's nominal rate if larger. An inactive class
-   * is sized for the share it would get on becoming active.
-   */
-  private double classCapacity(int k, int d) {
-    double share = activeQueues[k] == 0
-        ? classWeight[k] / (activeWeight + classWeight[k]) * rate[d]
-        : nominal[k][d];
-    return Math.max(largest[d], share * horizon);
   }
 
   /**
@@ -576,12 +598,15 @@ final class NestedBuckets {
     double paidShare;
     long readyAt;
     long expiresAt;
-    final SlidingWindow.Entry[] entries;
+    double[] estimate;
+    final double[] paced;
+    double[] debit;
+    SlidingWindow.Entry[] entries;
 
     Booking(String tenant, int priority, int dims) {
       this.tenant = tenant;
       this.priority = priority;
-      this.entries = new SlidingWindow.Entry[dims];
+      this.paced = new double[dims];
     }
   }
 
@@ -594,6 +619,7 @@ final class NestedBuckets {
     final int priority;
     final double[] contribution;
     final double[] use;
+    final double[] correction;
     double weight;
     double level;
     double capacity = Double.POSITIVE_INFINITY;
@@ -610,6 +636,7 @@ final class NestedBuckets {
       this.priority = priority;
       this.contribution = new double[dims];
       this.use = new double[dims];
+      this.correction = new double[dims];
     }
   }
 }

@@ -8,11 +8,12 @@ import java.util.Map;
  * messages.
  *
  * @param priorityIndex the class index, 0 highest
- * @param cost the amount to debit per dimension, in the policy's dimension order; in reservation
- *     mode the token amount includes {@code max_tokens}
+ * @param estimate the caller's cost per dimension, in the policy's dimension order
+ * @param reserve in reservation mode, what to debit instead: the estimate with {@code max_tokens}
+ *     (or the default) added to the tokens; null otherwise
  * @param rejection non-null when the request must be rejected; the other fields are then unset
  */
-public record RequestCheck(int priorityIndex, double[] cost, Admission.Rejected rejection) {
+public record RequestCheck(int priorityIndex, double[] estimate, double[] reserve, Admission.Rejected rejection) {
 
   /** Longest tenant name accepted. */
   public static final int MAX_TENANT_LENGTH = 256;
@@ -40,21 +41,24 @@ public record RequestCheck(int priorityIndex, double[] cost, Admission.Rejected 
       return reject(RejectReason.INVALID_REQUEST,
           "maxTokens must be in [0, 10000000], got " + maxTokens);
     }
+    double[] reserve = null;
     int tokens = policy.dimensionIndex(Dimension.TOKENS);
     if (policy.reservation() && tokens >= 0) {
-      cost[tokens] += maxTokens != null ? maxTokens : policy.defaultMaxTokens();
+      reserve = cost.clone();
+      reserve[tokens] += maxTokens != null ? maxTokens : policy.defaultMaxTokens();
     }
-    for (int d = 0; d < cost.length; d++) {
+    double[] debit = reserve == null ? cost : reserve;
+    for (int d = 0; d < debit.length; d++) {
       double largest = policy.largestCost(d);
-      if (cost[d] > largest) {
+      if (debit[d] > largest) {
         String name = policy.dimensions().get(d).name();
         return reject(RejectReason.NEVER_FITS,
-            "cost." + name + " = " + cost[d] + " exceeds the most dimension " + name
+            "cost." + name + " = " + debit[d] + " exceeds the most dimension " + name
                 + " can ever admit at once (its burst, or its safe-window allowance), so it can never"
                 + " be admitted; allowed range [0, " + largest + "]");
       }
     }
-    return new RequestCheck(k, cost, null);
+    return new RequestCheck(k, cost, reserve, null);
   }
 
   /**
@@ -91,7 +95,7 @@ public record RequestCheck(int priorityIndex, double[] cost, Admission.Rejected 
   }
 
   private static RequestCheck reject(RejectReason reason, String message) {
-    return new RequestCheck(-1, null, new Admission.Rejected(reason, message));
+    return new RequestCheck(-1, null, null, new Admission.Rejected(reason, message));
   }
 
   private static String abbreviate(String text) {
