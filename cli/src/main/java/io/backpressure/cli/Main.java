@@ -13,7 +13,10 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Fair admission to rate-limited APIs for multi-tenant Temporal workers.",
-    subcommands = {Main.VersionCommand.class, Main.Bench.class})
+    subcommands = {
+      Main.VersionCommand.class,
+      io.backpressure.mock.MockLlmCommand.class,
+      Main.Bench.class})
 public final class Main {
 
   public static void main(String[] args) {

@@ -1,0 +1,48 @@
+package io.backpressure.mock;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Headers;
+import io.backpressure.mock.limit.UpstreamLimiter;
+import io.backpressure.mock.limit.Verdict;
+
+/**
+ * One provider's wire format: how a completion request reads, and how answers, errors and
+ * rate-limit headers are written. Implementations are stateless and thread-safe.
+ */
+sealed interface Dialect permits OpenAiDialect, AnthropicDialect {
+
+  /** The request body's meaning, or a 400 naming the field at fault. */
+  ParsedCall parse(JsonNode root) throws BadRequestException;
+
+  /** The body of a successful answer. */
+  ObjectNode completion(
+      ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated);
+
+  /** The body of a 429 naming the bound dimension. */
+  ObjectNode rateLimited(String dimension, String message);
+
+  /**
+   * The body of a 400 (or another client error) with {@code message}, {@code param}, {@code code}.
+   */
+  ObjectNode clientError(String message, String param, String code);
+
+  /**
+   * Adds the rate-limit headers describing {@code verdict} (state after the decision), for the caps
+   * of {@code limiter}; on a rejection that retrying can help, also the retry-after headers.
+   */
+  void rateLimitHeaders(
+      Headers headers, UpstreamLimiter limiter, Verdict verdict, long nowEpochMillis);
+
+  /** Text of {@code tokens} completion tokens at about 4 characters each. */
+  static String completionText(int tokens) {
+    String[] words = {"the ", "cat ", "sat ", "on ", "a ", "mat ", "and ", "ran "};
+    StringBuilder text = new StringBuilder(tokens * 4);
+    int chars = tokens * 4;
+    for (int i = 0; text.length() < chars; i++) {
+      text.append(words[i % words.length]);
+    }
+    text.setLength(chars);
+    return text.toString();
+  }
+}

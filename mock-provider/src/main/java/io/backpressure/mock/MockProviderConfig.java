@@ -1,0 +1,189 @@
+package io.backpressure.mock;
+
+import io.backpressure.mock.limit.LimitSpec;
+import java.util.Objects;
+
+/**
+ * Everything a {@link MockProvider} needs, range-checked on construction. Build one with {@link
+ * #builder()}; every field has a default.
+ *
+ * @param host the address to bind; default {@code 127.0.0.1} (loopback only)
+ * @param port the TCP port in {@code [0, 65535]}; 0 (default) picks a free one
+ * @param requests the requests cap, at least 1 per period, or {@code null} (default) for none
+ * @param tokens the tokens cap, or {@code null} (default) for none
+ * @param rejectedCount whether 429s are debited against the caps like admitted calls; default off
+ * @param chargeMode what the tokens limiter charges at admission; default {@link ChargeMode#ACTUAL}
+ * @param completionTokens completion tokens generated per call before {@code max_tokens} clamps
+ *     them; default fixed 50
+ * @param latencyMinMs the least simulated service time of a successful call, in {@code [0, 600000]}
+ *     ms; default 50
+ * @param latencyMaxMs the most, in {@code [latencyMinMs, 600000]} ms; default 150. Drawn uniformly
+ * @param seed the seed of the completion-token and latency draws; default 1
+ * @param maxBodyBytes the largest request body accepted, in {@code [1024, 67108864]}; default 1 MiB
+ * @param maxRecords how many per-request records are kept before the oldest are dropped, in {@code
+ *     [1, 10000000]}; default 1 000 000
+ */
+public record MockProviderConfig(
+    String host,
+    int port,
+    LimitSpec requests,
+    LimitSpec tokens,
+    boolean rejectedCount,
+    ChargeMode chargeMode,
+    CompletionTokens completionTokens,
+    int latencyMinMs,
+    int latencyMaxMs,
+    long seed,
+    int maxBodyBytes,
+    int maxRecords) {
+
+  /** The largest simulated latency, in milliseconds (ten minutes). */
+  public static final int MAX_LATENCY_MS = 600_000;
+
+  /**
+   * @throws IllegalArgumentException naming the field and its allowed range
+   */
+  public MockProviderConfig {
+    Objects.requireNonNull(chargeMode, "chargeMode");
+    Objects.requireNonNull(completionTokens, "completionTokens");
+    if (host == null || host.isBlank()) {
+      throw new IllegalArgumentException("host must not be blank");
+    }
+    if (requests != null && requests.limitPerPeriod() < 1) {
+      throw new IllegalArgumentException(
+          "requests must allow at least 1 request per period, but was: "
+              + requests.limitPerPeriod()
+              + " per "
+              + requests.period());
+    }
+    checkRange("port", port, 0, 65_535);
+    checkRange("latencyMinMs", latencyMinMs, 0, MAX_LATENCY_MS);
+    checkRange("latencyMaxMs", latencyMaxMs, latencyMinMs, MAX_LATENCY_MS);
+    checkRange("maxBodyBytes", maxBodyBytes, 1024, 64 * 1024 * 1024);
+    checkRange("maxRecords", maxRecords, 1, 10_000_000);
+  }
+
+  /** A builder holding the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from this configuration. */
+  public Builder toBuilder() {
+    return new Builder()
+        .host(host)
+        .port(port)
+        .requests(requests)
+        .tokens(tokens)
+        .rejectedCount(rejectedCount)
+        .chargeMode(chargeMode)
+        .completionTokens(completionTokens)
+        .latencyMs(latencyMinMs, latencyMaxMs)
+        .seed(seed)
+        .maxBodyBytes(maxBodyBytes)
+        .maxRecords(maxRecords);
+  }
+
+  private static void checkRange(String field, long value, long min, long max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(
+          field + " must be in the range [" + min + ", " + max + "], but was: " + value);
+    }
+  }
+
+  /** Collects the fields; {@link #build()} checks them. Not thread-safe. */
+  public static final class Builder {
+    private String host = "127.0.0.1";
+    private int port;
+    private LimitSpec requests;
+    private LimitSpec tokens;
+    private boolean rejectedCount;
+    private ChargeMode chargeMode = ChargeMode.ACTUAL;
+    private CompletionTokens completionTokens = new CompletionTokens.Fixed(50);
+    private int latencyMinMs = 50;
+    private int latencyMaxMs = 150;
+    private long seed = 1;
+    private int maxBodyBytes = 1024 * 1024;
+    private int maxRecords = 1_000_000;
+
+    private Builder() {}
+
+    public Builder host(String host) {
+      this.host = host;
+      return this;
+    }
+
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    /** The requests cap; {@code null} for none. */
+    public Builder requests(LimitSpec requests) {
+      this.requests = requests;
+      return this;
+    }
+
+    /** The tokens cap; {@code null} for none. */
+    public Builder tokens(LimitSpec tokens) {
+      this.tokens = tokens;
+      return this;
+    }
+
+    public Builder rejectedCount(boolean rejectedCount) {
+      this.rejectedCount = rejectedCount;
+      return this;
+    }
+
+    public Builder chargeMode(ChargeMode chargeMode) {
+      this.chargeMode = chargeMode;
+      return this;
+    }
+
+    public Builder completionTokens(CompletionTokens completionTokens) {
+      this.completionTokens = completionTokens;
+      return this;
+    }
+
+    /** Uniform simulated latency over {@code [minMs, maxMs]}; equal bounds give a fixed latency. */
+    public Builder latencyMs(int minMs, int maxMs) {
+      this.latencyMinMs = minMs;
+      this.latencyMaxMs = maxMs;
+      return this;
+    }
+
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    public Builder maxBodyBytes(int maxBodyBytes) {
+      this.maxBodyBytes = maxBodyBytes;
+      return this;
+    }
+
+    public Builder maxRecords(int maxRecords) {
+      this.maxRecords = maxRecords;
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException naming the first field out of range
+     */
+    public MockProviderConfig build() {
+      return new MockProviderConfig(
+          host,
+          port,
+          requests,
+          tokens,
+          rejectedCount,
+          chargeMode,
+          completionTokens,
+          latencyMinMs,
+          latencyMaxMs,
+          seed,
+          maxBodyBytes,
+          maxRecords);
+    }
+  }
+}

@@ -1,0 +1,154 @@
+package io.backpressure.mock;
+
+import io.backpressure.mock.limit.UpstreamLimiter;
+import io.backpressure.mock.limit.Verdict;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The mutable heart of one server: the limiters, the random draws, the counters and the per-request
+ * log. Thread-safe: every method that reads or changes them holds the instance lock, and the clock
+ * is read inside it, so the limiters always see time move forwards.
+ */
+final class ProviderState {
+
+  /** The outcome of {@link #decide(ParsedCall)}. */
+  record Decision(
+      Verdict verdict,
+      long arrivalNanos,
+      long id,
+      int completionTokens,
+      boolean truncated,
+      long chargedTokens,
+      long latencyNanos) {}
+
+  private final MockProviderConfig config;
+  private final UpstreamLimiter limiter;
+  private final SplittableRandom random;
+  private final long originNanos;
+  private final ArrayList<RequestRecord> records = new ArrayList<>();
+  private long firstSeq;
+  private long nextSeq;
+  private long admitted;
+  private long ok;
+  private long rateLimitedRequests;
+  private long rateLimitedTokens;
+  private long badRequests;
+  private long inFlight;
+  private long promptTokens;
+  private long completionTokens;
+
+  ProviderState(MockProviderConfig config, long originNanos) {
+    this.config = config;
+    this.limiter = new UpstreamLimiter(config.requests(), config.tokens(), config.rejectedCount());
+    this.random = new SplittableRandom(config.seed());
+    this.originNanos = originNanos;
+  }
+
+  UpstreamLimiter limiter() {
+    return limiter;
+  }
+
+  /** Nanoseconds since the server started. */
+  long now() {
+    return System.nanoTime() - originNanos;
+  }
+
+  /**
+   * Draws the call's completion tokens and latency, then asks the limiters at the current time. An
+   * admitted call counts as in flight until its 200 is recorded.
+   */
+  synchronized Decision decide(ParsedCall call) {
+    int drawn = config.completionTokens().draw(random);
+    long latency = drawLatencyNanos();
+    Long maxTokens = call.maxTokens();
+    boolean truncated = maxTokens != null && drawn > maxTokens;
+    int completion = truncated ? maxTokens.intValue() : drawn;
+    long charge =
+        switch (config.chargeMode()) {
+          case ACTUAL -> call.promptTokens() + completion;
+          case MAX_TOKENS -> Math.max(maxTokens == null ? 0 : maxTokens, call.promptTokens());
+        };
+    long now = now();
+    Verdict verdict = limiter.tryAcquire(now, charge);
+    long id = 0;
+    if (verdict.admitted()) {
+      id = ++admitted;
+      inFlight++;
+    }
+    return new Decision(verdict, now, id, completion, truncated, charge, latency);
+  }
+
+  /** Appends the record of an answered call, stamped with the current time, and counts it. */
+  synchronized RequestRecord record(
+      RequestContext context,
+      int status,
+      String boundDimension,
+      long retryAfterNanos,
+      long prompt,
+      long completion,
+      long charged,
+      long arrivalNanos) {
+    RequestRecord record =
+        new RequestRecord(
+            nextSeq++,
+            context.tenant(),
+            context.priority(),
+            context.callId(),
+            status,
+            boundDimension,
+            retryAfterNanos,
+            prompt,
+            completion,
+            charged,
+            arrivalNanos,
+            now());
+    if (status == 200) {
+      ok++;
+      inFlight--;
+      promptTokens += prompt;
+      completionTokens += completion;
+    } else if (status == 429) {
+      if (UpstreamLimiter.TOKENS.equals(boundDimension)) {
+        rateLimitedTokens++;
+      } else {
+        rateLimitedRequests++;
+      }
+    } else {
+      badRequests++;
+    }
+    records.add(record);
+    if (records.size() > config.maxRecords()) {
+      int drop = Math.max(1, records.size() - config.maxRecords() / 2);
+      records.subList(0, drop).clear();
+      firstSeq += drop;
+    }
+    return record;
+  }
+
+  /** The kept records with {@code seq >= since}, oldest first; an immutable snapshot. */
+  synchronized List<RequestRecord> records(long since) {
+    int from = (int) Math.min(records.size(), Math.max(0, since - firstSeq));
+    return List.copyOf(records.subList(from, records.size()));
+  }
+
+  synchronized Summary summary() {
+    return new Summary(
+        ok + rateLimitedRequests + rateLimitedTokens + badRequests,
+        ok,
+        rateLimitedRequests,
+        rateLimitedTokens,
+        badRequests,
+        inFlight,
+        promptTokens,
+        completionTokens,
+        now());
+  }
+
+  private long drawLatencyNanos() {
+    long min = config.latencyMinMs() * 1_000_000L;
+    long max = config.latencyMaxMs() * 1_000_000L;
+    return min == max ? min : random.nextLong(min, max + 1);
+  }
+}

@@ -1,0 +1,32 @@
+package io.backpressure.mock;
+
+/**
+ * Totals over every call a {@link MockProvider} has answered since it started (dropped records
+ * included).
+ *
+ * @param requests answered calls to a completion endpoint
+ * @param ok answered with 200
+ * @param rateLimitedRequests answered with 429 because the requests cap bound
+ * @param rateLimitedTokens answered with 429 because the tokens cap bound
+ * @param badRequests answered with 400
+ * @param inFlight admitted calls still waiting out their simulated latency
+ * @param promptTokens prompt tokens of the 200 answers
+ * @param completionTokens completion tokens of the 200 answers
+ * @param uptimeNanos time since the server started
+ */
+public record Summary(
+    long requests,
+    long ok,
+    long rateLimitedRequests,
+    long rateLimitedTokens,
+    long badRequests,
+    long inFlight,
+    long promptTokens,
+    long completionTokens,
+    long uptimeNanos) {
+
+  /** All 429 answers. */
+  public long rateLimited() {
+    return rateLimitedRequests + rateLimitedTokens;
+  }
+}

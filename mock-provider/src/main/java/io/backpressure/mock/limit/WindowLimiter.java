@@ -1,0 +1,44 @@
+package io.backpressure.mock.limit;
+
+/**
+ * One cap on one dimension, counted by one {@link WindowModel}. Time is passed in as nanoseconds on
+ * the caller's scale; the caller brings the state to {@code now} with {@link #advance(long)} before
+ * asking anything else at that instant, and never moves time backwards. Not thread-safe.
+ */
+sealed interface WindowLimiter permits FixedWindow, SlidingLog, TokenBucket {
+
+  /** The limiter for {@code spec}, in its initial, unused state. */
+  static WindowLimiter of(LimitSpec spec) {
+    return switch (spec.model()) {
+      case FIXED -> new FixedWindow(spec.limitPerPeriod(), spec.periodNanos());
+      case SLIDING -> new SlidingLog(spec.limitPerPeriod(), spec.periodNanos());
+      case BUCKET -> new TokenBucket(spec.limitPerPeriod(), spec.periodNanos());
+    };
+  }
+
+  /**
+   * Slack on capacity comparisons so that sums of fractional amounts that equal the cap on paper
+   * are not refused for a rounding error in the last bit.
+   */
+  static double slack(double limit) {
+    return 1e-12 * Math.max(1.0, limit);
+  }
+
+  /** Expires, resets or refills what time has released up to {@code now}. */
+  void advance(long now);
+
+  /**
+   * Nanoseconds from {@code now} until {@code amount} would fit if nothing else were debited: 0
+   * when it fits now, {@link Verdict#NEVER} when it exceeds the cap itself.
+   */
+  long waitNanos(long now, double amount);
+
+  /** Counts {@code amount} as used at {@code now}, whether or not it fits. */
+  void debit(long now, double amount);
+
+  /** Units left before the cap binds, never negative. */
+  double remaining();
+
+  /** Nanoseconds from {@code now} until the limiter is back to its initial, unused state. */
+  long resetNanos(long now);
+}
