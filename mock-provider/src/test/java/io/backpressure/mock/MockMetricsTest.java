@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class MockMetricsTest {
   @Test
-  void scrapeCountsAnswersByStatusAndBindingDimension() {
+  void scrapeCountsAnswersByStatusAndBindingDimension() throws Exception {
     MockProviderConfig config = MockProviderConfig.builder().latencyMs(0, 0)
         .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10)))
         .completionTokens(new CompletionTokens.Fixed(5))
