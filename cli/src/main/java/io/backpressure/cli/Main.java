@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       Main.VersionCommand.class,
       io.backpressure.mock.MockLlmCommand.class,
+      io.backpressure.admin.AdminCommand.class,
       Main.Bench.class})
 public final class Main {
 
@@ -31,7 +32,10 @@ public final class Main {
   /** Groups the benchmarks. */
   @Command(name = "bench", mixinStandardHelpOptions = true,
       description = "Admission benchmarks.",
-      subcommands = {io.backpressure.bench.BenchCommand.class})
+      subcommands = {
+        io.backpressure.bench.BenchCommand.class,
+        io.backpressure.bench.redis.RedisAdmissionLoad.class
+      })
   static final class Bench {}
 
   /** Prints the version. */

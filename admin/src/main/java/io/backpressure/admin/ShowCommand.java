@@ -1,0 +1,45 @@
+package io.backpressure.admin;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.redis.RedisPolicyStore;
+import java.util.NoSuchElementException;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code admin show}: the target's caps, weights and options, and its live bucket levels. */
+@Command(name = "show", mixinStandardHelpOptions = true,
+    description = {
+      "Shows a target's caps, weights and options, and its live bucket levels.",
+      "Levels: global bucket level and use per dimension, class bucket levels, active queues."
+    })
+final class ShowCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+  @Mixin ConnectionOptions connection;
+
+  @Option(names = "--target", required = true, paramLabel = "T", description = "The target, e.g. openai/gpt-4o.")
+  String target;
+
+  @Override
+  public Integer call() {
+    return Output.run(spec, connection.json, () -> connection.withStore(target, store -> {
+      RedisPolicyStore.Stored stored = store.read().orElseThrow(
+          () -> new NoSuchElementException("target '" + target + "' has no policy in Redis"));
+      InMemoryGate.Levels levels = store.levels().orElse(null);
+      ObjectNode json = Output.JSON.createObjectNode();
+      json.put("target", target);
+      json.put("version", stored.version());
+      json.set("policy", PolicyView.json(stored.policy()));
+      if (levels == null) {
+        json.putNull("levels");
+      } else {
+        json.set("levels", PolicyView.json(stored.policy(), levels));
+      }
+      return new Output.Result(PolicyView.text(stored.policy(), stored.version(), levels), json);
+    }));
+  }
+}

@@ -1,0 +1,182 @@
+package io.backpressure.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One Lettuce connection (standalone, Sentinel or Cluster) and the scripts run over it. Thread-safe:
+ * Lettuce multiplexes concurrent commands over the one connection.
+ *
+ * <p>While the server is unreachable, commands fail at once instead of queueing (so a fail-open
+ * wrapper decides without waiting), and the client reconnects in the background with a delay that
+ * grows from 10 ms to at most 500 ms, so gating resumes within about half a second of the server's
+ * return.
+ */
+final class Connection implements AutoCloseable {
+  private static final Delay RECONNECT = Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS);
+
+  private final ClientResources resources;
+  private final AbstractRedisClient client;
+  private final StatefulConnection<String, String> connection;
+  private final RedisClusterAsyncCommands<String, String> commands;
+  private final Duration timeout;
+
+  private Connection(ClientResources resources, AbstractRedisClient client,
+      StatefulConnection<String, String> connection, RedisClusterAsyncCommands<String, String> commands,
+      Duration timeout) {
+    this.resources = resources;
+    this.client = client;
+    this.connection = connection;
+    this.commands = commands;
+    this.timeout = timeout;
+  }
+
+  /** Connects and loads the scripts; throws a Lettuce {@link RedisException} if the server is unreachable. */
+  static Connection open(RedisGateConfig config) {
+    RedisURI uri = RedisURI.create(config.url());
+    // The URI's timeout bounds the connection handshake; commands get theirs from TimeoutOptions.
+    uri.setTimeout(config.connectTimeout());
+    ClientResources resources = ClientResources.builder()
+        .ioThreadPoolSize(2)
+        .computationThreadPoolSize(2)
+        .reconnectDelay(RECONNECT)
+        .build();
+    SocketOptions socket = SocketOptions.builder().connectTimeout(config.connectTimeout()).keepAlive(true).build();
+    TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
+    AbstractRedisClient client = null;
+    try {
+      Connection c;
+      if (config.cluster()) {
+        RedisClusterClient cluster = RedisClusterClient.create(resources, uri);
+        cluster.setOptions(ClusterClientOptions.builder()
+            .autoReconnect(true)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .socketOptions(socket)
+            .timeoutOptions(timeouts)
+            .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                .enablePeriodicRefresh(Duration.ofSeconds(30))
+                .build())
+            .build());
+        client = cluster;
+        var connection = cluster.connect(StringCodec.UTF8);
+        c = new Connection(resources, cluster, connection, connection.async(), config.commandTimeout());
+      } else {
+        RedisClient standalone = RedisClient.create(resources, uri);
+        standalone.setOptions(ClientOptions.builder()
+            .autoReconnect(true)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .socketOptions(socket)
+            .timeoutOptions(timeouts)
+            .build());
+        client = standalone;
+        var connection = standalone.connect(StringCodec.UTF8);
+        c = new Connection(resources, standalone, connection, connection.async(), config.commandTimeout());
+      }
+      c.loadScripts(config.connectTimeout());
+      return c;
+    } catch (RuntimeException e) {
+      if (client != null) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+      throw e;
+    }
+  }
+
+  /** The commands, for plain reads. */
+  RedisClusterAsyncCommands<String, String> commands() {
+    return commands;
+  }
+
+  /**
+   * Runs {@code script} with {@code EVALSHA}; if the server does not know it (restarted, flushed, a
+   * new cluster node), runs it once with {@code EVAL}, which caches it again.
+   */
+  CompletableFuture<List<Object>> run(Script script, String[] keys, String... args) {
+    CompletableFuture<List<Object>> first =
+        commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+    return first.exceptionallyCompose(error -> {
+      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      if (cause instanceof RedisNoScriptException
+          || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
+        return commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+      }
+      return CompletableFuture.failedFuture(cause);
+    });
+  }
+
+  /**
+   * Waits for {@code future}; a failure comes out as the Lettuce {@link RedisException} that caused
+   * it (never an {@link IllegalArgumentException}, which a fail-open wrapper would pass through).
+   */
+  <T> T await(CompletableFuture<T> future) {
+    try {
+      // Each command times out on its own (TimeoutOptions); this only bounds a chain of a few of
+      // them plus the client's own work, which on a starved machine can take seconds at first use.
+      return future.get(timeout.toNanos() * 4 + TimeUnit.SECONDS.toNanos(10), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RedisException redis) {
+        throw redis;
+      }
+      throw new RedisException(String.valueOf(cause.getMessage()), cause);
+    } catch (TimeoutException e) {
+      future.cancel(true);
+      throw new RedisException("no answer from Redis within " + timeout.multipliedBy(4).plusSeconds(10), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RedisException("interrupted while waiting for Redis", e);
+    }
+  }
+
+  /**
+   * Loads the scripts. Lettuce may report the connection open a moment before its endpoint accepts
+   * commands; until the connect timeout, "not connected" means "try again".
+   */
+  private void loadScripts(Duration connectTimeout) {
+    long deadline = System.nanoTime() + connectTimeout.toNanos();
+    for (Script script : List.of(Script.ADMIT, Script.RELEASE, Script.APPLY, Script.LEVELS)) {
+      while (true) {
+        try {
+          await(commands.scriptLoad(script.text()).toCompletableFuture());
+          break;
+        } catch (RedisException e) {
+          if (!connection.isOpen() || System.nanoTime() > deadline || !String.valueOf(e.getMessage()).contains("not connected")) {
+            throw e;
+          }
+          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+}

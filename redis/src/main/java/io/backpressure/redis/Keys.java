@@ -1,0 +1,44 @@
+package io.backpressure.redis;
+
+/**
+ * The keys of one target. Every key carries the target in a hash tag ({@code {target}}), so a Redis
+ * Cluster keeps a target's keys in one slot (every script touches one node) and spreads targets over
+ * the shards.
+ *
+ * <pre>
+ *   bp:{openai/gpt-4o}:config    hash    version, generation, layout, params, policy (JSON)
+ *   bp:{openai/gpt-4o}:state     string  L1 and L2 levels, class sums, tails, counts (cmsgpack)
+ *   bp:{openai/gpt-4o}:queues    hash    "&lt;class&gt;:&lt;tenant&gt;" → one L3 queue (cmsgpack)
+ *   bp:{openai/gpt-4o}:seen      zset    the same fields by last-seen time (idle eviction)
+ *   bp:{openai/gpt-4o}:window    hash    with a safe window: the admissions of the last period
+ *   bp:{openai/gpt-4o}:g:&lt;id&gt;    string  one unreleased grant, PX = grant TTL
+ *   bp:{openai/gpt-4o}:b:&lt;id&gt;    string  one deferred call's booking, PX = grant TTL
+ * </pre>
+ */
+record Keys(String config, String state, String queues, String seen, String window, String base) {
+
+  static Keys of(String prefix, String target) {
+    String base = prefix + ":{" + target + "}:";
+    return new Keys(base + "config", base + "state", base + "queues", base + "seen", base + "window", base);
+  }
+
+  /** The keys every step reads and writes, in the order the scripts expect them. */
+  String[] step(String... more) {
+    String[] keys = new String[5 + more.length];
+    keys[0] = config;
+    keys[1] = state;
+    keys[2] = queues;
+    keys[3] = seen;
+    keys[4] = window;
+    System.arraycopy(more, 0, keys, 5, more.length);
+    return keys;
+  }
+
+  String grant(String id) {
+    return base + "g:" + id;
+  }
+
+  String booking(String id) {
+    return base + "b:" + id;
+  }
+}

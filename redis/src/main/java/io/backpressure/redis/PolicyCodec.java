@@ -1,0 +1,153 @@
+package io.backpressure.redis;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.backpressure.core.Dimension;
+import io.backpressure.core.InvalidPolicyException;
+import io.backpressure.core.Policy;
+import io.backpressure.core.PriorityClass;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A policy as stored in the config hash: JSON with exact numbers (doubles in their shortest
+ * round-trip form, durations in nanoseconds), so that reading it back gives an equal policy and
+ * every worker computes bit-identical rates. Also derives the numbers the scripts use.
+ */
+final class PolicyCodec {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private PolicyCodec() {}
+
+  static String toJson(Policy policy) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("target", policy.target());
+    ArrayNode dims = root.putArray("dimensions");
+    for (Dimension d : policy.dimensions()) {
+      dims.addObject().put("name", d.name()).put("per_second", d.capPerSecond()).put("burst", d.burst());
+    }
+    ArrayNode classes = root.putArray("priorities");
+    for (PriorityClass k : policy.priorities()) {
+      classes.addObject().put("name", k.name()).put("weight", k.weight());
+    }
+    root.put("default_tenant_weight", policy.defaultTenantWeight());
+    ObjectNode weights = root.putObject("tenant_weights");
+    new TreeMap<>(policy.tenantWeights()).forEach(weights::put);
+    root.put("reservation", policy.reservation());
+    root.put("default_max_tokens", policy.defaultMaxTokens());
+    root.put("idle_ttl_ns", policy.idleTtl().toNanos());
+    if (policy.safeWindow() != null) {
+      root.put("safe_window_ns", policy.safeWindow().toNanos());
+    }
+    root.put("share_horizon_ns", policy.shareHorizon().toNanos());
+    root.put("grant_ttl_ns", policy.grantTtl().toNanos());
+    return write(root);
+  }
+
+  /**
+   * Reads a stored policy back; the policy's own checks run again.
+   *
+   * @throws InvalidPolicyException if the stored text is not a valid policy
+   */
+  static Policy fromJson(String json) {
+    try {
+      JsonNode root = JSON.readTree(json);
+      List<Dimension> dims = new ArrayList<>();
+      for (JsonNode d : root.required("dimensions")) {
+        dims.add(new Dimension(d.required("name").asText(), d.required("per_second").asDouble(),
+            d.required("burst").asDouble()));
+      }
+      List<PriorityClass> classes = new ArrayList<>();
+      for (JsonNode k : root.required("priorities")) {
+        classes.add(new PriorityClass(k.required("name").asText(), k.required("weight").asDouble()));
+      }
+      Map<String, Double> weights = new LinkedHashMap<>();
+      for (Map.Entry<String, JsonNode> e : root.required("tenant_weights").properties()) {
+        weights.put(e.getKey(), e.getValue().asDouble());
+      }
+      JsonNode safe = root.get("safe_window_ns");
+      return new Policy(
+          root.required("target").asText(),
+          dims,
+          classes,
+          weights,
+          root.required("default_tenant_weight").asDouble(),
+          root.required("reservation").asBoolean(),
+          root.required("default_max_tokens").asLong(),
+          Duration.ofNanos(root.required("idle_ttl_ns").asLong()),
+          safe == null ? null : Duration.ofNanos(safe.asLong()),
+          Duration.ofNanos(root.required("share_horizon_ns").asLong()),
+          Duration.ofNanos(root.required("grant_ttl_ns").asLong()));
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      if (e instanceof InvalidPolicyException invalid) {
+        throw invalid;
+      }
+      throw new InvalidPolicyException("(stored policy)", "the stored policy is not readable: " + e.getMessage(), e);
+    }
+  }
+
+  /** The dimension and class names, in order: what the derived state is laid out by. */
+  static String layout(Policy policy) {
+    ObjectNode root = JSON.createObjectNode();
+    ArrayNode dims = root.putArray("dimensions");
+    policy.dimensionNames().forEach(dims::add);
+    ArrayNode classes = root.putArray("priorities");
+    policy.priorityNames().forEach(classes::add);
+    return write(root);
+  }
+
+  /**
+   * The numbers the scripts decide with, computed exactly as {@code NestedBuckets.configure} does,
+   * in the order {@code load_config} in nested_buckets.lua reads them: dims, classes, then per
+   * dimension the refill rate, the burst and the largest cost that can ever fit, the class weights,
+   * the share horizon in seconds and in µs, the idle TTL in µs, the grant TTL in µs and in ms (at
+   * least 1, for {@code PX}), the safe window in µs (0 for none) and per dimension its allowance.
+   * Each is written in Java's shortest round-trip form, which Lua's {@code tonumber} reads back to
+   * the same double.
+   */
+  static List<String> params(Policy policy) {
+    List<String> out = new ArrayList<>();
+    int dims = policy.dimensions().size();
+    out.add(Integer.toString(dims));
+    out.add(Integer.toString(policy.priorities().size()));
+    for (int d = 0; d < dims; d++) {
+      out.add(Double.toString(policy.refillRate(d)));
+    }
+    for (Dimension d : policy.dimensions()) {
+      out.add(Double.toString(d.burst()));
+    }
+    for (int d = 0; d < dims; d++) {
+      out.add(Double.toString(policy.largestCost(d)));
+    }
+    for (PriorityClass k : policy.priorities()) {
+      out.add(Double.toString(k.weight()));
+    }
+    out.add(Double.toString(policy.shareHorizon().toNanos() / 1e9));
+    out.add(Long.toString(policy.shareHorizon().toNanos() / 1_000));
+    out.add(Long.toString(policy.idleTtl().toNanos() / 1_000));
+    long grantNanos = policy.grantTtl().toNanos();
+    out.add(Long.toString(grantNanos / 1_000));
+    out.add(Long.toString(Math.max(1, (grantNanos + 999_999) / 1_000_000)));
+    long period = policy.safeWindow() == null ? 0 : policy.safeWindow().toNanos() / 1_000;
+    out.add(Long.toString(period));
+    for (int d = 0; d < dims; d++) {
+      out.add(Double.toString(policy.refillRate(d) * period / 1e6));
+    }
+    return out;
+  }
+
+  private static String write(JsonNode node) {
+    try {
+      return JSON.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,273 @@
+package io.backpressure.redis;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
+import io.backpressure.core.Policy;
+import io.backpressure.core.RequestCheck;
+import io.lettuce.core.RedisException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gate with its state on Redis or Valkey, shared by every worker process of a target. Each
+ * admission is one {@code EVALSHA} of {@code admit.lua} and each release one of {@code
+ * release.lua}: the whole decision of {@code NestedBuckets} (refill, the three layers, Δ, booking,
+ * debit) runs inside the server, atomically, with the same arithmetic as the in-memory reference.
+ *
+ * <pre>{@code
+ * try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder("rediss://app:secret@redis:6380")
+ *     .policy(Policy.fromYaml(Path.of("policy.yaml"))).build())) {
+ *   Gate gate = FailOpenGate.around(redis).build();   // calls proceed if Redis is down
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Caps and weights live in the target's config hash ({@link RedisPolicyStore}). The gate keeps a
+ * copy to validate requests with {@link RequestCheck} (so both backends reject alike) and sends its
+ * version with every call; when the stored policy has changed, the script answers "stale" without
+ * touching anything, the gate reads the new policy and asks again. A change therefore takes effect
+ * at every worker's next admission. If the config hash has vanished (a server restarted without
+ * persistence), the gate writes back the last policy it knew.
+ *
+ * <p>Thread-safe; calls from any number of threads are multiplexed over one connection. {@link
+ * #admit} and {@link #release} throw a Lettuce {@link RedisException} when Redis does not answer
+ * within the command timeout; wrap the gate in a {@link io.backpressure.core.FailOpenGate} to keep
+ * calls flowing then.
+ */
+public final class RedisGate implements Gate, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RedisGate.class);
+  /** Stale answers in a row before giving up (the policy is being rewritten continuously). */
+  private static final int MAX_STALE = 4;
+
+  private final Connection connection;
+  private final boolean ownsConnection;
+  private final RedisPolicyStore store;
+  private final Keys keys;
+  private final String target;
+  private final TimeSource timeSource;
+  private final Ids ids = new Ids();
+  private volatile RedisPolicyStore.Stored live;
+
+  private RedisGate(Connection connection, boolean ownsConnection, RedisPolicyStore store, Keys keys,
+      RedisGateConfig config, RedisPolicyStore.Stored live) {
+    this.connection = connection;
+    this.ownsConnection = ownsConnection;
+    this.store = store;
+    this.keys = keys;
+    this.target = config.target();
+    this.timeSource = config.timeSource();
+    this.live = live;
+  }
+
+  /**
+   * Connects to the target of {@code config}. If the target has no policy yet, the config's initial
+   * policy is stored; if it has one, the stored policy wins.
+   *
+   * @throws NoSuchElementException when the target has no policy and the config gives none
+   * @throws RedisException when the server cannot be reached
+   */
+  public static RedisGate connect(RedisGateConfig config) {
+    Connection connection = Connection.open(config);
+    try {
+      return over(connection, true, config);
+    } catch (RuntimeException e) {
+      connection.close();
+      throw e;
+    }
+  }
+
+  /** A gate over an open connection, which it closes on {@link #close()} only if it owns it. */
+  static RedisGate over(Connection connection, boolean ownsConnection, RedisGateConfig config) {
+    Keys keys = Keys.of(config.keyPrefix(), config.target());
+    RedisPolicyStore store = new RedisPolicyStore(connection, false, keys, config.target());
+    if (config.initialPolicy() != null && !store.create(config.initialPolicy())) {
+      LOG.info("target {} already has a policy in Redis; using it rather than the one configured", config.target());
+    }
+    RedisPolicyStore.Stored stored = store.read().orElseThrow(() -> new NoSuchElementException(
+        "target '" + config.target() + "' has no policy in Redis; give one with RedisGateConfig.Builder.policy "
+            + "or write one with RedisPolicyStore.apply"));
+    return new RedisGate(connection, ownsConnection, store, keys, config, stored);
+  }
+
+  @Override
+  public String target() {
+    return target;
+  }
+
+  /** The policy this gate last read (refreshed whenever a call finds it stale). */
+  public Policy policy() {
+    return live.policy();
+  }
+
+  /** The target's policy store, over this gate's connection (closing it leaves the gate open). */
+  public RedisPolicyStore policyStore() {
+    return store;
+  }
+
+  @Override
+  public Admission admit(AdmissionRequest request) {
+    return connection.await(decide(request)).admission();
+  }
+
+  /**
+   * {@link #admit(AdmissionRequest)} without blocking: the future completes with the answer, or
+   * exceptionally with a Lettuce {@link RedisException}.
+   */
+  public CompletableFuture<Admission> admitAsync(AdmissionRequest request) {
+    return decide(request).thenApply(Decision::admission);
+  }
+
+  @Override
+  public boolean release(Grant grant, Cost actual) {
+    Objects.requireNonNull(grant, "grant");
+    Objects.requireNonNull(actual, "actual");
+    return connection.await(release(grant, actual, live, 0));
+  }
+
+  /** Closes the connection (the gate opened it). */
+  @Override
+  public void close() {
+    if (ownsConnection) {
+      connection.close();
+    }
+  }
+
+  /**
+   * An answer and the time it was decided at (µs on the gate's time source; -1 for a rejection
+   * decided in the client).
+   */
+  record Decision(Admission admission, long decidedAtMicros) {}
+
+  CompletableFuture<Decision> decide(AdmissionRequest request) {
+    Objects.requireNonNull(request, "request");
+    return attempt(request, live, 0);
+  }
+
+  private CompletableFuture<Decision> attempt(AdmissionRequest request, RedisPolicyStore.Stored stored, int stale) {
+    Policy policy = stored.policy();
+    RequestCheck check = RequestCheck.of(policy, request);
+    if (check.rejection() != null) {
+      return CompletableFuture.completedFuture(new Decision(check.rejection(), -1));
+    }
+    double[] estimate = check.estimate();
+    double[] reserve = check.reserve();
+    String grantId = ids.grant();
+    String bookingId = ids.booking();
+    String presented = Ids.isBooking(request.booking()) ? request.booking() : null;
+    String[] scriptKeys = keys.step(
+        keys.grant(grantId), keys.booking(bookingId), keys.booking(presented != null ? presented : bookingId));
+    int dims = estimate.length;
+    String[] args = new String[7 + (reserve == null ? dims : 2 * dims)];
+    args[0] = stored.version();
+    args[1] = now();
+    args[2] = request.tenant();
+    args[3] = Integer.toString(check.priorityIndex());
+    args[4] = Double.toString(policy.tenantWeight(request.tenant()));
+    args[5] = presented != null ? "1" : "0";
+    args[6] = reserve != null ? "1" : "0";
+    for (int d = 0; d < dims; d++) {
+      args[7 + d] = Double.toString(estimate[d]);
+      if (reserve != null) {
+        args[7 + dims + d] = Double.toString(reserve[d]);
+      }
+    }
+    return connection.run(Script.ADMIT, scriptKeys, args).thenCompose(reply -> {
+      long code = (Long) reply.get(0);
+      if (code == 0) {
+        double[] debit = new double[dims];
+        for (int d = 0; d < dims; d++) {
+          debit[d] = Double.parseDouble((String) reply.get(2 + d));
+        }
+        Cost debited = Arrays.equals(debit, estimate) ? request.cost() : toCost(policy, debit);
+        Grant grant = new Grant(grantId, request.tenant(), request.priority(), debited, false);
+        return CompletableFuture.completedFuture(new Decision(new Admission.Admitted(grant), (Long) reply.get(1)));
+      }
+      if (code == 1) {
+        long waitMicros = (Long) reply.get(1);
+        String booking = (Long) reply.get(3) == 0 ? bookingId : presented;
+        return CompletableFuture.completedFuture(new Decision(
+            new Admission.Deferred(Duration.ofNanos(waitMicros * 1_000), booking), (Long) reply.get(2)));
+      }
+      return refresh(stale, (String) reply.get(1)).thenCompose(next -> attempt(request, next, stale + 1));
+    });
+  }
+
+  private CompletableFuture<Boolean> release(Grant grant, Cost actual, RedisPolicyStore.Stored stored, int stale) {
+    Policy policy = stored.policy();
+    double[] amounts = RequestCheck.amounts(policy, actual, "actual");
+    if (amounts == null) {
+      throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
+    }
+    if (grant.failedOpen() || !Ids.isGrant(grant.id())) {
+      return CompletableFuture.completedFuture(false);
+    }
+    String[] scriptKeys = keys.step(keys.grant(grant.id()));
+    String[] args = new String[2 + amounts.length];
+    args[0] = stored.version();
+    args[1] = now();
+    for (int d = 0; d < amounts.length; d++) {
+      args[2 + d] = Double.toString(amounts[d]);
+    }
+    return connection.run(Script.RELEASE, scriptKeys, args).thenCompose(reply -> {
+      long code = (Long) reply.get(0);
+      if (code != 2) {
+        return CompletableFuture.completedFuture(code == 1);
+      }
+      return refresh(stale, (String) reply.get(1)).thenCompose(next -> release(grant, actual, next, stale + 1));
+    });
+  }
+
+  /**
+   * Reads the live policy after a script found this gate's copy stale; writes the last known one
+   * back if the target has none (its config hash was lost).
+   */
+  private CompletableFuture<RedisPolicyStore.Stored> refresh(int stale, String liveVersion) {
+    if (stale + 1 >= MAX_STALE) {
+      return CompletableFuture.failedFuture(new RedisException(
+          "the policy of target '" + target + "' changed " + MAX_STALE + " times during one call"));
+    }
+    RedisPolicyStore.Stored known = live;
+    CompletableFuture<?> restore = CompletableFuture.completedFuture(null);
+    if (liveVersion.isEmpty()) {
+      restore = store.write(known.policy(), "-").thenAccept(written -> {
+        if (written.isPresent()) {
+          LOG.warn("target {} had no policy in Redis (data lost or deleted); wrote back the last one this gate read",
+              target);
+        }
+      });
+    }
+    return restore.thenCompose(ignored -> store.readAsync()).thenApply(read -> {
+      RedisPolicyStore.Stored next = read.orElseThrow(() -> new RedisException(
+          "target '" + target + "' has no policy in Redis"));
+      live = next;
+      return next;
+    });
+  }
+
+  private String now() {
+    if (timeSource instanceof TimeSource.Caller caller) {
+      return Long.toString(caller.clock().nanoTime() / 1_000);
+    }
+    return "";
+  }
+
+  private static Cost toCost(Policy policy, double[] amounts) {
+    Map<String, Double> map = new HashMap<>();
+    List<String> names = policy.dimensionNames();
+    for (int d = 0; d < amounts.length; d++) {
+      map.put(names.get(d), amounts[d]);
+    }
+    return new Cost(map);
+  }
+}

@@ -1,0 +1,221 @@
+package io.backpressure.redis;
+
+import io.backpressure.core.Dimension;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.InvalidPolicyException;
+import io.backpressure.core.Policy;
+import io.lettuce.core.KeyValue;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
+
+/**
+ * A target's policy in Redis: read it, replace it, change one cap or weight, and look at the live
+ * bucket levels. This is what the admin command uses; every {@link RedisGate} of the target picks a
+ * change up at its next admission, without a restart.
+ *
+ * <p>Writes are validated before they reach Redis (a {@link Policy} is checked when it is built, so
+ * a bad cap or weight throws {@link InvalidPolicyException} naming the field and nothing is
+ * written) and are atomic: the policy, its version and the numbers the scripts use change in one
+ * step. Changing caps and weights keeps the live state; changing the dimension or class names (only
+ * possible with {@link #apply(Policy)}) drops it, so the next admission starts with full buckets and
+ * empty queues, and grants and bookings of the old layout are ignored on release or retry.
+ *
+ * <p>Thread-safe. Every method is one or a few round trips and throws a Lettuce {@code
+ * RedisException} if the server does not answer within the command timeout.
+ */
+public final class RedisPolicyStore implements AutoCloseable {
+  private static final int MAX_CONFLICTS = 16;
+
+  private final Connection connection;
+  private final boolean ownsConnection;
+  private final Keys keys;
+  private final String target;
+
+  RedisPolicyStore(Connection connection, boolean ownsConnection, Keys keys, String target) {
+    this.connection = connection;
+    this.ownsConnection = ownsConnection;
+    this.keys = keys;
+    this.target = target;
+  }
+
+  /** Connects to the target of {@code config} (its initial policy, if any, is not written). */
+  public static RedisPolicyStore connect(RedisGateConfig config) {
+    Connection connection = Connection.open(config);
+    return new RedisPolicyStore(connection, true, Keys.of(config.keyPrefix(), config.target()), config.target());
+  }
+
+  /**
+   * A policy as stored, with its version.
+   *
+   * @param policy the policy
+   * @param version changes with every write, never repeats ({@code <counter>-<random>})
+   */
+  public record Stored(Policy policy, String version) {
+    public Stored {
+      Objects.requireNonNull(policy, "policy");
+      Objects.requireNonNull(version, "version");
+    }
+  }
+
+  /** The target this store writes. */
+  public String target() {
+    return target;
+  }
+
+  /** The live policy and its version, or empty when the target has none. */
+  public Optional<Stored> read() {
+    return connection.await(readAsync());
+  }
+
+  /** The live policy. @throws NoSuchElementException when the target has none */
+  public Policy policy() {
+    return read().map(Stored::policy)
+        .orElseThrow(() -> new NoSuchElementException("target '" + target + "' has no policy in Redis"));
+  }
+
+  /**
+   * Replaces the policy atomically, whatever is stored (the {@code apply -f} of the admin command).
+   * The dimension and class names may change; the live state is then reset (see the class comment).
+   */
+  public Stored apply(Policy policy) {
+    return connection.await(write(policy, "")).orElseThrow();
+  }
+
+  /** Stores {@code policy} only if the target has none; returns whether it was written. */
+  public boolean create(Policy policy) {
+    return connection.await(write(policy, "-")).isPresent();
+  }
+
+  /**
+   * Reads the policy, applies {@code change} and writes the result if nobody wrote in between
+   * (optimistic concurrency: on a conflict it reads and applies the change again).
+   *
+   * @throws NoSuchElementException when the target has no policy
+   * @throws IllegalStateException after 16 conflicts in a row
+   */
+  public Stored update(UnaryOperator<Policy> change) {
+    for (int i = 0; i < MAX_CONFLICTS; i++) {
+      Stored current = read()
+          .orElseThrow(() -> new NoSuchElementException("target '" + target + "' has no policy in Redis"));
+      Policy next = change.apply(current.policy());
+      Optional<Stored> written = connection.await(write(next, current.version()));
+      if (written.isPresent()) {
+        return written.get();
+      }
+    }
+    throw new IllegalStateException("the policy of target '" + target + "' changed " + MAX_CONFLICTS
+        + " times while updating it; try again");
+  }
+
+  /** Hot update of one dimension's cap (units per second) and burst. */
+  public Stored setCap(String dimension, double capPerSecond, double burst) {
+    return update(p -> p.withDimension(new Dimension(dimension, capPerSecond, burst)));
+  }
+
+  /** Hot update of one priority class's weight. */
+  public Stored setPriorityWeight(String priority, double weight) {
+    return update(p -> p.withPriorityWeight(priority, weight));
+  }
+
+  /** Hot update of one tenant's weight. */
+  public Stored setTenantWeight(String tenant, double weight) {
+    return update(p -> p.withTenantWeight(tenant, weight));
+  }
+
+  /**
+   * The buckets as of the target's last admission or release: L1 level per dimension, L2 level per
+   * class and dimension, active queues per class. Empty before the first admission (and after a
+   * layout change), when every bucket is full.
+   */
+  public Optional<InMemoryGate.Levels> levels() {
+    Policy policy = read().map(Stored::policy).orElse(null);
+    List<Object> reply = connection.await(connection.run(Script.LEVELS, new String[] {keys.config(), keys.state()}));
+    if (reply.isEmpty()) {
+      return Optional.empty();
+    }
+    int dims = ((Long) reply.get(0)).intValue();
+    int classes = ((Long) reply.get(1)).intValue();
+    boolean named = policy != null && policy.dimensions().size() == dims && policy.priorities().size() == classes;
+    List<String> dimNames = new ArrayList<>();
+    for (int d = 0; d < dims; d++) {
+      dimNames.add(named ? policy.dimensions().get(d).name() : "d" + d);
+    }
+    int i = 2;
+    Map<String, Double> global = new LinkedHashMap<>();
+    for (int d = 0; d < dims; d++) {
+      global.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
+    }
+    Map<String, Map<String, Double>> levels = new LinkedHashMap<>();
+    for (int k = 0; k < classes; k++) {
+      Map<String, Double> byDim = new HashMap<>();
+      for (int d = 0; d < dims; d++) {
+        byDim.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
+      }
+      levels.put(className(policy, named, k), Map.copyOf(byDim));
+    }
+    Map<String, Integer> active = new LinkedHashMap<>();
+    for (int k = 0; k < classes; k++) {
+      active.put(className(policy, named, k), ((Long) reply.get(i++)).intValue());
+    }
+    return Optional.of(new InMemoryGate.Levels(global, levels, active));
+  }
+
+  private static String className(Policy policy, boolean named, int k) {
+    return named ? policy.priorities().get(k).name() : "k" + k;
+  }
+
+  /** Reads policy and version in one step. */
+  CompletableFuture<Optional<Stored>> readAsync() {
+    return connection.commands().hmget(keys.config(), "version", "policy").toCompletableFuture()
+        .thenApply(values -> {
+          Map<String, String> fields = new HashMap<>();
+          for (KeyValue<String, String> kv : values) {
+            if (kv.hasValue()) {
+              fields.put(kv.getKey(), kv.getValue());
+            }
+          }
+          if (fields.get("version") == null || fields.get("policy") == null) {
+            return Optional.empty();
+          }
+          return Optional.of(new Stored(PolicyCodec.fromJson(fields.get("policy")), fields.get("version")));
+        });
+  }
+
+  /**
+   * Writes {@code policy} if the stored version is {@code expected} ({@code ""}: any, {@code "-"}:
+   * none stored); empty when that expectation failed.
+   */
+  CompletableFuture<Optional<Stored>> write(Policy policy, String expected) {
+    Objects.requireNonNull(policy, "policy");
+    if (!policy.target().equals(target)) {
+      throw new InvalidPolicyException("target",
+          "this store writes target '" + target + "', the policy is for '" + policy.target() + "'");
+    }
+    List<String> args = new ArrayList<>();
+    args.add(expected);
+    args.add(Ids.suffix());
+    args.add(PolicyCodec.toJson(policy));
+    args.add(PolicyCodec.layout(policy));
+    args.addAll(PolicyCodec.params(policy));
+    return connection.run(Script.APPLY, keys.step(), args.toArray(String[]::new))
+        .thenApply(reply -> ((Long) reply.get(0)) == 1
+            ? Optional.of(new Stored(policy, (String) reply.get(1)))
+            : Optional.empty());
+  }
+
+  /** Closes the connection if this store opened it (a gate's store shares the gate's). */
+  @Override
+  public void close() {
+    if (ownsConnection) {
+      connection.close();
+    }
+  }
+}

@@ -1,0 +1,221 @@
+-- One admission attempt: NestedBuckets.admit plus the grant and booking bookkeeping of
+-- InMemoryGate.admit, as one atomic step. Runs after nested_buckets.lua (prepended by the client).
+--
+-- KEYS: 1 config, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua), 6 the grant key for
+--       this call's id, 7 the booking key for this call's id, 8 the booking key the caller presents
+--       (the same as 7 when it presents none)
+-- ARGV: 1 the policy version the caller validated the request against, 2 the time in µs ('' = the
+--       server's TIME), 3 tenant, 4 class index (0 = highest), 5 tenant weight w_t, 6 '1' when a
+--       booking is presented, 7 '1' in reservation mode, then the estimate per dimension (in the
+--       policy's order) and, in reservation mode, what to reserve per dimension
+-- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as exact decimals);
+-- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[8] (1);
+-- {2, live version} the caller's policy version is stale (nothing changed).
+
+-- NestedBuckets.touch: finds or creates the queue (q is what load_queue found), refills it, and
+-- replaces its contribution to the class sums (D_k,d, U_k,d) with one based on this call's paced
+-- cost and its current level.
+local function touch(now, field, k, weight, cost, q)
+  if not q then
+    q = { k = k, lvl = huge, cap = huge, rate = 0, w = 0, sat = false, last = now, seen = 0, seq = 0,
+          deferred = NEVER, con = {}, use = {}, corr = {} }
+    for d = 1, D do
+      q.con[d] = 0
+      q.use[d] = 0
+      q.corr[d] = 0
+    end
+    S[N + k] = S[N + k] + 1
+  else
+    refill(now, q)
+    withdraw(q)
+  end
+  q.seen = now
+  S[SEQ] = S[SEQ] + 1
+  q.seq = S[SEQ]
+  redis.call('ZADD', KEYS[4], fmt(now), field)
+
+  q.w = weight
+  local sigma = share(cost)
+  if sigma > 0 then
+    for d = 1, D do
+      q.con[d] = q.w * cost[d] / sigma
+    end
+  end
+  q.sat = q.lvl >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
+  contribute(q)
+  q.rate = q.w * equalisation_rate(k)
+  q.cap = max(sigma, q.rate * P.horizon)
+  q.lvl = min(q.lvl, q.cap)
+  return q
+end
+
+-- NestedBuckets.admit: paces the estimate by the queue's correction, pays the call's share into L3
+-- at its first attempt (the debt is the queue's line), then admits iff every L1 and L2 bucket (and
+-- the safe window) holds the cost and the call's turn has come. Returns Δ in µs, or 0 when admitted
+-- and debited; booking.debit is what was debited, booking.entry the window entry.
+local function admit(now, field, k, weight, estimate, reserve, booking)
+  local q = load_queue(field)
+  local paced = {}
+  for d = 1, D do
+    local correction = 0
+    if q then
+      correction = q.corr[d]
+    end
+    paced[d] = min(P.largest[d], estimate[d] + correction)
+  end
+  local cost = reserve or paced
+  booking.debit = cost
+  q = touch(now, field, k, weight, paced, q)
+  local sigma = share(paced)
+  local fresh = not booking.paid
+  if fresh then
+    q.lvl = q.lvl - sigma
+    booking.paid = true
+    if q.lvl >= -EPSILON then
+      booking.ready = now
+    else
+      booking.ready = now + micros(-q.lvl / q.rate)
+    end
+  else
+    q.lvl = q.lvl - (sigma - booking.share)
+  end
+  booking.share = sigma
+
+  -- When each short bucket (L1, the safe window, L2) holds enough at its current rate.
+  local global_slot = {}
+  local class_slot = {}
+  local short12 = false
+  for d = 1, D do
+    local kd = at(k, d)
+    global_slot[d] = now
+    class_slot[d] = now
+    if cost[d] > 0 then
+      if cost[d] > S[G + d] + EPSILON then
+        global_slot[d] = now + micros((cost[d] - S[G + d]) / P.rate[d])
+      end
+      if W then
+        global_slot[d] = max(global_slot[d], window_fits_at(now, d, cost[d]))
+      end
+      if cost[d] > S[LVL + kd] + EPSILON then
+        class_slot[d] = now + micros((cost[d] - S[LVL + kd]) / effective[kd])
+      end
+      short12 = short12 or global_slot[d] > now or class_slot[d] > now
+    end
+  end
+  -- A first attempt, or one that finds a bucket short, lines up behind the tails (the times the
+  -- last deferred calls were told to come back), spaced by what it is expected to use.
+  local slot = now
+  local line_up = fresh or short12
+  local behind = now
+  if not fresh then
+    behind = max(now, booking.ready)
+  end
+  for d = 1, D do
+    if line_up and cost[d] > 0 then
+      local kd = at(k, d)
+      if S[GT + d] > behind then
+        global_slot[d] = max(global_slot[d], S[GT + d] + micros(paced[d] / P.rate[d]))
+      end
+      if S[CT + kd] > behind then
+        class_slot[d] = max(class_slot[d], S[CT + kd] + micros(paced[d] / effective[kd]))
+      end
+    end
+    slot = max(slot, max(global_slot[d], class_slot[d]))
+  end
+  local ready = max(slot, booking.ready)
+  if ready > now then
+    if slot > now and slot >= booking.ready then
+      for d = 1, D do
+        S[GT + d] = max(S[GT + d], global_slot[d])
+        S[CT + at(k, d)] = max(S[CT + at(k, d)], class_slot[d])
+      end
+    end
+    booking.ready = ready
+    S[CD + k] = now
+    q.deferred = now
+    save_queue(field, q)
+    return max(MIN_DEFER_MICROS, ready - now)
+  end
+  if W then
+    booking.entry = window_add(now, cost)
+  end
+  for d = 1, D do
+    local kd = at(k, d)
+    S[G + d] = S[G + d] - cost[d]
+    S[LVL + kd] = S[LVL + kd] - cost[d]
+    local used = cost[d] / P.horizon
+    S[USE + kd] = S[USE + kd] + used
+    q.use[d] = q.use[d] + used
+    if q.sat then
+      S[SU + kd] = S[SU + kd] + used
+    end
+  end
+  save_queue(field, q)
+  return 0
+end
+
+local config, live = load_config(ARGV[1])
+if not config then
+  return { 2, live }
+end
+local now = current_time(ARGV[2])
+local tenant = ARGV[3]
+local k = tonumber(ARGV[4]) + 1
+local weight = tonumber(ARGV[5])
+local estimate = {}
+local reserve
+for d = 1, D do
+  estimate[d] = tonumber(ARGV[7 + d])
+end
+if ARGV[7] == '1' then
+  reserve = {}
+  for d = 1, D do
+    reserve[d] = tonumber(ARGV[7 + D + d])
+  end
+end
+
+-- InMemoryGate.admit: a presented booking counts only if it is live, of this generation of the
+-- policy's layout, and of this same queue; otherwise the call starts afresh. A stored booking is
+-- {tenant, class, paid share, ready at, expires at, generation}.
+local booking
+if ARGV[6] == '1' then
+  local raw = redis.call('GET', KEYS[8])
+  if raw then
+    local b = cmsgpack.unpack(raw)
+    if b[5] > now and b[6] == P.generation and b[1] == tenant and b[2] == k then
+      booking = { paid = true, share = b[3], ready = b[4], exp = b[5] }
+    end
+  end
+end
+local fresh = booking == nil
+if fresh then
+  booking = { paid = false, share = 0, ready = 0, exp = now + P.grant_ttl }
+end
+
+begin_step(now)
+local field = (k - 1) .. ':' .. tenant
+local wait = admit(now, field, k, weight, estimate, reserve, booking)
+end_step()
+if wait > 0 then
+  local stored = cmsgpack.pack({ tenant, k, booking.share, booking.ready, booking.exp, P.generation })
+  if fresh then
+    redis.call('SET', KEYS[7], stored, 'PX', fmt(P.grant_px))
+    return { 1, wait, now, 0 }
+  end
+  redis.call('SET', KEYS[8], stored, 'KEEPTTL')
+  return { 1, wait, now, 1 }
+end
+if not fresh then
+  redis.call('DEL', KEYS[8])
+end
+-- A grant is {tenant, class, expires at, generation, paid share, window entry id (0: none), window
+-- entry time, then per dimension the debit and the estimate}.
+local grant = { tenant, k, now + P.grant_ttl, P.generation, booking.share, booking.entry or 0, now }
+local reply = { 0, now }
+for d = 1, D do
+  grant[7 + d] = booking.debit[d]
+  grant[7 + D + d] = estimate[d]
+  reply[2 + d] = fmt(booking.debit[d])
+end
+redis.call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', fmt(P.grant_px))
+return reply

@@ -1,0 +1,49 @@
+-- Writes a target's policy, atomically: the JSON the clients read back, and the numbers the admission
+-- and release scripts use (packed once here, unpacked at every decision). Validation happens in the
+-- client, which only writes policies it could build.
+--
+-- KEYS: 1 config hash, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua)
+-- ARGV: 1 the version the writer expects ('' = any, '-' = only if the target has no policy yet),
+--       2 a random suffix that makes the new version unique, 3 policy JSON, 4 layout (the dimension
+--       and class names), 5.. the parameters in PolicyCodec.params order (see load_config in
+--       nested_buckets.lua)
+-- Returns {1, new version} written; {0, live version or ''} the expectation failed (nothing written).
+--
+-- When the dimension or class names change, the derived state (L1, L2, L3, sums, tails) no longer
+-- fits: it is dropped and the next admission starts cold (full buckets), and the generation
+-- increments so that grants and bookings of the old layout are ignored. Changing only caps and
+-- weights keeps the state: the next step refills at the new rates and clamps to the new capacities.
+local current = redis.call('HMGET', KEYS[1], 'version', 'layout', 'generation')
+local expected = ARGV[1]
+if (expected == '-' and current[1]) or (expected ~= '' and expected ~= '-' and expected ~= current[1]) then
+  return { 0, current[1] or '' }
+end
+
+-- The parameters as the scripts read them (nested_buckets.lua, load_config): the numbers as given,
+-- then the struct formats of the state, of one queue, of the safe window's meta record and of one
+-- window entry, which depend on the dimensions (D) and classes (K) only.
+local params = {}
+for i = 5, #ARGV do
+  params[#params + 1] = tonumber(ARGV[i])
+end
+local dims, classes = params[1], params[2]
+local period = params[3 + 3 * dims + classes + 5]
+params[#params + 1] = '<' .. string.rep('d', 2 + 2 * dims + 6 * classes * dims + 3 * classes)
+params[#params + 1] = '<' .. string.rep('d', 10 + 3 * dims)
+params[#params + 1] = '<' .. string.rep('d', 2 + dims)
+params[#params + 1] = '<' .. string.rep('d', 1 + dims)
+
+-- Versions read "<counter>-<suffix>": the counter for people, the suffix so that a version is never
+-- reused, not even after the server lost its data and a client wrote the policy again.
+local version = ((tonumber(string.match(current[1] or '', '^%d+')) or 0) + 1) .. '-' .. ARGV[2]
+local generation = tonumber(current[3]) or 0
+if current[2] ~= ARGV[4] then
+  generation = generation + 1
+  redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+elseif period == 0 then
+  -- No safe window any more: its record goes (a later one starts empty, as in NestedBuckets).
+  redis.call('UNLINK', KEYS[5])
+end
+redis.call('HSET', KEYS[1], 'version', version, 'layout', ARGV[4], 'generation', generation,
+    'params', cmsgpack.pack(params), 'policy', ARGV[3])
+return { 1, version }

@@ -1,0 +1,512 @@
+-- The nested buckets of io.backpressure.core.NestedBuckets, transcribed for Redis. The essay at the
+-- top of NestedBuckets.java explains the algorithm and its names: L1 (one global bucket per
+-- dimension d), L2 (one bucket per class k and dimension), L3 (one bucket per queue q = (t, k), in
+-- units of dominant share), X*_k (the DRF equalisation rate), D_k,d (the demand sums of a class's
+-- queues), U_k,d (what a class's satisfied queues use), tails and bookings. Every function below
+-- carries the name of the Java method it mirrors and keeps its arithmetic in the same order, so that
+-- both backends take the same decisions on the same trace (libm's exp may differ from Java's by an
+-- ulp; nothing else differs).
+--
+-- This file is not a script on its own: the client prepends it to admit.lua and release.lua, which
+-- read the parameters and the state through it and then take their step.
+--
+-- Units: time in integer microseconds (exact in a double up to 2^53 µs, about 285 years); rates in
+-- units per second; dt in seconds; shares (σ, L3 levels) in seconds of the whole cap.
+--
+-- Keys (all carry the target's hash tag, so they live in one cluster slot):
+--   KEYS[1] config hash: version, generation, layout, params (cmsgpack array, see load_config),
+--           policy (JSON, for the clients)
+--   KEYS[2] state: one struct-packed array of doubles (layout below); absent until the first step
+--   KEYS[3] queues hash: field "<class index from 0>:<tenant>" -> one struct-packed L3 queue
+--   KEYS[4] seen zset: the same fields, scored by the time they were last seen (idle eviction)
+--   KEYS[5] window hash (only with a safe window): the SlidingWindow of every dimension at once,
+--           since all of them record each admission at the same time: field 'meta' -> struct of
+--           {head id, next id, sum[d]}, field '<id>' -> struct of {time, amount[d]}
+--
+-- The state is one flat array S, because building nested tables is what a script spends most of its
+-- time on otherwise. With D dimensions and K classes, and the offsets computed in load_config:
+--   S[LAST]                 time of the last step (µs)          NestedBuckets.lastMicros
+--   S[SEQ]                  touches so far (the LRU order)
+--   S[G + d]                L1 level of dimension d             global[d]
+--   S[GT + d]               L1 tail                             globalTail[d]
+--   S[LVL + at(k, d)]       L2 level                            classLevel[k][d]
+--   S[USE + at(k, d)]       class usage average                 classUse[k][d]
+--   S[HD + at(k, d)]        D_k,d of the hungry queues          hungryDemand[k][d]
+--   S[AD + at(k, d)]        D_k,d of all active queues          allDemand[k][d]
+--   S[SU + at(k, d)]        U_k,d                               satisfiedUse[k][d]
+--   S[CT + at(k, d)]        L2 tail                             classTail[k][d]
+--   S[N + k]                active queues of class k            activeQueues[k]
+--   S[NS + k]               satisfied queues of class k         satisfiedQueues[k]
+--   S[CD + k]               last deferral in class k (µs)       classDeferred[k]
+
+local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
+
+local SATISFIED_FRACTION = 0.5
+local MIN_DEFER_MICROS = 1000
+local EPSILON = 1e-9
+local CORRECTION_WEIGHT = 0.2
+-- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
+local NEVER = -4611686018427387904
+
+-- P: the parameters (see load_config); S: the state, nil before the first step.
+local P
+local S
+local D, K
+local LAST, SEQ, G, GT, LVL, USE, HD, AD, SU, CT, N, NS, CD, STATE_SIZE
+-- The safe window (W.head, W.next, W.sum[d]), loaded on demand; nil without a safe window.
+local W
+-- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
+local active_weight = 0
+local nominal = {}
+local effective = {}
+
+-- The flat index of (class k, dimension d).
+local function at(k, d)
+  return (k - 1) * D + d
+end
+
+-- A number as Redis must see it: tostring would keep only 14 significant digits.
+local function fmt(x)
+  return string.format('%.17g', x)
+end
+
+-- Reads the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d] (B_d),
+-- largest[d] (the largest cost that can ever fit), weight[k] (ω_k), horizon (H, s), horizon_micros,
+-- idle (idle TTL, µs), grant_ttl (µs), grant_px (ms), period (safe window, µs; 0 = none),
+-- allowance[d] (r_d · period), then the struct formats apply.lua adds. Returns nil and the stored
+-- version when the caller's version is not the live one (the caller then reloads the policy and
+-- asks again).
+local function load_config(version)
+  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation')
+  if not cfg[1] or cfg[1] ~= version then
+    return nil, cfg[1] or ''
+  end
+  local v = cmsgpack.unpack(cfg[2])
+  D, K = v[1], v[2]
+  P = { dims = D, classes = K, rate = {}, burst = {}, largest = {}, weight = {}, allowance = {},
+        generation = tonumber(cfg[3]) }
+  for d = 1, D do
+    P.rate[d] = v[2 + d]
+    P.burst[d] = v[2 + D + d]
+    P.largest[d] = v[2 + 2 * D + d]
+  end
+  local i = 3 + 3 * D
+  for k = 1, K do
+    P.weight[k] = v[i]
+    i = i + 1
+  end
+  P.horizon, P.horizon_micros, P.idle, P.grant_ttl, P.grant_px, P.period =
+      v[i], v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5]
+  i = i + 6
+  for d = 1, D do
+    P.allowance[d] = v[i]
+    i = i + 1
+  end
+  P.state_format, P.queue_format, P.meta_format, P.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
+  LAST, SEQ, G = 1, 2, 2
+  GT = G + D
+  LVL = GT + D
+  USE = LVL + K * D
+  HD = USE + K * D
+  AD = HD + K * D
+  SU = AD + K * D
+  CT = SU + K * D
+  N = CT + K * D
+  NS = N + K
+  CD = NS + K
+  STATE_SIZE = CD + K
+  return P
+end
+
+-- The decision time: the caller's microseconds, or the server's clock.
+local function current_time(argument)
+  if argument ~= '' then
+    return tonumber(argument)
+  end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+local function load_state()
+  local raw = redis.call('GET', KEYS[2])
+  if raw then
+    S = { struct.unpack(P.state_format, raw) }
+  end
+end
+
+local function save_state()
+  redis.call('SET', KEYS[2], struct.pack(P.state_format, unpack(S, 1, STATE_SIZE)))
+end
+
+-- One L3 queue: its level and capacity (shares), refill rate ρ_q (share/s), weight w_t, whether it
+-- counts as satisfied, last refill and last seen (µs), touch order, class, last deferral (µs), and
+-- per dimension its demand contribution (w_t · c_d / σ), usage average and estimate correction.
+local function load_queue(field)
+  local raw = redis.call('HGET', KEYS[3], field)
+  if not raw then
+    return nil
+  end
+  local v = { struct.unpack(P.queue_format, raw) }
+  local q = { lvl = v[1], cap = v[2], rate = v[3], w = v[4], sat = v[5] == 1, last = v[6], seen = v[7],
+              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {} }
+  for d = 1, D do
+    q.con[d] = v[10 + d]
+    q.use[d] = v[10 + D + d]
+    q.corr[d] = v[10 + 2 * D + d]
+  end
+  return q
+end
+
+local function pack_queue(q)
+  local v = { q.lvl, q.cap, q.rate, q.w, q.sat and 1 or 0, q.last, q.seen, q.seq, q.k, q.deferred }
+  for d = 1, D do
+    v[10 + d] = q.con[d]
+    v[10 + D + d] = q.use[d]
+    v[10 + 2 * D + d] = q.corr[d]
+  end
+  return struct.pack(P.queue_format, unpack(v, 1, 10 + 3 * D))
+end
+
+local function save_queue(field, q)
+  redis.call('HSET', KEYS[3], field, pack_queue(q))
+end
+
+-- NestedBuckets.share: the dominant share σ = max_d c_d / r_d.
+local function share(cost)
+  local sigma = 0
+  for d = 1, D do
+    sigma = max(sigma, cost[d] / P.rate[d])
+  end
+  return sigma
+end
+
+-- NestedBuckets.micros: seconds to whole microseconds, rounded up.
+local function micros(seconds)
+  return ceil(seconds * 1e6)
+end
+
+-- NestedBuckets.classCapacity: L2 capacity, max(B_d, share · H); an inactive class is sized for
+-- the share it would get on becoming active.
+local function class_capacity(k, d)
+  local class_share
+  if S[N + k] == 0 then
+    class_share = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
+  else
+    class_share = nominal[at(k, d)]
+  end
+  return max(P.largest[d], class_share * P.horizon)
+end
+
+-- NestedBuckets.classSatisfied: at least half full, and no call of the class deferred within the
+-- share horizon (a class that loses races for the global cap banks L2 credit, but it is waiting).
+local function class_satisfied(now, k, d)
+  return S[LVL + at(k, d)] >= SATISFIED_FRACTION * class_capacity(k, d) and now - S[CD + k] > P.horizon_micros
+end
+
+-- NestedBuckets.computeShares: nominal and effective class rates from the active set; the unused
+-- rate of satisfied classes is handed to the hungry ones in proportion to their weights.
+local function compute_shares(now)
+  active_weight = 0
+  for k = 1, K do
+    if S[N + k] > 0 then
+      active_weight = active_weight + P.weight[k]
+    end
+  end
+  for d = 1, D do
+    local unused = 0
+    local hungry_weight = 0
+    for k = 1, K do
+      local kd = at(k, d)
+      if S[N + k] == 0 then
+        nominal[kd] = 0
+      else
+        nominal[kd] = P.weight[k] / active_weight * P.rate[d]
+        if class_satisfied(now, k, d) then
+          unused = unused + max(0, nominal[kd] - S[USE + kd])
+        else
+          hungry_weight = hungry_weight + P.weight[k]
+        end
+      end
+    end
+    for k = 1, K do
+      local kd = at(k, d)
+      local hungry = S[N + k] > 0 and not class_satisfied(now, k, d)
+      if S[N + k] == 0 then
+        effective[kd] = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
+      elseif hungry then
+        effective[kd] = nominal[kd] + unused * P.weight[k] / hungry_weight
+      else
+        effective[kd] = nominal[kd]
+      end
+    end
+  end
+end
+
+-- NestedBuckets.contribute: adds a queue's demand (D_k,d) or usage (U_k,d) to its class's sums.
+local function contribute(q)
+  local k = q.k
+  for d = 1, D do
+    local kd = at(k, d)
+    S[AD + kd] = S[AD + kd] + q.con[d]
+    if q.sat then
+      S[SU + kd] = S[SU + kd] + q.use[d]
+    else
+      S[HD + kd] = S[HD + kd] + q.con[d]
+    end
+  end
+  if q.sat then
+    S[NS + k] = S[NS + k] + 1
+  end
+end
+
+-- NestedBuckets.withdraw: takes a queue's contribution back out of the running sums.
+local function withdraw(q)
+  local k = q.k
+  for d = 1, D do
+    local kd = at(k, d)
+    S[AD + kd] = max(0, S[AD + kd] - q.con[d])
+    if q.sat then
+      S[SU + kd] = max(0, S[SU + kd] - q.use[d])
+    else
+      S[HD + kd] = max(0, S[HD + kd] - q.con[d])
+    end
+  end
+  if q.sat then
+    S[NS + k] = S[NS + k] - 1
+  end
+end
+
+-- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL leave the sums, oldest
+-- touch first. The zset finds them without a scan; each queue is evicted once, so the work is
+-- amortised O(1) per admission.
+local function evict_idle(now)
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(now - P.idle))
+  if #expired == 0 then
+    return
+  end
+  local CHUNK = 512
+  local gone = {}
+  for i = 1, #expired, CHUNK do
+    local last = min(i + CHUNK - 1, #expired)
+    for _, field in ipairs({ unpack(expired, i, last) }) do
+      gone[#gone + 1] = load_queue(field)
+    end
+    redis.call('HDEL', KEYS[3], unpack(expired, i, last))
+    redis.call('ZREM', KEYS[4], unpack(expired, i, last))
+  end
+  -- The Java gate evicts in least-recently-touched order; seq is the touch order.
+  table.sort(gone, function(a, b) return a.seq < b.seq end)
+  for _, q in ipairs(gone) do
+    local k = q.k
+    withdraw(q)
+    S[N + k] = S[N + k] - 1
+    if S[N + k] == 0 then
+      for d = 1, D do
+        local kd = at(k, d)
+        S[AD + kd] = 0
+        S[HD + kd] = 0
+        S[SU + kd] = 0
+      end
+    end
+  end
+end
+
+-- SlidingWindow, for all dimensions at once: the amounts admitted in the last period, oldest first
+-- (ids W.head .. W.next − 1), and their sums. A call fits iff sum + cost stays within C_d · period.
+local function load_window()
+  local raw = redis.call('HGET', KEYS[5], 'meta')
+  W = { sum = {} }
+  if raw then
+    local v = { struct.unpack(P.meta_format, raw) }
+    W.head, W.next = v[1], v[2]
+    for d = 1, D do
+      W.sum[d] = v[2 + d]
+    end
+  else
+    W.head, W.next = 1, 1
+    for d = 1, D do
+      W.sum[d] = 0
+    end
+  end
+end
+
+local function save_window()
+  redis.call('HSET', KEYS[5], 'meta', struct.pack(P.meta_format, W.head, W.next, unpack(W.sum, 1, D)))
+end
+
+local function load_entry(id)
+  local raw = redis.call('HGET', KEYS[5], fmt(id))
+  if not raw then
+    return nil
+  end
+  return { struct.unpack(P.entry_format, raw) }
+end
+
+local function save_entry(id, entry)
+  redis.call('HSET', KEYS[5], fmt(id), struct.pack(P.entry_format, unpack(entry, 1, 1 + D)))
+end
+
+-- SlidingWindow.expire: drops the amounts older than one period before now.
+local function window_expire(now)
+  load_window()
+  while W.head < W.next do
+    local entry = load_entry(W.head)
+    if entry[1] > now - P.period then
+      break
+    end
+    for d = 1, D do
+      W.sum[d] = W.sum[d] - entry[1 + d]
+    end
+    redis.call('HDEL', KEYS[5], fmt(W.head))
+    W.head = W.head + 1
+  end
+  if W.head == W.next then
+    for d = 1, D do
+      W.sum[d] = 0
+    end
+  end
+end
+
+-- SlidingWindow.fitsAt: the earliest time amount fits in dimension d, if nothing else is admitted.
+local function window_fits_at(now, d, amount)
+  local excess = W.sum[d] + amount - P.allowance[d]
+  if excess <= EPSILON then
+    return now
+  end
+  local freed = 0
+  for id = W.head, W.next - 1 do
+    local entry = load_entry(id)
+    freed = freed + entry[1 + d]
+    if freed >= excess - EPSILON then
+      return entry[1] + P.period
+    end
+  end
+  return now + P.period
+end
+
+-- SlidingWindow.add, for every dimension: records an admission; returns its id.
+local function window_add(now, cost)
+  local entry = { now }
+  for d = 1, D do
+    entry[1 + d] = cost[d]
+    W.sum[d] = W.sum[d] + cost[d]
+  end
+  local id = W.next
+  save_entry(id, entry)
+  W.next = id + 1
+  return id
+end
+
+-- NestedBuckets.advance: refills L1 and L2 and decays the usage averages up to now. The first step
+-- of a target (no stored state) creates every bucket full, inside this same atomic step.
+local function advance(now)
+  if not S then
+    redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5])
+    S = {}
+    for i = 1, STATE_SIZE do
+      S[i] = 0
+    end
+    for k = 1, K do
+      S[CD + k] = NEVER
+    end
+    S[LAST] = now
+    for d = 1, D do
+      S[G + d] = P.burst[d]
+    end
+    evict_idle(now)
+    compute_shares(now)
+    for k = 1, K do
+      for d = 1, D do
+        S[LVL + at(k, d)] = class_capacity(k, d)
+      end
+    end
+    return
+  end
+  local dt = 0
+  if now > S[LAST] then
+    dt = (now - S[LAST]) / 1e6
+  end
+  S[LAST] = max(S[LAST], now)
+  evict_idle(now)
+  compute_shares(now)
+  if P.period > 0 then
+    window_expire(now)
+  end
+  local decay = 1
+  if dt > 0 then
+    decay = exp(-dt / P.horizon)
+  end
+  for d = 1, D do
+    S[G + d] = min(P.burst[d], S[G + d] + P.rate[d] * dt)
+    for k = 1, K do
+      local kd = at(k, d)
+      local capacity = class_capacity(k, d)
+      if S[N + k] == 0 then
+        S[LVL + kd] = capacity
+      else
+        S[LVL + kd] = min(capacity, S[LVL + kd] + effective[kd] * dt)
+      end
+      S[USE + kd] = S[USE + kd] * decay
+      if S[NS + k] == 0 then
+        S[SU + kd] = 0
+      else
+        S[SU + kd] = S[SU + kd] * decay
+      end
+    end
+  end
+end
+
+-- NestedBuckets.refill: an L3 bucket refills at its rate ρ_q; its usage average decays.
+local function refill(now, q)
+  local dt = 0
+  if now > q.last then
+    dt = (now - q.last) / 1e6
+  end
+  q.last = max(q.last, now)
+  if dt > 0 then
+    q.lvl = min(q.cap, q.lvl + q.rate * dt)
+    local decay = exp(-dt / P.horizon)
+    for d = 1, D do
+      q.use[d] = q.use[d] * decay
+    end
+  end
+end
+
+-- NestedBuckets.equalisationRate: X*_k = min_d (eff_k,d − U_k,d) / D_k,d over the hungry queues,
+-- at least the rate that fits every queue of the class.
+local function equalisation_rate(k)
+  local hungry = huge
+  local all = huge
+  for d = 1, D do
+    local kd = at(k, d)
+    if S[AD + kd] > 0 then
+      all = min(all, effective[kd] / S[AD + kd])
+    end
+    if S[HD + kd] > 0 then
+      hungry = min(hungry, max(0, effective[kd] - S[SU + kd]) / S[HD + kd])
+    end
+  end
+  if all == huge then
+    return 1 / P.horizon
+  end
+  if hungry == huge then
+    return all
+  end
+  return max(all, hungry)
+end
+
+-- The state after advance(now), with the safe window loaded when there is one.
+local function begin_step(now)
+  load_state()
+  advance(now)
+  if P.period > 0 and not W then
+    load_window()
+  end
+end
+
+local function end_step()
+  save_state()
+  if W then
+    save_window()
+  end
+end

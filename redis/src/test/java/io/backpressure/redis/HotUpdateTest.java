@@ -1,0 +1,93 @@
+package io.backpressure.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Dimension;
+import io.backpressure.core.Policy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two running workers (two gates, server time) share a target; an operator lowers the cap from 200
+ * to 40 requests/s while they run. From the change on, no one-second window holds more than the new
+ * cap plus the new burst, and within one refill interval (burst/cap = 0.1 s) the new rate holds in
+ * every window. No worker is restarted.
+ */
+class HotUpdateTest {
+
+  @Test
+  void loweringACapMidRunIsHonouredWithinOneRefillInterval() throws Exception {
+    Policy policy = Policy.builder("hot/model").dimension(Dimension.REQUESTS, 200, 20).priority("P1", 1).build();
+    Connection connection = TestRedis.shared().connection();
+    RedisGateConfig config = TestRedis.shared().config().policy(policy).build();
+    RedisGate first = RedisGate.over(connection, false, config);
+    RedisGate second = RedisGate.over(connection, false, config);
+
+    List<Long> admitted = Collections.synchronizedList(new ArrayList<>());
+    AtomicBoolean running = new AtomicBoolean(true);
+    ExecutorService workers = Executors.newFixedThreadPool(6);
+    for (int i = 0; i < 6; i++) {
+      RedisGate gate = i % 2 == 0 ? first : second;
+      String tenant = "tenant-" + i;
+      workers.submit(() -> {
+        AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.oneRequest());
+        while (running.get()) {
+          RedisGate.Decision decision = connection.await(gate.decide(request));
+          if (decision.admission() instanceof Admission.Admitted a) {
+            admitted.add(decision.decidedAtMicros());
+            gate.release(a.grant(), Cost.oneRequest());
+            request = AdmissionRequest.of(tenant, "P1", Cost.oneRequest());
+          } else if (decision.admission() instanceof Admission.Deferred d) {
+            Thread.sleep(Math.max(1, d.retryAfter().toMillis()));
+            request = request.withBooking(d.booking());
+          }
+        }
+        return null;
+      });
+    }
+    Thread.sleep(1_500);
+    first.policyStore().setCap(Dimension.REQUESTS, 40, 4);
+    long changedAt = serverMicros(connection);
+    Thread.sleep(2_500);
+    running.set(false);
+    workers.shutdown();
+    assertThat(workers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+
+    List<Long> times = new ArrayList<>(admitted);
+    Collections.sort(times);
+    long before = times.stream().filter(t -> t >= changedAt - 1_000_000 && t < changedAt).count();
+    assertThat(before).as("admitted in the second before the change").isGreaterThan(150);
+
+    List<Long> after = times.stream().filter(t -> t >= changedAt).toList();
+    double seconds = (times.get(times.size() - 1) - changedAt) / 1e6;
+    assertThat((double) after.size()).as("admitted after the change").isLessThanOrEqualTo(40 * seconds + 4 + 1);
+    long refillInterval = 100_000;
+    long worst = 0;
+    for (int i = 0; i < after.size(); i++) {
+      if (after.get(i) < changedAt + refillInterval) {
+        continue;
+      }
+      int j = i;
+      while (j < after.size() && after.get(j) < after.get(i) + 1_000_000) {
+        j++;
+      }
+      worst = Math.max(worst, j - i);
+    }
+    assertThat(worst).as("most admitted in any 1 s window after one refill interval").isBetween(30L, 44L);
+  }
+
+  private static long serverMicros(Connection connection) {
+    List<String> time = connection.await(connection.commands().time().toCompletableFuture());
+    return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+  }
+}

@@ -1,0 +1,94 @@
+package io.backpressure.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Grant;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** How the gate talks to Redis: round trips, script cache, keys. */
+class ScriptsTest {
+  private final ManualClock clock = new ManualClock();
+  private final Connection connection = TestRedis.shared().connection();
+
+  private static Policy policy(String target) {
+    return Policy.builder(target).requestsPerSecond(50).tokensPerSecond(5_000).priority("P1", 0.6).priority("P2", 0.4)
+        .idleTtl(Duration.ofSeconds(1)).build();
+  }
+
+  @Test
+  void oneEvalshaPerAdmissionAndPerRelease_noKeysOrScan_andEvictionWithoutAScan() {
+    RedisGate gate = TestRedis.shared().gate(policy("rt/model"), TimeSource.caller(clock));
+    // Another test may have flushed the script cache: the first calls reload the scripts.
+    gate.release(((Admission.Admitted) gate.admit("warm-up", "P1", Cost.of(0, 0))).grant(), Cost.of(0, 0));
+    connection.await(connection.commands().configResetstat().toCompletableFuture());
+    int calls = 0;
+    for (int round = 0; round < 3; round++) {
+      for (int t = 0; t < 200; t++) {
+        clock.advance(Duration.ofMillis(1));
+        Admission answer = gate.admit("tenant-" + round + "-" + t, t % 2 == 0 ? "P1" : "P2", Cost.of(1, 10));
+        calls++;
+        if (answer instanceof Admission.Admitted a) {
+          gate.release(a.grant(), Cost.of(1, 5));
+          calls++;
+        }
+      }
+      clock.advance(Duration.ofSeconds(2));
+    }
+    Map<String, Long> stats = commandCalls();
+    assertThat(stats.get("evalsha")).isEqualTo(calls);
+    assertThat(stats).doesNotContainKeys("keys", "scan", "hscan", "zscan", "hgetall", "hkeys", "eval");
+    // Tenants of earlier rounds went idle and were evicted: only the last round's queues remain.
+    assertThat(gate.policyStore().levels().orElseThrow().activeQueues().values().stream().mapToInt(i -> i).sum())
+        .isEqualTo(200);
+    assertThat(stats.get("zrem")).as("evictions touch only expired queues, in a few chunks").isLessThanOrEqualTo(3);
+  }
+
+  @Test
+  void aFlushedScriptCacheIsReloadedTransparently() {
+    RedisGate gate = TestRedis.shared().gate(policy("flush/model"), TimeSource.caller(clock));
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.of(1, 10))).grant();
+    connection.await(connection.commands().scriptFlush().toCompletableFuture());
+    assertThat(gate.admit("a", "P1", Cost.of(1, 10))).isInstanceOf(Admission.Admitted.class);
+    connection.await(connection.commands().scriptFlush().toCompletableFuture());
+    assertThat(gate.release(grant, Cost.of(1, 10))).isTrue();
+    assertThat(gate.release(grant, Cost.of(1, 10))).isFalse();
+  }
+
+  @Test
+  void everyKeyOfATargetIsHashTaggedIntoOneSlot() {
+    RedisGateConfig config = TestRedis.shared().config().policy(policy("openai/gpt-4o"))
+        .timeSource(TimeSource.caller(clock)).build();
+    RedisGate gate = RedisGate.over(connection, false, config);
+    gate.admit("a", "P1", Cost.of(50, 10));
+    Admission deferred = gate.admit("a", "P1", Cost.of(1, 10));
+    assertThat(deferred).isInstanceOf(Admission.Deferred.class);
+
+    List<String> keys = connection.await(connection.commands().keys(config.keyPrefix() + ":*").toCompletableFuture());
+    assertThat(keys).hasSize(6).allSatisfy(k -> assertThat(k).startsWith(config.keyPrefix() + ":{openai/gpt-4o}:"));
+    assertThat(keys.stream().map(SlotHash::getSlot).distinct()).hasSize(1);
+    assertThat(keys.stream().map(k -> k.substring(k.indexOf('}') + 2).replaceAll(":[^:]*$", ":id")))
+        .containsExactlyInAnyOrder("config", "state", "queues", "seen", "g:id", "b:id");
+  }
+
+  private Map<String, Long> commandCalls() {
+    String info = connection.await(connection.commands().info("commandstats").toCompletableFuture());
+    Map<String, Long> calls = new HashMap<>();
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith("cmdstat_")) {
+        String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+        String count = line.substring(line.indexOf("calls=") + 6, line.indexOf(',', line.indexOf("calls=")));
+        calls.put(name, Long.parseLong(count));
+      }
+    }
+    return calls;
+  }
+}
