@@ -1,0 +1,49 @@
+package io.backpressure.temporal;
+
+import io.temporal.common.interceptors.WorkflowOutboundCallsInterceptor;
+import io.temporal.common.interceptors.WorkflowOutboundCallsInterceptorBase;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
+import java.time.Duration;
+
+/**
+ * The workflow outbound half of {@link BackpressureInterceptor}: adds the deferral headers and, in
+ * transparent mode, waits out deferrals. The first attempt is scheduled on the caller's thread, so
+ * a call that is never deferred produces exactly the commands it would without the interceptor.
+ */
+final class DeferringOutbound extends WorkflowOutboundCallsInterceptorBase {
+
+  private final WorkflowOutboundCallsInterceptor next;
+  private final Duration transparentMaxWait;
+
+  DeferringOutbound(WorkflowOutboundCallsInterceptor next, Duration transparentMaxWait) {
+    super(next);
+    this.next = next;
+    this.transparentMaxWait = transparentMaxWait;
+  }
+
+  @Override
+  public <R> ActivityOutput<R> executeActivity(ActivityInput<R> input) {
+    if (transparentMaxWait == null) {
+      Backpressure.Scope scope = Backpressure.currentScope();
+      return next.executeActivity(
+          scope == null ? input : Headers.workflowTimed(input, scope.booking()));
+    }
+    ActivityOutput<R> first = next.executeActivity(Headers.workflowTimed(input, null));
+    Promise<R> result = Async.function(() -> untilAdmitted(input, first.getResult()));
+    return new ActivityOutput<>(first.getActivityId(), result);
+  }
+
+  private <R> R untilAdmitted(ActivityInput<R> input, Promise<R> attempt) {
+    DeferralLoop loop = new DeferralLoop(transparentMaxWait);
+    while (true) {
+      try {
+        return attempt.get();
+      } catch (ActivityFailure failure) {
+        String booking = loop.awaitDeferral(failure);
+        attempt = next.executeActivity(Headers.workflowTimed(input, booking)).getResult();
+      }
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package io.backpressure.temporal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Each way of waiting out a deferral carries the booking to the re-run and honours its bound. */
+class DeferralPathsTest {
+  private static Harness harness;
+
+  @BeforeAll
+  static void startServer() {
+    harness = new Harness();
+  }
+
+  @AfterAll
+  static void stopServer() throws InterruptedException {
+    harness.close();
+  }
+
+  private static String queue() {
+    return "q-" + UUID.randomUUID();
+  }
+
+  private static String run(
+      RecordingGate gate,
+      BackpressureInterceptor interceptor,
+      Class<? extends ChatWorkflow> workflow,
+      ChatInput input,
+      Duration maxWait) {
+    String queue = queue();
+    ActivityGate activityGate = ActivityGate.builder(gate).maxWait(maxWait).build();
+    harness.start(
+        queue, interceptor, 2, new ChatActivitiesImpl(activityGate, new Probe(), Duration.ZERO), workflow);
+    return harness.workflow(queue, "wf-" + UUID.randomUUID()).chat(input, maxWait.toMillis());
+  }
+
+  private static void assertDeferredThenRedeemed(RecordingGate gate) {
+    List<RecordingGate.Attempt> attempts = gate.attempts;
+    assertThat(attempts).hasSize(2);
+    assertThat(attempts.get(0).admission()).isInstanceOf(Admission.Deferred.class);
+    assertThat(attempts.get(0).request().booking()).isNull();
+    String booking = ((Admission.Deferred) attempts.get(0).admission()).booking();
+    assertThat(attempts.get(1).request().booking()).isEqualTo(booking);
+    assertThat(attempts.get(1).admission()).isInstanceOf(Admission.Admitted.class);
+    assertThat(attempts.get(1).atMillis() - attempts.get(0).atMillis()).isGreaterThanOrEqualTo(300);
+  }
+
+  @Test
+  void helperSleepsAndPresentsTheBooking() {
+    RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
+    String reply =
+        run(gate, BackpressureInterceptor.create(), Workflows.Helper.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
+    assertThat(reply).isEqualTo("ok:a");
+    assertDeferredThenRedeemed(gate);
+  }
+
+  @Test
+  void transparentInterceptorSleepsAndPresentsTheBooking() {
+    RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
+    String reply =
+        run(gate, BackpressureInterceptor.transparent(Duration.ofSeconds(10)), Workflows.Plain.class,
+            ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
+    assertThat(reply).isEqualTo("ok:a");
+    assertDeferredThenRedeemed(gate);
+  }
+
+  @Test
+  void serverRetryTimerWaitsAndTheHeartbeatCarriesTheBooking() {
+    RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
+    String reply = run(gate, null, Workflows.Plain.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
+    assertThat(reply).isEqualTo("ok:a");
+    assertDeferredThenRedeemed(gate);
+  }
+
+  @Test
+  void tenantAndClassComeFromTheTemporalPriority() {
+    RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("nobody", Duration.ofMillis(1)));
+    String reply = run(gate, null, Workflows.ByPriority.class, ChatInput.ok("acme", "ignored"), Duration.ofSeconds(10));
+    assertThat(reply).isEqualTo("ok:priority");
+    assertThat(gate.attempts).hasSize(1);
+    assertThat(gate.attempts.get(0).request().tenant()).isEqualTo("acme");
+    assertThat(gate.attempts.get(0).request().priority()).isEqualTo("P1");
+  }
+
+  @Test
+  void helperExpiresAtItsBound() {
+    RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("a", Duration.ofMillis(400)));
+    String reply =
+        run(gate, BackpressureInterceptor.create(), Workflows.Helper.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(1));
+    assertThat(reply).isEqualTo("failed:" + Backpressure.EXPIRED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
+    assertThat(gate.attempts).hasSize(3);
+  }
+
+  @Test
+  void transparentInterceptorExpiresAtItsBound() {
+    RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("a", Duration.ofMillis(400)));
+    String reply =
+        run(gate, BackpressureInterceptor.transparent(Duration.ofSeconds(1)), Workflows.Plain.class,
+            ChatInput.ok("a", "P1"), Duration.ofSeconds(1));
+    assertThat(reply).isEqualTo("failed:" + Backpressure.EXPIRED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
+    assertThat(gate.attempts).hasSize(3);
+  }
+
+  @Test
+  void serverTimedDeferralExpiresAtTheActivityGatesBound() {
+    RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("a", Duration.ofMillis(400)));
+    String reply = run(gate, null, Workflows.Plain.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(1));
+    assertThat(reply).isEqualTo("failed:" + Backpressure.EXPIRED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
+    assertThat(gate.attempts).hasSize(3);
+  }
+
+  @Test
+  void serverTimedDeferralsCountAgainstMaximumAttempts() {
+    RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("a", Duration.ofMillis(200)));
+    String reply = run(gate, null, Workflows.TwoAttempts.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
+    assertThat(reply).isEqualTo("failed:" + Backpressure.DEFERRED + ":RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED");
+    assertThat(gate.attempts).hasSize(2);
+  }
+
+  @Test
+  void aCostThatNeverFitsIsRejectedOnceWithItsReason() {
+    RecordingGate gate =
+        new RecordingGate(
+            InMemoryGate.create(
+                Policy.builder("test").requestsPerSecond(10).tokensPerSecond(1000).priority("P1", 1).build()));
+    String reply =
+        run(gate, BackpressureInterceptor.transparent(Duration.ofSeconds(10)), Workflows.Plain.class,
+            new ChatInput("a", "P1", 5000, "ok"), Duration.ofSeconds(10));
+    assertThat(reply).isEqualTo("failed:" + Backpressure.REJECTED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
+    assertThat(gate.attempts).hasSize(1);
+    assertThat(((Admission.Rejected) gate.attempts.get(0).admission()).reason()).isEqualTo(RejectReason.NEVER_FITS);
+  }
+
+  @Test
+  void asynchronousCallersStayAsynchronousUnderTheTransparentInterceptor() {
+    RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
+    String reply =
+        run(gate, BackpressureInterceptor.transparent(Duration.ofSeconds(10)), Workflows.TwoAsync.class,
+            ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
+    assertThat(reply).isEqualTo("ok:a,ok:a");
+    assertThat(gate.deferrals()).isEqualTo(2);
+    assertThat(gate.admitted()).isEqualTo(2);
+    // Both first attempts went out before either was deferred back: the calls ran side by side.
+    assertThat(gate.attempts.get(0).admission()).isInstanceOf(Admission.Deferred.class);
+    assertThat(gate.attempts.get(1).admission()).isInstanceOf(Admission.Deferred.class);
+  }
+}

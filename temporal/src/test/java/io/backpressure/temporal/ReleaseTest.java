@@ -1,0 +1,77 @@
+package io.backpressure.temporal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.Cost;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Every admitted call is released exactly once: on success, on an HTTP error, on cancellation. */
+class ReleaseTest {
+  private static Harness harness;
+
+  @BeforeAll
+  static void startServer() {
+    harness = new Harness();
+  }
+
+  @AfterAll
+  static void stopServer() throws InterruptedException {
+    harness.close();
+  }
+
+  private static RecordingGate gate() {
+    return new RecordingGate(
+        InMemoryGate.create(
+            Policy.builder("test").requestsPerSecond(100).tokensPerSecond(10_000).priority("P1", 1).build()));
+  }
+
+  private static String run(RecordingGate gate, Class<? extends ChatWorkflow> workflow, String mode) {
+    String queue = "q-" + UUID.randomUUID();
+    harness.start(
+        queue,
+        BackpressureInterceptor.transparent(Duration.ofMinutes(1)),
+        1,
+        new ChatActivitiesImpl(ActivityGate.of(gate), new Probe(), Duration.ZERO),
+        workflow);
+    return harness.workflow(queue, "wf-" + UUID.randomUUID()).chat(new ChatInput("a", "P1", 400, mode), 60_000);
+  }
+
+  private static RecordingGate.Release onlyRelease(RecordingGate gate) {
+    assertThat(gate.attempts).hasSize(1);
+    Admission.Admitted admitted = (Admission.Admitted) gate.attempts.get(0).admission();
+    assertThat(gate.releases).hasSize(1);
+    RecordingGate.Release release = gate.releases.get(0);
+    assertThat(release.grant()).isEqualTo(admitted.grant());
+    assertThat(release.applied()).isTrue();
+    return release;
+  }
+
+  @Test
+  void releasesTheTrueUsageOnSuccess() {
+    RecordingGate gate = gate();
+    assertThat(run(gate, Workflows.Plain.class, "ok")).isEqualTo("ok:a");
+    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.of(1, 200));
+  }
+
+  @Test
+  void releasesTheRequestAndNoTokensOnAnHttpError() {
+    RecordingGate gate = gate();
+    assertThat(run(gate, Workflows.Plain.class, "error"))
+        .isEqualTo("failed:java.io.IOException:RETRY_STATE_NON_RETRYABLE_FAILURE");
+    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.of(1, 0));
+  }
+
+  @Test
+  void releasesWhenTheActivityIsCancelled() {
+    RecordingGate gate = gate();
+    assertThat(run(gate, Workflows.Cancelling.class, "hang")).startsWith("failed:CanceledFailure:");
+    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.of(1, 0));
+  }
+}
