@@ -58,11 +58,25 @@ public class InMemoryAdmissionBenchmark {
         .build();
   }
 
-  /** Per-thread position in the tenant list. */
+  /** Per-thread position in the tenant list, and each tenant's pending booking. */
   @State(Scope.Thread)
   public static class Cursor {
     int next;
     String[] bookings;
+
+    /** Asks {@code gate} for the next tenant's call, with its booking if it was deferred. */
+    Admission admitNext(InMemoryGate gate, AdmissionRequest[] requests) {
+      if (bookings == null) {
+        bookings = new String[requests.length];
+        next = (int) (Thread.currentThread().getId() * 7919 % requests.length);
+      }
+      int t = next;
+      next = t + 1 == requests.length ? 0 : t + 1;
+      String booking = bookings[t];
+      Admission answer = gate.admit(booking == null ? requests[t] : requests[t].withBooking(booking));
+      bookings[t] = answer instanceof Admission.Deferred d ? d.booking() : null;
+      return answer;
+    }
   }
 
   /**
@@ -71,34 +85,15 @@ public class InMemoryAdmissionBenchmark {
    */
   @Benchmark
   public void admit(Cursor cursor, Blackhole sink) {
-    if (cursor.bookings == null) {
-      cursor.bookings = new String[tenants];
-      cursor.next = (int) (Thread.currentThread().getId() * 7919 % tenants);
-    }
-    int t = cursor.next;
-    cursor.next = t + 1 == tenants ? 0 : t + 1;
-    String booking = cursor.bookings[t];
-    Admission answer = admitOnly.admit(booking == null ? requests[t] : requests[t].withBooking(booking));
-    cursor.bookings[t] = answer instanceof Admission.Deferred d ? d.booking() : null;
-    sink.consume(answer);
+    sink.consume(cursor.admitNext(admitOnly, requests));
   }
 
   /** One admission and the release of its grant with the true cost: what a worker does per call. */
   @Benchmark
   public void admitAndRelease(Cursor cursor, Blackhole sink) {
-    if (cursor.bookings == null) {
-      cursor.bookings = new String[tenants];
-      cursor.next = (int) (Thread.currentThread().getId() * 7919 % tenants);
-    }
-    int t = cursor.next;
-    cursor.next = t + 1 == tenants ? 0 : t + 1;
-    String booking = cursor.bookings[t];
-    Admission answer = gate.admit(booking == null ? requests[t] : requests[t].withBooking(booking));
+    Admission answer = cursor.admitNext(gate, requests);
     if (answer instanceof Admission.Admitted a) {
-      cursor.bookings[t] = null;
       sink.consume(gate.release(a.grant(), actual));
-    } else if (answer instanceof Admission.Deferred d) {
-      cursor.bookings[t] = d.booking();
     }
     sink.consume(answer);
   }
