@@ -141,6 +141,12 @@ public abstract class GateConformanceSuite {
     assertThat(Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P3"), false) / total)
         .isCloseTo(0.2, within(0.03));
 
+    // P1's queues stay active for the idle TTL (10 s); within it, only the hand-off of its unused
+    // share keeps the cap busy.
+    double handOffFrom = half + 3;
+    double handOffTo = half + 9;
+    assertThat(Traffic.sum(log, handOffFrom, handOffTo, Dimension.REQUESTS, a -> true, false)
+        / ((handOffTo - handOffFrom) * 60)).isGreaterThanOrEqualTo(0.98);
     double after = half + 5;
     double utilisation = Traffic.sum(log, after, shareSeconds(), Dimension.REQUESTS, a -> true, false)
         / ((shareSeconds() - after) * 60);
