@@ -42,7 +42,10 @@ public abstract class GateConformanceSuite {
   @Property(tries = 3)
   void capRespect_admittedCostInEveryOneSecondWindowStaysWithinCapPlusBurst(
       @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
-    Policy policy = requestsAndTokens()
+    // Small bursts make the bound tight: the shaping layers alone would overshoot it.
+    Policy policy = Policy.builder("test/model")
+        .dimension(Dimension.REQUESTS, 60, 5)
+        .dimension(Dimension.TOKENS, 12_000, 2_000)
         .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
         .tenantWeight("t3", 3).idleTtl(Duration.ofSeconds(5))
         .build();
@@ -63,9 +66,9 @@ public abstract class GateConformanceSuite {
 
     assertThat(log).isNotEmpty();
     assertThat(Traffic.maxInAnyWindow(log, Dimension.REQUESTS, Duration.ofSeconds(1)))
-        .isLessThanOrEqualTo(60 + 60 + 1e-6);
+        .isLessThanOrEqualTo(60 + 5 + 1e-6);
     assertThat(Traffic.maxInAnyWindow(log, Dimension.TOKENS, Duration.ofSeconds(1)))
-        .isLessThanOrEqualTo(12_000 + 12_000 + 1e-6);
+        .isLessThanOrEqualTo(12_000 + 2_000 + 1e-6);
   }
 
   @Test
