@@ -50,6 +50,11 @@ final class PolicyView {
     });
     ObjectNode active = node.putObject("active_queues");
     levels.activeQueues().forEach(active::put);
+    ObjectNode rates = node.putObject("admitted_per_second");
+    levels.admittedRates().forEach((k, byDim) -> {
+      ObjectNode klass = rates.putObject(k);
+      new TreeMap<>(byDim).forEach(klass::put);
+    });
     return node;
   }
 
@@ -73,6 +78,9 @@ final class PolicyView {
       for (Dimension d : policy.dimensions()) {
         out.append(String.format(" %14s", d.name() + " level"));
       }
+      for (Dimension d : policy.dimensions()) {
+        out.append(String.format(" %14s", d.name() + "/s"));
+      }
     }
     out.append('\n');
     for (PriorityClass k : policy.priorities()) {
@@ -84,6 +92,11 @@ final class PolicyView {
         for (Dimension d : policy.dimensions()) {
           Double level = byDim == null ? null : byDim.get(d.name());
           out.append(String.format(" %14s", level == null ? "-" : Output.number(level)));
+        }
+        Map<String, Double> rates = levels.admittedRates().get(k.name());
+        for (Dimension d : policy.dimensions()) {
+          Double rate = rates == null ? null : rates.get(d.name());
+          out.append(String.format(" %14s", rate == null ? "-" : Output.number(rate)));
         }
       } else {
         out.append(String.format(" %14s", 0));

@@ -68,10 +68,12 @@ class AdminCommandTest {
     assertThat(levels.path("global").path("tokens").asDouble()).isEqualTo(11_400);
     assertThat(levels.path("utilization").path("tokens").asDouble()).isCloseTo(0.05, org.assertj.core.data.Offset.offset(1e-9));
     assertThat(levels.path("active_queues").path("P1").asInt()).isEqualTo(1);
+    // One 600-token call, averaged over the one-second share horizon.
+    assertThat(levels.path("admitted_per_second").path("P1").path("tokens").asDouble()).isEqualTo(600);
 
     Run text = admin("show", "--target", TARGET);
     assertThat(text.code()).isZero();
-    assertThat(text.out()).contains("target openai/gpt-4o", "tokens", "12000", "720000", "P1", "acme 2");
+    assertThat(text.out()).contains("target openai/gpt-4o", "tokens", "12000", "720000", "P1", "acme 2", "tokens/s");
   }
 
   @Test

@@ -142,16 +142,21 @@ public final class InMemoryGate implements Gate {
       global.put(policy.dimensions().get(d).name(), s.global()[d]);
     }
     Map<String, Map<String, Double>> classes = new LinkedHashMap<>();
+    Map<String, Map<String, Double>> rates = new LinkedHashMap<>();
     Map<String, Integer> active = new LinkedHashMap<>();
     for (int k = 0; k < s.classLevels().length; k++) {
       Map<String, Double> levels = new HashMap<>();
+      Map<String, Double> rate = new HashMap<>();
       for (int d = 0; d < s.global().length; d++) {
         levels.put(policy.dimensions().get(d).name(), s.classLevels()[k][d]);
+        rate.put(policy.dimensions().get(d).name(), s.classUse()[k][d]);
       }
-      classes.put(policy.priorities().get(k).name(), Map.copyOf(levels));
-      active.put(policy.priorities().get(k).name(), s.activeQueues()[k]);
+      String name = policy.priorities().get(k).name();
+      classes.put(name, Map.copyOf(levels));
+      rates.put(name, Map.copyOf(rate));
+      active.put(name, s.activeQueues()[k]);
     }
-    return new Levels(global, classes, active);
+    return new Levels(global, classes, rates, active);
   }
 
   /**
@@ -159,10 +164,15 @@ public final class InMemoryGate implements Gate {
    *
    * @param global L1 level per dimension
    * @param classes L2 level per class and dimension
+   * @param admittedRates recently admitted units per second, per class and dimension (an average
+   *     over the share horizon, net of reconciliation)
    * @param activeQueues active queues per class
    */
   public record Levels(
-      Map<String, Double> global, Map<String, Map<String, Double>> classes, Map<String, Integer> activeQueues) {}
+      Map<String, Double> global,
+      Map<String, Map<String, Double>> classes,
+      Map<String, Map<String, Double>> admittedRates,
+      Map<String, Integer> activeQueues) {}
 
   /** Forgets expired grants and bookings; sweeps at most once per second (or per grant TTL). */
   private void expire(long now) {

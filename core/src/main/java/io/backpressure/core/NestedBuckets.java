@@ -578,13 +578,13 @@ final class NestedBuckets {
 
   /** Live view for metrics and the admin command. */
   Snapshot snapshot() {
-    double[][] classes2 = new double[classes][];
-    double[][] eff = new double[classes][];
+    double[][] levels = new double[classes][];
+    double[][] use = new double[classes][];
     for (int k = 0; k < classes; k++) {
-      classes2[k] = classLevel[k].clone();
-      eff[k] = effective[k].clone();
+      levels[k] = classLevel[k].clone();
+      use[k] = classUse[k].clone();
     }
-    return new Snapshot(global.clone(), classes2, eff, activeQueues.clone());
+    return new Snapshot(global.clone(), levels, use, activeQueues.clone());
   }
 
   /**
@@ -610,8 +610,11 @@ final class NestedBuckets {
     }
   }
 
-  /** Bucket levels at the last step: L1 per dimension, L2 and effective rates per class. */
-  record Snapshot(double[] global, double[][] classLevels, double[][] classRates, int[] activeQueues) {}
+  /**
+   * State at the last step: L1 level per dimension; per class, L2 level and admitted rate (the
+   * usage average, units per second); active queues per class.
+   */
+  record Snapshot(double[] global, double[][] classLevels, double[][] classUse, int[] activeQueues) {}
 
   /** One active {@code (tenant, class)} queue; a node of the idle-eviction list. */
   private static final class Queue {

@@ -131,8 +131,8 @@ public final class RedisPolicyStore implements AutoCloseable {
   }
 
   /**
-   * The buckets as of the target's last admission or release: L1 level per dimension, L2 level per
-   * class and dimension, active queues per class. Empty before the first admission (and after a
+   * The buckets as of the target's last admission or release: L1 level per dimension, L2 level and
+   * recently admitted rate per class and dimension, active queues per class. Empty before the first admission (and after a
    * layout change), when every bucket is full.
    */
   public Optional<InMemoryGate.Levels> levels() {
@@ -165,7 +165,15 @@ public final class RedisPolicyStore implements AutoCloseable {
     for (int k = 0; k < classes; k++) {
       active.put(className(policy, named, k), ((Long) reply.get(i++)).intValue());
     }
-    return Optional.of(new InMemoryGate.Levels(global, levels, active));
+    Map<String, Map<String, Double>> rates = new LinkedHashMap<>();
+    for (int k = 0; k < classes; k++) {
+      Map<String, Double> byDim = new HashMap<>();
+      for (int d = 0; d < dims; d++) {
+        byDim.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
+      }
+      rates.put(className(policy, named, k), Map.copyOf(byDim));
+    }
+    return Optional.of(new InMemoryGate.Levels(global, levels, rates, active));
   }
 
   private static String className(Policy policy, boolean named, int k) {

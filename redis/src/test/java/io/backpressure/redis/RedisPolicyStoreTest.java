@@ -107,6 +107,9 @@ class RedisPolicyStoreTest {
     redis.global().forEach((dim, level) -> assertThat(level).isCloseTo(reference.global().get(dim), within(1e-9)));
     redis.classes().forEach((k, levels) -> levels.forEach(
         (dim, level) -> assertThat(level).isCloseTo(reference.classes().get(k).get(dim), within(1e-9))));
+    redis.admittedRates().forEach((k, rates) -> rates.forEach(
+        (dim, rate) -> assertThat(rate).isCloseTo(reference.admittedRates().get(k).get(dim), within(1e-9))));
+    assertThat(redis.admittedRates().get("P1").get(Dimension.REQUESTS)).isPositive();
     // Reservation debits 100 + 333 tokens per call from the 900.25 burst.
     assertThat(redis.global().get(Dimension.TOKENS)).isLessThan(900.25 - 433);
   }
