@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  *       provider is assumed to have counted, by default the debited cost with zero tokens (see
  *       {@link Builder#failureUsage}). No reservation outlives the attempt.
  *   <li><b>Deferred</b> for longer than the {@linkplain Builder#waitInPlace wait-in-place
- *       allowance} (50 ms by default; shorter deferrals are slept out on the slot and admission is
- *       asked again): ends the activity at once, before any traffic, so its worker slot is free
+ *       allowance} (none by default; when set, shorter deferrals are slept out on the slot and
+ *       admission is asked again): ends the activity at once, before any traffic, so its worker slot is free
  *       in the same moment, with an {@link io.temporal.failure.ApplicationFailure} of type {@value
  *       Backpressure#DEFERRED} (category {@code BENIGN}, so it stays out of failure metrics and
  *       logs). How the wait happens depends on the workflow side:
@@ -66,8 +66,8 @@ public final class ActivityGate {
   /** The default bound on a server-timed deferral, measured from the call's first deferral. */
   public static final Duration DEFAULT_MAX_WAIT = Duration.ofMinutes(10);
 
-  /** The default allowance for waiting out short deferrals on the slot: 50 ms per attempt. */
-  public static final Duration DEFAULT_WAIT_IN_PLACE = Duration.ofMillis(50);
+  /** The default allowance for waiting out short deferrals on the slot: none, every deferral frees it. */
+  public static final Duration DEFAULT_WAIT_IN_PLACE = Duration.ZERO;
 
   private static final Logger log = LoggerFactory.getLogger(ActivityGate.class);
 
@@ -265,8 +265,8 @@ public final class ActivityGate {
      * that still fits in this allowance is slept out on the slot and admission is asked again with
      * the booking; a longer one ends the activity as described on {@link ActivityGate}. A round trip
      * through a durable timer costs a timer, an activity task, about a dozen history events and
-     * tens of milliseconds of dispatch latency, so it only pays off for longer waits. Zero turns
-     * waiting in place off: every deferral frees the slot at once.
+     * tens of milliseconds of dispatch latency, so it only pays off for longer waits. Zero (the
+     * default) turns waiting in place off: every deferral frees the slot at once.
      *
      * @param waitInPlace in [0, 1 s]
      */
