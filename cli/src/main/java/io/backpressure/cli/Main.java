@@ -15,6 +15,8 @@ import picocli.CommandLine.Command;
     description = "Fair admission to rate-limited APIs for multi-tenant Temporal workers.",
     subcommands = {
       Main.VersionCommand.class,
+      io.backpressure.eval.DemoCommand.class,
+      io.backpressure.eval.EvalCommand.class,
       io.backpressure.mock.MockLlmCommand.class,
       io.backpressure.admin.AdminCommand.class,
       Main.Bench.class})

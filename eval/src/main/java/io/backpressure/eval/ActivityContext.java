@@ -1,0 +1,53 @@
+package io.backpressure.eval;
+
+import io.backpressure.core.Clock;
+import java.util.function.Consumer;
+
+/**
+ * What a configuration's activity can do while it holds a worker slot in the simulator. Every
+ * method runs on the simulation's single thread, at the current virtual instant.
+ */
+interface ActivityContext {
+
+  /** The current virtual time, nanoseconds since the run's start. */
+  long now();
+
+  /** The virtual clock, for a gate driven in virtual time. */
+  Clock clock();
+
+  /** Runs {@code action} after {@code delayNanos} (the slot stays held: an in-activity wait). */
+  void after(long delayNanos, Runnable action);
+
+  /**
+   * Sends the call upstream now. {@code onReply} receives the answer: a 200 after the service
+   * latency, a 429 at once (as a separate event).
+   */
+  void send(SimCall call, Consumer<Reply> onReply);
+
+  /** The call succeeded: the activity ends, its slot is freed, its workflow moves on. */
+  void succeed(SimCall call);
+
+  /** The call failed for good: the activity ends, its slot is freed, its workflow moves on. */
+  void fail(SimCall call);
+
+  /**
+   * The activity ends at once (slot freed) and the workflow sleeps {@code sleepNanos} on a durable
+   * timer, then dispatches the activity again. Counts one deferral.
+   */
+  void defer(SimCall call, long sleepNanos);
+
+  /** The activity ends at once (slot freed) and is dispatched again (an activity retry). */
+  void retry(SimCall call);
+
+  /** A draw from [0, 1) of the run's jitter stream. */
+  double jitter();
+
+  /**
+   * An upstream answer.
+   *
+   * @param ok true for 200
+   * @param retryAfterNanos on a 429, the provider's retry-after
+   * @param boundDimension on a 429, {@code requests} or {@code tokens}
+   */
+  record Reply(boolean ok, long retryAfterNanos, String boundDimension) {}
+}

@@ -1,0 +1,214 @@
+package io.backpressure.eval;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ./backpressure eval}: runs workloads against configurations and writes {@code
+ * summary.json}, {@code report.md} and PNG plots per workload (SPEC §6.5).
+ *
+ * <p>Exit codes: 0 on success, 2 on bad input (unknown workload, configuration or mode; malformed
+ * workload file; out-of-range option), 1 when the outputs cannot be written.
+ */
+@Command(name = "eval", mixinStandardHelpOptions = true,
+    description = "Run workloads against configurations (naive, tn, gateway, bp, ablations) and write"
+        + " summary.json, report.md and plots.")
+public final class EvalCommand implements Callable<Integer> {
+  private static final String ALL = "all";
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--workload", required = true, paramLabel = "NAME|FILE",
+      description = "A shipped workload (uncongested, overload, cross-priority, request-bound, token-bound,"
+          + " mixed-dominant, noisy-estimates, reservation, reservation-capped), a workload YAML file, or"
+          + " 'all' for the nine shipped ones.")
+  String workload;
+
+  @Option(names = "--configs", paramLabel = "LIST",
+      defaultValue = "naive,tn,gateway,bp,bp-no-drf,bp-no-priority",
+      description = "Comma-separated configurations (default: ${DEFAULT-VALUE}).")
+  String configs;
+
+  @Option(names = "--mode", defaultValue = "sim", paramLabel = "MODE",
+      description = "sim (deterministic discrete-event simulation in virtual time) or real (Temporal, workers,"
+          + " the mock provider over HTTP, wall clock). Default: ${DEFAULT-VALUE}.")
+  String mode;
+
+  @Option(names = "--scale", paramLabel = "F",
+      description = "Divide caps, open-loop rates, slots and workflows by F (same shape, F times fewer calls/s)."
+          + " Default: 1 in sim; in real mode the smallest F that brings the request cap to at most "
+          + RealOptions.AUTO_SCALE_RPS + " req/s.")
+  Double scale;
+
+  @Option(names = "--temporal", paramLabel = "HOST:PORT",
+      description = "Real mode: an external Temporal service (default: the Java test server in this process).")
+  String temporal;
+
+  @Option(names = "--namespace", defaultValue = "default", paramLabel = "NS",
+      description = "Real mode: the Temporal namespace with --temporal (default: ${DEFAULT-VALUE}).")
+  String namespace;
+
+  @Option(names = "--redis", paramLabel = "URL",
+      description = "Real mode: keep the gate's state in Redis (redis://host:port) instead of memory.")
+  String redis;
+
+  @Option(names = "--workers", defaultValue = "1", paramLabel = "N",
+      description = "Real mode: worker processes sharing the gate's state (N > 1 needs --redis). Default: 1.")
+  int workers;
+
+  @Option(names = "--metrics-port", paramLabel = "PORT",
+      description = "Real mode: serve the gates' Prometheus metrics on 127.0.0.1:PORT/metrics during the runs.")
+  Integer metricsPort;
+
+  @Option(names = "--repeats", defaultValue = "5", paramLabel = "N",
+      description = "Runs per configuration, each with a different seed (default: ${DEFAULT-VALUE}).")
+  int repeats;
+
+  @Option(names = "--seed", defaultValue = "1", paramLabel = "SEED",
+      description = "Base seed; the same seed gives the same summary.json (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "Output folder (default: eval-out/<workload>; with 'all': DIR/<workload>, DIR default eval-out).")
+  Path out;
+
+  @Option(names = "--duration-s", paramLabel = "SECONDS",
+      description = "Override every workload's duration_s (e.g. short CI runs); must exceed warmup_s.")
+  Double durationS;
+
+  @Option(names = "--threads", paramLabel = "N",
+      description = "Runs in parallel (default: the number of processors).")
+  Integer threads;
+
+  /** Picocli's constructor. */
+  public EvalCommand() {}
+
+  @Override
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter outWriter = spec.commandLine().getOut();
+    List<Workload> workloads;
+    List<Configuration> configurations;
+    Runner runner;
+    int threadCount;
+    boolean real;
+    try {
+      real = Runner.forMode(mode) instanceof RealRunner;
+      RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort);
+      if (!real) {
+        options.requireSimDefaults();
+      }
+      runner = real ? options.runner() : Runner.forMode(mode);
+      configurations = Configuration.parseList(configs);
+      if (repeats < 1 || repeats > 1000) {
+        throw new IllegalArgumentException("--repeats must be in [1, 1000], got " + repeats);
+      }
+      threadCount = real ? 1 : threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+      if (threadCount < 1 || threadCount > 256) {
+        throw new IllegalArgumentException("--threads must be in [1, 256], got " + threadCount);
+      }
+      workloads = new ArrayList<>();
+      for (String name : workload.equals(ALL) ? Workloads.SHIPPED : List.of(workload)) {
+        Workload w = Workloads.load(name);
+        w = w.scaled(scale != null ? scale : real ? RealOptions.autoScale(w) : 1);
+        workloads.add(durationS == null ? w : w.withDuration(durationS));
+      }
+      for (Workload w : workloads) {
+        for (Configuration c : configurations) {
+          c.validate(w);
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      err.println("eval: " + e.getMessage());
+      err.flush();
+      return 2;
+    }
+
+    int runs = workloads.size() * configurations.size() * repeats;
+    ProgressBar progress = new ProgressBar(System.err, runs, System.console() != null);
+    long started = System.nanoTime();
+    List<Summary> summaries;
+    try (runner) {
+      if (real) {
+        for (Workload w : workloads) {
+          outWriter.println(RealOptions.plan(w, configurations.size() * repeats));
+        }
+        outWriter.flush();
+      }
+      summaries = Evaluation.run(runner, workloads, configurations, repeats, seed, threadCount, progress);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      err.println("eval: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    try {
+      boolean all = workload.equals(ALL);
+      Path root = out != null ? out : Path.of("eval-out");
+      for (int i = 0; i < summaries.size(); i++) {
+        Workload w = workloads.get(i);
+        Path dir = all || out == null ? root.resolve(w.name()) : out;
+        write(summaries.get(i), w, dir, command(w.name()));
+        outWriter.println("wrote " + dir.resolve("summary.json") + ", report.md and plots");
+      }
+      if (all) {
+        Files.writeString(root.resolve("matrix.md"), MatrixTable.render(summaries, workloads, command(ALL)),
+            StandardCharsets.UTF_8);
+        outWriter.println("wrote " + root.resolve("matrix.md"));
+      }
+    } catch (IOException | UncheckedIOException e) {
+      err.println("eval: cannot write outputs: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    outWriter.println(String.format(Locale.ROOT, "%d runs (%d workloads x %d configurations x %d repeats) %s"
+        + " in %.1f s wall time on %d threads", runs, workloads.size(), configurations.size(), repeats,
+        real ? "run on the real stack" : "simulated", seconds, threadCount));
+    outWriter.flush();
+    return 0;
+  }
+
+  static void write(Summary summary, Workload workload, Path dir, String command) throws IOException {
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("summary.json"), SummaryJson.render(summary), StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("report.md"), ReportMarkdown.render(summary, workload, command),
+        StandardCharsets.UTF_8);
+    Plots.write(summary, workload, dir);
+  }
+
+  private String command(String workloadName) {
+    StringBuilder c = new StringBuilder("./backpressure eval --workload ").append(workloadName)
+        .append(" --configs ").append(String.join(",", Configuration.parseList(configs).stream()
+            .map(Configuration::name).toList()))
+        .append(" --mode ").append(mode).append(" --repeats ").append(repeats).append(" --seed ").append(seed);
+    if (durationS != null) {
+      c.append(" --duration-s ").append(Format.number(durationS));
+    }
+    if (scale != null) {
+      c.append(" --scale ").append(Format.number(scale));
+    }
+    if (redis != null) {
+      c.append(" --redis ").append(redis);
+    }
+    if (workers != 1) {
+      c.append(" --workers ").append(workers);
+    }
+    if (temporal != null) {
+      c.append(" --temporal ").append(temporal).append(" --namespace ").append(namespace);
+    }
+    return c.toString();
+  }
+}

@@ -1,0 +1,201 @@
+package io.backpressure.eval;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Dimension;
+import io.backpressure.core.Gate;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code bp} and its ablations: the real {@link InMemoryGate}, on the simulator's virtual clock, in
+ * front of every upstream call.
+ *
+ * <h2>The activity</h2>
+ *
+ * On taking a slot the activity asks the gate. <b>Admitted</b>: it sends the call; after a 200 it
+ * releases the grant with the true usage (prompt + completion tokens) and succeeds. After a 429 (the
+ * gate was wrong) it releases with {@link #rejectedActual what the provider counted} and the activity
+ * fails and is retried through the gate (a fresh admission after the re-dispatch cost), never by a
+ * sleep on the slot. <b>Deferred</b>: the activity ends at once, freeing the slot, and the workflow
+ * sleeps {@code retryAfter} on a durable timer, then dispatches the activity again, which presents
+ * the booking. <b>Rejected</b>: the call fails (it can never fit).
+ *
+ * <h2>The policy, derived from the workload (the documented bp choices)</h2>
+ *
+ * <ul>
+ *   <li>Dimensions: {@code requests} at {@code requests_per_s} and, if capped, {@code tokens} at
+ *       {@code tokens_per_s} ({@code bp-no-drf}: requests only, tokens not metered).
+ *   <li>Burst: one upstream period of cap per dimension ({@code C_d · P}, the gate's own default
+ *       shape), and never less than the largest single-call debit the workload can produce (its
+ *       largest prompt, plus in reservation mode its largest {@code max_tokens} or the default), so
+ *       every call fits.
+ *   <li>Safe window: the upstream period, so the global layer also keeps an exact sliding window of
+ *       {@code C_d · P} and no provider window, however aligned, sees more than the cap from
+ *       admissions (reconciled calls can still overshoot by what their estimates missed).
+ *   <li>Classes and weights from {@code priorities} ({@code bp-no-priority}: all weights 1); tenant
+ *       weights from the tenants; reservation and {@code default_max_tokens} from {@code gate}.
+ *   <li>Cost estimate: 1 request and the prompt tokens (the completion is known only from the
+ *       reply); in reservation mode the request carries the tenant's {@code max_tokens} (none: the
+ *       gate's default).
+ * </ul>
+ */
+final class GateConfiguration implements Configuration {
+
+  /** Which gate. */
+  enum Variant {
+    FULL("bp"),
+    NO_DRF("bp-no-drf"),
+    NO_PRIORITY("bp-no-priority");
+
+    final String label;
+
+    Variant(String label) {
+      this.label = label;
+    }
+  }
+
+  private final Variant variant;
+
+  GateConfiguration(Variant variant) {
+    this.variant = variant;
+  }
+
+  @Override
+  public String name() {
+    return variant.label;
+  }
+
+  Variant variant() {
+    return variant;
+  }
+
+  /** Whether {@code variant} meters tokens on {@code workload}. */
+  static boolean metersTokensFor(Workload workload, Variant variant) {
+    return metersTokens(workload, variant);
+  }
+
+  @Override
+  public void validate(Workload workload) {
+    policy(workload, variant);
+  }
+
+  @Override
+  public ActivityBehaviour behaviour(Workload workload, ActivityContext context) {
+    Gate gate = InMemoryGate.create(policy(workload, variant), context.clock());
+    return new Gated(gate, context, workload.upstream().rejectedCount(), metersTokens(workload, variant),
+        workload.upstream().requestsPerS() != null);
+  }
+
+  /**
+   * The gate's policy for {@code workload} under {@code variant}.
+   *
+   * @throws IllegalArgumentException if the workload cannot be gated this way (bp-no-drf without a
+   *     request cap)
+   */
+  static Policy policy(Workload workload, Variant variant) {
+    Workload.Upstream up = workload.upstream();
+    Policy.Builder builder = Policy.builder("sim/" + workload.name());
+    if (up.requestsPerS() != null) {
+      builder.dimension(Dimension.REQUESTS, up.requestsPerS(), Math.max(1, up.requestsPerS() * up.periodS()));
+    } else if (variant == Variant.NO_DRF) {
+      throw new IllegalArgumentException(
+          "bp-no-drf meters requests only, but workload " + workload.name() + " caps no requests");
+    }
+    if (metersTokens(workload, variant)) {
+      builder.dimension(Dimension.TOKENS, up.tokensPerS(),
+          Math.max(largestTokenDebit(workload), up.tokensPerS() * up.periodS()));
+    }
+    for (Workload.PriorityWeight k : workload.priorities()) {
+      builder.priority(k.name(), variant == Variant.NO_PRIORITY ? 1.0 : k.weight());
+    }
+    for (Workload.Tenant t : workload.tenants()) {
+      builder.tenantWeight(t.name(), t.weight());
+    }
+    builder.reservation(workload.gate().reservation(), workload.gate().defaultMaxTokens());
+    builder.safeWindow(Duration.ofNanos(Math.round(up.periodS() * 1e9)));
+    return builder.build();
+  }
+
+  /** The largest token amount one admission can debit: the least the token burst may be. */
+  static double largestTokenDebit(Workload workload) {
+    long largest = 1;
+    for (Workload.Tenant t : workload.tenants()) {
+      long debit = t.promptTokens().max();
+      if (workload.gate().reservation()) {
+        debit += t.maxTokens() != null ? t.maxTokens() : workload.gate().defaultMaxTokens();
+      }
+      largest = Math.max(largest, debit);
+    }
+    return largest;
+  }
+
+  private static boolean metersTokens(Workload workload, Variant variant) {
+    return workload.upstream().tokensPerS() != null && variant != Variant.NO_DRF;
+  }
+
+  /**
+   * What a rejected (429) call is released with: one request, kept debited (the window it hit was
+   * full, so giving it back would only re-admit into the same full window), and tokens only if the
+   * provider counts rejected calls ({@code rejected_count}), in which case it counted all of them.
+   */
+  static Cost rejectedActual(SimCall call, boolean rejectedCount, boolean tokens, boolean requests) {
+    return cost(requests, 1, tokens, rejectedCount ? call.totalTokens() : 0);
+  }
+
+  private static Cost cost(boolean requests, double requestAmount, boolean tokens, double tokenAmount) {
+    Map<String, Double> amounts = new LinkedHashMap<>();
+    if (requests) {
+      amounts.put(Dimension.REQUESTS, requestAmount);
+    }
+    if (tokens) {
+      amounts.put(Dimension.TOKENS, tokenAmount);
+    }
+    return new Cost(amounts);
+  }
+
+  /** The gated activity. */
+  private static final class Gated implements ActivityBehaviour {
+    private final Gate gate;
+    private final ActivityContext context;
+    private final boolean rejectedCount;
+    private final boolean tokens;
+    private final boolean requests;
+
+    Gated(Gate gate, ActivityContext context, boolean rejectedCount, boolean tokens, boolean requests) {
+      this.gate = gate;
+      this.context = context;
+      this.rejectedCount = rejectedCount;
+      this.tokens = tokens;
+      this.requests = requests;
+    }
+
+    @Override
+    public void start(SimCall call) {
+      AdmissionRequest request = new AdmissionRequest(call.tenant.name(), call.tenant.priority(),
+          cost(requests, 1, tokens, call.promptTokens), call.tenant.maxTokens(), call.booking);
+      Admission admission = gate.admit(request);
+      if (admission instanceof Admission.Admitted admitted) {
+        call.booking = null;
+        context.send(call, reply -> {
+          if (reply.ok()) {
+            gate.release(admitted.grant(), cost(requests, 1, tokens, call.totalTokens()));
+            context.succeed(call);
+          } else {
+            gate.release(admitted.grant(), rejectedActual(call, rejectedCount, tokens, requests));
+            context.retry(call);
+          }
+        });
+      } else if (admission instanceof Admission.Deferred deferred) {
+        call.booking = deferred.booking();
+        context.defer(call, deferred.retryAfter().toNanos());
+      } else {
+        context.fail(call);
+      }
+    }
+  }
+}

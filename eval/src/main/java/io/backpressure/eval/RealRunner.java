@@ -1,0 +1,290 @@
+package io.backpressure.eval;
+
+import io.backpressure.eval.real.CallLoop;
+import io.backpressure.eval.real.Ledger;
+import io.backpressure.eval.real.LoopInput;
+import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.WindowModel;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * {@code --mode real}: runs a workload on the real stack and records it into the same {@link
+ * Recording} the simulator produces, so metrics, summaries, reports and plots are shared.
+ *
+ * <h2>One run</h2>
+ *
+ * <ol>
+ *   <li>The mock provider starts on a loopback port with the workload's caps, window model and
+ *       latency; it generates exactly the completion each call asks for ({@code max_tokens}).
+ *   <li>Workers start on a fresh task queue of the {@link TemporalStack} with the workload's slots
+ *       (in this process, or {@code workers} processes sharing the gate through Redis).
+ *   <li>Every closed-loop workflow of the workload becomes one {@code CallLoop} workflow; open-loop
+ *       tenants start one-call workflows at Poisson times. Workflows start at the run's origin
+ *       (plus each tenant's {@code start_s}).
+ *   <li>At {@code duration_s} the run ends: the ledger is closed (slots still held count up to the
+ *       end), the workers stop and the run's workflows are terminated.
+ * </ol>
+ *
+ * Times come from the wall clock. A run is not repeatable event for event: repeats vary by seed
+ * (token draws, arrivals, the mock's latency draws) and by scheduling.
+ */
+final class RealRunner implements Runner {
+  /** Time allowed to set a run up (mock, workers) before its origin. */
+  private static final long SETUP_NANOS = 2_000_000_000L;
+  private final Function<String, TemporalStack> stackFactory;
+  private final String redisUrl;
+  private final int workers;
+  private final MeterRegistry registry;
+  private final AutoCloseable endpoint;
+  private TemporalStack stack;
+
+  /**
+   * @param stackFactory opens the Temporal stack on first use (its argument is unused)
+   * @param redisUrl the shared gate state, or null for memory
+   * @param workers worker processes; above 1 requires {@code redisUrl}
+   * @param registry where gates record meters, or null
+   * @param endpoint what serves {@code registry}, closed with the runner; or null
+   */
+  RealRunner(Function<String, TemporalStack> stackFactory, String redisUrl, int workers, MeterRegistry registry,
+      AutoCloseable endpoint) {
+    this.endpoint = endpoint;
+    this.stackFactory = stackFactory;
+    this.redisUrl = redisUrl;
+    this.workers = workers;
+    this.registry = registry;
+  }
+
+  @Override
+  public String mode() {
+    return "real";
+  }
+
+  /** What the runs are measured on. */
+  synchronized String describe() {
+    return stack().describe() + (workers > 1 ? ", " + workers + " worker processes" : ", 1 worker")
+        + (redisUrl != null ? ", gate state in Redis" : ", gate state in memory");
+  }
+
+  private synchronized TemporalStack stack() {
+    if (stack == null) {
+      stack = stackFactory.apply("");
+    }
+    return stack;
+  }
+
+  @Override
+  public synchronized Recording run(Workload workload, Configuration configuration, long seed) {
+    WorkflowClient client = stack().client();
+    String runId = UUID.randomUUID().toString().substring(0, 8);
+    String taskQueue = "bp-eval-" + workload.name() + "-" + configuration.name() + "-" + runId;
+    long origin = Ledger.epochNanos() + SETUP_NANOS;
+    Ledger ledger = new Ledger(origin);
+    long cpuBefore = processCpuNanos();
+    long wallBefore = System.nanoTime();
+    try (MockProvider provider = MockProvider.start(mockConfig(workload, seed));
+        WorkerGroup group = WorkerGroup.start(stack(), workers, RealWorker.spec(workload, configuration, taskQueue,
+            provider.baseUrl(), origin, workload.slots(), redisUrl, "bp-eval-" + runId), ledger, registry)) {
+      Recorder recorder = new Recorder(workload.tenants().size());
+      List<WorkflowStub> started = new ArrayList<>();
+      List<Thread> arrivals = new ArrayList<>();
+      SplittableRandom random = new SplittableRandom(seed);
+      long endNanos = Simulation.seconds(workload.durationS());
+      sleepUntil(ledger, 0);
+      for (int q = 0; q < workload.tenants().size(); q++) {
+        Workload.Tenant t = workload.tenants().get(q);
+        LoopInput template = input(workload, configuration, q, t, origin, t.openLoop() ? 1 : t.callsPerWorkflow(), 0,
+            stack().isTestServer());
+        if (t.openLoop()) {
+          arrivals.add(openLoop(client, taskQueue, runId, q, t, template, random.split(), ledger, recorder, started,
+              endNanos));
+        } else {
+          AtomicInteger running = new AtomicInteger(t.workflows());
+          int queue = q;
+          for (int w = 0; w < t.workflows(); w++) {
+            LoopInput in = withSeed(template, random.nextLong());
+            WorkflowStub stub = startAt(client, taskQueue, runId + "-q" + q + "-w" + w, in,
+                Simulation.seconds(t.startS()), ledger);
+            synchronized (started) {
+              started.add(stub);
+            }
+            stub.getResultAsync(Long.class).whenComplete((r, e) -> {
+              if (running.decrementAndGet() == 0) {
+                synchronized (recorder) {
+                  recorder.queueFinished(queue, ledger.now());
+                }
+              }
+            });
+          }
+        }
+      }
+      sleepUntil(ledger, endNanos);
+      ledger.close(endNanos);
+      arrivals.forEach(Thread::interrupt);
+      double cpu = (processCpuNanos() - cpuBefore + group.childCpuNanos())
+          / ((System.nanoTime() - wallBefore) * (double) Runtime.getRuntime().availableProcessors());
+      Ledger.Snapshot snapshot = group.snapshot(ledger);
+      group.close();
+      terminate(started);
+      synchronized (recorder) {
+        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots() * workers);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the mock provider", e);
+    }
+  }
+
+  private static Recording toRecording(Recorder recorder, Ledger.Snapshot snapshot, long endNanos, double cpu,
+      int slots) {
+    snapshot.attempts().stream().sorted(Comparator.comparingLong(Ledger.Attempt::startNanos))
+        .forEach(a -> recorder.attempt(new Recording.Attempt(a.queue(), a.startNanos(), a.endNanos(), a.ok(),
+            a.boundDimension(), a.tokens(), a.counted())));
+    snapshot.calls().stream().sorted(Comparator.comparingLong(Ledger.Call::submittedNanos))
+        .forEach(c -> recorder.call(new Recording.Call(c.queue(), c.submittedNanos(), c.finishedNanos(),
+            Recording.Outcome.valueOf(c.outcome().name()), c.slotHeldNanos(), c.deferrals(), c.attempts())));
+    return recorder.finish(endNanos, new Recording.Measured(snapshot.admissionNanos(), snapshot.timerExcessNanos(),
+        snapshot.scheduleToStartNanos(), snapshot.rejectionRoundTripNanos(), cpu, slots));
+  }
+
+  /** The mock provider for {@code workload}: its caps, window, latency; completions as asked. */
+  static MockProviderConfig mockConfig(Workload workload, long seed) {
+    Workload.Upstream up = workload.upstream();
+    WindowModel model = WindowModel.parse(up.window());
+    Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
+    MockProviderConfig.Builder builder = MockProviderConfig.builder()
+        .latencyMs((int) Math.round(up.latencyMinMs()), (int) Math.round(up.latencyMaxMs()))
+        .rejectedCount(up.rejectedCount())
+        .completionTokens(new CompletionTokens.Fixed(CompletionTokens.MAX))
+        .seed(seed);
+    if (up.requestsPerS() != null) {
+      builder.requests(LimitSpec.of(model, up.requestsPerS() * up.periodS(), period));
+    }
+    if (up.tokensPerS() != null) {
+      builder.tokens(LimitSpec.of(model, up.tokensPerS() * up.periodS(), period));
+    }
+    return builder.build();
+  }
+
+  private static LoopInput input(Workload workload, Configuration configuration, int q, Workload.Tenant t,
+      long origin, long calls, long seed, boolean fifoTickets) {
+    long stopAt = t.stopS() == null ? 0 : (origin + Simulation.seconds(t.stopS())) / 1_000_000L;
+    int rank = workload.classIndex(t.priority());
+    boolean gated = configuration instanceof GateConfiguration;
+    int classKey = configuration instanceof TemporalNativeConfiguration ? rank + 1 : 0;
+    return new LoopInput(q, t.name(), t.priority(), rank, calls, stopAt, t.promptTokens().min(), t.promptTokens().max(),
+        t.completionTokens().min(), t.completionTokens().max(), t.maxTokens(), seed, gated, classKey,
+        fifoTickets ? origin / 1_000_000L : 0);
+  }
+
+  private static LoopInput withSeed(LoopInput in, long seed) {
+    return new LoopInput(in.queue(), in.tenant(), in.priority(), in.classRank(), in.calls(), in.stopAtEpochMillis(),
+        in.promptMin(), in.promptMax(), in.completionMin(), in.completionMax(), in.maxTokens(), seed, in.gated(),
+        in.classKey(), in.fifoOriginEpochMillis());
+  }
+
+  private static WorkflowStub startAt(WorkflowClient client, String taskQueue, String id, LoopInput in, long atNanos,
+      Ledger ledger) {
+    sleepUntil(ledger, atNanos);
+    CallLoop loop = client.newWorkflowStub(CallLoop.class, WorkflowOptions.newBuilder().setTaskQueue(taskQueue)
+        .setWorkflowId(id).setWorkflowExecutionTimeout(Duration.ofHours(6)).build());
+    WorkflowClient.start(loop::run, in);
+    return WorkflowStub.fromTyped(loop);
+  }
+
+  /** Starts the Poisson arrivals of an open-loop tenant on a thread of their own. */
+  private static Thread openLoop(WorkflowClient client, String taskQueue, String runId, int q, Workload.Tenant t,
+      LoopInput template, SplittableRandom random, Ledger ledger, Recorder recorder, List<WorkflowStub> started,
+      long endNanos) {
+    long stop = t.stopS() == null ? endNanos : Math.min(endNanos, Simulation.seconds(t.stopS()));
+    Thread thread = new Thread(() -> {
+      List<CompletableFuture<Long>> outstanding = new ArrayList<>();
+      long next = Simulation.seconds(t.startS());
+      int i = 0;
+      while (true) {
+        next += Simulation.seconds(-Math.log(1 - random.nextDouble()) / t.openLoopRps());
+        if (next >= stop || Thread.currentThread().isInterrupted()) {
+          break;
+        }
+        WorkflowStub stub = startAt(client, taskQueue, runId + "-q" + q + "-a" + i++, withSeed(template,
+            random.nextLong()), next, ledger);
+        synchronized (started) {
+          started.add(stub);
+        }
+        outstanding.add(stub.getResultAsync(Long.class));
+      }
+      if (stop < endNanos) {
+        CompletableFuture.allOf(outstanding.toArray(new CompletableFuture<?>[0])).whenComplete((r, e) -> {
+          synchronized (recorder) {
+            recorder.queueFinished(q, ledger.now());
+          }
+        });
+      }
+    }, "open-loop-" + t.name());
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
+  }
+
+  private static void sleepUntil(Ledger ledger, long nanos) {
+    long wait;
+    while ((wait = nanos - ledger.now()) > 0) {
+      try {
+        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private static void terminate(List<WorkflowStub> started) {
+    List<WorkflowStub> copy;
+    synchronized (started) {
+      copy = new ArrayList<>(started);
+    }
+    for (WorkflowStub stub : copy) {
+      try {
+        stub.terminate("evaluation run ended");
+      } catch (RuntimeException alreadyClosed) {
+        // A workflow that completed on its own cannot be terminated; nothing to do.
+      }
+    }
+  }
+
+  static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (stack != null) {
+      stack.close();
+      stack = null;
+    }
+    if (endpoint != null) {
+      try {
+        endpoint.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot stop the metrics endpoint", e);
+      }
+    }
+  }
+}

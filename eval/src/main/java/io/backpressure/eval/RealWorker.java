@@ -1,0 +1,159 @@
+package io.backpressure.eval;
+
+import io.backpressure.core.Gate;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
+import io.backpressure.eval.real.CallLoopImpl;
+import io.backpressure.eval.real.CallMode;
+import io.backpressure.eval.real.GatewaySlices;
+import io.backpressure.eval.real.Ledger;
+import io.backpressure.eval.real.ProviderClient;
+import io.backpressure.eval.real.TimedGate;
+import io.backpressure.eval.real.UpstreamActivitiesImpl;
+import io.backpressure.metrics.MeteredGate;
+import io.backpressure.redis.RedisGate;
+import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.temporal.ActivityGate;
+import io.backpressure.temporal.BackpressureInterceptor;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.temporal.client.WorkflowClient;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
+import io.temporal.worker.WorkerOptions;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One worker of a real run: a Temporal worker on the run's task queue with the workload's activity
+ * slots, running {@link CallLoopImpl} and the configuration's activity against the provider over
+ * HTTP. Built from a {@link Spec} so that a worker process ({@link WorkerMain}) builds the same one.
+ */
+final class RealWorker implements AutoCloseable {
+  private final WorkerFactory factory;
+  private final ProviderClient provider;
+  private final AutoCloseable gate;
+
+  private RealWorker(WorkerFactory factory, ProviderClient provider, AutoCloseable gate) {
+    this.factory = factory;
+    this.provider = provider;
+    this.gate = gate;
+  }
+
+  /**
+   * What a worker needs to know, all plain values (it travels to worker processes as JSON).
+   *
+   * @param taskQueue the run's task queue
+   * @param providerBaseUrl the provider's {@code …/v1}
+   * @param originEpochNanos the run's time origin
+   * @param config the configuration's name
+   * @param slots activity slots of this worker
+   * @param dispatchPerSecond {@code tn}: the worker's activity dispatch rate; else null
+   * @param rejectedCount whether the provider counts 429s
+   * @param policyYaml gated configurations: the gate's policy; else null
+   * @param meterRequests gated: whether the gate meters requests
+   * @param meterTokens gated: whether the gate meters tokens
+   * @param requestSlice {@code gateway}: per tenant, requests per 60 s; else null
+   * @param tokenSlice {@code gateway}: per tenant, tokens per 60 s; else null
+   * @param redisUrl the shared gate state, or null for this process's memory
+   * @param redisPrefix the run's key prefix in Redis
+   */
+  record Spec(String taskQueue, String providerBaseUrl, long originEpochNanos, String config, int slots,
+      Double dispatchPerSecond, boolean rejectedCount, String policyYaml, boolean meterRequests,
+      boolean meterTokens, double[] requestSlice, double[] tokenSlice, String redisUrl, String redisPrefix) {
+
+    boolean gated() {
+      return policyYaml != null;
+    }
+  }
+
+  /** The spec of {@code configuration} on {@code workload}. */
+  static Spec spec(Workload workload, Configuration configuration, String taskQueue, String providerBaseUrl,
+      long originEpochNanos, int slots, String redisUrl, String redisPrefix) {
+    Workload.Upstream up = workload.upstream();
+    boolean rejectedCount = up.rejectedCount();
+    if (configuration instanceof GateConfiguration gate) {
+      Policy policy = GateConfiguration.policy(workload, gate.variant());
+      return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, null,
+          rejectedCount, policy.toYaml(), up.requestsPerS() != null,
+          GateConfiguration.metersTokensFor(workload, gate.variant()), null, null, redisUrl, redisPrefix);
+    }
+    if (configuration instanceof GatewayConfiguration) {
+      int n = workload.tenants().size();
+      double weights = workload.tenants().stream().mapToDouble(Workload.Tenant::weight).sum();
+      double seconds = GatewaySlices.WINDOW_NANOS / 1e9;
+      double[] requests = new double[n];
+      double[] tokens = new double[n];
+      for (int i = 0; i < n; i++) {
+        double share = workload.tenants().get(i).weight() / weights;
+        requests[i] = up.requestsPerS() == null ? Double.POSITIVE_INFINITY : up.requestsPerS() * seconds * share;
+        tokens[i] = up.tokensPerS() == null ? Double.POSITIVE_INFINITY : up.tokensPerS() * seconds * share;
+      }
+      return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, null,
+          rejectedCount, null, false, false, requests, tokens, redisUrl, redisPrefix);
+    }
+    Double dispatch = configuration instanceof TemporalNativeConfiguration ? up.requestsPerS() : null;
+    return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, dispatch,
+        rejectedCount, null, false, false, null, null, redisUrl, redisPrefix);
+  }
+
+  /**
+   * Starts a worker for {@code spec}.
+   *
+   * @param registry where a gated worker's gate records its meters, or null for none
+   */
+  static RealWorker start(WorkflowClient client, Spec spec, Ledger ledger, MeterRegistry registry) {
+    ProviderClient provider = new ProviderClient(spec.providerBaseUrl(), ledger);
+    CallMode mode;
+    AutoCloseable closeGate = () -> {};
+    if (spec.gated()) {
+      Policy policy = Policy.fromYaml(spec.policyYaml());
+      Gate gate;
+      if (spec.redisUrl() != null) {
+        RedisGate redis = RedisGate.connect(RedisGateConfig.builder(spec.redisUrl()).target(policy.target())
+            .policy(policy).keyPrefix(spec.redisPrefix()).build());
+        closeGate = redis;
+        gate = redis;
+      } else {
+        gate = InMemoryGate.create(policy);
+      }
+      if (registry != null) {
+        gate = MeteredGate.builder(gate, registry).policy(() -> policy).build();
+      }
+      ActivityGate activityGate = ActivityGate.builder(new TimedGate(gate, ledger)).waitInPlace(Duration.ZERO).build();
+      mode = new CallMode.Gated(activityGate, spec.meterRequests(), spec.meterTokens());
+    } else if (spec.requestSlice() != null) {
+      mode = new CallMode.Proxy(new GatewaySlices(ledger, spec.requestSlice(), spec.tokenSlice()), TimeModel::sdkBackoffNanos);
+    } else {
+      mode = new CallMode.SdkRetry(TimeModel::sdkBackoffNanos);
+    }
+    WorkerFactoryOptions.Builder factoryOptions = WorkerFactoryOptions.newBuilder();
+    if (spec.gated()) {
+      factoryOptions.setWorkerInterceptors(BackpressureInterceptor.create());
+    }
+    WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions.build());
+    WorkerOptions.Builder options = WorkerOptions.newBuilder()
+        .setMaxConcurrentActivityExecutionSize(spec.slots())
+        .setDefaultDeadlockDetectionTimeout(10_000);
+    if (spec.dispatchPerSecond() != null) {
+      options.setMaxWorkerActivitiesPerSecond(spec.dispatchPerSecond());
+    }
+    Worker worker = factory.newWorker(spec.taskQueue(), options.build());
+    worker.registerWorkflowImplementationTypes(CallLoopImpl.class);
+    worker.registerActivitiesImplementations(new UpstreamActivitiesImpl(mode, provider, ledger, spec.rejectedCount()));
+    factory.start();
+    return new RealWorker(factory, provider, closeGate);
+  }
+
+  @Override
+  public void close() {
+    factory.shutdownNow();
+    factory.awaitTermination(5, TimeUnit.SECONDS);
+    provider.close();
+    try {
+      gate.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot close the gate", e);
+    }
+  }
+}

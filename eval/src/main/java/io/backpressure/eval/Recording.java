@@ -1,0 +1,71 @@
+package io.backpressure.eval;
+
+import java.util.List;
+
+/**
+ * Everything one run produced, in nanoseconds since the run's start: every upstream attempt and
+ * every logical call (SPEC §6.3). Both the simulator and a real-mode runner produce one through a
+ * {@link Recorder}; {@link Metrics} turns it into numbers.
+ *
+ * @param endNanos the run's length
+ * @param attempts every upstream attempt, in the order they reached the upstream
+ * @param calls every logical call that was submitted, in submission order
+ * @param queueFinishedNanos per tenant (workload order): when it finished all its calls, or -1
+ * @param measured what a real run measured on the wall clock; null for a simulated run
+ */
+record Recording(long endNanos, List<Attempt> attempts, List<Call> calls, long[] queueFinishedNanos,
+    Measured measured) {
+
+  /** A simulated run: nothing measured on the wall clock. */
+  Recording(long endNanos, List<Attempt> attempts, List<Call> calls, long[] queueFinishedNanos) {
+    this(endNanos, attempts, calls, queueFinishedNanos, null);
+  }
+
+  /**
+   * Wall-clock quantities of a real run, one sample per event, in nanoseconds.
+   *
+   * @param admissionNanos the duration of each admission call (empty when no gate ran)
+   * @param timerExcessNanos per deferral: the re-run's start minus the instant its durable timer
+   *     was due (timer lateness, dispatch, and any wait for a slot)
+   * @param scheduleToStartNanos per activity execution: its start minus its scheduling
+   *     (millisecond resolution; dispatch plus any wait for a slot)
+   * @param rejectionRoundTripNanos per 429: the client-side HTTP round trip (the provider answers a
+   *     429 at once)
+   * @param cpuUtilization CPU time of every process of the run / (wall time × processors)
+   * @param slots the worker slots of all workers together
+   */
+  record Measured(long[] admissionNanos, long[] timerExcessNanos, long[] scheduleToStartNanos,
+      long[] rejectionRoundTripNanos, double cpuUtilization, int slots) {}
+
+  /** What became of a logical call. */
+  enum Outcome { OK, FAILED, UNFINISHED }
+
+  /**
+   * One upstream attempt.
+   *
+   * @param queue the tenant's index in the workload
+   * @param startNanos when it reached the upstream
+   * @param endNanos when its answer came back (a 429 comes back at once)
+   * @param ok true for a 200, false for a 429
+   * @param boundDimension on a 429, the dimension that bound; null on a 200
+   * @param tokens the tokens the call carried (prompt plus completion)
+   * @param counted whether the upstream counted it against its window (every 200; a 429 only with
+   *     {@code rejected_count})
+   */
+  record Attempt(int queue, long startNanos, long endNanos, boolean ok, String boundDimension,
+      double tokens, boolean counted) {}
+
+  /**
+   * One logical call.
+   *
+   * @param queue the tenant's index in the workload
+   * @param submittedNanos when its workflow (or arrival) submitted it
+   * @param finishedNanos when it ended, or -1 if still running at the end of the run
+   * @param outcome what became of it
+   * @param slotHeldNanos worker-slot time it held, up to the end of the run
+   * @param deferrals how many times the gate deferred it onto a timer
+   * @param attempts how many upstream attempts it made
+   */
+  record Call(int queue, long submittedNanos, long finishedNanos, Outcome outcome, long slotHeldNanos,
+      int deferrals, int attempts) {}
+}

@@ -1,0 +1,24 @@
+package io.backpressure.eval;
+
+import java.util.Map;
+
+/**
+ * The metrics of one run (SPEC §6.3), keyed by their JSON names in SPEC order, plus the per-tenant
+ * service over time for the heatmap. A value is NaN where it is undefined in this run (e.g. a p95
+ * of a class with no successful call in the window).
+ *
+ * @param values metric name to value, in report order
+ * @param heat OK calls per second per tenant (workload order) and time bin
+ * @param binSeconds the width of one heat bin
+ */
+record RunMetrics(Map<String, Value> values, double[][] heat, double binSeconds) {
+
+  /** One metric's value in one run. */
+  sealed interface Value permits Scalar, ByKey {}
+
+  /** A single number. */
+  record Scalar(double value) implements Value {}
+
+  /** One number per class, tenant or dimension, in workload order. */
+  record ByKey(Map<String, Double> values) implements Value {}
+}

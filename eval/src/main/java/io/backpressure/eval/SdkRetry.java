@@ -1,0 +1,21 @@
+package io.backpressure.eval;
+
+/**
+ * The provider SDK's retry, run inside the activity: send; on a 429 sleep on the slot for {@link
+ * TimeModel#sdkBackoffNanos} and send again, with unlimited attempts. The slot is held throughout.
+ */
+final class SdkRetry {
+  private SdkRetry() {}
+
+  /** Sends {@code call} until it gets a 200, then runs {@code onOk}. */
+  static void untilOk(ActivityContext context, SimCall call, Runnable onOk) {
+    context.send(call, reply -> {
+      if (reply.ok()) {
+        onOk.run();
+      } else {
+        long sleep = TimeModel.sdkBackoffNanos(call.rejections, reply.retryAfterNanos(), context.jitter());
+        context.after(sleep, () -> untilOk(context, call, onOk));
+      }
+    });
+  }
+}

@@ -1,0 +1,155 @@
+package io.backpressure.eval;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.backpressure.eval.real.Ledger;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+
+/**
+ * The workers of one real run: one {@link RealWorker} in this process, or {@code n} worker
+ * processes ({@link WorkerMain}, same classpath) that share the gate through Redis. Each process
+ * keeps its own {@link Ledger}; at the end the processes' ledgers are merged call by call (a
+ * deferred call may run again on another process).
+ */
+final class WorkerGroup implements AutoCloseable {
+  static final ObjectMapper JSON = new ObjectMapper();
+  private final RealWorker local;
+  private final List<Child> children;
+  private long childCpuNanos;
+  private boolean closed;
+
+  private WorkerGroup(RealWorker local, List<Child> children) {
+    this.local = local;
+    this.children = children;
+  }
+
+  static WorkerGroup start(TemporalStack stack, int workers, RealWorker.Spec spec, Ledger ledger,
+      MeterRegistry registry) {
+    if (workers == 1) {
+      return new WorkerGroup(RealWorker.start(stack.client(), spec, ledger, registry), List.of());
+    }
+    if (stack.target() == null) {
+      throw new IllegalStateException("worker processes need a Temporal service reachable on a port");
+    }
+    List<Child> children = new ArrayList<>();
+    try {
+      Path specFile = Files.createTempFile("bp-eval-spec", ".json");
+      specFile.toFile().deleteOnExit();
+      JSON.writeValue(specFile.toFile(), spec);
+      for (int i = 0; i < workers; i++) {
+        Path out = Files.createTempFile("bp-eval-ledger", ".json");
+        out.toFile().deleteOnExit();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+            WorkerMain.class.getName(), specFile.toString(), stack.target(), stack.namespace(), out.toString())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        children.add(new Child(builder.start(), out));
+      }
+    } catch (IOException e) {
+      children.forEach(c -> c.process.destroyForcibly());
+      throw new UncheckedIOException("cannot start worker processes", e);
+    }
+    return new WorkerGroup(null, children);
+  }
+
+  /**
+   * Closes every ledger at the ledger's current end and returns the merged record. Call once,
+   * after {@code ledger.close(end)}.
+   */
+  Ledger.Snapshot snapshot(Ledger ledger) {
+    if (local != null) {
+      return ledger.snapshot();
+    }
+    List<Ledger.Snapshot> parts = new ArrayList<>();
+    for (Child child : children) {
+      try (Writer w = new OutputStreamWriter(child.process.getOutputStream(), StandardCharsets.UTF_8)) {
+        w.write(ledger.closedAt() + "\n");
+      } catch (IOException e) {
+        throw new UncheckedIOException("worker process ended early", e);
+      }
+      try {
+        if (!child.process.waitFor(60, TimeUnit.SECONDS) || child.process.exitValue() != 0) {
+          throw new IllegalStateException("a worker process failed (exit " + (child.process.isAlive() ? "none"
+              : child.process.exitValue()) + "); see its messages above");
+        }
+        WorkerMain.Report report = JSON.readValue(child.out.toFile(), WorkerMain.Report.class);
+        parts.add(report.snapshot());
+        childCpuNanos += report.cpuNanos();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read a worker process's ledger", e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+    return merge(parts);
+  }
+
+  /** CPU time of the worker processes (known after {@link #snapshot}). */
+  long childCpuNanos() {
+    return childCpuNanos;
+  }
+
+  /** Several processes' ledgers as one: attempts together, calls joined by id. */
+  static Ledger.Snapshot merge(List<Ledger.Snapshot> parts) {
+    List<Ledger.Attempt> attempts = new ArrayList<>();
+    Map<String, Ledger.Call> calls = new LinkedHashMap<>();
+    for (Ledger.Snapshot part : parts) {
+      attempts.addAll(part.attempts());
+      for (Ledger.Call c : part.calls()) {
+        calls.merge(c.callId(), c, (a, b) -> new Ledger.Call(a.callId(), a.queue(),
+            Math.min(a.submittedNanos(), b.submittedNanos()), Math.max(a.finishedNanos(), b.finishedNanos()),
+            a.outcome() == Ledger.Outcome.OK || b.outcome() == Ledger.Outcome.OK ? Ledger.Outcome.OK
+                : a.outcome() == Ledger.Outcome.FAILED || b.outcome() == Ledger.Outcome.FAILED ? Ledger.Outcome.FAILED
+                : Ledger.Outcome.UNFINISHED,
+            a.slotHeldNanos() + b.slotHeldNanos(), a.deferrals() + b.deferrals(), a.attempts() + b.attempts()));
+      }
+    }
+    return new Ledger.Snapshot(attempts, new ArrayList<>(calls.values()),
+        concat(parts, Ledger.Snapshot::admissionNanos), concat(parts, Ledger.Snapshot::timerExcessNanos),
+        concat(parts, Ledger.Snapshot::scheduleToStartNanos), concat(parts, Ledger.Snapshot::rejectionRoundTripNanos));
+  }
+
+  private static long[] concat(List<Ledger.Snapshot> parts, java.util.function.Function<Ledger.Snapshot, long[]> f) {
+    return parts.stream().flatMapToLong(p -> LongStream.of(f.apply(p))).toArray();
+  }
+
+  /** Stops every worker; idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (local != null) {
+      local.close();
+    }
+    for (Child child : children) {
+      child.process.destroy();
+      try {
+        child.process.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      child.process.destroyForcibly();
+      File out = child.out.toFile();
+      out.delete();
+    }
+  }
+
+  private record Child(Process process, Path out) {}
+}

@@ -1,0 +1,170 @@
+package io.backpressure.eval;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One evaluation workload, as read from the YAML schema of SPEC §6.2 by {@link WorkloadReader}.
+ * Immutable and range-checked by the reader; times in seconds, rates per second.
+ *
+ * @param name the workload's name (also the default output folder)
+ * @param description what it models and which parameters were chosen, and why
+ * @param durationS the run length in virtual seconds, warm-up included
+ * @param warmupS the start of the contention window
+ * @param upstream the provider's caps, window model and latency
+ * @param priorities the classes, highest first, with their weights {@code ω_k}
+ * @param slots the number of worker slots shared by every activity
+ * @param gate the gate options (reservation mode)
+ * @param tenants the tenants; each tenant is one queue {@code (t, k)}
+ * @param scale the divisor this workload was scaled down by ({@link #scaled}); 1 as written
+ */
+record Workload(
+    String name,
+    String description,
+    double durationS,
+    double warmupS,
+    Upstream upstream,
+    List<PriorityWeight> priorities,
+    int slots,
+    GateOptions gate,
+    List<Tenant> tenants,
+    double scale) {
+
+  Workload {
+    Objects.requireNonNull(name, "name");
+    priorities = List.copyOf(priorities);
+    tenants = List.copyOf(tenants);
+  }
+
+  /** This workload with another run length, for short runs. */
+  Workload withDuration(double seconds) {
+    if (!(seconds > warmupS)) {
+      throw new IllegalArgumentException(
+          "the duration must exceed the workload's warmup_s (" + warmupS + " s), got " + seconds);
+    }
+    return new Workload(name, description, seconds, warmupS, upstream, priorities, slots, gate, tenants, scale);
+  }
+
+  /**
+   * This workload scaled down by {@code divisor}, keeping its shape: the caps, the open-loop rates,
+   * the worker slots and every closed-loop tenant's workflows are divided by it (counts rounded,
+   * at least 1), so offered load, entitlements and contention keep their proportions while the
+   * engine handles {@code divisor} times fewer calls per second. Call sizes, latency, durations and
+   * weights are unchanged. Scaling an already scaled workload multiplies the divisors.
+   *
+   * @param divisor in [1, 1000]
+   * @throws IllegalArgumentException out of range
+   */
+  Workload scaled(double divisor) {
+    if (!(divisor >= 1 && divisor <= 1000)) {
+      throw new IllegalArgumentException("--scale must be in [1, 1000], got " + divisor);
+    }
+    if (divisor == 1) {
+      return this;
+    }
+    Upstream up = new Upstream(upstream.window(), upstream.periodS(),
+        upstream.requestsPerS() == null ? null : upstream.requestsPerS() / divisor,
+        upstream.tokensPerS() == null ? null : upstream.tokensPerS() / divisor,
+        upstream.rejectedCount(), upstream.latencyMinMs(), upstream.latencyMaxMs());
+    List<Tenant> scaledTenants = tenants.stream().map(t -> new Tenant(t.name(), t.priority(), t.weight(),
+        t.openLoop() ? t.workflows() : (int) Math.max(1, Math.round(t.workflows() / divisor)), t.callsPerWorkflow(),
+        t.promptTokens(), t.completionTokens(), t.maxTokens(),
+        t.openLoopRps() == null ? null : t.openLoopRps() / divisor, t.startS(), t.stopS())).toList();
+    return new Workload(name, description, durationS, warmupS, up, priorities,
+        (int) Math.max(1, Math.round(slots / divisor)), gate, scaledTenants, scale * divisor);
+  }
+
+  /** The rank of class {@code priority} (0 is the highest), or -1. */
+  int classIndex(String priority) {
+    for (int k = 0; k < priorities.size(); k++) {
+      if (priorities.get(k).name().equals(priority)) {
+        return k;
+      }
+    }
+    return -1;
+  }
+
+  /** The weight {@code ω_k} of class {@code priority}. */
+  double classWeight(String priority) {
+    return priorities.get(classIndex(priority)).weight();
+  }
+
+  /** A class and its weight. */
+  record PriorityWeight(String name, double weight) {}
+
+  /**
+   * The provider.
+   *
+   * @param window {@code fixed}, {@code sliding} or {@code bucket}
+   * @param periodS the accounting period in seconds
+   * @param requestsPerS the request cap per second, or null when requests are not capped
+   * @param tokensPerS the token cap per second, or null when tokens are not capped
+   * @param rejectedCount whether a 429 counts against the window
+   * @param latencyMinMs the shortest service latency of a 200
+   * @param latencyMaxMs the longest service latency of a 200 (uniform in between)
+   */
+  record Upstream(
+      String window,
+      double periodS,
+      Double requestsPerS,
+      Double tokensPerS,
+      boolean rejectedCount,
+      double latencyMinMs,
+      double latencyMaxMs) {
+
+    /** The mean service latency of a 200, in milliseconds. */
+    double meanLatencyMs() {
+      return (latencyMinMs + latencyMaxMs) / 2;
+    }
+  }
+
+  /**
+   * @param reservation debit {@code prompt + max_tokens} at admission and refund after the reply
+   * @param defaultMaxTokens the completion bound reserved for calls that carry no {@code max_tokens}
+   */
+  record GateOptions(boolean reservation, long defaultMaxTokens) {}
+
+  /**
+   * One tenant, which is one queue: it belongs to one class.
+   *
+   * @param name the tenant's name
+   * @param priority its class
+   * @param weight its weight {@code w_t}
+   * @param workflows closed loop: this many workflows, each running its calls one after another; 0
+   *     for an open-loop tenant
+   * @param callsPerWorkflow calls per workflow (closed loop)
+   * @param promptTokens the input size of each call (what the gate is told up front)
+   * @param completionTokens the output size of each call before the {@code max_tokens} clamp
+   * @param maxTokens the call's {@code max_tokens}, or null
+   * @param openLoopRps open loop: Poisson arrivals at this rate, each one call; null for closed loop
+   * @param startS when the tenant starts submitting
+   * @param stopS when it stops submitting new calls, or null for never
+   */
+  record Tenant(
+      String name,
+      String priority,
+      double weight,
+      int workflows,
+      long callsPerWorkflow,
+      TokenCount promptTokens,
+      TokenCount completionTokens,
+      Long maxTokens,
+      Double openLoopRps,
+      double startS,
+      Double stopS) {
+
+    boolean openLoop() {
+      return openLoopRps != null;
+    }
+
+    /** The completion the provider produces for a drawn {@code completion}: clamped by max_tokens. */
+    long clampCompletion(long completion) {
+      return maxTokens == null ? completion : Math.min(completion, maxTokens);
+    }
+
+    /** Mean tokens the provider counts per call: prompt plus clamped completion. */
+    double meanTokensPerCall() {
+      return promptTokens.mean() + completionTokens.meanClampedAt(maxTokens);
+    }
+  }
+}

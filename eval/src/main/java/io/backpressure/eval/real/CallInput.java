@@ -1,0 +1,29 @@
+package io.backpressure.eval.real;
+
+/**
+ * One logical call, as the workflow hands it to the activity.
+ *
+ * @param callId unique in the run ({@code x-call-id}); every attempt and deferral of the call carries it
+ * @param queue the tenant's index in the workload
+ * @param tenant the tenant ({@code x-tenant})
+ * @param priority the class ({@code x-priority})
+ * @param submittedEpochMillis when the workflow submitted the call (workflow time)
+ * @param promptTokens the prompt size in tokens (the gate's estimate)
+ * @param completionTokens the completion the provider will produce (sent as {@code max_tokens})
+ * @param maxTokens the tenant's {@code max_tokens}, or null (the gate's reservation bound)
+ */
+public record CallInput(
+    String callId,
+    int queue,
+    String tenant,
+    String priority,
+    long submittedEpochMillis,
+    long promptTokens,
+    long completionTokens,
+    Long maxTokens) {
+
+  /** What the provider counts for this call: prompt plus completion. */
+  long totalTokens() {
+    return promptTokens + completionTokens;
+  }
+}

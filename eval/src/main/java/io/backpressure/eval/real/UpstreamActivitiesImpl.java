@@ -1,0 +1,114 @@
+package io.backpressure.eval.real;
+
+import io.backpressure.core.Cost;
+import io.backpressure.core.Dimension;
+import io.backpressure.temporal.Backpressure;
+import io.backpressure.temporal.GatedRequest;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityInfo;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The activity of every configuration: takes the slot, does what its {@link CallMode} says, and
+ * records the slot time, every attempt, deferrals and the call's end in the {@link Ledger}.
+ * Thread-safe: one instance serves all slots of a worker.
+ */
+public final class UpstreamActivitiesImpl implements UpstreamActivities {
+  private final CallMode mode;
+  private final ProviderClient provider;
+  private final Ledger ledger;
+  private final boolean rejectedCount;
+
+  /**
+   * @param rejectedCount whether the provider counts 429s against its window (the attempts'
+   *     {@code counted} flag, and what a gated 429 is released with)
+   */
+  public UpstreamActivitiesImpl(CallMode mode, ProviderClient provider, Ledger ledger, boolean rejectedCount) {
+    this.mode = mode;
+    this.provider = provider;
+    this.ledger = ledger;
+    this.rejectedCount = rejectedCount;
+  }
+
+  @Override
+  public int call(CallInput call) {
+    ActivityInfo info = Activity.getExecutionContext().getInfo();
+    ledger.activityStarted(call, ledger.now(), ledger.fromEpochMillis(info.getCurrentAttemptScheduledTimestamp()));
+    try {
+      if (mode instanceof CallMode.Gated gated) {
+        return gated(call, gated);
+      }
+      if (mode instanceof CallMode.Proxy proxy) {
+        proxy.slices().acquire(call.queue());
+        untilOk(call, proxy.backoff());
+        proxy.slices().charge(call.queue(), call.totalTokens());
+      } else {
+        untilOk(call, ((CallMode.SdkRetry) mode).backoff());
+      }
+      ledger.finished(call, ledger.now(), true);
+      return 200;
+    } catch (IOException | InterruptedException e) {
+      throw Activity.wrap(e);
+    } finally {
+      ledger.activityEnded(call, ledger.now());
+    }
+  }
+
+  private void untilOk(CallInput call, Backoff backoff) throws IOException, InterruptedException {
+    int failures = 0;
+    while (true) {
+      ProviderClient.Reply reply = send(call);
+      if (reply.ok()) {
+        return;
+      }
+      failures++;
+      long sleep = backoff.sleepNanos(failures, reply.retryAfterNanos(), ThreadLocalRandom.current().nextDouble());
+      Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+    }
+  }
+
+  private ProviderClient.Reply send(CallInput call) throws IOException, InterruptedException {
+    ProviderClient.Reply reply = provider.send(call);
+    ledger.attempt(call, reply, reply.ok() || rejectedCount);
+    return reply;
+  }
+
+  private int gated(CallInput call, CallMode.Gated gated) {
+    GatedRequest request = call.maxTokens() == null
+        ? GatedRequest.of(call.tenant(), call.priority(), cost(gated, call.promptTokens()))
+        : GatedRequest.of(call.tenant(), call.priority(), cost(gated, call.promptTokens()), call.maxTokens());
+    ProviderClient.Reply reply;
+    try {
+      reply = gated.gate().call(request, () -> send(call), r -> r.ok() || rejectedCount
+          ? cost(gated, call.totalTokens()) : cost(gated, 0));
+    } catch (ApplicationFailure failure) {
+      if (Backpressure.DEFERRED.equals(failure.getType())) {
+        Long retryAfterMillis = failure.getDetails().get(0, Long.class);
+        ledger.deferred(call, ledger.now(), retryAfterMillis == null ? 0 : retryAfterMillis);
+      } else {
+        ledger.finished(call, ledger.now(), false);
+      }
+      throw failure;
+    }
+    if (!reply.ok()) {
+      throw ApplicationFailure.newNonRetryableFailure("the provider answered 429 to an admitted call", UPSTREAM_429);
+    }
+    ledger.finished(call, ledger.now(), true);
+    return 200;
+  }
+
+  private static Cost cost(CallMode.Gated gated, double tokens) {
+    Map<String, Double> amounts = new LinkedHashMap<>();
+    if (gated.requests()) {
+      amounts.put(Dimension.REQUESTS, 1.0);
+    }
+    if (gated.tokens()) {
+      amounts.put(Dimension.TOKENS, tokens);
+    }
+    return new Cost(amounts);
+  }
+}
