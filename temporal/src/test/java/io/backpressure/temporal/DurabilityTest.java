@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /** A deferral is a durable timer: it survives a worker restart, and its history replays. */
@@ -38,12 +37,6 @@ class DurabilityTest {
   }
 
   @Test
-  @Disabled("Temporal's Java test server (1.38) never delivers the workflow task that follows the"
-      + " fired timer to the replacement worker: the task is scheduled on the task queue, the new"
-      + " worker's pollers are running, and no WORKFLOW_TASK_STARTED follows until the workflow times"
-      + " out. Reproduced with graceful and immediate shutdown, without a workflow cache, and with"
-      + " separate gRPC connections to a port-bound server; the same timer-driven wake-up with one"
-      + " worker is covered by the other tests.")
   void aDeferredWorkflowSurvivesAWorkerRestartAndItsHistoryReplays() throws Exception {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("t", Duration.ofSeconds(3)));
 

@@ -49,6 +49,10 @@ final class Harness implements AutoCloseable {
             queue,
             WorkerOptions.newBuilder()
                 .setMaxConcurrentActivityExecutionSize(slots)
+                // No sticky task queue: a real server moves a stopped worker's sticky tasks back to
+                // the shared queue after a timeout, the test server never does, so a replacement
+                // worker would never see the workflow again.
+                .setStickyQueueScheduleToStartTimeout(Duration.ZERO)
                 // First workflow tasks load many classes; on a busy two-core machine that can pass
                 // the default one-second deadlock detector and cost a workflow task timeout.
                 .setDefaultDeadlockDetectionTimeout(10_000)
