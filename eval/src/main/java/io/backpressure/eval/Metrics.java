@@ -175,7 +175,10 @@ final class Metrics {
    * The wall-clock metrics of a real run: {@code gate_latency_ms} (p50/p95/p99 of one admission),
    * {@code slot_occupancy} (slot-held time / (slots × run length)), {@code cpu_utilization},
    * {@code timer_excess_ms} and {@code schedule_to_start_ms} (p50/p95) and {@code
-   * http_429_rtt_ms} (p50), each present only when the run produced samples of it.
+   * http_429_rtt_ms} (p50), each present only when the run produced samples of it; {@code
+   * upstream_max_per_window} (the most requests, or tokens, that reached the provider within one
+   * upstream period, from its own records) and {@code upstream_window_bound} (cap × period + the
+   * gate's burst), per capped dimension.
    */
   private static void measured(Map<String, RunMetrics.Value> values, Recording recording, double slotNanos) {
     Recording.Measured m = recording.measured();
@@ -185,6 +188,8 @@ final class Metrics {
     percentiles(values, "timer_excess_ms", m.timerExcessNanos(), 50, 95);
     percentiles(values, "schedule_to_start_ms", m.scheduleToStartNanos(), 50, 95);
     percentiles(values, "http_429_rtt_ms", m.rejectionRoundTripNanos(), 50);
+    values.put("upstream_max_per_window", new RunMetrics.ByKey(m.upstreamMaxPerWindow()));
+    values.put("upstream_window_bound", new RunMetrics.ByKey(m.upstreamWindowBound()));
   }
 
   private static void percentiles(Map<String, RunMetrics.Value> values, String name, long[] nanos, int... ps) {

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -143,8 +144,11 @@ final class RealRunner implements Runner {
       Ledger.Snapshot snapshot = group.snapshot(ledger);
       group.close();
       terminate(started);
+      Map<String, Double> perWindow = UpstreamWindows.maxPerWindow(workload, provider.records());
+      Map<String, Double> bound = UpstreamWindows.bound(workload, GateConfiguration.policy(workload,
+          configuration instanceof GateConfiguration gate ? gate.variant() : GateConfiguration.Variant.FULL));
       synchronized (recorder) {
-        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots() * workers);
+        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots(), perWindow, bound);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the mock provider", e);
@@ -152,7 +156,7 @@ final class RealRunner implements Runner {
   }
 
   private static Recording toRecording(Recorder recorder, Ledger.Snapshot snapshot, long endNanos, double cpu,
-      int slots) {
+      int slots, Map<String, Double> upstreamMaxPerWindow, Map<String, Double> upstreamWindowBound) {
     snapshot.attempts().stream().sorted(Comparator.comparingLong(Ledger.Attempt::startNanos))
         .forEach(a -> recorder.attempt(new Recording.Attempt(a.queue(), a.startNanos(), a.endNanos(), a.ok(),
             a.boundDimension(), a.tokens(), a.counted())));
@@ -160,7 +164,8 @@ final class RealRunner implements Runner {
         .forEach(c -> recorder.call(new Recording.Call(c.queue(), c.submittedNanos(), c.finishedNanos(),
             Recording.Outcome.valueOf(c.outcome().name()), c.slotHeldNanos(), c.deferrals(), c.attempts())));
     return recorder.finish(endNanos, new Recording.Measured(snapshot.admissionNanos(), snapshot.timerExcessNanos(),
-        snapshot.scheduleToStartNanos(), snapshot.rejectionRoundTripNanos(), cpu, slots));
+        snapshot.scheduleToStartNanos(), snapshot.rejectionRoundTripNanos(), cpu, slots,
+        upstreamMaxPerWindow, upstreamWindowBound));
   }
 
   /** The mock provider for {@code workload}: its caps, window, latency; completions as asked. */

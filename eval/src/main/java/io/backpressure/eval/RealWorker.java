@@ -65,6 +65,12 @@ final class RealWorker implements AutoCloseable {
     boolean gated() {
       return policyYaml != null;
     }
+
+    /** This spec with {@code n} slots. */
+    Spec withSlots(int n) {
+      return new Spec(taskQueue, providerBaseUrl, originEpochNanos, config, n, dispatchPerSecond, rejectedCount,
+          policyYaml, meterRequests, meterTokens, requestSlice, tokenSlice, redisUrl, redisPrefix);
+    }
   }
 
   /** The spec of {@code configuration} on {@code workload}. */

@@ -1,6 +1,7 @@
 package io.backpressure.eval;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Everything one run produced, in nanoseconds since the run's start: every upstream attempt and
@@ -33,9 +34,13 @@ record Recording(long endNanos, List<Attempt> attempts, List<Call> calls, long[]
    *     429 at once)
    * @param cpuUtilization CPU time of every process of the run / (wall time × processors)
    * @param slots the worker slots of all workers together
+   * @param upstreamMaxPerWindow per capped dimension: the most that reached the provider within
+   *     any window of one upstream period, from the provider's own records ({@link UpstreamWindows})
+   * @param upstreamWindowBound per capped dimension: cap × period + the gate's burst
    */
   record Measured(long[] admissionNanos, long[] timerExcessNanos, long[] scheduleToStartNanos,
-      long[] rejectionRoundTripNanos, double cpuUtilization, int slots) {}
+      long[] rejectionRoundTripNanos, double cpuUtilization, int slots, Map<String, Double> upstreamMaxPerWindow,
+      Map<String, Double> upstreamWindowBound) {}
 
   /** What became of a logical call. */
   enum Outcome { OK, FAILED, UNFINISHED }

@@ -79,7 +79,14 @@ final class ReportMarkdown {
     md.append("- `priority_order_held` shows in how many repeats the per-class OK rate strictly fell from the"
         + " highest class down.\n");
     md.append("- The paper column quotes the paper (its `litellm` is our `gateway`); its testbed was real"
-        + " (Temporal, Valkey, network), ours here is the simulator.\n");
+        + " (Temporal, Valkey, network), ours here is ").append("real".equals(summary.mode())
+        ? "the real stack on loopback (see eval/README.md, \"Real mode\").\n" : "the simulator.\n");
+    if ("real".equals(summary.mode())) {
+      md.append("- `upstream_max_per_window` is read from the mock provider's own records: the most requests"
+          + " (or charged tokens) that reached it within any sliding window of one upstream period, 200s and"
+          + " 429s alike (in `bp*` every one was admitted by the gate); `upstream_window_bound` is cap × period"
+          + " + the gate's burst, the most the gate can admit in one period.\n");
+    }
     md.append(String.format(Locale.ROOT, "- Time model: a 200 returns after U(%.0f, %.0f) ms, a 429 at once; every"
         + " activity dispatch costs %d ms; a durable timer fires %d–%d ms late; the SDK retry of naive, tn and"
         + " gateway sleeps max(retry-after, U(0, min(8 s, 0.5 s·2^(n−1)))) on the slot.%n",

@@ -20,8 +20,9 @@ import java.util.stream.LongStream;
 
 /**
  * The workers of one real run: one {@link RealWorker} in this process, or {@code n} worker
- * processes ({@link WorkerMain}, same classpath) that share the gate through Redis. Each process
- * keeps its own {@link Ledger}; at the end the processes' ledgers are merged call by call (a
+ * processes ({@link WorkerMain}, same classpath) that share the gate through Redis and split the
+ * workload's slots among them as evenly as possible (the run has the workload's slots in all). Each
+ * process keeps its own {@link Ledger}; at the end the processes' ledgers are merged call by call (a
  * deferred call may run again on another process).
  */
 final class WorkerGroup implements AutoCloseable {
@@ -41,15 +42,20 @@ final class WorkerGroup implements AutoCloseable {
     if (workers == 1) {
       return new WorkerGroup(RealWorker.start(stack.client(), spec, ledger, registry), List.of());
     }
+    if (spec.slots() < workers) {
+      throw new IllegalArgumentException("--workers must be at most the workload's slots (" + spec.slots()
+          + " after scaling): the workers share them, got " + workers);
+    }
     if (stack.target() == null) {
       throw new IllegalStateException("worker processes need a Temporal service reachable on a port");
     }
     List<Child> children = new ArrayList<>();
     try {
-      Path specFile = Files.createTempFile("bp-eval-spec", ".json");
-      specFile.toFile().deleteOnExit();
-      JSON.writeValue(specFile.toFile(), spec);
       for (int i = 0; i < workers; i++) {
+        Path specFile = Files.createTempFile("bp-eval-spec", ".json");
+        specFile.toFile().deleteOnExit();
+        int slots = spec.slots() / workers + (i < spec.slots() % workers ? 1 : 0);
+        JSON.writeValue(specFile.toFile(), spec.withSlots(slots));
         Path out = Files.createTempFile("bp-eval-ledger", ".json");
         out.toFile().deleteOnExit();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
