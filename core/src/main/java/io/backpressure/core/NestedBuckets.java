@@ -65,16 +65,29 @@ import java.util.Map;
  * booking that remembers the turn: {@code Δ} is the time until every short bucket holds enough at
  * its current rate ({@code (c_d − level)/rate} for L1 and L2, when enough old admissions leave the
  * safe window, {@code debt/ρ_q} for L3), and the retry presents the booking instead of paying
- * again. L1 and L2 keep a <i>tail</i> per dimension: the time the last deferred first attempt was
- * told to come back. A new call lines up behind it ({@code tail + c_d/rate}) rather than taking
- * capacity promised to the waiting ones. Callers that arrive together thus get staggered retry
- * times instead of all waking at once and all but one being deferred again. A cost above a dimension's burst can never fit and is rejected
- * at once. A queue or class seen for the first time starts with full buckets, inside the same step,
+ * again. L1 and L2 keep a <i>tail</i> per dimension: the time the last deferred call was told to
+ * come back. A new call lines up behind it ({@code tail + c_d/rate}) rather than taking capacity
+ * promised to the waiting ones, and so does a booked call that comes back to find its capacity gone
+ * (a late wake-up), unless no one lined up after its own turn. Callers that arrive together thus
+ * get staggered retry times instead of all waking at once and all but one being deferred again. A
+ * cost above a dimension's burst (or its safe-window allowance) can never fit and is rejected at
+ * once. A queue or class seen for the first time starts with full buckets, inside the same step,
  * so concurrent first calls cannot over-admit.
  *
  * <p>On release, the difference between debited and actual cost is returned to (or taken from) L1,
- * L2 and L3, and to the usage averages; levels may go negative when a call used more than it
+ * L2 and the safe window, L3 gets back the difference between the share paid and the share the call
+ * really had, and the usage averages follow; levels may go negative when a call used more than it
  * reserved, which delays the next admissions exactly as long as the overshoot needs to refill.
+ *
+ * <h2>Estimates</h2>
+ *
+ * Before the reply, the token cost is an estimate (typically the prompt). Each queue keeps an
+ * exponential average of how far its releases exceeded their estimates, and a call is debited
+ * {@code estimate + that correction} (never above the largest cost that fits), so a tenant whose
+ * completions run long is charged closer to what it will use before the provider counts it. In
+ * reservation mode L1 and L2 are debited {@code estimate + max_tokens} instead, which never
+ * under-counts, while L3 still paces the queue by the corrected estimate: the reservation protects
+ * the cap, it does not make the tenant's turns rarer.
  *
  * <h2>A worked example</h2>
  *
