@@ -87,9 +87,13 @@ final class ReportMarkdown {
           + " 429s alike (in `bp*` every one was admitted by the gate); `upstream_window_bound` is cap × period"
           + " + the gate's burst, the most the gate can admit in one period.\n");
     }
-    md.append(String.format(Locale.ROOT, "- Time model: a 200 returns after U(%.0f, %.0f) ms, a 429 at once; every"
+    md.append(String.format(Locale.ROOT, "- %s: a 200 returns after U(%.0f, %.0f) ms, a 429 at once; every"
         + " activity dispatch costs %d ms; a durable timer fires %d–%d ms late; the SDK retry of naive, tn and"
         + " gateway sleeps max(retry-after, U(0, min(8 s, 0.5 s·2^(n−1)))) on the slot.%n",
+        "real".equals(summary.mode())
+            ? "The simulator's time model, which the measured rows above (timer excess, dispatch, 429 round"
+                + " trip) check"
+            : "Time model",
         workload.upstream().latencyMinMs(), workload.upstream().latencyMaxMs(), TimeModel.DISPATCH_NANOS / 1_000_000,
         TimeModel.TIMER_LATE_MIN_NANOS / 1_000_000, TimeModel.TIMER_LATE_MAX_NANOS / 1_000_000));
     md.append("- bp policy for this workload: ").append(policyNote(workload)).append('\n');
