@@ -231,14 +231,6 @@ final class NestedBuckets {
     return policy;
   }
 
-  double rate(int d) {
-    return rate[d];
-  }
-
-  double burst(int d) {
-    return burst[d];
-  }
-
   /** The dominant share of a cost: {@code max_d c_d / r_d}, in seconds of the whole cap. */
   double share(double[] cost) {
     double sigma = 0;
@@ -388,13 +380,10 @@ final class NestedBuckets {
     if (!started) {
       started = true;
       lastMicros = now;
+      computeShares(now);
       for (int d = 0; d < dims; d++) {
         global[d] = burst[d];
-      }
-      evictIdle(now);
-      computeShares(now);
-      for (int k = 0; k < classes; k++) {
-        for (int d = 0; d < dims; d++) {
+        for (int k = 0; k < classes; k++) {
           classLevel[k][d] = classCap[k][d];
         }
       }
