@@ -72,8 +72,7 @@ final class CompletionEndpoint implements HttpHandler {
     try {
       call = dialect.parse(readJson(exchange));
     } catch (BadRequestException e) {
-      long now = state.now();
-      state.record(context, 400, null, 0, 0, 0, 0, now);
+      state.record(context, 400, null, 0, 0, 0, 0, state.now());
       Exchanges.send(exchange, 400, dialect.clientError(e.getMessage(), e.param(), e.code()));
       return;
     }
@@ -131,36 +130,33 @@ final class CompletionEndpoint implements HttpHandler {
       throws IOException {
     Verdict verdict = decision.verdict();
     String dimension = verdict.boundDimension();
+    boolean requests = dimension.equals(UpstreamLimiter.REQUESTS);
     UpstreamLimiter limiter = state.limiter();
-    LimitSpec spec =
-        dimension.equals(UpstreamLimiter.REQUESTS) ? limiter.requestsSpec() : limiter.tokensSpec();
-    long requested = dimension.equals(UpstreamLimiter.REQUESTS) ? 1 : decision.chargedTokens();
-    String per = dimension + " per " + RateLimitFormat.duration(spec.periodNanos());
+    LimitSpec spec = requests ? limiter.requestsSpec() : limiter.tokensSpec();
+    long requested = requests ? 1 : decision.chargedTokens();
+    String quota =
+        " for "
+            + call.model()
+            + " on "
+            + dimension
+            + " per "
+            + RateLimitFormat.duration(spec.periodNanos())
+            + ": Limit "
+            + RateLimitFormat.limit(spec.limitPerPeriod());
     String message;
     if (verdict.neverFits()) {
       exchange.getResponseHeaders().set("x-should-retry", "false");
       message =
-          "Request too large for "
-              + call.model()
-              + " on "
-              + per
-              + ": Limit "
-              + RateLimitFormat.limit(spec.limitPerPeriod())
+          "Request too large"
+              + quota
               + ", Requested "
               + requested
               + ". The input or output tokens must be reduced in order to run successfully.";
     } else {
-      double remaining =
-          dimension.equals(UpstreamLimiter.REQUESTS)
-              ? verdict.remainingRequests()
-              : verdict.remainingTokens();
+      double remaining = requests ? verdict.remainingRequests() : verdict.remainingTokens();
       message =
-          "Rate limit reached for "
-              + call.model()
-              + " on "
-              + per
-              + ": Limit "
-              + RateLimitFormat.limit(spec.limitPerPeriod())
+          "Rate limit reached"
+              + quota
               + ", Remaining "
               + RateLimitFormat.remaining(remaining)
               + ", Requested "

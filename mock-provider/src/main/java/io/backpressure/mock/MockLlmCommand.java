@@ -1,5 +1,6 @@
 package io.backpressure.mock;
 
+import io.backpressure.metrics.PrometheusEndpoint;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import java.io.PrintWriter;
@@ -10,7 +11,6 @@ import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import io.backpressure.metrics.PrometheusEndpoint;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;

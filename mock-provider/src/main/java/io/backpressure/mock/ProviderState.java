@@ -81,7 +81,7 @@ final class ProviderState {
   }
 
   /** Appends the record of an answered call, stamped with the current time, and counts it. */
-  synchronized RequestRecord record(
+  synchronized void record(
       RequestContext context,
       int status,
       String boundDimension,
@@ -90,7 +90,7 @@ final class ProviderState {
       long completion,
       long charged,
       long arrivalNanos) {
-    RequestRecord record =
+    records.add(
         new RequestRecord(
             nextSeq++,
             context.tenant(),
@@ -103,7 +103,7 @@ final class ProviderState {
             completion,
             charged,
             arrivalNanos,
-            now());
+            now()));
     if (status == 200) {
       ok++;
       inFlight--;
@@ -118,13 +118,11 @@ final class ProviderState {
     } else {
       badRequests++;
     }
-    records.add(record);
     if (records.size() > config.maxRecords()) {
       int drop = Math.max(1, records.size() - config.maxRecords() / 2);
       records.subList(0, drop).clear();
       firstSeq += drop;
     }
-    return record;
   }
 
   /** The kept records with {@code seq >= since}, oldest first; an immutable snapshot. */
