@@ -9,7 +9,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -38,13 +37,7 @@ final class SetCommand implements Callable<Integer> {
         "Sets a dimension's cap, and optionally its burst (kept as it is when not given).",
         "Example: admin set cap tokens --per-minute 720000 --burst 12000 --target openai/gpt-4o"
       })
-  static final class Cap implements Callable<Integer> {
-    @Spec CommandSpec spec;
-    @Mixin ConnectionOptions connection;
-
-    @Option(names = "--target", required = true, paramLabel = "T", description = "The target, e.g. openai/gpt-4o.")
-    String target;
-
+  static final class Cap extends TargetCommand {
     @Parameters(index = "0", paramLabel = "DIMENSION", description = "The capped dimension, e.g. requests or tokens.")
     String dimension;
 
@@ -107,13 +100,7 @@ final class SetCommand implements Callable<Integer> {
         "Sets a priority class's weight or a tenant's weight.",
         "Example: admin set weight --class P1 0.6 --target openai/gpt-4o"
       })
-  static final class Weight implements Callable<Integer> {
-    @Spec CommandSpec spec;
-    @Mixin ConnectionOptions connection;
-
-    @Option(names = "--target", required = true, paramLabel = "T", description = "The target, e.g. openai/gpt-4o.")
-    String target;
-
+  static final class Weight extends TargetCommand {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Who who;
 

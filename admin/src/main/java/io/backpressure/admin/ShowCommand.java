@@ -4,12 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.redis.RedisPolicyStore;
 import java.util.NoSuchElementException;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code admin show}: the target's caps, weights and options, and its live bucket levels. */
 @Command(name = "show", mixinStandardHelpOptions = true,
@@ -17,13 +12,7 @@ import picocli.CommandLine.Spec;
       "Shows a target's caps, weights and options, and its live bucket levels.",
       "Levels: global bucket level and use per dimension, class bucket levels, active queues."
     })
-final class ShowCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-  @Mixin ConnectionOptions connection;
-
-  @Option(names = "--target", required = true, paramLabel = "T", description = "The target, e.g. openai/gpt-4o.")
-  String target;
-
+final class ShowCommand extends TargetCommand {
   @Override
   public Integer call() {
     return Output.run(spec, connection.json, () -> connection.withStore(target, store -> {

@@ -10,6 +10,7 @@ import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.redis.TestRedis;
 import io.backpressure.redis.TimeSource;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -175,7 +176,7 @@ class AdminCommandTest {
     assertError(admin("set", "cap", "requests", "--per-second", "5", "--target", "nobody/none", "--json"),
         AdminCommand.NO_POLICY, "target");
 
-    Run down = run("show", "--target", TARGET, "--redis", "redis://127.0.0.1:" + TestRedis.closedPort(),
+    Run down = run("show", "--target", TARGET, "--redis", "redis://127.0.0.1:" + TestRedis.freePort(),
         "--timeout-ms", "1000");
     assertThat(down.code()).isEqualTo(AdminCommand.UNREACHABLE);
     assertThat(down.err()).contains("did not answer", "(field: --redis)");
@@ -196,7 +197,7 @@ class AdminCommandTest {
   @Test
   void dryRunValidatesWithoutRedis() throws IOException {
     Run run = run("apply", "-f", file(POLICY).toString(), "--dry-run", "--redis",
-        "redis://127.0.0.1:" + TestRedis.closedPort(), "--json");
+        "redis://127.0.0.1:" + TestRedis.freePort(), "--json");
     assertThat(run.code()).as(run.err()).isZero();
     assertThat(run.json().path("written").asBoolean()).isFalse();
     assertThat(run.json().path("policy").path("target").asText()).isEqualTo(TARGET);
@@ -210,7 +211,7 @@ class AdminCommandTest {
   }
 
   private RedisGate gate(ManualClock clock) {
-    return RedisGate.connect(RedisGateConfig.builder(TestRedis.url())
+    return RedisGate.connect(RedisGateConfig.builder(TestRedis.shared().url())
         .target(TARGET)
         .keyPrefix(prefix)
         .timeSource(TimeSource.caller(clock))
@@ -228,7 +229,7 @@ class AdminCommandTest {
   private Run admin(String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     if (!all.isEmpty()) {
-      all.addAll(List.of("--redis", TestRedis.url(), "--key-prefix", prefix));
+      all.addAll(List.of("--redis", TestRedis.shared().url(), "--key-prefix", prefix));
     }
     return run(all.toArray(String[]::new));
   }

@@ -10,6 +10,7 @@ import io.backpressure.core.Policy;
 import io.backpressure.metrics.MeteredGate;
 import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.redis.TestRedis;
 import io.backpressure.redis.TimeSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -28,7 +29,7 @@ class MeteredRedisGateTest {
     Policy policy = Policy.builder("openai/gpt-4o").requestsPerSecond(100).tokensPerSecond(10_000)
         .priority("P1", 0.7).priority("P2", 0.3).build();
     MeterRegistry registry = new SimpleMeterRegistry();
-    try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder(TestRedis.url()).policy(policy)
+    try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder(TestRedis.shared().url()).policy(policy)
         .keyPrefix(prefix).timeSource(TimeSource.caller(new ManualClock())).commandTimeout(Duration.ofSeconds(5))
         .build())) {
       MeteredGate gate = MeteredGate.builder(FailOpenGate.around(redis).build(), registry)
@@ -46,7 +47,7 @@ class MeteredRedisGateTest {
       assertThat(registry.get("backpressure.state.failures").functionCounter().count()).isZero();
 
       AdminCommandTest.Run set = AdminCommandTest.run("set", "cap", "tokens", "--per-second", "20000",
-          "--target", "openai/gpt-4o", "--redis", TestRedis.url(), "--key-prefix", prefix);
+          "--target", "openai/gpt-4o", "--redis", TestRedis.shared().url(), "--key-prefix", prefix);
       assertThat(set.code()).as(set.err()).isZero();
       assertThat(gauge(registry, "backpressure.cap", "tokens")).isEqualTo(20_000);
     }

@@ -116,7 +116,7 @@ public final class InMemoryGate implements Gate {
     Objects.requireNonNull(grant, "grant");
     Objects.requireNonNull(actual, "actual");
     Policy policy = this.policy;
-    double[] amounts = RequestCheck.amounts(policy, actual, "actual");
+    double[] amounts = RequestCheck.amounts(policy, actual);
     if (amounts == null) {
       throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
     }

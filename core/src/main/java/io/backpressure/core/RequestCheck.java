@@ -32,7 +32,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
           "priority must be one of " + policy.priorityNames() + ", got "
               + (request.priority() == null ? "null" : "'" + abbreviate(request.priority()) + "'"));
     }
-    double[] cost = amounts(policy, request.cost(), "cost");
+    double[] cost = amounts(policy, request.cost());
     if (cost == null) {
       return reject(RejectReason.INVALID_REQUEST, problem(policy, request.cost(), "cost"));
     }
@@ -65,7 +65,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
    * The amounts of {@code cost} in policy order, or null when one is unknown, negative or not
    * finite.
    */
-  public static double[] amounts(Policy policy, Cost cost, String field) {
+  public static double[] amounts(Policy policy, Cost cost) {
     double[] amounts = new double[policy.dimensions().size()];
     for (Map.Entry<String, Double> e : cost.amounts().entrySet()) {
       int d = policy.dimensionIndex(e.getKey());

@@ -106,12 +106,12 @@ public final class EvalCommand implements Callable<Integer> {
     int threadCount;
     boolean real;
     try {
-      real = Runner.forMode(mode) instanceof RealRunner;
+      Runner modeRunner = Runner.forMode(mode);
+      real = modeRunner instanceof RealRunner;
       RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort);
       if (!real) {
         options.requireSimDefaults();
       }
-      runner = real ? options.runner() : Runner.forMode(mode);
       configurations = Configuration.parseList(configs);
       if (repeats < 1 || repeats > 1000) {
         throw new IllegalArgumentException("--repeats must be in [1, 1000], got " + repeats);
@@ -131,6 +131,7 @@ public final class EvalCommand implements Callable<Integer> {
           c.validate(w);
         }
       }
+      runner = real ? options.runner() : modeRunner;
     } catch (IllegalArgumentException e) {
       err.println("eval: " + e.getMessage());
       err.flush();
@@ -161,12 +162,12 @@ public final class EvalCommand implements Callable<Integer> {
       for (int i = 0; i < summaries.size(); i++) {
         Workload w = workloads.get(i);
         Path dir = all || out == null ? root.resolve(w.name()) : out;
-        write(summaries.get(i), w, dir, command(w.name()));
+        write(summaries.get(i), w, dir, command(w.name(), configurations));
         outWriter.println("wrote " + dir.resolve("summary.json") + ", report.md and plots");
       }
       if (all) {
-        Files.writeString(root.resolve("matrix.md"), MatrixTable.render(summaries, workloads, command(ALL)),
-            StandardCharsets.UTF_8);
+        Files.writeString(root.resolve("matrix.md"),
+            MatrixTable.render(summaries, workloads, command(ALL, configurations)), StandardCharsets.UTF_8);
         outWriter.println("wrote " + root.resolve("matrix.md"));
       }
     } catch (IOException | UncheckedIOException e) {
@@ -189,10 +190,9 @@ public final class EvalCommand implements Callable<Integer> {
     Plots.write(summary, workload, dir);
   }
 
-  private String command(String workloadName) {
+  private String command(String workloadName, List<Configuration> configurations) {
     StringBuilder c = new StringBuilder("./backpressure eval --workload ").append(workloadName)
-        .append(" --configs ").append(String.join(",", Configuration.parseList(configs).stream()
-            .map(Configuration::name).toList()))
+        .append(" --configs ").append(String.join(",", configurations.stream().map(Configuration::name).toList()))
         .append(" --mode ").append(mode).append(" --repeats ").append(repeats).append(" --seed ").append(seed);
     if (durationS != null) {
       c.append(" --duration-s ").append(Format.number(durationS));

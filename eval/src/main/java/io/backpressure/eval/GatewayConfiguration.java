@@ -1,5 +1,7 @@
 package io.backpressure.eval;
 
+import io.backpressure.eval.real.GatewaySlices;
+
 /**
  * {@code gateway}: a LiteLLM-style proxy with client-side limits (paper's Mode C). Each tenant owns
  * a static slice of the cap per 60 s fixed window (aligned to the run's start), proportional to its
@@ -15,7 +17,7 @@ package io.backpressure.eval;
  * token count is still below its limit (the proxy cannot know a call's usage in advance).
  */
 final class GatewayConfiguration implements Configuration {
-  static final long WINDOW_NANOS = 60_000_000_000L;
+  private static final long WINDOW_NANOS = GatewaySlices.WINDOW_NANOS;
 
   @Override
   public String name() {
@@ -25,6 +27,30 @@ final class GatewayConfiguration implements Configuration {
   @Override
   public ActivityBehaviour behaviour(Workload workload, ActivityContext context) {
     return new Proxy(workload, context);
+  }
+
+  /**
+   * Per tenant, in workload order, the requests of its slice per window: {@code requests_per_s · 60 ·
+   * w_t / Σw}, or {@code +∞} when requests are not capped. Shared by the simulator and the real run.
+   */
+  static double[] requestSlices(Workload workload) {
+    return slices(workload, workload.upstream().requestsPerS());
+  }
+
+  /** As {@link #requestSlices} for tokens: {@code tokens_per_s · 60 · w_t / Σw}, or {@code +∞}. */
+  static double[] tokenSlices(Workload workload) {
+    return slices(workload, workload.upstream().tokensPerS());
+  }
+
+  private static double[] slices(Workload workload, Double capPerS) {
+    double weights = workload.tenants().stream().mapToDouble(Workload.Tenant::weight).sum();
+    double seconds = WINDOW_NANOS / 1e9;
+    double[] slices = new double[workload.tenants().size()];
+    for (int i = 0; i < slices.length; i++) {
+      double share = workload.tenants().get(i).weight() / weights;
+      slices[i] = capPerS == null ? Double.POSITIVE_INFINITY : capPerS * seconds * share;
+    }
+    return slices;
   }
 
   /** The proxy's per-run state: one slice per tenant. */
@@ -39,31 +65,18 @@ final class GatewayConfiguration implements Configuration {
     Proxy(Workload workload, ActivityContext context) {
       this.context = context;
       int n = workload.tenants().size();
-      double weights = workload.tenants().stream().mapToDouble(Workload.Tenant::weight).sum();
-      double seconds = WINDOW_NANOS / 1e9;
-      requestSlice = new double[n];
-      tokenSlice = new double[n];
+      requestSlice = requestSlices(workload);
+      tokenSlice = tokenSlices(workload);
       window = new long[n];
       requestsUsed = new double[n];
       tokensUsed = new double[n];
-      Workload.Upstream up = workload.upstream();
-      for (int i = 0; i < n; i++) {
-        double share = workload.tenants().get(i).weight() / weights;
-        requestSlice[i] = up.requestsPerS() == null ? Double.POSITIVE_INFINITY : up.requestsPerS() * seconds * share;
-        tokenSlice[i] = up.tokensPerS() == null ? Double.POSITIVE_INFINITY : up.tokensPerS() * seconds * share;
-      }
     }
 
     @Override
     public void start(SimCall call) {
       int t = call.queue;
       long now = context.now();
-      long current = now / WINDOW_NANOS;
-      if (current != window[t]) {
-        window[t] = current;
-        requestsUsed[t] = 0;
-        tokensUsed[t] = 0;
-      }
+      long current = roll(t, now);
       if (requestsUsed[t] + 1 <= requestSlice[t] && tokensUsed[t] < tokenSlice[t]) {
         requestsUsed[t] += 1;
         SdkRetry.untilOk(context, call, () -> {
@@ -76,13 +89,19 @@ final class GatewayConfiguration implements Configuration {
     }
 
     private void chargeTokens(int t, double tokens) {
-      long current = context.now() / WINDOW_NANOS;
+      roll(t, context.now());
+      tokensUsed[t] += tokens;
+    }
+
+    /** Starts a fresh window for tenant {@code t} if {@code now} is past its current one; returns the window. */
+    private long roll(int t, long now) {
+      long current = now / WINDOW_NANOS;
       if (current != window[t]) {
         window[t] = current;
         requestsUsed[t] = 0;
         tokensUsed[t] = 0;
       }
-      tokensUsed[t] += tokens;
+      return current;
     }
   }
 }

@@ -85,18 +85,9 @@ final class RealWorker implements AutoCloseable {
           GateConfiguration.metersTokensFor(workload, gate.variant()), null, null, redisUrl, redisPrefix);
     }
     if (configuration instanceof GatewayConfiguration) {
-      int n = workload.tenants().size();
-      double weights = workload.tenants().stream().mapToDouble(Workload.Tenant::weight).sum();
-      double seconds = GatewaySlices.WINDOW_NANOS / 1e9;
-      double[] requests = new double[n];
-      double[] tokens = new double[n];
-      for (int i = 0; i < n; i++) {
-        double share = workload.tenants().get(i).weight() / weights;
-        requests[i] = up.requestsPerS() == null ? Double.POSITIVE_INFINITY : up.requestsPerS() * seconds * share;
-        tokens[i] = up.tokensPerS() == null ? Double.POSITIVE_INFINITY : up.tokensPerS() * seconds * share;
-      }
       return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, null,
-          rejectedCount, null, false, false, requests, tokens, redisUrl, redisPrefix);
+          rejectedCount, null, false, false, GatewayConfiguration.requestSlices(workload),
+          GatewayConfiguration.tokenSlices(workload), redisUrl, redisPrefix);
     }
     Double dispatch = configuration instanceof TemporalNativeConfiguration ? up.requestsPerS() : null;
     return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, dispatch,

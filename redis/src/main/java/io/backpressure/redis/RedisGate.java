@@ -205,7 +205,7 @@ public final class RedisGate implements Gate, AutoCloseable {
 
   private CompletableFuture<Boolean> release(Grant grant, Cost actual, RedisPolicyStore.Stored stored, int stale) {
     Policy policy = stored.policy();
-    double[] amounts = RequestCheck.amounts(policy, actual, "actual");
+    double[] amounts = RequestCheck.amounts(policy, actual);
     if (amounts == null) {
       throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
     }

@@ -12,18 +12,18 @@ import java.util.HexFormat;
  * One Lua script: its text (the resources named, concatenated) and its SHA-1, which is how Redis
  * names it in {@code EVALSHA}.
  */
-record Script(String name, String text, String sha) {
+record Script(String text, String sha) {
 
   /** The admission step: the shared bucket arithmetic, then admit.lua. */
-  static final Script ADMIT = load("admit", "nested_buckets.lua", "admit.lua");
+  static final Script ADMIT = load("nested_buckets.lua", "admit.lua");
   /** The release step: the shared bucket arithmetic, then release.lua. */
-  static final Script RELEASE = load("release", "nested_buckets.lua", "release.lua");
+  static final Script RELEASE = load("nested_buckets.lua", "release.lua");
   /** Writes a policy and its packed parameters. */
-  static final Script APPLY = load("apply", "apply.lua");
+  static final Script APPLY = load("apply.lua");
   /** Reads the bucket levels. */
-  static final Script LEVELS = load("levels", "levels.lua");
+  static final Script LEVELS = load("levels.lua");
 
-  static Script load(String name, String... resources) {
+  static Script load(String... resources) {
     StringBuilder text = new StringBuilder();
     for (String resource : resources) {
       try (InputStream in = Script.class.getResourceAsStream(resource)) {
@@ -38,7 +38,7 @@ record Script(String name, String text, String sha) {
     String body = text.toString();
     try {
       byte[] digest = MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));
-      return new Script(name, body, HexFormat.of().formatHex(digest));
+      return new Script(body, HexFormat.of().formatHex(digest));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -9,8 +9,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Assumptions;
 import redis.embedded.RedisServer;
@@ -19,9 +17,10 @@ import redis.embedded.RedisServer;
  * A Redis server for the tests: the one {@code BACKPRESSURE_REDIS_URL} names, else {@code
  * redis-server} from the PATH started on a free loopback port, else the binary shipped in
  * embedded-redis. Servers started here run without persistence in a temporary directory and are
- * stopped when the JVM exits.
+ * stopped when the JVM exits. Published in this module's test-jar for the tests of modules that
+ * build on it.
  */
-final class TestRedis {
+public final class TestRedis {
   private static final AtomicLong PREFIXES = new AtomicLong();
   private static TestRedis shared;
 
@@ -39,7 +38,7 @@ final class TestRedis {
   }
 
   /** The server most tests share (tests keep apart by a fresh key prefix or target each). */
-  static synchronized TestRedis shared() {
+  public static synchronized TestRedis shared() {
     if (shared == null) {
       String external = System.getenv("BACKPRESSURE_REDIS_URL");
       shared = external != null && !external.isBlank() ? new TestRedis(external, -1, null) : startOwned();
@@ -70,7 +69,7 @@ final class TestRedis {
     }
   }
 
-  String url() {
+  public String url() {
     return url;
   }
 
@@ -93,7 +92,7 @@ final class TestRedis {
   }
 
   /** A key prefix no other test uses, so tests on the shared server never see each other's keys. */
-  static String freshPrefix() {
+  public static String freshPrefix() {
     return "t" + ProcessHandle.current().pid() + "x" + PREFIXES.incrementAndGet();
   }
 
@@ -104,9 +103,8 @@ final class TestRedis {
     }
     String binary = onPath("redis-server");
     if (binary != null) {
-      List<String> command = new ArrayList<>(List.of(binary, "--port", Integer.toString(port),
-          "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()));
-      process = new ProcessBuilder(command)
+      process = new ProcessBuilder(binary, "--port", Integer.toString(port),
+          "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString())
           .redirectErrorStream(true)
           .redirectOutput(dir.resolve("redis.log").toFile())
           .start();
@@ -143,8 +141,8 @@ final class TestRedis {
     }
   }
 
-  /** Whether {@code redis-server} is on the PATH (the cluster test needs it). */
-  static String onPath(String name) {
+  /** The executable {@code name} on the PATH, or null if there is none. */
+  private static String onPath(String name) {
     String path = System.getenv("PATH");
     if (path == null) {
       return null;
@@ -158,7 +156,8 @@ final class TestRedis {
     return null;
   }
 
-  static int freePort() throws IOException {
+  /** A loopback port nothing listens on (just released by the kernel). */
+  public static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }

@@ -9,26 +9,29 @@ import io.backpressure.core.RejectReason;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Each way of waiting out a deferral carries the booking to the re-run and honours its bound. */
-class DeferralPathsTest {
-  private static Harness harness;
+class DeferralPathsTest extends HarnessTest {
+  /** The three ways of waiting out a deferral, each bounded by the run's {@code maxWait}. */
+  enum Way {
+    HELPER,
+    TRANSPARENT_INTERCEPTOR,
+    SERVER_RETRY_TIMER;
 
-  @BeforeAll
-  static void startServer() {
-    harness = new Harness();
-  }
+    BackpressureInterceptor interceptor(Duration maxWait) {
+      return switch (this) {
+        case HELPER -> BackpressureInterceptor.create();
+        case TRANSPARENT_INTERCEPTOR -> BackpressureInterceptor.transparent(maxWait);
+        case SERVER_RETRY_TIMER -> null;
+      };
+    }
 
-  @AfterAll
-  static void stopServer() throws InterruptedException {
-    harness.close();
-  }
-
-  private static String queue() {
-    return "q-" + UUID.randomUUID();
+    Class<? extends ChatWorkflow> workflow() {
+      return this == HELPER ? Workflows.Helper.class : Workflows.Plain.class;
+    }
   }
 
   private static String run(
@@ -37,11 +40,15 @@ class DeferralPathsTest {
       Class<? extends ChatWorkflow> workflow,
       ChatInput input,
       Duration maxWait) {
-    String queue = queue();
+    String queue = "q-" + UUID.randomUUID();
     ActivityGate activityGate = ActivityGate.builder(gate).maxWait(maxWait).build();
     harness.start(
         queue, interceptor, 2, new ChatActivitiesImpl(activityGate, new Probe(), Duration.ZERO), workflow);
     return harness.workflow(queue, "wf-" + UUID.randomUUID()).chat(input, maxWait.toMillis());
+  }
+
+  private static String run(RecordingGate gate, Way way, Duration maxWait) {
+    return run(gate, way.interceptor(maxWait), way.workflow(), ChatInput.ok("a", "P1"), maxWait);
   }
 
   private static void assertDeferredThenRedeemed(RecordingGate gate) {
@@ -55,30 +62,11 @@ class DeferralPathsTest {
     assertThat(attempts.get(1).atMillis() - attempts.get(0).atMillis()).isGreaterThanOrEqualTo(300);
   }
 
-  @Test
-  void helperSleepsAndPresentsTheBooking() {
+  @ParameterizedTest
+  @EnumSource(Way.class)
+  void eachWaySleepsAndPresentsTheBooking(Way way) {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
-    String reply =
-        run(gate, BackpressureInterceptor.create(), Workflows.Helper.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
-    assertThat(reply).isEqualTo("ok:a");
-    assertDeferredThenRedeemed(gate);
-  }
-
-  @Test
-  void transparentInterceptorSleepsAndPresentsTheBooking() {
-    RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
-    String reply =
-        run(gate, BackpressureInterceptor.transparent(Duration.ofSeconds(10)), Workflows.Plain.class,
-            ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
-    assertThat(reply).isEqualTo("ok:a");
-    assertDeferredThenRedeemed(gate);
-  }
-
-  @Test
-  void serverRetryTimerWaitsAndTheHeartbeatCarriesTheBooking() {
-    RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
-    String reply = run(gate, null, Workflows.Plain.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
-    assertThat(reply).isEqualTo("ok:a");
+    assertThat(run(gate, way, Duration.ofSeconds(10))).isEqualTo("ok:a");
     assertDeferredThenRedeemed(gate);
   }
 
@@ -92,30 +80,12 @@ class DeferralPathsTest {
     assertThat(gate.attempts.get(0).request().priority()).isEqualTo("P1");
   }
 
-  @Test
-  void helperExpiresAtItsBound() {
+  @ParameterizedTest
+  @EnumSource(Way.class)
+  void eachWayExpiresAtItsBound(Way way) {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("a", Duration.ofMillis(400)));
-    String reply =
-        run(gate, BackpressureInterceptor.create(), Workflows.Helper.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(1));
-    assertThat(reply).isEqualTo("failed:" + Backpressure.EXPIRED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
-    assertThat(gate.attempts).hasSize(3);
-  }
-
-  @Test
-  void transparentInterceptorExpiresAtItsBound() {
-    RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("a", Duration.ofMillis(400)));
-    String reply =
-        run(gate, BackpressureInterceptor.transparent(Duration.ofSeconds(1)), Workflows.Plain.class,
-            ChatInput.ok("a", "P1"), Duration.ofSeconds(1));
-    assertThat(reply).isEqualTo("failed:" + Backpressure.EXPIRED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
-    assertThat(gate.attempts).hasSize(3);
-  }
-
-  @Test
-  void serverTimedDeferralExpiresAtTheActivityGatesBound() {
-    RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("a", Duration.ofMillis(400)));
-    String reply = run(gate, null, Workflows.Plain.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(1));
-    assertThat(reply).isEqualTo("failed:" + Backpressure.EXPIRED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
+    assertThat(run(gate, way, Duration.ofSeconds(1)))
+        .isEqualTo("failed:" + Backpressure.EXPIRED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
     assertThat(gate.attempts).hasSize(3);
   }
 

@@ -14,24 +14,10 @@ import io.temporal.worker.WorkerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** A deferral is a durable timer: it survives a worker restart, and its history replays. */
-class DurabilityTest {
-  private static Harness harness;
-
-  @BeforeAll
-  static void startServer() {
-    harness = new Harness();
-  }
-
-  @AfterAll
-  static void stopServer() throws InterruptedException {
-    harness.close();
-  }
-
+class DurabilityTest extends HarnessTest {
   private static List<EventType> eventTypes(WorkflowExecutionHistory history) {
     return history.getEvents().stream().map(e -> e.getEventType()).toList();
   }

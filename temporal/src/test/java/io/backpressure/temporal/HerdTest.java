@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * class backlogged. Counts, not times, are asserted: deferrals per admitted call, the class order
  * of admissions while all queues are backlogged, and admissions in any one-second window.
  */
-class HerdTest {
+class HerdTest extends HarnessTest {
   private static final double CAP = 10;
   private static final double BURST = 2;
   private static final int CALLS = 2;
@@ -36,17 +34,6 @@ class HerdTest {
    */
   private static final Duration WAIT_IN_PLACE = Duration.ofMillis(150);
   private static final int WORKFLOWS_PER_TENANT = 3;
-  private static Harness harness;
-
-  @BeforeAll
-  static void startServer() {
-    harness = new Harness();
-  }
-
-  @AfterAll
-  static void stopServer() throws InterruptedException {
-    harness.close();
-  }
 
   record Result(double deferralsPerOk, int[] okByClass, int maxPerSecond) {}
 

@@ -8,24 +8,10 @@ import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import java.time.Duration;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Every admitted call is released exactly once: on success, on an HTTP error, on cancellation. */
-class ReleaseTest {
-  private static Harness harness;
-
-  @BeforeAll
-  static void startServer() {
-    harness = new Harness();
-  }
-
-  @AfterAll
-  static void stopServer() throws InterruptedException {
-    harness.close();
-  }
-
+class ReleaseTest extends HarnessTest {
   private static RecordingGate gate() {
     return new RecordingGate(
         InMemoryGate.create(

@@ -7,8 +7,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
 import java.time.Duration;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,19 +14,8 @@ import org.junit.jupiter.api.Test;
  * for 5 s, and a P1 call submitted right after it is served at once, whichever way the deferral is
  * waited out. The naive baseline, which sleeps its backoff on the slot, makes the P1 call wait.
  */
-class SlotReleaseTest {
+class SlotReleaseTest extends HarnessTest {
   private static final Duration DELTA = Duration.ofSeconds(5);
-  private static Harness harness;
-
-  @BeforeAll
-  static void startServer() {
-    harness = new Harness();
-  }
-
-  @AfterAll
-  static void stopServer() throws InterruptedException {
-    harness.close();
-  }
 
   private record Outcome(long p1Millis, long noisyWaitMillis, int maxRunning) {}
 
