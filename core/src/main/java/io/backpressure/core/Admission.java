@@ -4,18 +4,19 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The gate's answer to one admission request: exactly one of {@link Admitted}, {@link Deferred} or
- * {@link Rejected}. Callers switch on it exhaustively:
+ * The gate's answer to one admission request: exactly one of {@link Admitted}, {@link Deferred},
+ * {@link Expired} or {@link Rejected}. Callers switch on it exhaustively:
  *
  * <pre>{@code
  * switch (gate.admit(request)) {
  *   case Admission.Admitted a -> call(a.grant());
  *   case Admission.Deferred d -> sleepDurably(d.retryAfter(), d.booking());
+ *   case Admission.Expired e -> giveUp(e.turnIn());
  *   case Admission.Rejected r -> fail(r.message());
  * }
  * }</pre>
  */
-public sealed interface Admission permits Admission.Admitted, Admission.Deferred, Admission.Rejected {
+public sealed interface Admission permits Admission.Admitted, Admission.Deferred, Admission.Expired, Admission.Rejected {
 
   /**
    * The call may go ahead now. Its cost has been debited; hand the grant to {@link
@@ -43,6 +44,30 @@ public sealed interface Admission permits Admission.Admitted, Admission.Deferred
       if (retryAfter.isNegative()) {
         throw new IllegalArgumentException("retryAfter must not be negative: " + retryAfter);
       }
+    }
+  }
+
+  /**
+   * Too late: the call's turn would come after the caller's deadline ({@link
+   * AdmissionRequest#maxWait()} or the class's {@code max_wait}). Terminal: nothing was debited and
+   * the call's place in line was given back, so waiting and then failing costs no one anything.
+   *
+   * @param turnIn how long from now the call's turn would have come; never negative
+   * @param message what the deadline was and why it cannot be met
+   */
+  record Expired(Duration turnIn, String message) implements Admission {
+    public Expired {
+      Objects.requireNonNull(turnIn, "turnIn");
+      Objects.requireNonNull(message, "message");
+      if (turnIn.isNegative()) {
+        throw new IllegalArgumentException("turnIn must not be negative: " + turnIn);
+      }
+    }
+
+    /** The answer for a call whose turn comes in {@code turnIn}, past the caller's {@code maxWait}. */
+    public static Expired of(Duration turnIn, Duration maxWait) {
+      return new Expired(turnIn, "the call's turn comes in " + turnIn.toMillis() + " ms, after its deadline of "
+          + maxWait.toMillis() + " ms");
     }
   }
 

@@ -108,7 +108,7 @@ public final class FailOpenGate implements Gate {
       case CLOSED -> new Admission.Deferred(closedRetryAfter, request.booking() == null ? "" : request.booking());
       case LOCAL -> {
         Admission answer = local.admit(new AdmissionRequest(
-            request.tenant(), request.priority(), request.cost(), request.maxTokens(), null));
+            request.tenant(), request.priority(), request.cost(), request.maxTokens(), null, request.maxWait()));
         if (answer instanceof Admission.Admitted a) {
           localGrants.add(a.grant().id());
         }

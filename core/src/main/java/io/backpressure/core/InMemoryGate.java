@@ -90,6 +90,12 @@ public final class InMemoryGate implements Gate {
         booking = new NestedBuckets.Booking(request.tenant(), k, check.estimate().length);
       }
       long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(), booking);
+      if (wait > 0 && request.maxWait() != null && wait * 1_000 > request.maxWait().toNanos()) {
+        if (!fresh) {
+          bookings.remove(request.booking());
+        }
+        return Admission.Expired.of(Duration.ofNanos(wait * 1_000), request.maxWait());
+      }
       if (wait > 0) {
         id = request.booking();
         if (fresh) {

@@ -177,7 +177,7 @@ final class GateConfiguration implements Configuration {
     @Override
     public void start(SimCall call) {
       AdmissionRequest request = new AdmissionRequest(call.tenant.name(), call.tenant.priority(),
-          cost(requests, 1, tokens, call.promptTokens), call.tenant.maxTokens(), call.booking);
+          cost(requests, 1, tokens, call.promptTokens), call.tenant.maxTokens(), call.booking, null);
       Admission admission = gate.admit(request);
       if (admission instanceof Admission.Admitted admitted) {
         call.booking = null;

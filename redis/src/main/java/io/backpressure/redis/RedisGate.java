@@ -195,6 +195,10 @@ public final class RedisGate implements Gate, AutoCloseable {
       }
       if (code == 1) {
         long waitMicros = (Long) reply.get(1);
+        if (request.maxWait() != null && waitMicros * 1_000 > request.maxWait().toNanos()) {
+          return CompletableFuture.completedFuture(
+              new Decision(Admission.Expired.of(Duration.ofNanos(waitMicros * 1_000), request.maxWait()), (Long) reply.get(2)));
+        }
         String booking = (Long) reply.get(3) == 0 ? bookingId : presented;
         return CompletableFuture.completedFuture(new Decision(
             new Admission.Deferred(Duration.ofNanos(waitMicros * 1_000), booking), (Long) reply.get(2)));

@@ -65,7 +65,7 @@ class DifferentialTest {
         String memoryBooking = p.memoryBooking;
         String redisBooking = p.redisBooking;
         if (random.nextInt(20) == 0) {
-          request = new AdmissionRequest("intruder", request.priority(), request.cost(), request.maxTokens(), null);
+          request = new AdmissionRequest("intruder", request.priority(), request.cost(), request.maxTokens(), null, null);
         }
         Admission a = memory.admit(request.withBooking(memoryBooking));
         Admission b = redis.admit(request.withBooking(redisBooking));

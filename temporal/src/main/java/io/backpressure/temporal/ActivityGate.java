@@ -111,7 +111,7 @@ public final class ActivityGate {
     Objects.requireNonNull(usage, "usage");
     AdmissionRequest admission =
         new AdmissionRequest(
-            request.tenant(), request.priority(), request.cost(), request.maxTokens(), null);
+            request.tenant(), request.priority(), request.cost(), request.maxTokens(), null, null);
     return admitAndCall(admission, call, usage);
   }
 
@@ -154,6 +154,9 @@ public final class ActivityGate {
       }
       if (admission instanceof Admission.Rejected rejected) {
         throw Failures.rejected(rejected.reason(), rejected.message());
+      }
+      if (admission instanceof Admission.Expired expired) {
+        throw Failures.expired(0, Math.max(1, ceilMillis(expired.turnIn())), request.maxWait(), null);
       }
       Admission.Deferred deferred = (Admission.Deferred) admission;
       booking = deferred.booking();
