@@ -1,0 +1,34 @@
+package io.backpressure.examples;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
+import io.backpressure.core.FailOpenGate;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Policy;
+import io.backpressure.redis.RedisGate;
+import io.backpressure.redis.RedisGateConfig;
+
+/** Many processes, state in Redis: every worker of the target shares one set of buckets. */
+public final class RedisQuickstart {
+
+  public static void main(String[] args) {
+    String url = args.length > 0 ? args[0] : "redis://127.0.0.1:6379";
+    Policy policy = Policy.builder("openai/gpt-4o")
+        .requestsPerMinute(3_600)
+        .tokensPerMinute(720_000)
+        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
+        .build();                              // stored if the target has no policy in Redis yet
+    try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder(url).policy(policy).build())) {
+      Gate gate = FailOpenGate.around(redis).build();   // Redis unreachable: calls go ungated
+      Admission admission = gate.admit(AdmissionRequest.of("acme", "P1", Cost.of(1, 420)));
+      if (admission instanceof Admission.Admitted admitted) {
+        int tokensUsed = 512;                  // what the provider's reply reports
+        gate.release(admitted.grant(), Cost.of(1, tokensUsed));
+        System.out.println(admitted.grant().failedOpen() ? "admitted ungated" : "admitted");
+      } else {
+        System.out.println(admission);         // Deferred, Expired or Rejected: as in the in-memory example
+      }
+    }
+  }
+}
