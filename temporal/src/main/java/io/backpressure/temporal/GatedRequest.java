@@ -11,7 +11,7 @@ import java.util.Objects;
  * java.util.function.Function)} as is.
  *
  * <pre>{@code
- * public record ChatInput(String tenant, String priority, String prompt, int maxTokens)
+ * public record ChatInput(String tenant, String priority, String prompt, Long maxTokens)
  *     implements GatedRequest {
  *   public Cost cost() { return Cost.of(1, prompt.length() / 4.0); }
  * }
