@@ -94,7 +94,8 @@ public final class TemporalQuickstart {
 
   /** Against a Temporal server on localhost:7233 (for example {@code temporal server start-dev}). */
   public static void main(String[] args) {
-    WorkflowClient client = WorkflowClient.newInstance(WorkflowServiceStubs.newLocalServiceStubs());
+    WorkflowServiceStubs service = WorkflowServiceStubs.newLocalServiceStubs();
+    WorkflowClient client = WorkflowClient.newInstance(service);
     Gate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o")
         .requestsPerMinute(3_600).tokensPerMinute(720_000)
         .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
@@ -104,5 +105,6 @@ public final class TemporalQuickstart {
         WorkflowOptions.newBuilder().setTaskQueue(TASK_QUEUE).build());
     System.out.println(workflow.chat(new ChatInput("acme", "P1", "Say hello", 256L)));
     factory.shutdown();
+    service.shutdown();
   }
 }
