@@ -49,6 +49,8 @@ public final class RedisGate implements Gate, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisGate.class);
   /** Stale answers in a row before giving up (the policy is being rewritten continuously). */
   private static final int MAX_STALE = 4;
+  /** A script's answer when it started after the client's give-up deadline (guards.lua). */
+  private static final long GAVE_UP = 3;
 
   private final Connection connection;
   private final boolean ownsConnection;
@@ -57,6 +59,8 @@ public final class RedisGate implements Gate, AutoCloseable {
   private final String target;
   private final TimeSource timeSource;
   private final Ids ids = new Ids();
+  private final ServerClock serverClock = ServerClock.system();
+  private final long giveUpNanos;
   private volatile RedisPolicyStore.Stored live;
 
   private RedisGate(Connection connection, boolean ownsConnection, RedisPolicyStore store, Keys keys,
@@ -67,6 +71,7 @@ public final class RedisGate implements Gate, AutoCloseable {
     this.keys = keys;
     this.target = config.target();
     this.timeSource = config.timeSource();
+    this.giveUpNanos = config.commandTimeout().toNanos();
     this.live = live;
   }
 
@@ -97,7 +102,12 @@ public final class RedisGate implements Gate, AutoCloseable {
     RedisPolicyStore.Stored stored = store.read().orElseThrow(() -> new NoSuchElementException(
         "target '" + config.target() + "' has no policy in Redis; give one with RedisGateConfig.Builder.policy "
             + "or write one with RedisPolicyStore.apply"));
-    return new RedisGate(connection, ownsConnection, store, keys, config, stored);
+    RedisGate gate = new RedisGate(connection, ownsConnection, store, keys, config, stored);
+    if (config.timeSource() instanceof TimeSource.Server) {
+      List<String> time = connection.await(connection.commands().time().toCompletableFuture());
+      gate.serverClock.observe(Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1)));
+    }
+    return gate;
   }
 
   @Override
@@ -133,6 +143,16 @@ public final class RedisGate implements Gate, AutoCloseable {
     Objects.requireNonNull(grant, "grant");
     Objects.requireNonNull(actual, "actual");
     return connection.await(release(grant, actual, live, 0));
+  }
+
+  /** The connection this gate runs its scripts over. */
+  Connection connection() {
+    return connection;
+  }
+
+  /** The keys of this gate's target. */
+  Keys keys() {
+    return keys;
   }
 
   /** Closes the connection (the gate opened it). */
@@ -182,8 +202,14 @@ public final class RedisGate implements Gate, AutoCloseable {
         args[7 + dims + d] = Double.toString(reserve[d]);
       }
     }
-    return connection.run(Script.ADMIT, scriptKeys, args).thenCompose(reply -> {
+    return connection.run(Script.ADMIT, scriptKeys, withGiveUp(args)).thenCompose(reply -> {
       long code = (Long) reply.get(0);
+      if (code == GAVE_UP) {
+        return CompletableFuture.failedFuture(gaveUp());
+      }
+      if (code == 0 || code == 1) {
+        observe((Long) reply.get(code == 0 ? 1 : 2));
+      }
       if (code == 0) {
         double[] debit = new double[dims];
         for (int d = 0; d < dims; d++) {
@@ -223,8 +249,11 @@ public final class RedisGate implements Gate, AutoCloseable {
     for (int d = 0; d < amounts.length; d++) {
       args[2 + d] = Double.toString(amounts[d]);
     }
-    return connection.run(Script.RELEASE, scriptKeys, args).thenCompose(reply -> {
+    return connection.run(Script.RELEASE, scriptKeys, withGiveUp(args)).thenCompose(reply -> {
       long code = (Long) reply.get(0);
+      if (code == GAVE_UP) {
+        return CompletableFuture.failedFuture(gaveUp());
+      }
       if (code != 2) {
         return CompletableFuture.completedFuture(code == 1);
       }
@@ -244,10 +273,10 @@ public final class RedisGate implements Gate, AutoCloseable {
     RedisPolicyStore.Stored known = live;
     CompletableFuture<?> restore = CompletableFuture.completedFuture(null);
     if (liveVersion.isEmpty()) {
-      restore = store.write(known.policy(), "-").thenAccept(written -> {
+      restore = store.write(known.policy(), "!").thenAccept(written -> {
         if (written.isPresent()) {
-          LOG.warn("target {} had no policy in Redis (data lost or deleted); wrote back the last one this gate read",
-              target);
+          LOG.warn("target {} had no policy in Redis (data lost or deleted); wrote back the last one this gate read;"
+              + " the buckets restart empty", target);
         }
       });
     }
@@ -257,6 +286,27 @@ public final class RedisGate implements Gate, AutoCloseable {
       live = next;
       return next;
     });
+  }
+
+  /**
+   * {@code args} with the give-up deadline appended (guards.lua removes it again): the server time
+   * after which this call's command has timed out at the client, '' with the caller's clock.
+   */
+  private String[] withGiveUp(String[] args) {
+    String[] all = Arrays.copyOf(args, args.length + 1);
+    all[args.length] = timeSource instanceof TimeSource.Server ? serverClock.giveUpAfter(giveUpNanos) : "";
+    return all;
+  }
+
+  private void observe(long decidedAtMicros) {
+    if (timeSource instanceof TimeSource.Server) {
+      serverClock.observe(decidedAtMicros);
+    }
+  }
+
+  private RedisException gaveUp() {
+    return new RedisException("Redis ran the call for target '" + target + "' after the client's command timeout;"
+        + " it changed nothing");
   }
 
   private String now() {
