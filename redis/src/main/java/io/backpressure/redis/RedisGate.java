@@ -76,11 +76,14 @@ public final class RedisGate implements Gate, AutoCloseable {
   }
 
   /**
-   * Connects to the target of {@code config}. If the target has no policy yet, the config's initial
-   * policy is stored; if it has one, the stored policy wins.
+   * Connects to the target of {@code config} now, strictly: this gate throws when Redis does not
+   * answer. Most applications want {@link ResilientRedisGate#open} instead, which connects in the
+   * background and fails open. The configured policy is handled as its {@link PolicyOwnership}
+   * says (by default it is written only if the target has none).
    *
    * @throws NoSuchElementException when the target has no policy and the config gives none
-   * @throws RedisException when the server cannot be reached
+   * @throws IllegalStateException when the ownership is VERIFY and the stored policy differs
+   * @throws RedisException when the server cannot be reached, naming the cause
    */
   public static RedisGate connect(RedisGateConfig config) {
     Connection connection = Connection.open(config);
@@ -96,12 +99,11 @@ public final class RedisGate implements Gate, AutoCloseable {
   static RedisGate over(Connection connection, boolean ownsConnection, RedisGateConfig config) {
     Keys keys = Keys.of(config.keyPrefix(), config.target());
     RedisPolicyStore store = new RedisPolicyStore(connection, false, keys, config.target());
-    if (config.initialPolicy() != null && !store.create(config.initialPolicy())) {
-      LOG.info("target {} already has a policy in Redis; using it rather than the one configured", config.target());
-    }
-    RedisPolicyStore.Stored stored = store.read().orElseThrow(() -> new NoSuchElementException(
-        "target '" + config.target() + "' has no policy in Redis; give one with RedisGateConfig.Builder.policy "
-            + "or write one with RedisPolicyStore.apply"));
+    RedisPolicyStore.Stored stored = config.initialPolicy() != null
+        ? store.claim(config.initialPolicy(), config.ownership())
+        : store.read().orElseThrow(() -> new NoSuchElementException(
+            "target '" + config.target() + "' has no policy in Redis; give one with RedisGateConfig.Builder.policy "
+                + "or write one with RedisPolicyStore.apply"));
     RedisGate gate = new RedisGate(connection, ownsConnection, store, keys, config, stored);
     if (config.timeSource() instanceof TimeSource.Server) {
       List<String> time = connection.await(connection.commands().time().toCompletableFuture());

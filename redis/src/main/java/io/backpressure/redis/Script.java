@@ -20,6 +20,8 @@ record Script(String text, String sha) {
   static final Script RELEASE = load("nested_buckets.lua", "guards.lua", "release.lua");
   /** Writes a policy and its packed parameters. */
   static final Script APPLY = load("apply.lua");
+  /** One worker's heartbeat; answers the number of live workers. */
+  static final Script ALIVE = load("alive.lua");
   /** Reads the bucket levels. */
   static final Script LEVELS = load("levels.lua");
 
