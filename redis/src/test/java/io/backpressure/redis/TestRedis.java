@@ -172,6 +172,11 @@ public final class TestRedis {
     }
   }
 
+  /** Whether {@code redis-server} is on the PATH (tests that start their own variant need it). */
+  static boolean serverOnPath() {
+    return onPath("redis-server") != null;
+  }
+
   /** The executable {@code name} on the PATH, or null if there is none. */
   private static String onPath(String name) {
     String path = System.getenv("PATH");
