@@ -36,7 +36,8 @@ public final class Redaction {
   /**
    * {@code text} (an error message, a command line, a report) with the credentials of {@code url}
    * masked wherever they occur, raw or percent-decoded, and the URL itself shown {@linkplain
-   * #url(String) redacted}.
+   * #url(String) redacted}. Outside the URL, secrets shorter than three characters are left alone
+   * (masking every "a" would garble the text); inside it they are masked like any other.
    */
   public static String scrub(String text, String url) {
     if (text == null || url == null) {
