@@ -98,6 +98,8 @@ class RedisStallIT {
     long from = resumedAt + 1_000_000_000L;
     long gatedAfter = admits.stream().filter(a -> a.gated() && a.nanos() >= from && a.nanos() < from + 2_000_000_000L)
         .count();
+    System.out.printf("stall: %d gated admissions in [SIGCONT + 1 s, SIGCONT + 3 s) at a cap of %.0f/s; %d calls, all"
+        + " ended admitted: %b%n", gatedAfter, CAP, started.get(), finished.get() == started.get());
     assertThat(gatedAfter).as("gated admissions in the 2 s from 1 s after SIGCONT (cap %s/s)", CAP)
         .isGreaterThanOrEqualTo((long) (0.9 * 2 * CAP));
     long ungatedAfter = admits.stream().filter(a -> !a.gated() && a.nanos() >= from).count();

@@ -106,6 +106,7 @@ class ResilientRedisGateIT {
       for (Future<Integer> f : admitted) {
         total += f.get(30, TimeUnit.SECONDS);
       }
+      System.out.printf("LOCAL outage: 3 workers admitted %d calls in 3 s at a cap of %.0f/s%n", total, cap);
       // Three seconds at the cap from empty buckets: about 90 between the three workers (each
       // alone would admit 90, so all three 270 without the split).
       assertThat(total).as("admitted by three LOCAL workers in 3 s at a cap of %s/s", cap)
