@@ -25,13 +25,9 @@ import org.slf4j.LoggerFactory;
  * release.lua}: the whole decision of {@code NestedBuckets} (refill, the three layers, Δ, booking,
  * debit) runs inside the server, atomically, with the same arithmetic as the in-memory reference.
  *
- * <pre>{@code
- * try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder("rediss://app:secret@redis:6380")
- *     .policy(Policy.fromYaml(Path.of("policy.yaml"))).build())) {
- *   Gate gate = FailOpenGate.around(redis).build();   // calls proceed if Redis is down
- *   ...
- * }
- * }</pre>
+ * <p>This is the strict gate: it throws when Redis does not answer. Applications build it through
+ * {@link ResilientRedisGate#open}, which connects in the background and fails open (or closed, or
+ * local) around it.
  *
  * <p>Caps and weights live in the target's config hash ({@link RedisPolicyStore}). The gate keeps a
  * copy to validate requests with {@link RequestCheck} (so both backends reject alike) and sends its
@@ -42,8 +38,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe; calls from any number of threads are multiplexed over one connection. {@link
  * #admit} and {@link #release} throw a Lettuce {@link RedisException} when Redis does not answer
- * within the command timeout; wrap the gate in a {@link io.backpressure.core.FailOpenGate} to keep
- * calls flowing then.
+ * within the command timeout; {@link ResilientRedisGate} keeps calls flowing then. A call the
+ * client has given up on (its command timed out) changes nothing when a stalled server runs it
+ * late: each call carries its give-up instant (see {@link ServerClock} and {@code guards.lua}).
  */
 public final class RedisGate implements Gate, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisGate.class);

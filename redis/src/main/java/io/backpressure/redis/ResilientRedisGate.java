@@ -138,9 +138,12 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
 
   @Override
   public void close() {
-    closed = true;
+    RedisGate connected;
+    synchronized (this) {
+      closed = true;
+      connected = redis;
+    }
     background.shutdownNow();
-    RedisGate connected = redis;
     if (connected != null) {
       try {
         connected.connection().await(connected.connection().commands().zrem(workersKey, workerId).toCompletableFuture());
@@ -176,7 +179,14 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
       return;
     }
     try {
-      redis = RedisGate.connect(config);
+      RedisGate connected = RedisGate.connect(config);
+      synchronized (this) {
+        if (closed) {
+          connected.close();
+          return;
+        }
+        redis = connected;
+      }
       LOG.info("connected to Redis at {} for target {}", Redaction.url(config.url()), config.target());
       background.scheduleWithFixedDelay(this::heartbeat, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
