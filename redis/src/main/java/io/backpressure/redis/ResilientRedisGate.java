@@ -2,6 +2,7 @@ package io.backpressure.redis;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Clock;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.FailOpenGate;
@@ -81,8 +82,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     });
     FailOpenGate.Builder builder = FailOpenGate.around(new Connected()).mode(config.whenUnavailable());
     if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
-      builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()),
-          io.backpressure.core.Clock.system()));
+      builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Clock.system()));
     }
     this.gate = builder.build();
   }
@@ -117,7 +117,10 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     return redis != null;
   }
 
-  /** The fail-open wrapper, for its counters (failures, decisions taken without Redis). */
+  /**
+   * The fail-open wrapper, for its counters (failures, decisions taken without Redis); give it to
+   * {@code MeteredGate.builder} so that the metrics count them, and keep this gate to close it.
+   */
   public FailOpenGate failOpen() {
     return gate;
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
+import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import java.time.Duration;
@@ -81,6 +82,27 @@ class LostStateTest {
     Keys keys = gate.keys();
     gate.connection().await(gate.connection().commands().del(keys.state()).toCompletableFuture());
     assertThat(callFor(gate, clock, 1.0)).as("admitted in the second after the state key vanished").isBetween(9, 10);
+  }
+
+  @Test
+  void afterALostState_redisDecidesAsAnInMemoryGateThatStartsEmpty() {
+    ManualClock clock = new ManualClock();
+    clock.advance(Duration.ofSeconds(100));
+    RedisGate gate = TestRedis.shared().gate(POLICY, TimeSource.caller(clock));
+    assertThat(admitted(gate, 10)).isEqualTo(10);
+    clock.advance(Duration.ofSeconds(5));
+    gate.connection().await(gate.connection().commands().del(gate.keys().state()).toCompletableFuture());
+    InMemoryGate reference = InMemoryGate.createEmpty(POLICY, clock);
+    for (int step = 0; step < 40; step++) {
+      AdmissionRequest request = AdmissionRequest.of("t" + step % 3, "P1", Cost.oneRequest());
+      Admission redis = gate.admit(request);
+      Admission memory = reference.admit(request);
+      assertThat(redis.getClass()).as("step %d", step).isEqualTo(memory.getClass());
+      if (redis instanceof Admission.Deferred d) {
+        assertThat(d.retryAfter()).as("Δ at step %d", step).isEqualTo(((Admission.Deferred) memory).retryAfter());
+      }
+      clock.advance(Duration.ofMillis(37));
+    }
   }
 
   @Test
