@@ -142,14 +142,14 @@ public final class FailOpenGate implements Gate {
     if (grant.failedOpen()) {
       return false;
     }
-    if (grant.id().startsWith(LOCAL_PREFIX)) {
+    long number = outageOf(grant.id());
+    if (number > 0) {
       Outage current = outage;
-      String inner = current == null ? null : unwrap(current, grant.id());
-      if (inner == null) {
+      if (current == null || current.number() != number) {
         return false;
       }
       return current.gate().release(
-          new Grant(inner, grant.tenant(), grant.priority(), grant.debited(), false), actual);
+          new Grant(unwrap(current, grant.id()), grant.tenant(), grant.priority(), grant.debited(), false), actual);
     }
     try {
       boolean applied = call(() -> delegate.release(grant, actual));
@@ -198,6 +198,23 @@ public final class FailOpenGate implements Gate {
 
   private static String wrap(Outage outage, String id) {
     return LOCAL_PREFIX + outage.number() + ":" + id;
+  }
+
+  /** The outage whose local gate made {@code id} ({@code local<n>:<id>}), or 0 for any other id. */
+  private static long outageOf(String id) {
+    if (!id.startsWith(LOCAL_PREFIX)) {
+      return 0;
+    }
+    int colon = id.indexOf(':', LOCAL_PREFIX.length());
+    if (colon <= LOCAL_PREFIX.length() || colon - LOCAL_PREFIX.length() > 18) {
+      return 0;
+    }
+    for (int i = LOCAL_PREFIX.length(); i < colon; i++) {
+      if (!Character.isDigit(id.charAt(i))) {
+        return 0;
+      }
+    }
+    return Long.parseLong(id.substring(LOCAL_PREFIX.length(), colon));
   }
 
   /** The local gate's own id inside {@code id}, or null when {@code id} is not of {@code outage}. */

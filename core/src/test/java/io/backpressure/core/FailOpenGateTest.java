@@ -147,6 +147,34 @@ class FailOpenGateTest {
   }
 
   @Test
+  void aDelegatesOwnIdsThatLookLocal_stillGoToTheDelegate() {
+    ManualClock clock = new ManualClock();
+    Grant[] released = new Grant[1];
+    Gate delegate = new Gate() {
+      @Override
+      public String target() {
+        return "test/model";
+      }
+
+      @Override
+      public Admission admit(AdmissionRequest request) {
+        return new Admission.Admitted(new Grant("locale-7", request.tenant(), request.priority(), request.cost(), false));
+      }
+
+      @Override
+      public boolean release(Grant grant, Cost actual) {
+        released[0] = grant;
+        return true;
+      }
+    };
+    FailOpenGate gate = FailOpenGate.around(delegate).mode(FailOpenGate.Mode.LOCAL).localFallback(POLICY)
+        .clock(clock).build();
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant();
+    assertThat(gate.release(grant, Cost.oneRequest())).isTrue();
+    assertThat(released[0]).isEqualTo(grant);
+  }
+
+  @Test
   void timeout_abandonsAHungCall() throws InterruptedException {
     CountDownLatch never = new CountDownLatch(1);
     Gate hung = new Gate() {
