@@ -100,11 +100,6 @@ public final class FailOpenGate implements Gate {
     return delegate.target();
   }
 
-  /** The mode calls are decided in while the state is unavailable. */
-  public Mode mode() {
-    return mode;
-  }
-
   /** Calls the delegate could not answer since this gate was built. */
   public long failures() {
     return failures.get();
