@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.backpressure.core.Policy;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** What connecting does with a configured policy when the target already has one in Redis. */
@@ -19,10 +22,19 @@ class PolicyOwnershipTest {
   }
 
   @Test
-  void createIfAbsent_keepsTheStoredPolicy() {
+  void createIfAbsent_keepsTheStoredPolicy_withAWarningNamingTheDifferences() {
     String prefix = TestRedis.freshPrefix();
     connect(prefix, STORED, PolicyOwnership.CREATE_IF_ABSENT);
-    assertThat(connect(prefix, CONFIGURED, PolicyOwnership.CREATE_IF_ABSENT).policy()).isEqualTo(STORED);
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+    try {
+      assertThat(connect(prefix, CONFIGURED, PolicyOwnership.CREATE_IF_ABSENT).policy()).isEqualTo(STORED);
+    } finally {
+      System.setErr(stderr);
+    }
+    assertThat(log.toString(StandardCharsets.UTF_8)).contains("WARN", "own/model",
+        "dimensions.requests.per_second: stored 5.0, configured 10.0", "priorities.P1: stored 0.7, configured 0.6");
   }
 
   @Test
