@@ -67,6 +67,7 @@ public final class FailOpenGate implements Gate {
   private final AtomicLong failuresAtLastRecovery = new AtomicLong();
   /** Whether the last call the delegate was asked failed (an outage is under way). */
   private volatile boolean failing;
+  private final Object outageLock = new Object();
   /** The local gate of the current or the last outage (LOCAL mode); null before the first. */
   private volatile Outage outage;
   /** Whether {@link #outage} still serves the current outage (false once the delegate answered). */
@@ -181,7 +182,7 @@ public final class FailOpenGate implements Gate {
     if (current != null && outageOpen) {
       return current;
     }
-    synchronized (this) {
+    synchronized (outageLock) {
       if (outage == null || !outageOpen) {
         Gate gate = Objects.requireNonNull(localFactory.get(), "localFallback factory returned null");
         outage = new Outage(outage == null ? 1 : outage.number() + 1, gate);

@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Start-up</b>: {@code open} returns at once and connects in the background, retrying
- *       every half second; until Redis first answers, calls are decided by the fallback mode.
+ *       every half second; until Redis first answers, calls are decided by the fallback mode. A
+ *       failed attempt is logged at WARN when its cause changes (not at every retry). A target
+ *       with no policy stored and none configured counts as unavailable until one is written.
  *   <li><b>Outages</b>: the strict {@link RedisGate} sits inside a {@link FailOpenGate} in the
  *       configured {@linkplain RedisGateConfig#whenUnavailable() mode}: OPEN (default) admits
  *       ungated, CLOSED defers, LOCAL decides with an in-memory gate. One warning per ten seconds,
