@@ -1,9 +1,13 @@
 package io.backpressure.admin;
 
 import io.backpressure.core.InvalidPolicyException;
+import io.backpressure.core.Redaction;
 import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.RedisPolicyStore;
+import io.backpressure.redis.TlsFiles;
 import io.lettuce.core.RedisException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.NoSuchElementException;
 import java.util.function.Function;
@@ -26,12 +30,24 @@ final class ConnectionOptions {
       description = "First part of every key, as the workers' gates use it (default: ${DEFAULT-VALUE}).")
   String keyPrefix;
 
-  @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "2000",
+  @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "2000", converter = StrictNumbers.Whole.class,
       description = "Connect and command timeout in milliseconds, 1 to 600000 (default: ${DEFAULT-VALUE}).")
   int timeoutMs;
 
   @Option(names = "--json", description = "Print one JSON document on stdout, errors included.")
   boolean json;
+
+  @Option(names = "--redis-ca", paramLabel = "FILE",
+      description = "PEM file of the CA(s) to trust for a rediss:// URL (default: the JVM's trust store).")
+  Path caFile;
+
+  @Option(names = "--redis-cert", paramLabel = "FILE",
+      description = "PEM client certificate for a rediss:// server that requires one (with --redis-key).")
+  Path certFile;
+
+  @Option(names = "--redis-key", paramLabel = "FILE",
+      description = "PEM (PKCS#8) private key of --redis-cert.")
+  Path keyFile;
 
   /**
    * Connects to {@code target}'s policy store, runs {@code action} and closes the connection.
@@ -52,11 +68,13 @@ final class ConnectionOptions {
           .keyPrefix(keyPrefix)
           .commandTimeout(Duration.ofMillis(timeoutMs))
           .connectTimeout(Duration.ofMillis(timeoutMs))
+          .tls(tls())
           .build();
     } catch (IllegalArgumentException e) {
-      String option = e.getMessage().startsWith("url") ? "--redis"
-          : e.getMessage().startsWith("keyPrefix") ? "--key-prefix" : "--target";
-      throw AdminException.invalid(option, e.getMessage());
+      String message = Redaction.scrub(e.getMessage(), url);
+      String option = message.startsWith("url") ? "--redis"
+          : message.startsWith("keyPrefix") ? "--key-prefix" : "--target";
+      throw AdminException.invalid(option, message);
     }
     try (RedisPolicyStore store = RedisPolicyStore.connect(config)) {
       return action.apply(store);
@@ -69,12 +87,33 @@ final class ConnectionOptions {
       throw new AdminException(AdminCommand.INVALID, null, e.getMessage(), e);
     } catch (RedisException e) {
       throw new AdminException(AdminCommand.UNREACHABLE, "--redis",
-          "Redis at " + redacted(url) + " did not answer: " + e.getMessage(), e);
+          Redaction.scrub("Redis at " + url + " did not answer: " + e.getMessage(), url), null);
+    } catch (AdminException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new AdminException(AdminCommand.UNREACHABLE, "--redis",
+          Redaction.scrub("failed: " + e, url), null);
     }
   }
 
-  /** The URL with any credentials masked. */
-  static String redacted(String url) {
-    return url.replaceAll("//[^@/]*@", "//***@");
+  /** The TLS files given, or null; each must be readable. */
+  private TlsFiles tls() {
+    if (caFile == null && certFile == null && keyFile == null) {
+      return null;
+    }
+    if ((certFile == null) != (keyFile == null)) {
+      throw AdminException.invalid(certFile == null ? "--redis-cert" : "--redis-key",
+          "--redis-cert and --redis-key go together");
+    }
+    readable("--redis-ca", caFile);
+    readable("--redis-cert", certFile);
+    readable("--redis-key", keyFile);
+    return new TlsFiles(caFile, certFile, keyFile);
+  }
+
+  private static void readable(String option, Path file) {
+    if (file != null && !Files.isReadable(file)) {
+      throw AdminException.invalid(option, option + " must name a readable PEM file, got '" + file + "'");
+    }
   }
 }

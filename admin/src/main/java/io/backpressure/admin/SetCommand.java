@@ -23,6 +23,9 @@ import picocli.CommandLine.Spec;
     description = "Changes one cap or weight of a live target; workers use it from their next admission.",
     subcommands = {SetCommand.Cap.class, SetCommand.Weight.class})
 final class SetCommand implements Callable<Integer> {
+  /** The largest cap, burst or weight a policy takes. */
+  private static final double MAX = 1e15;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -44,25 +47,28 @@ final class SetCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Rate rate;
 
-    @Option(names = "--burst", paramLabel = "N",
+    @Option(names = "--burst", paramLabel = "N", converter = StrictNumbers.Decimal.class,
         description = "Most admitted at once after an idle spell, in the dimension's units (default: unchanged).")
     Double burst;
 
     /** The new cap, per second or per minute. */
     static final class Rate {
-      @Option(names = "--per-second", paramLabel = "N", required = true, description = "Cap in units per second.")
+      @Option(names = "--per-second", paramLabel = "N", required = true, converter = StrictNumbers.Decimal.class,
+          description = "Cap in units per second.")
       Double perSecond;
 
-      @Option(names = "--per-minute", paramLabel = "N", required = true, description = "Cap in units per minute.")
+      @Option(names = "--per-minute", paramLabel = "N", required = true, converter = StrictNumbers.Decimal.class,
+          description = "Cap in units per minute.")
       Double perMinute;
 
-      /** The cap in units per second; the value as given must be positive and finite. */
+      /** The cap in units per second; the value as given must be in (0, 1e15] per second. */
       double perSecond(String dimension) {
         String option = perSecond != null ? "--per-second" : "--per-minute";
         double value = perSecond != null ? perSecond : perMinute;
-        if (!(value > 0) || Double.isInfinite(value)) {
+        double max = perSecond != null ? MAX : MAX * 60;
+        if (!(value > 0) || !(value <= max)) {
           throw new InvalidPolicyException("dimensions." + dimension + ".cap",
-              option + " must be a positive number, got " + Output.number(value));
+              option + " must be a number in (0, " + Output.number(max) + "], got " + Output.number(value));
         }
         return perSecond != null ? value : value / 60.0;
       }
@@ -79,6 +85,10 @@ final class SetCommand implements Callable<Integer> {
                 + dimension + "'; known: " + String.join(", ", policy.dimensionNames()));
           }
           before.set(policy.dimensions().get(d));
+          if (burst != null && !(burst > 0 && burst <= MAX)) {
+            throw new InvalidPolicyException("dimensions." + dimension + ".burst",
+                "--burst must be a number in (0, " + Output.number(MAX) + "], got " + Output.number(burst));
+          }
           double newBurst = burst != null ? burst : before.get().burst();
           return policy.withDimension(new Dimension(dimension, rate.perSecond(dimension), newBurst));
         });
@@ -104,7 +114,7 @@ final class SetCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Who who;
 
-    @Parameters(index = "0", paramLabel = "WEIGHT", description = "The new weight, in (0, 1e15]; only ratios matter.")
+    @Parameters(index = "0", paramLabel = "WEIGHT", converter = StrictNumbers.Decimal.class, description = "The new weight, in (0, 1e15]; only ratios matter.")
     double weight;
 
     /** Whose weight: a class or a tenant. */
@@ -118,6 +128,13 @@ final class SetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+      if (!(weight > 0 && weight <= MAX)) {
+        String field = who.priority != null ? "priorities." + who.priority : "tenants.weights." + who.tenant;
+        return Output.run(spec, connection.json, () -> {
+          throw AdminException.invalid(field,
+              "WEIGHT must be a number in (0, " + Output.number(MAX) + "], got " + Output.number(weight));
+        });
+      }
       return Output.run(spec, connection.json, () -> connection.withStore(target, store -> {
         AtomicReference<Double> before = new AtomicReference<>();
         RedisPolicyStore.Stored stored;

@@ -165,8 +165,12 @@ class AdminCommandTest {
         AdminCommand.INVALID, "priorities");
     assertError(admin("set", "weight", "--class", "P1", "0", "--target", TARGET, "--json"),
         AdminCommand.INVALID, "priorities.P1");
-    assertError(admin("set", "weight", "--tenant", "acme", "NaN", "--target", TARGET, "--json"),
+    assertError(admin("set", "weight", "--tenant", "acme", "-3", "--target", TARGET, "--json"),
         AdminCommand.INVALID, "tenants.weights.acme");
+    // Not a decimal number at all: a usage error, as for any value of the wrong type.
+    assertThat(admin("set", "weight", "--tenant", "acme", "NaN", "--target", TARGET).code()).isEqualTo(AdminCommand.USAGE);
+    assertThat(admin("set", "cap", "requests", "--per-second", "10f", "--target", TARGET).code())
+        .isEqualTo(AdminCommand.USAGE);
     assertThat(admin("show", "--target", TARGET, "--json").json()).isEqualTo(before);
   }
 

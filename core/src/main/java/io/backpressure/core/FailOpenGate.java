@@ -2,15 +2,14 @@ package io.backpressure.core;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,8 +17,17 @@ import org.slf4j.LoggerFactory;
  * Keeps calls flowing when the shared state cannot answer (SPEC invariant I3). Wraps any gate: when
  * the delegate throws or does not answer within the timeout, the call is handled by the {@link
  * Mode} instead, the failure is counted, and a warning is logged at most once per log interval
- * (with the count since the last one). After a failure the delegate is left alone for the probe
- * interval and then tried again, so gating resumes by itself once the state is back.
+ * (with the count since the last one, and the cause's message, never a stack trace). After a
+ * failure the delegate is left alone for the probe interval and then tried again, so gating resumes
+ * by itself once the state is back; the first answer after an outage is logged once at INFO.
+ *
+ * <p>In {@link Mode#LOCAL} every outage gets a new local gate from the {@linkplain
+ * Builder#localFallback(Supplier) factory} (typically an {@link InMemoryGate#createEmpty empty}
+ * in-memory gate with this worker's slice of the caps), so each outage starts from empty buckets
+ * rather than from whatever a local gate banked while the shared state was answering. The local
+ * gate's grants and bookings carry the outage's number in their ids: a deferred call's retry
+ * redeems its local booking (it does not pay again), a local grant's release goes back to the gate
+ * that granted it, and ids of an earlier outage are ignored (their gate is gone).
  *
  * <p>Thread-safe. Without a timeout the delegate runs on the caller's thread and only its own
  * errors (e.g. a Redis client's command timeout) count as failures; with one, it runs on a daemon
@@ -27,6 +35,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FailOpenGate implements Gate {
   private static final Logger LOG = LoggerFactory.getLogger(FailOpenGate.class);
+  private static final String LOCAL_PREFIX = "local";
 
   /** What a call gets while the state is unavailable. */
   public enum Mode {
@@ -38,21 +47,31 @@ public final class FailOpenGate implements Gate {
     LOCAL
   }
 
+  /** The local gate of one outage, numbered from 1. */
+  private record Outage(long number, Gate gate) {}
+
   private final Gate delegate;
   private final Mode mode;
   private final Duration timeout;
   private final Duration probeInterval;
   private final Duration closedRetryAfter;
   private final Duration logInterval;
-  private final Gate local;
+  private final Supplier<? extends Gate> localFactory;
   private final Clock clock;
   private final ExecutorService pool;
-  private final Set<String> localGrants = ConcurrentHashMap.newKeySet();
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong ungated = new AtomicLong();
   private final AtomicLong bypassUntil = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong nextLogAt = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong failuresAtLastLog = new AtomicLong();
+  private final AtomicLong failuresAtLastRecovery = new AtomicLong();
+  /** Whether the last call the delegate was asked failed (an outage is under way). */
+  private volatile boolean failing;
+  private final Object outageLock = new Object();
+  /** The local gate of the current or the last outage (LOCAL mode); null before the first. */
+  private volatile Outage outage;
+  /** Whether {@link #outage} still serves the current outage (false once the delegate answered). */
+  private volatile boolean outageOpen;
 
   private FailOpenGate(Builder b) {
     this.delegate = b.delegate;
@@ -61,8 +80,10 @@ public final class FailOpenGate implements Gate {
     this.probeInterval = b.probeInterval;
     this.closedRetryAfter = b.closedRetryAfter;
     this.logInterval = b.logInterval;
-    this.local = b.local;
     this.clock = b.clock;
+    this.localFactory = b.localPolicy != null
+        ? () -> InMemoryGate.createEmpty(b.localPolicy, b.clock)
+        : b.localFactory;
     this.pool = timeout == null ? null : Executors.newCachedThreadPool(r -> {
       Thread thread = new Thread(r, "backpressure-fail-open");
       thread.setDaemon(true);
@@ -95,7 +116,9 @@ public final class FailOpenGate implements Gate {
     long now = clock.nanoTime();
     if (now >= bypassUntil.get()) {
       try {
-        return call(() -> delegate.admit(request));
+        Admission answer = call(() -> delegate.admit(request));
+        answered();
+        return answer;
       } catch (StateUnavailableException e) {
         failed(now, e.getCause());
       }
@@ -106,14 +129,7 @@ public final class FailOpenGate implements Gate {
           "open-" + ungated.get(), String.valueOf(request.tenant()), String.valueOf(request.priority()),
           request.cost(), true));
       case CLOSED -> new Admission.Deferred(closedRetryAfter, request.booking() == null ? "" : request.booking());
-      case LOCAL -> {
-        Admission answer = local.admit(new AdmissionRequest(
-            request.tenant(), request.priority(), request.cost(), request.maxTokens(), null, request.maxWait()));
-        if (answer instanceof Admission.Admitted a) {
-          localGrants.add(a.grant().id());
-        }
-        yield answer;
-      }
+      case LOCAL -> admitLocally(request);
     };
   }
 
@@ -122,18 +138,103 @@ public final class FailOpenGate implements Gate {
     if (grant.failedOpen()) {
       return false;
     }
-    if (localGrants.remove(grant.id())) {
-      return local.release(grant, actual);
+    long number = outageOf(grant.id());
+    if (number > 0) {
+      Outage current = outage;
+      if (current == null || current.number() != number) {
+        return false;
+      }
+      return current.gate().release(
+          new Grant(unwrap(current, grant.id()), grant.tenant(), grant.priority(), grant.debited(), false), actual);
     }
     try {
-      return call(() -> delegate.release(grant, actual));
+      boolean applied = call(() -> delegate.release(grant, actual));
+      answered();
+      return applied;
     } catch (StateUnavailableException e) {
       failed(clock.nanoTime(), e.getCause());
       return false;
     }
   }
 
-  private <T> T call(java.util.function.Supplier<T> action) {
+  /**
+   * Decides with the current outage's local gate, redeeming a booking it handed out; the ids it
+   * returns carry the outage's number.
+   */
+  private Admission admitLocally(AdmissionRequest request) {
+    Outage current = currentOutage();
+    String booking = request.booking() == null ? null : unwrap(current, request.booking());
+    Admission answer = current.gate().admit(new AdmissionRequest(
+        request.tenant(), request.priority(), request.cost(), request.maxTokens(), booking, request.maxWait()));
+    if (answer instanceof Admission.Admitted a) {
+      Grant g = a.grant();
+      return new Admission.Admitted(new Grant(wrap(current, g.id()), g.tenant(), g.priority(), g.debited(), false));
+    }
+    if (answer instanceof Admission.Deferred d) {
+      return new Admission.Deferred(d.retryAfter(), wrap(current, d.booking()));
+    }
+    return answer;
+  }
+
+  /** The local gate of the outage under way, made at its first local decision. */
+  private Outage currentOutage() {
+    Outage current = outage;
+    if (current != null && outageOpen) {
+      return current;
+    }
+    synchronized (outageLock) {
+      if (outage == null || !outageOpen) {
+        Gate gate = Objects.requireNonNull(localFactory.get(), "localFallback factory returned null");
+        outage = new Outage(outage == null ? 1 : outage.number() + 1, gate);
+        outageOpen = true;
+      }
+      return outage;
+    }
+  }
+
+  private static String wrap(Outage outage, String id) {
+    return LOCAL_PREFIX + outage.number() + ":" + id;
+  }
+
+  /** The outage whose local gate made {@code id} ({@code local<n>:<id>}), or 0 for any other id. */
+  private static long outageOf(String id) {
+    if (!id.startsWith(LOCAL_PREFIX)) {
+      return 0;
+    }
+    int colon = id.indexOf(':', LOCAL_PREFIX.length());
+    if (colon <= LOCAL_PREFIX.length() || colon - LOCAL_PREFIX.length() > 18) {
+      return 0;
+    }
+    for (int i = LOCAL_PREFIX.length(); i < colon; i++) {
+      if (!Character.isDigit(id.charAt(i))) {
+        return 0;
+      }
+    }
+    return Long.parseLong(id.substring(LOCAL_PREFIX.length(), colon));
+  }
+
+  /** The local gate's own id inside {@code id}, or null when {@code id} is not of {@code outage}. */
+  private static String unwrap(Outage outage, String id) {
+    String prefix = LOCAL_PREFIX + outage.number() + ":";
+    return id.startsWith(prefix) ? id.substring(prefix.length()) : null;
+  }
+
+  /** The delegate answered: ends an outage (once, logged at INFO). */
+  private void answered() {
+    if (!failing) {
+      return;
+    }
+    failing = false;
+    outageOpen = false;
+    long count = failures.get();
+    long during = count - failuresAtLastRecovery.getAndSet(count);
+    if (during > 0) {
+      LOG.info("shared state for target {} answers again; gating resumes ({} failures during the outage)",
+          delegate.target(), during);
+    }
+  }
+
+  private <T> T call(Supplier<T> action) {
     if (pool == null) {
       try {
         return action.get();
@@ -162,6 +263,7 @@ public final class FailOpenGate implements Gate {
 
   private void failed(long now, Throwable cause) {
     long count = failures.incrementAndGet();
+    failing = true;
     bypassUntil.set(now + probeInterval.toNanos());
     long due = nextLogAt.get();
     if (now >= due && nextLogAt.compareAndSet(due, now + logInterval.toNanos())) {
@@ -188,7 +290,8 @@ public final class FailOpenGate implements Gate {
     private Duration probeInterval = Duration.ofMillis(500);
     private Duration closedRetryAfter = Duration.ofSeconds(1);
     private Duration logInterval = Duration.ofSeconds(10);
-    private Gate local;
+    private Supplier<? extends Gate> localFactory;
+    private Policy localPolicy;
     private Clock clock = Clock.system();
 
     private Builder(Gate delegate) {
@@ -225,9 +328,25 @@ public final class FailOpenGate implements Gate {
       return this;
     }
 
-    /** The gate that decides in LOCAL mode. */
-    public Builder localFallback(Gate gate) {
-      this.local = Objects.requireNonNull(gate, "gate");
+    /**
+     * Where LOCAL mode's gate comes from: {@code factory} is called at the first local decision of
+     * every outage, and that gate decides until the delegate answers again. Give each outage a new
+     * gate whose buckets start empty (see {@link InMemoryGate#createEmpty}), holding this worker's
+     * slice of the caps.
+     */
+    public Builder localFallback(Supplier<? extends Gate> factory) {
+      this.localFactory = Objects.requireNonNull(factory, "factory");
+      this.localPolicy = null;
+      return this;
+    }
+
+    /**
+     * LOCAL mode decides with a new {@link InMemoryGate#createEmpty empty} in-memory gate of {@code
+     * slice} (this worker's part of the caps) for every outage, on this builder's clock.
+     */
+    public Builder localFallback(Policy slice) {
+      this.localPolicy = Objects.requireNonNull(slice, "slice");
+      this.localFactory = null;
       return this;
     }
 
@@ -238,7 +357,7 @@ public final class FailOpenGate implements Gate {
     }
 
     public FailOpenGate build() {
-      if (mode == Mode.LOCAL && local == null) {
+      if (mode == Mode.LOCAL && localFactory == null && localPolicy == null) {
         throw new IllegalArgumentException("mode LOCAL needs a localFallback gate");
       }
       return new FailOpenGate(this);

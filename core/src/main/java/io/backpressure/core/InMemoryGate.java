@@ -43,6 +43,18 @@ public final class InMemoryGate implements Gate {
     return new InMemoryGate(policy, clock);
   }
 
+  /**
+   * A gate whose buckets start empty rather than full: it admits nothing until they have refilled
+   * at the caps. For a stand-in that takes over from a gate that was just admitting at the cap, such
+   * as {@link FailOpenGate}'s local fallback, so that the provider's current window does not see a
+   * fresh burst on top of what the other gate admitted.
+   */
+  public static InMemoryGate createEmpty(Policy policy, Clock clock) {
+    InMemoryGate gate = new InMemoryGate(policy, clock);
+    gate.buckets.startEmpty();
+    return gate;
+  }
+
   @Override
   public String target() {
     return policy().target();

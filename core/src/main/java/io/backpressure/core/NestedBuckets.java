@@ -126,6 +126,8 @@ final class NestedBuckets {
   private long idleTtlMicros;
 
   private boolean started;
+  /** Whether the first step creates L1 and L2 empty rather than full (see {@link #startEmpty()}). */
+  private boolean emptyAtStart;
   private long lastMicros;
   private double activeWeight;
   private final double[] global;
@@ -182,6 +184,15 @@ final class NestedBuckets {
     lru.prev = lru;
     lru.next = lru;
     configure(policy);
+  }
+
+  /**
+   * Makes the first step create L1 and L2 empty instead of full: for a stand-in that takes over
+   * from state that was admitting at the cap a moment ago (a fail-over to a local gate, state lost
+   * and rebuilt), so that the provider's current window does not see a fresh burst on top.
+   */
+  void startEmpty() {
+    emptyAtStart = true;
   }
 
   /** Adopts new caps and weights; the dimension and class names must stay the same. */
@@ -382,9 +393,9 @@ final class NestedBuckets {
       lastMicros = now;
       computeShares(now);
       for (int d = 0; d < dims; d++) {
-        global[d] = burst[d];
+        global[d] = emptyAtStart ? 0 : burst[d];
         for (int k = 0; k < classes; k++) {
-          classLevel[k][d] = classCap[k][d];
+          classLevel[k][d] = emptyAtStart ? 0 : classCap[k][d];
         }
       }
       return;

@@ -70,13 +70,35 @@ public record Policy(
           "reservation.default_max_tokens",
           "reservation.default_max_tokens must be in [1, 10000000], got " + defaultMaxTokens);
     }
-    positive("idle_ttl", idleTtl);
-    positive("share_horizon", shareHorizon);
-    positive("grant_ttl", grantTtl);
+    within("idle_ttl", idleTtl, MIN_TTL, MAX_IDLE_TTL);
+    within("share_horizon", shareHorizon, MIN_TTL, MAX_WINDOW);
+    within("grant_ttl", grantTtl, MIN_GRANT_TTL, MAX_GRANT_TTL);
     if (safeWindow != null) {
-      positive("safe_window", safeWindow);
+      within("safe_window", safeWindow, MIN_TTL, MAX_WINDOW);
+    }
+    int requests = dimensions.stream().map(Dimension::name).toList().indexOf(Dimension.REQUESTS);
+    if (requests >= 0) {
+      Dimension d = dimensions.get(requests);
+      if (d.burst() < 1) {
+        throw new InvalidPolicyException("dimensions.requests.burst", "dimensions.requests.burst must be at least 1 "
+            + "(one request costs 1, so no request could ever be admitted), in [1, 1e15]; got " + d.burst());
+      }
+      if (safeWindow != null && d.capPerSecond() * safeWindow.toNanos() / 1e9 < 1) {
+        throw new InvalidPolicyException("safe_window", "safe_window must be long enough for the requests cap to "
+            + "allow one request in it (at least " + Math.ceil(1e3 / d.capPerSecond()) + " ms at "
+            + d.capPerSecond() + "/s), got " + safeWindow.toMillis() + " ms");
+      }
     }
   }
+
+  /** Shortest idle TTL, share horizon and safe window. */
+  private static final Duration MIN_TTL = Duration.ofMillis(1);
+  /** Longest share horizon and safe window: providers account per second or per minute. */
+  private static final Duration MAX_WINDOW = Duration.ofHours(1);
+  private static final Duration MAX_IDLE_TTL = Duration.ofHours(24);
+  private static final Duration MIN_GRANT_TTL = Duration.ofSeconds(1);
+  /** Longest grant TTL: a call that runs longer than a day is not a model call. */
+  private static final Duration MAX_GRANT_TTL = Duration.ofHours(24);
 
   private static void unique(String field, List<String> names) {
     Set<String> seen = new HashSet<>();
@@ -87,10 +109,22 @@ public record Policy(
     }
   }
 
-  private static void positive(String field, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new InvalidPolicyException(field, field + " must be a positive duration, got " + value);
+  private static void within(String field, Duration value, Duration min, Duration max) {
+    if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+      throw new InvalidPolicyException(field, field + " must be a duration in [" + text(min) + ", " + text(max)
+          + "], got " + (value == null ? "nothing" : text(value)));
     }
+  }
+
+  /** A duration as the policy format writes it, e.g. {@code 1ms}, {@code 24h}. */
+  private static String text(Duration d) {
+    if (d.toNanos() % 3_600_000_000_000L == 0 && !d.isZero()) {
+      return d.toHours() + "h";
+    }
+    if (d.toNanos() % 1_000_000_000L == 0 && !d.isZero()) {
+      return d.toSeconds() + "s";
+    }
+    return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + "ms" : d.toString();
   }
 
   /** A builder for the target's policy, with the defaults documented on each setter. */
@@ -221,12 +255,15 @@ public record Policy(
       return this;
     }
 
-    /** Adds {@code requests} capped per second; burst defaults to one second of cap. */
+    /** Adds {@code requests} capped per second; burst one second of cap, at least one request. */
     public Builder requestsPerSecond(double cap) {
-      return dimension(Dimension.REQUESTS, cap, cap);
+      return dimension(Dimension.REQUESTS, cap, Math.max(1, cap));
     }
 
-    /** Adds {@code requests} capped per minute, as providers publish it; burst one second of cap. */
+    /**
+     * Adds {@code requests} capped per minute, as providers publish it; burst one second of cap, at
+     * least one request.
+     */
     public Builder requestsPerMinute(double cap) {
       return requestsPerSecond(cap / 60.0);
     }

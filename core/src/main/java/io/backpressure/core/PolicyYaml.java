@@ -1,11 +1,17 @@
 package io.backpressure.core;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
@@ -15,13 +21,15 @@ import java.util.regex.Pattern;
 
 /**
  * Reads and writes the policy YAML format. Unknown keys are errors that name them, so a typo never
- * silently falls back to a default.
+ * silently falls back to a default; so are a key given twice, a value of the wrong type (no
+ * coercion: {@code enabled} must be a boolean, {@code default_max_tokens} an integer, a mapping must
+ * be a mapping) and a second YAML document in the same text.
  *
  * <pre>{@code
  * target: openai/gpt-4o
  * dimensions:                      # each: per_second or per_minute, optional burst
  *   requests: {per_minute: 3600, burst: 60}
- *   tokens: {per_minute: 720000}   # burst defaults to one second of cap
+ *   tokens: {per_minute: 720000}   # burst defaults to one second of cap (requests: at least 1)
  * priorities: {P1: 0.5, P2: 0.3, P3: 0.2}   # highest first
  * tenants: {default_weight: 1.0, weights: {acme: 2.0}}
  * reservation: {enabled: false, default_max_tokens: 1024}
@@ -32,19 +40,16 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 final class PolicyYaml {
-  private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER));
+  private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build());
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
 
   private PolicyYaml() {}
 
   static Policy parse(String text) {
-    JsonNode root;
-    try {
-      root = YAML.readTree(text);
-    } catch (JsonProcessingException e) {
-      throw new InvalidPolicyException("(document)", "malformed policy YAML: " + e.getOriginalMessage(), e);
-    }
+    JsonNode root = readOneDocument(text);
     if (root == null || !root.isObject()) {
       throw new InvalidPolicyException("(document)", "a policy must be a YAML mapping");
     }
@@ -69,7 +74,8 @@ final class PolicyYaml {
       double cap = perSecond
           ? number(dim, path + ".per_second", "per_second")
           : number(dim, path + ".per_minute", "per_minute") / 60.0;
-      double burst = dim.has("burst") ? number(dim, path + ".burst", "burst") : cap;
+      double burst = dim.has("burst") ? number(dim, path + ".burst", "burst")
+          : Dimension.REQUESTS.equals(entry.getKey()) ? Math.max(1, cap) : cap;
       builder.dimension(entry.getKey(), cap, burst);
     }
 
@@ -87,6 +93,10 @@ final class PolicyYaml {
       }
       JsonNode weights = tenants.get("weights");
       if (weights != null) {
+        if (!weights.isObject()) {
+          throw new InvalidPolicyException("tenants.weights",
+              "tenants.weights must be a mapping of tenant to weight, got " + kind(weights));
+        }
         for (Iterator<Map.Entry<String, JsonNode>> it = weights.fields(); it.hasNext(); ) {
           Map.Entry<String, JsonNode> entry = it.next();
           builder.tenantWeight(entry.getKey(),
@@ -98,9 +108,9 @@ final class PolicyYaml {
     JsonNode reservation = root.get("reservation");
     if (reservation != null) {
       onlyKeys(reservation, "reservation.", Set.of("enabled", "default_max_tokens"));
-      boolean enabled = reservation.path("enabled").asBoolean(false);
+      boolean enabled = bool(reservation, "reservation.enabled", "enabled", false);
       long maxTokens = reservation.has("default_max_tokens")
-          ? (long) number(reservation, "reservation.default_max_tokens", "default_max_tokens")
+          ? integer(reservation, "reservation.default_max_tokens", "default_max_tokens")
           : 1024;
       builder.reservation(enabled, maxTokens);
     }
@@ -117,6 +127,46 @@ final class PolicyYaml {
       builder.grantTtl(duration(root, "grant_ttl"));
     }
     return builder.build();
+  }
+
+  /** The one YAML document of {@code text}; a duplicate key or a second document is an error. */
+  private static JsonNode readOneDocument(String text) {
+    try (JsonParser parser = YAML.createParser(text)) {
+      JsonNode root;
+      try {
+        root = YAML.readTree(parser);
+      } catch (StreamReadException e) {
+        String path = dotted(parser.getParsingContext());
+        String field = path.isEmpty() ? "(document)" : path;
+        String message = e.getOriginalMessage();
+        if (message != null && message.startsWith("Duplicate field")) {
+          throw new InvalidPolicyException(field, field + " is given twice (line "
+              + e.getLocation().getLineNr() + "); each key may appear once", e);
+        }
+        throw new InvalidPolicyException("(document)", "malformed policy YAML: " + message, e);
+      }
+      if (parser.nextToken() != null) {
+        throw new InvalidPolicyException("(document)", "a policy is one YAML document; a second one starts at line "
+            + parser.currentLocation().getLineNr());
+      }
+      return root;
+    } catch (JsonProcessingException e) {
+      throw new InvalidPolicyException("(document)", "malformed policy YAML: " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The dotted path of a parser position, e.g. {@code dimensions.requests}. */
+  private static String dotted(JsonStreamContext context) {
+    StringBuilder path = new StringBuilder();
+    for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
+      String name = c.inObject() ? c.getCurrentName() : c.inArray() ? Integer.toString(c.getCurrentIndex()) : null;
+      if (name != null) {
+        path.insert(0, path.length() == 0 ? name : name + ".");
+      }
+    }
+    return path.toString();
   }
 
   static String render(Policy policy) {
@@ -211,9 +261,40 @@ final class PolicyYaml {
   private static double number(JsonNode node, String field, String key) {
     JsonNode value = node.get(key);
     if (value == null || !value.isNumber()) {
-      throw new InvalidPolicyException(field, field + " must be a number, got " + value);
+      throw new InvalidPolicyException(field, field + " must be a number, got " + kind(value));
     }
     return value.asDouble();
+  }
+
+  private static long integer(JsonNode node, String field, String key) {
+    JsonNode value = node.get(key);
+    if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()) {
+      throw new InvalidPolicyException(field, field + " must be a whole number, got " + kind(value));
+    }
+    return value.asLong();
+  }
+
+  private static boolean bool(JsonNode node, String field, String key, boolean absent) {
+    JsonNode value = node.get(key);
+    if (value == null) {
+      return absent;
+    }
+    if (!value.isBoolean()) {
+      throw new InvalidPolicyException(field, field + " must be true or false, got " + kind(value));
+    }
+    return value.asBoolean();
+  }
+
+  /** A value as an error message shows it: its text and its YAML type. */
+  private static String kind(JsonNode value) {
+    if (value == null) {
+      return "nothing";
+    }
+    String type = value.isTextual() ? "a string" : value.isArray() ? "a list" : value.isObject() ? "a mapping"
+        : value.isBoolean() ? "a boolean" : value.isNull() ? "null" : value.isIntegralNumber() ? "an integer"
+        : value.isNumber() ? "a number" : value.getNodeType().toString();
+    String shown = value.toString();
+    return (shown.length() > 60 ? shown.substring(0, 60) + "…" : shown) + " (" + type + ")";
   }
 
   private static Duration duration(JsonNode node, String key) {

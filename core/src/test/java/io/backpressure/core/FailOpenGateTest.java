@@ -82,17 +82,96 @@ class FailOpenGateTest {
   }
 
   @Test
-  void localMode_gatesWithTheLocalSlice_andRoutesItsReleasesBack() {
+  void localMode_startsEachOutageEmpty_andRoutesItsReleasesBack() {
     ManualClock clock = new ManualClock();
     FlakyGate flaky = new FlakyGate(clock);
-    InMemoryGate local = InMemoryGate.create(POLICY, clock);
     FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL)
-        .localFallback(local).clock(clock).build();
+        .localFallback(POLICY).clock(clock).build();
     flaky.down.set(true);
-    Admission first = gate.admit("a", "P1", Cost.oneRequest());
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Deferred.class);
+    // Empty at the start of the outage: the first call waits for one request's worth of refill.
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOfSatisfying(Admission.Deferred.class,
+        d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(100)));
+    clock.advance(Duration.ofMillis(200));
+    Admission first = gate.admit("b", "P1", Cost.oneRequest());
+    assertThat(first).isInstanceOf(Admission.Admitted.class);
     assertThat(gate.release(((Admission.Admitted) first).grant(), Cost.oneRequest())).isTrue();
+    assertThat(gate.ungatedDecisions()).isEqualTo(2);
+  }
+
+  @Test
+  void localMode_aDeferredRetryRedeemsItsLocalBooking_insteadOfPayingAgain() {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL)
+        .localFallback(POLICY).probeInterval(Duration.ofSeconds(60)).clock(clock).build();
+    flaky.down.set(true);
+    AdmissionRequest request = AdmissionRequest.of("a", "P1", Cost.oneRequest());
+    // Three callers line up on the empty local bucket; each comes back when told, with its booking.
+    Admission.Deferred[] waits = new Admission.Deferred[3];
+    for (int i = 0; i < 3; i++) {
+      waits[i] = (Admission.Deferred) gate.admit(request);
+    }
+    assertThat(waits[2].retryAfter()).isEqualTo(Duration.ofMillis(300));
+    for (int i = 0; i < 3; i++) {
+      clock.advance(Duration.ofMillis(100));
+      assertThat(gate.admit(request.withBooking(waits[i].booking())))
+          .as("retry %d with its booking", i).isInstanceOf(Admission.Admitted.class);
+    }
+  }
+
+  @Test
+  void localMode_aNewOutageGetsANewGate_andIgnoresTheIdsOfTheLastOne() {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL)
+        .localFallback(POLICY).probeInterval(Duration.ofMillis(500)).clock(clock).build();
+    flaky.down.set(true);
+    clock.advance(Duration.ofSeconds(1));
+    gate.admit("a", "P1", Cost.oneRequest());
+    clock.advance(Duration.ofMillis(150));
+    Grant local = ((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant();
+    Admission.Deferred waiting = (Admission.Deferred) gate.admit("a", "P1", Cost.oneRequest());
+
+    flaky.down.set(false);
+    clock.advance(Duration.ofMillis(500));
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.release(local, Cost.oneRequest())).as("its outage's gate still releases it").isTrue();
+
+    flaky.down.set(true);
+    clock.advance(Duration.ofMillis(500));
+    // The second outage's gate starts empty again and does not know the first one's booking.
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", Cost.oneRequest()).withBooking(waiting.booking())))
+        .isInstanceOfSatisfying(Admission.Deferred.class,
+            d -> assertThat(d.booking()).isNotEqualTo(waiting.booking()).startsWith("local2:"));
+    assertThat(gate.release(local, Cost.oneRequest())).isFalse();
+  }
+
+  @Test
+  void aDelegatesOwnIdsThatLookLocal_stillGoToTheDelegate() {
+    ManualClock clock = new ManualClock();
+    Grant[] released = new Grant[1];
+    Gate delegate = new Gate() {
+      @Override
+      public String target() {
+        return "test/model";
+      }
+
+      @Override
+      public Admission admit(AdmissionRequest request) {
+        return new Admission.Admitted(new Grant("locale-7", request.tenant(), request.priority(), request.cost(), false));
+      }
+
+      @Override
+      public boolean release(Grant grant, Cost actual) {
+        released[0] = grant;
+        return true;
+      }
+    };
+    FailOpenGate gate = FailOpenGate.around(delegate).mode(FailOpenGate.Mode.LOCAL).localFallback(POLICY)
+        .clock(clock).build();
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant();
+    assertThat(gate.release(grant, Cost.oneRequest())).isTrue();
+    assertThat(released[0]).isEqualTo(grant);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.backpressure.eval;
 
+import io.backpressure.core.Redaction;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -201,7 +202,7 @@ public final class EvalCommand implements Callable<Integer> {
       c.append(" --scale ").append(Format.number(scale));
     }
     if (redis != null) {
-      c.append(" --redis ").append(redis);
+      c.append(" --redis ").append(Redaction.url(redis));
     }
     if (workers != 1) {
       c.append(" --workers ").append(workers);

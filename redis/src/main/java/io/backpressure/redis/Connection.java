@@ -8,6 +8,7 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -54,7 +55,10 @@ final class Connection implements AutoCloseable {
     this.timeout = timeout;
   }
 
-  /** Connects and loads the scripts; throws a Lettuce {@link RedisException} if the server is unreachable. */
+  /**
+   * Connects and loads the scripts; throws a Lettuce {@link RedisException} whose message names the
+   * cause (refused, timeout, authentication, certificate, host name) if the server is unreachable.
+   */
   static Connection open(RedisGateConfig config) {
     RedisURI uri = RedisURI.create(config.url());
     // The URI's timeout bounds the connection handshake; commands get theirs from TimeoutOptions.
@@ -66,6 +70,7 @@ final class Connection implements AutoCloseable {
         .build();
     SocketOptions socket = SocketOptions.builder().connectTimeout(config.connectTimeout()).keepAlive(true).build();
     TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
+    SslOptions ssl = sslOptions(config.tls());
     AbstractRedisClient client = null;
     try {
       Connection c;
@@ -75,6 +80,7 @@ final class Connection implements AutoCloseable {
             .autoReconnect(true)
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
             .socketOptions(socket)
+            .sslOptions(ssl)
             .timeoutOptions(timeouts)
             .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                 .enablePeriodicRefresh(Duration.ofSeconds(30))
@@ -89,6 +95,7 @@ final class Connection implements AutoCloseable {
             .autoReconnect(true)
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
             .socketOptions(socket)
+            .sslOptions(ssl)
             .timeoutOptions(timeouts)
             .build());
         client = standalone;
@@ -102,8 +109,20 @@ final class Connection implements AutoCloseable {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       }
       resources.shutdown(0, 2, TimeUnit.SECONDS);
-      throw e;
+      throw ConnectFailure.describe(config.url(), e);
     }
+  }
+
+  /** JDK TLS with the configured CA and client certificate files, or Lettuce's defaults. */
+  private static SslOptions sslOptions(TlsFiles tls) {
+    SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
+    if (tls != null && tls.trustedCertificates() != null) {
+      ssl.trustManager(tls.trustedCertificates().toFile());
+    }
+    if (tls != null && tls.clientCertificate() != null) {
+      ssl.keyManager(tls.clientCertificate().toFile(), tls.clientKey().toFile(), null);
+    }
+    return ssl.build();
   }
 
   /** The commands, for plain reads. */

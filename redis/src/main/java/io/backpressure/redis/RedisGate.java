@@ -25,13 +25,9 @@ import org.slf4j.LoggerFactory;
  * release.lua}: the whole decision of {@code NestedBuckets} (refill, the three layers, Δ, booking,
  * debit) runs inside the server, atomically, with the same arithmetic as the in-memory reference.
  *
- * <pre>{@code
- * try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder("rediss://app:secret@redis:6380")
- *     .policy(Policy.fromYaml(Path.of("policy.yaml"))).build())) {
- *   Gate gate = FailOpenGate.around(redis).build();   // calls proceed if Redis is down
- *   ...
- * }
- * }</pre>
+ * <p>This is the strict gate: it throws when Redis does not answer. Applications build it through
+ * {@link ResilientRedisGate#open}, which connects in the background and fails open (or closed, or
+ * local) around it.
  *
  * <p>Caps and weights live in the target's config hash ({@link RedisPolicyStore}). The gate keeps a
  * copy to validate requests with {@link RequestCheck} (so both backends reject alike) and sends its
@@ -42,13 +38,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe; calls from any number of threads are multiplexed over one connection. {@link
  * #admit} and {@link #release} throw a Lettuce {@link RedisException} when Redis does not answer
- * within the command timeout; wrap the gate in a {@link io.backpressure.core.FailOpenGate} to keep
- * calls flowing then.
+ * within the command timeout; {@link ResilientRedisGate} keeps calls flowing then. A call the
+ * client has given up on (its command timed out) changes nothing when a stalled server runs it
+ * late: each call carries its give-up instant (see {@link ServerClock} and {@code guards.lua}).
  */
 public final class RedisGate implements Gate, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisGate.class);
   /** Stale answers in a row before giving up (the policy is being rewritten continuously). */
   private static final int MAX_STALE = 4;
+  /** A script's answer when it started after the client's give-up deadline (guards.lua). */
+  private static final long GAVE_UP = 3;
 
   private final Connection connection;
   private final boolean ownsConnection;
@@ -57,6 +56,8 @@ public final class RedisGate implements Gate, AutoCloseable {
   private final String target;
   private final TimeSource timeSource;
   private final Ids ids = new Ids();
+  private final ServerClock serverClock = ServerClock.system();
+  private final long giveUpNanos;
   private volatile RedisPolicyStore.Stored live;
 
   private RedisGate(Connection connection, boolean ownsConnection, RedisPolicyStore store, Keys keys,
@@ -67,15 +68,19 @@ public final class RedisGate implements Gate, AutoCloseable {
     this.keys = keys;
     this.target = config.target();
     this.timeSource = config.timeSource();
+    this.giveUpNanos = config.commandTimeout().toNanos();
     this.live = live;
   }
 
   /**
-   * Connects to the target of {@code config}. If the target has no policy yet, the config's initial
-   * policy is stored; if it has one, the stored policy wins.
+   * Connects to the target of {@code config} now, strictly: this gate throws when Redis does not
+   * answer. Most applications want {@link ResilientRedisGate#open} instead, which connects in the
+   * background and fails open. The configured policy is handled as its {@link PolicyOwnership}
+   * says (by default it is written only if the target has none).
    *
    * @throws NoSuchElementException when the target has no policy and the config gives none
-   * @throws RedisException when the server cannot be reached
+   * @throws IllegalStateException when the ownership is VERIFY and the stored policy differs
+   * @throws RedisException when the server cannot be reached, naming the cause
    */
   public static RedisGate connect(RedisGateConfig config) {
     Connection connection = Connection.open(config);
@@ -91,13 +96,17 @@ public final class RedisGate implements Gate, AutoCloseable {
   static RedisGate over(Connection connection, boolean ownsConnection, RedisGateConfig config) {
     Keys keys = Keys.of(config.keyPrefix(), config.target());
     RedisPolicyStore store = new RedisPolicyStore(connection, false, keys, config.target());
-    if (config.initialPolicy() != null && !store.create(config.initialPolicy())) {
-      LOG.info("target {} already has a policy in Redis; using it rather than the one configured", config.target());
+    RedisPolicyStore.Stored stored = config.initialPolicy() != null
+        ? store.claim(config.initialPolicy(), config.ownership())
+        : store.read().orElseThrow(() -> new NoSuchElementException(
+            "target '" + config.target() + "' has no policy in Redis; give one with RedisGateConfig.Builder.policy "
+                + "or write one with RedisPolicyStore.apply"));
+    RedisGate gate = new RedisGate(connection, ownsConnection, store, keys, config, stored);
+    if (config.timeSource() instanceof TimeSource.Server) {
+      List<String> time = connection.await(connection.commands().time().toCompletableFuture());
+      gate.serverClock.observe(Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1)));
     }
-    RedisPolicyStore.Stored stored = store.read().orElseThrow(() -> new NoSuchElementException(
-        "target '" + config.target() + "' has no policy in Redis; give one with RedisGateConfig.Builder.policy "
-            + "or write one with RedisPolicyStore.apply"));
-    return new RedisGate(connection, ownsConnection, store, keys, config, stored);
+    return gate;
   }
 
   @Override
@@ -133,6 +142,16 @@ public final class RedisGate implements Gate, AutoCloseable {
     Objects.requireNonNull(grant, "grant");
     Objects.requireNonNull(actual, "actual");
     return connection.await(release(grant, actual, live, 0));
+  }
+
+  /** The connection this gate runs its scripts over. */
+  Connection connection() {
+    return connection;
+  }
+
+  /** The keys of this gate's target. */
+  Keys keys() {
+    return keys;
   }
 
   /** Closes the connection (the gate opened it). */
@@ -182,8 +201,14 @@ public final class RedisGate implements Gate, AutoCloseable {
         args[7 + dims + d] = Double.toString(reserve[d]);
       }
     }
-    return connection.run(Script.ADMIT, scriptKeys, args).thenCompose(reply -> {
+    return connection.run(Script.ADMIT, scriptKeys, withGiveUp(args)).thenCompose(reply -> {
       long code = (Long) reply.get(0);
+      if (code == GAVE_UP) {
+        return CompletableFuture.failedFuture(gaveUp());
+      }
+      if (code == 0 || code == 1) {
+        observe((Long) reply.get(code == 0 ? 1 : 2));
+      }
       if (code == 0) {
         double[] debit = new double[dims];
         for (int d = 0; d < dims; d++) {
@@ -223,8 +248,11 @@ public final class RedisGate implements Gate, AutoCloseable {
     for (int d = 0; d < amounts.length; d++) {
       args[2 + d] = Double.toString(amounts[d]);
     }
-    return connection.run(Script.RELEASE, scriptKeys, args).thenCompose(reply -> {
+    return connection.run(Script.RELEASE, scriptKeys, withGiveUp(args)).thenCompose(reply -> {
       long code = (Long) reply.get(0);
+      if (code == GAVE_UP) {
+        return CompletableFuture.failedFuture(gaveUp());
+      }
       if (code != 2) {
         return CompletableFuture.completedFuture(code == 1);
       }
@@ -244,10 +272,10 @@ public final class RedisGate implements Gate, AutoCloseable {
     RedisPolicyStore.Stored known = live;
     CompletableFuture<?> restore = CompletableFuture.completedFuture(null);
     if (liveVersion.isEmpty()) {
-      restore = store.write(known.policy(), "-").thenAccept(written -> {
+      restore = store.write(known.policy(), "!").thenAccept(written -> {
         if (written.isPresent()) {
-          LOG.warn("target {} had no policy in Redis (data lost or deleted); wrote back the last one this gate read",
-              target);
+          LOG.warn("target {} had no policy in Redis (data lost or deleted); wrote back the last one this gate read;"
+              + " the buckets restart empty", target);
         }
       });
     }
@@ -257,6 +285,27 @@ public final class RedisGate implements Gate, AutoCloseable {
       live = next;
       return next;
     });
+  }
+
+  /**
+   * {@code args} with the give-up deadline appended (guards.lua removes it again): the server time
+   * after which this call's command has timed out at the client, '' with the caller's clock.
+   */
+  private String[] withGiveUp(String[] args) {
+    String[] all = Arrays.copyOf(args, args.length + 1);
+    all[args.length] = timeSource instanceof TimeSource.Server ? serverClock.giveUpAfter(giveUpNanos) : "";
+    return all;
+  }
+
+  private void observe(long decidedAtMicros) {
+    if (timeSource instanceof TimeSource.Server) {
+      serverClock.observe(decidedAtMicros);
+    }
+  }
+
+  private RedisException gaveUp() {
+    return new RedisException("Redis ran the call for target '" + target + "' after the client's command timeout;"
+        + " it changed nothing");
   }
 
   private String now() {

@@ -1,6 +1,8 @@
 package io.backpressure.redis;
 
+import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.Redaction;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.Objects;
@@ -12,15 +14,23 @@ import java.util.Objects;
  * {@code redis://user:password@host} (ACL), {@code rediss://user:password@host:6380} (TLS with
  * certificate and host name verification), {@code redis-sentinel://host:26379/0#mymaster}.
  *
+ * <p>{@link #toString()} masks the URL's credentials.
+ *
  * @param url the server, as above
  * @param target the target whose state to use, e.g. {@code openai/gpt-4o}
- * @param initialPolicy written when the target has no policy yet; {@code null} to require one
+ * @param initialPolicy the policy this worker is configured with, or {@code null} to require one
+ *     stored; what happens to it is {@code ownership}
  * @param timeSource where decision time comes from
  * @param commandTimeout how long one command may take before it fails (and a {@link
  *     io.backpressure.core.FailOpenGate} decides instead)
  * @param connectTimeout how long opening the connection may take
  * @param keyPrefix the first part of every key ({@code <prefix>:{<target>}:…})
  * @param cluster whether the URL names a node of a Redis Cluster
+ * @param ownership what connecting does with {@code initialPolicy}
+ * @param whenUnavailable what a {@linkplain ResilientRedisGate resilient gate}'s calls get while
+ *     Redis does not answer: admitted ungated (OPEN, the default), deferred (CLOSED) or decided by a
+ *     local gate with this worker's share of the caps (LOCAL)
+ * @param tls CA and client certificate files for {@code rediss://}, or null for the JVM's defaults
  */
 public record RedisGateConfig(
     String url,
@@ -30,7 +40,10 @@ public record RedisGateConfig(
     Duration commandTimeout,
     Duration connectTimeout,
     String keyPrefix,
-    boolean cluster) {
+    boolean cluster,
+    PolicyOwnership ownership,
+    FailOpenGate.Mode whenUnavailable,
+    TlsFiles tls) {
 
   public RedisGateConfig {
     Objects.requireNonNull(url, "url");
@@ -38,7 +51,7 @@ public record RedisGateConfig(
       RedisURI.create(url);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("url must be a redis://, rediss:// or redis-sentinel:// URL, got '"
-          + url.replaceAll("//[^@/]*@", "//***@") + "': " + e.getMessage(), e);
+          + Redaction.url(url) + "': " + Redaction.scrub(String.valueOf(e.getMessage()), url));
     }
     if (target == null || target.isBlank() || target.length() > 128) {
       throw new IllegalArgumentException("target must be a non-empty name of at most 128 characters, got '" + target + "'");
@@ -55,6 +68,21 @@ public record RedisGateConfig(
       throw new IllegalArgumentException(
           "keyPrefix must be 1 to 64 characters without braces, got '" + keyPrefix + "'");
     }
+    Objects.requireNonNull(ownership, "ownership");
+    Objects.requireNonNull(whenUnavailable, "whenUnavailable");
+    if (whenUnavailable == FailOpenGate.Mode.LOCAL && initialPolicy == null) {
+      throw new IllegalArgumentException("whenUnavailable LOCAL needs the policy (Builder.policy), so that the "
+          + "worker can gate locally even before it first reaches Redis");
+    }
+  }
+
+  /** The configuration with the URL's credentials masked. */
+  @Override
+  public String toString() {
+    return "RedisGateConfig[url=" + Redaction.url(url) + ", target=" + target + ", ownership=" + ownership
+        + ", whenUnavailable=" + whenUnavailable + ", timeSource=" + timeSource + ", commandTimeout="
+        + commandTimeout + ", connectTimeout=" + connectTimeout + ", keyPrefix=" + keyPrefix + ", cluster="
+        + cluster + ", tls=" + tls + "]";
   }
 
   /** A builder for the server at {@code url}. */
@@ -64,7 +92,9 @@ public record RedisGateConfig(
 
   /** This configuration for another target (same server and options, no initial policy). */
   public RedisGateConfig forTarget(String otherTarget) {
-    return new RedisGateConfig(url, otherTarget, null, timeSource, commandTimeout, connectTimeout, keyPrefix, cluster);
+    return new RedisGateConfig(url, otherTarget, null, timeSource, commandTimeout, connectTimeout, keyPrefix, cluster,
+        PolicyOwnership.CREATE_IF_ABSENT, whenUnavailable == FailOpenGate.Mode.LOCAL ? FailOpenGate.Mode.OPEN
+            : whenUnavailable, tls);
   }
 
   private static void positive(String field, Duration value) {
@@ -83,6 +113,9 @@ public record RedisGateConfig(
     private Duration connectTimeout = Duration.ofSeconds(2);
     private String keyPrefix = "bp";
     private boolean cluster;
+    private PolicyOwnership ownership = PolicyOwnership.CREATE_IF_ABSENT;
+    private FailOpenGate.Mode whenUnavailable = FailOpenGate.Mode.OPEN;
+    private TlsFiles tls;
 
     private Builder(String url) {
       this.url = url;
@@ -94,10 +127,35 @@ public record RedisGateConfig(
       return this;
     }
 
-    /** The target of {@code policy}, storing {@code policy} if the target has none yet. */
+    /**
+     * The target of {@code policy}, written only if the target has none yet ({@link
+     * PolicyOwnership#CREATE_IF_ABSENT}): a stored policy wins, with a WARN naming the fields that
+     * differ. Same as {@code policy(policy, PolicyOwnership.CREATE_IF_ABSENT)}.
+     */
     public Builder policy(Policy policy) {
+      return policy(policy, PolicyOwnership.CREATE_IF_ABSENT);
+    }
+
+    /** The target of {@code policy}, and what connecting does with it given the stored one. */
+    public Builder policy(Policy policy, PolicyOwnership ownership) {
       this.initialPolicy = Objects.requireNonNull(policy, "policy");
+      this.ownership = Objects.requireNonNull(ownership, "ownership");
       this.target = policy.target();
+      return this;
+    }
+
+    /**
+     * What calls of a {@link ResilientRedisGate} get while Redis does not answer (default OPEN:
+     * admitted ungated, so the application behaves as without the gate). LOCAL needs the policy.
+     */
+    public Builder whenUnavailable(FailOpenGate.Mode mode) {
+      this.whenUnavailable = mode;
+      return this;
+    }
+
+    /** CA and client certificate files for {@code rediss://} URLs (default: the JVM's trust store). */
+    public Builder tls(TlsFiles files) {
+      this.tls = files;
       return this;
     }
 
@@ -133,7 +191,7 @@ public record RedisGateConfig(
 
     public RedisGateConfig build() {
       return new RedisGateConfig(url, target, initialPolicy, timeSource, commandTimeout, connectTimeout,
-          keyPrefix, cluster);
+          keyPrefix, cluster, ownership, whenUnavailable, tls);
     }
   }
 }

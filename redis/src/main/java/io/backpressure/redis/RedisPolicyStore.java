@@ -15,6 +15,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A target's policy in Redis: read it, replace it, change one cap or weight, and look at the live
@@ -32,6 +34,7 @@ import java.util.function.UnaryOperator;
  * RedisException} if the server does not answer within the command timeout.
  */
 public final class RedisPolicyStore implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RedisPolicyStore.class);
   private static final int MAX_CONFLICTS = 16;
 
   private final Connection connection;
@@ -87,6 +90,37 @@ public final class RedisPolicyStore implements AutoCloseable {
    */
   public Stored apply(Policy policy) {
     return connection.await(write(policy, "")).orElseThrow();
+  }
+
+  /**
+   * What a connecting gate does with its configured policy (see {@link PolicyOwnership}): writes
+   * it, or keeps the stored one (with a WARN naming the differing fields), or fails when they
+   * differ. Returns the policy the gate then gates by.
+   *
+   * @throws IllegalStateException with {@link PolicyOwnership#VERIFY}, when the stored policy differs
+   */
+  public Stored claim(Policy configured, PolicyOwnership ownership) {
+    Objects.requireNonNull(configured, "configured");
+    if (ownership == PolicyOwnership.REPLACE) {
+      return apply(configured);
+    }
+    Optional<Stored> created = connection.await(write(configured, "-"));
+    if (created.isPresent()) {
+      return created.get();
+    }
+    Stored stored = read().orElseGet(() -> apply(configured));
+    List<String> differences = PolicyDiff.between(stored.policy(), configured);
+    if (!differences.isEmpty()) {
+      String list = String.join("; ", differences);
+      if (ownership == PolicyOwnership.VERIFY) {
+        throw new IllegalStateException("the policy of target '" + target + "' in Redis (version " + stored.version()
+            + ") differs from the one configured: " + list + "; write it with RedisPolicyStore.apply or"
+            + " PolicyOwnership.REPLACE, or configure the stored one");
+      }
+      LOG.warn("target {}: gating by the policy stored in Redis (version {}), which differs from the one this worker"
+          + " is configured with: {}", target, stored.version(), list);
+    }
+    return stored;
   }
 
   /** Stores {@code policy} only if the target has none; returns whether it was written. */

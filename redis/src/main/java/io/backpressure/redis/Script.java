@@ -14,12 +14,14 @@ import java.util.HexFormat;
  */
 record Script(String text, String sha) {
 
-  /** The admission step: the shared bucket arithmetic, then admit.lua. */
-  static final Script ADMIT = load("nested_buckets.lua", "admit.lua");
-  /** The release step: the shared bucket arithmetic, then release.lua. */
-  static final Script RELEASE = load("nested_buckets.lua", "release.lua");
+  /** The admission step: the shared bucket arithmetic, the guards, then admit.lua. */
+  static final Script ADMIT = load("nested_buckets.lua", "guards.lua", "admit.lua");
+  /** The release step: the shared bucket arithmetic, the guards, then release.lua. */
+  static final Script RELEASE = load("nested_buckets.lua", "guards.lua", "release.lua");
   /** Writes a policy and its packed parameters. */
   static final Script APPLY = load("apply.lua");
+  /** One worker's heartbeat; answers the number of live workers. */
+  static final Script ALIVE = load("alive.lua");
   /** Reads the bucket levels. */
   static final Script LEVELS = load("levels.lua");
 

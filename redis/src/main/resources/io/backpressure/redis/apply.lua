@@ -3,7 +3,9 @@
 -- client, which only writes policies it could build.
 --
 -- KEYS: 1 config hash, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua)
--- ARGV: 1 the version the writer expects ('' = any, '-' = only if the target has no policy yet),
+-- ARGV: 1 the version the writer expects ('' = any, '-' = only if the target has no policy yet, '!' =
+--       only if it has none, written back by a gate that found it lost: the state went with it, so
+--       the next step starts with empty buckets, see guards.lua),
 --       2 a random suffix that makes the new version unique, 3 policy JSON, 4 layout (the dimension
 --       and class names), 5.. the parameters in PolicyCodec.params order (see load_config in
 --       nested_buckets.lua)
@@ -15,6 +17,10 @@
 -- weights keeps the state: the next step refills at the new rates and clamps to the new capacities.
 local current = redis.call('HMGET', KEYS[1], 'version', 'layout', 'generation')
 local expected = ARGV[1]
+local restoring = expected == '!'
+if restoring then
+  expected = '-'
+end
 if (expected == '-' and current[1]) or (expected ~= '' and expected ~= '-' and expected ~= current[1]) then
   return { 0, current[1] or '' }
 end
@@ -40,10 +46,14 @@ local generation = tonumber(current[3]) or 0
 if current[2] ~= ARGV[4] then
   generation = generation + 1
   redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+  redis.call('HDEL', KEYS[1], 'started')
 elseif period == 0 then
   -- No safe window any more: its record goes (a later one starts empty, as in NestedBuckets).
   redis.call('UNLINK', KEYS[5])
 end
 redis.call('HSET', KEYS[1], 'version', version, 'layout', ARGV[4], 'generation', generation,
     'params', cmsgpack.pack(params), 'policy', ARGV[3])
+if restoring then
+  redis.call('HSET', KEYS[1], 'started', '1')
+end
 return { 1, version }

@@ -48,6 +48,9 @@ local CORRECTION_WEIGHT = 0.2
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
 local NEVER = -4611686018427387904
 
+-- Whether a first step creates L1 and L2 empty instead of full (set by guards.lua when the state was
+-- lost; NestedBuckets.startEmpty).
+local START_EMPTY = false
 -- P: the parameters (see load_config); S: the state, nil before the first step.
 local P
 local S
@@ -411,13 +414,13 @@ local function advance(now)
     end
     S[LAST] = now
     for d = 1, D do
-      S[G + d] = P.burst[d]
+      S[G + d] = START_EMPTY and 0 or P.burst[d]
     end
     evict_idle(now)
     compute_shares(now)
     for k = 1, K do
       for d = 1, D do
-        S[LVL + at(k, d)] = class_capacity(k, d)
+        S[LVL + at(k, d)] = START_EMPTY and 0 or class_capacity(k, d)
       end
     end
     return

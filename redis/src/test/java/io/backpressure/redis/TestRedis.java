@@ -123,6 +123,37 @@ public final class TestRedis {
     awaitPong();
   }
 
+  /** Freezes a server this class started from the PATH (SIGSTOP): it keeps its sockets but answers nothing. */
+  synchronized void pause() {
+    signal("STOP");
+  }
+
+  /** Lets a {@linkplain #pause() frozen} server run again (SIGCONT); it then works off what queued up. */
+  synchronized void resume() {
+    signal("CONT");
+  }
+
+  /** Whether {@link #pause()} can work: the server is a redis-server process this class started. */
+  synchronized boolean canPause() {
+    return process != null;
+  }
+
+  private void signal(String name) {
+    if (process == null) {
+      throw new IllegalStateException("only a redis-server process started here can be signalled");
+    }
+    try {
+      int exit = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor();
+      if (exit != 0) {
+        throw new IllegalStateException("kill -" + name + " exited with " + exit);
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Stops a server this class owns (its data is gone: no persistence). */
   synchronized void stop() {
     try {
@@ -139,6 +170,11 @@ public final class TestRedis {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Whether {@code redis-server} is on the PATH (tests that start their own variant need it). */
+  static boolean serverOnPath() {
+    return onPath("redis-server") != null;
   }
 
   /** The executable {@code name} on the PATH, or null if there is none. */

@@ -4,6 +4,7 @@ import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
+import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
@@ -58,6 +59,12 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Rejected</b>: a non-retryable {@value Backpressure#REJECTED} failure naming the reason.
  * </ul>
  *
+ * <p>A gate whose state cannot answer never fails the activity: unless {@code gate} already is a
+ * {@link FailOpenGate} (or wraps one, like the Redis module's {@code ResilientRedisGate}, which
+ * never throws), it is wrapped in one with its defaults, so a throwing {@code admit} lets the call
+ * proceed ungated (logged once per interval) and a throwing {@code release} is logged, without a
+ * stack trace, and otherwise ignored.
+ *
  * <p>Call it on the activity method's own thread (it reads the activity's execution context), from a
  * regular activity, not a local one. Thread-safe: one instance serves all activities of a worker.
  */
@@ -77,7 +84,7 @@ public final class ActivityGate {
   private final BiFunction<Cost, Throwable, Cost> failureUsage;
 
   private ActivityGate(Builder builder) {
-    this.gate = builder.gate;
+    this.gate = builder.gate instanceof FailOpenGate ? builder.gate : FailOpenGate.around(builder.gate).build();
     this.maxWait = builder.maxWait;
     this.waitInPlace = builder.waitInPlace;
     this.failureUsage = builder.failureUsage;
@@ -220,11 +227,12 @@ public final class ActivityGate {
     try {
       gate.release(grant, actual.get());
     } catch (RuntimeException refused) {
-      log.warn("release of grant {} with the reported usage failed; releasing the estimate", grant.id(), refused);
+      log.warn("release of grant {} with the reported usage failed ({}); releasing the estimate", grant.id(),
+          refused.toString());
       try {
         gate.release(grant, grant.debited());
       } catch (RuntimeException e) {
-        log.warn("release of grant {} failed", grant.id(), e);
+        log.warn("release of grant {} failed: {}", grant.id(), e.toString());
       }
     }
   }

@@ -3,6 +3,9 @@ package io.backpressure.temporal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
@@ -18,7 +21,7 @@ class ReleaseTest extends HarnessTest {
             Policy.builder("test").requestsPerSecond(100).tokensPerSecond(10_000).priority("P1", 1).build()));
   }
 
-  private static String run(RecordingGate gate, Class<? extends ChatWorkflow> workflow, String mode) {
+  private static String run(Gate gate, Class<? extends ChatWorkflow> workflow, String mode) {
     String queue = "q-" + UUID.randomUUID();
     harness.start(
         queue,
@@ -52,6 +55,27 @@ class ReleaseTest extends HarnessTest {
     assertThat(run(gate, Workflows.Plain.class, "error"))
         .isEqualTo("failed:java.io.IOException:RETRY_STATE_NON_RETRYABLE_FAILURE");
     assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.of(1, 0));
+  }
+
+  @Test
+  void aGateWhoseStateCannotAnswer_letsTheCallProceed_insteadOfFailingTheActivity() {
+    Gate down = new Gate() {
+      @Override
+      public String target() {
+        return "test";
+      }
+
+      @Override
+      public Admission admit(AdmissionRequest request) {
+        throw new IllegalStateException("Redis did not answer");
+      }
+
+      @Override
+      public boolean release(Grant grant, Cost actual) {
+        throw new IllegalStateException("Redis did not answer");
+      }
+    };
+    assertThat(run(down, Workflows.Plain.class, "ok")).isEqualTo("ok:a");
   }
 
   @Test

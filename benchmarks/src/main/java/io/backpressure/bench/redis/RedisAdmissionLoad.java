@@ -5,9 +5,13 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.redis.TlsFiles;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -51,6 +55,15 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
   @Option(names = "--in-flight", defaultValue = "32", description = "Outstanding calls in the throughput run")
   int inFlight;
 
+  @Option(names = "--redis-ca", paramLabel = "FILE", description = "PEM CA file to trust for a rediss:// URL")
+  Path caFile;
+
+  @Option(names = "--redis-cert", paramLabel = "FILE", description = "PEM client certificate (with --redis-key)")
+  Path certFile;
+
+  @Option(names = "--redis-key", paramLabel = "FILE", description = "PEM (PKCS#8) key of --redis-cert")
+  Path keyFile;
+
   public RedisAdmissionLoad() {}
 
   public static void main(String[] args) {
@@ -59,7 +72,18 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    TlsFiles tls = caFile == null && certFile == null ? null : new TlsFiles(caFile, certFile, keyFile);
     RedisClient client = RedisClient.create(url);
+    if (tls != null) {
+      SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
+      if (caFile != null) {
+        ssl.trustManager(caFile.toFile());
+      }
+      if (certFile != null) {
+        ssl.keyManager(certFile.toFile(), keyFile.toFile(), null);
+      }
+      client.setOptions(ClientOptions.builder().sslOptions(ssl.build()).build());
+    }
     try (StatefulRedisConnection<String, String> plain = client.connect()) {
       RedisAsyncCommands<String, String> incr = plain.async();
       System.out.printf("%-8s | %-26s | %-26s | %-6s | %-12s | %-12s | %-6s%n", "tenants",
@@ -72,7 +96,7 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
             .idleTtl(Duration.ofMinutes(10)).grantTtl(Duration.ofMinutes(1))
             .build();
         RedisGateConfig config = RedisGateConfig.builder(url).policy(policy)
-            .commandTimeout(Duration.ofSeconds(5)).build();
+            .commandTimeout(Duration.ofSeconds(5)).tls(tls).build();
         try (RedisGate gate = RedisGate.connect(config)) {
           IntFunction<AdmissionRequest> request = i -> AdmissionRequest.of(
               "tenant-" + (i % n), "P" + (1 + i % 3), Cost.of(1, 100 + i % 400));

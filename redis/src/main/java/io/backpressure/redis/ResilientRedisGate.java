@@ -1,0 +1,247 @@
+package io.backpressure.redis;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Clock;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Dimension;
+import io.backpressure.core.FailOpenGate;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
+import io.backpressure.core.Redaction;
+import io.lettuce.core.RedisConnectionException;
+import java.time.Duration;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redis gate as applications should use it: it never throws for an unavailable Redis, not even
+ * at start-up. Build it with {@link #open(RedisGateConfig)}:
+ *
+ * <pre>{@code
+ * RedisGateConfig config = RedisGateConfig.builder("rediss://app:secret@redis.internal:6380")
+ *     .policy(Policy.fromYaml(Path.of("policy.yaml")))
+ *     .build();                                   // whenUnavailable(OPEN) is the default
+ * try (ResilientRedisGate gate = ResilientRedisGate.open(config)) {
+ *   Admission answer = gate.admit("acme", "P1", Cost.of(1, 420));
+ * }
+ * }</pre>
+ *
+ * <ul>
+ *   <li><b>Start-up</b>: {@code open} returns at once and connects in the background, retrying
+ *       every half second; until Redis first answers, calls are decided by the fallback mode. A
+ *       failed attempt is logged at WARN when its cause changes (not at every retry). A target
+ *       with no policy stored and none configured counts as unavailable until one is written.
+ *   <li><b>Outages</b>: the strict {@link RedisGate} sits inside a {@link FailOpenGate} in the
+ *       configured {@linkplain RedisGateConfig#whenUnavailable() mode}: OPEN (default) admits
+ *       ungated, CLOSED defers, LOCAL decides with an in-memory gate. One warning per ten seconds,
+ *       no stack traces; gating resumes by itself when Redis answers.
+ *   <li><b>LOCAL</b>: each outage starts a new in-memory gate whose buckets start empty, with this
+ *       worker's share of every cap: the cap divided by the number of workers that were alive when
+ *       Redis last answered. Every worker refreshes a liveness entry for its target once a second
+ *       while Redis answers ({@code <prefix>:{<target>}:workers}, a sorted set scored by "alive
+ *       until", three seconds ahead). So N workers in LOCAL admit about the cap between them, not
+ *       N times it. Bursts are kept whole, so that every call the shared state would take also
+ *       fits locally; a worker that has never reached Redis counts only itself.
+ * </ul>
+ *
+ * <p>Thread-safe. {@link #close()} stops the background work, removes this worker's liveness entry
+ * (best effort) and closes the connection.
+ */
+public final class ResilientRedisGate implements Gate, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ResilientRedisGate.class);
+  /** How often a worker that is not connected tries again, and how often a connected one says it is alive. */
+  static final Duration RETRY = Duration.ofMillis(500);
+  static final Duration HEARTBEAT = Duration.ofSeconds(1);
+  /** How long a heartbeat keeps a worker counted as alive. */
+  static final Duration ALIVE_FOR = Duration.ofSeconds(3);
+
+  private final RedisGateConfig config;
+  private final String workerId = Ids.suffix();
+  private final String workersKey;
+  private final ScheduledExecutorService background;
+  private final FailOpenGate gate;
+  private final AtomicInteger liveWorkers = new AtomicInteger(1);
+  private volatile RedisGate redis;
+  private volatile String lastConnectFailure = "not connected to Redis yet";
+  private volatile boolean closed;
+
+  private ResilientRedisGate(RedisGateConfig config) {
+    this.config = config;
+    this.workersKey = Keys.of(config.keyPrefix(), config.target()).base() + "workers";
+    this.background = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "backpressure-redis-" + config.target());
+      thread.setDaemon(true);
+      return thread;
+    });
+    FailOpenGate.Builder builder = FailOpenGate.around(new Connected()).mode(config.whenUnavailable());
+    if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
+      builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Clock.system()));
+    }
+    this.gate = builder.build();
+  }
+
+  /**
+   * A gate for {@code config}'s target that connects in the background and fails as {@code
+   * config.whenUnavailable()} says until Redis answers. Never throws for an unreachable Redis.
+   */
+  public static ResilientRedisGate open(RedisGateConfig config) {
+    ResilientRedisGate gate = new ResilientRedisGate(config);
+    gate.background.execute(gate::connect);
+    return gate;
+  }
+
+  @Override
+  public String target() {
+    return config.target();
+  }
+
+  @Override
+  public Admission admit(AdmissionRequest request) {
+    return gate.admit(request);
+  }
+
+  @Override
+  public boolean release(Grant grant, Cost actual) {
+    return gate.release(grant, actual);
+  }
+
+  /** Whether the gate has reached Redis (it may be unavailable again since). */
+  public boolean connected() {
+    return redis != null;
+  }
+
+  /**
+   * The fail-open wrapper, for its counters (failures, decisions taken without Redis); give it to
+   * {@code MeteredGate.builder} so that the metrics count them, and keep this gate to close it.
+   */
+  public FailOpenGate failOpen() {
+    return gate;
+  }
+
+  /** The workers of this target alive when Redis last answered a heartbeat (this one included). */
+  public int liveWorkers() {
+    return liveWorkers.get();
+  }
+
+  /** The strict gate once connected. @throws NoSuchElementException before the first connection */
+  public RedisGate redisGate() {
+    RedisGate connected = redis;
+    if (connected == null) {
+      throw new NoSuchElementException(lastConnectFailure);
+    }
+    return connected;
+  }
+
+  @Override
+  public void close() {
+    RedisGate connected;
+    synchronized (this) {
+      closed = true;
+      connected = redis;
+    }
+    background.shutdownNow();
+    if (connected != null) {
+      try {
+        connected.connection().await(connected.connection().commands().zrem(workersKey, workerId).toCompletableFuture());
+      } catch (RuntimeException e) {
+        LOG.debug("could not remove the liveness entry of worker {}: {}", workerId, e.toString());
+      }
+      connected.close();
+    }
+  }
+
+  /**
+   * {@code policy} with every cap divided between {@code workers}, bursts kept (see the class
+   * comment).
+   */
+  static Policy slice(Policy policy, int workers) {
+    Policy slice = policy;
+    if (workers > 1) {
+      for (Dimension d : policy.dimensions()) {
+        slice = slice.withDimension(new Dimension(d.name(), d.capPerSecond() / workers, d.burst()));
+      }
+    }
+    return slice;
+  }
+
+  private Policy knownPolicy() {
+    RedisGate connected = redis;
+    return connected != null ? connected.policy() : config.initialPolicy();
+  }
+
+  /** One connection attempt; on failure the next is scheduled, on success the heartbeats start. */
+  private void connect() {
+    if (closed) {
+      return;
+    }
+    try {
+      RedisGate connected = RedisGate.connect(config);
+      synchronized (this) {
+        if (closed) {
+          connected.close();
+          return;
+        }
+        redis = connected;
+      }
+      LOG.info("connected to Redis at {} for target {}", Redaction.url(config.url()), config.target());
+      background.scheduleWithFixedDelay(this::heartbeat, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      String failure = Redaction.scrub(String.valueOf(e.getMessage()), config.url());
+      boolean changed = !failure.equals(lastConnectFailure);
+      lastConnectFailure = failure;
+      if (changed) {
+        LOG.warn("target {}: {}; deciding {} until Redis answers (retrying every {} ms)", config.target(),
+            lastConnectFailure, config.whenUnavailable(), RETRY.toMillis());
+      }
+      if (!closed) {
+        background.schedule(this::connect, RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
+  private void heartbeat() {
+    RedisGate connected = redis;
+    try {
+      List<Object> reply = connected.connection().await(connected.connection().run(Script.ALIVE,
+          new String[] {workersKey}, workerId, Long.toString(ALIVE_FOR.toNanos() / 1_000)));
+      liveWorkers.set(Math.max(1, ((Long) reply.get(0)).intValue()));
+    } catch (RuntimeException e) {
+      // Redis is unavailable: keep the last count; the fail-open wrapper reports the outage.
+    }
+  }
+
+  /** The strict gate once connected; before that every call fails as an unavailable state would. */
+  private final class Connected implements Gate {
+    @Override
+    public String target() {
+      return config.target();
+    }
+
+    @Override
+    public Admission admit(AdmissionRequest request) {
+      return connected().admit(request);
+    }
+
+    @Override
+    public boolean release(Grant grant, Cost actual) {
+      return connected().release(grant, actual);
+    }
+
+    private RedisGate connected() {
+      RedisGate connected = redis;
+      if (connected == null) {
+        throw new RedisConnectionException(lastConnectFailure);
+      }
+      return connected;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+-- Guards that run before the admission or release step (the client puts this file between
+-- nested_buckets.lua and admit.lua or release.lua). They leave the step's own KEYS and ARGV as the
+-- step expects them.
+--
+-- 1. Give-up deadline. The client appends one argument: the server time (µs) after which it has
+--    given up on this call ('' = none, e.g. with the caller's clock). It is removed here, so ARGV is
+--    the step's own. A call that starts later than that returns {3} and changes nothing: when a
+--    stalled server (SIGSTOP, a long fork) runs the calls its clients timed out on, none of them
+--    debits a bucket, stores a booking or a grant, or moves a tail ("ghost admissions").
+local give_up = table.remove(ARGV)
+if give_up ~= '' then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000000 + tonumber(t[2]) > tonumber(give_up) then
+    return { 3 }
+  end
+end
+
+-- 2. Lost state. The config hash records 'started' once the target has state (marked by the first
+--    step that finds the state key present). When the state key is missing although the target had
+--    state (it was flushed, evicted or lost in a restart without persistence, and a gate wrote the
+--    policy back with 'started' set), the buckets restart empty rather than full: the provider's
+--    current window may already hold what the lost state had admitted, and full buckets would add
+--    a burst on top. A new target, or a new layout of its policy (apply.lua clears 'started'),
+--    starts full, as the paper's buckets do.
+local started = redis.call('HEXISTS', KEYS[1], 'started') == 1
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  if not started then
+    redis.call('HSET', KEYS[1], 'started', '1')
+  end
+elseif started then
+  START_EMPTY = true
+end

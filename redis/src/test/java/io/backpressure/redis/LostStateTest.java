@@ -1,0 +1,125 @@
+package io.backpressure.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * State lost under a running target (FLUSHALL, a restart without persistence, a deleted state key)
+ * restarts the buckets empty, so the provider's current window never sees more than the cap; a
+ * target's very first step still starts full. And a script the client has given up on changes
+ * nothing. Virtual time (the caller's clock) on a server of the test's own.
+ */
+class LostStateTest {
+  private static final Policy POLICY =
+      Policy.builder("lost/model").dimension("requests", 10, 10).priority("P1", 1).build();
+
+  private static int admitted(RedisGate gate, int calls) {
+    int n = 0;
+    for (int i = 0; i < calls; i++) {
+      if (gate.admit("t" + i, "P1", Cost.oneRequest()) instanceof Admission.Admitted) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * One caller calls back to back for {@code seconds} of virtual time, each deferred attempt retried
+   * with its booking when it was told; returns how many calls were admitted.
+   */
+  private static int callFor(RedisGate gate, ManualClock clock, double seconds) {
+    long end = clock.nanoTime() + (long) (seconds * 1e9);
+    int n = 0;
+    AdmissionRequest request = AdmissionRequest.of("steady", "P1", Cost.oneRequest());
+    while (clock.nanoTime() <= end) {
+      Admission answer = gate.admit(request);
+      if (answer instanceof Admission.Admitted) {
+        n++;
+        request = AdmissionRequest.of("steady", "P1", Cost.oneRequest());
+      } else {
+        Admission.Deferred deferred = (Admission.Deferred) answer;
+        clock.advance(deferred.retryAfter());
+        request = request.withBooking(deferred.booking());
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void afterFlushall_theBucketsRestartEmpty_soOneSecondNeverSeesMoreThanTheCap() {
+    TestRedis server = TestRedis.owned();
+    ManualClock clock = new ManualClock();
+    clock.advance(Duration.ofSeconds(100));
+    try (RedisGate gate = RedisGate.connect(RedisGateConfig.builder(server.url()).policy(POLICY)
+        .timeSource(TimeSource.caller(clock)).build())) {
+      assertThat(admitted(gate, 10)).as("a new target starts with full buckets").isEqualTo(10);
+      clock.advance(Duration.ofSeconds(5));
+      gate.connection().await(gate.connection().commands().flushall().toCompletableFuture());
+
+      assertThat(callFor(gate, clock, 1.0)).as("admitted in the second after FLUSHALL (cap 10/s)").isBetween(9, 10);
+      assertThat(gate.policyStore().read()).as("the policy was written back").isPresent();
+    } finally {
+      server.stop();
+    }
+  }
+
+  @Test
+  void aDeletedStateKey_restartsEmptyToo() {
+    ManualClock clock = new ManualClock();
+    clock.advance(Duration.ofSeconds(100));
+    RedisGate gate = TestRedis.shared().gate(POLICY, TimeSource.caller(clock));
+    assertThat(admitted(gate, 10)).isEqualTo(10);
+    clock.advance(Duration.ofSeconds(5));
+    Keys keys = gate.keys();
+    gate.connection().await(gate.connection().commands().del(keys.state()).toCompletableFuture());
+    assertThat(callFor(gate, clock, 1.0)).as("admitted in the second after the state key vanished").isBetween(9, 10);
+  }
+
+  @Test
+  void afterALostState_redisDecidesAsAnInMemoryGateThatStartsEmpty() {
+    ManualClock clock = new ManualClock();
+    clock.advance(Duration.ofSeconds(100));
+    RedisGate gate = TestRedis.shared().gate(POLICY, TimeSource.caller(clock));
+    assertThat(admitted(gate, 10)).isEqualTo(10);
+    clock.advance(Duration.ofSeconds(5));
+    gate.connection().await(gate.connection().commands().del(gate.keys().state()).toCompletableFuture());
+    InMemoryGate reference = InMemoryGate.createEmpty(POLICY, clock);
+    for (int step = 0; step < 40; step++) {
+      AdmissionRequest request = AdmissionRequest.of("t" + step % 3, "P1", Cost.oneRequest());
+      Admission redis = gate.admit(request);
+      Admission memory = reference.admit(request);
+      assertThat(redis.getClass()).as("step %d", step).isEqualTo(memory.getClass());
+      if (redis instanceof Admission.Deferred d) {
+        assertThat(d.retryAfter()).as("Δ at step %d", step).isEqualTo(((Admission.Deferred) memory).retryAfter());
+      }
+      clock.advance(Duration.ofMillis(37));
+    }
+  }
+
+  @Test
+  void aScriptThatStartsAfterTheClientGaveUp_changesNothing() {
+    RedisGate gate = TestRedis.shared().gate(POLICY, TimeSource.server());
+    assertThat(gate.admit("warm", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    Connection connection = gate.connection();
+    Keys keys = gate.keys();
+    String before = connection.await(connection.commands().get(keys.state()).toCompletableFuture());
+    String version = gate.policyStore().read().orElseThrow().version();
+    String[] scriptKeys = keys.step(keys.grant("g-late"), keys.booking("b-late"), keys.booking("b-late"));
+    // ARGV as RedisGate sends it, with a give-up deadline long past (1 µs after the epoch).
+    List<Object> reply = connection.await(connection.run(Script.ADMIT, scriptKeys,
+        version, "", "late", "0", "1.0", "0", "0", "1", "1"));
+    assertThat(reply).containsExactly(3L);
+    assertThat(connection.await(connection.commands().get(keys.state()).toCompletableFuture())).isEqualTo(before);
+    assertThat(connection.await(connection.commands().exists(keys.grant("g-late"), keys.booking("b-late"))
+        .toCompletableFuture())).isZero();
+  }
+}
