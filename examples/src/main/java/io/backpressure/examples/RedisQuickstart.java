@@ -3,11 +3,9 @@ package io.backpressure.examples;
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
-import io.backpressure.core.FailOpenGate;
-import io.backpressure.core.Gate;
 import io.backpressure.core.Policy;
-import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.redis.ResilientRedisGate;
 
 /** Many processes, state in Redis: every worker of the target shares one set of buckets. */
 public final class RedisQuickstart {
@@ -19,8 +17,8 @@ public final class RedisQuickstart {
         .tokensPerMinute(720_000)
         .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
         .build();                              // stored if the target has no policy in Redis yet
-    try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder(url).policy(policy).build())) {
-      Gate gate = FailOpenGate.around(redis).build();   // Redis unreachable: calls go ungated
+    // Connects in the background; while Redis is unreachable, calls go ungated (OPEN, the default).
+    try (ResilientRedisGate gate = ResilientRedisGate.open(RedisGateConfig.builder(url).policy(policy).build())) {
       Admission admission = gate.admit(AdmissionRequest.of("acme", "P1", Cost.of(1, 420)));
       if (admission instanceof Admission.Admitted admitted) {
         int tokensUsed = 512;                  // what the provider's reply reports
