@@ -1,5 +1,6 @@
 package io.backpressure.core;
 
+import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
@@ -10,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +55,7 @@ public final class FailOpenGate implements Gate {
   private final AtomicLong bypassUntil = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong nextLogAt = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong failuresAtLastLog = new AtomicLong();
+  private final AtomicBoolean unpaced = new AtomicBoolean();
 
   private FailOpenGate(Builder b) {
     this.delegate = b.delegate;
@@ -95,7 +98,11 @@ public final class FailOpenGate implements Gate {
     long now = clock.nanoTime();
     if (now >= bypassUntil.get()) {
       try {
-        return call(() -> delegate.admit(request));
+        Admission answer = call(() -> delegate.admit(request));
+        if (unpaced.compareAndSet(true, false)) {
+          resumed();
+        }
+        return answer;
       } catch (StateUnavailableException e) {
         failed(now, e.getCause());
       }
@@ -133,6 +140,45 @@ public final class FailOpenGate implements Gate {
     }
   }
 
+  /**
+   * Passes the provider's answer on to the gate that decided the call: the shared state, or the
+   * local fallback while the state is unavailable. A failure to deliver it is counted like any
+   * other and never reaches the caller.
+   */
+  @Override
+  public void feedback(Grant grant, ProviderSignal signal) {
+    long now = clock.nanoTime();
+    if (now < bypassUntil.get()) {
+      if (mode == Mode.LOCAL) {
+        local.feedback(grant, signal);
+      }
+      return;
+    }
+    try {
+      call(() -> {
+        delegate.feedback(grant, signal);
+        return null;
+      });
+    } catch (StateUnavailableException e) {
+      failed(now, e.getCause());
+    }
+  }
+
+  /**
+   * Gating has resumed after calls went unpaced: the delegate starts its recovery ramp, so the
+   * calls that waited do not all go at once.
+   */
+  private void resumed() {
+    try {
+      call(() -> {
+        delegate.feedback(null, ProviderSignal.resumedAfterOutage());
+        return null;
+      });
+    } catch (StateUnavailableException e) {
+      failed(clock.nanoTime(), e.getCause());
+    }
+  }
+
   private <T> T call(java.util.function.Supplier<T> action) {
     if (pool == null) {
       try {
@@ -162,6 +208,7 @@ public final class FailOpenGate implements Gate {
 
   private void failed(long now, Throwable cause) {
     long count = failures.incrementAndGet();
+    unpaced.set(true);
     bypassUntil.set(now + probeInterval.toNanos());
     long due = nextLogAt.get();
     if (now >= due && nextLogAt.compareAndSet(due, now + logInterval.toNanos())) {
