@@ -29,7 +29,7 @@ import java.util.Objects;
  * <pre>    E = max(floor · C, min(C, A, Lim, Out))</pre>
  *
  * <ul>
- *   <li><b>A, the 429 part (AIMD).</b> Starts at {@code C}. A 429 for {@code d} (the error body's
+ *   <li><b>A, the 429 part (AIMD).</b> Starts unbounded. A 429 for {@code d} (the error body's
  *       type names it, or its {@code remaining} header is zero; a 429 that names nothing counts for
  *       every dimension) sets {@code A = max(floor · C, decrease · E)} (unless the same answer's
  *       headers already lowered {@code E}, which explains the 429) and starts a cooldown until
@@ -75,7 +75,7 @@ import java.util.Objects;
  * <h2>Java and Lua names</h2>
  *
  * <pre>
- *   aimd[d], aimdAt[d]       a, a_at          the 429 part A and when it last moved
+ *   aimd[d], aimdAt[d]       a, a_at          the 429 part A (infinite: no bound) and when it last moved
  *   cooldownUntil[d]         cool             end of the dimension's cooldown (µs)
  *   limitRate[d]             lim              L/P of the latest limit header (NaN / -1: none)
  *   outside[d]               out              the outside-traffic average O (signed)
@@ -127,7 +127,8 @@ public final class EffectiveCaps {
     }
     this.policy = Objects.requireNonNull(policy, "policy");
     this.caps = caps.clone();
-    this.aimd = caps.clone();
+    this.aimd = new double[dims];
+    Arrays.fill(aimd, Double.POSITIVE_INFINITY);
     this.aimdAt = new long[dims];
     this.cooldownUntil = new long[dims];
     Arrays.fill(cooldownUntil, Long.MIN_VALUE);
@@ -139,15 +140,12 @@ public final class EffectiveCaps {
   }
 
   /**
-   * A hot update of the configured caps or the feedback parameters. What was learned is kept: the
-   * 429 part is clamped to the new caps (and follows them when it had not moved from the old ones).
+   * A hot update of the configured caps or the feedback parameters. What was learned is kept; a 429
+   * part that had grown back (or never moved) follows the new caps.
    */
   public void reconfigure(double[] newCaps, FeedbackPolicy newPolicy) {
     if (newCaps.length != dims) {
       throw new IllegalArgumentException("caps has " + newCaps.length + " entries for " + dims + " dimensions");
-    }
-    for (int d = 0; d < dims; d++) {
-      aimd[d] = aimd[d] >= caps[d] ? newCaps[d] : Math.min(aimd[d], newCaps[d]);
     }
     this.caps = newCaps.clone();
     this.policy = Objects.requireNonNull(newPolicy, "policy");
@@ -280,13 +278,17 @@ public final class EffectiveCaps {
     return new FeedbackState(out, m, outage, signals, decreases, adoptions, ramps, ignored);
   }
 
-  /** The 429 part of dimension {@code d} at {@code now}: grown by the quiet time since it last moved. */
+  /**
+   * The 429 part of dimension {@code d} at {@code now}, grown by the quiet time since it last moved;
+   * infinite when it bounds nothing (never cut, or grown back to the cap).
+   */
   private double aimdNow(int d, long now) {
     long from = Math.max(aimdAt[d], cooldownUntil[d]);
-    if (now <= from || aimd[d] >= caps[d]) {
-      return Math.min(aimd[d], caps[d]);
+    if (now <= from || aimd[d] == Double.POSITIVE_INFINITY) {
+      return aimd[d];
     }
-    return Math.min(caps[d], aimd[d] + policy.increase() * caps[d] * (now - from) / 1e6);
+    double grown = aimd[d] + policy.increase() * caps[d] * (now - from) / 1e6;
+    return grown >= caps[d] ? Double.POSITIVE_INFINITY : grown;
   }
 
   /** Folds the growth so far into {@code A} (outside a cooldown), so later growth starts now. */
