@@ -7,6 +7,8 @@ import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RequestCheck;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
 import java.util.Arrays;
@@ -133,6 +135,25 @@ public final class RedisGate implements Gate, AutoCloseable {
     Objects.requireNonNull(grant, "grant");
     Objects.requireNonNull(actual, "actual");
     return connection.await(release(grant, actual, live, 0));
+  }
+
+  /**
+   * Reports the provider's answer: one {@code EVALSHA} of {@code feedback.lua}, which updates the
+   * target's effective caps for every worker at once (see {@link
+   * io.backpressure.core.feedback.EffectiveCaps}). Off the admission path; admission stays one
+   * round trip.
+   *
+   * @throws RedisException when Redis does not answer within the command timeout
+   */
+  @Override
+  public void feedback(Grant grant, ProviderSignal signal) {
+    Objects.requireNonNull(signal, "signal");
+    connection.await(FeedbackScript.run(connection, keys, live.policy(), now(), grant, signal));
+  }
+
+  /** What the target has learned from its provider, now; empty when it has no policy. */
+  public java.util.Optional<FeedbackState> feedbackState() {
+    return connection.await(FeedbackScript.run(connection, keys, live.policy(), now(), null, null));
   }
 
   /** Closes the connection (the gate opened it). */

@@ -4,6 +4,7 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.FeedbackState;
 import io.lettuce.core.KeyValue;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -174,6 +175,18 @@ public final class RedisPolicyStore implements AutoCloseable {
       rates.put(className(policy, named, k), Map.copyOf(byDim));
     }
     return Optional.of(new InMemoryGate.Levels(global, levels, rates, active));
+  }
+
+  /**
+   * What the target has learned from its provider's answers (effective caps, cooldowns, outside
+   * traffic), as of now; empty when the target has no policy.
+   */
+  public Optional<FeedbackState> feedbackState() {
+    Optional<Stored> stored = read();
+    if (stored.isEmpty()) {
+      return Optional.empty();
+    }
+    return connection.await(FeedbackScript.run(connection, keys, stored.get().policy(), "", null, null));
   }
 
   private static String className(Policy policy, boolean named, int k) {
