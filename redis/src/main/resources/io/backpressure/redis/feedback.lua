@@ -11,8 +11,8 @@
 -- allowance. The policy JSON, and so C_d, is never touched, and the version stays, so no client
 -- reloads. After a policy write, 'params' holds C_d again until the next answer is reported.
 --
--- KEYS: 1 config hash, 2 feedback state (string, cmsgpack; see load/save below)
--- ARGV: 1 'observe' or 'read', 2 the time in µs ('' = the server's TIME),
+-- KEYS: 1 config hash, 2 feedback state (string, cmsgpack: the fields of the fresh state below)
+-- ARGV: 1 'observe' (learn from one answer) or 'read' (writes nothing), 2 the time in µs ('' = the server's TIME),
 --       3..12 the feedback policy: enabled (1/0), period (s), decrease, increase, floor, headroom,
 --         cooldown (ns), outside_weight, ramp fraction, ramp duration (µs),
 --       13 outage_errors, 14 own-usage slot width (µs),
@@ -46,11 +46,11 @@ local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'fb_version', 'fb_
 if not cfg[1] then
   return { 0 }
 end
+-- When apply.lua has written a new policy since, its params are the configured ones.
 local base_raw = cfg[4]
-if cfg[3] ~= cfg[1] or not base_raw then
-  -- apply.lua wrote a new policy: its params are the configured ones.
+local new_base = cfg[3] ~= cfg[1] or not base_raw
+if new_base then
   base_raw = cfg[2]
-  redis.call('HSET', KEYS[1], 'fb_version', cfg[1], 'fb_base', base_raw)
 end
 local base = cmsgpack.unpack(base_raw)
 local D, K = base[1], base[2]
@@ -298,6 +298,9 @@ local function observe(t)
   return true
 end
 
+if ARGV[1] == 'observe' and new_base then
+  redis.call('HSET', KEYS[1], 'fb_version', cfg[1], 'fb_base', base_raw)
+end
 if ARGV[1] == 'observe' and observe(now) then
   for d = 1, D do
     st.a[d] = A[d] == huge and -1 or A[d]
