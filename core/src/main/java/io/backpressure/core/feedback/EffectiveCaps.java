@@ -61,6 +61,13 @@ import java.util.Objects;
  * m(t)}, with {@code m} rising linearly from {@code ramp.fraction} to 1 over {@code ramp.duration}
  * from the moment traffic resumes.
  *
+ * <h2>When the caps move</h2>
+ *
+ * Only when an answer is reported: {@link #observe} is the one step, and the caps it leaves (the
+ * growth and the ramp computed for that instant) are what admission decides against until the next
+ * answer. Under load answers come many times a second; a ramp rises with the answers of the calls
+ * it lets through.
+ *
  * <h2>A worked example</h2>
  *
  * {@code C = 60} requests/s, {@code P = 1 s}, defaults otherwise. The provider's real limit is 45

@@ -110,9 +110,4 @@ public record ProviderSignal(
   public boolean providerError() {
     return !resumed && (status == 0 || status >= 500);
   }
-
-  /** True when the provider answered (any status below 500, 429 included). */
-  public boolean answered() {
-    return status > 0 && status < 500;
-  }
 }

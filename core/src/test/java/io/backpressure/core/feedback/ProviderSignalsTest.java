@@ -68,7 +68,7 @@ class ProviderSignalsTest {
   }
 
   @Property(tries = 300)
-  void retryAfterRoundTripsInEveryForm(@ForAll @IntRange(min = 0, max = 86_400) int seconds,
+  void retryAfterRoundTripsInEveryForm(@ForAll @IntRange(min = 0, max = 86_399) int seconds,
       @ForAll @IntRange(min = 0, max = 999) int extraMillis, @ForAll("forms") int form) {
     Map<String, List<String>> headers = switch (form) {
       case 0 -> Map.of("Retry-After", List.of(Integer.toString(seconds)));
@@ -99,9 +99,13 @@ class ProviderSignalsTest {
     ProviderSignal signal = ProviderSignals.parse(status, Map.of(name, List.of(value)), body, NOW);
 
     assertThat(signal.status()).isBetween(0, 999);
-    if (signal.ignored() > 0) {
-      assertThat(ProviderSignals.ignoredTotal()).isGreaterThanOrEqualTo(before + signal.ignored());
+    boolean read = !signal.limits().isEmpty() || signal.retryAfter() != null;
+    if (name.equals("x-other")) {
+      assertThat(read).as("an unknown header is never read").isFalse();
+    } else {
+      assertThat(read || signal.ignored() >= 1).as("a value is either read or counted as ignored").isTrue();
     }
+    assertThat(ProviderSignals.ignoredTotal()).isGreaterThanOrEqualTo(before + signal.ignored());
     signal.limits().values().forEach(limit -> {
       if (limit.reset() != null) {
         assertThat(limit.reset()).isBetween(Duration.ZERO, Duration.ofDays(1));
@@ -124,6 +128,16 @@ class ProviderSignalsTest {
     assertThat(signal.limits()).isEmpty();
     assertThat(signal.retryAfter()).isNull();
     assertThat(signal.exhausted()).isEmpty();
+  }
+
+  @Example
+  void durationsBeyondADayAreNotRateLimitValues() {
+    Map<String, List<String>> headers = Map.of("retry-after-ms", List.of("86400001"),
+        "retry-after", List.of("86401"), "x-ratelimit-reset-tokens", List.of("24h0m0.001s"));
+    ProviderSignal signal = ProviderSignals.parse(429, headers, null, NOW);
+    assertThat(signal.retryAfter()).isNull();
+    assertThat(signal.limits()).isEmpty();
+    assertThat(signal.ignored()).isEqualTo(3);
   }
 
   @Example
