@@ -72,9 +72,10 @@ public final class InMemoryGate implements Gate {
     if (!policy.target().equals(target())) {
       throw new InvalidPolicyException("target", "a gate's target cannot change: " + target());
     }
+    buckets.configure(policy);
     caps.reconfigure(configuredCaps(policy), policy.feedback());
     this.policy = policy;
-    appliedCaps = null;
+    appliedCaps = configuredCaps(policy);
     applyCaps(clock.nanoTime() / 1_000);
   }
 

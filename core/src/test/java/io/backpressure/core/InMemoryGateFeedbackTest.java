@@ -74,6 +74,17 @@ class InMemoryGateFeedbackTest {
     assertThat(count(admitted, 1, 6)).isCloseTo(100, within(3.0));
   }
 
+  @Test
+  void aHotUpdateThatRenamesADimensionIsRefusedAndChangesNothing() {
+    gate.feedback(null, ProviderSignal.ofStatus(200).withLimit("requests", 30.0, null, null));
+    Policy renamed = Policy.builder("openai/gpt-4o").requestsPerSecond(60).tokensPerSecond(100)
+        .priority("P1", 1).feedback(FEEDBACK).build();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gate.updatePolicy(renamed))
+        .isInstanceOf(InvalidPolicyException.class);
+    assertThat(gate.policy().dimensionNames()).containsExactly("requests");
+    assertThat(gate.feedbackState().dimensions().get("requests").effective()).isEqualTo(28.5);
+  }
+
   /** Runs the traffic from {@code from} to {@code to} seconds, reporting a quiet answer every {@code step}. */
   private List<Traffic.Admitted> reportingEvery(double step, double from, double to) {
     List<Traffic.Admitted> admitted = null;
