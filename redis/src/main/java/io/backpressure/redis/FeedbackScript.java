@@ -26,11 +26,14 @@ final class FeedbackScript {
   private FeedbackScript() {}
 
   /**
-   * Reports {@code signal} (mode {@code observe}) or only reads the state ({@code signal} null).
-   * Completes with the state after the step; empty when the target has no policy.
+   * Reports {@code signal} (mode {@code observe}) or only reads the state ({@code signal} null),
+   * with the feedback parameters of {@code stored}. Completes with the script's reply: {@link
+   * #stale} tells whether the caller must reload the policy and ask again, {@link #decode} reads
+   * the rest.
    */
-  static CompletableFuture<Optional<FeedbackState>> run(Connection connection, Keys keys, Policy policy,
-      String now, Grant grant, ProviderSignal signal) {
+  static CompletableFuture<List<Object>> run(Connection connection, Keys keys,
+      RedisPolicyStore.Stored stored, String now, Grant grant, ProviderSignal signal) {
+    Policy policy = stored.policy();
     FeedbackPolicy f = policy.feedback();
     List<String> names = policy.dimensionNames();
     List<String> args = new ArrayList<>();
@@ -64,15 +67,21 @@ final class FeedbackScript {
       args.add(limit == null ? "" : nanos(limit.reset()));
       args.add(own == null ? "0" : Double.toString(own[d]));
     }
-    return connection.run(SCRIPT, new String[] {keys.config(), keys.feedback()}, args.toArray(String[]::new))
-        .thenApply(reply -> decode(names, reply));
+    args.add(stored.version());
+    return connection.run(SCRIPT, new String[] {keys.config(), keys.feedback()}, args.toArray(String[]::new));
+  }
+
+  /** The live policy version when the reply says the caller's was stale; null otherwise. */
+  static String stale(List<Object> reply) {
+    return (Long) reply.get(0) == 2 ? (String) reply.get(1) : null;
   }
 
   private static String nanos(Duration d) {
     return d == null ? "" : Long.toString(Math.min(MAX_NANOS, d.toNanos()));
   }
 
-  private static Optional<FeedbackState> decode(List<String> names, List<Object> reply) {
+  /** The state in a reply that is not stale; empty when the target has no policy. */
+  static Optional<FeedbackState> decode(List<String> names, List<Object> reply) {
     if ((Long) reply.get(0) == 0) {
       return Optional.empty();
     }

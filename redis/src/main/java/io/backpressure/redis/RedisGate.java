@@ -148,12 +148,24 @@ public final class RedisGate implements Gate, AutoCloseable {
   @Override
   public void feedback(Grant grant, ProviderSignal signal) {
     Objects.requireNonNull(signal, "signal");
-    connection.await(FeedbackScript.run(connection, keys, live.policy(), now(), grant, signal));
+    connection.await(feedback(grant, signal, live, 0));
   }
 
   /** What the target has learned from its provider, now; empty when it has no policy. */
   public java.util.Optional<FeedbackState> feedbackState() {
-    return connection.await(FeedbackScript.run(connection, keys, live.policy(), now(), null, null));
+    return connection.await(feedback(null, null, live, 0));
+  }
+
+  /** One feedback step ({@code signal} null: a read) with the policy's parameters, reloaded when stale. */
+  private CompletableFuture<java.util.Optional<FeedbackState>> feedback(Grant grant, ProviderSignal signal,
+      RedisPolicyStore.Stored stored, int stale) {
+    return FeedbackScript.run(connection, keys, stored, now(), grant, signal).thenCompose(reply -> {
+      String liveVersion = FeedbackScript.stale(reply);
+      if (liveVersion == null) {
+        return CompletableFuture.completedFuture(FeedbackScript.decode(stored.policy().dimensionNames(), reply));
+      }
+      return refresh(stale, liveVersion).thenCompose(next -> feedback(grant, signal, next, stale + 1));
+    });
   }
 
   /** Closes the connection (the gate opened it). */

@@ -182,11 +182,18 @@ public final class RedisPolicyStore implements AutoCloseable {
    * traffic), as of now; empty when the target has no policy.
    */
   public Optional<FeedbackState> feedbackState() {
-    Optional<Stored> stored = read();
-    if (stored.isEmpty()) {
-      return Optional.empty();
+    for (int i = 0; i < MAX_CONFLICTS; i++) {
+      Optional<Stored> stored = read();
+      if (stored.isEmpty()) {
+        return Optional.empty();
+      }
+      List<Object> reply = connection.await(FeedbackScript.run(connection, keys, stored.get(), "", null, null));
+      if (FeedbackScript.stale(reply) == null) {
+        return FeedbackScript.decode(stored.get().policy().dimensionNames(), reply);
+      }
     }
-    return connection.await(FeedbackScript.run(connection, keys, stored.get().policy(), "", null, null));
+    throw new IllegalStateException("the policy of target '" + target + "' changed " + MAX_CONFLICTS
+        + " times while reading its feedback state; try again");
   }
 
   private static String className(Policy policy, boolean named, int k) {

@@ -18,8 +18,10 @@
 --       13 outage_errors, 14 own-usage slot width (µs),
 --       15 status, 16 resumed (1/0), 17 ignored, 18 retry-after (ns, '' = none), 19 own usage given (1/0),
 --       then per dimension in the policy's order 6 values: named exhausted (1/0), has rate-limit
---       headers (1/0), limit, remaining, reset (ns) ('' = not sent), own usage
--- Returns {0} when the target has no policy; else {1, now, ramp factor, outage (1/0), signals,
+--       headers (1/0), limit, remaining, reset (ns) ('' = not sent), own usage; last, the policy
+--       version the caller took the feedback parameters from
+-- Returns {0} when the target has no policy; {2, live version} when the caller's version is stale
+-- (nothing changed); else {1, now, ramp factor, outage (1/0), signals,
 -- decreases, adoptions, ramps, ignored, then per dimension: C_d, E_d, applied, limit per second
 -- (-1: none), outside estimate, cooldown left (s)}, numbers as exact decimal strings.
 
@@ -45,6 +47,10 @@ end
 local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'fb_version', 'fb_base', 'layout')
 if not cfg[1] then
   return { 0 }
+end
+if cfg[1] ~= ARGV[#ARGV] then
+  -- The caller's feedback parameters belong to an older policy: it reloads and asks again.
+  return { 2, cfg[1] }
 end
 -- When apply.lua has written a new policy since, its params are the configured ones.
 local base_raw = cfg[4]
@@ -93,6 +99,13 @@ if not st then
       st.own[(d - 1) * SLOTS + i] = 0
     end
   end
+end
+-- EffectiveCaps.reconfigure: a new period (so a new slot width) forgets the own usage counted.
+if st.width ~= F.width then
+  for i = 1, SLOTS do
+    st.own_slot[i] = NEVER
+  end
+  st.width = F.width
 end
 -- A (st.a) is stored as -1 for "no bound" (Java's +Infinity), so that cmsgpack never sees an infinity.
 local A = {}

@@ -53,6 +53,11 @@ class FeedbackDifferentialTest {
       if (random.nextInt(100) == 0) {
         policy = policy.withDimension(new io.backpressure.core.Dimension("requests",
             10 + random.nextInt(100), 20));
+        if (random.nextBoolean()) {
+          feedback = feedback.toBuilder().period(Duration.ofMillis(500 + random.nextInt(60_000))).build();
+          policy = policy.withFeedback(feedback);
+          period = feedback.period().toNanos() / 1e9;
+        }
         redis.policyStore().apply(policy);
         java.reconfigure(caps(policy), feedback);
       }

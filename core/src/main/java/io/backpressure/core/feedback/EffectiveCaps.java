@@ -148,14 +148,19 @@ public final class EffectiveCaps {
 
   /**
    * A hot update of the configured caps or the feedback parameters. What was learned is kept; a 429
-   * part that had grown back (or never moved) follows the new caps.
+   * part that had grown back (or never moved) follows the new caps. A new period forgets the own
+   * usage counted in the old period's slots.
    */
   public void reconfigure(double[] newCaps, FeedbackPolicy newPolicy) {
     if (newCaps.length != dims) {
       throw new IllegalArgumentException("caps has " + newCaps.length + " entries for " + dims + " dimensions");
     }
+    Objects.requireNonNull(newPolicy, "policy");
+    if (!newPolicy.period().equals(policy.period())) {
+      Arrays.fill(ownSlot, Long.MIN_VALUE);
+    }
     this.caps = newCaps.clone();
-    this.policy = Objects.requireNonNull(newPolicy, "policy");
+    this.policy = newPolicy;
   }
 
   /**
