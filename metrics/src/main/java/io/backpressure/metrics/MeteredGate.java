@@ -105,7 +105,8 @@ public final class MeteredGate implements Gate, AutoCloseable {
         .serviceLevelObjectives(LATENCY_BUCKETS)
         .register(registry);
     meters.add(latency);
-    LevelGauges.register(registry, targetTags, policy, b.policies, b.levels, b.levelsMaxAge.toNanos(), meters::add);
+    LevelGauges.register(registry, targetTags, policy, b.policies, b.levels, b.feedbackStates,
+        b.levelsMaxAge.toNanos(), meters::add);
     this.feedback = new FeedbackMeters(registry, targetTags, dimensions, b.feedbackStates,
         b.levelsMaxAge.toNanos(), meters::add);
     if (delegate instanceof FailOpenGate failOpen) {
