@@ -221,21 +221,28 @@ public final class EffectiveCaps {
 
   /**
    * What a reported call counts as this gate's own traffic, per dimension in {@code names}' order:
-   * the provider's usage when the signal carries it, else what the grant debited; null when there
-   * is neither. Unknown dimensions and amounts that are negative or not finite count as zero.
+   * the larger of what the grant debited and what the provider reported as used (a provider may
+   * count a call's reservation when it arrives, as OpenAI counts {@code max_tokens}; counting the
+   * larger never mistakes the gate's own calls for outside traffic); either alone when only one is
+   * known, null when neither is. Unknown dimensions and amounts that are negative or not finite
+   * count as zero.
    */
   public static double[] ownUse(List<String> names, io.backpressure.core.Grant grant, ProviderSignal signal) {
-    io.backpressure.core.Cost cost = signal.usage() != null ? signal.usage()
-        : grant != null && !grant.failedOpen() ? grant.debited() : null;
-    if (cost == null) {
+    io.backpressure.core.Cost debited = grant != null && !grant.failedOpen() ? grant.debited() : null;
+    io.backpressure.core.Cost used = signal.usage();
+    if (debited == null && used == null) {
       return null;
     }
     double[] out = new double[names.size()];
     for (int d = 0; d < out.length; d++) {
-      double amount = cost.amount(names.get(d));
-      out[d] = Double.isFinite(amount) && amount > 0 ? amount : 0;
+      out[d] = Math.max(amount(debited, names.get(d)), amount(used, names.get(d)));
     }
     return out;
+  }
+
+  private static double amount(io.backpressure.core.Cost cost, String dimension) {
+    double amount = cost == null ? 0 : cost.amount(dimension);
+    return Double.isFinite(amount) && amount > 0 ? amount : 0;
   }
 
   /** What admission decides against at {@code now}: {@code E_d} times the ramp's factor, per dimension. */

@@ -20,8 +20,8 @@ import java.util.Set;
  *     a zero {@code remaining} on a 429); empty when it did not say
  * @param limits what the rate-limit headers said, per dimension
  * @param retryAfter the provider's {@code retry-after} / {@code retry-after-ms}; null when absent
- * @param usage what the provider counted for this call, when the caller knows it (the reply's
- *     usage); null to count what the gate debited
+ * @param usage what the call used, when the caller knows it (the reply's usage); the gate counts
+ *     the larger of this and what it debited as its own traffic; null to count the debit alone
  * @param ignored how many header or body values were malformed and ignored while parsing
  * @param resumed true for the signal that gating resumes after a period in which calls went
  *     unpaced (the gate failed open): the gate restarts with its recovery ramp
