@@ -143,6 +143,7 @@ public final class ActivityGate {
    * }</pre>
    */
   public <R> R call(GatedRequest request, ReportingCall<R> call, Function<? super R, Cost> usage) {
+    Objects.requireNonNull(request, "request");
     Objects.requireNonNull(call, "call");
     Objects.requireNonNull(usage, "usage");
     ReportedAnswers answers = new ReportedAnswers();
