@@ -57,6 +57,7 @@ class FeedbackSharedTest {
     assertThat(state.dimensions().get("requests").effective()).isEqualTo(28.5);
     assertThat(state.dimensions().get("requests").configured()).isEqualTo(60.0);
     assertThat(state.adoptions()).isEqualTo(1);
+    assertThat(seesThe429s.feedbackState().orElseThrow()).as("one state for both").isEqualTo(state);
   }
 
   @Test
@@ -65,6 +66,7 @@ class FeedbackSharedTest {
     seesThe429s.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(1)));
     assertThat(other.feedbackState().orElseThrow().dimensions().get("requests").cooldownSeconds())
         .isCloseTo(1.0, within(1e-6));
+    assertThat(other.feedbackState().orElseThrow().dimensions().get("requests").effective()).isEqualTo(48.0);
     admitFor(other, 0.2);
     assertThat(admitFor(other, 0.8)).isCloseTo(0.8 * 48, within(2.0));
     for (int i = 0; i < 60; i++) {
