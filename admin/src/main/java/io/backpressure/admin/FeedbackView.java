@@ -56,7 +56,7 @@ final class FeedbackView {
     state.dimensions().forEach((name, d) -> out.append(String.format("%-16s %12s %12s %12s %16s %12s %10s%n",
         name, Output.number(d.configured()), Output.number(d.effective()), Output.number(d.applied()),
         Double.isNaN(d.limit()) ? "-" : Output.number(d.limit()), Output.number(d.outside()),
-        d.cooldownSeconds() > 0 ? String.format("%.1fs", d.cooldownSeconds()) : "-")));
+        d.cooldownSeconds() > 0 ? String.format(java.util.Locale.ROOT, "%.1fs", d.cooldownSeconds()) : "-")));
     out.append("learning         ramp factor ").append(Output.number(state.rampMultiplier()))
         .append(state.outage() ? ", provider outage" : "")
         .append("; answers ").append(state.signals())
