@@ -2,15 +2,21 @@ package io.backpressure.admin;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.redis.RedisPolicyStore;
 import java.util.NoSuchElementException;
 import picocli.CommandLine.Command;
 
-/** {@code admin show}: the target's caps, weights and options, and its live bucket levels. */
+/**
+ * {@code admin show}: the target's caps, weights and options, its live bucket levels, and what it
+ * learned from the provider (effective caps, outside traffic, cooldowns).
+ */
 @Command(name = "show", mixinStandardHelpOptions = true,
     description = {
       "Shows a target's caps, weights and options, and its live bucket levels.",
-      "Levels: global bucket level and use per dimension, class bucket levels, active queues."
+      "Levels: global bucket level and use per dimension, class bucket levels, active queues.",
+      "Feedback: configured, effective and applied caps, the provider's limit, outside traffic,"
+          + " cooldowns, the recovery ramp and the learning events."
     })
 final class ShowCommand extends TargetCommand {
   @Override
@@ -28,7 +34,15 @@ final class ShowCommand extends TargetCommand {
       } else {
         json.set("levels", PolicyView.json(stored.policy(), levels));
       }
-      return new Output.Result(PolicyView.text(stored.policy(), stored.version(), levels), json);
+      FeedbackState feedback = store.feedbackState().orElse(null);
+      String text = PolicyView.text(stored.policy(), stored.version(), levels);
+      if (feedback == null) {
+        json.putNull("feedback");
+      } else {
+        json.set("feedback", FeedbackView.json(stored.policy().feedback(), feedback));
+        text += FeedbackView.text(stored.policy().feedback(), feedback);
+      }
+      return new Output.Result(text, json);
     }));
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.FeedbackPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +31,7 @@ class PolicyFileTest {
     assertThat(policy.tenantWeight("anyone")).isEqualTo(1.0);
     assertThat(policy.safeWindow()).isEqualTo(Duration.ofSeconds(60));
     assertThat(policy.grantTtl()).isEqualTo(Duration.ofMinutes(15));
+    assertThat(policy.feedback()).isEqualTo(FeedbackPolicy.DEFAULT);
     assertThat(Policy.fromYaml(policy.toYaml())).isEqualTo(policy);
   }
 
@@ -41,7 +43,10 @@ class PolicyFileTest {
     assertThat(keys).contains(
         "target", "dimensions.requests.per_minute", "dimensions.requests.burst", "priorities.P1",
         "tenants.default_weight", "tenants.weights.acme", "reservation.enabled",
-        "reservation.default_max_tokens", "idle_ttl", "safe_window", "share_horizon", "grant_ttl");
+        "reservation.default_max_tokens", "idle_ttl", "safe_window", "share_horizon", "grant_ttl",
+        "feedback.enabled", "feedback.period", "feedback.decrease", "feedback.increase", "feedback.floor",
+        "feedback.headroom", "feedback.cooldown", "feedback.outside_weight", "feedback.ramp.fraction",
+        "feedback.ramp.duration", "feedback.outage_errors");
   }
 
   @Test

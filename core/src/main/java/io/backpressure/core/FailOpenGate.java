@@ -1,5 +1,6 @@
 package io.backpressure.core;
 
+import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -231,6 +232,52 @@ public final class FailOpenGate implements Gate {
     if (during > 0) {
       LOG.info("shared state for target {} answers again; gating resumes ({} failures during the outage)",
           delegate.target(), during);
+    }
+    resumed();
+  }
+
+  /**
+   * Passes the provider's answer on to the gate that decided the call: the shared state, or the
+   * local fallback while the state is unavailable. A failure to deliver it is counted like any
+   * other and never reaches the caller.
+   */
+  @Override
+  public void feedback(Grant grant, ProviderSignal signal) {
+    long now = clock.nanoTime();
+    long number = grant == null ? 0 : outageOf(grant.id());
+    if (number > 0) {
+      Outage current = outage;
+      if (current != null && current.number() == number) {
+        current.gate().feedback(
+            new Grant(unwrap(current, grant.id()), grant.tenant(), grant.priority(), grant.debited(), false), signal);
+      }
+      return;
+    }
+    if (now < bypassUntil.get()) {
+      return;
+    }
+    try {
+      call(() -> {
+        delegate.feedback(grant, signal);
+        return null;
+      });
+    } catch (StateUnavailableException e) {
+      failed(now, e.getCause());
+    }
+  }
+
+  /**
+   * Gating has resumed after calls went unpaced: the delegate starts its recovery ramp, so the
+   * calls that waited do not all go at once.
+   */
+  private void resumed() {
+    try {
+      call(() -> {
+        delegate.feedback(null, ProviderSignal.resumedAfterOutage());
+        return null;
+      });
+    } catch (StateUnavailableException e) {
+      failed(clock.nanoTime(), e.getCause());
     }
   }
 

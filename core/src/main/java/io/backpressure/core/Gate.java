@@ -1,5 +1,7 @@
 package io.backpressure.core;
 
+import io.backpressure.core.feedback.ProviderSignal;
+
 /**
  * The admission gate of one target (one external cap set, such as {@code openai/gpt-4o}). Ask it
  * before every call; release the grant after.
@@ -36,4 +38,16 @@ public interface Gate {
    * @throws IllegalArgumentException if {@code actual} has a negative or non-finite amount
    */
   boolean release(Grant grant, Cost actual);
+
+  /**
+   * Tells the gate what the provider answered to an admitted call (its status and rate-limit
+   * headers, parsed by {@link io.backpressure.core.feedback.ProviderSignals}), so that it can learn
+   * the provider's real caps ({@link io.backpressure.core.feedback.EffectiveCaps}). Call it after
+   * {@link #release}, for every answer: successes, 429s and errors. One small atomic step on the
+   * shared state, off the admission path; every worker sees the result at its next admission.
+   * Never throws for what the provider sent. Gates that do not learn ignore it (the default).
+   *
+   * @param grant the admitted call's grant, or null for a signal about no call in particular
+   */
+  default void feedback(Grant grant, ProviderSignal signal) {}
 }

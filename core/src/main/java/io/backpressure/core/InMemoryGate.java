@@ -1,10 +1,15 @@
 package io.backpressure.core;
 
+import io.backpressure.core.feedback.EffectiveCaps;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -23,6 +28,8 @@ public final class InMemoryGate implements Gate {
   private final NestedBuckets buckets;
   private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
+  private final EffectiveCaps caps;
+  private double[] appliedCaps;
   private volatile Policy policy;
   private long nextId;
   private long nextExpiry;
@@ -31,6 +38,8 @@ public final class InMemoryGate implements Gate {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.buckets = new NestedBuckets(Objects.requireNonNull(policy, "policy"));
     this.policy = policy;
+    this.appliedCaps = configuredCaps(policy);
+    this.caps = new EffectiveCaps(policy.dimensionNames(), appliedCaps, policy.feedback());
   }
 
   /** A gate on the system clock. */
@@ -60,7 +69,7 @@ public final class InMemoryGate implements Gate {
     return policy().target();
   }
 
-  /** The policy in force. */
+  /** The policy in force, with the configured caps {@code C_d} (see {@link #feedbackState()} for {@code E_d}). */
   public Policy policy() {
     return policy;
   }
@@ -76,7 +85,60 @@ public final class InMemoryGate implements Gate {
       throw new InvalidPolicyException("target", "a gate's target cannot change: " + target());
     }
     buckets.configure(policy);
+    caps.reconfigure(configuredCaps(policy), policy.feedback());
     this.policy = policy;
+    appliedCaps = configuredCaps(policy);
+    applyCaps(clock.nanoTime() / 1_000);
+  }
+
+  /**
+   * Learns from the provider's answer ({@link EffectiveCaps}); admission decides against the
+   * effective caps from the next call on. The rule itself is untouched: the effective caps reach it
+   * through the hot-update path, as a policy whose caps (and bursts, in proportion) are {@code E_d}.
+   */
+  @Override
+  public void feedback(Grant grant, ProviderSignal signal) {
+    Objects.requireNonNull(signal, "signal");
+    Policy policy = this.policy;
+    double[] own = EffectiveCaps.ownUse(policy.dimensionNames(), grant, signal);
+    synchronized (this) {
+      long now = clock.nanoTime() / 1_000;
+      caps.observe(now, signal, own);
+      applyCaps(now);
+    }
+  }
+
+  /** What the gate has learned from the provider, now. */
+  public synchronized FeedbackState feedbackState() {
+    return caps.state(clock.nanoTime() / 1_000);
+  }
+
+  /** Hands the effective caps to the rule when they changed (caller holds the lock). */
+  private void applyCaps(long now) {
+    double[] next = caps.applied(now);
+    if (Arrays.equals(next, appliedCaps)) {
+      return;
+    }
+    List<Dimension> dims = new ArrayList<>();
+    for (int d = 0; d < next.length; d++) {
+      Dimension c = policy.dimensions().get(d);
+      dims.add(next[d] == c.capPerSecond() ? c
+          : new Dimension(c.name(), next[d], c.burst() * next[d] / c.capPerSecond()));
+    }
+    Policy effective = policy;
+    for (Dimension dim : dims) {
+      effective = effective.withDimension(dim);
+    }
+    buckets.configure(effective);
+    appliedCaps = next;
+  }
+
+  private static double[] configuredCaps(Policy policy) {
+    double[] out = new double[policy.dimensions().size()];
+    for (int d = 0; d < out.length; d++) {
+      out[d] = policy.dimensions().get(d).capPerSecond();
+    }
+    return out;
   }
 
   @Override

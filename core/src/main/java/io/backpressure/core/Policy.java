@@ -1,5 +1,6 @@
 package io.backpressure.core;
 
+import io.backpressure.core.feedback.FeedbackPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,6 +33,7 @@ import java.util.Set;
  * @param shareHorizon the time over which class and queue shares are measured and banked: an
  *     under-using class or queue banks at most this much of its rate, and usage is averaged over it
  * @param grantTtl how long an unreleased grant or an unredeemed booking is remembered
+ * @param feedback how the gate learns effective caps from the provider's answers
  */
 public record Policy(
     String target,
@@ -44,9 +46,11 @@ public record Policy(
     Duration idleTtl,
     Duration safeWindow,
     Duration shareHorizon,
-    Duration grantTtl) {
+    Duration grantTtl,
+    FeedbackPolicy feedback) {
 
   public Policy {
+    Objects.requireNonNull(feedback, "feedback");
     PolicyChecks.name("target", target);
     dimensions = List.copyOf(Objects.requireNonNull(dimensions, "dimensions"));
     priorities = List.copyOf(Objects.requireNonNull(priorities, "priorities"));
@@ -197,7 +201,7 @@ public record Policy(
     }
     dims.set(i, replacement);
     return new Policy(target, dims, priorities, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, feedback);
   }
 
   /** This policy with a class weight replaced (a hot update). */
@@ -210,7 +214,7 @@ public record Policy(
     List<PriorityClass> classes = new ArrayList<>(priorities);
     classes.set(i, new PriorityClass(priority, weight));
     return new Policy(target, dimensions, classes, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, feedback);
   }
 
   /** This policy with a tenant's weight set (a hot update). */
@@ -218,7 +222,13 @@ public record Policy(
     Map<String, Double> weights = new HashMap<>(tenantWeights);
     weights.put(tenant, weight);
     return new Policy(target, dimensions, priorities, weights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, feedback);
+  }
+
+  /** This policy with other feedback parameters. */
+  public Policy withFeedback(FeedbackPolicy next) {
+    return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight, reservation,
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, next);
   }
 
   /** The dimension names, in order. */
@@ -244,6 +254,7 @@ public record Policy(
     private Duration safeWindow;
     private Duration shareHorizon = Duration.ofSeconds(1);
     private Duration grantTtl = Duration.ofMinutes(15);
+    private FeedbackPolicy feedback = FeedbackPolicy.DEFAULT;
 
     private Builder(String target) {
       this.target = target;
@@ -330,9 +341,15 @@ public record Policy(
       return this;
     }
 
+    /** How the gate learns from the provider's answers (default {@link FeedbackPolicy#DEFAULT}). */
+    public Builder feedback(FeedbackPolicy feedback) {
+      this.feedback = Objects.requireNonNull(feedback, "feedback");
+      return this;
+    }
+
     public Policy build() {
       return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight,
-          reservation, defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+          reservation, defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, feedback);
     }
   }
 }

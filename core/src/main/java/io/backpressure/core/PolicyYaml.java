@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.backpressure.core.feedback.FeedbackPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -37,6 +38,7 @@ import java.util.regex.Pattern;
  * safe_window: 1s                  # optional
  * share_horizon: 1s
  * grant_ttl: 15m
+ * feedback: {enabled: true, period: 60s}   # all keys: see FeedbackPolicy
  * }</pre>
  */
 final class PolicyYaml {
@@ -54,7 +56,7 @@ final class PolicyYaml {
       throw new InvalidPolicyException("(document)", "a policy must be a YAML mapping");
     }
     onlyKeys(root, "", Set.of("target", "dimensions", "priorities", "tenants", "reservation",
-        "idle_ttl", "safe_window", "share_horizon", "grant_ttl"));
+        "idle_ttl", "safe_window", "share_horizon", "grant_ttl", "feedback"));
     Policy.Builder builder = Policy.builder(text(root, "target"));
 
     JsonNode dims = required(root, "dimensions");
@@ -126,6 +128,9 @@ final class PolicyYaml {
     if (root.has("grant_ttl")) {
       builder.grantTtl(duration(root, "grant_ttl"));
     }
+    if (root.has("feedback")) {
+      builder.feedback(feedback(root.get("feedback")));
+    }
     return builder.build();
   }
 
@@ -195,11 +200,96 @@ final class PolicyYaml {
     }
     root.put("share_horizon", millis(policy.shareHorizon()));
     root.put("grant_ttl", millis(policy.grantTtl()));
+    renderFeedback(root.putObject("feedback"), policy.feedback());
     try {
       return YAML.writeValueAsString(root);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** The {@code feedback:} block; keys left out keep {@link FeedbackPolicy#DEFAULT}'s values. */
+  private static FeedbackPolicy feedback(JsonNode node) {
+    onlyKeys(node, "feedback.", Set.of("enabled", "period", "decrease", "increase", "floor",
+        "headroom", "cooldown", "outside_weight", "ramp", "outage_errors"));
+    FeedbackPolicy.Builder b = FeedbackPolicy.DEFAULT.toBuilder();
+    if (node.has("enabled")) {
+      JsonNode enabled = node.get("enabled");
+      if (!enabled.isBoolean()) {
+        throw new InvalidPolicyException("feedback.enabled", "feedback.enabled must be true or false, got " + enabled);
+      }
+      b.enabled(enabled.asBoolean());
+    }
+    if (node.has("period")) {
+      b.period(feedbackDuration(node, "period"));
+    }
+    if (node.has("decrease")) {
+      b.decrease(number(node, "feedback.decrease", "decrease"));
+    }
+    if (node.has("increase")) {
+      b.increase(number(node, "feedback.increase", "increase"));
+    }
+    if (node.has("floor")) {
+      b.floor(number(node, "feedback.floor", "floor"));
+    }
+    if (node.has("headroom")) {
+      b.headroom(number(node, "feedback.headroom", "headroom"));
+    }
+    if (node.has("cooldown")) {
+      b.cooldown(feedbackDuration(node, "cooldown"));
+    }
+    if (node.has("outside_weight")) {
+      b.outsideWeight(number(node, "feedback.outside_weight", "outside_weight"));
+    }
+    if (node.has("outage_errors")) {
+      double errors = number(node, "feedback.outage_errors", "outage_errors");
+      if (errors != Math.rint(errors) || errors < 1 || errors > 1000) {
+        throw new InvalidPolicyException("feedback.outage_errors",
+            "feedback.outage_errors must be a whole number in [1, 1000], got " + errors);
+      }
+      b.outageErrors((int) errors);
+    }
+    FeedbackPolicy sofar = b.build();
+    JsonNode ramp = node.get("ramp");
+    if (ramp != null) {
+      onlyKeys(ramp, "feedback.ramp.", Set.of("fraction", "duration"));
+      double fraction = ramp.has("fraction")
+          ? number(ramp, "feedback.ramp.fraction", "fraction") : sofar.rampFraction();
+      Duration duration = ramp.has("duration")
+          ? feedbackDuration(ramp, "ramp.duration") : sofar.rampDuration();
+      b.ramp(fraction, duration);
+    }
+    return b.build();
+  }
+
+  private static Duration feedbackDuration(JsonNode node, String path) {
+    String field = "feedback." + path;
+    JsonNode value = node.get(path.substring(path.lastIndexOf('.') + 1));
+    if (value != null && value.isNumber()) {
+      return Duration.ofNanos(Math.round(value.asDouble() * 1e9));
+    }
+    if (value == null || !value.isTextual()) {
+      throw new InvalidPolicyException(field, field + " must be a duration such as 10s, got " + value);
+    }
+    return parseDuration(field, value.asText());
+  }
+
+  private static void renderFeedback(ObjectNode node, FeedbackPolicy f) {
+    node.put("enabled", f.enabled())
+        .put("period", nanos(f.period()))
+        .put("decrease", f.decrease())
+        .put("increase", f.increase())
+        .put("floor", f.floor())
+        .put("headroom", f.headroom())
+        .put("cooldown", nanos(f.cooldown()))
+        .put("outside_weight", f.outsideWeight())
+        .put("outage_errors", f.outageErrors());
+    node.putObject("ramp").put("fraction", f.rampFraction()).put("duration", nanos(f.rampDuration()));
+  }
+
+  /** A duration in ISO-8601 ({@code PT0.25S}): exact, unlike the millisecond text. */
+  private static String nanos(Duration d) {
+    return d.toString();
   }
 
   /** Parses {@code 250ms}, {@code 10s}, {@code 1.5m}, {@code 2h} or ISO-8601 ({@code PT10S}). */

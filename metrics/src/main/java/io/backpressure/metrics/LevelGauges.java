@@ -4,6 +4,7 @@ import static io.backpressure.metrics.MeterNames.*;
 
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.FeedbackState;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,22 +28,28 @@ final class LevelGauges {
 
   private final Supplier<Policy> policies;
   private final Supplier<InMemoryGate.Levels> levels;
+  private final Supplier<FeedbackState> feedback;
   private final long maxAgeNanos;
   private Sample sample;
 
-  private LevelGauges(Supplier<Policy> policies, Supplier<InMemoryGate.Levels> levels, long maxAgeNanos) {
+  private LevelGauges(Supplier<Policy> policies, Supplier<InMemoryGate.Levels> levels,
+      Supplier<FeedbackState> feedback, long maxAgeNanos) {
     this.policies = policies;
     this.levels = levels;
+    this.feedback = feedback;
     this.maxAgeNanos = maxAgeNanos;
   }
 
   /**
    * Registers the cap gauge per dimension and, when {@code levels} is not null, the level,
-   * utilisation and active-queue gauges.
+   * utilisation and active-queue gauges. With {@code feedback} (may be null), utilisation is against
+   * the burst the rule holds under the effective caps: the configured burst times {@code applied /
+   * configured}.
    */
   static void register(MeterRegistry registry, Tags target, Policy policy, Supplier<Policy> policies,
-      Supplier<InMemoryGate.Levels> levels, long maxAgeNanos, Consumer<Meter> registered) {
-    LevelGauges g = new LevelGauges(policies, levels, maxAgeNanos);
+      Supplier<InMemoryGate.Levels> levels, Supplier<FeedbackState> feedback, long maxAgeNanos,
+      Consumer<Meter> registered) {
+    LevelGauges g = new LevelGauges(policies, levels, feedback, maxAgeNanos);
     List<String> dims = policy.dimensionNames();
     for (String dim : dims) {
       Tags tags = target.and(DIMENSION, dim);
@@ -89,16 +96,17 @@ final class LevelGauges {
       return sample;
     }
     try {
-      sample = new Sample(now, policies.get(), levels == null ? null : levels.get());
+      sample = new Sample(now, policies.get(), levels == null ? null : levels.get(),
+          levels == null || feedback == null ? null : feedback.get());
     } catch (RuntimeException e) {
       LOG.debug("could not sample the gate's levels", e);
-      sample = new Sample(now, null, null);
+      sample = new Sample(now, null, null, null);
     }
     return sample;
   }
 
   /** One reading of the policy and the levels; either is null when it could not be read. */
-  private record Sample(long takenAt, Policy policy, InMemoryGate.Levels levels) {
+  private record Sample(long takenAt, Policy policy, InMemoryGate.Levels levels, FeedbackState feedback) {
     double cap(String dim) {
       int d = policy == null ? -1 : policy.dimensionIndex(dim);
       return d < 0 ? Double.NaN : policy.dimensions().get(d).capPerSecond();
@@ -110,7 +118,15 @@ final class LevelGauges {
 
     double utilization(String dim) {
       int d = policy == null ? -1 : policy.dimensionIndex(dim);
-      return d < 0 ? Double.NaN : 1 - level(dim) / policy.dimensions().get(d).burst();
+      if (d < 0) {
+        return Double.NaN;
+      }
+      double burst = policy.dimensions().get(d).burst();
+      FeedbackState.Dimension learned = feedback == null ? null : feedback.dimensions().get(dim);
+      if (learned != null && learned.configured() > 0 && learned.applied() > 0) {
+        burst *= learned.applied() / learned.configured();
+      }
+      return 1 - level(dim) / burst;
     }
 
     double classLevel(String priority, String dim) {

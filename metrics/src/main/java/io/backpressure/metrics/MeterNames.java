@@ -21,6 +21,17 @@ final class MeterNames {
   static final String QUEUES_ACTIVE = "backpressure.queues.active";
   static final String STATE_FAILURES = "backpressure.state.failures";
   static final String STATE_UNGATED = "backpressure.state.ungated";
+  static final String FEEDBACK_SIGNALS = "backpressure.feedback.signals";
+  static final String FEEDBACK_IGNORED = "backpressure.feedback.ignored";
+  static final String FEEDBACK_DECREASES = "backpressure.feedback.decreases";
+  static final String FEEDBACK_ADOPTIONS = "backpressure.feedback.adoptions";
+  static final String FEEDBACK_RAMPS = "backpressure.feedback.ramps";
+  static final String CAP_EFFECTIVE = "backpressure.cap.effective";
+  static final String CAP_APPLIED = "backpressure.cap.applied";
+  static final String CAP_PROVIDER_LIMIT = "backpressure.cap.provider.limit";
+  static final String OUTSIDE_RATE = "backpressure.outside.rate";
+  static final String COOLDOWN_REMAINING = "backpressure.cooldown.remaining";
+  static final String RAMP_FACTOR = "backpressure.ramp.factor";
 
   static final String TARGET = "target";
   static final String PRIORITY = "priority";
@@ -29,6 +40,7 @@ final class MeterNames {
   static final String REASON = "reason";
   static final String RESULT = "result";
   static final String DIMENSION = "dimension";
+  static final String KIND = "kind";
 
   /** The tag value of a priority the policy does not name (such calls are rejected). */
   static final String UNKNOWN_PRIORITY = "_unknown";

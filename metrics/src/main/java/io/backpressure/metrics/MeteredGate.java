@@ -10,6 +10,8 @@ import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -74,6 +76,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
   private final Map<String, Map<String, QueueMeters>> byClassAndTenant;
   private final Map<String, Boolean> knownTenants = new ConcurrentHashMap<>();
   private final Queue<Meter> meters = new ConcurrentLinkedQueue<>();
+  private final FeedbackMeters feedback;
 
   private MeteredGate(Builder b, Policy policy) {
     this.delegate = b.delegate;
@@ -102,7 +105,10 @@ public final class MeteredGate implements Gate, AutoCloseable {
         .serviceLevelObjectives(LATENCY_BUCKETS)
         .register(registry);
     meters.add(latency);
-    LevelGauges.register(registry, targetTags, policy, b.policies, b.levels, b.levelsMaxAge.toNanos(), meters::add);
+    LevelGauges.register(registry, targetTags, policy, b.policies, b.levels, b.feedbackStates,
+        b.levelsMaxAge.toNanos(), meters::add);
+    this.feedback = new FeedbackMeters(registry, targetTags, dimensions, b.feedbackStates,
+        b.levelsMaxAge.toNanos(), meters::add);
     if (delegate instanceof FailOpenGate failOpen) {
       meters.add(FunctionCounter.builder(STATE_FAILURES, failOpen, FailOpenGate::failures)
           .description("Calls the shared state could not answer (failed or timed out)")
@@ -172,6 +178,13 @@ public final class MeteredGate implements Gate, AutoCloseable {
       m.releaseIgnored();
     }
     return applied;
+  }
+
+  /** Counts the answer by kind, then passes it on; the delegate learns from it. */
+  @Override
+  public void feedback(Grant grant, ProviderSignal signal) {
+    feedback.reported(signal);
+    delegate.feedback(grant, signal);
   }
 
   /**
@@ -250,6 +263,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
     private final MeterRegistry registry;
     private Supplier<Policy> policies;
     private Supplier<InMemoryGate.Levels> levels;
+    private Supplier<FeedbackState> feedbackStates;
     private boolean tenantTag;
     private int maxTaggedTenants = 1_000;
     private Duration levelsMaxAge = Duration.ofSeconds(1);
@@ -260,7 +274,19 @@ public final class MeteredGate implements Gate, AutoCloseable {
       if (delegate instanceof InMemoryGate memory) {
         this.policies = memory::policy;
         this.levels = memory::levels;
+        this.feedbackStates = memory::feedbackState;
       }
+    }
+
+    /**
+     * Where what the gate learned from the provider is read, at scrape time only (as often as the
+     * levels). Defaults to {@link InMemoryGate#feedbackState()} for an in-memory gate; for a Redis
+     * gate, {@code () -> redis.feedbackState().orElse(null)}. Without it, no feedback gauges are
+     * registered (the answers are still counted).
+     */
+    public Builder feedback(Supplier<FeedbackState> source) {
+      this.feedbackStates = Objects.requireNonNull(source, "source");
+      return this;
     }
 
     /**

@@ -10,6 +10,7 @@ import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -44,19 +45,24 @@ class DashboardTest {
     dashboard = new ObjectMapper().readTree(Files.readString(DASHBOARD));
   }
 
-  /** Admit, defer, reject, release with a refund, through a fail-open wrapper; returns the scrape. */
+  /**
+   * Admit, defer, reject, release with a refund, report a 429, through a fail-open wrapper; returns
+   * the scrape.
+   */
   static String scenario(PrometheusMeterRegistry registry) {
     Policy policy = MeteredGateTest.policy();
     InMemoryGate inner = InMemoryGate.create(policy, new ManualClock());
     MeteredGate gate = MeteredGate.builder(FailOpenGate.around(inner).build(), registry)
         .policy(inner::policy)
         .levels(inner::levels)
+        .feedback(inner::feedbackState)
         .build();
     Admission first = gate.admit("acme", "P1", Cost.of(1, 400));
     gate.admit("acme", "P1", Cost.of(1, 400));
     gate.admit("acme", "P1", Cost.of(1, 400));
     gate.admit("acme", "P2", Cost.of(1, 5_000));
     gate.release(((Admission.Admitted) first).grant(), Cost.of(1, 100));
+    gate.feedback(((Admission.Admitted) first).grant(), ProviderSignal.rateLimited("requests", null));
     return registry.scrape();
   }
 
@@ -97,7 +103,7 @@ class DashboardTest {
       assertThat(row.group(2)).as("Prometheus name of " + row.group(1)).startsWith(prometheus);
       documented.add(row.group(2));
     }
-    assertThat(documented).hasSize(15);
+    assertThat(documented).hasSize(26);
     Set<String> families = new TreeSet<>();
     for (String name : scraped) {
       families.add(name.replaceAll("_(bucket|count|sum|max)$", ""));

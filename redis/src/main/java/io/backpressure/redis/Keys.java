@@ -13,6 +13,7 @@ package io.backpressure.redis;
  *   bp:{openai/gpt-4o}:window    hash    with a safe window: the admissions of the last period
  *   bp:{openai/gpt-4o}:g:&lt;id&gt;    string  one unreleased grant, PX = grant TTL
  *   bp:{openai/gpt-4o}:b:&lt;id&gt;    string  one deferred call's booking, PX = grant TTL
+ *   bp:{openai/gpt-4o}:feedback  string  what feedback.lua learned: E_d, cooldowns, outside traffic (cmsgpack)
  * </pre>
  */
 record Keys(String config, String state, String queues, String seen, String window, String base) {
@@ -36,6 +37,11 @@ record Keys(String config, String state, String queues, String seen, String wind
 
   String grant(String id) {
     return base + "g:" + id;
+  }
+
+  /** What the provider's answers taught the target (feedback.lua). */
+  String feedback() {
+    return base + "feedback";
   }
 
   String booking(String id) {

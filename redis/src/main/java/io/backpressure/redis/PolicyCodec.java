@@ -9,6 +9,7 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityClass;
+import io.backpressure.core.feedback.FeedbackPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -48,6 +49,19 @@ final class PolicyCodec {
     }
     root.put("share_horizon_ns", policy.shareHorizon().toNanos());
     root.put("grant_ttl_ns", policy.grantTtl().toNanos());
+    FeedbackPolicy f = policy.feedback();
+    root.putObject("feedback")
+        .put("enabled", f.enabled())
+        .put("period_ns", f.period().toNanos())
+        .put("decrease", f.decrease())
+        .put("increase", f.increase())
+        .put("floor", f.floor())
+        .put("headroom", f.headroom())
+        .put("cooldown_ns", f.cooldown().toNanos())
+        .put("outside_weight", f.outsideWeight())
+        .put("ramp_fraction", f.rampFraction())
+        .put("ramp_duration_ns", f.rampDuration().toNanos())
+        .put("outage_errors", f.outageErrors());
     return write(root);
   }
 
@@ -84,13 +98,33 @@ final class PolicyCodec {
           Duration.ofNanos(root.required("idle_ttl_ns").asLong()),
           safe == null ? null : Duration.ofNanos(safe.asLong()),
           Duration.ofNanos(root.required("share_horizon_ns").asLong()),
-          Duration.ofNanos(root.required("grant_ttl_ns").asLong()));
+          Duration.ofNanos(root.required("grant_ttl_ns").asLong()),
+          feedback(root.get("feedback")));
     } catch (JsonProcessingException | IllegalArgumentException e) {
       if (e instanceof InvalidPolicyException invalid) {
         throw invalid;
       }
       throw new InvalidPolicyException("(stored policy)", "the stored policy is not readable: " + e.getMessage(), e);
     }
+  }
+
+  /** The stored feedback parameters; a policy stored before they existed gets the defaults. */
+  private static FeedbackPolicy feedback(JsonNode f) {
+    if (f == null) {
+      return FeedbackPolicy.DEFAULT;
+    }
+    return new FeedbackPolicy(
+        f.required("enabled").asBoolean(),
+        Duration.ofNanos(f.required("period_ns").asLong()),
+        f.required("decrease").asDouble(),
+        f.required("increase").asDouble(),
+        f.required("floor").asDouble(),
+        f.required("headroom").asDouble(),
+        Duration.ofNanos(f.required("cooldown_ns").asLong()),
+        f.required("outside_weight").asDouble(),
+        f.required("ramp_fraction").asDouble(),
+        Duration.ofNanos(f.required("ramp_duration_ns").asLong()),
+        f.required("outage_errors").asInt());
   }
 
   /** The dimension and class names, in order: what the derived state is laid out by. */

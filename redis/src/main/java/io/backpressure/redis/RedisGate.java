@@ -7,6 +7,8 @@ import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RequestCheck;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
 import java.util.Arrays;
@@ -152,6 +154,37 @@ public final class RedisGate implements Gate, AutoCloseable {
   /** The keys of this gate's target. */
   Keys keys() {
     return keys;
+  }
+
+  /**
+   * Reports the provider's answer: one {@code EVALSHA} of {@code feedback.lua}, which updates the
+   * target's effective caps for every worker at once (see {@link
+   * io.backpressure.core.feedback.EffectiveCaps}). Off the admission path; admission stays one
+   * round trip.
+   *
+   * @throws RedisException when Redis does not answer within the command timeout
+   */
+  @Override
+  public void feedback(Grant grant, ProviderSignal signal) {
+    Objects.requireNonNull(signal, "signal");
+    connection.await(feedback(grant, signal, live, 0));
+  }
+
+  /** What the target has learned from its provider, now; empty when it has no policy. */
+  public java.util.Optional<FeedbackState> feedbackState() {
+    return connection.await(feedback(null, null, live, 0));
+  }
+
+  /** One feedback step ({@code signal} null: a read) with the policy's parameters, reloaded when stale. */
+  private CompletableFuture<java.util.Optional<FeedbackState>> feedback(Grant grant, ProviderSignal signal,
+      RedisPolicyStore.Stored stored, int stale) {
+    return FeedbackScript.run(connection, keys, stored, now(), grant, signal).thenCompose(reply -> {
+      String liveVersion = FeedbackScript.stale(reply);
+      if (liveVersion == null) {
+        return CompletableFuture.completedFuture(FeedbackScript.decode(stored.policy().dimensionNames(), reply));
+      }
+      return refresh(stale, liveVersion).thenCompose(next -> feedback(grant, signal, next, stale + 1));
+    });
   }
 
   /** Closes the connection (the gate opened it). */

@@ -4,6 +4,7 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.FeedbackState;
 import io.lettuce.core.KeyValue;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -208,6 +209,25 @@ public final class RedisPolicyStore implements AutoCloseable {
       rates.put(className(policy, named, k), Map.copyOf(byDim));
     }
     return Optional.of(new InMemoryGate.Levels(global, levels, rates, active));
+  }
+
+  /**
+   * What the target has learned from its provider's answers (effective caps, cooldowns, outside
+   * traffic), as of now; empty when the target has no policy.
+   */
+  public Optional<FeedbackState> feedbackState() {
+    for (int i = 0; i < MAX_CONFLICTS; i++) {
+      Optional<Stored> stored = read();
+      if (stored.isEmpty()) {
+        return Optional.empty();
+      }
+      List<Object> reply = connection.await(FeedbackScript.run(connection, keys, stored.get(), "", null, null));
+      if (FeedbackScript.stale(reply) == null) {
+        return FeedbackScript.decode(stored.get().policy().dimensionNames(), reply);
+      }
+    }
+    throw new IllegalStateException("the policy of target '" + target + "' changed " + MAX_CONFLICTS
+        + " times while reading its feedback state; try again");
   }
 
   private static String className(Policy policy, boolean named, int k) {

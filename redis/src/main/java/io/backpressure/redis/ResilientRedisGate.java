@@ -11,6 +11,7 @@ import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.core.Redaction;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
 import java.util.List;
@@ -112,6 +113,12 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   @Override
   public boolean release(Grant grant, Cost actual) {
     return gate.release(grant, actual);
+  }
+
+  /** Hands the provider's answer to the shared state (or to the local gate during an outage). */
+  @Override
+  public void feedback(Grant grant, ProviderSignal signal) {
+    gate.feedback(grant, signal);
   }
 
   /** Whether the gate has reached Redis (it may be unavailable again since). */
@@ -234,6 +241,11 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     @Override
     public boolean release(Grant grant, Cost actual) {
       return connected().release(grant, actual);
+    }
+
+    @Override
+    public void feedback(Grant grant, ProviderSignal signal) {
+      connected().feedback(grant, signal);
     }
 
     private RedisGate connected() {

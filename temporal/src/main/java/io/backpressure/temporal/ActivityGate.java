@@ -8,6 +8,8 @@ import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
+import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.feedback.ProviderSignals;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.activity.ActivityInfo;
@@ -119,7 +121,42 @@ public final class ActivityGate {
     AdmissionRequest admission =
         new AdmissionRequest(
             request.tenant(), request.priority(), request.cost(), request.maxTokens(), null, null);
-    return admitAndCall(admission, call, usage);
+    return admitAndCall(admission, call, usage, null);
+  }
+
+  /** Where a gated call reports what the provider answered. */
+  @FunctionalInterface
+  public interface Answers {
+    /** One answer's status and rate-limit headers, e.g. from {@link ProviderSignals#parse}. */
+    void report(ProviderSignal signal);
+  }
+
+  /** A provider call that reports the provider's answers (a success, a 429, an error) as it gets them. */
+  @FunctionalInterface
+  public interface ReportingCall<R> {
+    R call(Answers answers) throws Exception;
+  }
+
+  /**
+   * As {@link #call(GatedRequest, Callable, Function)}, and the call reports the provider's answers,
+   * which the gate learns its effective caps from ({@link Gate#feedback}) after the release:
+   *
+   * <pre>{@code
+   * return gate.call(input, answers -> {
+   *   HttpResponse<String> r = http.send(request, BodyHandlers.ofString());
+   *   answers.report(ProviderSignals.parse(r.statusCode(), r.headers().map(), r.body(), Instant.now()));
+   *   return Reply.of(r);
+   * }, reply -> Cost.of(1, reply.totalTokens()));
+   * }</pre>
+   */
+  public <R> R call(GatedRequest request, ReportingCall<R> call, Function<? super R, Cost> usage) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(call, "call");
+    Objects.requireNonNull(usage, "usage");
+    ReportedAnswers answers = new ReportedAnswers();
+    AdmissionRequest admission = new AdmissionRequest(
+        request.tenant(), request.priority(), request.cost(), request.maxTokens(), null, null);
+    return admitAndCall(admission, () -> call.call(answers), answers.recording(usage), answers);
   }
 
   /**
@@ -143,11 +180,11 @@ public final class ActivityGate {
           "the activity's Priority has no fairnessKey: set it to the tenant, or pass a GatedRequest");
     }
     int key = priority.getPriorityKey() == 0 ? 3 : priority.getPriorityKey();
-    return admitAndCall(AdmissionRequest.of(tenant, "P" + key, cost), call, usage);
+    return admitAndCall(AdmissionRequest.of(tenant, "P" + key, cost), call, usage, null);
   }
 
-  private <R> R admitAndCall(
-      AdmissionRequest request, Callable<R> call, Function<? super R, Cost> usage) {
+  private <R> R admitAndCall(AdmissionRequest request, Callable<R> call,
+      Function<? super R, Cost> usage, ReportedAnswers answers) {
     ActivityScope scope = ActivityScope.current();
     boolean workflowTimed = scope != null && scope.workflowTimed();
     ActivityExecutionContext context = workflowTimed ? null : Activity.getExecutionContext();
@@ -157,7 +194,13 @@ public final class ActivityGate {
     while (true) {
       Admission admission = gate.admit(booking == null ? request : request.withBooking(booking));
       if (admission instanceof Admission.Admitted admitted) {
-        return callAdmitted(admitted.grant(), call, usage);
+        try {
+          return callAdmitted(admitted.grant(), call, usage);
+        } finally {
+          if (answers != null) {
+            answers.deliver(gate, admitted.grant());
+          }
+        }
       }
       if (admission instanceof Admission.Rejected rejected) {
         throw Failures.rejected(rejected.reason(), rejected.message());

@@ -1,0 +1,410 @@
+package io.backpressure.core.feedback;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The effective caps {@code E_d ≤ C_d} that admission decides against, learned from what the
+ * provider says. A pure state machine: time is passed in (integer microseconds, as in the admission
+ * rule), nothing here reads a clock or blocks. Not thread-safe: the in-memory gate calls it under
+ * its lock, and the Redis backend runs the same arithmetic in {@code feedback.lua}, one atomic step
+ * per answer (the table at the end maps the names).
+ *
+ * <h2>Why</h2>
+ *
+ * The paper ("Backpressure: …", its assumptions A1 and A2) takes the caps as static and known and
+ * the gate as the provider's only consumer. In practice a deployment's limit is lowered on the fly,
+ * a workspace carries a lower limit than the tier, another application spends from the same key.
+ * With caps configured too high every worker keeps overshooting; the provider's answers say so,
+ * and every answer is a chance to learn.
+ *
+ * <h2>The rule</h2>
+ *
+ * For each dimension {@code d}, with {@code C} the configured cap (units/s) and {@code P} the
+ * provider's accounting period:
+ *
+ * <pre>    E = max(floor · C, min(C, A, Lim, Out))</pre>
+ *
+ * <ul>
+ *   <li><b>A, the 429 part (AIMD).</b> Starts unbounded. A 429 for {@code d} (the error body's
+ *       type names it, or its {@code remaining} header is zero; a 429 that names nothing counts for
+ *       every dimension) sets {@code A = max(floor · C, decrease · E)} (unless the same answer's
+ *       headers already lowered {@code E}, which explains the 429) and starts a cooldown until
+ *       the provider's reset for {@code d} (else its {@code retry-after}, else {@code cooldown}).
+ *       The cooldown is shared: 429s of calls that were already in flight when the first one came
+ *       back do not cut again, and nothing grows. Once it ends and while no 429 comes, {@code A}
+ *       grows by {@code increase · C} per second, never above {@code C}.
+ *   <li><b>Lim, the adopted limit.</b> The latest {@code limit} header {@code L} means {@code L/P}
+ *       units per second. Below {@code C} it is adopted with headroom: {@code Lim = (1 − headroom) ·
+ *       L/P}; at or above {@code C} it bounds nothing. The latest header wins, so a limit that comes
+ *       back up lifts the bound at once.
+ *   <li><b>Out, room for outside traffic.</b> The provider's window ends at {@code now + reset}, so
+ *       it began {@code elapsed = P − reset} ago, and it has counted {@code L − remaining}. The gate
+ *       counts what its own answered calls used in the same span (in {@link #SLOTS} slots per
+ *       period). Whatever the provider counted beyond that came from elsewhere: the sample {@code
+ *       (L − remaining − own) / elapsed} units/s enters an average with weight {@code
+ *       outside_weight · elapsed / P} (early in a window the sample is noisy and weighs little; a
+ *       sample under 10 % of the period is skipped). Samples are averaged signed, so the noise of
+ *       calls in flight cancels; the estimate {@code O} is clamped at zero when used. When {@code O}
+ *       exceeds {@link #OUTSIDE_TOLERANCE} of {@code base = min(C, L/P)}, {@code Out = base − (1 +
+ *       headroom) · O}.
+ * </ul>
+ *
+ * <h2>Recovery ramp</h2>
+ *
+ * After calls went unpaced (the gate failed open: {@link ProviderSignal#resumed()}), or after an
+ * outage ({@code outage_errors} provider errors in a row, then an answer), every admission would
+ * otherwise release its waiting backlog at once. So what admission decides against is {@code E ·
+ * m(t)}, with {@code m} rising linearly from {@code ramp.fraction} to 1 over {@code ramp.duration}
+ * from the moment traffic resumes.
+ *
+ * <h2>When the caps move</h2>
+ *
+ * Only when an answer is reported: {@link #observe} is the one step, and the caps it leaves (the
+ * growth and the ramp computed for that instant) are what admission decides against until the next
+ * answer. Under load answers come many times a second; a ramp rises with the answers of the calls
+ * it lets through.
+ *
+ * <h2>A worked example</h2>
+ *
+ * {@code C = 60} requests/s, {@code P = 1 s}, defaults otherwise. The provider's real limit is 45
+ * per second: the first answer's {@code x-ratelimit-limit-requests: 45} is below {@code C}, so
+ * {@code Lim = 0.95 · 45 = 42.75/s} and {@code E = 42.75}. Another application then spends 9/s:
+ * answers half-way through a window show {@code remaining} about 4.5 lower than the gate's own
+ * count explains, samples of about 9/s, and within a few periods {@code O ≈ 9}, {@code Out = 45 −
+ * 1.05 · 9 = 35.55}, {@code E = 35.55}. A 429 on a busy window cuts {@code A} to {@code 0.8 ·
+ * 35.55 = 28.4} until the window resets (say 300 ms), after which {@code A} grows 3/s and stops
+ * bounding {@code E} within about 2.4 s.
+ *
+ * <h2>Java and Lua names</h2>
+ *
+ * <pre>
+ *   aimd[d], aimdAt[d]       a, a_at          the 429 part A (infinite: no bound) and when it last moved
+ *   cooldownUntil[d]         cool             end of the dimension's cooldown (µs)
+ *   limitRate[d]             lim              L/P of the latest limit header (NaN / -1: none)
+ *   outside[d]               out              the outside-traffic average O (signed)
+ *   own[d][i], ownSlot[i]    own, own_slot    what answered calls used, per slot of P/SLOTS
+ *   rampStart, rampEnd       ramp_start, ramp_end
+ *   errors, outage           errors, outage
+ * </pre>
+ */
+public final class EffectiveCaps {
+  /** Slots per provider period in which the gate's own usage is counted. */
+  public static final int SLOTS = 20;
+  /** An outside estimate below this fraction of the cap is noise and bounds nothing. */
+  public static final double OUTSIDE_TOLERANCE = 0.02;
+  /** A window younger than this fraction of the period gives no outside sample. */
+  public static final double MIN_ELAPSED = 0.1;
+
+  private final List<String> names;
+  private final int dims;
+  private FeedbackPolicy policy;
+  private double[] caps;
+  private final double[] aimd;
+  private final long[] aimdAt;
+  private final long[] cooldownUntil;
+  private final double[] limitRate;
+  private final double[] outside;
+  private final double[][] own;
+  private final long[] ownSlot = new long[SLOTS];
+  private long rampStart;
+  private long rampEnd = Long.MIN_VALUE;
+  private int errors;
+  private boolean outage;
+  private long signals;
+  private long decreases;
+  private long adoptions;
+  private long ramps;
+  private long ignored;
+
+  /**
+   * Effective caps equal to {@code caps} until the provider says otherwise.
+   *
+   * @param names the dimension names, in the policy's order
+   * @param caps the configured caps {@code C_d}, units per second, in the same order
+   */
+  public EffectiveCaps(List<String> names, double[] caps, FeedbackPolicy policy) {
+    this.names = List.copyOf(names);
+    this.dims = names.size();
+    if (caps.length != dims) {
+      throw new IllegalArgumentException("caps has " + caps.length + " entries for " + dims + " dimensions");
+    }
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.caps = caps.clone();
+    this.aimd = new double[dims];
+    Arrays.fill(aimd, Double.POSITIVE_INFINITY);
+    this.aimdAt = new long[dims];
+    this.cooldownUntil = new long[dims];
+    Arrays.fill(cooldownUntil, Long.MIN_VALUE);
+    this.limitRate = new double[dims];
+    Arrays.fill(limitRate, Double.NaN);
+    this.outside = new double[dims];
+    this.own = new double[dims][SLOTS];
+    Arrays.fill(ownSlot, Long.MIN_VALUE);
+  }
+
+  /**
+   * A hot update of the configured caps or the feedback parameters. What was learned is kept; a 429
+   * part that had grown back (or never moved) follows the new caps. A new period forgets the own
+   * usage counted in the old period's slots.
+   */
+  public void reconfigure(double[] newCaps, FeedbackPolicy newPolicy) {
+    if (newCaps.length != dims) {
+      throw new IllegalArgumentException("caps has " + newCaps.length + " entries for " + dims + " dimensions");
+    }
+    Objects.requireNonNull(newPolicy, "policy");
+    if (!newPolicy.period().equals(policy.period())) {
+      Arrays.fill(ownSlot, Long.MIN_VALUE);
+    }
+    this.caps = newCaps.clone();
+    this.policy = newPolicy;
+  }
+
+  /**
+   * Learns from one answer at {@code now} (µs).
+   *
+   * @param own what this call used of each dimension (policy order), counted as this gate's own
+   *     traffic when the provider answered; null to count nothing
+   */
+  public void observe(long now, ProviderSignal signal, double[] own) {
+    Objects.requireNonNull(signal, "signal");
+    if (!policy.enabled()) {
+      return;
+    }
+    signals++;
+    ignored += signal.ignored();
+    for (int d = 0; d < dims; d++) {
+      settle(d, now);
+    }
+    if (signal.resumed()) {
+      startRamp(now);
+      return;
+    }
+    if (signal.providerError()) {
+      errors++;
+      if (errors >= policy.outageErrors()) {
+        outage = true;
+      }
+      return;
+    }
+    errors = 0;
+    if (outage) {
+      outage = false;
+      startRamp(now);
+    }
+    if (own != null) {
+      count(now, own);
+    }
+    double[] before = new double[dims];
+    for (int d = 0; d < dims; d++) {
+      before[d] = effective(d, now);
+      ProviderSignal.RateLimit limit = signal.limits().get(names.get(d));
+      if (limit != null) {
+        adopt(d, now, limit);
+      }
+    }
+    if (signal.rateLimited()) {
+      boolean named = false;
+      for (int d = 0; d < dims; d++) {
+        named |= signal.exhausted().contains(names.get(d));
+      }
+      for (int d = 0; d < dims; d++) {
+        if (!named || signal.exhausted().contains(names.get(d))) {
+          decrease(d, now, signal, effective(d, now) < before[d]);
+        }
+      }
+    }
+  }
+
+  /**
+   * What a reported call counts as this gate's own traffic, per dimension in {@code names}' order:
+   * the larger of what the grant debited and what the provider reported as used (a provider may
+   * count a call's reservation when it arrives, as OpenAI counts {@code max_tokens}; counting the
+   * larger never mistakes the gate's own calls for outside traffic); either alone when only one is
+   * known, null when neither is. Unknown dimensions and amounts that are negative or not finite
+   * count as zero.
+   */
+  public static double[] ownUse(List<String> names, io.backpressure.core.Grant grant, ProviderSignal signal) {
+    io.backpressure.core.Cost debited = grant != null && !grant.failedOpen() ? grant.debited() : null;
+    io.backpressure.core.Cost used = signal.usage();
+    if (debited == null && used == null) {
+      return null;
+    }
+    double[] out = new double[names.size()];
+    for (int d = 0; d < out.length; d++) {
+      out[d] = Math.max(amount(debited, names.get(d)), amount(used, names.get(d)));
+    }
+    return out;
+  }
+
+  private static double amount(io.backpressure.core.Cost cost, String dimension) {
+    double amount = cost == null ? 0 : cost.amount(dimension);
+    return Double.isFinite(amount) && amount > 0 ? amount : 0;
+  }
+
+  /** What admission decides against at {@code now}: {@code E_d} times the ramp's factor, per dimension. */
+  public double[] applied(long now) {
+    double m = rampMultiplier(now);
+    double[] out = new double[dims];
+    for (int d = 0; d < dims; d++) {
+      out[d] = effective(d, now) * m;
+    }
+    return out;
+  }
+
+  /** The effective cap {@code E_d} at {@code now}, units per second. */
+  public double effective(int d, long now) {
+    double c = caps[d];
+    if (!policy.enabled()) {
+      return c;
+    }
+    double e = Math.min(c, aimdNow(d, now));
+    double lim = limitRate[d];
+    double base = c;
+    if (!Double.isNaN(lim) && lim < c) {
+      e = Math.min(e, (1 - policy.headroom()) * lim);
+      base = lim;
+    }
+    double o = outside[d];
+    if (o > OUTSIDE_TOLERANCE * base) {
+      e = Math.min(e, base - (1 + policy.headroom()) * o);
+    }
+    return Math.max(policy.floor() * c, e);
+  }
+
+  /** The recovery ramp's factor at {@code now}: from {@code ramp.fraction} up to 1. */
+  public double rampMultiplier(long now) {
+    if (!policy.enabled() || now >= rampEnd) {
+      return 1;
+    }
+    double f = policy.rampFraction();
+    return f + (1 - f) * (double) (now - rampStart) / (rampEnd - rampStart);
+  }
+
+  /** A copy of what has been learned, as of {@code now}. */
+  public FeedbackState state(long now) {
+    Map<String, FeedbackState.Dimension> out = new LinkedHashMap<>();
+    double m = rampMultiplier(now);
+    for (int d = 0; d < dims; d++) {
+      double e = effective(d, now);
+      double cooldown = cooldownUntil[d] > now ? (cooldownUntil[d] - now) / 1e6 : 0;
+      out.put(names.get(d), new FeedbackState.Dimension(caps[d], e, e * m, limitRate[d],
+          Math.max(0, outside[d]), cooldown));
+    }
+    return new FeedbackState(out, m, outage, signals, decreases, adoptions, ramps, ignored);
+  }
+
+  /**
+   * The 429 part of dimension {@code d} at {@code now}, grown by the quiet time since it last moved;
+   * infinite when it bounds nothing (never cut, or grown back to the cap).
+   */
+  private double aimdNow(int d, long now) {
+    long from = Math.max(aimdAt[d], cooldownUntil[d]);
+    if (now <= from || aimd[d] == Double.POSITIVE_INFINITY) {
+      return aimd[d];
+    }
+    double grown = aimd[d] + policy.increase() * caps[d] * (now - from) / 1e6;
+    return grown >= caps[d] ? Double.POSITIVE_INFINITY : grown;
+  }
+
+  /** Folds the growth so far into {@code A} (outside a cooldown), so later growth starts now. */
+  private void settle(int d, long now) {
+    if (now > aimdAt[d] && now >= cooldownUntil[d]) {
+      aimd[d] = aimdNow(d, now);
+      aimdAt[d] = now;
+    }
+  }
+
+  /**
+   * A 429 for {@code d}: cut {@code A} unless a cooldown runs or the same answer's headers already
+   * lowered the cap ({@code explained}: the new limit or outside estimate accounts for the 429);
+   * either way the cooldown starts.
+   */
+  private void decrease(int d, long now, ProviderSignal signal, boolean explained) {
+    if (now < cooldownUntil[d]) {
+      return;
+    }
+    if (!explained) {
+      aimd[d] = Math.max(policy.floor() * caps[d], policy.decrease() * effective(d, now));
+      aimdAt[d] = now;
+      decreases++;
+    }
+    ProviderSignal.RateLimit limit = signal.limits().get(names.get(d));
+    java.time.Duration hold = limit != null && limit.reset() != null && !limit.reset().isZero()
+        ? limit.reset()
+        : signal.retryAfter() != null && !signal.retryAfter().isZero() ? signal.retryAfter() : policy.cooldown();
+    long micros = Math.min(hold.toNanos(), java.time.Duration.ofMinutes(10).toNanos()) / 1_000;
+    cooldownUntil[d] = now + Math.max(1, micros);
+  }
+
+  private void adopt(int d, long now, ProviderSignal.RateLimit limit) {
+    double period = policy.period().toNanos() / 1e9;
+    if (limit.limit() != null) {
+      double rate = limit.limit() / period;
+      if (rate < caps[d] && rate != limitRate[d]) {
+        adoptions++;
+      }
+      limitRate[d] = rate;
+    }
+    if (limit.limit() == null || limit.remaining() == null || limit.reset() == null) {
+      return;
+    }
+    double reset = Math.min(period, limit.reset().toNanos() / 1e9);
+    double elapsed = period - reset;
+    if (elapsed < MIN_ELAPSED * period) {
+      return;
+    }
+    double used = limit.limit() - limit.remaining();
+    double mine = ownSince(d, now - (long) (elapsed * 1e6), now);
+    double sample = (used - mine) / elapsed;
+    double weight = policy.outsideWeight() * elapsed / period;
+    outside[d] += weight * (sample - outside[d]);
+  }
+
+  private void startRamp(long now) {
+    rampStart = now;
+    rampEnd = now + Math.max(1, policy.rampDuration().toNanos() / 1_000);
+    ramps++;
+  }
+
+  private long slotWidth() {
+    return Math.max(1, policy.period().toNanos() / 1_000 / SLOTS);
+  }
+
+  private void count(long now, double[] amounts) {
+    long slot = Math.floorDiv(now, slotWidth());
+    int i = (int) Math.floorMod(slot, (long) SLOTS);
+    if (ownSlot[i] != slot) {
+      ownSlot[i] = slot;
+      for (int d = 0; d < dims; d++) {
+        own[d][i] = 0;
+      }
+    }
+    for (int d = 0; d < dims; d++) {
+      own[d][i] += amounts[d];
+    }
+  }
+
+  /** What answered calls used of {@code d} since {@code start} (µs), the first slot pro rata. */
+  private double ownSince(int d, long start, long now) {
+    long width = slotWidth();
+    long current = Math.floorDiv(now, width);
+    double sum = 0;
+    for (int i = 0; i < SLOTS; i++) {
+      long slot = ownSlot[i];
+      if (slot == Long.MIN_VALUE || slot <= current - SLOTS || slot > current) {
+        continue;
+      }
+      long begin = slot * width;
+      long end = begin + width;
+      if (end <= start) {
+        continue;
+      }
+      sum += begin >= start ? own[d][i] : own[d][i] * (end - start) / width;
+    }
+    return sum;
+  }
+}
