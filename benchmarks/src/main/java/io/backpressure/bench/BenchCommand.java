@@ -27,6 +27,10 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--seconds", description = "Seconds per iteration (default: ${DEFAULT-VALUE}).", defaultValue = "2")
   int seconds;
 
+  public static void main(String[] args) {
+    System.exit(new picocli.CommandLine(new BenchCommand()).execute(args));
+  }
+
   @Override
   public Integer call() throws RunnerException {
     if (threads < 1 || forks < 0 || iterations < 1 || seconds < 1) {
