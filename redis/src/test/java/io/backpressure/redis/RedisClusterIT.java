@@ -87,16 +87,15 @@ class RedisClusterIT {
       assertThat(masters).as("the targets' masters").hasSizeGreaterThan(1);
 
       Map<String, String[]> bookings = new HashMap<>();
-      List<Grant[]> grants = new ArrayList<>();
+      List<Granted> grants = new ArrayList<>();
       int deferred = 0;
       for (int step = 0; step < 1_500; step++) {
         clock.advance(Duration.ofMillis(random.nextInt(40)));
         if (random.nextInt(5) == 0 && !grants.isEmpty()) {
-          Grant[] pair = grants.remove(random.nextInt(grants.size()));
-          String target = pair[2].tenant();
+          Granted pair = grants.remove(random.nextInt(grants.size()));
           Cost actual = Cost.of(1, random.nextInt(600));
-          assertThat(clustered.strict(target).release(pair[0], actual)).as("release at step %d", step)
-              .isEqualTo(single.strict(target).release(pair[1], actual));
+          assertThat(clustered.strict(pair.target()).release(pair.clustered(), actual)).as("release at step %d", step)
+              .isEqualTo(single.strict(pair.target()).release(pair.single(), actual));
           continue;
         }
         String target = targets.get(random.nextInt(targets.size()));
@@ -113,13 +112,15 @@ class RedisClusterIT {
           deferred++;
         } else if (a instanceof Admission.Admitted aa && b instanceof Admission.Admitted ab) {
           assertThat(aa.grant().debited()).as("debit at step %d", step).isEqualTo(ab.grant().debited());
-          // The third element only carries the target for the release above.
-          grants.add(new Grant[] {aa.grant(), ab.grant(), new Grant("-", target, "P1", Cost.oneRequest(), false)});
+          grants.add(new Granted(target, aa.grant(), ab.grant()));
         }
       }
       assertThat(deferred).as("deferrals in the trace (caps bind)").isGreaterThan(100);
     }
   }
+
+  /** One call admitted by both backends. */
+  private record Granted(String target, Grant clustered, Grant single) {}
 
   /** A target's gated admissions: the server's decision time (µs) and when the caller saw it (ns). */
   private record Stamp(long serverMicros, long localNanos) {}
