@@ -104,6 +104,15 @@ final class TestCluster implements AutoCloseable {
     return masters;
   }
 
+  /** Empties the script cache of every running node, as a restart or a newly promoted replica has it. */
+  void flushScripts() {
+    for (int port : nodes.keySet()) {
+      if (!cli(port, "SCRIPT", "FLUSH").startsWith("OK")) {
+        throw new IllegalStateException("SCRIPT FLUSH failed on node " + port);
+      }
+    }
+  }
+
   /** Kills a node with SIGKILL: no shutdown, no goodbye to the cluster, sockets reset. */
   void kill(int port) throws InterruptedException {
     Process process = nodes.get(port);
