@@ -234,6 +234,13 @@ class RedisClusterIT {
               .as("%s (on a live master) gated during the failover", name).isNotEmpty();
         }
       }
+      for (int t : onVictim) {
+        // The registry's own gate of the target answers from the promoted master too.
+        Admission answer = registry.gate(policies[t].target()).admit("probe", "P1", Cost.oneRequest());
+        assertThat(answer instanceof Admission.Deferred
+            || answer instanceof Admission.Admitted a && !a.grant().failedOpen())
+            .as("%s through the registry after the failover: %s", policies[t].target(), answer).isTrue();
+      }
       System.out.printf("cluster failover: master %d killed, slots served again after %d ms, gating resumed after %d ms%n",
           victim, (promotedAt - killedAt) / 1_000_000, (recoveredAt - killedAt) / 1_000_000);
     }
