@@ -78,15 +78,15 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
     }
     boolean cluster = clusterSeeds != null;
     RedisGateConfig.Builder options;
+    List<String> seedUrls;
     try {
       options = (cluster ? RedisGateConfig.builder().cluster(clusterSeeds) : RedisGateConfig.builder(url))
           .commandTimeout(Duration.ofSeconds(5));
-      options.target("bench").build();
+      seedUrls = options.target("bench").build().clusterSeeds();
     } catch (IllegalArgumentException e) {
       System.err.println("bench redis: " + (cluster ? "--redis-cluster: " : "--url: ") + Redaction.scrub(e.getMessage(), url));
       return 2;
     }
-    List<String> seedUrls = options.target("bench").build().clusterSeeds();
     System.out.printf("%s, %d target%s over one connection, %d in flight, %.0f s per measurement%n",
         cluster ? "Redis Cluster from " + String.join(",", clusterSeeds) : "Redis at " + Redaction.url(url),
         targets, targets == 1 ? "" : "s", inFlight, seconds);
