@@ -26,6 +26,11 @@ final class ConnectionOptions {
           + "redis-sentinel://… (default: ${DEFAULT-VALUE}; $BACKPRESSURE_REDIS_URL when set).")
   String url;
 
+  @Option(names = "--redis-cluster", paramLabel = "HOST:PORT", split = ",",
+      description = "Redis Cluster seed nodes, HOST:PORT,…; each takes the scheme and credentials of --redis "
+          + "(whose host is then not used).")
+  java.util.List<String> clusterSeeds;
+
   @Option(names = "--key-prefix", paramLabel = "PREFIX", defaultValue = "bp",
       description = "First part of every key, as the workers' gates use it (default: ${DEFAULT-VALUE}).")
   String keyPrefix;
@@ -63,7 +68,11 @@ final class ConnectionOptions {
     }
     RedisGateConfig config;
     try {
-      config = RedisGateConfig.builder(url)
+      RedisGateConfig.Builder builder = RedisGateConfig.builder(url);
+      if (clusterSeeds != null && !clusterSeeds.isEmpty()) {
+        builder.cluster(clusterSeeds);
+      }
+      config = builder
           .target(target)
           .keyPrefix(keyPrefix)
           .commandTimeout(Duration.ofMillis(timeoutMs))
@@ -73,6 +82,7 @@ final class ConnectionOptions {
     } catch (IllegalArgumentException e) {
       String message = Redaction.scrub(e.getMessage(), url);
       String option = message.startsWith("url") ? "--redis"
+          : message.startsWith("clusterSeeds") ? "--redis-cluster"
           : message.startsWith("keyPrefix") ? "--key-prefix" : "--target";
       throw AdminException.invalid(option, message);
     }
@@ -87,13 +97,18 @@ final class ConnectionOptions {
       throw new AdminException(AdminCommand.INVALID, null, e.getMessage(), e);
     } catch (RedisException e) {
       throw new AdminException(AdminCommand.UNREACHABLE, "--redis",
-          Redaction.scrub("Redis at " + url + " did not answer: " + e.getMessage(), url), null);
+          Redaction.scrub("Redis at " + where() + " did not answer: " + e.getMessage(), url), null);
     } catch (AdminException e) {
       throw e;
     } catch (RuntimeException e) {
       throw new AdminException(AdminCommand.UNREACHABLE, "--redis",
           Redaction.scrub("failed: " + e, url), null);
     }
+  }
+
+  /** The server named in messages: the URL, or the cluster seeds. */
+  private String where() {
+    return clusterSeeds == null || clusterSeeds.isEmpty() ? url : "cluster " + String.join(",", clusterSeeds);
   }
 
   /** The TLS files given, or null; each must be readable. */

@@ -185,6 +185,12 @@ class AdminCommandTest {
     assertThat(down.code()).isEqualTo(AdminCommand.UNREACHABLE);
     assertThat(down.err()).contains("did not answer", "(field: --redis)");
     assertError(run("show", "--target", TARGET, "--redis", "http://example", "--json"), AdminCommand.INVALID, "--redis");
+    assertError(run("show", "--target", TARGET, "--redis-cluster", "127.0.0.1", "--json"), AdminCommand.INVALID,
+        "--redis-cluster");
+    Run clusterDown = run("show", "--target", TARGET, "--redis-cluster", "127.0.0.1:" + TestRedis.freePort(),
+        "--timeout-ms", "1000");
+    assertThat(clusterDown.code()).isEqualTo(AdminCommand.UNREACHABLE);
+    assertThat(clusterDown.err()).contains("Redis at cluster 127.0.0.1:", "did not answer");
     assertError(admin("show", "--target", TARGET, "--timeout-ms", "0", "--json"), AdminCommand.INVALID, "--timeout-ms");
 
     assertThat(run().code()).isEqualTo(AdminCommand.USAGE);

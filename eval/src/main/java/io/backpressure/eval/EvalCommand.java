@@ -66,6 +66,10 @@ public final class EvalCommand implements Callable<Integer> {
       description = "Real mode: keep the gate's state in Redis (redis://host:port) instead of memory.")
   String redis;
 
+  @Option(names = "--redis-cluster", paramLabel = "HOST:PORT", split = ",",
+      description = "Real mode: keep the gate's state on a Redis Cluster reached from these seed nodes.")
+  List<String> redisCluster;
+
   @Option(names = "--workers", defaultValue = "1", paramLabel = "N",
       description = "Real mode: worker processes sharing the gate's state (N > 1 needs --redis). Default: 1.")
   int workers;
@@ -109,6 +113,17 @@ public final class EvalCommand implements Callable<Integer> {
     try {
       Runner modeRunner = Runner.forMode(mode);
       real = modeRunner instanceof RealRunner;
+      if (redis != null && redisCluster != null) {
+        throw new IllegalArgumentException("--redis and --redis-cluster exclude each other: give one");
+      }
+      if (redisCluster != null) {
+        try {
+          RedisLocation.builder(RedisLocation.cluster(redisCluster)).target("check").build();
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--redis-cluster: " + e.getMessage(), e);
+        }
+        redis = RedisLocation.cluster(redisCluster);
+      }
       RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort);
       if (!real) {
         options.requireSimDefaults();
@@ -202,7 +217,7 @@ public final class EvalCommand implements Callable<Integer> {
       c.append(" --scale ").append(Format.number(scale));
     }
     if (redis != null) {
-      c.append(" --redis ").append(Redaction.url(redis));
+      c.append(' ').append(RedisLocation.options(Redaction.url(redis)));
     }
     if (workers != 1) {
       c.append(" --workers ").append(workers);

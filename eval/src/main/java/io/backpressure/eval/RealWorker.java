@@ -12,7 +12,6 @@ import io.backpressure.eval.real.TimedGate;
 import io.backpressure.eval.real.UpstreamActivitiesImpl;
 import io.backpressure.metrics.MeteredGate;
 import io.backpressure.redis.RedisGate;
-import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.temporal.ActivityGate;
 import io.backpressure.temporal.BackpressureInterceptor;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -107,7 +106,7 @@ final class RealWorker implements AutoCloseable {
       Policy policy = Policy.fromYaml(spec.policyYaml());
       Gate gate;
       if (spec.redisUrl() != null) {
-        RedisGate redis = RedisGate.connect(RedisGateConfig.builder(spec.redisUrl()).target(policy.target())
+        RedisGate redis = RedisGate.connect(RedisLocation.builder(spec.redisUrl()).target(policy.target())
             .policy(policy).keyPrefix(spec.redisPrefix()).build());
         closeGate = redis;
         gate = redis;

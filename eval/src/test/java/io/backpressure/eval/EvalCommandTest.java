@@ -87,6 +87,13 @@ class EvalCommandTest {
     assertThat(err.toString()).contains("need --mode real");
     assertThat(eval("--workload", "overload", "--mode", "real", "--workers", "3")).isEqualTo(2);
     assertThat(err.toString()).contains("--workers 3 needs --redis URL");
+    assertThat(eval("--workload", "overload", "--mode", "real", "--redis-cluster", "127.0.0.1")).isEqualTo(2);
+    assertThat(err.toString()).contains("--redis-cluster: clusterSeeds: each seed must be HOST:PORT");
+    assertThat(eval("--workload", "overload", "--mode", "real", "--redis-cluster", "127.0.0.1:7000",
+        "--redis", "redis://127.0.0.1:6379")).isEqualTo(2);
+    assertThat(err.toString()).contains("--redis and --redis-cluster exclude each other");
+    assertThat(eval("--workload", "overload", "--redis-cluster", "127.0.0.1:7000")).isEqualTo(2);
+    assertThat(err.toString()).contains("need --mode real");
     assertThat(eval("--workload", "overload", "--mode", "real", "--temporal", "nohost")).isEqualTo(2);
     assertThat(err.toString()).contains("--temporal must be HOST:PORT");
     assertThat(eval("--workload", "overload", "--mode", "real", "--scale", "0.5")).isEqualTo(2);

@@ -35,9 +35,23 @@ import java.util.concurrent.locks.LockSupport;
  * wrapper decides without waiting), and the client reconnects in the background with a delay that
  * grows from 10 ms to at most 500 ms, so gating resumes within about half a second of the server's
  * return.
+ *
+ * <p>On a Redis Cluster the client routes each script by its keys, which all carry the target's
+ * hash tag (see {@link Keys}), so a target's every step runs on the master of its slot. It follows
+ * the topology as it changes: a {@code MOVED} or {@code ASK} redirect, a reconnect attempt or a
+ * node that stopped answering triggers a refresh at once (adaptive refresh, at most one per
+ * {@link #ADAPTIVE_REFRESH_EVERY}), and the topology is re-read every {@link #PERIODIC_REFRESH}
+ * regardless, from every known node. When a master dies, its commands fail at once (rejected while
+ * disconnected) until the cluster has promoted a replica and a refresh has found it; a fail-open
+ * wrapper decides in between. The promoted replica may not have the scripts cached: {@link #run}
+ * answers {@code NOSCRIPT} with {@code EVAL}, which loads them there.
  */
 final class Connection implements AutoCloseable {
   private static final Delay RECONNECT = Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS);
+  /** How often a cluster's topology is re-read even when nothing suggests it changed. */
+  static final Duration PERIODIC_REFRESH = Duration.ofSeconds(10);
+  /** The least time between two refreshes triggered by redirects or failures. */
+  static final Duration ADAPTIVE_REFRESH_EVERY = Duration.ofMillis(500);
 
   private final ClientResources resources;
   private final AbstractRedisClient client;
@@ -60,9 +74,7 @@ final class Connection implements AutoCloseable {
    * cause (refused, timeout, authentication, certificate, host name) if the server is unreachable.
    */
   static Connection open(RedisGateConfig config) {
-    RedisURI uri = RedisURI.create(config.url());
-    // The URI's timeout bounds the connection handshake; commands get theirs from TimeoutOptions.
-    uri.setTimeout(config.connectTimeout());
+    RedisURI uri = uri(config.url(), config.connectTimeout());
     ClientResources resources = ClientResources.builder()
         .ioThreadPoolSize(2)
         .computationThreadPoolSize(2)
@@ -75,7 +87,9 @@ final class Connection implements AutoCloseable {
     try {
       Connection c;
       if (config.cluster()) {
-        RedisClusterClient cluster = RedisClusterClient.create(resources, uri);
+        List<RedisURI> seeds = config.clusterSeeds().isEmpty() ? List.of(uri)
+            : config.clusterSeeds().stream().map(seed -> uri(seed, config.connectTimeout())).toList();
+        RedisClusterClient cluster = RedisClusterClient.create(resources, seeds);
         cluster.setOptions(ClusterClientOptions.builder()
             .autoReconnect(true)
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -83,7 +97,12 @@ final class Connection implements AutoCloseable {
             .sslOptions(ssl)
             .timeoutOptions(timeouts)
             .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                .enablePeriodicRefresh(Duration.ofSeconds(30))
+                .enableAllAdaptiveRefreshTriggers()
+                .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_EVERY)
+                .refreshTriggersReconnectAttempts(1)
+                .enablePeriodicRefresh(PERIODIC_REFRESH)
+                .dynamicRefreshSources(true)
+                .closeStaleConnections(true)
                 .build())
             .build());
         client = cluster;
@@ -111,6 +130,13 @@ final class Connection implements AutoCloseable {
       resources.shutdown(0, 2, TimeUnit.SECONDS);
       throw ConnectFailure.describe(config.url(), e);
     }
+  }
+
+  /** {@code url} parsed; its timeout bounds the handshake (commands get theirs from TimeoutOptions). */
+  private static RedisURI uri(String url, Duration connectTimeout) {
+    RedisURI uri = RedisURI.create(url);
+    uri.setTimeout(connectTimeout);
+    return uri;
   }
 
   /** JDK TLS with the configured CA and client certificate files, or Lettuce's defaults. */

@@ -5,7 +5,11 @@ import io.backpressure.core.Policy;
 import io.backpressure.core.Redaction;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * How to reach a target's state on Redis or Valkey. Build one with {@link #builder(String)}.
@@ -13,6 +17,11 @@ import java.util.Objects;
  * <p>URL forms (Lettuce's): {@code redis://host:6379/0}, {@code redis://:password@host},
  * {@code redis://user:password@host} (ACL), {@code rediss://user:password@host:6380} (TLS with
  * certificate and host name verification), {@code redis-sentinel://host:26379/0#mymaster}.
+ *
+ * <p>A Redis Cluster is reached from seed nodes: {@code builder().cluster("10.0.0.1:7000",
+ * "10.0.0.2:7000")}, or {@code builder("rediss://app:secret@any").cluster(...)} to give every seed
+ * that URL's scheme, credentials and TLS. One seed that answers is enough; the client learns the
+ * rest of the topology from it and follows it (see {@code Connection}).
  *
  * <p>{@link #toString()} masks the URL's credentials.
  *
@@ -25,7 +34,9 @@ import java.util.Objects;
  *     io.backpressure.core.FailOpenGate} decides instead)
  * @param connectTimeout how long opening the connection may take
  * @param keyPrefix the first part of every key ({@code <prefix>:{<target>}:…})
- * @param cluster whether the URL names a node of a Redis Cluster
+ * @param cluster whether the state is on a Redis Cluster
+ * @param clusterSeeds with {@code cluster}, the seed nodes as URLs ({@code url}'s scheme and
+ *     credentials, each seed's host and port); the first is {@code url}. Empty otherwise
  * @param ownership what connecting does with {@code initialPolicy}
  * @param whenUnavailable what a {@linkplain ResilientRedisGate resilient gate}'s calls get while
  *     Redis does not answer: admitted ungated (OPEN, the default), deferred (CLOSED) or decided by a
@@ -41,12 +52,20 @@ public record RedisGateConfig(
     Duration connectTimeout,
     String keyPrefix,
     boolean cluster,
+    List<String> clusterSeeds,
     PolicyOwnership ownership,
     FailOpenGate.Mode whenUnavailable,
     TlsFiles tls) {
 
+  /** {@code HOST:PORT}, the host a name, an IPv4 address or a bracketed IPv6 address. */
+  private static final Pattern SEED = Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+):([0-9]{1,5})");
+
   public RedisGateConfig {
     Objects.requireNonNull(url, "url");
+    clusterSeeds = List.copyOf(Objects.requireNonNull(clusterSeeds, "clusterSeeds"));
+    if (!clusterSeeds.isEmpty() && !cluster) {
+      throw new IllegalArgumentException("clusterSeeds are given, so cluster must be true");
+    }
     try {
       RedisURI.create(url);
     } catch (RuntimeException e) {
@@ -82,18 +101,55 @@ public record RedisGateConfig(
     return "RedisGateConfig[url=" + Redaction.url(url) + ", target=" + target + ", ownership=" + ownership
         + ", whenUnavailable=" + whenUnavailable + ", timeSource=" + timeSource + ", commandTimeout="
         + commandTimeout + ", connectTimeout=" + connectTimeout + ", keyPrefix=" + keyPrefix + ", cluster="
-        + cluster + ", tls=" + tls + "]";
+        + cluster + (clusterSeeds.size() > 1 ? ", clusterSeeds=" + clusterSeeds.stream().map(Redaction::url).toList()
+        : "") + ", tls=" + tls + "]";
   }
 
   /** A builder for the server at {@code url}. */
   public static Builder builder(String url) {
-    return new Builder(url);
+    return new Builder(Objects.requireNonNull(url, "url"));
+  }
+
+  /**
+   * A builder without a URL, for {@link Builder#cluster(String...)} (plain {@code redis://} seeds).
+   * Building it without seeds is an error.
+   */
+  public static Builder builder() {
+    return new Builder(null);
+  }
+
+  /**
+   * The URL of one cluster seed: {@code seed} ({@code HOST:PORT}) with the scheme, credentials and
+   * database of {@code base} ({@code redis://} when null). Credentials never appear in the error.
+   *
+   * @throws IllegalArgumentException naming the seed when it is not {@code HOST:PORT} with a port
+   *     in [1, 65535]
+   */
+  static String seedUrl(String base, String seed) {
+    Matcher m = seed == null ? null : SEED.matcher(seed.strip());
+    int port = m != null && m.matches() ? Integer.parseInt(m.group(2)) : 0;
+    if (port < 1 || port > 65_535) {
+      throw new IllegalArgumentException("clusterSeeds: each seed must be HOST:PORT with a port in [1, 65535], got '"
+          + seed + "'");
+    }
+    String host = m.group(1);
+    if (base == null) {
+      return "redis://" + host + ":" + port;
+    }
+    int scheme = base.indexOf("://");
+    int at = base.lastIndexOf('@');
+    int hostStart = at > scheme ? at + 1 : scheme + 3;
+    int hostEnd = hostStart;
+    while (hostEnd < base.length() && "/?#".indexOf(base.charAt(hostEnd)) < 0) {
+      hostEnd++;
+    }
+    return base.substring(0, hostStart) + host + ":" + port + base.substring(hostEnd);
   }
 
   /** This configuration for another target (same server and options, no initial policy). */
   public RedisGateConfig forTarget(String otherTarget) {
     return new RedisGateConfig(url, otherTarget, null, timeSource, commandTimeout, connectTimeout, keyPrefix, cluster,
-        PolicyOwnership.CREATE_IF_ABSENT, whenUnavailable == FailOpenGate.Mode.LOCAL ? FailOpenGate.Mode.OPEN
+        clusterSeeds, PolicyOwnership.CREATE_IF_ABSENT, whenUnavailable == FailOpenGate.Mode.LOCAL ? FailOpenGate.Mode.OPEN
             : whenUnavailable, tls);
   }
 
@@ -113,6 +169,7 @@ public record RedisGateConfig(
     private Duration connectTimeout = Duration.ofSeconds(2);
     private String keyPrefix = "bp";
     private boolean cluster;
+    private List<String> seeds = List.of();
     private PolicyOwnership ownership = PolicyOwnership.CREATE_IF_ABSENT;
     private FailOpenGate.Mode whenUnavailable = FailOpenGate.Mode.OPEN;
     private TlsFiles tls;
@@ -153,6 +210,11 @@ public record RedisGateConfig(
       return this;
     }
 
+    /** The mode set by {@link #whenUnavailable(FailOpenGate.Mode)}. */
+    FailOpenGate.Mode unavailableMode() {
+      return whenUnavailable;
+    }
+
     /** CA and client certificate files for {@code rediss://} URLs (default: the JVM's trust store). */
     public Builder tls(TlsFiles files) {
       this.tls = files;
@@ -183,15 +245,56 @@ public record RedisGateConfig(
       return this;
     }
 
-    /** Whether the URL names a Redis Cluster node (default false). */
+    /** Whether the URL names a Redis Cluster node (default false); the URL is then the one seed. */
     public Builder cluster(boolean cluster) {
       this.cluster = cluster;
+      if (!cluster) {
+        this.seeds = List.of();
+      }
       return this;
     }
 
+    /**
+     * A Redis Cluster reached from these seed nodes, each {@code HOST:PORT}; each gets the scheme,
+     * credentials and TLS of the builder's URL, if it was given one (its host is then not used).
+     */
+    public Builder cluster(String... seeds) {
+      Objects.requireNonNull(seeds, "seeds");
+      if (seeds.length == 0) {
+        throw new IllegalArgumentException("clusterSeeds: give at least one seed HOST:PORT");
+      }
+      this.seeds = List.of(seeds);
+      this.cluster = true;
+      return this;
+    }
+
+    /** Same as {@link #cluster(String...)}. */
+    public Builder cluster(List<String> seeds) {
+      return cluster(seeds.toArray(String[]::new));
+    }
+
     public RedisGateConfig build() {
-      return new RedisGateConfig(url, target, initialPolicy, timeSource, commandTimeout, connectTimeout,
-          keyPrefix, cluster, ownership, whenUnavailable, tls);
+      return buildFor(target, initialPolicy);
+    }
+
+    /**
+     * This builder's server and options for {@code otherTarget} and its policy (null: the stored
+     * one), without changing the builder.
+     */
+    RedisGateConfig buildFor(String otherTarget, Policy policy) {
+      List<String> seedUrls = new ArrayList<>();
+      for (String seed : seeds) {
+        seedUrls.add(seedUrl(url, seed));
+      }
+      String base = seedUrls.isEmpty() ? url : seedUrls.get(0);
+      if (base == null) {
+        throw new IllegalArgumentException("url: give a URL (builder(url)) or cluster seeds (cluster(HOST:PORT, ...))");
+      }
+      if (cluster && seedUrls.isEmpty()) {
+        seedUrls.add(base);
+      }
+      return new RedisGateConfig(base, otherTarget, policy, timeSource, commandTimeout, connectTimeout,
+          keyPrefix, cluster, seedUrls, ownership, whenUnavailable, tls);
     }
   }
 }

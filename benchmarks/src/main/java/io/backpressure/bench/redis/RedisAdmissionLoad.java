@@ -1,23 +1,19 @@
 package io.backpressure.bench.redis;
 
+import io.backpressure.bench.redis.Measurement.Call;
+import io.backpressure.bench.redis.Measurement.Rate;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Policy;
+import io.backpressure.core.Redaction;
 import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
-import io.backpressure.redis.TlsFiles;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.SslOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import java.nio.file.Path;
+import io.backpressure.redis.RedisGates;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
@@ -25,44 +21,47 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Load generator for the Redis backend: admission latency and throughput against a plain {@code
- * INCR} round trip through the same client (Lettuce), in the same run, at several numbers of
- * active tenants.
+ * Load generator for the Redis backend: the admission beside a plain {@code INCR} and bucket4j's
+ * Lettuce backend (one bandwidth), through Lettuce, in the same run, on one server or a cluster,
+ * for one or many targets and several numbers of active tenants.
  *
- * <p>For each tenant count: a fresh target whose caps never bind (the full decision runs, every
- * call is admitted), one admission per tenant to make every queue active, a warm-up, then (1)
- * sequential round trips, {@code INCR} and admission interleaved, timed into HdrHistograms, and
- * (2) {@code --in-flight} calls kept outstanding with the async API, counted per second.
+ * <p>For each tenant count: {@code --targets} fresh targets in one {@link RedisGates} (one
+ * connection) whose caps never bind (the full decision runs, every call is admitted); call {@code
+ * i} goes to target {@code i mod targets}, tenant {@code (i / targets) mod tenants}, and the peers
+ * use a counter and a bucket of the same target (same hash tag, same node). One admission per
+ * tenant and target makes every queue active; after a warm-up, (1) sequential round trips, the
+ * three calls interleaved, are timed into HdrHistograms, and (2) each call kind in turn is kept
+ * {@code --in-flight} deep with the async API and counted. On a single server the server's own
+ * time per call is read from {@code INFO commandstats} (all commands of the phase, divided by the
+ * calls completed).
  *
  * <pre>{@code
- * java -cp benchmarks/target/benchmarks.jar:... io.backpressure.bench.redis.RedisAdmissionLoad \
- *     --url redis://127.0.0.1:6379 --tenants 10,10000 --seconds 10 --in-flight 32
+ * ./backpressure bench redis --url redis://127.0.0.1:6379 --tenants 10,10000 --seconds 10 --in-flight 32
+ * ./backpressure bench redis --redis-cluster 127.0.0.1:7000,127.0.0.1:7001 --targets 12 --tenants 10
  * }</pre>
  */
 @Command(name = "redis", mixinStandardHelpOptions = true,
-    description = "Admission latency and throughput on Redis, against a plain INCR round trip.")
+    description = "Admission latency and throughput on Redis, beside INCR and bucket4j's Lettuce backend.")
 public final class RedisAdmissionLoad implements Callable<Integer> {
 
-  @Option(names = "--url", required = true, description = "Redis URL, e.g. redis://127.0.0.1:6379")
+  @Option(names = "--url", description = "Redis URL, e.g. redis://127.0.0.1:6379 (or give --redis-cluster)")
   String url;
+
+  @Option(names = "--redis-cluster", paramLabel = "HOST:PORT", split = ",",
+      description = "Redis Cluster seed nodes instead of --url")
+  List<String> clusterSeeds;
 
   @Option(names = "--tenants", split = ",", defaultValue = "10,10000", description = "Active tenant counts")
   int[] tenants;
+
+  @Option(names = "--targets", defaultValue = "1", description = "Targets, all over one connection (1 to 10000)")
+  int targets;
 
   @Option(names = "--seconds", defaultValue = "10", description = "Seconds per measurement")
   double seconds;
 
   @Option(names = "--in-flight", defaultValue = "32", description = "Outstanding calls in the throughput run")
   int inFlight;
-
-  @Option(names = "--redis-ca", paramLabel = "FILE", description = "PEM CA file to trust for a rediss:// URL")
-  Path caFile;
-
-  @Option(names = "--redis-cert", paramLabel = "FILE", description = "PEM client certificate (with --redis-key)")
-  Path certFile;
-
-  @Option(names = "--redis-key", paramLabel = "FILE", description = "PEM (PKCS#8) key of --redis-cert")
-  Path keyFile;
 
   public RedisAdmissionLoad() {}
 
@@ -72,98 +71,113 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    TlsFiles tls = caFile == null && certFile == null ? null : new TlsFiles(caFile, certFile, keyFile);
-    RedisClient client = RedisClient.create(url);
-    if (tls != null) {
-      SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
-      if (caFile != null) {
-        ssl.trustManager(caFile.toFile());
-      }
-      if (certFile != null) {
-        ssl.keyManager(certFile.toFile(), keyFile.toFile(), null);
-      }
-      client.setOptions(ClientOptions.builder().sslOptions(ssl.build()).build());
+    String problem = problem();
+    if (problem != null) {
+      System.err.println("bench redis: " + problem);
+      return 2;
     }
-    try (StatefulRedisConnection<String, String> plain = client.connect()) {
-      RedisAsyncCommands<String, String> incr = plain.async();
-      System.out.printf("%-8s | %-26s | %-26s | %-6s | %-12s | %-12s | %-6s%n", "tenants",
-          "INCR p50/p95/p99 (µs)", "admit p50/p95/p99 (µs)", "p50 ×", "INCR ops/s", "admit ops/s", "share");
+    boolean cluster = clusterSeeds != null;
+    RedisGateConfig.Builder options;
+    List<String> seedUrls;
+    try {
+      options = (cluster ? RedisGateConfig.builder().cluster(clusterSeeds) : RedisGateConfig.builder(url))
+          .commandTimeout(Duration.ofSeconds(5));
+      seedUrls = options.target("bench").build().clusterSeeds();
+    } catch (IllegalArgumentException e) {
+      System.err.println("bench redis: " + (cluster ? "--redis-cluster: " : "--url: ") + Redaction.scrub(e.getMessage(), url));
+      return 2;
+    }
+    System.out.printf("%s, %d target%s over one connection, %d in flight, %.0f s per measurement%n",
+        cluster ? "Redis Cluster from " + String.join(",", clusterSeeds) : "Redis at " + Redaction.url(url),
+        targets, targets == 1 ? "" : "s", inFlight, seconds);
+    try (RedisGates gates = RedisGates.connect(options)) {
       for (int n : tenants) {
-        String target = "bench/" + n + "-" + System.nanoTime();
-        Policy policy = Policy.builder(target)
-            .requestsPerSecond(1e9).tokensPerSecond(1e12)
-            .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-            .idleTtl(Duration.ofMinutes(10)).grantTtl(Duration.ofMinutes(1))
-            .build();
-        RedisGateConfig config = RedisGateConfig.builder(url).policy(policy)
-            .commandTimeout(Duration.ofSeconds(5)).tls(tls).build();
-        try (RedisGate gate = RedisGate.connect(config)) {
-          IntFunction<AdmissionRequest> request = i -> AdmissionRequest.of(
-              "tenant-" + (i % n), "P" + (1 + i % 3), Cost.of(1, 100 + i % 400));
-          populate(gate, n, request);
-          String counter = "bench:{" + target + "}:incr";
-          sequential(gate, incr, counter, request, 2);
-          Histogram[] latency = sequential(gate, incr, counter, request, seconds);
-          double incrRate = throughput(i -> incr.incr(counter).toCompletableFuture(), seconds);
-          double admitRate = throughput(i -> gate.admitAsync(request.apply(i)), seconds);
-          System.out.printf("%-8d | %-26s | %-26s | %-6.2f | %-12.0f | %-12.0f | %5.0f %%%n", n,
-              percentiles(latency[0]), percentiles(latency[1]),
-              (double) latency[1].getValueAtPercentile(50) / latency[0].getValueAtPercentile(50),
-              incrRate, admitRate, 100 * admitRate / incrRate);
+        List<String> names = new ArrayList<>();
+        RedisGate[] gate = new RedisGate[targets];
+        for (int t = 0; t < targets; t++) {
+          names.add("bench/" + n + "-" + System.nanoTime() + "-" + t);
+          gates.gate(policy(names.get(t)));
+          gate[t] = gates.strict(names.get(t));
+        }
+        try (PeerCalls peers = cluster ? PeerCalls.cluster(seedUrls, names) : PeerCalls.standalone(url, names)) {
+          run(n, gate, peers, cluster);
         }
       }
-    } finally {
-      client.shutdown();
     }
     return 0;
   }
 
-  /** One admission per tenant, many in flight, so that every queue is active. */
-  private void populate(RedisGate gate, int n, IntFunction<AdmissionRequest> request) throws InterruptedException {
+  private String problem() {
+    if ((url == null) == (clusterSeeds == null)) {
+      return "give either --url or --redis-cluster";
+    }
+    if (targets < 1 || targets > 10_000) {
+      return "--targets must be in [1, 10000], got " + targets;
+    }
+    for (int n : tenants) {
+      if (n < 1 || n > 1_000_000) {
+        return "--tenants must each be in [1, 1000000], got " + n;
+      }
+    }
+    if (!(seconds > 0 && seconds <= 3_600)) {
+      return "--seconds must be in (0, 3600], got " + seconds;
+    }
+    if (inFlight < 1 || inFlight > 10_000) {
+      return "--in-flight must be in [1, 10000], got " + inFlight;
+    }
+    return null;
+  }
+
+  private static Policy policy(String target) {
+    return Policy.builder(target)
+        .requestsPerSecond(1e9).tokensPerSecond(1e12)
+        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
+        .idleTtl(Duration.ofMinutes(10)).grantTtl(Duration.ofMinutes(1))
+        .build();
+  }
+
+  private void run(int n, RedisGate[] gate, PeerCalls peers, boolean cluster) throws Exception {
+    int t = gate.length;
+    IntFunction<AdmissionRequest> request = i -> AdmissionRequest.of(
+        "tenant-" + (i / t) % n, "P" + (1 + i % 3), Cost.of(1, 100 + i % 400));
+    List<Call> calls = List.of(
+        new Call("INCR", peers::incr),
+        new Call("bucket4j", peers::bucket4j),
+        new Call("admit", i -> gate[i % t].admitAsync(request.apply(i))));
+    populate(calls.get(2), n * t);
+    Measurement.sequential(calls, Math.min(2, seconds));
+    Histogram[] latency = Measurement.sequential(calls, seconds);
+    Rate[] rates = new Rate[calls.size()];
+    double[] serverMicros = new double[calls.size()];
+    for (int c = 0; c < calls.size(); c++) {
+      if (!cluster) {
+        peers.resetServerStats();
+      }
+      rates[c] = Measurement.throughput(calls.get(c), inFlight, seconds);
+      serverMicros[c] = cluster ? Double.NaN : peers.serverMicros() / rates[c].calls();
+    }
+    System.out.printf("%n%d tenant%s per target%n", n, n == 1 ? "" : "s");
+    System.out.printf("%-9s | %-24s | %-12s | %-14s | %-10s | %-10s%n", "call", "p50 / p95 / p99 (µs)",
+        "ops/s", "server µs/call", "p50 ×INCR", "ops ÷INCR");
+    for (int c = 0; c < calls.size(); c++) {
+      System.out.printf("%-9s | %-24s | %-12.0f | %-14s | %-10.2f | %8.0f %%%n", calls.get(c).name(),
+          Measurement.percentiles(latency[c]), rates[c].perSecond(),
+          Double.isNaN(serverMicros[c]) ? "-" : String.format("%.1f", serverMicros[c]),
+          (double) latency[c].getValueAtPercentile(50) / latency[0].getValueAtPercentile(50),
+          100 * rates[c].perSecond() / rates[0].perSecond());
+    }
+    System.out.printf("admit ÷ bucket4j: p50 latency %.2f ×, ops/s %.2f ×%n",
+        (double) latency[2].getValueAtPercentile(50) / latency[1].getValueAtPercentile(50),
+        rates[2].perSecond() / rates[1].perSecond());
+  }
+
+  /** {@code count} admissions, many in flight, so that every tenant's queue is active. */
+  private void populate(Call admit, int count) throws InterruptedException {
     Semaphore slots = new Semaphore(inFlight);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < count; i++) {
       slots.acquire();
-      gate.admitAsync(request.apply(i)).whenComplete((a, e) -> slots.release());
+      admit.start().apply(i).whenComplete((a, e) -> slots.release());
     }
     slots.acquire(inFlight);
-  }
-
-  /** Interleaved sequential round trips: [0] INCR, [1] admission; values in µs. */
-  private static Histogram[] sequential(RedisGate gate, RedisAsyncCommands<String, String> incr, String counter,
-      IntFunction<AdmissionRequest> request, double seconds) throws Exception {
-    Histogram plain = new Histogram(TimeUnit.SECONDS.toMicros(10), 3);
-    Histogram admit = new Histogram(TimeUnit.SECONDS.toMicros(10), 3);
-    long until = System.nanoTime() + (long) (seconds * 1e9);
-    for (int i = 0; System.nanoTime() < until; i++) {
-      long t0 = System.nanoTime();
-      incr.incr(counter).get();
-      long t1 = System.nanoTime();
-      gate.admit(request.apply(i));
-      long t2 = System.nanoTime();
-      plain.recordValue(Math.max(1, (t1 - t0) / 1_000));
-      admit.recordValue(Math.max(1, (t2 - t1) / 1_000));
-    }
-    return new Histogram[] {plain, admit};
-  }
-
-  /** Completions per second with {@code inFlight} calls outstanding. */
-  private double throughput(IntFunction<CompletableFuture<?>> call, double seconds) throws InterruptedException {
-    Semaphore slots = new Semaphore(inFlight);
-    AtomicLong done = new AtomicLong();
-    long start = System.nanoTime();
-    long until = start + (long) (seconds * 1e9);
-    for (int i = 0; System.nanoTime() < until; i++) {
-      slots.acquire();
-      call.apply(i).whenComplete((r, e) -> {
-        done.incrementAndGet();
-        slots.release();
-      });
-    }
-    slots.acquire(inFlight);
-    return done.get() / ((System.nanoTime() - start) / 1e9);
-  }
-
-  private static String percentiles(Histogram h) {
-    return h.getValueAtPercentile(50) + " / " + h.getValueAtPercentile(95) + " / " + h.getValueAtPercentile(99);
   }
 }
