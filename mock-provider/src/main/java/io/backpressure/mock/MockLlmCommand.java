@@ -35,6 +35,9 @@ public class MockLlmCommand implements Callable<Integer> {
   private static final double MAX_PERIOD_S = 86_400;
   private static final int MIN_BODY_BYTES = 1024;
   private static final int MAX_BODY_BYTES = 64 * 1024 * 1024;
+  private static final int MAX_HEADER_BYTES = 1024 * 1024;
+  private static final int MIN_IDLE_TIMEOUT_MS = 100;
+  private static final int MAX_IDLE_TIMEOUT_MS = 3_600_000;
 
   @Spec private CommandSpec spec;
 
@@ -117,8 +120,25 @@ public class MockLlmCommand implements Callable<Integer> {
       names = "--max-body-bytes",
       defaultValue = "1048576",
       paramLabel = "BYTES",
-      description = "Largest request body accepted (default: ${DEFAULT-VALUE}).")
+      description = "Largest request body accepted; larger get 413 (default: ${DEFAULT-VALUE}).")
   private int maxBodyBytes;
+
+  @Option(
+      names = "--max-header-bytes",
+      defaultValue = "16384",
+      paramLabel = "BYTES",
+      description =
+          "Largest request line and headers accepted; larger get 431 (default: ${DEFAULT-VALUE}).")
+  private int maxHeaderBytes;
+
+  @Option(
+      names = "--idle-timeout-ms",
+      defaultValue = "30000",
+      paramLabel = "MS",
+      description =
+          "How long a silent connection is kept; a body still incomplete then gets 400 (default:"
+              + " ${DEFAULT-VALUE}).")
+  private int idleTimeoutMs;
 
   @Option(
       names = "--metrics-port",
@@ -192,6 +212,24 @@ public class MockLlmCommand implements Callable<Integer> {
               + "], but was: "
               + maxBodyBytes);
     }
+    if (maxHeaderBytes < MIN_BODY_BYTES || maxHeaderBytes > MAX_HEADER_BYTES) {
+      throw invalid(
+          "--max-header-bytes must be in the range ["
+              + MIN_BODY_BYTES
+              + ", "
+              + MAX_HEADER_BYTES
+              + "], but was: "
+              + maxHeaderBytes);
+    }
+    if (idleTimeoutMs < MIN_IDLE_TIMEOUT_MS || idleTimeoutMs > MAX_IDLE_TIMEOUT_MS) {
+      throw invalid(
+          "--idle-timeout-ms must be in the range ["
+              + MIN_IDLE_TIMEOUT_MS
+              + ", "
+              + MAX_IDLE_TIMEOUT_MS
+              + "], but was: "
+              + idleTimeoutMs);
+    }
     return MockProviderConfig.builder()
         .host(host)
         .port(port)
@@ -204,6 +242,8 @@ public class MockLlmCommand implements Callable<Integer> {
         .latencyMs(latency[0], latency[1])
         .seed(seed)
         .maxBodyBytes(maxBodyBytes)
+        .maxHeaderBytes(maxHeaderBytes)
+        .idleTimeoutMs(idleTimeoutMs)
         .build();
   }
 

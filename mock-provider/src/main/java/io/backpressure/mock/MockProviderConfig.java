@@ -19,9 +19,19 @@ import java.util.Objects;
  *     ms; default 50
  * @param latencyMaxMs the most, in {@code [latencyMinMs, 600000]} ms; default 150. Drawn uniformly
  * @param seed the seed of the completion-token and latency draws; default 1
- * @param maxBodyBytes the largest request body accepted, in {@code [1024, 67108864]}; default 1 MiB
+ * @param maxBodyBytes the largest request body accepted, in {@code [1024, 67108864]}; default 1 MiB;
+ *     a larger one is answered 413
+ * @param maxHeaderBytes the largest request line and headers accepted, in {@code [1024, 1048576]};
+ *     default 16 KiB; larger ones are answered 431
+ * @param idleTimeoutMs how long a connection may stay silent (a client neither sending nor reading)
+ *     before it is closed, a request body still incomplete then answered 400, in {@code [100,
+ *     3600000]} ms; default 30 000. The simulated latency is not silence the client causes and is
+ *     not cut short by it
  * @param maxRecords how many per-request records are kept before the oldest are dropped, in {@code
  *     [1, 10000000]}; default 1 000 000
+ * @param maxRecordBytes how much heap the kept records may take (estimated; header values in them
+ *     are cut to 200 characters) before the oldest are dropped, in {@code [1048576, 17179869184]};
+ *     default 256 MiB
  */
 public record MockProviderConfig(
     String host,
@@ -35,7 +45,10 @@ public record MockProviderConfig(
     int latencyMaxMs,
     long seed,
     int maxBodyBytes,
-    int maxRecords) {
+    int maxHeaderBytes,
+    int idleTimeoutMs,
+    int maxRecords,
+    long maxRecordBytes) {
 
   /** The largest simulated latency, in milliseconds (ten minutes). */
   public static final int MAX_LATENCY_MS = 600_000;
@@ -60,7 +73,10 @@ public record MockProviderConfig(
     checkRange("latencyMinMs", latencyMinMs, 0, MAX_LATENCY_MS);
     checkRange("latencyMaxMs", latencyMaxMs, latencyMinMs, MAX_LATENCY_MS);
     checkRange("maxBodyBytes", maxBodyBytes, 1024, 64 * 1024 * 1024);
+    checkRange("maxHeaderBytes", maxHeaderBytes, 1024, 1024 * 1024);
+    checkRange("idleTimeoutMs", idleTimeoutMs, 100, 3_600_000);
     checkRange("maxRecords", maxRecords, 1, 10_000_000);
+    checkRange("maxRecordBytes", maxRecordBytes, 1L << 20, 16L << 30);
   }
 
   /** A builder holding the defaults. */
@@ -81,7 +97,10 @@ public record MockProviderConfig(
         .latencyMs(latencyMinMs, latencyMaxMs)
         .seed(seed)
         .maxBodyBytes(maxBodyBytes)
-        .maxRecords(maxRecords);
+        .maxHeaderBytes(maxHeaderBytes)
+        .idleTimeoutMs(idleTimeoutMs)
+        .maxRecords(maxRecords)
+        .maxRecordBytes(maxRecordBytes);
   }
 
   private static void checkRange(String field, long value, long min, long max) {
@@ -104,7 +123,10 @@ public record MockProviderConfig(
     private int latencyMaxMs = 150;
     private long seed = 1;
     private int maxBodyBytes = 1024 * 1024;
+    private int maxHeaderBytes = 16 * 1024;
+    private int idleTimeoutMs = 30_000;
     private int maxRecords = 1_000_000;
+    private long maxRecordBytes = 256L << 20;
 
     private Builder() {}
 
@@ -162,8 +184,23 @@ public record MockProviderConfig(
       return this;
     }
 
+    public Builder maxHeaderBytes(int maxHeaderBytes) {
+      this.maxHeaderBytes = maxHeaderBytes;
+      return this;
+    }
+
+    public Builder idleTimeoutMs(int idleTimeoutMs) {
+      this.idleTimeoutMs = idleTimeoutMs;
+      return this;
+    }
+
     public Builder maxRecords(int maxRecords) {
       this.maxRecords = maxRecords;
+      return this;
+    }
+
+    public Builder maxRecordBytes(long maxRecordBytes) {
+      this.maxRecordBytes = maxRecordBytes;
       return this;
     }
 
@@ -183,7 +220,10 @@ public record MockProviderConfig(
           latencyMaxMs,
           seed,
           maxBodyBytes,
-          maxRecords);
+          maxHeaderBytes,
+          idleTimeoutMs,
+          maxRecords,
+          maxRecordBytes);
     }
   }
 }

@@ -15,6 +15,7 @@ final class ProviderState {
 
   /** The outcome of {@link #decide(ParsedCall)}. */
   record Decision(
+      boolean serverError,
       Verdict verdict,
       long arrivalNanos,
       long id,
@@ -28,6 +29,7 @@ final class ProviderState {
   private final SplittableRandom random;
   private final long originNanos;
   private final ArrayList<RequestRecord> records = new ArrayList<>();
+  private long recordBytes;
   private long firstSeq;
   private long nextSeq;
   private long admitted;
@@ -77,7 +79,7 @@ final class ProviderState {
       id = ++admitted;
       inFlight++;
     }
-    return new Decision(verdict, now, id, completion, truncated, charge, latency);
+    return new Decision(false, verdict, now, id, completion, truncated, charge, latency);
   }
 
   /** Appends the record of an answered call, stamped with the current time, and counts it. */
@@ -90,6 +92,7 @@ final class ProviderState {
       long completion,
       long charged,
       long arrivalNanos) {
+    recordBytes += context.estimatedBytes();
     records.add(
         new RequestRecord(
             nextSeq++,
@@ -118,11 +121,26 @@ final class ProviderState {
     } else {
       badRequests++;
     }
-    if (records.size() > config.maxRecords()) {
-      int drop = Math.max(1, records.size() - config.maxRecords() / 2);
-      records.subList(0, drop).clear();
-      firstSeq += drop;
+    if (records.size() > config.maxRecords() || recordBytes > config.maxRecordBytes()) {
+      dropOldest();
     }
+  }
+
+  /**
+   * Drops the oldest records until at most half of each bound is used, so that the copying this
+   * costs is paid once per many appended records.
+   */
+  private void dropOldest() {
+    int drop = 0;
+    while (drop < records.size()
+        && (records.size() - drop > config.maxRecords() / 2
+            || recordBytes > config.maxRecordBytes() / 2)) {
+      RequestRecord oldest = records.get(drop++);
+      recordBytes -=
+          new RequestContext(oldest.tenant(), oldest.priority(), oldest.callId()).estimatedBytes();
+    }
+    records.subList(0, drop).clear();
+    firstSeq += drop;
   }
 
   /** The kept records with {@code seq >= since}, oldest first; an immutable snapshot. */

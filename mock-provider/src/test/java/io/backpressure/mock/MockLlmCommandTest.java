@@ -82,6 +82,9 @@ class MockLlmCommandTest {
     assertRefused("--charge=sometimes", "--charge: charge must be one of actual, max-tokens");
     assertRefused("--port=70000", "--port must be in the range [0, 65535]");
     assertRefused("--max-body-bytes=10", "--max-body-bytes must be in the range [1024, 67108864]");
+    assertRefused(
+        "--max-header-bytes=100", "--max-header-bytes must be in the range [1024, 1048576]");
+    assertRefused("--idle-timeout-ms=5", "--idle-timeout-ms must be in the range [100, 3600000]");
   }
 
   @Test

@@ -226,7 +226,11 @@ class MockProviderTest {
         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
             + "\"max_tokens\":99999999999}",
         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":\"9\"}",
-        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}"
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":\"yes\"}",
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+            + "\"stream_options\":{\"include_usage\":true}}",
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+            + "\"stream\":true,\"stream_options\":{\"include_usage\":1}}"
       })
   void badInputGets400InOpenAiShapeAndTheServerKeepsServing(String body) throws Exception {
     try (MockProvider provider = MockProvider.start(instant().build())) {
@@ -266,14 +270,14 @@ class MockProviderTest {
   }
 
   @Test
-  void anOversizedBodyGets400AndTheServerKeepsServing() throws Exception {
+  void anOversizedBodyGets413AndTheServerKeepsServing() throws Exception {
     try (MockProvider provider = MockProvider.start(instant().build())) {
       Http http = new Http(provider);
       String huge = Http.chat("x".repeat(2 * 1024 * 1024), 5);
 
       Http.Answer answer = http.post("/v1/chat/completions", huge);
 
-      assertThat(answer.status()).isEqualTo(400);
+      assertThat(answer.status()).isEqualTo(413);
       assertThat(answer.body().path("error").path("message").asText())
           .isEqualTo("Request body too large: the limit is 1048576 bytes.");
       assertThat(http.post("/v1/chat/completions", Http.chat("hi", 3)).status()).isEqualTo(200);
