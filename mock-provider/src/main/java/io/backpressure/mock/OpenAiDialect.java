@@ -182,7 +182,11 @@ final class OpenAiDialect implements Dialect {
   }
 
   private static void dimensionHeaders(
-      HttpFields.Mutable headers, String dimension, LimitSpec spec, double remaining, long resetNanos) {
+      HttpFields.Mutable headers,
+      String dimension,
+      LimitSpec spec,
+      double remaining,
+      long resetNanos) {
     if (spec == null) {
       return;
     }
