@@ -64,11 +64,15 @@ final class AdminEndpoint implements Endpoint {
     limited.put("tokens", summary.rateLimitedTokens());
     limited.put("total", summary.rateLimited());
     root.put("bad_request", summary.badRequests());
+    root.put("server_error", summary.serverErrors());
     root.put("in_flight", summary.inFlight());
     ObjectNode tokens = root.putObject("tokens");
     tokens.put("prompt", summary.promptTokens());
     tokens.put("completion", summary.completionTokens());
     tokens.put("total", summary.promptTokens() + summary.completionTokens());
+    ObjectNode outside = root.putObject("outside");
+    outside.put("requests", summary.outsideRequests());
+    outside.put("admitted", summary.outsideAdmitted());
     root.put("uptime_s", summary.uptimeNanos() / 1e9);
     return root;
   }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -134,18 +133,22 @@ final class AnthropicDialect implements Dialect {
 
   @Override
   public void rateLimitHeaders(
-      HttpFields.Mutable headers, UpstreamLimiter limiter, Verdict verdict, long nowEpochMillis) {
+      HttpFields.Mutable headers,
+      LimitSpec requests,
+      LimitSpec tokens,
+      Verdict verdict,
+      long nowEpochMillis) {
     dimensionHeaders(
         headers,
         "requests",
-        limiter.requestsSpec(),
+        requests,
         verdict.remainingRequests(),
         verdict.resetRequestsNanos(),
         nowEpochMillis);
     dimensionHeaders(
         headers,
         "tokens",
-        limiter.tokensSpec(),
+        tokens,
         verdict.remainingTokens(),
         verdict.resetTokensNanos(),
         nowEpochMillis);

@@ -74,7 +74,11 @@ final class CompletionEndpoint implements Endpoint {
     }
     Verdict verdict = decision.verdict();
     dialect.rateLimitHeaders(
-        exchange.responseHeaders(), state.limiter(), verdict, System.currentTimeMillis());
+        exchange.responseHeaders(),
+        decision.requestsSpec(),
+        decision.tokensSpec(),
+        verdict,
+        System.currentTimeMillis());
     if (!verdict.admitted()) {
       rejected(exchange, context, call, decision);
       return;
@@ -120,8 +124,7 @@ final class CompletionEndpoint implements Endpoint {
     Verdict verdict = decision.verdict();
     String dimension = verdict.boundDimension();
     boolean requests = dimension.equals(UpstreamLimiter.REQUESTS);
-    UpstreamLimiter limiter = state.limiter();
-    LimitSpec spec = requests ? limiter.requestsSpec() : limiter.tokensSpec();
+    LimitSpec spec = requests ? decision.requestsSpec() : decision.tokensSpec();
     long requested = requests ? 1 : decision.chargedTokens();
     String quota =
         " for "

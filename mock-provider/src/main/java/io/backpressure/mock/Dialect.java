@@ -2,7 +2,7 @@ package io.backpressure.mock;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.backpressure.mock.limit.UpstreamLimiter;
+import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
 import org.eclipse.jetty.http.HttpFields;
 
@@ -43,10 +43,15 @@ sealed interface Dialect permits OpenAiDialect, AnthropicDialect {
 
   /**
    * Adds the rate-limit headers describing {@code verdict} (state after the decision), for the caps
-   * of {@code limiter}; on a rejection that retrying can help, also the retry-after headers.
+   * {@code requests} and {@code tokens} in force then (either {@code null} when not capped); on a
+   * rejection that retrying can help, also the retry-after headers.
    */
   void rateLimitHeaders(
-      HttpFields.Mutable headers, UpstreamLimiter limiter, Verdict verdict, long nowEpochMillis);
+      HttpFields.Mutable headers,
+      LimitSpec requests,
+      LimitSpec tokens,
+      Verdict verdict,
+      long nowEpochMillis);
 
   /** Text of {@code tokens} completion tokens at about 4 characters each. */
   static String completionText(int tokens) {

@@ -30,6 +30,13 @@ final class Exchange {
   static final ObjectMapper JSON =
       new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
+  /**
+   * How much of an oversized body is read and thrown away before the 413 is sent, so that a client
+   * still sending sees the answer rather than a reset connection; beyond this the connection is
+   * closed after the answer.
+   */
+  private static final long DISCARD_LIMIT = 64L * 1024 * 1024;
+
   private final Request request;
   private final Response response;
   private final Callback done;
@@ -81,7 +88,7 @@ final class Exchange {
   void readBody(int maxBytes, BiConsumer<byte[], BadRequestException> then) {
     long declared = request.getLength();
     if (declared > maxBytes) {
-      then.accept(null, tooLarge(maxBytes));
+      discard(DISCARD_LIMIT, () -> then.accept(null, tooLarge(maxBytes)));
       return;
     }
     Content.Source.asByteArrayAsync(
@@ -93,7 +100,8 @@ final class Exchange {
               if (failure == null) {
                 then.accept(body, null);
               } else if (failure instanceof IllegalStateException) {
-                then.accept(null, tooLarge(maxBytes)); // Jetty's "Max size (N) exceeded"
+                // Jetty's "Max size (N) exceeded", for a chunked body
+                discard(DISCARD_LIMIT, () -> then.accept(null, tooLarge(maxBytes)));
               } else {
                 then.accept(
                     null,
@@ -108,6 +116,28 @@ final class Exchange {
                         "incomplete_body"));
               }
             }));
+  }
+
+  /**
+   * Reads and drops what is left of the body, up to {@code budget} bytes, then runs {@code then};
+   * waits for the client's bytes without holding a thread.
+   */
+  private void discard(long budget, Runnable then) {
+    long left = budget;
+    while (true) {
+      Content.Chunk chunk = request.read();
+      if (chunk == null) {
+        long rest = left;
+        request.demand(() -> discard(rest, then));
+        return;
+      }
+      left -= chunk.remaining();
+      chunk.release();
+      if (chunk.isLast() || Content.Chunk.isFailure(chunk) || left < 0) {
+        then.run();
+        return;
+      }
+    }
   }
 
   private static BadRequestException tooLarge(int maxBytes) {

@@ -1,8 +1,10 @@
 package io.backpressure.mock;
 
+import io.backpressure.mock.limit.Caps;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Endpoints: {@code POST /v1/chat/completions} (OpenAI), {@code POST /v1/messages} (Anthropic),
- * {@code GET /v1/records[?since=SEQ]}, {@code GET /metrics/summary}, {@code GET /health}. Both
+ * {@code GET /v1/records[?since=SEQ]}, {@code GET /metrics/summary}, {@code GET /health}, and for
+ * loopback clients {@code GET|POST /admin/caps} and {@code GET|POST /admin/faults} (see {@link
+ * ControlEndpoint}). Both
  * completion endpoints share one set of limiters, whose time origin (and fixed-window alignment) is
  * the moment the server started. Successful answers wait out the simulated latency without holding
  * a thread; 429 and 400 answers are immediate.
@@ -97,6 +101,7 @@ public final class MockProvider implements AutoCloseable {
     server.addConnector(connector);
     server.setErrorHandler(new JsonErrorHandler(config.maxHeaderBytes()));
     Endpoint reads = new AdminEndpoint(state);
+    Endpoint control = new ControlEndpoint(state);
     server.setHandler(
         new Routes(
             Map.of(
@@ -111,7 +116,11 @@ public final class MockProvider implements AutoCloseable {
                 AdminEndpoint.SUMMARY,
                 reads,
                 AdminEndpoint.HEALTH,
-                reads)));
+                reads,
+                ControlEndpoint.CAPS,
+                control,
+                ControlEndpoint.FAULTS,
+                control)));
     try {
       server.start();
     } catch (Exception e) {
@@ -162,6 +171,32 @@ public final class MockProvider implements AutoCloseable {
   /** Totals since the start. */
   public Summary summary() {
     return state.summary();
+  }
+
+  /**
+   * Changes the caps from now on, keeping what the windows already hold; a {@code null} rate leaves
+   * its dimension as it is. Returns the caps now in force.
+   *
+   * @throws IllegalArgumentException when a rate is out of range or names an uncapped dimension;
+   *     nothing changes then
+   */
+  public Caps setCaps(Caps caps) {
+    return state.setCaps(caps);
+  }
+
+  /** The caps now in force, as rates per second ({@code null} for an uncapped dimension). */
+  public Caps caps() {
+    return state.caps();
+  }
+
+  /** Switches faults on or off from now on (calls already admitted keep their latency). */
+  public void setFaults(Faults faults) {
+    state.setFaults(Objects.requireNonNull(faults, "faults"));
+  }
+
+  /** The faults switched on. */
+  public Faults faults() {
+    return state.faults();
   }
 
   /** Nanoseconds since the server started: the time scale of the records and the windows. */

@@ -1,6 +1,9 @@
 package io.backpressure.mock;
 
+import io.backpressure.mock.limit.CapSchedule;
 import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.OutsideTraffic;
+import io.backpressure.mock.limit.UpstreamLimiter;
 import java.util.Objects;
 
 /**
@@ -29,6 +32,10 @@ import java.util.Objects;
  *     not cut short by it
  * @param maxRecords how many per-request records are kept before the oldest are dropped, in {@code
  *     [1, 10000000]}; default 1 000 000
+ * @param schedule cap changes at fixed times since the start; default none
+ * @param outside traffic from elsewhere on the same caps, never recorded; default none
+ * @param errorRate the share of calls answered 500 at once (charged nothing), in {@code [0, 1]};
+ *     default 0
  * @param maxRecordBytes how much heap the kept records may take (estimated; header values in them
  *     are cut to 200 characters) before the oldest are dropped, in {@code [1048576, 17179869184]};
  *     default 256 MiB
@@ -39,6 +46,9 @@ public record MockProviderConfig(
     LimitSpec requests,
     LimitSpec tokens,
     boolean rejectedCount,
+    CapSchedule schedule,
+    OutsideTraffic outside,
+    double errorRate,
     ChargeMode chargeMode,
     CompletionTokens completionTokens,
     int latencyMinMs,
@@ -58,6 +68,12 @@ public record MockProviderConfig(
    */
   public MockProviderConfig {
     Objects.requireNonNull(chargeMode, "chargeMode");
+    Objects.requireNonNull(schedule, "schedule");
+    Objects.requireNonNull(outside, "outside");
+    if (!(errorRate >= 0) || errorRate > 1) {
+      throw new IllegalArgumentException(
+          "errorRate must be in the range [0, 1], but was: " + errorRate);
+    }
     Objects.requireNonNull(completionTokens, "completionTokens");
     if (host == null || host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank");
@@ -69,6 +85,8 @@ public record MockProviderConfig(
               + " per "
               + requests.period());
     }
+    // The limiter checks that the schedule only changes capped dimensions, at >= 1 request/period.
+    new UpstreamLimiter(requests, tokens, rejectedCount, schedule, outside);
     checkRange("port", port, 0, 65_535);
     checkRange("latencyMinMs", latencyMinMs, 0, MAX_LATENCY_MS);
     checkRange("latencyMaxMs", latencyMaxMs, latencyMinMs, MAX_LATENCY_MS);
@@ -92,6 +110,9 @@ public record MockProviderConfig(
         .requests(requests)
         .tokens(tokens)
         .rejectedCount(rejectedCount)
+        .schedule(schedule)
+        .outside(outside)
+        .errorRate(errorRate)
         .chargeMode(chargeMode)
         .completionTokens(completionTokens)
         .latencyMs(latencyMinMs, latencyMaxMs)
@@ -117,6 +138,9 @@ public record MockProviderConfig(
     private LimitSpec requests;
     private LimitSpec tokens;
     private boolean rejectedCount;
+    private CapSchedule schedule = CapSchedule.NONE;
+    private OutsideTraffic outside = OutsideTraffic.NONE;
+    private double errorRate;
     private ChargeMode chargeMode = ChargeMode.ACTUAL;
     private CompletionTokens completionTokens = new CompletionTokens.Fixed(50);
     private int latencyMinMs = 50;
@@ -154,6 +178,24 @@ public record MockProviderConfig(
 
     public Builder rejectedCount(boolean rejectedCount) {
       this.rejectedCount = rejectedCount;
+      return this;
+    }
+
+    /** Cap changes at fixed times since the start. */
+    public Builder schedule(CapSchedule schedule) {
+      this.schedule = schedule;
+      return this;
+    }
+
+    /** Traffic from elsewhere on the same caps. */
+    public Builder outside(OutsideTraffic outside) {
+      this.outside = outside;
+      return this;
+    }
+
+    /** The share of calls answered 500, in {@code [0, 1]}. */
+    public Builder errorRate(double errorRate) {
+      this.errorRate = errorRate;
       return this;
     }
 
@@ -214,6 +256,9 @@ public record MockProviderConfig(
           requests,
           tokens,
           rejectedCount,
+          schedule,
+          outside,
+          errorRate,
           chargeMode,
           completionTokens,
           latencyMinMs,

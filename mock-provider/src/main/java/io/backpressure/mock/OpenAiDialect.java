@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
 import org.eclipse.jetty.http.HttpFields;
 
@@ -160,17 +159,21 @@ final class OpenAiDialect implements Dialect {
 
   @Override
   public void rateLimitHeaders(
-      HttpFields.Mutable headers, UpstreamLimiter limiter, Verdict verdict, long nowEpochMillis) {
+      HttpFields.Mutable headers,
+      LimitSpec requests,
+      LimitSpec tokens,
+      Verdict verdict,
+      long nowEpochMillis) {
     dimensionHeaders(
         headers,
         "requests",
-        limiter.requestsSpec(),
+        requests,
         verdict.remainingRequests(),
         verdict.resetRequestsNanos());
     dimensionHeaders(
         headers,
         "tokens",
-        limiter.tokensSpec(),
+        tokens,
         verdict.remainingTokens(),
         verdict.resetTokensNanos());
     if (!verdict.admitted() && !verdict.neverFits()) {
