@@ -1,6 +1,5 @@
 package io.backpressure.mock;
 
-import io.backpressure.metrics.PrometheusEndpoint;
 import io.backpressure.mock.limit.CapSchedule;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.OutsideTraffic;
@@ -206,9 +205,10 @@ public class MockLlmCommand implements Callable<Integer> {
       throw invalid("--metrics-port must be in the range [0, 65535], but was: " + metricsPort);
     }
     MockProvider provider = MockProvider.start(config);
-    PrometheusEndpoint metrics = metricsPort == null
-        ? null
-        : PrometheusEndpoint.start(MockMetrics.registry(provider), config.host(), metricsPort);
+    MetricsServer metrics =
+        metricsPort == null
+            ? null
+            : MetricsServer.start(MockMetrics.registry(provider), config.host(), metricsPort);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
