@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.Caps;
 import java.io.IOException;
 import java.util.Iterator;
-import java.util.Set;
+import java.util.List;
 
 /**
  * The endpoints that change a running provider, answered only to clients on a loopback address
@@ -40,6 +40,8 @@ final class ControlEndpoint implements Endpoint {
   private static final ObjectMapper STRICT =
       new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final List<String> CAPS_FIELDS = List.of("requests_per_s", "tokens_per_s");
+  private static final List<String> FAULTS_FIELDS = List.of("errors", "latency_factor");
 
   private final ProviderState state;
   private final Dialect errors = new OpenAiDialect();
@@ -80,9 +82,6 @@ final class ControlEndpoint implements Endpoint {
           }
         });
   }
-
-  private static final Set<String> CAPS_FIELDS = Set.of("requests_per_s", "tokens_per_s");
-  private static final Set<String> FAULTS_FIELDS = Set.of("errors", "latency_factor");
 
   private ObjectNode setCaps(JsonNode root) throws BadRequestException {
     Caps caps;
@@ -126,7 +125,7 @@ final class ControlEndpoint implements Endpoint {
     return node.doubleValue();
   }
 
-  private static JsonNode parse(byte[] body, Set<String> fields) throws BadRequestException {
+  private static JsonNode parse(byte[] body, List<String> fields) throws BadRequestException {
     JsonNode root;
     try {
       root = STRICT.readTree(body);

@@ -108,10 +108,11 @@ final class Exchange {
                     new BadRequestException(
                         "Request body incomplete: "
                             + (declared >= 0
-                                ? "it ended before the " + declared + " bytes its Content-Length"
-                                    + " declares"
+                                ? "it ended before the " + declared + " bytes it declared"
                                 : "it ended early")
-                            + " (" + failure.getClass().getSimpleName() + ").",
+                            + " ("
+                            + failure.getClass().getSimpleName()
+                            + ").",
                         null,
                         "incomplete_body"));
               }

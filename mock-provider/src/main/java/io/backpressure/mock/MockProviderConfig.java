@@ -15,6 +15,10 @@ import java.util.Objects;
  * @param requests the requests cap, at least 1 per period, or {@code null} (default) for none
  * @param tokens the tokens cap, or {@code null} (default) for none
  * @param rejectedCount whether 429s are debited against the caps like admitted calls; default off
+ * @param schedule cap changes at fixed times since the start; default none
+ * @param outside traffic from elsewhere on the same caps, never recorded; default none
+ * @param errorRate the share of calls answered 500 at once (charged nothing), in {@code [0, 1]};
+ *     default 0
  * @param chargeMode what the tokens limiter charges at admission; default {@link ChargeMode#ACTUAL}
  * @param completionTokens completion tokens generated per call before {@code max_tokens} clamps
  *     them; default fixed 50
@@ -32,10 +36,6 @@ import java.util.Objects;
  *     not cut short by it
  * @param maxRecords how many per-request records are kept before the oldest are dropped, in {@code
  *     [1, 10000000]}; default 1 000 000
- * @param schedule cap changes at fixed times since the start; default none
- * @param outside traffic from elsewhere on the same caps, never recorded; default none
- * @param errorRate the share of calls answered 500 at once (charged nothing), in {@code [0, 1]};
- *     default 0
  * @param maxRecordBytes how much heap the kept records may take (estimated; header values in them
  *     are cut to 200 characters) before the oldest are dropped, in {@code [1048576, 17179869184]};
  *     default 256 MiB

@@ -90,7 +90,7 @@ final class StreamedAnswer {
     String end =
         dialect.streamEnd(
             call, decision.id(), created, decision.completionTokens(), decision.truncated());
-    exchange.writeEvents(end, true, Callback.from(() -> {}, failure -> {}));
+    exchange.writeEvents(end, true, Callback.NOOP);
   }
 
   private void failed(Throwable failure) {
