@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.core.http.HttpResponseFor;
 import com.anthropic.core.http.StreamResponse;
 import com.anthropic.errors.RateLimitException;
 import com.anthropic.helpers.MessageAccumulator;
@@ -72,9 +73,13 @@ class AnthropicClientTest {
       try {
         MessageAccumulator accumulator = MessageAccumulator.create();
         List<RawMessageStreamEvent> events;
-        try (StreamResponse<RawMessageStreamEvent> stream =
-            client.messages().createStreaming(params(10))) {
-          events = stream.stream().peek(accumulator::accumulate).toList();
+        try (HttpResponseFor<StreamResponse<RawMessageStreamEvent>> response =
+            client.messages().withRawResponse().createStreaming(params(10))) {
+          assertThat(response.headers().values("anthropic-ratelimit-requests-limit"))
+              .containsExactly("2");
+          assertThat(response.headers().values("anthropic-ratelimit-requests-remaining"))
+              .containsExactly("1");
+          events = response.parse().stream().peek(accumulator::accumulate).toList();
         }
 
         assertThat(events.get(0).isMessageStart()).isTrue();
