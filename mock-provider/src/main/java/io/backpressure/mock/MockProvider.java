@@ -34,10 +34,9 @@ import org.slf4j.LoggerFactory;
  * <p>Endpoints: {@code POST /v1/chat/completions} (OpenAI), {@code POST /v1/messages} (Anthropic),
  * {@code GET /v1/records[?since=SEQ]}, {@code GET /metrics/summary}, {@code GET /health}, and for
  * loopback clients {@code GET|POST /admin/caps} and {@code GET|POST /admin/faults} (see {@link
- * ControlEndpoint}). Both
- * completion endpoints share one set of limiters, whose time origin (and fixed-window alignment) is
- * the moment the server started. Successful answers wait out the simulated latency without holding
- * a thread; 429 and 400 answers are immediate.
+ * ControlEndpoint}). Both completion endpoints share one set of limiters, whose time origin (and
+ * fixed-window alignment) is the moment the server started. Successful answers, whole or streamed,
+ * wait out the simulated latency without holding a thread; 429, 4xx and 500 answers are immediate.
  *
  * <p>The server is Jetty's non-blocking HTTP/1.1 connector with a small thread pool: a request
  * holds a thread only while it is being parsed or decided, never while its client is slow to send
