@@ -121,7 +121,11 @@ class HostileInputTest {
     kinds.put(
         "max_tokens wrong type or range",
         r ->
-            "{\"model\":\"m\"," + messages + ",\"max_tokens\":" + anyOf(r, NOT_A_TOKEN_LIMIT) + "}");
+            "{\"model\":\"m\","
+                + messages
+                + ",\"max_tokens\":"
+                + anyOf(r, NOT_A_TOKEN_LIMIT)
+                + "}");
     kinds.put(
         "stream wrong type",
         r ->
