@@ -95,6 +95,7 @@ final class CompletionEndpoint implements Endpoint {
                 decision.chargedTokens(),
                 decision.arrivalNanos());
     long created = System.currentTimeMillis() / 1000;
+    exchange.allowSilence(decision.latencyNanos());
     if (call.stream()) {
       new StreamedAnswer(exchange, dialect, call, decision, created, record, scheduler).start();
       return;

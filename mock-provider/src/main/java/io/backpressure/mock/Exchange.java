@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -147,6 +149,19 @@ final class Exchange {
         null,
         "request_too_large",
         413);
+  }
+
+  /**
+   * Lengthens the connection's idle timeout by {@code nanos} until this exchange is finished: the
+   * server is about to be silent that long on purpose (the simulated latency, whole or between the
+   * events of a stream), which must not count against the client. As Jetty's own {@code
+   * IdleTimeoutHandler} does, the timeout is set back when the exchange completes.
+   */
+  void allowSilence(long nanos) {
+    EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
+    long configured = endPoint.getIdleTimeout();
+    endPoint.setIdleTimeout(configured + TimeUnit.NANOSECONDS.toMillis(nanos) + 1);
+    Request.addCompletionListener(request, failure -> endPoint.setIdleTimeout(configured));
   }
 
   /** Sends {@code body} as JSON with {@code status} and finishes the exchange. */

@@ -88,4 +88,40 @@ class StalledClientsIT {
       assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(400);
     }
   }
+
+  @Test
+  void theSimulatedLatencyOutlastsTheIdleTimeoutWholeOrStreamed() throws Exception {
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .idleTimeoutMs(300)
+            .latencyMs(2_000, 2_000)
+            .completionTokens(new CompletionTokens.Fixed(1))
+            .build();
+    try (MockProvider provider = MockProvider.start(config)) {
+      Http http = new Http(provider);
+      String streamed =
+          "{\"model\":\"m\",\"stream\":true,"
+              + "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+
+      assertThat(http.post("/v1/chat/completions", Http.chat("hi", null)).status())
+          .isEqualTo(200);
+      // 4 pieces 500 ms apart, each gap longer than the idle timeout.
+      String answer;
+      try (Socket socket = RawHttp.open(provider)) {
+        socket
+            .getOutputStream()
+            .write(
+                ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                        + "Content-Length: "
+                        + streamed.length()
+                        + "\r\n\r\n"
+                        + streamed)
+                    .getBytes(StandardCharsets.ISO_8859_1));
+        answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      }
+      assertThat(RawHttp.status(answer)).isEqualTo(200);
+      assertThat(answer).contains("data: [DONE]");
+      assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 200);
+    }
+  }
 }
