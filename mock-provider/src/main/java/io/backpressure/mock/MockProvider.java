@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -130,6 +131,9 @@ public final class MockProvider implements AutoCloseable {
       }
       throw new IOException(
           "cannot start the mock provider on " + config.host() + ":" + config.port(), e);
+    }
+    if (config.outside().any()) {
+      scheduler.scheduleAtFixedRate(state::catchUp, 1, 1, TimeUnit.SECONDS);
     }
     MockProvider provider = new MockProvider(config, server, connector, scheduler, state);
     LOG.info("mock provider listening on {}", provider.url());

@@ -74,6 +74,14 @@ final class ProviderState {
     return limiter.caps();
   }
 
+  /**
+   * Applies the scheduled cap changes and decides the outside calls due by now. Deciding is lazy
+   * (the next call or read does it), so this only spreads the work of a long quiet spell.
+   */
+  synchronized void catchUp() {
+    limiter.advanceTo(now());
+  }
+
   /** The caps now, as rates per second. */
   synchronized Caps caps() {
     limiter.advanceTo(now());

@@ -7,7 +7,7 @@ package io.backpressure.mock.limit;
  * requestsPerS} tokens. They are decided like any call: admitted while the caps allow, else refused
  * (and, when rejected calls count, still debited).
  *
- * @param requestsPerS outside calls per second, in {@code [0, 1e6]}; 0 for none
+ * @param requestsPerS outside calls per second, in {@code [0, 1e5]}; 0 for none
  * @param tokensPerS the tokens they spend per second, in {@code [0, 1e9]}; must be 0 when {@code
  *     requestsPerS} is, since tokens travel with calls
  */
@@ -17,7 +17,7 @@ public record OutsideTraffic(double requestsPerS, double tokensPerS) {
   public static final OutsideTraffic NONE = new OutsideTraffic(0, 0);
 
   /** The highest outside call rate accepted, per second. */
-  public static final double MAX_REQUESTS_PER_S = 1e6;
+  public static final double MAX_REQUESTS_PER_S = 1e5;
 
   /**
    * @throws IllegalArgumentException naming the field and its allowed range
@@ -25,7 +25,7 @@ public record OutsideTraffic(double requestsPerS, double tokensPerS) {
   public OutsideTraffic {
     if (!(requestsPerS >= 0) || requestsPerS > MAX_REQUESTS_PER_S) {
       throw new IllegalArgumentException(
-          "outside requests_per_s must be in the range [0, 1e6], but was: " + requestsPerS);
+          "outside requests_per_s must be in the range [0, 1e5], but was: " + requestsPerS);
     }
     if (!(tokensPerS >= 0) || tokensPerS > Caps.MAX_RATE) {
       throw new IllegalArgumentException(
