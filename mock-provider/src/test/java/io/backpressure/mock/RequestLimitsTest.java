@@ -45,6 +45,21 @@ class RequestLimitsTest {
   }
 
   @Test
+  void aMalformedRequestGets400InOpenAiShape() throws Exception {
+    try (MockProvider provider = MockProvider.start(instant().build())) {
+      String answer =
+          RawHttp.send(
+              provider, "POST /v1/chat/completions HTTP/1.1\r\nBad Header\r\n\r\n", false);
+
+      assertThat(RawHttp.status(answer)).isEqualTo(400);
+      assertThat(answer).containsIgnoringCase("content-type: application/json");
+      assertThat(error(answer).path("type").asText()).isEqualTo("invalid_request_error");
+      assertThat(error(answer).path("code").asText()).isEqualTo("http_400");
+      assertThat(provider.records()).isEmpty();
+    }
+  }
+
+  @Test
   void aBodyOverTheLimitGets413WhetherDeclaredOrChunked() throws Exception {
     try (MockProvider provider = MockProvider.start(instant().maxBodyBytes(1024).build())) {
       String big = Http.chat("x".repeat(2_000), 3);
