@@ -71,17 +71,20 @@ class StalledClientsIT {
 
   @Test
   void aStalledBodyIsAnswered400WhenTheIdleTimeoutPasses() throws Exception {
-    MockProviderConfig config = MockProviderConfig.builder().idleTimeoutMs(500).build();
-    try (MockProvider provider = MockProvider.start(config);
-        Socket socket = RawHttp.open(provider)) {
-      socket
-          .getOutputStream()
-          .write(
-              ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n"
-                      + "\r\n{\"model\":")
-                  .getBytes(StandardCharsets.ISO_8859_1));
-
-      String answer = RawHttp.readAnswer(socket.getInputStream());
+    MockProviderConfig config = MockProviderConfig.builder().idleTimeoutMs(1_000).build();
+    try (MockProvider provider = MockProvider.start(config)) {
+      // Load the server's classes first: on a loaded machine that alone can outlast the timeout.
+      assertThat(new Http(provider).get("/health").status()).isEqualTo(200);
+      String answer;
+      try (Socket socket = RawHttp.open(provider)) {
+        socket
+            .getOutputStream()
+            .write(
+                ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n"
+                        + "\r\n{\"model\":")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+        answer = RawHttp.readAnswer(socket.getInputStream());
+      }
 
       assertThat(RawHttp.status(answer)).isEqualTo(400);
       assertThat(RawHttp.body(answer)).contains("incomplete_body");
@@ -89,23 +92,27 @@ class StalledClientsIT {
     }
   }
 
+
   @Test
   void theSimulatedLatencyOutlastsTheIdleTimeoutWholeOrStreamed() throws Exception {
     MockProviderConfig config =
         MockProviderConfig.builder()
-            .idleTimeoutMs(300)
-            .latencyMs(2_000, 2_000)
+            .idleTimeoutMs(1_000)
+            .latencyMs(5_000, 5_000)
             .completionTokens(new CompletionTokens.Fixed(1))
             .build();
     try (MockProvider provider = MockProvider.start(config)) {
       Http http = new Http(provider);
+      // A first request loads the server's classes: on a loaded machine that alone can take longer
+      // than the short idle timeout this test needs.
+      assertThat(http.get("/health").status()).isEqualTo(200);
       String streamed =
           "{\"model\":\"m\",\"stream\":true,"
               + "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
 
       assertThat(http.post("/v1/chat/completions", Http.chat("hi", null)).status())
           .isEqualTo(200);
-      // 4 pieces 500 ms apart, each gap longer than the idle timeout.
+      // 4 pieces 1.25 s apart, each gap longer than the idle timeout.
       String answer;
       try (Socket socket = RawHttp.open(provider)) {
         socket
