@@ -22,6 +22,14 @@ class MockProviderConfigTest {
         .hasMessageContaining("maxBodyBytes must be in the range [1024, 67108864]");
     assertThatThrownBy(() -> MockProviderConfig.builder().maxRecords(0).build())
         .hasMessageContaining("maxRecords");
+    assertThatThrownBy(() -> MockProviderConfig.builder().maxHeaderBytes(100).build())
+        .hasMessage("maxHeaderBytes must be in the range [1024, 1048576], but was: 100");
+    assertThatThrownBy(() -> MockProviderConfig.builder().idleTimeoutMs(50).build())
+        .hasMessage("idleTimeoutMs must be in the range [100, 3600000], but was: 50");
+    assertThatThrownBy(() -> MockProviderConfig.builder().maxRecordBytes(1000).build())
+        .hasMessage("maxRecordBytes must be in the range [1048576, 17179869184], but was: 1000");
+    assertThatThrownBy(() -> MockProviderConfig.builder().errorRate(Double.NaN).build())
+        .hasMessage("errorRate must be in the range [0, 1], but was: NaN");
     assertThatThrownBy(
             () ->
                 MockProviderConfig.builder()
