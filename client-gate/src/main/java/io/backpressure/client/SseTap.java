@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
  * when the stream breaks (a read throws) or the SDK closes it early (the caller cancelled), with what
  * the tally can prove. Event framing follows the HTML standard's {@code text/event-stream}: lines
  * end in LF or CRLF, a blank line ends an event, lines starting with ':' are comments, and one
- * space after a field's colon is dropped. Used by one reader; not thread-safe.
+ * space after a field's colon is dropped. Unlike the standard, an unterminated last event is still
+ * read when the stream ends: it can only add usage. Used by one reader; not thread-safe.
  */
 final class SseTap extends FilterInputStream {
 
@@ -140,6 +141,9 @@ final class SseTap extends FilterInputStream {
     }
     done = true;
     if (complete) {
+      if (line.size() > 0) {
+        feed((byte) '\n');
+      }
       dispatch();
     }
     exchange.streamed(tally.usage(complete));
