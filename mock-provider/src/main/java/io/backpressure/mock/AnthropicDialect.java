@@ -3,12 +3,11 @@ package io.backpressure.mock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.Headers;
 import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import org.eclipse.jetty.http.HttpFields;
 
 /**
  * Anthropic's messages format: {@code POST /v1/messages} with {@code model}, {@code max_tokens}
@@ -16,6 +15,11 @@ import java.time.temporal.ChronoUnit;
  * with input and output tokens, errors are {@code {"type":"error","error":{type, message}}}, and
  * the limits go in {@code anthropic-ratelimit-*} headers whose resets are RFC 3339 instants, with
  * {@code retry-after} (seconds) on 429. The bound dimension is named in the 429's message.
+ *
+ * <p>With {@code "stream": true} the answer is Anthropic's event stream: {@code message_start}
+ * (the message without content, its usage giving the input tokens), {@code content_block_start},
+ * {@code ping}, one {@code content_block_delta} per piece of text, {@code content_block_stop},
+ * {@code message_delta} with the stop reason and the output tokens, and {@code message_stop}.
  */
 final class AnthropicDialect implements Dialect {
 
@@ -28,12 +32,12 @@ final class AnthropicDialect implements Dialect {
     long chars =
         RequestFields.messagesChars(messages)
             + RequestFields.contentChars(root.get("system"), "system");
-    RequestFields.refuseStreaming(root);
     Long maxTokens = RequestFields.tokenLimit(root, "max_tokens");
     if (maxTokens == null) {
       throw BadRequestException.missing("max_tokens");
     }
-    return new ParsedCall(model, ParsedCall.estimateTokens(chars), maxTokens);
+    boolean stream = RequestFields.optionalBoolean(root, "stream");
+    return new ParsedCall(model, ParsedCall.estimateTokens(chars), maxTokens, stream, false);
   }
 
   @Override
@@ -47,12 +51,74 @@ final class AnthropicDialect implements Dialect {
     ObjectNode text = root.putArray("content").addObject();
     text.put("type", "text");
     text.put("text", Dialect.completionText(completionTokens));
-    root.put("stop_reason", truncated ? "max_tokens" : "end_turn");
+    root.put("stop_reason", stopReason(truncated));
     root.putNull("stop_sequence");
-    ObjectNode usage = root.putObject("usage");
-    usage.put("input_tokens", call.promptTokens());
-    usage.put("output_tokens", completionTokens);
+    usage(root.putObject("usage"), call.promptTokens(), completionTokens);
     return root;
+  }
+
+  @Override
+  public String streamStart(ParsedCall call, long id, long createdEpochSeconds) {
+    ObjectNode start = event("message_start");
+    ObjectNode message = start.putObject("message");
+    message.put("id", "msg_mock_" + id);
+    message.put("type", "message");
+    message.put("role", "assistant");
+    message.put("model", call.model());
+    message.putArray("content");
+    message.putNull("stop_reason");
+    message.putNull("stop_sequence");
+    usage(message.putObject("usage"), call.promptTokens(), 0);
+    ObjectNode blockStart = event("content_block_start");
+    blockStart.put("index", 0);
+    blockStart.putObject("content_block").put("type", "text").put("text", "");
+    return Dialect.namedEvent("message_start", start)
+        + Dialect.namedEvent("content_block_start", blockStart)
+        + Dialect.namedEvent("ping", event("ping"));
+  }
+
+  @Override
+  public String streamDelta(ParsedCall call, long id, long createdEpochSeconds, String text) {
+    ObjectNode delta = event("content_block_delta");
+    delta.put("index", 0);
+    delta.putObject("delta").put("type", "text_delta").put("text", text);
+    return Dialect.namedEvent("content_block_delta", delta);
+  }
+
+  @Override
+  public String streamEnd(
+      ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated) {
+    ObjectNode blockStop = event("content_block_stop");
+    blockStop.put("index", 0);
+    ObjectNode messageDelta = event("message_delta");
+    ObjectNode delta = messageDelta.putObject("delta");
+    delta.put("stop_reason", stopReason(truncated));
+    delta.putNull("stop_sequence");
+    usage(messageDelta.putObject("usage"), call.promptTokens(), completionTokens);
+    return Dialect.namedEvent("content_block_stop", blockStop)
+        + Dialect.namedEvent("message_delta", messageDelta)
+        + Dialect.namedEvent("message_stop", event("message_stop"));
+  }
+
+  private static ObjectNode event(String type) {
+    return JSON.objectNode().put("type", type);
+  }
+
+  private static String stopReason(boolean truncated) {
+    return truncated ? "max_tokens" : "end_turn";
+  }
+
+  /** Anthropic's usage object; the cache counts are always 0 here. */
+  private static void usage(ObjectNode usage, long inputTokens, long outputTokens) {
+    usage.put("input_tokens", inputTokens);
+    usage.put("cache_creation_input_tokens", 0);
+    usage.put("cache_read_input_tokens", 0);
+    usage.put("output_tokens", outputTokens);
+  }
+
+  @Override
+  public ObjectNode serverError() {
+    return error("api_error", "Internal server error");
   }
 
   @Override
@@ -67,29 +133,33 @@ final class AnthropicDialect implements Dialect {
 
   @Override
   public void rateLimitHeaders(
-      Headers headers, UpstreamLimiter limiter, Verdict verdict, long nowEpochMillis) {
+      HttpFields.Mutable headers,
+      LimitSpec requests,
+      LimitSpec tokens,
+      Verdict verdict,
+      long nowEpochMillis) {
     dimensionHeaders(
         headers,
         "requests",
-        limiter.requestsSpec(),
+        requests,
         verdict.remainingRequests(),
         verdict.resetRequestsNanos(),
         nowEpochMillis);
     dimensionHeaders(
         headers,
         "tokens",
-        limiter.tokensSpec(),
+        tokens,
         verdict.remainingTokens(),
         verdict.resetTokensNanos(),
         nowEpochMillis);
     if (!verdict.admitted() && !verdict.neverFits()) {
-      headers.set(
+      headers.put(
           "retry-after", Long.toString(RateLimitFormat.ceilSeconds(verdict.retryAfterNanos())));
     }
   }
 
   private static void dimensionHeaders(
-      Headers headers,
+      HttpFields.Mutable headers,
       String dimension,
       LimitSpec spec,
       double remaining,
@@ -102,9 +172,9 @@ final class AnthropicDialect implements Dialect {
     Instant reset =
         Instant.ofEpochMilli(nowEpochMillis + RateLimitFormat.ceilMillis(resetNanos))
             .truncatedTo(ChronoUnit.MILLIS);
-    headers.set(prefix + "-limit", RateLimitFormat.limit(spec.limitPerPeriod()));
-    headers.set(prefix + "-remaining", RateLimitFormat.remaining(remaining));
-    headers.set(prefix + "-reset", reset.toString());
+    headers.put(prefix + "-limit", RateLimitFormat.limit(spec.limitPerPeriod()));
+    headers.put(prefix + "-remaining", RateLimitFormat.remaining(remaining));
+    headers.put(prefix + "-reset", reset.toString());
   }
 
   private static ObjectNode error(String type, String message) {

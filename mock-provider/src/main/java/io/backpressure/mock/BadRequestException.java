@@ -1,9 +1,10 @@
 package io.backpressure.mock;
 
 /**
- * A request the server answers with 400: {@code message} says what is wrong and what is allowed,
- * {@code param} names the offending field (or is {@code null}), {@code code} is the provider's
- * machine-readable reason (or {@code null}).
+ * A request the server refuses, with 400 unless another client-error status is given (413 for a
+ * body over the size limit): {@code message} says what is wrong and what is allowed, {@code param}
+ * names the offending field (or is {@code null}), {@code code} is the provider's machine-readable
+ * reason (or {@code null}).
  */
 final class BadRequestException extends Exception {
 
@@ -11,11 +12,22 @@ final class BadRequestException extends Exception {
 
   private final String param;
   private final String code;
+  private final int status;
 
   BadRequestException(String message, String param, String code) {
+    this(message, param, code, 400);
+  }
+
+  BadRequestException(String message, String param, String code, int status) {
     super(message, null, false, false);
     this.param = param;
     this.code = code;
+    this.status = status;
+  }
+
+  /** The HTTP status of the answer: 400, or 413 for a body over the limit. */
+  int status() {
+    return status;
   }
 
   String param() {

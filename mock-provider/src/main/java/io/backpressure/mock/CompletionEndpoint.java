@@ -3,42 +3,33 @@ package io.backpressure.mock;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
-import java.io.IOException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One completion endpoint in one {@link Dialect}. A valid call is decided on arrival; a 429 or 400
- * is answered at once, a 200 after the simulated latency. The wait holds no thread: the exchange is
- * left open and finished later by a task on the scheduler, which writes the answer itself (an
- * HTTP/1.1 client reads each answer before it sends its next request on a connection, so these
- * small writes never wait for the client). Every answered call is recorded before its answer is
- * written, so a client that has its answer also finds its record.
+ * One completion endpoint in one {@link Dialect}. The body is read without holding a thread; a
+ * valid call is decided as soon as it is whole. A 429 or 400 is answered at once, a 200 after the
+ * simulated latency: whole, or streamed as server-sent events spread over that latency ({@link
+ * StreamedAnswer}). No thread waits: the answer is written by tasks on the scheduler. Every
+ * answered call is recorded before its answer (or the last event of its stream) is written, so a
+ * client that has its answer also finds its record.
  */
-final class CompletionEndpoint implements HttpHandler {
+final class CompletionEndpoint implements Endpoint {
 
   private static final Logger LOG = LoggerFactory.getLogger(CompletionEndpoint.class);
 
-  private final String path;
   private final Dialect dialect;
   private final ProviderState state;
   private final int maxBodyBytes;
   private final ScheduledExecutorService scheduler;
 
   CompletionEndpoint(
-      String path,
-      Dialect dialect,
-      ProviderState state,
-      int maxBodyBytes,
-      ScheduledExecutorService scheduler) {
-    this.path = path;
+      Dialect dialect, ProviderState state, int maxBodyBytes, ScheduledExecutorService scheduler) {
     this.dialect = dialect;
     this.state = state;
     this.maxBodyBytes = maxBodyBytes;
@@ -46,93 +37,94 @@ final class CompletionEndpoint implements HttpHandler {
   }
 
   @Override
-  public void handle(HttpExchange exchange) {
-    try {
-      serve(exchange);
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("failed to answer {} {}", exchange.getRequestMethod(), path, e);
-      exchange.close();
+  public void serve(Exchange exchange) {
+    if (Routes.refusedMethod(exchange, "POST", dialect)) {
+      return;
     }
+    RequestContext context = RequestContext.of(exchange);
+    exchange.readBody(
+        maxBodyBytes,
+        (body, unreadable) -> {
+          try {
+            if (unreadable != null) {
+              refuse(exchange, context, unreadable);
+            } else {
+              serve(exchange, context, body);
+            }
+          } catch (RuntimeException e) {
+            LOG.debug("failed to answer {} {}", exchange.method(), exchange.path(), e);
+            exchange.abort(e);
+          }
+        });
   }
 
-  private void serve(HttpExchange exchange) throws IOException {
-    if (!exchange.getRequestURI().getPath().equals(path)) {
-      String message = "Unknown request URL: " + exchange.getRequestURI().getPath() + ".";
-      Exchanges.send(exchange, 404, dialect.clientError(message, null, "unknown_url"));
-      return;
-    }
-    if (!exchange.getRequestMethod().equals("POST")) {
-      exchange.getResponseHeaders().set("allow", "POST");
-      String message = "Method " + exchange.getRequestMethod() + " is not allowed; use POST.";
-      Exchanges.send(exchange, 405, dialect.clientError(message, null, "method_not_allowed"));
-      return;
-    }
-    RequestContext context = RequestContext.of(exchange.getRequestHeaders());
+  private void serve(Exchange exchange, RequestContext context, byte[] body) {
     ParsedCall call;
     try {
-      call = dialect.parse(readJson(exchange));
+      call = dialect.parse(parseJson(body));
     } catch (BadRequestException e) {
-      state.record(context, 400, null, 0, 0, 0, 0, state.now());
-      Exchanges.send(exchange, 400, dialect.clientError(e.getMessage(), e.param(), e.code()));
+      refuse(exchange, context, e);
       return;
     }
     ProviderState.Decision decision = state.decide(call);
+    if (decision.serverError()) {
+      state.record(context, 500, null, 0, call.promptTokens(), 0, 0, decision.arrivalNanos());
+      exchange.sendJson(500, dialect.serverError());
+      return;
+    }
     Verdict verdict = decision.verdict();
     dialect.rateLimitHeaders(
-        exchange.getResponseHeaders(), state.limiter(), verdict, System.currentTimeMillis());
+        exchange.responseHeaders(),
+        decision.requestsSpec(),
+        decision.tokensSpec(),
+        verdict,
+        System.currentTimeMillis());
     if (!verdict.admitted()) {
       rejected(exchange, context, call, decision);
       return;
     }
-    ObjectNode body =
+    Runnable record =
+        () ->
+            state.record(
+                context,
+                200,
+                null,
+                0,
+                call.promptTokens(),
+                decision.completionTokens(),
+                decision.chargedTokens(),
+                decision.arrivalNanos());
+    long created = System.currentTimeMillis() / 1000;
+    if (call.stream()) {
+      new StreamedAnswer(exchange, dialect, call, decision, created, record, scheduler).start();
+      return;
+    }
+    ObjectNode answer =
         dialect.completion(
-            call,
-            decision.id(),
-            System.currentTimeMillis() / 1000,
-            decision.completionTokens(),
-            decision.truncated());
-    Runnable answer = () -> answer(exchange, context, call, decision, body);
+            call, decision.id(), created, decision.completionTokens(), decision.truncated());
+    Runnable send =
+        () -> {
+          record.run();
+          exchange.sendJson(200, answer);
+        };
     if (decision.latencyNanos() == 0) {
-      answer.run();
+      send.run();
     } else {
-      scheduler.schedule(answer, decision.latencyNanos(), TimeUnit.NANOSECONDS);
+      scheduler.schedule(send, decision.latencyNanos(), TimeUnit.NANOSECONDS);
     }
   }
 
-  private void answer(
-      HttpExchange exchange,
-      RequestContext context,
-      ParsedCall call,
-      ProviderState.Decision decision,
-      ObjectNode body) {
-    state.record(
-        context,
-        200,
-        null,
-        0,
-        call.promptTokens(),
-        decision.completionTokens(),
-        decision.chargedTokens(),
-        decision.arrivalNanos());
-    try {
-      Exchanges.send(exchange, 200, body);
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("failed to write a completion", e);
-      exchange.close();
-    }
+  private void refuse(Exchange exchange, RequestContext context, BadRequestException e) {
+    state.record(context, e.status(), null, 0, 0, 0, 0, state.now());
+    exchange.sendJson(e.status(), dialect.clientError(e.getMessage(), e.param(), e.code()));
   }
 
   private void rejected(
-      HttpExchange exchange,
-      RequestContext context,
-      ParsedCall call,
-      ProviderState.Decision decision)
-      throws IOException {
+      Exchange exchange, RequestContext context, ParsedCall call, ProviderState.Decision decision) {
     Verdict verdict = decision.verdict();
     String dimension = verdict.boundDimension();
     boolean requests = dimension.equals(UpstreamLimiter.REQUESTS);
-    UpstreamLimiter limiter = state.limiter();
-    LimitSpec spec = requests ? limiter.requestsSpec() : limiter.tokensSpec();
+    LimitSpec spec = requests ? decision.requestsSpec() : decision.tokensSpec();
     long requested = requests ? 1 : decision.chargedTokens();
     String quota =
         " for "
@@ -145,7 +137,7 @@ final class CompletionEndpoint implements HttpHandler {
             + RateLimitFormat.limit(spec.limitPerPeriod());
     String message;
     if (verdict.neverFits()) {
-      exchange.getResponseHeaders().set("x-should-retry", "false");
+      exchange.responseHeaders().put("x-should-retry", "false");
       message =
           "Request too large"
               + quota
@@ -174,19 +166,21 @@ final class CompletionEndpoint implements HttpHandler {
         0,
         decision.chargedTokens(),
         decision.arrivalNanos());
-    Exchanges.send(exchange, 429, dialect.rateLimited(dimension, message));
+    exchange.sendJson(429, dialect.rateLimited(dimension, message));
   }
 
-  private JsonNode readJson(HttpExchange exchange) throws IOException, BadRequestException {
-    byte[] body = Exchanges.readBody(exchange, maxBodyBytes);
+  private static JsonNode parseJson(byte[] body) throws BadRequestException {
     JsonNode root;
     try {
-      root = Exchanges.JSON.readTree(body);
+      root = Exchange.JSON.readTree(body);
     } catch (JsonProcessingException e) {
       throw new BadRequestException(
           "We could not parse the JSON body of your request: " + e.getOriginalMessage(),
           null,
           "invalid_json");
+    } catch (java.io.IOException e) {
+      throw new BadRequestException(
+          "We could not read the JSON body of your request.", null, "invalid_json");
     }
     if (root == null || !root.isObject()) {
       throw new BadRequestException(

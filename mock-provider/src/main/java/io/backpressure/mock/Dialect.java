@@ -2,13 +2,14 @@ package io.backpressure.mock;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.Headers;
-import io.backpressure.mock.limit.UpstreamLimiter;
+import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
+import org.eclipse.jetty.http.HttpFields;
 
 /**
- * One provider's wire format: how a completion request reads, and how answers, errors and
- * rate-limit headers are written. Implementations are stateless and thread-safe.
+ * One provider's wire format: how a completion request reads, and how answers (whole or streamed
+ * as server-sent events), errors and rate-limit headers are written. Implementations are stateless
+ * and thread-safe.
  */
 sealed interface Dialect permits OpenAiDialect, AnthropicDialect {
 
@@ -19,6 +20,16 @@ sealed interface Dialect permits OpenAiDialect, AnthropicDialect {
   ObjectNode completion(
       ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated);
 
+  /** The events that open a streamed answer, before any text. */
+  String streamStart(ParsedCall call, long id, long createdEpochSeconds);
+
+  /** The event carrying the next piece of the streamed text. */
+  String streamDelta(ParsedCall call, long id, long createdEpochSeconds, String text);
+
+  /** The events that close a streamed answer: why it stopped, its usage, the end marker. */
+  String streamEnd(
+      ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated);
+
   /** The body of a 429 naming the bound dimension. */
   ObjectNode rateLimited(String dimension, String message);
 
@@ -27,12 +38,20 @@ sealed interface Dialect permits OpenAiDialect, AnthropicDialect {
    */
   ObjectNode clientError(String message, String param, String code);
 
+  /** The body of a 500 that has nothing to do with rate limits. */
+  ObjectNode serverError();
+
   /**
    * Adds the rate-limit headers describing {@code verdict} (state after the decision), for the caps
-   * of {@code limiter}; on a rejection that retrying can help, also the retry-after headers.
+   * {@code requests} and {@code tokens} in force then (either {@code null} when not capped); on a
+   * rejection that retrying can help, also the retry-after headers.
    */
   void rateLimitHeaders(
-      Headers headers, UpstreamLimiter limiter, Verdict verdict, long nowEpochMillis);
+      HttpFields.Mutable headers,
+      LimitSpec requests,
+      LimitSpec tokens,
+      Verdict verdict,
+      long nowEpochMillis);
 
   /** Text of {@code tokens} completion tokens at about 4 characters each. */
   static String completionText(int tokens) {
@@ -44,5 +63,15 @@ sealed interface Dialect permits OpenAiDialect, AnthropicDialect {
     }
     text.setLength(chars);
     return text.toString();
+  }
+
+  /** One server-sent event with only a {@code data} field. */
+  static String dataEvent(String data) {
+    return "data: " + data + "\n\n";
+  }
+
+  /** One server-sent event named {@code name} with {@code data} as JSON. */
+  static String namedEvent(String name, JsonNode data) {
+    return "event: " + name + "\ndata: " + data + "\n\n";
   }
 }

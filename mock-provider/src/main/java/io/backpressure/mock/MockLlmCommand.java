@@ -1,13 +1,20 @@
 package io.backpressure.mock;
 
 import io.backpressure.metrics.PrometheusEndpoint;
+import io.backpressure.mock.limit.CapSchedule;
 import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.OutsideTraffic;
 import io.backpressure.mock.limit.WindowModel;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,7 +33,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Runs a rate-limited, OpenAI-shaped LLM provider on HTTP until interrupted.",
       "Endpoints: POST /v1/chat/completions (OpenAI), POST /v1/messages (Anthropic),",
-      "GET /v1/records[?since=N], GET /metrics/summary, GET /health."
+      "GET /v1/records[?since=N], GET /metrics/summary, GET /health;",
+      "for loopback clients GET|POST /admin/caps and GET|POST /admin/faults."
     },
     sortOptions = false)
 public class MockLlmCommand implements Callable<Integer> {
@@ -35,6 +43,9 @@ public class MockLlmCommand implements Callable<Integer> {
   private static final double MAX_PERIOD_S = 86_400;
   private static final int MIN_BODY_BYTES = 1024;
   private static final int MAX_BODY_BYTES = 64 * 1024 * 1024;
+  private static final int MAX_HEADER_BYTES = 1024 * 1024;
+  private static final int MIN_IDLE_TIMEOUT_MS = 100;
+  private static final int MAX_IDLE_TIMEOUT_MS = 3_600_000;
 
   @Spec private CommandSpec spec;
 
@@ -78,6 +89,47 @@ public class MockLlmCommand implements Callable<Integer> {
   private String window;
 
   @Option(
+      names = "--schedule",
+      paramLabel = "AT_S:REQ/S:TOK/S,...",
+      description =
+          "Cap changes while running: at AT_S seconds after the start the caps become REQ/S and"
+              + " TOK/S ('-' leaves one as it is), e.g. 40:30:-,80:60:- (default: none).")
+  private String schedule;
+
+  @Option(
+      names = "--schedule-file",
+      paramLabel = "FILE",
+      description =
+          "Cap changes read from FILE, one AT_S:REQ/S:TOK/S step a line; blank lines and lines"
+              + " starting with # are skipped. Not with --schedule.")
+  private Path scheduleFile;
+
+  @Option(
+      names = "--outside-rps",
+      defaultValue = "0",
+      paramLabel = "RATE",
+      description =
+          "Calls per second from another application on the same caps, evenly spaced, never"
+              + " recorded (default: ${DEFAULT-VALUE}).")
+  private double outsideRps;
+
+  @Option(
+      names = "--outside-tokens-per-s",
+      defaultValue = "0",
+      paramLabel = "RATE",
+      description = "Tokens per second those outside calls spend (default: ${DEFAULT-VALUE}).")
+  private double outsideTokensPerS;
+
+  @Option(
+      names = "--error-rate",
+      defaultValue = "0",
+      paramLabel = "SHARE",
+      description =
+          "Share of calls answered 500 at once, charged nothing, in [0, 1] (default:"
+              + " ${DEFAULT-VALUE}).")
+  private double errorRate;
+
+  @Option(
       names = "--latency-ms",
       defaultValue = "50,150",
       paramLabel = "MIN[,MAX]",
@@ -117,8 +169,25 @@ public class MockLlmCommand implements Callable<Integer> {
       names = "--max-body-bytes",
       defaultValue = "1048576",
       paramLabel = "BYTES",
-      description = "Largest request body accepted (default: ${DEFAULT-VALUE}).")
+      description = "Largest request body accepted; larger get 413 (default: ${DEFAULT-VALUE}).")
   private int maxBodyBytes;
+
+  @Option(
+      names = "--max-header-bytes",
+      defaultValue = "16384",
+      paramLabel = "BYTES",
+      description =
+          "Largest request line and headers accepted; larger get 431 (default: ${DEFAULT-VALUE}).")
+  private int maxHeaderBytes;
+
+  @Option(
+      names = "--idle-timeout-ms",
+      defaultValue = "30000",
+      paramLabel = "MS",
+      description =
+          "How long a silent connection is kept; a body still incomplete then gets 400 (default:"
+              + " ${DEFAULT-VALUE}).")
+  private int idleTimeoutMs;
 
   @Option(
       names = "--metrics-port",
@@ -192,19 +261,69 @@ public class MockLlmCommand implements Callable<Integer> {
               + "], but was: "
               + maxBodyBytes);
     }
-    return MockProviderConfig.builder()
-        .host(host)
-        .port(port)
-        .requests(cap("--requests-per-s", requestsPerS, model, period))
-        .tokens(cap("--tokens-per-s", tokensPerS, model, period))
-        .rejectedCount(rejectedCount)
-        .chargeMode(parse("--charge", () -> ChargeMode.parse(charge)))
-        .completionTokens(
-            parse("--completion-tokens", () -> CompletionTokens.parse(completionTokens)))
-        .latencyMs(latency[0], latency[1])
-        .seed(seed)
-        .maxBodyBytes(maxBodyBytes)
-        .build();
+    if (maxHeaderBytes < MIN_BODY_BYTES || maxHeaderBytes > MAX_HEADER_BYTES) {
+      throw invalid(
+          "--max-header-bytes must be in the range ["
+              + MIN_BODY_BYTES
+              + ", "
+              + MAX_HEADER_BYTES
+              + "], but was: "
+              + maxHeaderBytes);
+    }
+    if (idleTimeoutMs < MIN_IDLE_TIMEOUT_MS || idleTimeoutMs > MAX_IDLE_TIMEOUT_MS) {
+      throw invalid(
+          "--idle-timeout-ms must be in the range ["
+              + MIN_IDLE_TIMEOUT_MS
+              + ", "
+              + MAX_IDLE_TIMEOUT_MS
+              + "], but was: "
+              + idleTimeoutMs);
+    }
+    if (!(errorRate >= 0) || errorRate > 1) {
+      throw invalid("--error-rate must be in the range [0, 1], but was: " + errorRate);
+    }
+    MockProviderConfig.Builder builder =
+        MockProviderConfig.builder()
+            .host(host)
+            .port(port)
+            .requests(cap("--requests-per-s", requestsPerS, model, period))
+            .tokens(cap("--tokens-per-s", tokensPerS, model, period))
+            .rejectedCount(rejectedCount)
+            .chargeMode(parse("--charge", () -> ChargeMode.parse(charge)))
+            .completionTokens(
+                parse("--completion-tokens", () -> CompletionTokens.parse(completionTokens)))
+            .latencyMs(latency[0], latency[1])
+            .seed(seed)
+            .maxBodyBytes(maxBodyBytes)
+            .maxHeaderBytes(maxHeaderBytes)
+            .idleTimeoutMs(idleTimeoutMs)
+            .schedule(capSchedule())
+            .outside(
+                parse("--outside-rps", () -> new OutsideTraffic(outsideRps, outsideTokensPerS)))
+            .errorRate(errorRate);
+    // What is left to check here is whether the schedule fits the caps.
+    return parse(scheduleFile == null ? "--schedule" : "--schedule-file", builder::build);
+  }
+
+  private CapSchedule capSchedule() {
+    if (schedule != null && scheduleFile != null) {
+      throw invalid("--schedule and --schedule-file cannot both be given");
+    }
+    if (scheduleFile == null) {
+      return parse("--schedule", () -> CapSchedule.parse(schedule));
+    }
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(scheduleFile);
+    } catch (IOException e) {
+      throw invalid("--schedule-file: cannot read " + scheduleFile + ": " + e.getMessage());
+    }
+    String steps =
+        lines.stream()
+            .map(String::strip)
+            .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+            .collect(Collectors.joining(","));
+    return parse("--schedule-file " + scheduleFile, () -> CapSchedule.parse(steps));
   }
 
   private LimitSpec cap(String option, Double ratePerS, WindowModel model, Duration period) {
@@ -265,7 +384,15 @@ public class MockLlmCommand implements Callable<Integer> {
         + ", charge="
         + config.chargeMode()
         + ", rejected-count="
-        + config.rejectedCount();
+        + config.rejectedCount()
+        + (config.schedule().steps().isEmpty()
+            ? ""
+            : ", schedule=" + config.schedule().steps().size() + " steps")
+        + (config.outside().any()
+            ? ", outside=" + config.outside().requestsPerS() + " req/s "
+                + config.outside().tokensPerS() + " tok/s"
+            : "")
+        + (config.errorRate() > 0 ? ", error-rate=" + config.errorRate() : "");
   }
 
   private static String describe(LimitSpec spec) {

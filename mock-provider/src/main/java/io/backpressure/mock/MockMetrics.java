@@ -20,6 +20,7 @@ final class MockMetrics {
     responses(registry, provider, "429", "requests", s -> s.rateLimitedRequests());
     responses(registry, provider, "429", "tokens", s -> s.rateLimitedTokens());
     responses(registry, provider, "400", "none", s -> s.badRequests());
+    responses(registry, provider, "500", "none", s -> s.serverErrors());
     tokens(registry, provider, "prompt", s -> s.promptTokens());
     tokens(registry, provider, "completion", s -> s.completionTokens());
     Gauge.builder("mock_llm.in_flight", provider, p -> p.summary().inFlight())

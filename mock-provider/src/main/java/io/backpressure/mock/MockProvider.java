@@ -1,14 +1,18 @@
 package io.backpressure.mock;
 
-import com.sun.net.httpserver.HttpServer;
+import io.backpressure.mock.limit.Caps;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,44 +32,46 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Endpoints: {@code POST /v1/chat/completions} (OpenAI), {@code POST /v1/messages} (Anthropic),
- * {@code GET /v1/records[?since=SEQ]}, {@code GET /metrics/summary}, {@code GET /health}. Both
+ * {@code GET /v1/records[?since=SEQ]}, {@code GET /metrics/summary}, {@code GET /health}, and for
+ * loopback clients {@code GET|POST /admin/caps} and {@code GET|POST /admin/faults} (see {@link
+ * ControlEndpoint}). Both
  * completion endpoints share one set of limiters, whose time origin (and fixed-window alignment) is
  * the moment the server started. Successful answers wait out the simulated latency without holding
  * a thread; 429 and 400 answers are immediate.
  *
- * <p>Two defaults of the JDK's HTTP server do not suit a load test, so this class changes them when
- * it is first loaded, unless they are already set: {@code sun.net.httpserver.nodelay=true} (else
- * small responses wait up to 40 ms for Nagle's algorithm against delayed acknowledgements) and
- * {@code sun.net.httpserver.maxIdleConnections=10000} (else keep-alive connections beyond 200 are
- * closed and every call on them pays a new TCP connection).
+ * <p>The server is Jetty's non-blocking HTTP/1.1 connector with a small thread pool: a request
+ * holds a thread only while it is being parsed or decided, never while its client is slow to send
+ * (headers, body) or to read, nor while its latency runs, so stalled clients do not delay anyone
+ * else. A client that stalls for {@link MockProviderConfig#idleTimeoutMs()} is answered 400 (body
+ * incomplete) or disconnected. Headers beyond {@link MockProviderConfig#maxHeaderBytes()} are
+ * answered 431, bodies beyond {@link MockProviderConfig#maxBodyBytes()} 413, both in OpenAI's error
+ * shape.
  *
  * <p>Thread-safe. {@link #close()} stops listening and drops answers still waiting out their
  * latency.
  */
 public final class MockProvider implements AutoCloseable {
 
-  static {
-    setIfAbsent("sun.net.httpserver.nodelay", "true");
-    setIfAbsent("sun.net.httpserver.maxIdleConnections", "10000");
-  }
-
   private static final Logger LOG = LoggerFactory.getLogger(MockProvider.class);
 
+  /** Jetty's threads: one acceptor, one selector, and a few to parse and decide requests. */
+  private static final int MAX_THREADS = 16;
+
   private final MockProviderConfig config;
-  private final HttpServer server;
-  private final ExecutorService handlers;
+  private final Server server;
+  private final ServerConnector connector;
   private final ScheduledThreadPoolExecutor scheduler;
   private final ProviderState state;
 
   private MockProvider(
       MockProviderConfig config,
-      HttpServer server,
-      ExecutorService handlers,
+      Server server,
+      ServerConnector connector,
       ScheduledThreadPoolExecutor scheduler,
       ProviderState state) {
     this.config = config;
     this.server = server;
-    this.handlers = handlers;
+    this.connector = connector;
     this.scheduler = scheduler;
     this.state = state;
   }
@@ -76,24 +82,57 @@ public final class MockProvider implements AutoCloseable {
    * @throws IOException when the address cannot be bound
    */
   public static MockProvider start(MockProviderConfig config) throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 512);
-    int threads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
-    ExecutorService handlers = Executors.newFixedThreadPool(threads, daemonThreads("http"));
     ScheduledThreadPoolExecutor scheduler =
         new ScheduledThreadPoolExecutor(2, daemonThreads("latency"));
+    scheduler.setRemoveOnCancelPolicy(true);
     ProviderState state = new ProviderState(config, System.nanoTime());
-    server.setExecutor(handlers);
-    server.createContext(
-        "/v1/chat/completions",
-        new CompletionEndpoint(
-            "/v1/chat/completions", new OpenAiDialect(), state, config.maxBodyBytes(), scheduler));
-    server.createContext(
-        "/v1/messages",
-        new CompletionEndpoint(
-            "/v1/messages", new AnthropicDialect(), state, config.maxBodyBytes(), scheduler));
-    server.createContext("/", new AdminEndpoint(state));
-    server.start();
-    MockProvider provider = new MockProvider(config, server, handlers, scheduler, state);
+    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2);
+    threads.setName("mock-provider-http");
+    threads.setDaemon(true);
+    Server server = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setRequestHeaderSize(config.maxHeaderBytes());
+    http.setSendServerVersion(false);
+    ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+    connector.setHost(config.host());
+    connector.setPort(config.port());
+    connector.setIdleTimeout(config.idleTimeoutMs());
+    connector.setAcceptQueueSize(1024);
+    server.addConnector(connector);
+    server.setErrorHandler(new JsonErrorHandler(config.maxHeaderBytes()));
+    Endpoint reads = new AdminEndpoint(state);
+    Endpoint control = new ControlEndpoint(state);
+    server.setHandler(
+        new Routes(
+            Map.of(
+                "/v1/chat/completions",
+                new CompletionEndpoint(
+                    new OpenAiDialect(), state, config.maxBodyBytes(), scheduler),
+                "/v1/messages",
+                new CompletionEndpoint(
+                    new AnthropicDialect(), state, config.maxBodyBytes(), scheduler),
+                AdminEndpoint.RECORDS,
+                reads,
+                AdminEndpoint.SUMMARY,
+                reads,
+                AdminEndpoint.HEALTH,
+                reads,
+                ControlEndpoint.CAPS,
+                control,
+                ControlEndpoint.FAULTS,
+                control)));
+    try {
+      server.start();
+    } catch (Exception e) {
+      scheduler.shutdownNow();
+      stopQuietly(server);
+      if (e instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException(
+          "cannot start the mock provider on " + config.host() + ":" + config.port(), e);
+    }
+    MockProvider provider = new MockProvider(config, server, connector, scheduler, state);
     LOG.info("mock provider listening on {}", provider.url());
     return provider;
   }
@@ -105,7 +144,7 @@ public final class MockProvider implements AutoCloseable {
 
   /** The bound port (the chosen one when the configuration asked for 0). */
   public int port() {
-    return server.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
   /** {@code http://host:port}, without a trailing slash. */
@@ -134,6 +173,32 @@ public final class MockProvider implements AutoCloseable {
     return state.summary();
   }
 
+  /**
+   * Changes the caps from now on, keeping what the windows already hold; a {@code null} rate leaves
+   * its dimension as it is. Returns the caps now in force.
+   *
+   * @throws IllegalArgumentException when a rate is out of range or names an uncapped dimension;
+   *     nothing changes then
+   */
+  public Caps setCaps(Caps caps) {
+    return state.setCaps(caps);
+  }
+
+  /** The caps now in force, as rates per second ({@code null} for an uncapped dimension). */
+  public Caps caps() {
+    return state.caps();
+  }
+
+  /** Switches faults on or off from now on (calls already admitted keep their latency). */
+  public void setFaults(Faults faults) {
+    state.setFaults(Objects.requireNonNull(faults, "faults"));
+  }
+
+  /** The faults switched on. */
+  public Faults faults() {
+    return state.faults();
+  }
+
   /** Nanoseconds since the server started: the time scale of the records and the windows. */
   public long nanosSinceStart() {
     return state.now();
@@ -142,14 +207,15 @@ public final class MockProvider implements AutoCloseable {
   /** Stops listening, closes open connections and drops answers still waiting. Idempotent. */
   @Override
   public void close() {
-    server.stop(0);
+    stopQuietly(server);
     scheduler.shutdownNow();
-    handlers.shutdownNow();
   }
 
-  private static void setIfAbsent(String property, String value) {
-    if (System.getProperty(property) == null) {
-      System.setProperty(property, value);
+  private static void stopQuietly(Server server) {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.debug("stopping the HTTP server failed", e);
     }
   }
 

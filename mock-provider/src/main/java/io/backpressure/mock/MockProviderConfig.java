@@ -1,6 +1,9 @@
 package io.backpressure.mock;
 
+import io.backpressure.mock.limit.CapSchedule;
 import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.OutsideTraffic;
+import io.backpressure.mock.limit.UpstreamLimiter;
 import java.util.Objects;
 
 /**
@@ -19,9 +22,23 @@ import java.util.Objects;
  *     ms; default 50
  * @param latencyMaxMs the most, in {@code [latencyMinMs, 600000]} ms; default 150. Drawn uniformly
  * @param seed the seed of the completion-token and latency draws; default 1
- * @param maxBodyBytes the largest request body accepted, in {@code [1024, 67108864]}; default 1 MiB
+ * @param maxBodyBytes the largest request body accepted, in {@code [1024, 67108864]}; default 1 MiB;
+ *     a larger one is answered 413
+ * @param maxHeaderBytes the largest request line and headers accepted, in {@code [1024, 1048576]};
+ *     default 16 KiB; larger ones are answered 431
+ * @param idleTimeoutMs how long a connection may stay silent (a client neither sending nor reading)
+ *     before it is closed, a request body still incomplete then answered 400, in {@code [100,
+ *     3600000]} ms; default 30 000. The simulated latency is not silence the client causes and is
+ *     not cut short by it
  * @param maxRecords how many per-request records are kept before the oldest are dropped, in {@code
  *     [1, 10000000]}; default 1 000 000
+ * @param schedule cap changes at fixed times since the start; default none
+ * @param outside traffic from elsewhere on the same caps, never recorded; default none
+ * @param errorRate the share of calls answered 500 at once (charged nothing), in {@code [0, 1]};
+ *     default 0
+ * @param maxRecordBytes how much heap the kept records may take (estimated; header values in them
+ *     are cut to 200 characters) before the oldest are dropped, in {@code [1048576, 17179869184]};
+ *     default 256 MiB
  */
 public record MockProviderConfig(
     String host,
@@ -29,13 +46,19 @@ public record MockProviderConfig(
     LimitSpec requests,
     LimitSpec tokens,
     boolean rejectedCount,
+    CapSchedule schedule,
+    OutsideTraffic outside,
+    double errorRate,
     ChargeMode chargeMode,
     CompletionTokens completionTokens,
     int latencyMinMs,
     int latencyMaxMs,
     long seed,
     int maxBodyBytes,
-    int maxRecords) {
+    int maxHeaderBytes,
+    int idleTimeoutMs,
+    int maxRecords,
+    long maxRecordBytes) {
 
   /** The largest simulated latency, in milliseconds (ten minutes). */
   public static final int MAX_LATENCY_MS = 600_000;
@@ -45,6 +68,12 @@ public record MockProviderConfig(
    */
   public MockProviderConfig {
     Objects.requireNonNull(chargeMode, "chargeMode");
+    Objects.requireNonNull(schedule, "schedule");
+    Objects.requireNonNull(outside, "outside");
+    if (!(errorRate >= 0) || errorRate > 1) {
+      throw new IllegalArgumentException(
+          "errorRate must be in the range [0, 1], but was: " + errorRate);
+    }
     Objects.requireNonNull(completionTokens, "completionTokens");
     if (host == null || host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank");
@@ -56,11 +85,16 @@ public record MockProviderConfig(
               + " per "
               + requests.period());
     }
+    // The limiter checks that the schedule only changes capped dimensions, at >= 1 request/period.
+    new UpstreamLimiter(requests, tokens, rejectedCount, schedule, outside);
     checkRange("port", port, 0, 65_535);
     checkRange("latencyMinMs", latencyMinMs, 0, MAX_LATENCY_MS);
     checkRange("latencyMaxMs", latencyMaxMs, latencyMinMs, MAX_LATENCY_MS);
     checkRange("maxBodyBytes", maxBodyBytes, 1024, 64 * 1024 * 1024);
+    checkRange("maxHeaderBytes", maxHeaderBytes, 1024, 1024 * 1024);
+    checkRange("idleTimeoutMs", idleTimeoutMs, 100, 3_600_000);
     checkRange("maxRecords", maxRecords, 1, 10_000_000);
+    checkRange("maxRecordBytes", maxRecordBytes, 1L << 20, 16L << 30);
   }
 
   /** A builder holding the defaults. */
@@ -76,12 +110,18 @@ public record MockProviderConfig(
         .requests(requests)
         .tokens(tokens)
         .rejectedCount(rejectedCount)
+        .schedule(schedule)
+        .outside(outside)
+        .errorRate(errorRate)
         .chargeMode(chargeMode)
         .completionTokens(completionTokens)
         .latencyMs(latencyMinMs, latencyMaxMs)
         .seed(seed)
         .maxBodyBytes(maxBodyBytes)
-        .maxRecords(maxRecords);
+        .maxHeaderBytes(maxHeaderBytes)
+        .idleTimeoutMs(idleTimeoutMs)
+        .maxRecords(maxRecords)
+        .maxRecordBytes(maxRecordBytes);
   }
 
   private static void checkRange(String field, long value, long min, long max) {
@@ -98,13 +138,19 @@ public record MockProviderConfig(
     private LimitSpec requests;
     private LimitSpec tokens;
     private boolean rejectedCount;
+    private CapSchedule schedule = CapSchedule.NONE;
+    private OutsideTraffic outside = OutsideTraffic.NONE;
+    private double errorRate;
     private ChargeMode chargeMode = ChargeMode.ACTUAL;
     private CompletionTokens completionTokens = new CompletionTokens.Fixed(50);
     private int latencyMinMs = 50;
     private int latencyMaxMs = 150;
     private long seed = 1;
     private int maxBodyBytes = 1024 * 1024;
+    private int maxHeaderBytes = 16 * 1024;
+    private int idleTimeoutMs = 30_000;
     private int maxRecords = 1_000_000;
+    private long maxRecordBytes = 256L << 20;
 
     private Builder() {}
 
@@ -135,6 +181,24 @@ public record MockProviderConfig(
       return this;
     }
 
+    /** Cap changes at fixed times since the start. */
+    public Builder schedule(CapSchedule schedule) {
+      this.schedule = schedule;
+      return this;
+    }
+
+    /** Traffic from elsewhere on the same caps. */
+    public Builder outside(OutsideTraffic outside) {
+      this.outside = outside;
+      return this;
+    }
+
+    /** The share of calls answered 500, in {@code [0, 1]}. */
+    public Builder errorRate(double errorRate) {
+      this.errorRate = errorRate;
+      return this;
+    }
+
     public Builder chargeMode(ChargeMode chargeMode) {
       this.chargeMode = chargeMode;
       return this;
@@ -162,8 +226,23 @@ public record MockProviderConfig(
       return this;
     }
 
+    public Builder maxHeaderBytes(int maxHeaderBytes) {
+      this.maxHeaderBytes = maxHeaderBytes;
+      return this;
+    }
+
+    public Builder idleTimeoutMs(int idleTimeoutMs) {
+      this.idleTimeoutMs = idleTimeoutMs;
+      return this;
+    }
+
     public Builder maxRecords(int maxRecords) {
       this.maxRecords = maxRecords;
+      return this;
+    }
+
+    public Builder maxRecordBytes(long maxRecordBytes) {
+      this.maxRecordBytes = maxRecordBytes;
       return this;
     }
 
@@ -177,13 +256,19 @@ public record MockProviderConfig(
           requests,
           tokens,
           rejectedCount,
+          schedule,
+          outside,
+          errorRate,
           chargeMode,
           completionTokens,
           latencyMinMs,
           latencyMaxMs,
           seed,
           maxBodyBytes,
-          maxRecords);
+          maxHeaderBytes,
+          idleTimeoutMs,
+          maxRecords,
+          maxRecordBytes);
     }
   }
 }

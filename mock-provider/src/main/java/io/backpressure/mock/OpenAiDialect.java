@@ -3,10 +3,9 @@ package io.backpressure.mock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.Headers;
 import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
+import org.eclipse.jetty.http.HttpFields;
 
 /**
  * OpenAI's chat completions format: {@code POST /v1/chat/completions} with {@code model}, {@code
@@ -14,6 +13,12 @@ import io.backpressure.mock.limit.Verdict;
  * former wins when both are set); answers carry {@code usage}, errors are {@code {"error":
  * {message, type, param, code}}}, and the limits go in {@code x-ratelimit-*} headers with {@code
  * retry-after} (seconds) and {@code retry-after-ms} on 429.
+ *
+ * <p>With {@code "stream": true} the answer is a series of {@code data:} events, each a {@code
+ * chat.completion.chunk}: the first with the assistant's role, then the text in pieces, then one
+ * with the finish reason and an empty delta, then {@code data: [DONE]}. When {@code
+ * stream_options.include_usage} is true every chunk carries {@code "usage": null} and one more
+ * chunk, with no choices, carries the usage before {@code [DONE]}, as OpenAI documents.
  */
 final class OpenAiDialect implements Dialect {
 
@@ -24,11 +29,29 @@ final class OpenAiDialect implements Dialect {
     String model = RequestFields.requiredText(root, "model");
     JsonNode messages = RequestFields.requiredArray(root, "messages");
     long chars = RequestFields.messagesChars(messages);
-    RequestFields.refuseStreaming(root);
     Long maxTokens = RequestFields.tokenLimit(root, "max_completion_tokens");
     Long legacyMaxTokens = RequestFields.tokenLimit(root, "max_tokens");
+    boolean stream = RequestFields.optionalBoolean(root, "stream");
+    JsonNode options = root.get("stream_options");
+    boolean includeUsage = false;
+    if (options != null && !options.isNull()) {
+      if (!stream) {
+        throw new BadRequestException(
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+            "stream_options",
+            "invalid_value");
+      }
+      if (!options.isObject()) {
+        throw BadRequestException.invalidType("stream_options", "an object");
+      }
+      includeUsage = RequestFields.optionalBoolean(options, "include_usage", "stream_options.");
+    }
     return new ParsedCall(
-        model, ParsedCall.estimateTokens(chars), maxTokens != null ? maxTokens : legacyMaxTokens);
+        model,
+        ParsedCall.estimateTokens(chars),
+        maxTokens != null ? maxTokens : legacyMaxTokens,
+        stream,
+        includeUsage);
   }
 
   @Override
@@ -47,12 +70,81 @@ final class OpenAiDialect implements Dialect {
     message.putNull("refusal");
     choice.putNull("logprobs");
     choice.put("finish_reason", truncated ? "length" : "stop");
-    ObjectNode usage = root.putObject("usage");
+    usage(root.putObject("usage"), call, completionTokens);
+    root.putNull("system_fingerprint");
+    return root;
+  }
+
+  @Override
+  public String streamStart(ParsedCall call, long id, long createdEpochSeconds) {
+    ObjectNode chunk = chunk(call, id, createdEpochSeconds);
+    ObjectNode delta = choice(chunk).putObject("delta");
+    delta.put("role", "assistant");
+    delta.put("content", "");
+    delta.putNull("refusal");
+    return Dialect.dataEvent(chunk.toString());
+  }
+
+  @Override
+  public String streamDelta(ParsedCall call, long id, long createdEpochSeconds, String text) {
+    ObjectNode chunk = chunk(call, id, createdEpochSeconds);
+    choice(chunk).putObject("delta").put("content", text);
+    return Dialect.dataEvent(chunk.toString());
+  }
+
+  @Override
+  public String streamEnd(
+      ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated) {
+    ObjectNode last = chunk(call, id, createdEpochSeconds);
+    ObjectNode choice = choice(last);
+    choice.putObject("delta");
+    choice.put("finish_reason", truncated ? "length" : "stop");
+    StringBuilder events = new StringBuilder(Dialect.dataEvent(last.toString()));
+    if (call.includeUsage()) {
+      ObjectNode usageChunk = chunk(call, id, createdEpochSeconds);
+      usageChunk.putArray("choices");
+      usage(usageChunk.putObject("usage"), call, completionTokens);
+      events.append(Dialect.dataEvent(usageChunk.toString()));
+    }
+    return events.append(Dialect.dataEvent("[DONE]")).toString();
+  }
+
+  /** A {@code chat.completion.chunk} without choices; {@code "usage": null} when usage is asked. */
+  private static ObjectNode chunk(ParsedCall call, long id, long createdEpochSeconds) {
+    ObjectNode chunk = JSON.objectNode();
+    chunk.put("id", "chatcmpl-mock-" + id);
+    chunk.put("object", "chat.completion.chunk");
+    chunk.put("created", createdEpochSeconds);
+    chunk.put("model", call.model());
+    chunk.putNull("system_fingerprint");
+    if (call.includeUsage()) {
+      chunk.putNull("usage");
+    }
+    return chunk;
+  }
+
+  /** Adds the chunk's one choice, not finished, and returns it. */
+  private static ObjectNode choice(ObjectNode chunk) {
+    ObjectNode choice = chunk.putArray("choices").addObject();
+    choice.put("index", 0);
+    choice.putNull("logprobs");
+    choice.putNull("finish_reason");
+    return choice;
+  }
+
+  private static void usage(ObjectNode usage, ParsedCall call, int completionTokens) {
     usage.put("prompt_tokens", call.promptTokens());
     usage.put("completion_tokens", completionTokens);
     usage.put("total_tokens", call.promptTokens() + completionTokens);
-    root.putNull("system_fingerprint");
-    return root;
+  }
+
+  @Override
+  public ObjectNode serverError() {
+    return error(
+        "The server had an error while processing your request. Sorry about that!",
+        "server_error",
+        null,
+        null);
   }
 
   @Override
@@ -67,35 +159,43 @@ final class OpenAiDialect implements Dialect {
 
   @Override
   public void rateLimitHeaders(
-      Headers headers, UpstreamLimiter limiter, Verdict verdict, long nowEpochMillis) {
+      HttpFields.Mutable headers,
+      LimitSpec requests,
+      LimitSpec tokens,
+      Verdict verdict,
+      long nowEpochMillis) {
     dimensionHeaders(
         headers,
         "requests",
-        limiter.requestsSpec(),
+        requests,
         verdict.remainingRequests(),
         verdict.resetRequestsNanos());
     dimensionHeaders(
         headers,
         "tokens",
-        limiter.tokensSpec(),
+        tokens,
         verdict.remainingTokens(),
         verdict.resetTokensNanos());
     if (!verdict.admitted() && !verdict.neverFits()) {
-      headers.set(
+      headers.put(
           "retry-after", Long.toString(RateLimitFormat.ceilSeconds(verdict.retryAfterNanos())));
-      headers.set(
+      headers.put(
           "retry-after-ms", Long.toString(RateLimitFormat.ceilMillis(verdict.retryAfterNanos())));
     }
   }
 
   private static void dimensionHeaders(
-      Headers headers, String dimension, LimitSpec spec, double remaining, long resetNanos) {
+      HttpFields.Mutable headers,
+      String dimension,
+      LimitSpec spec,
+      double remaining,
+      long resetNanos) {
     if (spec == null) {
       return;
     }
-    headers.set("x-ratelimit-limit-" + dimension, RateLimitFormat.limit(spec.limitPerPeriod()));
-    headers.set("x-ratelimit-remaining-" + dimension, RateLimitFormat.remaining(remaining));
-    headers.set("x-ratelimit-reset-" + dimension, RateLimitFormat.duration(resetNanos));
+    headers.put("x-ratelimit-limit-" + dimension, RateLimitFormat.limit(spec.limitPerPeriod()));
+    headers.put("x-ratelimit-remaining-" + dimension, RateLimitFormat.remaining(remaining));
+    headers.put("x-ratelimit-reset-" + dimension, RateLimitFormat.duration(resetNanos));
   }
 
   private static ObjectNode error(String message, String type, String param, String code) {

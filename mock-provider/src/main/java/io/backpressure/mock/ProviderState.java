@@ -1,5 +1,7 @@
 package io.backpressure.mock;
 
+import io.backpressure.mock.limit.Caps;
+import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
 import java.util.ArrayList;
@@ -7,15 +9,22 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The mutable heart of one server: the limiters, the random draws, the counters and the per-request
- * log. Thread-safe: every method that reads or changes them holds the instance lock, and the clock
- * is read inside it, so the limiters always see time move forwards.
+ * The mutable heart of one server: the limiters (with their cap schedule and outside traffic), the
+ * faults switched on, the random draws, the counters and the per-request log. Thread-safe: every
+ * method that reads or changes them holds the instance lock, and the clock is read inside it, so
+ * the limiters always see time move forwards.
  */
 final class ProviderState {
 
-  /** The outcome of {@link #decide(ParsedCall)}. */
+  /**
+   * The outcome of {@link #decide(ParsedCall)}: a 500 ({@code serverError}, no verdict), or the
+   * limiters' verdict with the caps in force when it was reached.
+   */
   record Decision(
+      boolean serverError,
       Verdict verdict,
+      LimitSpec requestsSpec,
+      LimitSpec tokensSpec,
       long arrivalNanos,
       long id,
       int completionTokens,
@@ -27,7 +36,9 @@ final class ProviderState {
   private final UpstreamLimiter limiter;
   private final SplittableRandom random;
   private final long originNanos;
+  private Faults faults = Faults.NONE;
   private final ArrayList<RequestRecord> records = new ArrayList<>();
+  private long recordBytes;
   private long firstSeq;
   private long nextSeq;
   private long admitted;
@@ -35,19 +46,46 @@ final class ProviderState {
   private long rateLimitedRequests;
   private long rateLimitedTokens;
   private long badRequests;
+  private long serverErrors;
   private long inFlight;
   private long promptTokens;
   private long completionTokens;
 
   ProviderState(MockProviderConfig config, long originNanos) {
     this.config = config;
-    this.limiter = new UpstreamLimiter(config.requests(), config.tokens(), config.rejectedCount());
+    this.limiter =
+        new UpstreamLimiter(
+            config.requests(),
+            config.tokens(),
+            config.rejectedCount(),
+            config.schedule(),
+            config.outside());
     this.random = new SplittableRandom(config.seed());
     this.originNanos = originNanos;
   }
 
-  UpstreamLimiter limiter() {
-    return limiter;
+  /**
+   * Changes the caps from now on.
+   *
+   * @throws IllegalArgumentException naming the field at fault; nothing changes then
+   */
+  synchronized Caps setCaps(Caps caps) {
+    limiter.setCaps(now(), caps);
+    return limiter.caps();
+  }
+
+  /** The caps now, as rates per second. */
+  synchronized Caps caps() {
+    limiter.advanceTo(now());
+    return limiter.caps();
+  }
+
+  synchronized void setFaults(Faults faults) {
+    this.faults = faults;
+  }
+
+  synchronized Faults faults() {
+    return faults;
   }
 
   /** Nanoseconds since the server started. */
@@ -56,12 +94,17 @@ final class ProviderState {
   }
 
   /**
-   * Draws the call's completion tokens and latency, then asks the limiters at the current time. An
-   * admitted call counts as in flight until its 200 is recorded.
+   * Draws whether the call fails with a 500 (the {@code errors} fault, or the configured error
+   * rate), else its completion tokens and latency, then asks the limiters at the current time. A
+   * 500 is charged nothing. An admitted call counts as in flight until its 200 is recorded.
    */
   synchronized Decision decide(ParsedCall call) {
+    long now = now();
+    if (faults.errors() || (config.errorRate() > 0 && random.nextDouble() < config.errorRate())) {
+      return new Decision(true, null, null, null, now, 0, 0, false, 0, 0);
+    }
     int drawn = config.completionTokens().draw(random);
-    long latency = drawLatencyNanos();
+    long latency = Math.round(drawLatencyNanos() * faults.latencyFactor());
     Long maxTokens = call.maxTokens();
     boolean truncated = maxTokens != null && drawn > maxTokens;
     int completion = truncated ? maxTokens.intValue() : drawn;
@@ -70,14 +113,23 @@ final class ProviderState {
           case ACTUAL -> call.promptTokens() + completion;
           case MAX_TOKENS -> Math.max(maxTokens == null ? 0 : maxTokens, call.promptTokens());
         };
-    long now = now();
     Verdict verdict = limiter.tryAcquire(now, charge);
     long id = 0;
     if (verdict.admitted()) {
       id = ++admitted;
       inFlight++;
     }
-    return new Decision(verdict, now, id, completion, truncated, charge, latency);
+    return new Decision(
+        false,
+        verdict,
+        limiter.requestsSpec(),
+        limiter.tokensSpec(),
+        now,
+        id,
+        completion,
+        truncated,
+        charge,
+        latency);
   }
 
   /** Appends the record of an answered call, stamped with the current time, and counts it. */
@@ -90,6 +142,7 @@ final class ProviderState {
       long completion,
       long charged,
       long arrivalNanos) {
+    recordBytes += context.estimatedBytes();
     records.add(
         new RequestRecord(
             nextSeq++,
@@ -115,14 +168,31 @@ final class ProviderState {
       } else {
         rateLimitedRequests++;
       }
+    } else if (status >= 500) {
+      serverErrors++;
     } else {
       badRequests++;
     }
-    if (records.size() > config.maxRecords()) {
-      int drop = Math.max(1, records.size() - config.maxRecords() / 2);
-      records.subList(0, drop).clear();
-      firstSeq += drop;
+    if (records.size() > config.maxRecords() || recordBytes > config.maxRecordBytes()) {
+      dropOldest();
     }
+  }
+
+  /**
+   * Drops the oldest records until at most half of each bound is used, so that the copying this
+   * costs is paid once per many appended records.
+   */
+  private void dropOldest() {
+    int drop = 0;
+    while (drop < records.size()
+        && (records.size() - drop > config.maxRecords() / 2
+            || recordBytes > config.maxRecordBytes() / 2)) {
+      RequestRecord oldest = records.get(drop++);
+      recordBytes -=
+          new RequestContext(oldest.tenant(), oldest.priority(), oldest.callId()).estimatedBytes();
+    }
+    records.subList(0, drop).clear();
+    firstSeq += drop;
   }
 
   /** The kept records with {@code seq >= since}, oldest first; an immutable snapshot. */
@@ -132,16 +202,21 @@ final class ProviderState {
   }
 
   synchronized Summary summary() {
+    long now = now();
+    limiter.advanceTo(now);
     return new Summary(
-        ok + rateLimitedRequests + rateLimitedTokens + badRequests,
+        ok + rateLimitedRequests + rateLimitedTokens + badRequests + serverErrors,
         ok,
         rateLimitedRequests,
         rateLimitedTokens,
         badRequests,
+        serverErrors,
         inFlight,
         promptTokens,
         completionTokens,
-        now());
+        limiter.outsideArrived(),
+        limiter.outsideAdmitted(),
+        now);
   }
 
   private long drawLatencyNanos() {

@@ -130,15 +130,24 @@ final class RequestFields {
     return chars;
   }
 
-  /** Refuses {@code "stream": true}: this server answers with whole JSON documents only. */
-  static void refuseStreaming(JsonNode root) throws BadRequestException {
-    JsonNode stream = root.get("stream");
-    if (stream != null && stream.asBoolean(false)) {
-      throw new BadRequestException(
-          "Invalid 'stream': streaming is not supported by the mock provider; omit it or set"
-              + " false.",
-          "stream",
-          "unsupported_value");
+  /** The boolean field {@code name}; {@code false} when absent or JSON null. */
+  static boolean optionalBoolean(JsonNode root, String name) throws BadRequestException {
+    return optionalBoolean(root, name, "");
+  }
+
+  /**
+   * The boolean field {@code name} of an object found at {@code prefix} (for the messages: {@code
+   * "stream_options."}); {@code false} when absent or JSON null.
+   */
+  static boolean optionalBoolean(JsonNode root, String name, String prefix)
+      throws BadRequestException {
+    JsonNode node = root.get(name);
+    if (node == null || node.isNull()) {
+      return false;
     }
+    if (!node.isBoolean()) {
+      throw BadRequestException.invalidType(prefix + name, "a boolean");
+    }
+    return node.booleanValue();
   }
 }

@@ -8,10 +8,14 @@ package io.backpressure.mock;
  * @param ok answered with 200
  * @param rateLimitedRequests answered with 429 because the requests cap bound
  * @param rateLimitedTokens answered with 429 because the tokens cap bound
- * @param badRequests answered with 400
+ * @param badRequests answered with a client error: 400, or 413 for a body over the limit
+ * @param serverErrors answered with 500 (the error rate, or the {@code errors} fault)
  * @param inFlight admitted calls still waiting out their simulated latency
  * @param promptTokens prompt tokens of the 200 answers
  * @param completionTokens completion tokens of the 200 answers
+ * @param outsideRequests outside calls that have arrived on the same caps (never recorded, never
+ *     counted above)
+ * @param outsideAdmitted the outside calls the caps admitted
  * @param uptimeNanos time since the server started
  */
 public record Summary(
@@ -20,9 +24,12 @@ public record Summary(
     long rateLimitedRequests,
     long rateLimitedTokens,
     long badRequests,
+    long serverErrors,
     long inFlight,
     long promptTokens,
     long completionTokens,
+    long outsideRequests,
+    long outsideAdmitted,
     long uptimeNanos) {
 
   /** All 429 answers. */

@@ -3,10 +3,15 @@ package io.backpressure.mock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.mock.limit.CapSchedule;
 import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.OutsideTraffic;
 import io.backpressure.mock.limit.WindowModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -82,6 +87,45 @@ class MockLlmCommandTest {
     assertRefused("--charge=sometimes", "--charge: charge must be one of actual, max-tokens");
     assertRefused("--port=70000", "--port must be in the range [0, 65535]");
     assertRefused("--max-body-bytes=10", "--max-body-bytes must be in the range [1024, 67108864]");
+    assertRefused(
+        "--max-header-bytes=100", "--max-header-bytes must be in the range [1024, 1048576]");
+    assertRefused("--idle-timeout-ms=5", "--idle-timeout-ms must be in the range [100, 3600000]");
+  }
+
+  @Test
+  void driftOutsideTrafficAndErrorsAreOptions(@TempDir Path dir) throws Exception {
+    MockProviderConfig config =
+        parse(
+            "--requests-per-s=60",
+            "--tokens-per-s=12000",
+            "--schedule=40:30:-,80:60:6000",
+            "--outside-rps=18",
+            "--outside-tokens-per-s=1800",
+            "--error-rate=0.05");
+    assertThat(config.schedule()).isEqualTo(CapSchedule.parse("40:30:-,80:60:6000"));
+    assertThat(config.outside()).isEqualTo(new OutsideTraffic(18, 1800));
+    assertThat(config.errorRate()).isEqualTo(0.05);
+
+    Path file = dir.resolve("caps.txt");
+    Files.writeString(file, "# halve, then restore\n40:30:-\n\n80:60:-\n");
+    assertThat(parse("--requests-per-s=60", "--schedule-file=" + file).schedule())
+        .isEqualTo(CapSchedule.parse("40:30:-,80:60:-"));
+
+    assertRefused(
+        new String[] {"--requests-per-s=60", "--schedule=40:30"},
+        "--schedule: schedule step 1 must be AT_S:REQUESTS_PER_S:TOKENS_PER_S");
+    assertRefused(
+        new String[] {"--requests-per-s=60", "--schedule=40:-:100"},
+        "--schedule: schedule step 1: tokens_per_s cannot be set");
+    assertRefused(
+        new String[] {"--schedule=1:1:-", "--schedule-file=" + file},
+        "--schedule and --schedule-file cannot both be given");
+    assertRefused(
+        "--schedule-file=" + dir.resolve("missing.txt"), "--schedule-file: cannot read");
+    assertRefused("--outside-rps=-1", "--outside-rps: outside requests_per_s must be in the range");
+    assertRefused(
+        "--outside-tokens-per-s=10", "outside tokens_per_s needs outside requests_per_s > 0");
+    assertRefused("--error-rate=1.5", "--error-rate must be in the range [0, 1], but was: 1.5");
   }
 
   @Test

@@ -5,10 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -226,7 +231,11 @@ class MockProviderTest {
         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
             + "\"max_tokens\":99999999999}",
         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":\"9\"}",
-        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}"
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":\"yes\"}",
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+            + "\"stream_options\":{\"include_usage\":true}}",
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+            + "\"stream\":true,\"stream_options\":{\"include_usage\":1}}"
       })
   void badInputGets400InOpenAiShapeAndTheServerKeepsServing(String body) throws Exception {
     try (MockProvider provider = MockProvider.start(instant().build())) {
@@ -266,14 +275,14 @@ class MockProviderTest {
   }
 
   @Test
-  void anOversizedBodyGets400AndTheServerKeepsServing() throws Exception {
+  void anOversizedBodyGets413AndTheServerKeepsServing() throws Exception {
     try (MockProvider provider = MockProvider.start(instant().build())) {
       Http http = new Http(provider);
       String huge = Http.chat("x".repeat(2 * 1024 * 1024), 5);
 
       Http.Answer answer = http.post("/v1/chat/completions", huge);
 
-      assertThat(answer.status()).isEqualTo(400);
+      assertThat(answer.status()).isEqualTo(413);
       assertThat(answer.body().path("error").path("message").asText())
           .isEqualTo("Request body too large: the limit is 1048576 bytes.");
       assertThat(http.post("/v1/chat/completions", Http.chat("hi", 3)).status()).isEqualTo(200);
@@ -500,6 +509,59 @@ class MockProviderTest {
       assertThat(noMax.body().path("type").asText()).isEqualTo("error");
       assertThat(noMax.body().path("error").path("message").asText())
           .isEqualTo("Missing required parameter: 'max_tokens'.");
+    }
+  }
+
+  @Test
+  void aStreamedAnswerIsServerSentEventsInOpenAiChunkShape() throws Exception {
+    MockProviderConfig config =
+        instant()
+            .requests(LimitSpec.of(WindowModel.FIXED, 5, Duration.ofMinutes(1)))
+            .completionTokens(new CompletionTokens.Fixed(3))
+            .build();
+    try (MockProvider provider = MockProvider.start(config)) {
+      String body =
+          "{\"model\":\"gpt-4o-mini\",\"stream\":true,"
+              + "\"stream_options\":{\"include_usage\":true},"
+              + "\"messages\":[{\"role\":\"user\",\"content\":\"abcdefgh\"}]}";
+      HttpResponse<Stream<String>> response =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(provider.baseUrl() + "/chat/completions"))
+                      .POST(HttpRequest.BodyPublishers.ofString(body))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofLines());
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.headers().firstValue("content-type"))
+          .hasValue("text/event-stream; charset=utf-8");
+      assertThat(response.headers().firstValue("x-ratelimit-remaining-requests")).hasValue("4");
+      List<String> lines = response.body().toList();
+      List<String> data = lines.stream().filter(l -> !l.isEmpty()).toList();
+      assertThat(lines.stream().filter(String::isEmpty).count()).isEqualTo(data.size());
+      assertThat(data).allSatisfy(l -> assertThat(l).startsWith("data: "));
+      assertThat(data.get(data.size() - 1)).isEqualTo("data: [DONE]");
+      List<JsonNode> chunks = new ArrayList<>();
+      for (String line : data.subList(0, data.size() - 1)) {
+        chunks.add(Http.JSON.readTree(line.substring("data: ".length())));
+      }
+      assertThat(chunks)
+          .allSatisfy(
+              c -> assertThat(c.path("object").asText()).isEqualTo("chat.completion.chunk"));
+      assertThat(chunks.get(0).path("choices").get(0).path("delta").path("role").asText())
+          .isEqualTo("assistant");
+      StringBuilder text = new StringBuilder();
+      for (JsonNode chunk : chunks.subList(1, chunks.size() - 2)) {
+        text.append(chunk.path("choices").get(0).path("delta").path("content").asText());
+      }
+      assertThat(text.toString()).isEqualTo(Dialect.completionText(3));
+      JsonNode finish = chunks.get(chunks.size() - 2);
+      assertThat(finish.path("choices").get(0).path("finish_reason").asText()).isEqualTo("stop");
+      assertThat(finish.path("usage").isNull()).isTrue();
+      JsonNode usage = chunks.get(chunks.size() - 1).path("usage");
+      assertThat(usage.path("prompt_tokens").asLong()).isEqualTo(2);
+      assertThat(usage.path("completion_tokens").asLong()).isEqualTo(3);
+      assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200);
     }
   }
 }

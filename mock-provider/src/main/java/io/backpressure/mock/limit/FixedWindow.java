@@ -6,8 +6,8 @@ package io.backpressure.mock.limit;
  */
 final class FixedWindow implements WindowLimiter {
 
-  private final double limit;
-  private final double slack;
+  private double limit;
+  private double slack;
   private final long period;
   private long window = Long.MIN_VALUE;
   private double used;
@@ -41,6 +41,12 @@ final class FixedWindow implements WindowLimiter {
   @Override
   public void debit(long now, double amount) {
     used += amount;
+  }
+
+  @Override
+  public void setLimit(double limit) {
+    this.limit = limit;
+    this.slack = WindowLimiter.slack(limit);
   }
 
   @Override

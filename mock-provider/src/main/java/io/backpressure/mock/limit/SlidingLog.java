@@ -15,8 +15,8 @@ final class SlidingLog implements WindowLimiter {
 
   private static final int INITIAL_CAPACITY = 64;
 
-  private final double limit;
-  private final double slack;
+  private double limit;
+  private double slack;
   private final long period;
   private long[] times = new long[INITIAL_CAPACITY];
   private double[] totals = new double[INITIAL_CAPACITY];
@@ -89,6 +89,12 @@ final class SlidingLog implements WindowLimiter {
     times[tail] = now;
     totals[tail] = total;
     size++;
+  }
+
+  @Override
+  public void setLimit(double limit) {
+    this.limit = limit;
+    this.slack = WindowLimiter.slack(limit);
   }
 
   @Override

@@ -7,14 +7,16 @@ package io.backpressure.mock.limit;
  */
 final class TokenBucket implements WindowLimiter {
 
-  private final double capacity;
-  private final double slack;
-  private final double perNano;
+  private final long periodNanos;
+  private double capacity;
+  private double slack;
+  private double perNano;
   private double level;
   private long last;
   private boolean started;
 
   TokenBucket(double capacity, long periodNanos) {
+    this.periodNanos = periodNanos;
     this.capacity = capacity;
     this.slack = WindowLimiter.slack(capacity);
     this.perNano = capacity / periodNanos;
@@ -44,6 +46,14 @@ final class TokenBucket implements WindowLimiter {
   @Override
   public void debit(long now, double amount) {
     level -= amount;
+  }
+
+  @Override
+  public void setLimit(double limit) {
+    capacity = limit;
+    slack = WindowLimiter.slack(limit);
+    perNano = limit / periodNanos;
+    level = Math.min(level, capacity);
   }
 
   @Override

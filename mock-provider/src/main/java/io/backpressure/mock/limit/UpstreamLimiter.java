@@ -1,5 +1,7 @@
 package io.backpressure.mock.limit;
 
+import java.util.Objects;
+
 /**
  * The caps of one simulated provider: an optional requests limiter and an optional tokens limiter,
  * each counted by its own {@link WindowModel}. A call passes only if every limiter admits it.
@@ -24,9 +26,25 @@ package io.backpressure.mock.limit;
  * tokens} with retry-after 0.6 s (the window ends at 1 s); at 0.5 s a call of 30 tokens passes
  * (remaining 0 requests, 10 tokens); at 0.7 s a call of 1 token is refused on {@code requests}.
  *
- * <p>Not thread-safe: callers that share one instance across threads synchronise around {@link
- * #tryAcquire(long, double)}. Holds no clock: the caller passes the time, so the same limiter
- * serves the HTTP server (wall clock) and the simulator (virtual time).
+ * <h2>Caps that drift, traffic from outside</h2>
+ *
+ * <p>The caps may change while the limiter runs: at times fixed in advance by a {@link
+ * CapSchedule}, or whenever the caller says so with {@link #setCaps(long, Caps)}. A change keeps
+ * what the windows already hold (see {@link WindowLimiter#setLimit(double)}), so lowering a cap
+ * mid-window refuses calls until enough of the old usage has expired. {@link OutsideTraffic} adds
+ * calls that consume the same caps without being the caller's: before each decision at {@code now}
+ * every scheduled change and every outside call due up to {@code now} is applied in time order, each
+ * outside call decided at its own arrival time, exactly as if it had arrived then.
+ *
+ * <p>Worked example: fixed windows of 1 s, 10 requests per second, outside traffic of 4 calls per
+ * second (at 0.25, 0.5, 0.75 and 1 s, 1.25 s, …) and a schedule step halving the cap at 2 s. A call
+ * at 0.6 s finds 2 outside calls in its window, so 7 requests remain after it. In the window
+ * starting at 2 s the cap is 5 and the outside calls at 2, 2.25, 2.5 and 2.75 s take 4 of them: a
+ * call at 2.76 s takes the last, and one at 2.8 s is refused with a retry-after of 0.2 s.
+ *
+ * <p>Not thread-safe: callers that share one instance across threads synchronise around it. Holds
+ * no clock: the caller passes the time, so the same limiter serves the HTTP server (wall clock) and
+ * the simulator (virtual time).
  */
 public final class UpstreamLimiter {
 
@@ -36,14 +54,21 @@ public final class UpstreamLimiter {
   /** The name of the tokens dimension, as in the 429 body's {@code type}. */
   public static final String TOKENS = "tokens";
 
-  private final LimitSpec requestsSpec;
-  private final LimitSpec tokensSpec;
+  private LimitSpec requestsSpec;
+  private LimitSpec tokensSpec;
   private final WindowLimiter requests;
   private final WindowLimiter tokens;
   private final boolean rejectedCount;
+  private final CapSchedule schedule;
+  private final OutsideTraffic outside;
+  private int nextStep;
+  private long outsideArrived;
+  private long outsideAdmitted;
   private long lastNow = Long.MIN_VALUE;
 
   /**
+   * Static caps and no outside traffic.
+   *
    * @param requests the requests cap, or {@code null} for none
    * @param tokens the tokens cap, or {@code null} for none
    * @param rejectedCount whether rejected calls are debited like admitted ones
@@ -51,6 +76,26 @@ public final class UpstreamLimiter {
    *     could ever fit
    */
   public UpstreamLimiter(LimitSpec requests, LimitSpec tokens, boolean rejectedCount) {
+    this(requests, tokens, rejectedCount, CapSchedule.NONE, OutsideTraffic.NONE);
+  }
+
+  /**
+   * Caps that change on {@code schedule}, shared with {@code outside} traffic.
+   *
+   * @param requests the requests cap at time 0, or {@code null} for none
+   * @param tokens the tokens cap at time 0, or {@code null} for none
+   * @param rejectedCount whether rejected calls are debited like admitted ones
+   * @param schedule the changes to the caps, on the time scale of {@link #tryAcquire}
+   * @param outside calls from elsewhere on the same caps
+   * @throws IllegalArgumentException if a requests cap (at the start or in a step) is below 1 per
+   *     period, or a step changes a dimension that has no cap
+   */
+  public UpstreamLimiter(
+      LimitSpec requests,
+      LimitSpec tokens,
+      boolean rejectedCount,
+      CapSchedule schedule,
+      OutsideTraffic outside) {
     if (requests != null && requests.limitPerPeriod() < 1) {
       throw new IllegalArgumentException(
           "requests limit per period must be >= 1 (a request costs 1; lengthen the period for"
@@ -64,6 +109,15 @@ public final class UpstreamLimiter {
     this.requests = requests == null ? null : WindowLimiter.of(requests);
     this.tokens = tokens == null ? null : WindowLimiter.of(tokens);
     this.rejectedCount = rejectedCount;
+    this.schedule = Objects.requireNonNull(schedule, "schedule");
+    this.outside = Objects.requireNonNull(outside, "outside");
+    for (int i = 0; i < schedule.steps().size(); i++) {
+      try {
+        specsFor(schedule.steps().get(i).caps());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("schedule step " + (i + 1) + ": " + e.getMessage());
+      }
+    }
   }
 
   /**
@@ -79,11 +133,71 @@ public final class UpstreamLimiter {
     if (!(tokenCharge >= 0) || Double.isInfinite(tokenCharge)) {
       throw new IllegalArgumentException("tokens must be finite and >= 0, but was: " + tokenCharge);
     }
+    advanceTo(nowNanos);
+    return decide(nowNanos, tokenCharge);
+  }
+
+  /**
+   * Applies every scheduled cap change and decides every outside call due up to {@code nowNanos},
+   * in time order (a change before an outside call at the same instant).
+   *
+   * @throws IllegalArgumentException if time moves backwards; the state is unchanged then
+   */
+  public void advanceTo(long nowNanos) {
     if (nowNanos < lastNow) {
       throw new IllegalArgumentException(
           "nowNanos must not decrease: " + nowNanos + " after " + lastNow);
     }
     lastNow = nowNanos;
+    while (true) {
+      long stepAt =
+          nextStep < schedule.steps().size()
+              ? schedule.steps().get(nextStep).atNanos()
+              : Long.MAX_VALUE;
+      long outsideAt = outside.any() ? outside.arrivalNanos(outsideArrived + 1) : Long.MAX_VALUE;
+      if (Math.min(stepAt, outsideAt) > nowNanos) {
+        return;
+      }
+      if (stepAt <= outsideAt) {
+        apply(stepAt, schedule.steps().get(nextStep++).caps());
+      } else {
+        outsideArrived++;
+        if (decide(outsideAt, outside.tokensPerCall()).admitted()) {
+          outsideAdmitted++;
+        }
+      }
+    }
+  }
+
+  /**
+   * Changes the caps at {@code nowNanos} (after what is due before it), keeping what the windows
+   * already hold.
+   *
+   * @throws IllegalArgumentException if a rate names a dimension that has no cap, makes the
+   *     requests cap less than 1 per period, or time moves backwards; nothing changes then
+   */
+  public void setCaps(long nowNanos, Caps caps) {
+    specsFor(caps);
+    advanceTo(nowNanos);
+    apply(nowNanos, caps);
+  }
+
+  /** The caps now, as rates per second ({@code null} for an uncapped dimension). */
+  public Caps caps() {
+    return new Caps(ratePerS(requestsSpec), ratePerS(tokensSpec));
+  }
+
+  /** Outside calls that have arrived so far (up to the last time passed in). */
+  public long outsideArrived() {
+    return outsideArrived;
+  }
+
+  /** Outside calls admitted so far; the others were refused. */
+  public long outsideAdmitted() {
+    return outsideAdmitted;
+  }
+
+  private Verdict decide(long nowNanos, double tokenCharge) {
     advance(requests, nowNanos);
     advance(tokens, nowNanos);
     long requestsWait = waitNanos(requests, nowNanos, 1);
@@ -126,6 +240,56 @@ public final class UpstreamLimiter {
   /** Whether rejected calls are debited like admitted ones. */
   public boolean rejectedCount() {
     return rejectedCount;
+  }
+
+  private void apply(long nowNanos, Caps caps) {
+    LimitSpec[] specs = specsFor(caps);
+    if (specs[0] != requestsSpec) {
+      requests.advance(nowNanos);
+      requests.setLimit(specs[0].limitPerPeriod());
+      requestsSpec = specs[0];
+    }
+    if (specs[1] != tokensSpec) {
+      tokens.advance(nowNanos);
+      tokens.setLimit(specs[1].limitPerPeriod());
+      tokensSpec = specs[1];
+    }
+  }
+
+  /**
+   * The requests and tokens specs that {@code caps} would make, checked, without changing
+   * anything; an unchanged dimension keeps its spec (the same instance).
+   */
+  private LimitSpec[] specsFor(Caps caps) {
+    LimitSpec newRequests = changed(REQUESTS, requestsSpec, caps.requestsPerS());
+    if (newRequests != null && newRequests.limitPerPeriod() < 1) {
+      throw new IllegalArgumentException(
+          "requests_per_s must allow at least 1 request per period of "
+              + newRequests.period()
+              + ", but was: "
+              + caps.requestsPerS());
+    }
+    return new LimitSpec[] {newRequests, changed(TOKENS, tokensSpec, caps.tokensPerS())};
+  }
+
+  private static LimitSpec changed(String dimension, LimitSpec spec, Double ratePerS) {
+    if (ratePerS == null) {
+      return spec;
+    }
+    if (spec == null) {
+      throw new IllegalArgumentException(
+          dimension
+              + "_per_s cannot be set: this provider does not cap "
+              + dimension
+              + " (start it with a "
+              + dimension
+              + " cap to change one)");
+    }
+    return new LimitSpec(spec.model(), ratePerS * spec.periodNanos() / 1e9, spec.period());
+  }
+
+  private static Double ratePerS(LimitSpec spec) {
+    return spec == null ? null : spec.limitPerPeriod() * 1e9 / spec.periodNanos();
   }
 
   private static String boundDimension(long requestsWait, long tokensWait) {

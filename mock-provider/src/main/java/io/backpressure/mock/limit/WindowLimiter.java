@@ -36,6 +36,14 @@ sealed interface WindowLimiter permits FixedWindow, SlidingLog, TokenBucket {
   /** Counts {@code amount} as used at {@code now}, whether or not it fits. */
   void debit(long now, double amount);
 
+  /**
+   * Changes the cap to {@code limit} (finite, {@code > 0}) from now on, keeping what was already
+   * used: a fixed window keeps its count, a sliding log its entries, a bucket its level (cut to the
+   * new capacity) and refills at the new rate. The caller has brought the state to now with {@link
+   * #advance(long)}.
+   */
+  void setLimit(double limit);
+
   /** Units left before the cap binds, never negative. */
   double remaining();
 

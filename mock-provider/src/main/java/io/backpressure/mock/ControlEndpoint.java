@@ -1,0 +1,178 @@
+package io.backpressure.mock;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.backpressure.mock.limit.Caps;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.Set;
+
+/**
+ * The endpoints that change a running provider, answered only to clients on a loopback address
+ * (403 otherwise, whatever address the server is bound to):
+ *
+ * <ul>
+ *   <li>{@code GET /admin/caps}, {@code POST /admin/caps} with {@code {"requests_per_s": R,
+ *       "tokens_per_s": T}}: the caps now as rates per second ({@code null} when not capped), and
+ *       new ones from now on (a field left out stays as it is);
+ *   <li>{@code GET /admin/faults}, {@code POST /admin/faults} with {@code {"errors": B,
+ *       "latency_factor": F}}: the faults switched on (see {@link Faults}); a field left out stays
+ *       as it is.
+ * </ul>
+ *
+ * <p>Input is strict: a JSON object of at most {@link #MAX_BODY_BYTES}, with known fields only, each
+ * given once, of the right JSON type (a number is not a string, a boolean is not a number) and in
+ * range. Anything else is answered 400 naming the field, and changes nothing. Answers carry the
+ * state after the request.
+ */
+final class ControlEndpoint implements Endpoint {
+
+  static final String CAPS = "/admin/caps";
+  static final String FAULTS = "/admin/faults";
+
+  /** The largest body accepted. */
+  static final int MAX_BODY_BYTES = 4096;
+
+  private static final ObjectMapper STRICT =
+      new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final ProviderState state;
+  private final Dialect errors = new OpenAiDialect();
+
+  ControlEndpoint(ProviderState state) {
+    this.state = state;
+  }
+
+  @Override
+  public void serve(Exchange exchange) {
+    if (!exchange.fromLoopback()) {
+      exchange.sendJson(
+          403,
+          errors.clientError(
+              "The admin endpoints answer loopback clients only.", null, "forbidden"));
+      return;
+    }
+    boolean caps = exchange.path().equals(CAPS);
+    if (exchange.method().equals("GET")) {
+      exchange.sendJson(200, caps ? capsJson(state.caps()) : faultsJson(state.faults()));
+      return;
+    }
+    if (Routes.refusedMethod(exchange, "POST", errors)) {
+      return;
+    }
+    exchange.readBody(
+        MAX_BODY_BYTES,
+        (body, unreadable) -> {
+          try {
+            if (unreadable != null) {
+              throw unreadable;
+            }
+            JsonNode root = parse(body, caps ? CAPS_FIELDS : FAULTS_FIELDS);
+            exchange.sendJson(200, caps ? setCaps(root) : setFaults(root));
+          } catch (BadRequestException e) {
+            exchange.sendJson(
+                e.status(), errors.clientError(e.getMessage(), e.param(), e.code()));
+          }
+        });
+  }
+
+  private static final Set<String> CAPS_FIELDS = Set.of("requests_per_s", "tokens_per_s");
+  private static final Set<String> FAULTS_FIELDS = Set.of("errors", "latency_factor");
+
+  private ObjectNode setCaps(JsonNode root) throws BadRequestException {
+    Caps caps;
+    try {
+      caps = new Caps(number(root, "requests_per_s"), number(root, "tokens_per_s"));
+      return capsJson(state.setCaps(caps));
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException(e.getMessage(), null, "invalid_value");
+    }
+  }
+
+  private ObjectNode setFaults(JsonNode root) throws BadRequestException {
+    Faults now = state.faults();
+    JsonNode errorsNode = root.get("errors");
+    if (errorsNode != null && !errorsNode.isBoolean()) {
+      throw BadRequestException.invalidType("errors", "a boolean");
+    }
+    Double factor = number(root, "latency_factor");
+    Faults faults;
+    try {
+      faults =
+          new Faults(
+              errorsNode == null ? now.errors() : errorsNode.booleanValue(),
+              factor == null ? now.latencyFactor() : factor);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException(e.getMessage(), "latency_factor", "invalid_value");
+    }
+    state.setFaults(faults);
+    return faultsJson(faults);
+  }
+
+  /** The number field {@code name}, or {@code null} when left out. */
+  private static Double number(JsonNode root, String name) throws BadRequestException {
+    JsonNode node = root.get(name);
+    if (node == null) {
+      return null;
+    }
+    if (!node.isNumber()) {
+      throw BadRequestException.invalidType(name, "a number");
+    }
+    return node.doubleValue();
+  }
+
+  private static JsonNode parse(byte[] body, Set<String> fields) throws BadRequestException {
+    JsonNode root;
+    try {
+      root = STRICT.readTree(body);
+    } catch (JsonProcessingException e) {
+      throw new BadRequestException(
+          "Invalid JSON body: " + e.getOriginalMessage(), null, "invalid_json");
+    } catch (IOException e) {
+      throw new BadRequestException("Unreadable JSON body.", null, "invalid_json");
+    }
+    if (root == null || !root.isObject() || root.isEmpty()) {
+      throw new BadRequestException(
+          "The body must be a JSON object with one or more of " + fields + ".",
+          null,
+          "invalid_json");
+    }
+    for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!fields.contains(name)) {
+        throw new BadRequestException(
+            "Unknown field '" + name + "': expected one or more of " + fields + ".",
+            name,
+            "unknown_parameter");
+      }
+    }
+    return root;
+  }
+
+  private static ObjectNode capsJson(Caps caps) {
+    ObjectNode root = NODES.objectNode();
+    putRate(root, "requests_per_s", caps.requestsPerS());
+    putRate(root, "tokens_per_s", caps.tokensPerS());
+    return root;
+  }
+
+  private static void putRate(ObjectNode root, String name, Double rate) {
+    if (rate == null) {
+      root.putNull(name);
+    } else {
+      root.put(name, rate);
+    }
+  }
+
+  private static ObjectNode faultsJson(Faults faults) {
+    return NODES
+        .objectNode()
+        .put("errors", faults.errors())
+        .put("latency_factor", faults.latencyFactor());
+  }
+}

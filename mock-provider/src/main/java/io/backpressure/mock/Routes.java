@@ -1,0 +1,58 @@
+package io.backpressure.mock;
+
+import java.util.Map;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's one Jetty handler: sends each request to the {@link Endpoint} of its exact path, and
+ * answers any other path 404 in OpenAI's error shape. Non-blocking: endpoints read bodies and
+ * wait out latencies without holding the calling thread.
+ */
+final class Routes extends Handler.Abstract.NonBlocking {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Routes.class);
+
+  private final Map<String, Endpoint> endpoints;
+  private final Dialect errors = new OpenAiDialect();
+
+  Routes(Map<String, Endpoint> endpoints) {
+    this.endpoints = Map.copyOf(endpoints);
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    Exchange exchange = new Exchange(request, response, callback);
+    try {
+      Endpoint endpoint = endpoints.get(exchange.path());
+      if (endpoint == null) {
+        String message = "Unknown request URL: " + exchange.method() + " " + exchange.path() + ".";
+        exchange.sendJson(404, errors.clientError(message, null, "unknown_url"));
+      } else {
+        endpoint.serve(exchange);
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("failed to answer {} {}", exchange.method(), exchange.path(), e);
+      exchange.abort(e);
+    }
+    return true;
+  }
+
+  /**
+   * Answers 405 naming the allowed method when {@code exchange} uses another; returns whether it
+   * did.
+   */
+  static boolean refusedMethod(Exchange exchange, String allowed, Dialect dialect) {
+    if (exchange.method().equals(allowed)) {
+      return false;
+    }
+    exchange.responseHeaders().put("allow", allowed);
+    String message = "Method " + exchange.method() + " is not allowed; use " + allowed + ".";
+    exchange.sendJson(405, dialect.clientError(message, null, "method_not_allowed"));
+    return true;
+  }
+}

@@ -1,0 +1,117 @@
+package io.backpressure.mock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * A 200 answered as server-sent events spread over the call's simulated latency {@code L}: the
+ * opening events at once (so the status and the rate-limit headers arrive first, as from a real
+ * provider), then the text in up to {@link #MAX_PIECES} pieces, the {@code i}-th of {@code k} due
+ * at {@code L·i/k} after the decision, then the closing events (with the usage) right after the
+ * last piece. The call is recorded just before the closing events are written; if the client goes
+ * away first, it is recorded when the failed write reveals it (the provider charged it all the
+ * same), so every admitted call is recorded exactly once.
+ *
+ * <p>Each write starts only after the previous one has completed, so a slow reader delays its own
+ * stream and holds no thread. Not thread-safe: the chain of writes is its only driver.
+ */
+final class StreamedAnswer {
+
+  /** The most pieces the text is cut into. */
+  static final int MAX_PIECES = 8;
+
+  private final Exchange exchange;
+  private final Dialect dialect;
+  private final ParsedCall call;
+  private final ProviderState.Decision decision;
+  private final long created;
+  private final Runnable record;
+  private final ScheduledExecutorService scheduler;
+  private final List<String> pieces;
+  private final long startNanos = System.nanoTime();
+  private int next;
+  private boolean recorded;
+
+  StreamedAnswer(
+      Exchange exchange,
+      Dialect dialect,
+      ParsedCall call,
+      ProviderState.Decision decision,
+      long created,
+      Runnable record,
+      ScheduledExecutorService scheduler) {
+    this.exchange = exchange;
+    this.dialect = dialect;
+    this.call = call;
+    this.decision = decision;
+    this.created = created;
+    this.record = record;
+    this.scheduler = scheduler;
+    this.pieces = pieces(Dialect.completionText(decision.completionTokens()));
+  }
+
+  /** Sends the status, the headers and the opening events, and schedules the rest. */
+  void start() {
+    exchange.startEvents();
+    String opening = dialect.streamStart(call, decision.id(), created);
+    exchange.writeEvents(opening, false, Callback.from(this::scheduleNext, this::failed));
+  }
+
+  private void scheduleNext() {
+    int due = Math.max(1, pieces.size());
+    long dueNanos = decision.latencyNanos() * Math.min(next + 1, due) / due;
+    long delay = dueNanos - (System.nanoTime() - startNanos);
+    if (delay <= 0) {
+      writeNext();
+    } else {
+      scheduler.schedule(this::writeNext, delay, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void writeNext() {
+    if (next < pieces.size()) {
+      String text = pieces.get(next++);
+      String event = dialect.streamDelta(call, decision.id(), created, text);
+      if (next < pieces.size()) {
+        exchange.writeEvents(event, false, Callback.from(this::scheduleNext, this::failed));
+        return;
+      }
+      exchange.writeEvents(event, false, Callback.from(this::writeEnd, this::failed));
+      return;
+    }
+    writeEnd();
+  }
+
+  private void writeEnd() {
+    recordOnce();
+    String end =
+        dialect.streamEnd(
+            call, decision.id(), created, decision.completionTokens(), decision.truncated());
+    exchange.writeEvents(end, true, Callback.from(() -> {}, failure -> {}));
+  }
+
+  private void failed(Throwable failure) {
+    recordOnce();
+    exchange.abort(failure);
+  }
+
+  private void recordOnce() {
+    if (!recorded) {
+      recorded = true;
+      record.run();
+    }
+  }
+
+  /** {@code text} cut into at most {@link #MAX_PIECES} pieces of nearly equal length. */
+  static List<String> pieces(String text) {
+    int count = Math.min(MAX_PIECES, text.length());
+    List<String> pieces = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      pieces.add(text.substring(text.length() * i / count, text.length() * (i + 1) / count));
+    }
+    return pieces;
+  }
+}
