@@ -11,6 +11,7 @@ import io.backpressure.core.RejectReason;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The gate in front of one provider API, independent of the SDK: the {@code openai} and {@code
@@ -21,8 +22,9 @@ import java.util.Objects;
  * <ol>
  *   <li>read the JSON body: model, prompt tokens (counted with the model's tokenizer, see the
  *       {@code tokens} module), completion limit, stream flag;
- *   <li>choose the gate by the model ({@link ModelRoutes}) and the caller ({@link CallerResolver},
- *       by default the thread's {@link GateContext});
+ *   <li>choose the gate by the model ({@link ModelRoutes}) and the caller (the request's {@link
+ *       GateContext#HEADERS gate headers}, else the {@link CallerResolver}, by default the thread's
+ *       {@link GateContext});
  *   <li>let the dialect adjust the body (a stream is asked to report its usage);
  *   <li>admit through the {@link Admitter}: the call is sent only when admitted, otherwise the
  *       admitter's exception goes to the caller and nothing is sent;
@@ -72,6 +74,16 @@ public final class ClientGate {
    *     cannot be gated (no caller, no route for its model, a body that is not a JSON object)
    */
   public Exchange admit(byte[] requestBody) {
+    return admit(requestBody, name -> null);
+  }
+
+  /**
+   * As {@link #admit(byte[])}, with the caller read first from the request's headers ({@link
+   * GateContext#fromHeaders}); the adapter removes those headers before sending.
+   *
+   * @param header the first value of a request header by name, or null when absent
+   */
+  public Exchange admit(byte[] requestBody, Function<String, String> header) {
     ObjectNode body = parse(requestBody);
     ProviderCall call;
     try {
@@ -87,12 +99,21 @@ public final class ClientGate {
                     admitter.refused(
                         RejectReason.INVALID_REQUEST,
                         "no route for model '" + call.model() + "'; routes: " + routes));
-    GateContext caller = resolver.resolve(call);
+    GateContext caller;
+    try {
+      caller = GateContext.fromHeaders(header);
+    } catch (IllegalArgumentException e) {
+      throw admitter.refused(RejectReason.INVALID_REQUEST, e.getMessage());
+    }
+    if (caller == null) {
+      caller = resolver.resolve(call);
+    }
     if (caller == null) {
       throw admitter.refused(
           RejectReason.INVALID_REQUEST,
           "no caller for this call: make it inside try (GateContext.Scope scope ="
-              + " GateContext.of(tenant, priority).open()) { ... }, or configure a CallerResolver");
+              + " GateContext.of(tenant, priority).open()) { ... }, set the GateContext headers (for the"
+              + " asynchronous clients), or configure a CallerResolver");
     }
     byte[] sent = dialect.prepare(body, call) ? write(body) : requestBody;
     AdmissionRequest request =

@@ -2,7 +2,10 @@ package io.backpressure.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class GateContextTest {
@@ -19,5 +22,27 @@ class GateContextTest {
       assertThat(GateContext.current()).hasValue(GateContext.of("acme", "P2"));
     }
     assertThat(GateContext.current()).isEmpty();
+  }
+
+  @Test
+  void travelsAsRequestHeaders() {
+    GateContext context = GateContext.of("acme", "P1").withBooking("b-7").withMaxWait(Duration.ofSeconds(30));
+    Map<String, String> headers = context.headers();
+    assertThat(headers)
+        .containsExactly(
+            Map.entry("x-backpressure-tenant", "acme"),
+            Map.entry("x-backpressure-priority", "P1"),
+            Map.entry("x-backpressure-booking", "b-7"),
+            Map.entry("x-backpressure-max-wait-ms", "30000"));
+    assertThat(GateContext.fromHeaders(headers::get)).isEqualTo(context);
+    assertThat(GateContext.fromHeaders(name -> null)).isNull();
+  }
+
+  @Test
+  void refusesAWaitLimitThatIsNotMilliseconds() {
+    Map<String, String> headers = Map.of("x-backpressure-tenant", "acme", "x-backpressure-max-wait-ms", "5s");
+    assertThatThrownBy(() -> GateContext.fromHeaders(headers::get))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("x-backpressure-max-wait-ms must be whole milliseconds in [0, 31536000000], got '5s'");
   }
 }

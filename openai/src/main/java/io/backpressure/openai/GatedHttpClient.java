@@ -8,6 +8,7 @@ import com.openai.core.http.HttpRequestBody;
 import com.openai.core.http.HttpResponse;
 import io.backpressure.client.ClientGate;
 import io.backpressure.client.Exchange;
+import io.backpressure.client.GateContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,9 +42,9 @@ public final class GatedHttpClient implements HttpClient {
   @Override
   public HttpResponse execute(HttpRequest request, RequestOptions options) {
     if (!gated(request)) {
-      return transport.execute(request, options);
+      return transport.execute(withoutGateHeaders(request), options);
     }
-    Exchange exchange = gate.admit(bytes(request.body()));
+    Exchange exchange = gate.admit(bytes(request.body()), name -> first(request, name));
     HttpResponse response;
     try {
       response = transport.execute(withBody(request, exchange.body()), options);
@@ -57,11 +58,11 @@ public final class GatedHttpClient implements HttpClient {
   @Override
   public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions options) {
     if (!gated(request)) {
-      return transport.executeAsync(request, options);
+      return transport.executeAsync(withoutGateHeaders(request), options);
     }
     Exchange exchange;
     try {
-      exchange = gate.admit(bytes(request.body()));
+      exchange = gate.admit(bytes(request.body()), name -> first(request, name));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -110,8 +111,24 @@ public final class GatedHttpClient implements HttpClient {
     return out.toByteArray();
   }
 
+  private static String first(HttpRequest request, String header) {
+    List<String> values = request.headers().values(header);
+    return values.isEmpty() ? null : values.get(0);
+  }
+
+  /** An ungated request as it should leave: the gate's headers stay here. */
+  private static HttpRequest withoutGateHeaders(HttpRequest request) {
+    for (String header : GateContext.HEADERS) {
+      if (!request.headers().values(header).isEmpty()) {
+        return request.toBuilder().removeAllHeaders(GateContext.HEADERS).build();
+      }
+    }
+    return request;
+  }
+
+  /** The request to send: the gate's body, without the gate's own headers. */
   private static HttpRequest withBody(HttpRequest request, byte[] body) {
-    return request.toBuilder().body(new JsonBody(body)).build();
+    return request.toBuilder().removeAllHeaders(GateContext.HEADERS).body(new JsonBody(body)).build();
   }
 
   /** The (possibly adjusted) JSON body, sent as bytes. */

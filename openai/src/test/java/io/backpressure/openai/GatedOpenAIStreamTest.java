@@ -84,6 +84,7 @@ class GatedOpenAIStreamTest {
       } finally {
         client.close();
       }
+      assertThat(responder.requestHeaders().get(0)).doesNotContainKeys(GateContext.HEADERS.toArray(String[]::new));
       JsonNode sent = JSON.readTree(responder.requests().get(0));
       assertThat(sent.path("stream").asBoolean()).isTrue();
       assertThat(sent.path("stream_options").path("include_usage").asBoolean()).isTrue();

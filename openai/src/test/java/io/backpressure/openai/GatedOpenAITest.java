@@ -243,15 +243,63 @@ class GatedOpenAITest {
   }
 
   @Test
+  void theAsyncClientTakesItsCallerFromHeadersAndADeferralFailsItsFuture() throws Exception {
+    RecordingGate gate = gate("openai/gpt-4o-mini", 1);
+    try (MockProvider provider = MockProvider.start(mock().build())) {
+      OpenAIClient shared = client(provider.baseUrl(), GatedOpenAI.builder().gate(gate));
+      OpenAIClient client =
+          shared.withOptions(o -> GateContext.of("acme", "P1").headers().forEach(o::putHeader));
+      try {
+        ChatCompletion reply =
+            client.async().chat().completions().create(params("gpt-4o-mini", "first")).get();
+        assertThat(gate.requests().get(0).tenant()).isEqualTo("acme");
+        assertThat(gate.releases()).singleElement().satisfies(release ->
+            assertThat(release.actual()).isEqualTo(Cost.of(1, reply.usage().orElseThrow().totalTokens())));
+
+        var second = client.async().chat().completions().create(params("gpt-4o-mini", "second"));
+        assertThatThrownBy(second::get).hasCauseInstanceOf(DeferredException.class);
+        assertThat(provider.records()).hasSize(1);
+      } finally {
+        shared.close();
+      }
+    }
+  }
+
+  @Test
+  void aResolverCanNameTheCallerInsteadOfTheContext() throws Exception {
+    RecordingGate gate = gate("openai/gpt-4o-mini", 10);
+    try (MockProvider provider = MockProvider.start(mock().build())) {
+      OpenAIClient client =
+          client(
+              provider.baseUrl(),
+              GatedOpenAI.builder()
+                  .gate(gate)
+                  .callerResolver(call -> GateContext.of("batch-" + call.model(), "P2")));
+      try {
+        client.chat().completions().create(params("gpt-4o-mini", "hi"));
+        assertThat(gate.requests()).singleElement().satisfies(request -> {
+          assertThat(request.tenant()).isEqualTo("batch-gpt-4o-mini");
+          assertThat(request.priority()).isEqualTo("P2");
+        });
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  @Test
   void passesUngatedEndpointsThrough() throws Exception {
     RecordingGate gate = gate("openai/gpt-4o-mini", 10);
     try (LoopbackResponder responder =
         LoopbackResponder.start(
             LoopbackResponder.Answer.json(200, Map.of(), "{\"object\":\"list\",\"data\":[]}"))) {
-      OpenAIClient client = client(responder.baseUrl() + "/v1", GatedOpenAI.builder().gate(gate));
+      OpenAIClient client =
+          client(responder.baseUrl() + "/v1", GatedOpenAI.builder().gate(gate))
+              .withOptions(o -> GateContext.of("acme", "P1").headers().forEach(o::putHeader));
       try {
         assertThat(client.models().list().data()).isEmpty();
         assertThat(gate.requests()).isEmpty();
+        assertThat(responder.requestHeaders().get(0)).doesNotContainKeys("x-backpressure-tenant");
       } finally {
         client.close();
       }

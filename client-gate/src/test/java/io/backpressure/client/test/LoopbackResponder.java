@@ -57,6 +57,7 @@ public final class LoopbackResponder implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor = Executors.newCachedThreadPool();
   private final List<String> requests = new CopyOnWriteArrayList<>();
+  private final List<Map<String, List<String>>> requestHeaders = new CopyOnWriteArrayList<>();
   private final CountDownLatch closing = new CountDownLatch(1);
   private volatile Answer answer;
 
@@ -88,7 +89,15 @@ public final class LoopbackResponder implements AutoCloseable {
     return List.copyOf(requests);
   }
 
+  /** The headers of the requests received so far, in order; names in lower case. */
+  public List<Map<String, List<String>>> requestHeaders() {
+    return List.copyOf(requestHeaders);
+  }
+
   private void handle(HttpExchange exchange) throws IOException {
+    Map<String, List<String>> headers = new java.util.TreeMap<>();
+    exchange.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(java.util.Locale.ROOT), values));
+    requestHeaders.add(headers);
     requests.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
     Answer current = answer;
     current.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
