@@ -117,7 +117,9 @@ public final class ModelRoutes {
     if (!routes.isMissingNode() && !routes.isObject()) {
       throw new IllegalArgumentException("routes must be a mapping of model pattern to target");
     }
-    routes.fields().forEachRemaining(e -> table.put(e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : null));
+    for (Map.Entry<String, JsonNode> route : routes.properties()) {
+      table.put(route.getKey(), route.getValue().isTextual() ? route.getValue().asText() : null);
+    }
     if (root.has("default")) {
       table.put("default", root.get("default").isTextual() ? root.get("default").asText() : null);
     }
