@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * anthropic-java's HTTP client with the gate in front: installed by {@link
@@ -76,7 +77,7 @@ public final class GatedHttpClient implements HttpClient {
         (response, failure) -> {
           if (failure != null) {
             exchange.failed(failure);
-            throw failure instanceof RuntimeException r ? r : new IllegalStateException(failure);
+            throw failure instanceof RuntimeException r ? r : new CompletionException(failure);
           }
           return tapped(exchange, response);
         });

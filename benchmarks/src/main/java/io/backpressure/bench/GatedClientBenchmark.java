@@ -14,6 +14,7 @@ import io.backpressure.client.GateContext;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.openai.GatedOpenAI;
+import io.backpressure.tokens.TokenCounter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -36,7 +37,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * SDK, once on a bare in-process transport and once with the gate in front of that transport
  * (request body parsed, prompt counted with o200k_base, in-memory admission, answer tapped and
  * parsed for its usage, release). The transport answers at once from memory, so the difference
- * between {@code bare} and {@code gated} is the wrapper's cost per call.
+ * between {@code bare} and {@code gated} is the wrapper's cost per call; {@code countPrompt} is the
+ * share of it spent counting the prompt's tokens (o200k_base).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -57,6 +59,8 @@ public class GatedClientBenchmark {
   OpenAIClient bare;
   OpenAIClient gated;
   ChatCompletionCreateParams params;
+  String prompt;
+  TokenCounter counter;
 
   @Setup
   public void setUp() {
@@ -76,12 +80,13 @@ public class GatedClientBenchmark {
             .transport(new MemoryTransport())
             .clientOptions(options -> options.apiKey("sk-bench"))
             .build();
-    String prompt = "The quick brown fox jumps over the lazy dog. ".repeat(promptChars / 45 + 1);
+    prompt = "The quick brown fox jumps over the lazy dog. ".repeat(promptChars / 45 + 1).substring(0, promptChars);
+    counter = TokenCounter.forModel("gpt-4o-mini");
     params =
         ChatCompletionCreateParams.builder()
             .model("gpt-4o-mini")
             .addSystemMessage("You are terse.")
-            .addUserMessage(prompt.substring(0, promptChars))
+            .addUserMessage(prompt)
             .maxCompletionTokens(100)
             .build();
   }
@@ -102,6 +107,11 @@ public class GatedClientBenchmark {
     try (GateContext.Scope scope = GateContext.of("tenant-1", "P1").open()) {
       return gated.chat().completions().create(params);
     }
+  }
+
+  @Benchmark
+  public int countPrompt() {
+    return counter.count(prompt);
   }
 
   /** Reads each request's body, as a socket would, and answers a fixed completion from memory. */
