@@ -31,10 +31,10 @@ import java.util.function.Consumer;
  * transport.
  *
  * <p><b>The SDK's own retries are off</b> ({@code maxRetries(0)}, set after {@link #clientOptions}
- * so it always holds). anthropic-java retries a 429 twice after short waits of its own, which
- * spends two more requests of the cap and holds the caller's thread; with the gate in front, a
- * call waits for its turn before it is sent, and a 429 that still happens reaches the caller (and
- * the provider feedback) at once. Not thread-safe; build once.
+ * so it always holds). anthropic-java retries a 429 twice on its own, with waits capped at a few
+ * seconds, which spends two more requests of the cap and holds the caller's thread; with the gate
+ * in front, a call waits for its turn before it is sent, and a 429 that still happens reaches the
+ * caller (and the provider feedback) at once. Not thread-safe; build once.
  */
 public final class GatedAnthropic {
 

@@ -37,7 +37,10 @@ public final class ActivityAdmitter implements Admitter {
     return new ActivityAdmitter(ActivityGate::of);
   }
 
-  /** Each gate behind the {@link ActivityGate} that {@code factory} builds for it, for example with {@code maxWait}. */
+  /**
+   * Each gate behind the {@link ActivityGate} that {@code factory} builds for it, for example with
+   * a {@code maxWait}.
+   */
   public static ActivityAdmitter create(Function<Gate, ActivityGate> factory) {
     return new ActivityAdmitter(Objects.requireNonNull(factory, "factory"));
   }

@@ -31,7 +31,10 @@ public interface Admitter {
    */
   RuntimeException refused(RejectReason reason, String message);
 
-  /** Outside Temporal: throws {@link DeferredException}, {@link ExpiredException} or {@link RejectedException}. */
+  /**
+   * Outside Temporal: throws {@link DeferredException}, {@link ExpiredException} or {@link
+   * RejectedException}.
+   */
   static Admitter direct() {
     return DirectAdmitter.INSTANCE;
   }

@@ -190,7 +190,10 @@ public final class ClientGate {
       return this;
     }
 
-    /** How a refusal reaches the caller: {@link Admitter#direct()} (the default) or {@link ActivityAdmitter}. */
+    /**
+     * How a refusal reaches the caller: {@link Admitter#direct()} (the default) or {@link
+     * ActivityAdmitter}.
+     */
     public Builder admitter(Admitter admitter) {
       this.admitter = Objects.requireNonNull(admitter, "admitter");
       return this;

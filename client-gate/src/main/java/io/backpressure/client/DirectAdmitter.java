@@ -40,7 +40,10 @@ final class DirectAdmitter implements Admitter {
     try {
       gate.release(grant, actual);
     } catch (RuntimeException refused) {
-      log.warn("release of grant {} with the reported usage failed; releasing the estimate", grant.id(), refused);
+      log.warn(
+          "release of grant {} with the reported usage failed; releasing the estimate",
+          grant.id(),
+          refused);
       try {
         gate.release(grant, grant.debited());
       } catch (RuntimeException e) {

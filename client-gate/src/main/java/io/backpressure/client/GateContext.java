@@ -23,13 +23,14 @@ import java.util.function.Function;
  * removed before the request leaves:
  *
  * <pre>{@code
- * OpenAIClient acme = client.withOptions(o -> GateContext.of("acme", "P1").headers().forEach(o::putHeader));
+ * OpenAIClient acme =
+ *     client.withOptions(o -> GateContext.of("acme", "P1").headers().forEach(o::putHeader));
  * acme.async().chat().completions().create(params);
  * }</pre>
  *
- * A caller in the headers wins over the thread's context. Scopes nest; closing one restores the
- * context that was current when it was opened. Values are not checked here: the gate answers a blank tenant or an unknown class
- * with a rejection naming the field.
+ * <p>A caller in the headers wins over the thread's context. Scopes nest; closing one restores the
+ * context that was current when it was opened. Values are not checked here: the gate answers a
+ * blank tenant or an unknown class with a rejection naming the field.
  *
  * @param tenant the tenant the call is for
  * @param priority the priority class, one of the gate policy's class names

@@ -73,7 +73,8 @@ public final class ModelRoutes {
     table.forEach(
         (pattern, target) -> {
           if (target == null || target.isBlank()) {
-            throw new IllegalArgumentException("routes." + pattern + " must name a target, got '" + target + "'");
+            throw new IllegalArgumentException(
+                "routes." + pattern + " must name a target, got '" + target + "'");
           }
           Gate gate =
               byTarget.computeIfAbsent(
@@ -104,7 +105,8 @@ public final class ModelRoutes {
       throw new IllegalArgumentException("malformed routes YAML: " + e.getOriginalMessage(), e);
     }
     if (root == null || !root.isObject()) {
-      throw new IllegalArgumentException("routes YAML must be a mapping with 'routes' and optional 'default'");
+      throw new IllegalArgumentException(
+          "routes YAML must be a mapping with 'routes' and optional 'default'");
     }
     Map<String, String> table = new LinkedHashMap<>();
     for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {

@@ -29,10 +29,10 @@ import java.util.function.Consumer;
  * }</pre>
  *
  * <p><b>The SDK's own retries are off</b> ({@code maxRetries(0)}, set after {@link #clientOptions}
- * so it always holds). openai-java retries a 429 twice after waits of well under a second, which
- * spends two more requests of the cap and holds the caller's thread; with the gate in front, a
- * call waits for its turn before it is sent, and a 429 that still happens reaches the caller (and
- * the provider feedback) at once. Not thread-safe; build once.
+ * so it always holds). openai-java retries a 429 twice on its own, with waits capped at a few
+ * seconds, which spends two more requests of the cap and holds the caller's thread; with the gate
+ * in front, a call waits for its turn before it is sent, and a 429 that still happens reaches the
+ * caller (and the provider feedback) at once. Not thread-safe; build once.
  */
 public final class GatedOpenAI {
 
@@ -94,7 +94,10 @@ public final class GatedOpenAI {
     return this;
   }
 
-  /** The gated HTTP client alone, for a {@code ClientOptions} built elsewhere (set {@code maxRetries(0)} there). */
+  /**
+   * The gated HTTP client alone, for a {@code ClientOptions} built elsewhere (set {@code
+   * maxRetries(0)} there).
+   */
   public GatedHttpClient httpClient() {
     return new GatedHttpClient(
         transport == null ? OkHttpClient.builder().build() : transport, gate.build());

@@ -87,7 +87,8 @@ public final class OpenAiChat implements Dialect {
   @Override
   public Optional<Usage> usage(JsonNode answer) {
     JsonNode usage = answer.path("usage");
-    if (!usage.path("prompt_tokens").canConvertToLong() || !usage.path("completion_tokens").canConvertToLong()) {
+    if (!usage.path("prompt_tokens").canConvertToLong()
+        || !usage.path("completion_tokens").canConvertToLong()) {
       return Optional.empty();
     }
     return Optional.of(
