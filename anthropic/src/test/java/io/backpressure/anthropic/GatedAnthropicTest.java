@@ -147,6 +147,30 @@ class GatedAnthropicTest {
     }
   }
 
+  @Test
+  void a429WithoutHeadersIsReleasedAndReportedToo() throws Exception {
+    RecordingGate gate = separateLimits(5_000);
+    String error = "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}";
+    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.json(429, Map.of(), error));
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client = client(responder.baseUrl(), gate);
+      try {
+        assertThatThrownBy(() -> client.messages().create(params(20))).isInstanceOf(RateLimitException.class);
+
+        assertThat(responder.requests()).hasSize(1);
+        assertThat(answers).singleElement().satisfies(answer -> {
+          assertThat(answer.statusCode()).isEqualTo(429);
+          assertThat(answer.header("retry-after")).isNull();
+        });
+        assertThat(gate.releases()).singleElement().satisfies(release ->
+            assertThat(release.actual())
+                .isEqualTo(Cost.of("requests", 1, "input_tokens", 0, "output_tokens", 0)));
+      } finally {
+        client.close();
+      }
+    }
+  }
+
   private static String event(String type, String json) {
     return "event: " + type + "\ndata: " + json;
   }
