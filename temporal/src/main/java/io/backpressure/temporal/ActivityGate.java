@@ -185,6 +185,28 @@ public final class ActivityGate {
 
   private <R> R admitAndCall(AdmissionRequest request, Callable<R> call,
       Function<? super R, Cost> usage, ReportedAnswers answers) {
+    Grant grant = admit(request);
+    try {
+      return callAdmitted(grant, call, usage);
+    } finally {
+      if (answers != null) {
+        answers.deliver(gate, grant);
+      }
+    }
+  }
+
+  /**
+   * Admits {@code request} exactly as {@link #call(GatedRequest, Callable, Function) call} does, but
+   * runs nothing: for callers that send the provider call themselves, such as the gated HTTP
+   * clients of the {@code openai} and {@code anthropic} modules. Release the grant with {@link
+   * #release(Grant, Cost)} once the call is over, also when it failed.
+   *
+   * @return the grant of the admitted call
+   * @throws io.temporal.failure.ApplicationFailure of type {@value Backpressure#DEFERRED}, {@value
+   *     Backpressure#EXPIRED} or {@value Backpressure#REJECTED} when the call was not admitted
+   */
+  public Grant admit(AdmissionRequest request) {
+    Objects.requireNonNull(request, "request");
     ActivityScope scope = ActivityScope.current();
     boolean workflowTimed = scope != null && scope.workflowTimed();
     ActivityExecutionContext context = workflowTimed ? null : Activity.getExecutionContext();
@@ -194,13 +216,7 @@ public final class ActivityGate {
     while (true) {
       Admission admission = gate.admit(booking == null ? request : request.withBooking(booking));
       if (admission instanceof Admission.Admitted admitted) {
-        try {
-          return callAdmitted(admitted.grant(), call, usage);
-        } finally {
-          if (answers != null) {
-            answers.deliver(gate, admitted.grant());
-          }
-        }
+        return admitted.grant();
       }
       if (admission instanceof Admission.Rejected rejected) {
         throw Failures.rejected(rejected.reason(), rejected.message());
@@ -259,6 +275,15 @@ public final class ActivityGate {
     }
     release(grant, () -> actual);
     return reply;
+  }
+
+  /**
+   * Releases a grant from {@link #admit(AdmissionRequest)} with what the call really used; never
+   * throws, as described below. Callable from any thread.
+   */
+  public void release(Grant grant, Cost actual) {
+    Objects.requireNonNull(actual, "actual");
+    release(grant, () -> actual);
   }
 
   /**

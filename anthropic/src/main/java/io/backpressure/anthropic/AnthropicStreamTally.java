@@ -1,0 +1,79 @@
+package io.backpressure.anthropic;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.backpressure.client.ProviderCall;
+import io.backpressure.client.StreamTally;
+import io.backpressure.client.Usage;
+import io.backpressure.tokens.TokenCounter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * Follows a streamed message: the input tokens of {@code message_start}, the cumulative output
+ * tokens of the last {@code message_delta}, and the text of the content deltas so that a stream cut
+ * before its {@code message_delta} is released with at least the tokens it delivered. One stream;
+ * not thread-safe.
+ */
+final class AnthropicStreamTally implements StreamTally {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final ProviderCall call;
+  private final StringBuilder streamed = new StringBuilder();
+  private Long input;
+  private long output;
+  private boolean outputReported;
+
+  AnthropicStreamTally(ProviderCall call) {
+    this.call = call;
+  }
+
+  @Override
+  public void onEvent(String event, String data) {
+    JsonNode json;
+    try {
+      json = JSON.readTree(data);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    switch (json.path("type").asText(event == null ? "" : event)) {
+      case "message_start" -> {
+        JsonNode usage = json.path("message").path("usage");
+        if (usage.path("input_tokens").canConvertToLong()) {
+          input = AnthropicMessages.input(usage);
+        }
+        output = Math.max(output, usage.path("output_tokens").asLong(0));
+      }
+      case "message_delta" -> {
+        JsonNode usage = json.path("usage");
+        if (usage.path("input_tokens").canConvertToLong()) {
+          input = AnthropicMessages.input(usage);
+        }
+        if (usage.path("output_tokens").canConvertToLong()) {
+          output = Math.max(0, usage.path("output_tokens").asLong());
+          outputReported = true;
+        }
+      }
+      case "content_block_delta" -> {
+        JsonNode delta = json.path("delta");
+        if (delta.path("text").isTextual()) {
+          streamed.append(delta.path("text").asText());
+        } else if (delta.path("partial_json").isTextual()) {
+          streamed.append(delta.path("partial_json").asText());
+        }
+      }
+      default -> {}
+    }
+  }
+
+  @Override
+  public Usage usage(boolean complete) {
+    long in = input != null ? input : call.promptTokens();
+    if (outputReported) {
+      return new Usage(in, output);
+    }
+    long delivered = TokenCounter.forModel(call.model()).count(streamed.toString());
+    return new Usage(in, Math.max(output, delivered));
+  }
+}

@@ -1,0 +1,264 @@
+package io.backpressure.anthropic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.core.http.StreamResponse;
+import com.anthropic.errors.RateLimitException;
+import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.RawMessageStreamEvent;
+import io.backpressure.client.CostModel;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.ProviderResponse;
+import io.backpressure.client.test.LoopbackResponder;
+import io.backpressure.client.test.RecordingGate;
+import io.backpressure.core.Cost;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.WindowModel;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** The real anthropic-java client, gated, against the mock provider and a loopback SSE responder. */
+class GatedAnthropicTest {
+
+  private static final String MODEL = "claude-haiku-4-5";
+
+  private final ManualClock clock = new ManualClock();
+  private final List<ProviderResponse> answers = new CopyOnWriteArrayList<>();
+
+  /** A gate capping Anthropic's three limits: requests, input tokens and output tokens. */
+  private RecordingGate separateLimits(double outputTokensBurst) {
+    Policy policy =
+        Policy.builder("anthropic/claude-haiku")
+            .requestsPerSecond(10)
+            .dimension("input_tokens", 1_000, 1_000)
+            .dimension("output_tokens", 100, outputTokensBurst)
+            .priority("P1", 1)
+            .build();
+    return new RecordingGate(InMemoryGate.create(policy, clock));
+  }
+
+  private AnthropicClient client(String baseUrl, RecordingGate gate) {
+    return GatedAnthropic.builder()
+        .gate(gate)
+        .costModel(CostModel.SEPARATE_INPUT_OUTPUT)
+        .feedback(answers::add)
+        .clientOptions(
+            options ->
+                options.baseUrl(baseUrl).apiKey("sk-ant-test").maxRetries(5).timeout(Duration.ofSeconds(20)))
+        .build();
+  }
+
+  private static MessageCreateParams params(long maxTokens) {
+    return MessageCreateParams.builder()
+        .model(MODEL)
+        .maxTokens(maxTokens)
+        .system("Be brief.")
+        .addUserMessage("x".repeat(70))
+        .build();
+  }
+
+  @Test
+  void reservesTheOutputLimitAndReleasesWithTheAnswersInputAndOutput() throws Exception {
+    RecordingGate gate = separateLimits(500);
+    MockProviderConfig config =
+        MockProviderConfig.builder().latencyMs(0, 0).completionTokens(new CompletionTokens.Fixed(30)).build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client = client(provider.url(), gate);
+      try {
+        Message reply = client.messages().create(params(200));
+
+        // system: 3 + ⌈6/3.5⌉ + ⌈9/3.5⌉ = 8; user: 3 + 2 + 20 = 25; priming 3
+        assertThat(gate.requests()).singleElement().satisfies(request ->
+            assertThat(request.cost())
+                .isEqualTo(Cost.of("requests", 1, "input_tokens", 36, "output_tokens", 200)));
+        assertThat(gate.releases()).singleElement().satisfies(release ->
+            assertThat(release.actual())
+                .isEqualTo(Cost.of("requests", 1, "input_tokens", reply.usage().inputTokens(),
+                    "output_tokens", reply.usage().outputTokens())));
+        assertThat(reply.usage().outputTokens()).isEqualTo(30);
+        assertThat(answers).singleElement()
+            .satisfies(answer -> assertThat(answer.header("anthropic-ratelimit-requests-limit")).isNull());
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  @Test
+  void theOutputTokenLimitDefersACallBeforeItIsSent() throws Exception {
+    RecordingGate gate = separateLimits(300);
+    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build());
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client = client(provider.url(), gate);
+      try {
+        client.messages().create(params(250));
+        clock.advance(Duration.ofMillis(10));
+        assertThatThrownBy(() -> client.messages().create(params(250)))
+            .isInstanceOfSatisfying(
+                DeferredException.class, e -> assertThat(e.retryAfter()).isPositive());
+        assertThat(provider.records()).hasSize(1);
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  @Test
+  void a429ReachesTheCallerOnceWithItsHeaders() throws Exception {
+    RecordingGate gate = separateLimits(5_000);
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .latencyMs(0, 0)
+            .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10)))
+            .build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client = client(provider.url(), gate);
+      try {
+        client.messages().create(params(20));
+        assertThatThrownBy(() -> client.messages().create(params(20))).isInstanceOf(RateLimitException.class);
+
+        assertThat(provider.records()).extracting(r -> r.status()).containsExactly(200, 429);
+        ProviderResponse limited = answers.get(1);
+        assertThat(limited.header("anthropic-ratelimit-requests-limit")).isEqualTo("1");
+        assertThat(limited.header("anthropic-ratelimit-requests-remaining")).isEqualTo("0");
+        assertThat(limited.header("retry-after")).isNotNull();
+        assertThat(gate.releases().get(1).actual())
+            .isEqualTo(Cost.of("requests", 1, "input_tokens", 0, "output_tokens", 0));
+        assertThat(gate.outstanding()).isZero();
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  @Test
+  void a429WithoutHeadersIsReleasedAndReportedToo() throws Exception {
+    RecordingGate gate = separateLimits(5_000);
+    String error = "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}";
+    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.json(429, Map.of(), error));
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client = client(responder.baseUrl(), gate);
+      try {
+        assertThatThrownBy(() -> client.messages().create(params(20))).isInstanceOf(RateLimitException.class);
+
+        assertThat(responder.requests()).hasSize(1);
+        assertThat(answers).singleElement().satisfies(answer -> {
+          assertThat(answer.statusCode()).isEqualTo(429);
+          assertThat(answer.header("retry-after")).isNull();
+        });
+        assertThat(gate.releases()).singleElement().satisfies(release ->
+            assertThat(release.actual())
+                .isEqualTo(Cost.of("requests", 1, "input_tokens", 0, "output_tokens", 0)));
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  private static String event(String type, String json) {
+    return "event: " + type + "\ndata: " + json;
+  }
+
+  private static final String START =
+      event("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","
+          + "\"role\":\"assistant\",\"model\":\"" + MODEL + "\",\"content\":[],\"stop_reason\":null,"
+          + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":21,\"output_tokens\":1}}}");
+  private static final String BLOCK_START =
+      event("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,"
+          + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+
+  private static String delta(String text) {
+    return event("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,"
+        + "\"delta\":{\"type\":\"text_delta\",\"text\":\"" + text + "\"}}");
+  }
+
+  @Test
+  void aStreamIsReleasedWithTheUsageOfItsMessageDelta() throws Exception {
+    RecordingGate gate = separateLimits(5_000);
+    List<String> events =
+        List.of(
+            START,
+            BLOCK_START,
+            delta("Hello"),
+            event("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}"),
+            event("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
+                + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}"),
+            event("message_stop", "{\"type\":\"message_stop\"}"));
+    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.events(events, false));
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client = client(responder.baseUrl(), gate);
+      try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(params(100))) {
+        assertThat(stream.stream().filter(RawMessageStreamEvent::isMessageDelta).count()).isEqualTo(1);
+      } finally {
+        client.close();
+      }
+      assertThat(gate.releases()).singleElement().satisfies(release ->
+          assertThat(release.actual())
+              .isEqualTo(Cost.of("requests", 1, "input_tokens", 21, "output_tokens", 15)));
+    }
+  }
+
+  @Test
+  void aStreamCancelledMidwayReleasesItsReportedInputAndTheDeliveredText() throws Exception {
+    RecordingGate gate = separateLimits(5_000);
+    List<String> events = List.of(START, BLOCK_START, delta("x".repeat(35)));
+    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.events(events, true));
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client = client(responder.baseUrl(), gate);
+      try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(params(100))) {
+        Iterator<RawMessageStreamEvent> it = stream.stream().iterator();
+        it.next();
+        it.next();
+        it.next();
+        assertThat(gate.releases()).isEmpty();
+      } finally {
+        client.close();
+      }
+      // input as message_start reported it; output: 35 characters at 3.5 per token
+      assertThat(gate.releases()).singleElement().satisfies(release ->
+          assertThat(release.actual())
+              .isEqualTo(Cost.of("requests", 1, "input_tokens", 21, "output_tokens", 10)));
+      assertThat(gate.outstanding()).isZero();
+      assertThat(responder.requests()).hasSize(1);
+    }
+  }
+
+  @Test
+  void countTokensIsNotGated() throws Exception {
+    RecordingGate gate = separateLimits(5_000);
+    try (LoopbackResponder responder =
+        LoopbackResponder.start(LoopbackResponder.Answer.json(200, Map.of(), "{\"input_tokens\":12}"))) {
+      AnthropicClient client = client(responder.baseUrl(), gate);
+      try {
+        long tokens =
+            client.messages()
+                .countTokens(
+                    com.anthropic.models.messages.MessageCountTokensParams.builder()
+                        .model(MODEL)
+                        .addUserMessage("hi")
+                        .build())
+                .inputTokens();
+        assertThat(tokens).isEqualTo(12);
+        assertThat(gate.requests()).isEmpty();
+      } finally {
+        client.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package io.backpressure.client;
+
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
+import io.backpressure.core.RejectReason;
+import io.backpressure.temporal.ActivityGate;
+import io.backpressure.temporal.Backpressure;
+import io.temporal.failure.ApplicationFailure;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Gated client calls made inside Temporal activities: admission runs through {@link
+ * ActivityGate#admit}, so a deferral ends the activity with the same {@value Backpressure#DEFERRED}
+ * failure {@code ActivityGate.call} raises (the slot is freed at once and the wait happens on a
+ * durable timer, as the temporal module's README describes), and expiry and rejection raise its
+ * {@value Backpressure#EXPIRED} and {@value Backpressure#REJECTED} failures.
+ *
+ * <p>Make the SDK call on the activity's own thread. Needs {@code backpressure-temporal} on the
+ * class path. Thread-safe; one {@link ActivityGate} is built per gate on first use.
+ */
+public final class ActivityAdmitter implements Admitter {
+
+  private final Function<Gate, ActivityGate> factory;
+  private final Map<Gate, ActivityGate> activityGates = new ConcurrentHashMap<>();
+
+  private ActivityAdmitter(Function<Gate, ActivityGate> factory) {
+    this.factory = factory;
+  }
+
+  /** Each gate behind {@link ActivityGate#of(Gate)}: default bound, every deferral frees the slot. */
+  public static ActivityAdmitter create() {
+    return new ActivityAdmitter(ActivityGate::of);
+  }
+
+  /**
+   * Each gate behind the {@link ActivityGate} that {@code factory} builds for it, for example with
+   * a {@code maxWait}.
+   */
+  public static ActivityAdmitter create(Function<Gate, ActivityGate> factory) {
+    return new ActivityAdmitter(Objects.requireNonNull(factory, "factory"));
+  }
+
+  @Override
+  public Grant admit(Gate gate, AdmissionRequest request) {
+    return activityGate(gate).admit(request);
+  }
+
+  @Override
+  public void release(Gate gate, Grant grant, Cost actual) {
+    activityGate(gate).release(grant, actual);
+  }
+
+  /** A non-retryable {@value Backpressure#REJECTED} failure with details {@code [reason, message]}. */
+  @Override
+  public RuntimeException refused(RejectReason reason, String message) {
+    return ApplicationFailure.newNonRetryableFailure(
+        "admission rejected (" + reason + "): " + message, Backpressure.REJECTED, reason.name(), message);
+  }
+
+  private ActivityGate activityGate(Gate gate) {
+    return activityGates.computeIfAbsent(gate, factory);
+  }
+}

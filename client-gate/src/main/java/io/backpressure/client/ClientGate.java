@@ -1,0 +1,224 @@
+package io.backpressure.client;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
+import io.backpressure.core.RejectReason;
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The gate in front of one provider API, independent of the SDK: the {@code openai} and {@code
+ * anthropic} modules wrap their SDK's HTTP client around it.
+ *
+ * <p>For each request the SDK sends to a gated endpoint ({@link Dialect#gates}):
+ *
+ * <ol>
+ *   <li>read the JSON body: model, prompt tokens (counted with the model's tokenizer, see the
+ *       {@code tokens} module), completion limit, stream flag;
+ *   <li>choose the gate by the model ({@link ModelRoutes}) and the caller (the request's {@link
+ *       GateContext#HEADERS gate headers}, else the {@link CallerResolver}, by default the thread's
+ *       {@link GateContext});
+ *   <li>let the dialect adjust the body (a stream is asked to report its usage);
+ *   <li>admit through the {@link Admitter}: the call is sent only when admitted, otherwise the
+ *       admitter's exception goes to the caller and nothing is sent;
+ *   <li>hand every answer's status and headers to {@link ProviderFeedback};
+ *   <li>release the grant exactly once: with the answer's usage when its body is read to the end or
+ *       closed, with what a cut or cancelled stream proves, with one request and no tokens when the
+ *       provider answered an error or the transport failed.
+ * </ol>
+ *
+ * Thread-safe: one instance serves every call of a client.
+ */
+public final class ClientGate {
+
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Dialect dialect;
+  private final ModelRoutes routes;
+  private final Admitter admitter;
+  private final CallerResolver resolver;
+  private final ProviderFeedback feedback;
+  private final CostModel costModel;
+
+  private ClientGate(Builder builder) {
+    this.dialect = builder.dialect;
+    this.routes = Objects.requireNonNull(builder.routes, "routes: set a gate or routes");
+    this.admitter = builder.admitter;
+    this.resolver = builder.resolver;
+    this.feedback = builder.feedback;
+    this.costModel = builder.costModel;
+  }
+
+  /** A builder for the provider API that {@code dialect} describes. */
+  public static Builder builder(Dialect dialect) {
+    return new Builder(dialect);
+  }
+
+  /** Whether a request with this method and path is gated; others pass through untouched. */
+  public boolean gates(String method, List<String> pathSegments) {
+    return dialect.gates(method, pathSegments);
+  }
+
+  /**
+   * Admits the call whose JSON body is {@code requestBody}.
+   *
+   * @return the admitted exchange, whose {@link Exchange#body()} is to be sent
+   * @throws RuntimeException the admitter's exception when the call must not be sent now, or when it
+   *     cannot be gated (no caller, no route for its model, a body that is not a JSON object)
+   */
+  public Exchange admit(byte[] requestBody) {
+    return admit(requestBody, name -> null);
+  }
+
+  /**
+   * As {@link #admit(byte[])}, with the caller read first from the request's headers ({@link
+   * GateContext#fromHeaders}); the adapter removes those headers before sending.
+   *
+   * @param header the first value of a request header by name, or null when absent
+   */
+  public Exchange admit(byte[] requestBody, Function<String, String> header) {
+    ObjectNode body = parse(requestBody);
+    ProviderCall call;
+    try {
+      call = dialect.read(body);
+    } catch (IllegalArgumentException e) {
+      throw admitter.refused(RejectReason.INVALID_REQUEST, e.getMessage());
+    }
+    Gate gate =
+        routes
+            .gateFor(call.model())
+            .orElseThrow(
+                () ->
+                    admitter.refused(
+                        RejectReason.INVALID_REQUEST,
+                        "no route for model '" + call.model() + "'; routes: " + routes));
+    GateContext caller;
+    try {
+      caller = GateContext.fromHeaders(header);
+    } catch (IllegalArgumentException e) {
+      throw admitter.refused(RejectReason.INVALID_REQUEST, e.getMessage());
+    }
+    if (caller == null) {
+      caller = resolver.resolve(call);
+    }
+    if (caller == null) {
+      throw admitter.refused(
+          RejectReason.INVALID_REQUEST,
+          "no caller for this call: make it inside try (GateContext.Scope scope ="
+              + " GateContext.of(tenant, priority).open()) { ... }, set the GateContext headers (for the"
+              + " asynchronous clients), or configure a CallerResolver");
+    }
+    byte[] sent = dialect.prepare(body, call) ? write(body) : requestBody;
+    AdmissionRequest request =
+        new AdmissionRequest(
+            caller.tenant(),
+            caller.priority(),
+            costModel.estimate(call),
+            call.maxTokens(),
+            caller.booking(),
+            caller.maxWait());
+    Grant grant = admitter.admit(gate, request);
+    return new Exchange(this, gate, grant, call, sent);
+  }
+
+  Dialect dialect() {
+    return dialect;
+  }
+
+  Admitter admitter() {
+    return admitter;
+  }
+
+  ProviderFeedback feedback() {
+    return feedback;
+  }
+
+  CostModel costModel() {
+    return costModel;
+  }
+
+  private ObjectNode parse(byte[] requestBody) {
+    JsonNode node;
+    try {
+      node = JSON.readTree(requestBody);
+    } catch (IOException e) {
+      throw admitter.refused(RejectReason.INVALID_REQUEST, "the request body is not JSON: " + e.getMessage());
+    }
+    if (!(node instanceof ObjectNode object)) {
+      throw admitter.refused(RejectReason.INVALID_REQUEST, "the request body must be a JSON object");
+    }
+    return object;
+  }
+
+  private static byte[] write(ObjectNode body) {
+    try {
+      return JSON.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a parsed JSON body could not be written back", e);
+    }
+  }
+
+  /** Options of a {@link ClientGate}. Not thread-safe; build once. */
+  public static final class Builder {
+    private final Dialect dialect;
+    private ModelRoutes routes;
+    private Admitter admitter = Admitter.direct();
+    private CallerResolver resolver = CallerResolver.fromContext();
+    private ProviderFeedback feedback = ProviderFeedback.NONE;
+    private CostModel costModel = CostModel.REQUESTS_AND_TOKENS;
+
+    private Builder(Dialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect");
+    }
+
+    /** Every call goes to {@code gate}. */
+    public Builder gate(Gate gate) {
+      this.routes = ModelRoutes.single(gate);
+      return this;
+    }
+
+    /** Each call goes to the gate its model is routed to. */
+    public Builder routes(ModelRoutes routes) {
+      this.routes = Objects.requireNonNull(routes, "routes");
+      return this;
+    }
+
+    /**
+     * How a refusal reaches the caller: {@link Admitter#direct()} (the default) or {@link
+     * ActivityAdmitter}.
+     */
+    public Builder admitter(Admitter admitter) {
+      this.admitter = Objects.requireNonNull(admitter, "admitter");
+      return this;
+    }
+
+    /** Who a call is for; by default the thread's {@link GateContext}. */
+    public Builder callerResolver(CallerResolver resolver) {
+      this.resolver = Objects.requireNonNull(resolver, "resolver");
+      return this;
+    }
+
+    /** Where every answer's status and headers go; none by default. */
+    public Builder feedback(ProviderFeedback feedback) {
+      this.feedback = Objects.requireNonNull(feedback, "feedback");
+      return this;
+    }
+
+    /** The dimensions calls are charged in; requests and tokens by default. */
+    public Builder costModel(CostModel costModel) {
+      this.costModel = Objects.requireNonNull(costModel, "costModel");
+      return this;
+    }
+
+    public ClientGate build() {
+      return new ClientGate(this);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package io.backpressure.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One admitted call, from sending its body to releasing its grant. The HTTP adapter sends {@link
+ * #body()}, reports the answer with {@link #answered}, and hands the SDK {@link #tap(InputStream)
+ * the tapped body}; or reports a transport failure with {@link #failed}. The grant is released
+ * exactly once, whichever happens first, from whichever thread.
+ */
+public final class Exchange {
+
+  private static final Logger log = LoggerFactory.getLogger(Exchange.class);
+
+  private final ClientGate clientGate;
+  private final Gate gate;
+  private final Grant grant;
+  private final ProviderCall call;
+  private final byte[] body;
+  private final AtomicBoolean released = new AtomicBoolean();
+  private volatile boolean succeeded;
+
+  Exchange(ClientGate clientGate, Gate gate, Grant grant, ProviderCall call, byte[] body) {
+    this.clientGate = clientGate;
+    this.gate = gate;
+    this.grant = grant;
+    this.call = call;
+    this.body = body;
+  }
+
+  /** The request body to send (the caller's, or the dialect's adjusted copy). */
+  public byte[] body() {
+    return body;
+  }
+
+  /** The call as read from its request. */
+  public ProviderCall call() {
+    return call;
+  }
+
+  /** The grant the call was admitted with. */
+  public Grant grant() {
+    return grant;
+  }
+
+  /**
+   * The provider answered with {@code statusCode}: the answer goes to the feedback hook, and an
+   * answer other than 2xx releases the grant at once as a failed call.
+   *
+   * @param headers the answer's headers, names in lower case
+   */
+  public void answered(int statusCode, Map<String, List<String>> headers) {
+    try {
+      clientGate.feedback().observe(new ProviderResponse(gate.target(), call.model(), statusCode, headers));
+    } catch (RuntimeException e) {
+      log.warn("provider feedback failed for target {}", gate.target(), e);
+    }
+    if (statusCode >= 200 && statusCode < 300) {
+      succeeded = true;
+    } else {
+      release(clientGate.costModel().failed());
+    }
+  }
+
+  /**
+   * The answer's body as the SDK should read it: the same bytes, with the grant released from the
+   * usage once the body is read to its end or closed. A failed answer's body is returned as is.
+   */
+  public InputStream tap(InputStream answer) {
+    if (!succeeded) {
+      return answer;
+    }
+    return call.stream()
+        ? new SseTap(answer, clientGate.dialect().tally(call), this)
+        : new BodyTap(answer, this);
+  }
+
+  /** The call failed before an answer arrived (connection refused, timeout, interrupt). */
+  public void failed(Throwable failure) {
+    log.debug("gated call to {} failed before an answer", gate.target(), failure);
+    release(clientGate.costModel().failed());
+  }
+
+  /** Releases with the usage of a complete answer's JSON body; the debited cost when it has none. */
+  void completed(JsonNode answer) {
+    Cost actual =
+        answer == null
+            ? grant.debited()
+            : clientGate.dialect().usage(answer).map(clientGate.costModel()::actual).orElse(grant.debited());
+    release(actual);
+  }
+
+  /** Releases with what a stream's tally says it cost. */
+  void streamed(Usage usage) {
+    release(clientGate.costModel().actual(usage));
+  }
+
+  /** Whether the grant has been released. */
+  public boolean released() {
+    return released.get();
+  }
+
+  private void release(Cost actual) {
+    if (released.compareAndSet(false, true)) {
+      clientGate.admitter().release(gate, grant, actual);
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package io.backpressure.client;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One answer of the provider to a gated call, as handed to {@link ProviderFeedback}.
+ *
+ * @param target the gate's target the call was admitted under
+ * @param model the model the request named
+ * @param statusCode the HTTP status
+ * @param headers the response headers, names in lower case (the rate-limit headers among them:
+ *     {@code x-ratelimit-*}, {@code anthropic-ratelimit-*}, {@code retry-after}, {@code
+ *     retry-after-ms})
+ */
+public record ProviderResponse(
+    String target, String model, int statusCode, Map<String, List<String>> headers) {
+
+  public ProviderResponse {
+    headers = Map.copyOf(headers);
+  }
+
+  /** The first value of header {@code name} (any case), or null. */
+  public String header(String name) {
+    List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
+    return values == null || values.isEmpty() ? null : values.get(0);
+  }
+}

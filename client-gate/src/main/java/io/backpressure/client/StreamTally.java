@@ -1,0 +1,25 @@
+package io.backpressure.client;
+
+/**
+ * Follows one streamed answer event by event and says what it cost. Used by one stream only; not
+ * thread-safe.
+ */
+public interface StreamTally {
+
+  /**
+   * One server-sent event.
+   *
+   * @param event the {@code event:} field, or null when the event has none
+   * @param data the {@code data:} lines joined by newlines
+   */
+  void onEvent(String event, String data);
+
+  /**
+   * What to release with. When the stream reported its usage, that; otherwise what the stream
+   * proves: the input counted (as reported, or the estimate: an answer that started streaming had
+   * its prompt accepted) and at least the tokens of the text streamed so far.
+   *
+   * @param complete whether the stream ended normally rather than being cut or cancelled
+   */
+  Usage usage(boolean complete);
+}

@@ -1,0 +1,32 @@
+package io.backpressure.openai;
+
+import com.openai.client.OpenAIClient;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import io.backpressure.client.GateContext;
+import io.backpressure.core.Gate;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
+
+/** The example of this module's README, compiled and run by {@code ReadmeExampleTest}. */
+final class ReadmeExample {
+
+  private ReadmeExample() {}
+
+  static ChatCompletion ask(String baseUrl, String apiKey) {
+    // example:start
+    Gate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
+        .requestsPerMinute(500).tokensPerMinute(200_000)
+        .priority("P1", 0.7).priority("P2", 0.3).build());       // or the Redis gate
+    OpenAIClient client = GatedOpenAI.builder()
+        .gate(gate)                                                 // SDK retries are turned off
+        .clientOptions(options -> options.baseUrl(baseUrl).apiKey(apiKey))
+        .build();
+    ChatCompletionCreateParams params = ChatCompletionCreateParams.builder()
+        .model("gpt-4o-mini").addUserMessage("Say hello").maxCompletionTokens(50).build();
+    try (GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      return client.chat().completions().create(params);     // admitted, sent, released with usage
+    }
+    // example:end
+  }
+}
