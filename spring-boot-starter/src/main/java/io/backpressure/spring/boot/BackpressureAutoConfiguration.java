@@ -1,5 +1,6 @@
 package io.backpressure.spring.boot;
 
+import io.backpressure.core.Clock;
 import io.backpressure.core.Gate;
 import io.backpressure.metrics.MeteredGate;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,7 +17,9 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The gates: one per entry of {@code backpressure.targets}, as {@link BackpressureGates} and as one
  * {@link Gate} bean per target, metered in the application's {@code MeterRegistry} when there is
- * one. Off with {@code backpressure.enabled=false} or when no target is configured.
+ * one. In-memory gates read time from the application's {@link Clock} bean when it has one (tests
+ * drive a {@code ManualClock}), else from the system clock. Off with {@code
+ * backpressure.enabled=false} or when no target is configured.
  */
 @AutoConfiguration(afterName = {
     "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -28,8 +31,9 @@ public class BackpressureAutoConfiguration {
 
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  BackpressureGates backpressureGates(BackpressureProperties properties, ObjectProvider<GateMetering> metering) {
-    return BackpressureGates.build(properties, metering.getIfAvailable());
+  BackpressureGates backpressureGates(BackpressureProperties properties, ObjectProvider<GateMetering> metering,
+      ObjectProvider<Clock> clock) {
+    return BackpressureGates.build(properties, metering.getIfAvailable(), clock.getIfAvailable(Clock::system));
   }
 
   @Bean

@@ -1,5 +1,6 @@
 package io.backpressure.spring.boot;
 
+import io.backpressure.core.Clock;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
@@ -41,8 +42,9 @@ public final class BackpressureGates implements AutoCloseable {
    * naming it, and whatever was opened before it is closed again.
    *
    * @param metering wraps each gate in meters, or {@code null} for none
+   * @param clock the clock of in-memory gates (Redis gates take the server's time)
    */
-  static BackpressureGates build(BackpressureProperties properties, GateMetering metering) {
+  static BackpressureGates build(BackpressureProperties properties, GateMetering metering, Clock clock) {
     checkCommon(properties);
     String defaultKey = defaultKey(properties);
     boolean redis = properties.getRedis().getUrl() != null || !properties.getRedis().getClusterNodes().isEmpty();
@@ -56,7 +58,7 @@ public final class BackpressureGates implements AutoCloseable {
     try {
       properties.getTargets().forEach((key, target) -> {
         Policy policy = TargetPolicies.policy(key, target);
-        Gate gate = redis ? RedisStates.gate(properties, policy, metering, resources::add) : inMemory(policy, metering);
+        Gate gate = redis ? RedisStates.gate(properties, policy, metering, resources::add) : inMemory(policy, metering, clock);
         if (gate instanceof AutoCloseable closeable) {
           resources.add(closeable);
         }
@@ -69,8 +71,8 @@ public final class BackpressureGates implements AutoCloseable {
     return new BackpressureGates(gates, defaultKey, resources);
   }
 
-  private static Gate inMemory(Policy policy, GateMetering metering) {
-    InMemoryGate memory = InMemoryGate.create(policy);
+  private static Gate inMemory(Policy policy, GateMetering metering, Clock clock) {
+    InMemoryGate memory = InMemoryGate.create(policy, clock);
     return metering == null ? memory : metering.meter(memory, memory::policy);
   }
 

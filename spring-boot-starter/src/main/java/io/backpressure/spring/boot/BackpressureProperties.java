@@ -165,6 +165,18 @@ public class BackpressureProperties {
     /** Tokens per minute the provider allows. */
     private Double tokensPerMinute;
 
+    /**
+     * The most requests admitted at once after a quiet spell; defaults to one second of the cap, so
+     * set it (at least 1) when requests-per-minute is below 60.
+     */
+    private Double requestsBurst;
+
+    /**
+     * The most tokens admitted at once after a quiet spell; defaults to one second of the cap. A call
+     * whose estimate exceeds it can never be admitted, so set it to at least the largest call.
+     */
+    private Double tokensBurst;
+
     /** Priority classes and their weights, highest first, e.g. P1=0.5, P2=0.3, P3=0.2. */
     private Map<String, Double> priorities = new LinkedHashMap<>();
 
@@ -213,6 +225,22 @@ public class BackpressureProperties {
 
     public void setTokensPerMinute(Double tokensPerMinute) {
       this.tokensPerMinute = tokensPerMinute;
+    }
+
+    public Double getRequestsBurst() {
+      return requestsBurst;
+    }
+
+    public void setRequestsBurst(Double requestsBurst) {
+      this.requestsBurst = requestsBurst;
+    }
+
+    public Double getTokensBurst() {
+      return tokensBurst;
+    }
+
+    public void setTokensBurst(Double tokensBurst) {
+      this.tokensBurst = tokensBurst;
     }
 
     public Map<String, Double> getPriorities() {

@@ -1,5 +1,6 @@
 package io.backpressure.spring.boot;
 
+import io.backpressure.core.Dimension;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
 import java.io.IOException;
@@ -41,9 +42,13 @@ final class TargetPolicies {
     perMinute(prefix + "requests-per-minute", target.getRequestsPerMinute());
     perMinute(prefix + "tokens-per-minute", target.getTokensPerMinute());
     try {
+      double requestsPerSecond = target.getRequestsPerMinute() / 60.0;
+      double tokensPerSecond = target.getTokensPerMinute() / 60.0;
       Policy.Builder builder = Policy.builder(name)
-          .requestsPerMinute(target.getRequestsPerMinute())
-          .tokensPerMinute(target.getTokensPerMinute());
+          .dimension(Dimension.REQUESTS, requestsPerSecond,
+              target.getRequestsBurst() == null ? requestsPerSecond : target.getRequestsBurst())
+          .dimension(Dimension.TOKENS, tokensPerSecond,
+              target.getTokensBurst() == null ? tokensPerSecond : target.getTokensBurst());
       target.getPriorities().forEach(builder::priority);
       target.getTenantWeights().forEach(builder::tenantWeight);
       if (target.getDefaultTenantWeight() != null) {
@@ -71,6 +76,7 @@ final class TargetPolicies {
   private static Policy fromFile(String key, String name, BackpressureProperties.Target target) {
     String property = PREFIX + key + ".policy-file";
     if (target.getRequestsPerMinute() != null || target.getTokensPerMinute() != null
+        || target.getRequestsBurst() != null || target.getTokensBurst() != null
         || !target.getPriorities().isEmpty() || !target.getTenantWeights().isEmpty()) {
       throw new InvalidConfigurationPropertyValueException(property, target.getPolicyFile().getDescription(),
           "a policy file and inline caps, classes or weights exclude each other; keep one");
@@ -99,10 +105,10 @@ final class TargetPolicies {
   /** The property (under the target's prefix) that a policy field comes from. */
   private static String property(String field) {
     if (field.startsWith("dimensions.requests")) {
-      return "requests-per-minute";
+      return field.endsWith(".burst") ? "requests-burst" : "requests-per-minute";
     }
     if (field.startsWith("dimensions.tokens")) {
-      return "tokens-per-minute";
+      return field.endsWith(".burst") ? "tokens-burst" : "tokens-per-minute";
     }
     if (field.startsWith("priorities")) {
       return field;
@@ -121,10 +127,10 @@ final class TargetPolicies {
 
   private static Object value(BackpressureProperties.Target target, String field) {
     if (field.startsWith("dimensions.requests")) {
-      return target.getRequestsPerMinute();
+      return field.endsWith(".burst") ? target.getRequestsBurst() : target.getRequestsPerMinute();
     }
     if (field.startsWith("dimensions.tokens")) {
-      return target.getTokensPerMinute();
+      return field.endsWith(".burst") ? target.getTokensBurst() : target.getTokensPerMinute();
     }
     if (field.startsWith("priorities.")) {
       return target.getPriorities().get(field.substring("priorities.".length()));
