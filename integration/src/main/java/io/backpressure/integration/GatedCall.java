@@ -72,8 +72,8 @@ public final class GatedCall {
    * @param context tenant, class, wait limit and booking; must not be null
    * @param estimate the cost to debit, for example {@code Cost.of(1, promptTokens)}
    * @param maxTokens the call's completion limit, or {@code null}
-   * @param usage what the call really cost, read from its reply; {@code null} from it releases the
-   *     debited cost (the strict side)
+   * @param usage what the call really cost, read from its reply; {@code null} from it errs on the
+   *     strict side: it releases the debited cost (inside an activity, the estimate)
    * @throws AdmissionException outside a Temporal activity, when the call is not admitted
    */
   public <R> R call(GateContext context, Cost estimate, Long maxTokens, Callable<R> call,

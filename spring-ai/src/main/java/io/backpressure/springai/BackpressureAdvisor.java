@@ -133,12 +133,13 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
             report(chunk);
           })
           .doFinally(signal -> {
+            // Usage reported wins. Without it: a failed stream generated nothing the provider
+            // counts; a completed or cancelled one may have, so it keeps what was debited.
             Cost actual = reported.get();
-            if (signal == SignalType.ON_COMPLETE) {
-              gatedCall.release(grant, actual == null ? grant.debited() : actual);
-            } else {
-              gatedCall.release(grant, actual == null ? GatedCall.failureUsage(grant.debited()) : actual);
+            if (actual == null) {
+              actual = signal == SignalType.ON_ERROR ? GatedCall.failureUsage(grant.debited()) : grant.debited();
             }
+            gatedCall.release(grant, actual);
           });
     });
   }

@@ -123,6 +123,16 @@ class BackpressureAutoConfigurationTest {
   }
 
   @Test
+  void aCapThatIsNotANumberFailsStartUpNamingTheProperty() {
+    runner.withPropertyValues("backpressure.targets.openai.requests-per-minute=lots",
+        "backpressure.targets.openai.tokens-per-minute=60000", "backpressure.targets.openai.priorities.P1=1")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).hasStackTraceContaining("backpressure.targets.openai.requests-per-minute");
+        });
+  }
+
+  @Test
   void noTargetsNoGates() {
     runner.run(context -> {
       assertThat(context).hasNotFailed();
