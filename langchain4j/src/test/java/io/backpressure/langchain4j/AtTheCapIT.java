@@ -48,6 +48,11 @@ class AtTheCapIT {
               .baseUrl(provider.baseUrl()).apiKey("sk-mock").modelName("gpt-4o-mini")
               .maxRetries(0).timeout(Duration.ofSeconds(30)).build(), gate)
           .build();
+      // The first call through a new client loads classes and opens its connection: it reaches the
+      // provider up to a second after its admission, into a provider window the gate had already
+      // left. Let that window pass before the run; later calls arrive within milliseconds.
+      GateContext.of("warm-up", "P1").call(() -> model.chat("warm-up"));
+      Thread.sleep(1_100);
       AtomicInteger deferrals = new AtomicInteger();
       ExecutorService tenants = Executors.newFixedThreadPool(4);
       List<Future<Integer>> done = new ArrayList<>();
@@ -64,7 +69,7 @@ class AtTheCapIT {
       List<RequestRecord> records = provider.records();
       assertThat(answered).isEqualTo(4 * CALLS_PER_TENANT);
       assertThat(records).allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
-      assertThat(records).hasSize(4 * CALLS_PER_TENANT);
+      assertThat(records).hasSize(1 + 4 * CALLS_PER_TENANT);
       assertThat(deferrals.get()).as("the gate held calls back, so the run was at the cap").isPositive();
     }
   }
