@@ -17,8 +17,9 @@ import java.util.concurrent.Callable;
  * }</pre>
  *
  * <p>Values are not checked here: the gate answers a blank tenant or an unknown class with a
- * rejection naming the field. The thread scope is an inheritable-free {@link ThreadLocal}: work
- * handed to another thread does not see it, so read it on the calling thread (the decorators do).
+ * rejection naming the field. The thread scope is a plain (not inheritable) {@link ThreadLocal}:
+ * work handed to another thread does not see it, so read it on the calling thread (the decorators
+ * do).
  *
  * @param tenant the tenant the call is for
  * @param priority the priority class, one of the policy's class names (for example {@code P1})

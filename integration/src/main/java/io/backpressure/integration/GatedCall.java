@@ -75,6 +75,8 @@ public final class GatedCall {
    * @param usage what the call really cost, read from its reply; {@code null} from it errs on the
    *     strict side: it releases the debited cost (inside an activity, the estimate)
    * @throws AdmissionException outside a Temporal activity, when the call is not admitted
+   * @throws IllegalStateException wrapping a checked exception that {@code call} threw (unchecked
+   *     ones pass as they are)
    */
   public <R> R call(GateContext context, Cost estimate, Long maxTokens, Callable<R> call,
       Function<? super R, Cost> usage) {
@@ -93,7 +95,13 @@ public final class GatedCall {
       release(grant, failureUsage(grant.debited()));
       throw new IllegalStateException(e);
     }
-    Cost actual = usage.apply(reply);
+    Cost actual;
+    try {
+      actual = usage.apply(reply);
+    } catch (RuntimeException | Error e) {
+      release(grant, grant.debited());
+      throw e;
+    }
     release(grant, actual == null ? grant.debited() : actual);
     return reply;
   }

@@ -6,7 +6,6 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
-import io.backpressure.temporal.Backpressure;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.EventType;
@@ -19,6 +18,8 @@ import io.temporal.spring.boot.autoconfigure.ServiceStubsAutoConfiguration;
 import io.temporal.spring.boot.autoconfigure.TestServerAutoConfiguration;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
@@ -31,8 +32,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Temporal's own Spring Boot starter with ours, in real time on its in-process test server: the
- * starter's worker interceptor turns the wrapped LangChain4j model's deferral, inside an activity,
- * into a durable timer in the workflow, and the retry is admitted.
+ * starter's worker interceptor (transparent mode) turns the wrapped LangChain4j model's deferral,
+ * inside an activity, into a durable timer in the workflow, and the retry is admitted.
  */
 class TemporalStarterIT {
 
@@ -47,7 +48,10 @@ class TemporalStarterIT {
     String run(String prompt);
   }
 
-  /** Two calls in a row, each waiting out its deferrals under {@code Backpressure.run}. */
+  /**
+   * Two calls at once, with no Backpressure code: the transparent interceptor waits out the
+   * deferral of whichever is admitted second.
+   */
   public static class TwoCallsImpl implements TwoCalls {
     private final Chat chat = Workflow.newActivityStub(Chat.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(30))
@@ -56,9 +60,9 @@ class TemporalStarterIT {
 
     @Override
     public String run(String prompt) {
-      String first = Backpressure.run(Duration.ofMinutes(1), () -> chat.chat(prompt));
-      String second = Backpressure.run(Duration.ofMinutes(1), () -> chat.chat(prompt));
-      return first.length() + "+" + second.length();
+      Promise<String> first = Async.function(chat::chat, prompt);
+      Promise<String> second = Async.function(chat::chat, prompt);
+      return first.get().length() + "+" + second.get().length();
     }
   }
 
@@ -103,12 +107,14 @@ class TemporalStarterIT {
               "spring.temporal.workers[0].task-queue=chat",
               "spring.temporal.workers[0].workflow-classes[0]=" + TwoCallsImpl.class.getName(),
               "spring.temporal.workers[0].activity-beans[0]=chatActivity",
-              "backpressure.targets.openai.requests-per-minute=60",
+              // One call per five seconds: the second of two concurrent calls is deferred for sure.
+              "backpressure.targets.openai.requests-per-minute=12",
               "backpressure.targets.openai.requests-burst=1",
               "backpressure.targets.openai.tokens-per-minute=600000",
               "backpressure.targets.openai.priorities.P1=1",
               "backpressure.default-tenant=acme",
-              "backpressure.default-priority=P1")
+              "backpressure.default-priority=P1",
+              "backpressure.temporal.interceptor=transparent")
           .withUserConfiguration(RealTime.class)
           .withBean(ChatModel.class, () -> OpenAiChatModel.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
               .modelName("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(20)).build())
