@@ -9,6 +9,7 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.service.AiServices;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
@@ -125,6 +126,26 @@ class GatedChatModelTest {
     assertThat(response.tokenUsage().totalTokenCount()).isEqualTo(130);
     assertThat(gate.requests).extracting(r -> r.tenant() + "/" + r.priority())
         .containsExactly("globex/P1", "fallback/P2");
+  }
+
+  /** An AI service, as most LangChain4j applications call their model. */
+  interface Assistant {
+    String chat(String message);
+  }
+
+  @Test
+  void anAiServiceOverTheGatedModelIsAdmittedInTheScopedContext() throws Exception {
+    Assistant assistant = AiServices.create(Assistant.class, GatedChatModel.builder(openAi(), gate).build());
+
+    String answer = GateContext.of("acme", "P2").call(() -> assistant.chat(PROMPT));
+
+    assertThat(answer).isNotEmpty();
+    assertThat(gate.requests).singleElement().satisfies(r -> {
+      assertThat(r.tenant() + "/" + r.priority()).isEqualTo("acme/P2");
+      assertThat(r.cost()).isEqualTo(Cost.of(1, 100));
+    });
+    RequestRecord record = provider.records().get(0);
+    assertThat(gate.releases).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
   }
 
   @Test
