@@ -164,7 +164,9 @@ class BackpressureAutoConfigurationTest {
             "backpressure.redis.url=" + TestRedis.shared().url(),
             "backpressure.redis.key-prefix=" + TestRedis.freshPrefix(),
             "backpressure.fail-mode=closed",
-            "backpressure.targets.openai.requests-per-minute=60",
+            // One request per ten seconds of the server's time, so the second call is deferred.
+            "backpressure.targets.openai.requests-per-minute=6",
+            "backpressure.targets.openai.requests-burst=1",
             "backpressure.targets.openai.tokens-per-minute=60000",
             "backpressure.targets.openai.priorities.P1=1")
         .run(context -> {
