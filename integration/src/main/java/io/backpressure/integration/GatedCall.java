@@ -1,0 +1,163 @@
+package io.backpressure.integration;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Dimension;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admit, call, release step that every framework integration runs around a provider call.
+ *
+ * <ul>
+ *   <li><b>Inside a Temporal activity</b> (the {@code backpressure-temporal} module on the class
+ *       path and the call made on an activity's thread), {@link #call} hands the whole step to
+ *       {@code ActivityGate}, so a deferral ends the activity at once with the same {@code
+ *       BackpressureDeferred} failure and the workflow waits on a durable timer (see the temporal
+ *       module's README).
+ *   <li><b>Elsewhere</b>, a call that is not admitted throws an {@link AdmissionException} before
+ *       any traffic: {@link AdmissionDeferredException} carrying Δ and the booking, {@link
+ *       AdmissionExpiredException}, or {@link AdmissionRejectedException}. The caller decides how
+ *       to wait; this class never sleeps.
+ * </ul>
+ *
+ * <p>After an admitted call, the grant is released with the call's true usage, or, when the call
+ * throws, with the debited cost less its tokens (the provider counted the request but generated
+ * nothing). A release never throws, so it cannot mask the call's own outcome.
+ *
+ * <p>Thread-safe; one instance serves every call to its gate.
+ */
+public final class GatedCall {
+  private static final Logger LOG = LoggerFactory.getLogger(GatedCall.class);
+
+  private final Gate gate;
+  private final TemporalActivities temporal;
+
+  private GatedCall(Gate gate, TemporalActivities temporal) {
+    this.gate = gate;
+    this.temporal = temporal;
+  }
+
+  /** The step around {@code gate}; inside Temporal activities deferrals wait at most 10 minutes. */
+  public static GatedCall of(Gate gate) {
+    return of(gate, Duration.ofMinutes(10));
+  }
+
+  /**
+   * The step around {@code gate}.
+   *
+   * @param activityMaxWait inside a Temporal activity without the workflow-side interceptor, the
+   *     bound on the server-timed wait ({@code ActivityGate.Builder.maxWait}); in (0, 365 days]
+   */
+  public static GatedCall of(Gate gate, Duration activityMaxWait) {
+    Objects.requireNonNull(gate, "gate");
+    return new GatedCall(gate, TemporalActivities.available() ? TemporalActivities.of(gate, activityMaxWait) : null);
+  }
+
+  /** The gate this step admits through. */
+  public Gate gate() {
+    return gate;
+  }
+
+  /**
+   * Admits a call, runs it, and releases the grant with {@code usage(reply)}.
+   *
+   * @param context tenant, class, wait limit and booking; must not be null
+   * @param estimate the cost to debit, for example {@code Cost.of(1, promptTokens)}
+   * @param maxTokens the call's completion limit, or {@code null}
+   * @param usage what the call really cost, read from its reply; {@code null} from it errs on the
+   *     strict side: it releases the debited cost (inside an activity, the estimate)
+   * @throws AdmissionException outside a Temporal activity, when the call is not admitted
+   * @throws IllegalStateException wrapping a checked exception that {@code call} threw (unchecked
+   *     ones pass as they are)
+   */
+  public <R> R call(GateContext context, Cost estimate, Long maxTokens, Callable<R> call,
+      Function<? super R, Cost> usage) {
+    Objects.requireNonNull(context, "context");
+    if (temporal != null && temporal.inActivity()) {
+      return temporal.call(context, estimate, maxTokens, call, usage);
+    }
+    Grant grant = admit(context, estimate, maxTokens);
+    R reply;
+    try {
+      reply = call.call();
+    } catch (RuntimeException | Error e) {
+      release(grant, failureUsage(grant.debited()));
+      throw e;
+    } catch (Exception e) {
+      release(grant, failureUsage(grant.debited()));
+      throw new IllegalStateException(e);
+    }
+    Cost actual;
+    try {
+      actual = usage.apply(reply);
+    } catch (RuntimeException | Error e) {
+      release(grant, grant.debited());
+      throw e;
+    }
+    release(grant, actual == null ? grant.debited() : actual);
+    return reply;
+  }
+
+  /**
+   * Admits a call whose reply arrives later (a stream), for a caller that releases the grant itself
+   * with {@link #release}. Not for Temporal activities: there, run the stream to its end inside
+   * {@link #call} so the grant is released within the attempt.
+   *
+   * @throws AdmissionException when the call is not admitted
+   */
+  public Grant admit(GateContext context, Cost estimate, Long maxTokens) {
+    Objects.requireNonNull(context, "context");
+    Admission admission = gate.admit(request(context, estimate, maxTokens));
+    if (admission instanceof Admission.Admitted admitted) {
+      return admitted.grant();
+    }
+    if (admission instanceof Admission.Deferred deferred) {
+      throw new AdmissionDeferredException(deferred.retryAfter(), deferred.booking());
+    }
+    if (admission instanceof Admission.Expired expired) {
+      throw new AdmissionExpiredException(expired.turnIn(), expired.message());
+    }
+    Admission.Rejected rejected = (Admission.Rejected) admission;
+    throw new AdmissionRejectedException(rejected.reason(), rejected.message());
+  }
+
+  /** Whether {@link #call} runs inside a Temporal activity on this thread (and so never throws Δ). */
+  public boolean insideActivity() {
+    return temporal != null && temporal.inActivity();
+  }
+
+  /**
+   * Releases {@code grant} with {@code actual}; never throws. A usage the gate refuses (negative,
+   * non-finite) is logged and replaced by the debited cost, so the grant is still released.
+   */
+  public void release(Grant grant, Cost actual) {
+    try {
+      gate.release(grant, actual);
+    } catch (RuntimeException refused) {
+      LOG.warn("release of grant {} with the reported usage failed; releasing the estimate", grant.id(), refused);
+      try {
+        gate.release(grant, grant.debited());
+      } catch (RuntimeException e) {
+        LOG.warn("release of grant {} failed", grant.id(), e);
+      }
+    }
+  }
+
+  /** What a call that failed is released with: the debited cost with no tokens. */
+  public static Cost failureUsage(Cost debited) {
+    return debited.amounts().containsKey(Dimension.TOKENS) ? debited.with(Dimension.TOKENS, 0) : debited;
+  }
+
+  static AdmissionRequest request(GateContext context, Cost estimate, Long maxTokens) {
+    return new AdmissionRequest(context.tenant(), context.priority(), Objects.requireNonNull(estimate, "estimate"),
+        maxTokens, context.booking(), context.maxWait());
+  }
+}

@@ -1,0 +1,117 @@
+package io.backpressure.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.backpressure.core.Cost;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class GatedCallTest {
+  private final ManualClock clock = new ManualClock();
+  private final RecordingGate gate = new RecordingGate(InMemoryGate.create(
+      Policy.builder("openai/gpt-4o").dimension("requests", 1, 1).tokensPerSecond(1_000)
+          .priority("P1", 0.5).priority("P2", 0.5).build(),
+      clock));
+  private final GatedCall gated = GatedCall.of(gate);
+  private final GateContext acme = GateContext.of("acme", "P1");
+  private final AtomicInteger calls = new AtomicInteger();
+
+  private String reply() {
+    calls.incrementAndGet();
+    return "reply";
+  }
+
+  @Test
+  void runsAnAdmittedCallAndReleasesItsTrueUsage() {
+    String reply = gated.call(acme, Cost.of(1, 100), 50L, this::reply, r -> Cost.of(1, 180));
+
+    assertThat(reply).isEqualTo("reply");
+    assertThat(gate.requests).singleElement().satisfies(r -> assertThat(r.maxTokens()).isEqualTo(50L));
+    assertThat(gate.releases).containsExactly(Cost.of(1, 180));
+    assertThat(gated.insideActivity()).isFalse();
+  }
+
+  @Test
+  void aCallThatThrowsIsReleasedWithNoTokensAndItsFailureSurfaces() {
+    assertThatThrownBy(() -> gated.call(acme, Cost.of(1, 100), null, () -> {
+      throw new IOException("connection reset");
+    }, r -> Cost.of(1, 1)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasCauseInstanceOf(IOException.class);
+    assertThat(gate.releases).containsExactly(Cost.of(1, 0));
+  }
+
+  @Test
+  void aReplyWithoutUsageReleasesWhatWasDebited() {
+    gated.call(acme, Cost.of(1, 100), null, this::reply, r -> null);
+
+    assertThat(gate.releases).containsExactly(Cost.of(1, 100));
+  }
+
+  @Test
+  void aDeferralThrowsBeforeTheCallCarryingDeltaAndBooking() {
+    gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
+
+    assertThatThrownBy(() -> gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10)))
+        .isInstanceOfSatisfying(AdmissionDeferredException.class, e -> {
+          assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+          assertThat(e.booking()).isNotEmpty();
+          assertThat(e).hasMessageContaining("deferred by the admission gate for");
+        });
+    assertThat(calls).hasValue(1);
+  }
+
+  @Test
+  void aTurnPastTheWaitLimitExpiresAtOnce() {
+    gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
+
+    assertThatThrownBy(() -> gated.call(acme.withMaxWait(Duration.ofMillis(10)), Cost.of(1, 10), null,
+            this::reply, r -> Cost.of(1, 10)))
+        .isInstanceOfSatisfying(AdmissionExpiredException.class,
+            e -> assertThat(e.turnIn()).isGreaterThan(Duration.ofMillis(10)));
+    assertThat(calls).hasValue(1);
+  }
+
+  @Test
+  void anUnknownClassIsRejectedNamingIt() {
+    assertThatThrownBy(() -> gated.call(GateContext.of("acme", "P7"), Cost.of(1, 10), null, this::reply,
+            r -> Cost.of(1, 10)))
+        .isInstanceOfSatisfying(AdmissionRejectedException.class,
+            e -> assertThat(e.reason()).isEqualTo(RejectReason.UNKNOWN_PRIORITY))
+        .hasMessageContaining("P7");
+    assertThat(calls).hasValue(0);
+  }
+
+  @Test
+  void aUsageTheGateRefusesIsReplacedByTheDebitedCostWithoutThrowing() {
+    String reply = gated.call(acme, Cost.of(1, 100), null, this::reply, r -> Cost.of(1, -5));
+
+    assertThat(reply).isEqualTo("reply");
+    assertThat(gate.releases).containsExactly(Cost.of(1, -5), Cost.of(1, 100));
+  }
+
+  @Test
+  void theRetryWithTheBookingRedeemsItsPlace() {
+    gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
+    AdmissionDeferredException deferred = null;
+    try {
+      gated.admit(acme, Cost.of(1, 10), null);
+    } catch (AdmissionDeferredException e) {
+      deferred = e;
+    }
+    assertThat(deferred).isNotNull();
+    clock.advance(deferred.retryAfter());
+
+    var grant = gated.admit(acme.withBooking(deferred.booking()), Cost.of(1, 10), null);
+
+    assertThat(grant.tenant()).isEqualTo("acme");
+    assertThat(gate.requests.get(2).booking()).isEqualTo(deferred.booking());
+  }
+}

@@ -1,0 +1,120 @@
+package io.backpressure.langchain4j;
+
+import dev.langchain4j.model.ModelProvider;
+import dev.langchain4j.model.chat.Capability;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.ChatRequestOptions;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import io.backpressure.core.Gate;
+import io.backpressure.integration.AdmissionException;
+import io.backpressure.integration.AdmissionRejectedException;
+import io.backpressure.integration.GateContext;
+import io.backpressure.integration.GatedCall;
+import io.backpressure.integration.TokenEstimator;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A {@link ChatModel} that asks the gate before every call of the model it wraps and releases the
+ * grant with the reply's {@code TokenUsage}.
+ *
+ * <pre>{@code
+ * ChatModel model = GatedChatModel.builder(openAi, gate).build();
+ * String answer = GateContext.of("acme", "P1").call(() -> model.chat("Hello"));
+ * }</pre>
+ *
+ * <p>Per call: the context (tenant, class) comes from the {@link GateContext#KEY} listener
+ * attribute of the call's {@link ChatRequestOptions}, else from {@link GateContext#current()}, else
+ * from the builder's default; the cost is one request plus the {@link TokenEstimator}'s estimate of
+ * the messages, with the request's {@code maxOutputTokens} (or the model's default) as the
+ * completion limit. Inside a Temporal activity a deferral ends the activity as {@code ActivityGate}
+ * does; elsewhere the call throws an {@link AdmissionException} (a deferral carries Δ and the
+ * booking) without reaching the provider. See {@link GatedCall}.
+ *
+ * <p>Turn off the wrapped model's own retries of 429 answers ({@code maxRetries(0)} on LangChain4j's
+ * model builders): a retry on the calling thread is what the gate replaces. The wrapped model's
+ * listeners still run; this decorator adds none. Thread-safe when the wrapped model is.
+ */
+public final class GatedChatModel implements ChatModel {
+  private final ChatModel delegate;
+  private final GatedCall gatedCall;
+  private final ChatCalls calls;
+
+  private GatedChatModel(Builder builder) {
+    this.delegate = builder.delegate;
+    this.gatedCall = GatedCall.of(builder.gate, builder.activityMaxWait);
+    this.calls = new ChatCalls(builder.estimator, builder.defaultContext);
+  }
+
+  /** A builder wrapping {@code delegate} with admission through {@code gate}. */
+  public static Builder builder(ChatModel delegate, Gate gate) {
+    return new Builder(delegate, gate);
+  }
+
+  @Override
+  public ChatResponse chat(ChatRequest request, ChatRequestOptions options) {
+    Objects.requireNonNull(request, "request");
+    GateContext context = calls.context(options);
+    if (context == null) {
+      throw AdmissionRejectedException.missingContext();
+    }
+    return gatedCall.call(context, calls.estimate(request),
+        ChatCalls.maxTokens(request, delegate.defaultRequestParameters()),
+        () -> options == null ? delegate.chat(request) : delegate.chat(request, options),
+        ChatCalls::usage);
+  }
+
+  @Override
+  public ChatRequestParameters defaultRequestParameters() {
+    return delegate.defaultRequestParameters();
+  }
+
+  @Override
+  public ModelProvider provider() {
+    return delegate.provider();
+  }
+
+  @Override
+  public Set<Capability> supportedCapabilities() {
+    return delegate.supportedCapabilities();
+  }
+
+  /** Options of a {@link GatedChatModel}; not thread-safe. */
+  public static final class Builder {
+    private final ChatModel delegate;
+    private final Gate gate;
+    private TokenEstimator estimator = TokenEstimator.charsPerToken();
+    private GateContext defaultContext;
+    private Duration activityMaxWait = Duration.ofMinutes(10);
+
+    private Builder(ChatModel delegate, Gate gate) {
+      this.delegate = Objects.requireNonNull(delegate, "delegate");
+      this.gate = Objects.requireNonNull(gate, "gate");
+    }
+
+    /** How prompt tokens are estimated before the call (default: four characters per token). */
+    public Builder estimator(TokenEstimator estimator) {
+      this.estimator = Objects.requireNonNull(estimator, "estimator");
+      return this;
+    }
+
+    /** The context of calls that carry none (default: none; such calls are rejected). */
+    public Builder defaultContext(GateContext context) {
+      this.defaultContext = Objects.requireNonNull(context, "context");
+      return this;
+    }
+
+    /** Inside a Temporal activity, the bound on a server-timed wait (default 10 min). */
+    public Builder activityMaxWait(Duration maxWait) {
+      this.activityMaxWait = Objects.requireNonNull(maxWait, "maxWait");
+      return this;
+    }
+
+    public GatedChatModel build() {
+      return new GatedChatModel(this);
+    }
+  }
+}

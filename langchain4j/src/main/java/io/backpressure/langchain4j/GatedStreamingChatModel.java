@@ -1,0 +1,159 @@
+package io.backpressure.langchain4j;
+
+import dev.langchain4j.model.ModelProvider;
+import dev.langchain4j.model.chat.Capability;
+import dev.langchain4j.model.chat.ChatRequestOptions;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
+import io.backpressure.integration.AdmissionException;
+import io.backpressure.integration.AdmissionRejectedException;
+import io.backpressure.integration.GateContext;
+import io.backpressure.integration.GatedCall;
+import io.backpressure.integration.TokenEstimator;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * A {@link StreamingChatModel} that asks the gate before every stream of the model it wraps and
+ * releases the grant with the final response's {@code TokenUsage} (or, when the stream fails, with
+ * the debited cost less its tokens). The context, the estimate and the completion limit are read as
+ * by {@link GatedChatModel}.
+ *
+ * <pre>{@code
+ * StreamingChatModel model = GatedStreamingChatModel.builder(openAiStreaming, gate).build();
+ * GateContext.of("acme", "P2").run(() -> model.chat("Hello", handler));
+ * }</pre>
+ *
+ * <p>A call that is not admitted never reaches the provider. Outside Temporal, the caller's handler
+ * gets the {@link AdmissionException} in {@code onError} (a deferral carries Δ and the booking).
+ * Inside a Temporal activity, {@code chat} streams to the handler as usual but returns only when
+ * the stream has ended, so that the grant is released within the attempt, and a deferral ends the
+ * activity as {@code ActivityGate} does. Thread-safe when the wrapped model is.
+ */
+public final class GatedStreamingChatModel implements StreamingChatModel {
+  private final StreamingChatModel delegate;
+  private final GatedCall gatedCall;
+  private final ChatCalls calls;
+
+  private GatedStreamingChatModel(Builder builder) {
+    this.delegate = builder.delegate;
+    this.gatedCall = GatedCall.of(builder.gate, builder.activityMaxWait);
+    this.calls = new ChatCalls(builder.estimator, builder.defaultContext);
+  }
+
+  /** A builder wrapping {@code delegate} with admission through {@code gate}. */
+  public static Builder builder(StreamingChatModel delegate, Gate gate) {
+    return new Builder(delegate, gate);
+  }
+
+  @Override
+  public void chat(ChatRequest request, ChatRequestOptions options, StreamingChatResponseHandler handler) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(handler, "handler");
+    GateContext context = calls.context(options);
+    if (context == null) {
+      handler.onError(AdmissionRejectedException.missingContext());
+      return;
+    }
+    Cost estimate = calls.estimate(request);
+    Long maxTokens = ChatCalls.maxTokens(request, delegate.defaultRequestParameters());
+    if (gatedCall.insideActivity()) {
+      gatedCall.call(context, estimate, maxTokens, () -> streamToEnd(request, options, handler), ChatCalls::usage);
+      return;
+    }
+    Grant grant;
+    try {
+      grant = gatedCall.admit(context, estimate, maxTokens);
+    } catch (AdmissionException notAdmitted) {
+      handler.onError(notAdmitted);
+      return;
+    }
+    ReleasingHandler releasing = new ReleasingHandler(handler,
+        response -> {
+          Cost actual = ChatCalls.usage(response);
+          gatedCall.release(grant, actual == null ? grant.debited() : actual);
+        },
+        error -> gatedCall.release(grant, GatedCall.failureUsage(grant.debited())));
+    try {
+      delegate.chat(request, options, releasing);
+    } catch (RuntimeException | Error e) {
+      gatedCall.release(grant, GatedCall.failureUsage(grant.debited()));
+      throw e;
+    }
+  }
+
+  /** Streams to {@code handler} and waits for the end: the final response, or the stream's error. */
+  private ChatResponse streamToEnd(ChatRequest request, ChatRequestOptions options,
+      StreamingChatResponseHandler handler) throws Exception {
+    CompletableFuture<ChatResponse> end = new CompletableFuture<>();
+    delegate.chat(request, options, new ReleasingHandler(handler, end::complete, end::completeExceptionally));
+    try {
+      return end.get();
+    } catch (ExecutionException failed) {
+      if (failed.getCause() instanceof Exception cause) {
+        throw cause;
+      }
+      throw failed;
+    }
+  }
+
+  @Override
+  public ChatRequestParameters defaultRequestParameters() {
+    return delegate.defaultRequestParameters();
+  }
+
+  @Override
+  public ModelProvider provider() {
+    return delegate.provider();
+  }
+
+  @Override
+  public Set<Capability> supportedCapabilities() {
+    return delegate.supportedCapabilities();
+  }
+
+  /** Options of a {@link GatedStreamingChatModel}; not thread-safe. */
+  public static final class Builder {
+    private final StreamingChatModel delegate;
+    private final Gate gate;
+    private TokenEstimator estimator = TokenEstimator.charsPerToken();
+    private GateContext defaultContext;
+    private Duration activityMaxWait = Duration.ofMinutes(10);
+
+    private Builder(StreamingChatModel delegate, Gate gate) {
+      this.delegate = Objects.requireNonNull(delegate, "delegate");
+      this.gate = Objects.requireNonNull(gate, "gate");
+    }
+
+    /** How prompt tokens are estimated before the call (default: four characters per token). */
+    public Builder estimator(TokenEstimator estimator) {
+      this.estimator = Objects.requireNonNull(estimator, "estimator");
+      return this;
+    }
+
+    /** The context of calls that carry none (default: none; such calls are rejected). */
+    public Builder defaultContext(GateContext context) {
+      this.defaultContext = Objects.requireNonNull(context, "context");
+      return this;
+    }
+
+    /** Inside a Temporal activity, the bound on a server-timed wait (default 10 min). */
+    public Builder activityMaxWait(Duration maxWait) {
+      this.activityMaxWait = Objects.requireNonNull(maxWait, "maxWait");
+      return this;
+    }
+
+    public GatedStreamingChatModel build() {
+      return new GatedStreamingChatModel(this);
+    }
+  }
+}

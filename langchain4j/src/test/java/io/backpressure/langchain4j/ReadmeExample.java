@@ -1,0 +1,35 @@
+package io.backpressure.langchain4j;
+
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.openai.OpenAiChatModel;
+import io.backpressure.core.Gate;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
+import io.backpressure.integration.AdmissionDeferredException;
+import io.backpressure.integration.GateContext;
+
+/** The README's example, compiled and run by {@link ReadmeExampleTest}. */
+final class ReadmeExample {
+  private ReadmeExample() {}
+
+  static String answer(String baseUrl) throws Exception {
+    // README:begin
+    Gate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
+        .requestsPerMinute(600).tokensPerMinute(200_000)
+        .priority("P1", 0.7).priority("P2", 0.3)
+        .build());
+    ChatModel model = GatedChatModel.builder(
+            OpenAiChatModel.builder().baseUrl(baseUrl).apiKey("sk-mock").modelName("gpt-4o-mini")
+                .maxRetries(0)          // the gate replaces retries on the calling thread
+                .build(),
+            gate)
+        .build();
+    try {
+      return GateContext.of("acme", "P1").call(() -> model.chat("Hello"));
+    } catch (AdmissionDeferredException deferred) {
+      // Not sent. Free the thread; retry after Δ with GateContext.withBooking(deferred.booking()).
+      return "retry in " + deferred.retryAfter().toMillis() + " ms";
+    }
+    // README:end
+  }
+}

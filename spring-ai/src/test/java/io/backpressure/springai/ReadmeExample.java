@@ -1,0 +1,34 @@
+package io.backpressure.springai;
+
+import io.backpressure.core.Gate;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
+import io.backpressure.integration.AdmissionDeferredException;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.model.ChatModel;
+
+/** The README's example, compiled and run by {@link ReadmeExampleTest}. */
+final class ReadmeExample {
+  private ReadmeExample() {}
+
+  static String answer(ChatModel openAi) {
+    // README:begin
+    Gate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
+        .requestsPerMinute(600).tokensPerMinute(200_000)
+        .priority("P1", 0.7).priority("P2", 0.3)
+        .build());
+    ChatClient chat = ChatClient.builder(openAi)   // the model with maxRetries(0)
+        .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
+        .build();
+    try {
+      return chat.prompt("Hello")
+          .advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
+          .call().content();
+    } catch (AdmissionDeferredException deferred) {
+      // Not sent. Retry after Δ, passing GateContext.of("acme", "P1").withBooking(deferred.booking())
+      // as the advisor parameter GateContext.KEY.
+      return "retry in " + deferred.retryAfter().toMillis() + " ms";
+    }
+    // README:end
+  }
+}

@@ -1,0 +1,439 @@
+package io.backpressure.spring.boot;
+
+import io.backpressure.core.FailOpenGate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.io.Resource;
+
+/**
+ * The {@code backpressure.*} properties: one gate per entry of {@code targets}, their shared state
+ * (in memory, or Redis when {@code redis.url} or {@code redis.cluster-nodes} is set), what calls get
+ * when that state is unavailable, and the framework integrations. Values are checked when the gates
+ * are built at start-up; a bad one fails start-up with a message naming the property.
+ */
+@ConfigurationProperties(prefix = "backpressure")
+public class BackpressureProperties {
+
+  /** Whether to build the gates and the integrations at all. */
+  private boolean enabled = true;
+
+  /**
+   * The target (a key of {@code targets}) that the Spring AI advisor, the LangChain4j decorators and
+   * the {@code Gate} bean without qualifier use. Optional when only one target is configured.
+   */
+  private String defaultTarget;
+
+  /** The gates, by bean-friendly key (the key is also the target's name unless {@code name} is set). */
+  private Map<String, Target> targets = new LinkedHashMap<>();
+
+  /** What calls get while the shared state cannot answer: open, closed or local. */
+  private FailOpenGate.Mode failMode = FailOpenGate.Mode.OPEN;
+
+  /**
+   * With Redis, how long one admission may wait for the state before the fail mode decides instead;
+   * unset to rely on the Redis command timeout alone.
+   */
+  private Duration stateTimeout;
+
+  /** With fail mode local, the fraction of each cap the local fallback gate of this process admits. */
+  private double localShare = 1.0;
+
+  /** The tenant of calls that carry no context (optional; without it such calls are rejected). */
+  private String defaultTenant;
+
+  /** The priority class of calls that carry no context, or only a tenant. */
+  private String defaultPriority;
+
+  /**
+   * Inside a Temporal activity without the workflow-side interceptor, the bound on a server-timed
+   * wait for admission.
+   */
+  private Duration activityMaxWait = Duration.ofMinutes(10);
+
+  private final Redis redis = new Redis();
+  private final Metrics metrics = new Metrics();
+  private final LangChain4j langchain4j = new LangChain4j();
+  private final Temporal temporal = new Temporal();
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public String getDefaultTarget() {
+    return defaultTarget;
+  }
+
+  public void setDefaultTarget(String defaultTarget) {
+    this.defaultTarget = defaultTarget;
+  }
+
+  public Map<String, Target> getTargets() {
+    return targets;
+  }
+
+  public void setTargets(Map<String, Target> targets) {
+    this.targets = targets;
+  }
+
+  public FailOpenGate.Mode getFailMode() {
+    return failMode;
+  }
+
+  public void setFailMode(FailOpenGate.Mode failMode) {
+    this.failMode = failMode;
+  }
+
+  public Duration getStateTimeout() {
+    return stateTimeout;
+  }
+
+  public void setStateTimeout(Duration stateTimeout) {
+    this.stateTimeout = stateTimeout;
+  }
+
+  public double getLocalShare() {
+    return localShare;
+  }
+
+  public void setLocalShare(double localShare) {
+    this.localShare = localShare;
+  }
+
+  public String getDefaultTenant() {
+    return defaultTenant;
+  }
+
+  public void setDefaultTenant(String defaultTenant) {
+    this.defaultTenant = defaultTenant;
+  }
+
+  public String getDefaultPriority() {
+    return defaultPriority;
+  }
+
+  public void setDefaultPriority(String defaultPriority) {
+    this.defaultPriority = defaultPriority;
+  }
+
+  public Duration getActivityMaxWait() {
+    return activityMaxWait;
+  }
+
+  public void setActivityMaxWait(Duration activityMaxWait) {
+    this.activityMaxWait = activityMaxWait;
+  }
+
+  public Redis getRedis() {
+    return redis;
+  }
+
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
+  public LangChain4j getLangchain4j() {
+    return langchain4j;
+  }
+
+  public Temporal getTemporal() {
+    return temporal;
+  }
+
+  /**
+   * One target's policy: either a policy file (the YAML format of the core's {@code Policy}) or the
+   * caps, classes and weights inline. Inline caps are per minute, as providers publish them.
+   */
+  public static class Target {
+
+    /** The target's name, e.g. openai/gpt-4o; defaults to the key. */
+    private String name;
+
+    /** A policy YAML file (e.g. classpath:policy.yaml); when set, the inline values must be unset. */
+    private Resource policyFile;
+
+    /** Requests per minute the provider allows. */
+    private Double requestsPerMinute;
+
+    /** Tokens per minute the provider allows. */
+    private Double tokensPerMinute;
+
+    /**
+     * The most requests admitted at once after a quiet spell; defaults to one second of the cap, so
+     * set it (at least 1) when requests-per-minute is below 60.
+     */
+    private Double requestsBurst;
+
+    /**
+     * The most tokens admitted at once after a quiet spell; defaults to one second of the cap. A call
+     * whose estimate exceeds it can never be admitted, so set it to at least the largest call.
+     */
+    private Double tokensBurst;
+
+    /** Priority classes and their weights, highest first, e.g. P1=0.5, P2=0.3, P3=0.2. */
+    private Map<String, Double> priorities = new LinkedHashMap<>();
+
+    /** Weights of named tenants (others get the default tenant weight). */
+    private Map<String, Double> tenantWeights = new LinkedHashMap<>();
+
+    /** The weight of tenants not named in tenant-weights. */
+    private Double defaultTenantWeight;
+
+    /** Never admit more than the cap in any window of this length, e.g. the provider's 1m window. */
+    private Duration safeWindow;
+
+    /** Whether to debit prompt plus max_tokens at admission and refund the unused part on release. */
+    private boolean reservation;
+
+    /** In reservation mode, the completion bound reserved for calls that set no max_tokens. */
+    private Long defaultMaxTokens;
+
+    public String getName() {
+      return name;
+    }
+
+    public void setName(String name) {
+      this.name = name;
+    }
+
+    public Resource getPolicyFile() {
+      return policyFile;
+    }
+
+    public void setPolicyFile(Resource policyFile) {
+      this.policyFile = policyFile;
+    }
+
+    public Double getRequestsPerMinute() {
+      return requestsPerMinute;
+    }
+
+    public void setRequestsPerMinute(Double requestsPerMinute) {
+      this.requestsPerMinute = requestsPerMinute;
+    }
+
+    public Double getTokensPerMinute() {
+      return tokensPerMinute;
+    }
+
+    public void setTokensPerMinute(Double tokensPerMinute) {
+      this.tokensPerMinute = tokensPerMinute;
+    }
+
+    public Double getRequestsBurst() {
+      return requestsBurst;
+    }
+
+    public void setRequestsBurst(Double requestsBurst) {
+      this.requestsBurst = requestsBurst;
+    }
+
+    public Double getTokensBurst() {
+      return tokensBurst;
+    }
+
+    public void setTokensBurst(Double tokensBurst) {
+      this.tokensBurst = tokensBurst;
+    }
+
+    public Map<String, Double> getPriorities() {
+      return priorities;
+    }
+
+    public void setPriorities(Map<String, Double> priorities) {
+      this.priorities = priorities;
+    }
+
+    public Map<String, Double> getTenantWeights() {
+      return tenantWeights;
+    }
+
+    public void setTenantWeights(Map<String, Double> tenantWeights) {
+      this.tenantWeights = tenantWeights;
+    }
+
+    public Double getDefaultTenantWeight() {
+      return defaultTenantWeight;
+    }
+
+    public void setDefaultTenantWeight(Double defaultTenantWeight) {
+      this.defaultTenantWeight = defaultTenantWeight;
+    }
+
+    public Duration getSafeWindow() {
+      return safeWindow;
+    }
+
+    public void setSafeWindow(Duration safeWindow) {
+      this.safeWindow = safeWindow;
+    }
+
+    public boolean isReservation() {
+      return reservation;
+    }
+
+    public void setReservation(boolean reservation) {
+      this.reservation = reservation;
+    }
+
+    public Long getDefaultMaxTokens() {
+      return defaultMaxTokens;
+    }
+
+    public void setDefaultMaxTokens(Long defaultMaxTokens) {
+      this.defaultMaxTokens = defaultMaxTokens;
+    }
+  }
+
+  /** The shared state on Redis or Valkey; unset for in-memory state (one process). */
+  public static class Redis {
+
+    /**
+     * The server, e.g. redis://host:6379/0, rediss://user:password@host:6380 or
+     * redis-sentinel://host:26379/0#mymaster.
+     */
+    private String url;
+
+    /**
+     * Seed nodes of a Redis Cluster (host:port or redis:// URLs), tried in order until one answers;
+     * the client discovers the rest of the cluster from it. Exclusive with url.
+     */
+    private List<String> clusterNodes = new ArrayList<>();
+
+    /** How long one Redis command may take before it fails and the fail mode decides. */
+    private Duration commandTimeout = Duration.ofMillis(250);
+
+    /** How long opening a connection may take. */
+    private Duration connectTimeout = Duration.ofSeconds(2);
+
+    /** The first part of every key. */
+    private String keyPrefix = "bp";
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public List<String> getClusterNodes() {
+      return clusterNodes;
+    }
+
+    public void setClusterNodes(List<String> clusterNodes) {
+      this.clusterNodes = clusterNodes;
+    }
+
+    public Duration getCommandTimeout() {
+      return commandTimeout;
+    }
+
+    public void setCommandTimeout(Duration commandTimeout) {
+      this.commandTimeout = commandTimeout;
+    }
+
+    public Duration getConnectTimeout() {
+      return connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+      this.connectTimeout = connectTimeout;
+    }
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+  }
+
+  /** Micrometer meters of every gate, when the application has a MeterRegistry. */
+  public static class Metrics {
+
+    /** Whether to record the gates' decisions in the application's MeterRegistry. */
+    private boolean enabled = true;
+
+    /** Whether to tag meters with the tenant too (bounded; for a known, small set of tenants). */
+    private boolean tenantTag;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public boolean isTenantTag() {
+      return tenantTag;
+    }
+
+    public void setTenantTag(boolean tenantTag) {
+      this.tenantTag = tenantTag;
+    }
+  }
+
+  /** The LangChain4j decorators. */
+  public static class LangChain4j {
+
+    /** Whether to wrap every ChatModel and StreamingChatModel bean in its gated decorator. */
+    private boolean decorateModels = true;
+
+    public boolean isDecorateModels() {
+      return decorateModels;
+    }
+
+    public void setDecorateModels(boolean decorateModels) {
+      this.decorateModels = decorateModels;
+    }
+  }
+
+  /** The Temporal worker interceptor, registered through the Temporal starter's customizers. */
+  public static class Temporal {
+
+    /**
+     * How workflows wait out a deferral: explicit (Backpressure.run in workflow code), transparent
+     * (every activity call, no workflow change) or none (the server's retry timer).
+     */
+    private WaitMode interceptor = WaitMode.EXPLICIT;
+
+    /** With the transparent interceptor, the longest a workflow waits for one call's admission. */
+    private Duration maxWait = Duration.ofMinutes(5);
+
+    public WaitMode getInterceptor() {
+      return interceptor;
+    }
+
+    public void setInterceptor(WaitMode interceptor) {
+      this.interceptor = interceptor;
+    }
+
+    public Duration getMaxWait() {
+      return maxWait;
+    }
+
+    public void setMaxWait(Duration maxWait) {
+      this.maxWait = maxWait;
+    }
+  }
+
+  /** How a workflow waits for a deferred activity; see the temporal module's README. */
+  public enum WaitMode {
+    /** {@code BackpressureInterceptor.create()}: waits under {@code Backpressure.run}. */
+    EXPLICIT,
+    /** {@code BackpressureInterceptor.transparent(maxWait)}: every activity call waits. */
+    TRANSPARENT,
+    /** No interceptor: the server's retry timer waits (explicit next-retry delay). */
+    NONE
+  }
+}

@@ -1,0 +1,40 @@
+package io.backpressure.spring.boot;
+
+import io.backpressure.integration.GateContext;
+import io.backpressure.integration.TokenEstimator;
+import io.backpressure.springai.BackpressureAdvisor;
+import io.backpressure.springai.RateLimitFeedback;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The Spring AI advisor over the default target's gate, when Spring AI and {@code
+ * backpressure-spring-ai} are on the class path. Add it to a {@code ChatClient} with {@code
+ * builder.defaultAdvisors(advisor)}. A {@link TokenEstimator} bean replaces the default estimate, a
+ * {@link RateLimitFeedback} bean hears the provider's rate-limit reports.
+ */
+@AutoConfiguration(after = BackpressureAutoConfiguration.class)
+@ConditionalOnClass({BackpressureAdvisor.class, CallAdvisor.class})
+@ConditionalOnBean(BackpressureGates.class)
+public class SpringAiBackpressureAutoConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean
+  BackpressureAdvisor backpressureAdvisor(BackpressureGates gates, BackpressureProperties properties,
+      ObjectProvider<TokenEstimator> estimator, ObjectProvider<RateLimitFeedback> feedback) {
+    BackpressureAdvisor.Builder builder = BackpressureAdvisor.builder(gates.defaultGate())
+        .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
+        .feedback(feedback.getIfAvailable(() -> RateLimitFeedback.NONE))
+        .activityMaxWait(properties.getActivityMaxWait());
+    GateContext context = Contexts.defaultContext(properties);
+    if (context != null) {
+      builder.defaultContext(context);
+    }
+    return builder.build();
+  }
+}

@@ -1,0 +1,182 @@
+package io.backpressure.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.Cost;
+import io.backpressure.core.FailOpenGate;
+import io.backpressure.core.Gate;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.metrics.MeteredGate;
+import io.backpressure.redis.TestRedis;
+import io.backpressure.temporal.ActivityGate;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The starter's gates, as Spring Boot builds them from properties. */
+class BackpressureAutoConfigurationTest {
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(BackpressureAutoConfiguration.class,
+          SpringAiBackpressureAutoConfiguration.class, LangChain4jBackpressureAutoConfiguration.class,
+          TemporalBackpressureAutoConfiguration.class));
+
+  private static final String[] TWO_TARGETS = {
+    "backpressure.default-target=gpt4o",
+    "backpressure.targets.gpt4o.name=openai/gpt-4o",
+    "backpressure.targets.gpt4o.requests-per-minute=600",
+    "backpressure.targets.gpt4o.tokens-per-minute=60000",
+    "backpressure.targets.gpt4o.priorities.P1=0.7",
+    "backpressure.targets.gpt4o.priorities.P2=0.3",
+    "backpressure.targets.gpt4o.tenant-weights.acme=2",
+    "backpressure.targets.mini.policy-file=classpath:mini-policy.yaml",
+  };
+
+  /** Injects the gates the way an application does. */
+  @Configuration(proxyBeanMethods = false)
+  static class Consumer {
+    @Bean
+    Object consumer(Gate primary, @Qualifier("mini") Gate mini) {
+      return new Gate[] {primary, mini};
+    }
+  }
+
+  @Test
+  void buildsAGatePerTargetAndThePrimaryIsTheDefaultTarget() {
+    runner.withPropertyValues(TWO_TARGETS).withUserConfiguration(Consumer.class).run(context -> {
+      assertThat(context).hasNotFailed();
+      BackpressureGates gates = context.getBean(BackpressureGates.class);
+      assertThat(gates.all()).containsOnlyKeys("gpt4o", "mini");
+      Gate[] injected = (Gate[]) context.getBean("consumer");
+      assertThat(injected[0].target()).isEqualTo("openai/gpt-4o");
+      assertThat(injected[1].target()).isEqualTo("openai/gpt-4o-mini");
+      assertThat(injected[0]).isInstanceOf(InMemoryGate.class);
+      InMemoryGate gpt4o = (InMemoryGate) injected[0];
+      assertThat(gpt4o.policy().priorityNames()).containsExactly("P1", "P2");
+      assertThat(gpt4o.policy().tenantWeight("acme")).isEqualTo(2.0);
+      assertThat(gpt4o.policy().refillRate(gpt4o.policy().dimensionIndex("requests"))).isEqualTo(10.0);
+      assertThat(context).hasSingleBean(ActivityGate.class);
+    });
+  }
+
+  @Test
+  void aNegativeCapFailsStartUpNamingTheProperty() {
+    runner.withPropertyValues("backpressure.targets.openai.requests-per-minute=-5",
+        "backpressure.targets.openai.tokens-per-minute=60000", "backpressure.targets.openai.priorities.P1=1").run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).rootCause()
+              .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
+                  e -> assertThat(e.getName()).isEqualTo("backpressure.targets.openai.requests-per-minute"))
+              .hasMessageContaining("positive");
+        });
+  }
+
+  @Test
+  void aBadClassWeightFailsStartUpWithTheCoresMessage() {
+    runner.withPropertyValues("backpressure.targets.openai.requests-per-minute=60",
+        "backpressure.targets.openai.tokens-per-minute=60000", "backpressure.targets.openai.priorities.P1=0").run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).rootCause()
+              .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
+                  e -> assertThat(e.getName()).isEqualTo("backpressure.targets.openai.priorities.P1"))
+              .hasMessageContaining("priorities.P1 must be a number in (0,");
+        });
+  }
+
+  @Test
+  void aDefaultTargetThatIsNotConfiguredFailsStartUp() {
+    runner.withPropertyValues(TWO_TARGETS).withPropertyValues("backpressure.default-target=gpt5").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause()
+          .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
+              e -> assertThat(e.getName()).isEqualTo("backpressure.default-target"))
+          .hasMessageContaining("[gpt4o, mini]");
+    });
+  }
+
+  @Test
+  void aPolicyFileWithAnUnknownKeyFailsStartUpNamingTheFileProperty() {
+    runner.withPropertyValues("backpressure.targets.bad.policy-file=classpath:bad-policy.yaml").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause()
+          .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
+              e -> assertThat(e.getName()).isEqualTo("backpressure.targets.bad.policy-file"))
+          .hasMessageContaining("burst_size");
+    });
+  }
+
+  @Test
+  void aTargetWithoutATokenCapFailsStartUpNamingTheMissingProperty() {
+    runner.withPropertyValues("backpressure.targets.openai.requests-per-minute=60",
+        "backpressure.targets.openai.priorities.P1=1").run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).rootCause()
+              .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
+                  e -> assertThat(e.getName()).isEqualTo("backpressure.targets.openai.tokens-per-minute"));
+        });
+  }
+
+  @Test
+  void aCapThatIsNotANumberFailsStartUpNamingTheProperty() {
+    runner.withPropertyValues("backpressure.targets.openai.requests-per-minute=lots",
+        "backpressure.targets.openai.tokens-per-minute=60000", "backpressure.targets.openai.priorities.P1=1")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).hasStackTraceContaining("backpressure.targets.openai.requests-per-minute");
+        });
+  }
+
+  @Test
+  void noTargetsNoGates() {
+    runner.run(context -> {
+      assertThat(context).hasNotFailed();
+      assertThat(context).doesNotHaveBean(BackpressureGates.class);
+      assertThat(context).doesNotHaveBean(Gate.class);
+    });
+  }
+
+  @Test
+  void gatesAreMeteredInTheApplicationsRegistry() {
+    runner.withPropertyValues(TWO_TARGETS)
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(context -> {
+          Gate gate = context.getBean(Gate.class);
+          assertThat(gate).isInstanceOf(MeteredGate.class);
+
+          Admission admission = gate.admit("acme", "P1", Cost.of(1, 100));
+
+          assertThat(admission).isInstanceOf(Admission.Admitted.class);
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          assertThat(registry.getMeters()).anySatisfy(
+              meter -> assertThat(meter.getId().getTag("target")).isEqualTo("openai/gpt-4o"));
+        });
+  }
+
+  @Test
+  void withARedisUrlTheGateSharesItsStateThroughRedisAndFailsOpenAsConfigured() {
+    runner.withPropertyValues(
+            "backpressure.redis.url=" + TestRedis.shared().url(),
+            "backpressure.redis.key-prefix=" + TestRedis.freshPrefix(),
+            "backpressure.fail-mode=closed",
+            // One request per ten seconds of the server's time, so the second call is deferred.
+            "backpressure.targets.openai.requests-per-minute=6",
+            "backpressure.targets.openai.requests-burst=1",
+            "backpressure.targets.openai.tokens-per-minute=60000",
+            "backpressure.targets.openai.priorities.P1=1")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          Gate gate = context.getBean(Gate.class);
+          assertThat(gate).isInstanceOf(FailOpenGate.class);
+
+          assertThat(gate.admit("acme", "P1", Cost.of(1, 0))).isInstanceOf(Admission.Admitted.class);
+          assertThat(gate.admit("acme", "P1", Cost.of(1, 0))).isInstanceOf(Admission.Deferred.class);
+          assertThat(((FailOpenGate) gate).failures()).isZero();
+        });
+  }
+}

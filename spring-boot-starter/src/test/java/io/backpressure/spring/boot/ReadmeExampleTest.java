@@ -1,0 +1,74 @@
+package io.backpressure.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.backpressure.core.Gate;
+import io.backpressure.integration.GateContext;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.openai.OpenAiChatModel;
+import org.springframework.ai.openai.OpenAiChatOptions;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * The README's properties and configuration class are the ones this test starts a context with,
+ * word for word, and a call through the resulting ChatClient is gated.
+ */
+class ReadmeExampleTest {
+
+  private static String readme() throws Exception {
+    return Files.readString(Path.of("README.md"));
+  }
+
+  /** The README's first {@code properties} block, as property lines. */
+  private static String[] readmeProperties() throws Exception {
+    String readme = readme();
+    int start = readme.indexOf("```properties\n") + "```properties\n".length();
+    String block = readme.substring(start, readme.indexOf("```", start));
+    return Arrays.stream(block.split("\n"))
+        .map(String::strip)
+        .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+        .toArray(String[]::new);
+  }
+
+  @Test
+  void theReadmeShowsTheCompiledConfiguration() throws Exception {
+    String source = Files.readString(Path.of("src/test/java/io/backpressure/spring/boot/ChatConfiguration.java"));
+    String example = source.substring(source.indexOf("// README:begin\n") + "// README:begin\n".length(),
+        source.indexOf("// README:end"));
+    assertThat(readme()).contains(example);
+  }
+
+  @Test
+  void theReadmePropertiesStartAGatedChatClient() throws Exception {
+    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(BackpressureAutoConfiguration.class,
+              SpringAiBackpressureAutoConfiguration.class))
+          .withPropertyValues(readmeProperties())
+          .withBean(ChatClient.Builder.class, () -> ChatClient.builder(OpenAiChatModel.builder()
+              .options(OpenAiChatOptions.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
+                  .model("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(20)).build())
+              .build()))
+          .withUserConfiguration(ChatConfiguration.class)
+          .run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(Gate.class).target()).isEqualTo("openai/gpt-4o-mini");
+            ChatClient chat = context.getBean(ChatClient.class);
+
+            String answer = chat.prompt("Hello")
+                .advisors(a -> a.param(GateContext.KEY, GateContext.of("acme", "P1"))).call().content();
+
+            assertThat(answer).isNotEmpty();
+            assertThat(provider.records()).singleElement().satisfies(r -> assertThat(r.status()).isEqualTo(200));
+          });
+    }
+  }
+}
