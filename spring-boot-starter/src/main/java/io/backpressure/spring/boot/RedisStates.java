@@ -3,7 +3,6 @@ package io.backpressure.spring.boot;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
@@ -44,7 +43,7 @@ final class RedisStates {
       failOpen.timeout(properties.getStateTimeout());
     }
     if (properties.getFailMode() == FailOpenGate.Mode.LOCAL) {
-      failOpen.localFallback(InMemoryGate.create(scaled(store.policy(), properties.getLocalShare())));
+      failOpen.localFallback(scaled(store.policy(), properties.getLocalShare()));
     }
     Gate gate = failOpen.build();
     return metering == null ? gate : metering.meter(gate, store::policy);
