@@ -15,6 +15,7 @@ import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.integration.AdmissionDeferredException;
 import io.backpressure.integration.GateContext;
+import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import java.time.Duration;
@@ -100,8 +101,9 @@ class GatedStreamingChatModelTest {
 
   @Test
   void aStreamTheProviderRefusesIsReleasedWithoutTokens() throws Exception {
-    // The mock provider does not stream: it answers a streaming request with 400.
+    // The mock provider, switched to answering 500s, refuses the stream before its first event.
     try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+      provider.setFaults(new Faults(true, 1.0));
       StreamingChatModel openAi = OpenAiStreamingChatModel.builder()
           .baseUrl(provider.baseUrl()).apiKey("sk-mock").modelName("gpt-4o-mini")
           .timeout(Duration.ofSeconds(20)).build();
@@ -112,7 +114,7 @@ class GatedStreamingChatModelTest {
       model.chat("x".repeat(40), collector);
 
       assertThat(collector.error()).isNotNull();
-      assertThat(provider.records()).singleElement().satisfies(r -> assertThat(r.status()).isEqualTo(400));
+      assertThat(provider.records()).isNotEmpty().allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
       assertThat(gate.releases).containsExactly(Cost.of(1, 0));
     }
   }

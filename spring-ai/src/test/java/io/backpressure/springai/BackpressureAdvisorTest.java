@@ -12,6 +12,7 @@ import io.backpressure.integration.AdmissionDeferredException;
 import io.backpressure.integration.AdmissionRejectedException;
 import io.backpressure.integration.GateContext;
 import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
@@ -121,7 +122,8 @@ class BackpressureAdvisorTest {
 
   @Test
   void aStreamIsAdmittedAndReleasedWithoutTokensWhenTheProviderRefusesIt() {
-    // The mock provider does not stream: it answers a streaming request with 400.
+    // The mock provider, switched to answering 500s, refuses the stream before its first event.
+    provider.setFaults(new Faults(true, 1.0));
     Throwable failure = null;
     try {
       chat.prompt(PROMPT).advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
@@ -131,7 +133,7 @@ class BackpressureAdvisorTest {
     }
 
     assertThat(failure).isNotNull();
-    assertThat(provider.records()).singleElement().satisfies(r -> assertThat(r.status()).isEqualTo(400));
+    assertThat(provider.records()).isNotEmpty().allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
     assertThat(gate.releases).containsExactly(Cost.of(1, 0));
   }
 
