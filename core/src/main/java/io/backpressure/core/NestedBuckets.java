@@ -124,6 +124,7 @@ final class NestedBuckets {
   private double[] classWeight;
   private double horizon;
   private long idleTtlMicros;
+  private boolean strict;
 
   private boolean started;
   private long lastMicros;
@@ -142,7 +143,6 @@ final class NestedBuckets {
   private final SlidingWindow[] windows;
   private final long[] classDeferred;
   private long horizonMicros;
-  private final long[] globalTail;
   private final long[][] classTail;
   private final long[] globalSlot;
   private final long[] classSlot;
@@ -169,7 +169,6 @@ final class NestedBuckets {
     this.windows = new SlidingWindow[dims];
     this.classDeferred = new long[classes];
     java.util.Arrays.fill(classDeferred, Long.MIN_VALUE / 2);
-    this.globalTail = new long[dims];
     this.classTail = new long[classes][dims];
     this.globalSlot = new long[dims];
     this.classSlot = new long[dims];
@@ -207,6 +206,7 @@ final class NestedBuckets {
     this.horizon = next.shareHorizon().toNanos() / 1e9;
     this.horizonMicros = next.shareHorizon().toNanos() / 1_000;
     this.idleTtlMicros = next.idleTtl().toNanos() / 1_000;
+    this.strict = next.priorityMode() == PriorityMode.STRICT;
     for (int d = 0; d < dims; d++) {
       if (next.safeWindow() == null) {
         windows[d] = null;
@@ -248,7 +248,8 @@ final class NestedBuckets {
    * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
    * holds what was debited, for {@link #release}.
    */
-  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking) {
+  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking,
+      long maxWaitMicros) {
     advance(now);
     Queue q = queues[k].get(tenant);
     double[] paced = booking.paced;
@@ -261,16 +262,17 @@ final class NestedBuckets {
     q = touch(now, tenant, k, paced);
     double sigma = share(paced);
     boolean fresh = !booking.paid;
+    long turn;
     if (fresh) {
       q.level -= sigma;
-      booking.paid = true;
-      booking.readyAt = q.level >= -EPSILON ? now : now + micros(-q.level / q.rate);
+      turn = q.level >= -EPSILON ? now : after(now, -q.level, q.rate);
     } else {
       q.level -= sigma - booking.paidShare;
+      turn = booking.readyAt;
     }
-    booking.paidShare = sigma;
 
-    boolean short12 = false;
+    boolean classShort = false;
+    boolean globalShort = false;
     for (int d = 0; d < dims; d++) {
       globalSlot[d] = now;
       classSlot[d] = now;
@@ -283,38 +285,46 @@ final class NestedBuckets {
       if (windows[d] != null) {
         globalSlot[d] = Math.max(globalSlot[d], windows[d].fitsAt(now, cost[d]));
       }
+      globalShort |= globalSlot[d] > now;
       if (cost[d] > classLevel[k][d] + EPSILON) {
-        classSlot[d] = now + micros((cost[d] - classLevel[k][d]) / effective[k][d]);
+        classSlot[d] = after(now, cost[d] - classLevel[k][d], effective[k][d]);
+        classShort = true;
       }
-      short12 |= globalSlot[d] > now || classSlot[d] > now;
     }
+    // A call that finds a shared bucket (L1, the window or L2) short lines up behind its own
+    // class's tail, spaced at the class's effective rate, unless its queue is within its share.
+    // Classes never line up behind each other, and an under-share queue behind no one.
     long slot = now;
-    boolean lineUp = fresh || short12;
     long behind = fresh ? now : Math.max(now, booking.readyAt);
     for (int d = 0; d < dims; d++) {
-      if (lineUp && cost[d] > 0) {
-        if (globalTail[d] > behind) {
-          globalSlot[d] = Math.max(globalSlot[d], globalTail[d] + micros(paced[d] / rate[d]));
-        }
-        if (classTail[k][d] > behind) {
-          classSlot[d] = Math.max(classSlot[d], classTail[k][d] + micros(paced[d] / effective[k][d]));
-        }
+      long shortSlot = Math.max(globalSlot[d], classSlot[d]);
+      if (cost[d] > 0 && shortSlot > now && !q.satisfied && classTail[k][d] > behind) {
+        shortSlot = Math.max(shortSlot, after(classTail[k][d], paced[d], effective[k][d]));
       }
-      slot = Math.max(slot, Math.max(globalSlot[d], classSlot[d]));
+      classSlot[d] = shortSlot;
+      slot = Math.max(slot, shortSlot);
     }
-    long ready = Math.max(slot, booking.readyAt);
+    long ready = Math.max(slot, turn);
+    if (ready > now && maxWaitMicros >= 0 && ready - now > maxWaitMicros) {
+      q.level += sigma;
+      return -Math.max(1, ready - now);
+    }
+    booking.paid = true;
+    booking.paidShare = sigma;
     if (ready > now) {
-      if (slot > now && slot >= booking.readyAt) {
+      if (slot > now && slot >= turn) {
         for (int d = 0; d < dims; d++) {
-          globalTail[d] = Math.max(globalTail[d], globalSlot[d]);
           classTail[k][d] = Math.max(classTail[k][d], classSlot[d]);
         }
       }
       booking.readyAt = ready;
-      classDeferred[k] = now;
+      if (classShort || turn > now || (strict && globalShort)) {
+        classDeferred[k] = now;
+      }
       q.deferredAt = now;
       return Math.max(MIN_DEFER_MICROS, ready - now);
     }
+    booking.readyAt = now;
     for (int d = 0; d < dims; d++) {
       if (windows[d] != null) {
         if (booking.entries == null) {
@@ -332,6 +342,14 @@ final class NestedBuckets {
       }
     }
     return 0;
+  }
+
+  /**
+   * The time {@code amount} takes to refill at {@code rate}, from {@code from} (µs); one share
+   * horizon when the rate is zero (a strict-mode class that higher classes leave nothing).
+   */
+  private long after(long from, double amount, double rate) {
+    return rate > 0 ? from + micros(amount / rate) : from + horizonMicros;
   }
 
   /** Seconds to whole microseconds, rounded up. */
@@ -443,12 +461,30 @@ final class NestedBuckets {
           unused += Math.max(0, share - classUse[k][d]);
         }
       }
+      if (strict) {
+        strictShares(d);
+        continue;
+      }
       for (int k = 0; k < classes; k++) {
         if (activeQueues[k] == 0) {
           effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
         } else {
           effective[k][d] = hungry[k][d] ? nominal[k][d] + unused * classWeight[k] / hungryWeight : nominal[k][d];
         }
+      }
+    }
+  }
+
+  /**
+   * Strict mode, dimension {@code d}: each class, highest first, may use what the classes above it
+   * leave; a hungry class leaves nothing, a satisfied one leaves what it does not use.
+   */
+  private void strictShares(int d) {
+    double left = rate[d];
+    for (int k = 0; k < classes; k++) {
+      effective[k][d] = left;
+      if (activeQueues[k] > 0) {
+        left = hungry[k][d] ? 0 : Math.max(0, left - classUse[k][d]);
       }
     }
   }
@@ -586,7 +622,13 @@ final class NestedBuckets {
       levels[k] = classLevel[k].clone();
       use[k] = classUse[k].clone();
     }
-    return new Snapshot(global.clone(), levels, use, activeQueues.clone());
+    return new Snapshot(lastMicros, global.clone(), levels, use, activeQueues.clone());
+  }
+
+  /** The L3 state of one queue as of its last step, or null when the queue is not active. */
+  QueueState queue(String tenant, int k) {
+    Queue q = queues[k].get(tenant);
+    return q == null ? null : new QueueState(q.level, q.capacity, q.rate, q.weight, q.lastMicros);
   }
 
   /**
@@ -613,10 +655,10 @@ final class NestedBuckets {
   }
 
   /**
-   * State at the last step: L1 level per dimension; per class, L2 level and admitted rate (the
-   * usage average, units per second); active queues per class.
+   * State at the last step (at {@code micros}): L1 level per dimension; per class, L2 level and
+   * admitted rate (the usage average, units per second); active queues per class.
    */
-  record Snapshot(double[] global, double[][] classLevels, double[][] classUse, int[] activeQueues) {}
+  record Snapshot(long micros, double[] global, double[][] classLevels, double[][] classUse, int[] activeQueues) {}
 
   /** One active {@code (tenant, class)} queue; a node of the idle-eviction list. */
   private static final class Queue {

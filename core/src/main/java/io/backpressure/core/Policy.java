@@ -32,6 +32,8 @@ import java.util.Set;
  * @param shareHorizon the time over which class and queue shares are measured and banked: an
  *     under-using class or queue banks at most this much of its rate, and usage is averaged over it
  * @param grantTtl how long an unreleased grant or an unredeemed booking is remembered
+ * @param priorityMode how classes share the cap: weighted shares ({@link PriorityMode#SHARED}) or
+ *     strictly in order ({@link PriorityMode#STRICT})
  */
 public record Policy(
     String target,
@@ -44,7 +46,8 @@ public record Policy(
     Duration idleTtl,
     Duration safeWindow,
     Duration shareHorizon,
-    Duration grantTtl) {
+    Duration grantTtl,
+    PriorityMode priorityMode) {
 
   public Policy {
     PolicyChecks.name("target", target);
@@ -75,6 +78,9 @@ public record Policy(
     positive("grant_ttl", grantTtl);
     if (safeWindow != null) {
       positive("safe_window", safeWindow);
+    }
+    if (priorityMode == null) {
+      throw new InvalidPolicyException("priority_mode", "priority_mode must be one of shared, strict, got null");
     }
   }
 
@@ -163,7 +169,7 @@ public record Policy(
     }
     dims.set(i, replacement);
     return new Policy(target, dims, priorities, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode);
   }
 
   /** This policy with a class weight replaced (a hot update). */
@@ -174,9 +180,9 @@ public record Policy(
           "priorities", "no priority class named '" + priority + "'; known: " + priorityNames());
     }
     List<PriorityClass> classes = new ArrayList<>(priorities);
-    classes.set(i, new PriorityClass(priority, weight));
+    classes.set(i, new PriorityClass(priority, weight, priorities.get(i).maxWait()));
     return new Policy(target, dimensions, classes, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode);
   }
 
   /** This policy with a tenant's weight set (a hot update). */
@@ -184,7 +190,7 @@ public record Policy(
     Map<String, Double> weights = new HashMap<>(tenantWeights);
     weights.put(tenant, weight);
     return new Policy(target, dimensions, priorities, weights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode);
   }
 
   /** The dimension names, in order. */
@@ -210,6 +216,7 @@ public record Policy(
     private Duration safeWindow;
     private Duration shareHorizon = Duration.ofSeconds(1);
     private Duration grantTtl = Duration.ofMinutes(15);
+    private PriorityMode priorityMode = PriorityMode.SHARED;
 
     private Builder(String target) {
       this.target = target;
@@ -241,9 +248,27 @@ public record Policy(
       return tokensPerSecond(cap / 60.0);
     }
 
-    /** Adds a priority class below those added so far. */
+    /** Adds a priority class below those added so far, with no default wait limit. */
     public Builder priority(String name, double weight) {
-      priorities.add(new PriorityClass(name, weight));
+      return priority(name, weight, null);
+    }
+
+    /**
+     * Adds a priority class below those added so far; a call of the class that carries no wait
+     * limit of its own is answered {@link Admission.Expired} when its turn would come after {@code
+     * maxWait} ({@code null}: no limit).
+     */
+    public Builder priority(String name, double weight, Duration maxWait) {
+      priorities.add(new PriorityClass(name, weight, maxWait));
+      return this;
+    }
+
+    /** How classes share the cap (default {@link PriorityMode#SHARED}). */
+    public Builder priorityMode(PriorityMode mode) {
+      if (mode == null) {
+        throw new InvalidPolicyException("priority_mode", "priority_mode must be one of shared, strict, got null");
+      }
+      this.priorityMode = mode;
       return this;
     }
 
@@ -295,7 +320,7 @@ public record Policy(
 
     public Policy build() {
       return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight,
-          reservation, defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl);
+          reservation, defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode);
     }
   }
 }

@@ -28,7 +28,6 @@
 --   S[LAST]                 time of the last step (µs)          NestedBuckets.lastMicros
 --   S[SEQ]                  touches so far (the LRU order)
 --   S[G + d]                L1 level of dimension d             global[d]
---   S[GT + d]               L1 tail                             globalTail[d]
 --   S[LVL + at(k, d)]       L2 level                            classLevel[k][d]
 --   S[USE + at(k, d)]       class usage average                 classUse[k][d]
 --   S[HD + at(k, d)]        D_k,d of the hungry queues          hungryDemand[k][d]
@@ -52,7 +51,7 @@ local NEVER = -4611686018427387904
 local P
 local S
 local D, K
-local LAST, SEQ, G, GT, LVL, USE, HD, AD, SU, CT, N, NS, CD, STATE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, STATE_SIZE
 -- The safe window (W.head, W.next, W.sum[d]), loaded on demand; nil without a safe window.
 local W
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
@@ -73,7 +72,8 @@ end
 -- Reads the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d] (B_d),
 -- largest[d] (the largest cost that can ever fit), weight[k] (ω_k), horizon (H, s), horizon_micros,
 -- idle (idle TTL, µs), grant_ttl (µs), grant_px (ms), period (safe window, µs; 0 = none),
--- allowance[d] (r_d · period), then the struct formats apply.lua adds. Returns nil and the stored
+-- allowance[d] (r_d · period), strict (1 in strict priority mode, else 0), then the struct formats
+-- apply.lua adds. Returns nil and the stored
 -- version when the caller's version is not the live one (the caller then reloads the policy and
 -- asks again).
 local function load_config(version)
@@ -102,10 +102,11 @@ local function load_config(version)
     P.allowance[d] = v[i]
     i = i + 1
   end
+  P.strict = v[i] == 1
+  i = i + 1
   P.state_format, P.queue_format, P.meta_format, P.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
   LAST, SEQ, G = 1, 2, 2
-  GT = G + D
-  LVL = GT + D
+  LVL = G + D
   USE = LVL + K * D
   HD = USE + K * D
   AD = HD + K * D
@@ -129,7 +130,9 @@ end
 
 local function load_state()
   local raw = redis.call('GET', KEYS[2])
-  if raw then
+  -- A state of another size (written by an older layout of this file) is not read: the target
+  -- starts cold, as after a layout change.
+  if raw and #raw == 8 * STATE_SIZE then
     S = { struct.unpack(P.state_format, raw) }
   end
 end
@@ -185,6 +188,15 @@ local function micros(seconds)
   return ceil(seconds * 1e6)
 end
 
+-- NestedBuckets.after: the time amount takes to refill at rate, from from (µs); one share horizon
+-- when the rate is zero (a strict-mode class that higher classes leave nothing).
+local function after(from, amount, rate)
+  if rate > 0 then
+    return from + micros(amount / rate)
+  end
+  return from + P.horizon_micros
+end
+
 -- NestedBuckets.classCapacity: L2 capacity, max(B_d, share · H); an inactive class is sized for
 -- the share it would get on becoming active.
 local function class_capacity(k, d)
@@ -201,6 +213,23 @@ end
 -- share horizon (a class that loses races for the global cap banks L2 credit, but it is waiting).
 local function class_satisfied(now, k, d)
   return S[LVL + at(k, d)] >= SATISFIED_FRACTION * class_capacity(k, d) and now - S[CD + k] > P.horizon_micros
+end
+
+-- NestedBuckets.strictShares: in strict mode each class, highest first, may use what the classes
+-- above it leave in dimension d; a hungry class leaves nothing, a satisfied one what it does not use.
+local function strict_shares(now, d)
+  local left = P.rate[d]
+  for k = 1, K do
+    local kd = at(k, d)
+    effective[kd] = left
+    if S[N + k] > 0 then
+      if class_satisfied(now, k, d) then
+        left = max(0, left - S[USE + kd])
+      else
+        left = 0
+      end
+    end
+  end
 end
 
 -- NestedBuckets.computeShares: nominal and effective class rates from the active set; the unused
@@ -228,15 +257,19 @@ local function compute_shares(now)
         end
       end
     end
-    for k = 1, K do
-      local kd = at(k, d)
-      local hungry = S[N + k] > 0 and not class_satisfied(now, k, d)
-      if S[N + k] == 0 then
-        effective[kd] = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
-      elseif hungry then
-        effective[kd] = nominal[kd] + unused * P.weight[k] / hungry_weight
-      else
-        effective[kd] = nominal[kd]
+    if P.strict then
+      strict_shares(now, d)
+    else
+      for k = 1, K do
+        local kd = at(k, d)
+        local hungry = S[N + k] > 0 and not class_satisfied(now, k, d)
+        if S[N + k] == 0 then
+          effective[kd] = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
+        elseif hungry then
+          effective[kd] = nominal[kd] + unused * P.weight[k] / hungry_weight
+        else
+          effective[kd] = nominal[kd]
+        end
       end
     end
   end
