@@ -1,6 +1,10 @@
 package io.backpressure.core;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
+import java.util.TreeSet;
 import java.util.Map;
 
 /**
@@ -112,6 +116,12 @@ final class NestedBuckets {
    * should meet a level exactly are not lost to rounding.
    */
   static final double EPSILON = 1e-9;
+  /**
+   * The part of a shared bucket (L1, the safe window) that a class using capacity handed down by
+   * others must leave free, as a fraction of the largest cost: the room in which classes within
+   * their share are admitted at once.
+   */
+  static final double HEADROOM = 0.02;
   /** Weight of the newest release in a queue's estimate correction (an exponential average). */
   static final double CORRECTION_WEIGHT = 0.2;
 
@@ -137,9 +147,13 @@ final class NestedBuckets {
   /** L2 capacity: the largest cost, or a horizon of the class's nominal rate if larger. */
   private final double[][] classCap;
   private final boolean[][] hungry;
+  /** Whether an active class's effective rate is above its nominal share (it uses handed-down capacity). */
+  private final boolean[][] borrowing;
   private final double[][] hungryDemand;
   private final double[][] allDemand;
   private final double[][] satisfiedUse;
+  /** Per class, the estimate correction a new queue starts from (learnt from every release). */
+  private final double[][] classCorrection;
   private final SlidingWindow[] windows;
   private final long[] classDeferred;
   private long horizonMicros;
@@ -150,7 +164,12 @@ final class NestedBuckets {
   private final int[] satisfiedQueues;
 
   private final Map<String, Queue>[] queues;
-  private final Queue lru = new Queue(null, -1, 0);
+  /** Active queues by the time they were last seen (then touch order): the idle-eviction order. */
+  private final TreeSet<Queue> bySeen = new TreeSet<>(
+      Comparator.<Queue>comparingLong(q -> q.lastSeen).thenComparingLong(q -> q.seq));
+  /** Σ w_t over each class's active queues ({@code W_k}). */
+  private final double[] weightSum;
+  private long touches;
 
   @SuppressWarnings("unchecked")
   NestedBuckets(Policy policy) {
@@ -163,9 +182,11 @@ final class NestedBuckets {
     this.nominal = new double[classes][dims];
     this.classCap = new double[classes][dims];
     this.hungry = new boolean[classes][dims];
+    this.borrowing = new boolean[classes][dims];
     this.hungryDemand = new double[classes][dims];
     this.allDemand = new double[classes][dims];
     this.satisfiedUse = new double[classes][dims];
+    this.classCorrection = new double[classes][dims];
     this.windows = new SlidingWindow[dims];
     this.classDeferred = new long[classes];
     java.util.Arrays.fill(classDeferred, Long.MIN_VALUE / 2);
@@ -173,13 +194,12 @@ final class NestedBuckets {
     this.globalSlot = new long[dims];
     this.classSlot = new long[dims];
     this.activeQueues = new int[classes];
+    this.weightSum = new double[classes];
     this.satisfiedQueues = new int[classes];
     this.queues = new Map[classes];
     for (int k = 0; k < classes; k++) {
       queues[k] = new HashMap<>();
     }
-    lru.prev = lru;
-    lru.next = lru;
     configure(policy);
   }
 
@@ -254,7 +274,7 @@ final class NestedBuckets {
     Queue q = queues[k].get(tenant);
     double[] paced = booking.paced;
     for (int d = 0; d < dims; d++) {
-      paced[d] = Math.min(largest[d], estimate[d] + (q == null ? 0 : q.correction[d]));
+      paced[d] = Math.min(largest[d], estimate[d] + (q == null ? classCorrection[k][d] : q.correction[d]));
     }
     booking.estimate = estimate;
     double[] cost = reserve == null ? paced : reserve;
@@ -279,11 +299,12 @@ final class NestedBuckets {
       if (cost[d] <= 0) {
         continue;
       }
-      if (cost[d] > global[d] + EPSILON) {
-        globalSlot[d] = now + micros((cost[d] - global[d]) / rate[d]);
+      double need = cost[d] + headroom(k, d, cost[d]);
+      if (need > global[d] + EPSILON) {
+        globalSlot[d] = now + micros((need - global[d]) / rate[d]);
       }
       if (windows[d] != null) {
-        globalSlot[d] = Math.max(globalSlot[d], windows[d].fitsAt(now, cost[d]));
+        globalSlot[d] = Math.max(globalSlot[d], windows[d].fitsAt(now, need));
       }
       globalShort |= globalSlot[d] > now;
       if (cost[d] > classLevel[k][d] + EPSILON) {
@@ -322,6 +343,7 @@ final class NestedBuckets {
         classDeferred[k] = now;
       }
       q.deferredAt = now;
+      seenUntil(q, ready);
       return Math.max(MIN_DEFER_MICROS, ready - now);
     }
     booking.readyAt = now;
@@ -342,6 +364,18 @@ final class NestedBuckets {
       }
     }
     return 0;
+  }
+
+  /**
+   * What a call of class {@code k} must leave free in dimension {@code d}'s shared buckets besides
+   * its cost: {@link #HEADROOM} of the largest cost while the class borrows (its effective rate is
+   * above its nominal share), else nothing; never so much that the call could not fit at all.
+   */
+  private double headroom(int k, int d, double cost) {
+    if (!borrowing[k][d]) {
+      return 0;
+    }
+    return Math.max(0, Math.min(HEADROOM * largest[d], largest[d] - cost));
   }
 
   /**
@@ -384,9 +418,10 @@ final class NestedBuckets {
         if (q.satisfied) {
           satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - used);
         }
-        double error = Math.max(0, actual[d] - grant.estimate[d]);
-        q.correction[d] += CORRECTION_WEIGHT * (error - q.correction[d]);
+        q.correction[d] += CORRECTION_WEIGHT * (Math.max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
       }
+      double error = Math.max(0, actual[d] - grant.estimate[d]);
+      classCorrection[k][d] += CORRECTION_WEIGHT * (error - classCorrection[k][d]);
     }
     if (q != null) {
       q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
@@ -440,7 +475,7 @@ final class NestedBuckets {
     activeWeight = 0;
     for (int k = 0; k < classes; k++) {
       if (activeQueues[k] > 0) {
-        activeWeight += classWeight[k];
+        activeWeight += classWeight[k] * weightSum[k];
       }
     }
     for (int d = 0; d < dims; d++) {
@@ -449,28 +484,33 @@ final class NestedBuckets {
       for (int k = 0; k < classes; k++) {
         boolean active = activeQueues[k] > 0;
         double share = active
-            ? classWeight[k] / activeWeight * rate[d]
+            ? classWeight[k] * weightSum[k] / activeWeight * rate[d]
             : classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
         nominal[k][d] = active ? share : 0;
         classCap[k][d] = Math.max(largest[d], share * horizon);
         hungry[k][d] = active
             && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d] || now - classDeferred[k] <= horizonMicros);
         if (hungry[k][d]) {
-          hungryWeight += classWeight[k];
+          hungryWeight += classWeight[k] * weightSum[k];
         } else if (active) {
           unused += Math.max(0, share - classUse[k][d]);
         }
       }
       if (strict) {
         strictShares(d);
-        continue;
+      } else {
+        for (int k = 0; k < classes; k++) {
+          if (activeQueues[k] == 0) {
+            effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
+          } else {
+            effective[k][d] = hungry[k][d]
+                ? nominal[k][d] + unused * classWeight[k] * weightSum[k] / hungryWeight
+                : nominal[k][d];
+          }
+        }
       }
       for (int k = 0; k < classes; k++) {
-        if (activeQueues[k] == 0) {
-          effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
-        } else {
-          effective[k][d] = hungry[k][d] ? nominal[k][d] + unused * classWeight[k] / hungryWeight : nominal[k][d];
-        }
+        borrowing[k][d] = activeQueues[k] > 0 && effective[k][d] > nominal[k][d] + EPSILON;
       }
     }
   }
@@ -501,13 +541,15 @@ final class NestedBuckets {
       queues[k].put(tenant, q);
       activeQueues[k]++;
       q.level = Double.POSITIVE_INFINITY;
+      System.arraycopy(classCorrection[k], 0, q.correction, 0, dims);
     } else {
-      unlink(q);
+      bySeen.remove(q);
       refill(now, q);
       withdraw(q);
     }
-    q.lastSeen = now;
-    linkLast(q);
+    q.lastSeen = Math.max(q.lastSeen, now);
+    q.seq = ++touches;
+    bySeen.add(q);
 
     q.weight = policy.tenantWeight(tenant);
     double sigma = share(cost);
@@ -567,6 +609,7 @@ final class NestedBuckets {
     if (q.satisfied) {
       satisfiedQueues[k]++;
     }
+    weightSum[k] += q.weight;
   }
 
   private void withdraw(Queue q) {
@@ -582,13 +625,20 @@ final class NestedBuckets {
     if (q.satisfied) {
       satisfiedQueues[k]--;
     }
+    weightSum[k] = Math.max(0, weightSum[k] - q.weight);
   }
 
+  /**
+   * Queues not seen for longer than the idle TTL (a deferred call counts as seen until its turn)
+   * leave the sums, in touch order.
+   */
   private void evictIdle(long now) {
-    Queue q = lru.next;
-    while (q != lru && now - q.lastSeen > idleTtlMicros) {
-      Queue next = q.next;
-      unlink(q);
+    List<Queue> gone = new ArrayList<>();
+    while (!bySeen.isEmpty() && now - bySeen.first().lastSeen > idleTtlMicros) {
+      gone.add(bySeen.pollFirst());
+    }
+    gone.sort(Comparator.comparingLong(q -> q.seq));
+    for (Queue q : gone) {
       withdraw(q);
       queues[q.priority].remove(q.tenant);
       if (--activeQueues[q.priority] == 0) {
@@ -597,21 +647,18 @@ final class NestedBuckets {
           hungryDemand[q.priority][d] = 0;
           satisfiedUse[q.priority][d] = 0;
         }
+        weightSum[q.priority] = 0;
       }
-      q = next;
     }
   }
 
-  private void linkLast(Queue q) {
-    q.prev = lru.prev;
-    q.next = lru;
-    lru.prev.next = q;
-    lru.prev = q;
-  }
-
-  private static void unlink(Queue q) {
-    q.prev.next = q.next;
-    q.next.prev = q.prev;
+  /** Keeps a queue whose call waits until {@code until} (µs) active for an idle TTL after it. */
+  private void seenUntil(Queue q, long until) {
+    if (until > q.lastSeen) {
+      bySeen.remove(q);
+      q.lastSeen = until;
+      bySeen.add(q);
+    }
   }
 
   /** Live view for metrics and the admin command. */
@@ -660,7 +707,7 @@ final class NestedBuckets {
    */
   record Snapshot(long micros, double[] global, double[][] classLevels, double[][] classUse, int[] activeQueues) {}
 
-  /** One active {@code (tenant, class)} queue; a node of the idle-eviction list. */
+  /** One active {@code (tenant, class)} queue. */
   private static final class Queue {
     final String tenant;
     final int priority;
@@ -675,8 +722,7 @@ final class NestedBuckets {
     long lastMicros;
     long lastSeen;
     long deferredAt = Long.MIN_VALUE / 2;
-    Queue prev;
-    Queue next;
+    long seq;
 
     Queue(String tenant, int priority, int dims) {
       this.tenant = tenant;

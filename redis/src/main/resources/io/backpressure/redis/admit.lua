@@ -24,17 +24,17 @@ local function touch(now, field, k, weight, cost, q)
     for d = 1, D do
       q.con[d] = 0
       q.use[d] = 0
-      q.corr[d] = 0
+      q.corr[d] = S[CC + at(k, d)]
     end
     S[N + k] = S[N + k] + 1
   else
     refill(now, q)
     withdraw(q)
   end
-  q.seen = now
+  q.seen = max(q.seen, now)
   S[SEQ] = S[SEQ] + 1
   q.seq = S[SEQ]
-  redis.call('ZADD', KEYS[4], fmt(now), field)
+  redis.call('ZADD', KEYS[4], fmt(q.seen), field)
 
   q.w = weight
   local sigma = share(cost)
@@ -60,7 +60,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local q = load_queue(field)
   local paced = {}
   for d = 1, D do
-    local correction = 0
+    local correction = S[CC + at(k, d)]
     if q then
       correction = q.corr[d]
     end
@@ -94,11 +94,12 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     global_slot[d] = now
     class_slot[d] = now
     if cost[d] > 0 then
-      if cost[d] > S[G + d] + EPSILON then
-        global_slot[d] = now + micros((cost[d] - S[G + d]) / P.rate[d])
+      local need = cost[d] + headroom(k, d, cost[d])
+      if need > S[G + d] + EPSILON then
+        global_slot[d] = now + micros((need - S[G + d]) / P.rate[d])
       end
       if W then
-        global_slot[d] = max(global_slot[d], window_fits_at(now, d, cost[d]))
+        global_slot[d] = max(global_slot[d], window_fits_at(now, d, need))
       end
       global_short = global_short or global_slot[d] > now
       if cost[d] > S[LVL + kd] + EPSILON then
@@ -142,6 +143,11 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
       S[CD + k] = now
     end
     q.deferred = now
+    -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.
+    if ready > q.seen then
+      q.seen = ready
+      redis.call('ZADD', KEYS[4], fmt(ready), field)
+    end
     save_queue(field, q)
     return max(MIN_DEFER_MICROS, ready - now)
   end

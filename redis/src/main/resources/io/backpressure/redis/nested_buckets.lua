@@ -37,6 +37,8 @@
 --   S[N + k]                active queues of class k            activeQueues[k]
 --   S[NS + k]               satisfied queues of class k         satisfiedQueues[k]
 --   S[CD + k]               last deferral in class k (µs)       classDeferred[k]
+--   S[WS + k]               W_k, Σ w_t of class k's queues       weightSum[k]
+--   S[CC + at(k, d)]        a new queue's estimate correction    classCorrection[k][d]
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
 
@@ -44,6 +46,7 @@ local SATISFIED_FRACTION = 0.5
 local MIN_DEFER_MICROS = 1000
 local EPSILON = 1e-9
 local CORRECTION_WEIGHT = 0.2
+local HEADROOM = 0.02
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
 local NEVER = -4611686018427387904
 
@@ -51,13 +54,14 @@ local NEVER = -4611686018427387904
 local P
 local S
 local D, K
-local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, STATE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, STATE_SIZE
 -- The safe window (W.head, W.next, W.sum[d]), loaded on demand; nil without a safe window.
 local W
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
 local active_weight = 0
 local nominal = {}
 local effective = {}
+local borrowing = {}
 
 -- The flat index of (class k, dimension d).
 local function at(k, d)
@@ -115,7 +119,9 @@ local function load_config(version)
   N = CT + K * D
   NS = N + K
   CD = NS + K
-  STATE_SIZE = CD + K
+  WS = CD + K
+  CC = WS + K
+  STATE_SIZE = CC + K * D
   return P
 end
 
@@ -188,6 +194,15 @@ local function micros(seconds)
   return ceil(seconds * 1e6)
 end
 
+-- NestedBuckets.headroom: what a call of class k must leave free in dimension d's shared buckets
+-- besides its cost: HEADROOM of the largest cost while the class borrows, else nothing.
+local function headroom(k, d, cost)
+  if not borrowing[at(k, d)] then
+    return 0
+  end
+  return max(0, min(HEADROOM * P.largest[d], P.largest[d] - cost))
+end
+
 -- NestedBuckets.after: the time amount takes to refill at rate, from from (µs); one share horizon
 -- when the rate is zero (a strict-mode class that higher classes leave nothing).
 local function after(from, amount, rate)
@@ -238,7 +253,7 @@ local function compute_shares(now)
   active_weight = 0
   for k = 1, K do
     if S[N + k] > 0 then
-      active_weight = active_weight + P.weight[k]
+      active_weight = active_weight + P.weight[k] * S[WS + k]
     end
   end
   for d = 1, D do
@@ -249,11 +264,11 @@ local function compute_shares(now)
       if S[N + k] == 0 then
         nominal[kd] = 0
       else
-        nominal[kd] = P.weight[k] / active_weight * P.rate[d]
+        nominal[kd] = P.weight[k] * S[WS + k] / active_weight * P.rate[d]
         if class_satisfied(now, k, d) then
           unused = unused + max(0, nominal[kd] - S[USE + kd])
         else
-          hungry_weight = hungry_weight + P.weight[k]
+          hungry_weight = hungry_weight + P.weight[k] * S[WS + k]
         end
       end
     end
@@ -266,11 +281,15 @@ local function compute_shares(now)
         if S[N + k] == 0 then
           effective[kd] = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
         elseif hungry then
-          effective[kd] = nominal[kd] + unused * P.weight[k] / hungry_weight
+          effective[kd] = nominal[kd] + unused * P.weight[k] * S[WS + k] / hungry_weight
         else
           effective[kd] = nominal[kd]
         end
       end
+    end
+    for k = 1, K do
+      local kd = at(k, d)
+      borrowing[kd] = S[N + k] > 0 and effective[kd] > nominal[kd] + EPSILON
     end
   end
 end
@@ -290,6 +309,7 @@ local function contribute(q)
   if q.sat then
     S[NS + k] = S[NS + k] + 1
   end
+  S[WS + k] = S[WS + k] + q.w
 end
 
 -- NestedBuckets.withdraw: takes a queue's contribution back out of the running sums.
@@ -307,10 +327,11 @@ local function withdraw(q)
   if q.sat then
     S[NS + k] = S[NS + k] - 1
   end
+  S[WS + k] = max(0, S[WS + k] - q.w)
 end
 
--- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL leave the sums, oldest
--- touch first. The zset finds them without a scan; each queue is evicted once, so the work is
+-- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL (a deferred call counts as
+-- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds them without a scan; each queue is evicted once, so the work is
 -- amortised O(1) per admission.
 local function evict_idle(now)
   local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(now - P.idle))
@@ -340,6 +361,7 @@ local function evict_idle(now)
         S[HD + kd] = 0
         S[SU + kd] = 0
       end
+      S[WS + k] = 0
     end
   end
 end
