@@ -122,6 +122,8 @@ final class NestedBuckets {
    * their share are admitted at once.
    */
   static final double HEADROOM = 0.02;
+  /** How much faster than its current rate a queue's backlog is expected to drain (see turnAfter). */
+  static final double TURN_LEAD = 0.2;
   /** Weight of the newest release in a queue's estimate correction (an exponential average). */
   static final double CORRECTION_WEIGHT = 0.2;
 
@@ -158,8 +160,11 @@ final class NestedBuckets {
   private final long[] classDeferred;
   private long horizonMicros;
   private final long[][] classTail;
+  /** Per class and dimension, the tail of the calls of queues within their share. */
+  private final long[][] lightTail;
   private final long[] globalSlot;
   private final long[] classSlot;
+  private final boolean[] lightSlot;
   private final int[] activeQueues;
   private final int[] satisfiedQueues;
 
@@ -191,8 +196,10 @@ final class NestedBuckets {
     this.classDeferred = new long[classes];
     java.util.Arrays.fill(classDeferred, Long.MIN_VALUE / 2);
     this.classTail = new long[classes][dims];
+    this.lightTail = new long[classes][dims];
     this.globalSlot = new long[dims];
     this.classSlot = new long[dims];
+    this.lightSlot = new boolean[dims];
     this.activeQueues = new int[classes];
     this.weightSum = new double[classes];
     this.satisfiedQueues = new int[classes];
@@ -279,13 +286,13 @@ final class NestedBuckets {
     booking.estimate = estimate;
     double[] cost = reserve == null ? paced : reserve;
     booking.debit = cost;
-    q = touch(now, tenant, k, paced);
+    q = touch(now, tenant, k, paced, !booking.paid);
     double sigma = share(paced);
     boolean fresh = !booking.paid;
     long turn;
     if (fresh) {
       q.level -= sigma;
-      turn = q.level >= -EPSILON ? now : after(now, -q.level, q.rate);
+      turn = q.level >= -EPSILON ? now : turnAfter(now, -q.level, sigma, q.rate);
     } else {
       q.level -= sigma - booking.paidShare;
       turn = booking.readyAt;
@@ -299,7 +306,7 @@ final class NestedBuckets {
       if (cost[d] <= 0) {
         continue;
       }
-      double need = cost[d] + headroom(k, d, cost[d]);
+      double need = q.satisfied ? cost[d] : cost[d] + headroom(k, d, cost[d]);
       if (need > global[d] + EPSILON) {
         globalSlot[d] = now + micros((need - global[d]) / rate[d]);
       }
@@ -317,17 +324,36 @@ final class NestedBuckets {
     // Classes never line up behind each other, and an under-share queue behind no one.
     long slot = now;
     long behind = fresh ? now : Math.max(now, booking.readyAt);
+    // A booked call back before its turn keeps its place; one back at or after it may have lost it.
+    boolean lineUp = fresh || now >= booking.readyAt;
     for (int d = 0; d < dims; d++) {
+      boolean light = q.satisfied && classSlot[d] <= now;
       long shortSlot = Math.max(globalSlot[d], classSlot[d]);
-      if (cost[d] > 0 && shortSlot > now && !q.satisfied && classTail[k][d] > behind) {
-        shortSlot = Math.max(shortSlot, after(classTail[k][d], paced[d], effective[k][d]));
+      if (lineUp && cost[d] > 0 && shortSlot > now) {
+        if (!q.satisfied && classTail[k][d] > behind) {
+          shortSlot = Math.max(shortSlot, after(classTail[k][d], paced[d], effective[k][d]));
+        } else if (light && lightTail[k][d] > behind) {
+          shortSlot = Math.max(shortSlot, lightTail[k][d] + micros(paced[d] / rate[d]));
+        }
       }
+      lightSlot[d] = light;
       classSlot[d] = shortSlot;
       slot = Math.max(slot, shortSlot);
     }
     long ready = Math.max(slot, turn);
-    if (ready > now && maxWaitMicros >= 0 && ready - now > maxWaitMicros) {
+    if (ready > now && maxWaitMicros >= 0 && Math.max(MIN_DEFER_MICROS, ready - now) > maxWaitMicros) {
       q.level += sigma;
+      if (!fresh) {
+        // A booked call gives its slot in its class's line back too.
+        for (int d = 0; d < dims; d++) {
+          if (cost[d] > 0 && classTail[k][d] > now) {
+            classTail[k][d] = Math.max(now, classTail[k][d] - after(0, paced[d], effective[k][d]));
+          }
+          if (cost[d] > 0 && lightTail[k][d] > now) {
+            lightTail[k][d] = Math.max(now, lightTail[k][d] - micros(paced[d] / rate[d]));
+          }
+        }
+      }
       return -Math.max(1, ready - now);
     }
     booking.paid = true;
@@ -335,14 +361,17 @@ final class NestedBuckets {
     if (ready > now) {
       if (slot > now && slot >= turn) {
         for (int d = 0; d < dims; d++) {
-          classTail[k][d] = Math.max(classTail[k][d], classSlot[d]);
+          long[] tail = lightSlot[d] ? lightTail[k] : classTail[k];
+          tail[d] = Math.max(tail[d], classSlot[d]);
         }
       }
       booking.readyAt = ready;
       if (classShort || turn > now || (strict && globalShort)) {
         classDeferred[k] = now;
       }
-      q.deferredAt = now;
+      if (turn > now) {
+        q.deferredAt = now;
+      }
       seenUntil(q, ready);
       return Math.max(MIN_DEFER_MICROS, ready - now);
     }
@@ -359,11 +388,23 @@ final class NestedBuckets {
       double used = cost[d] / horizon;
       classUse[k][d] += used;
       q.use[d] += used;
-      if (q.satisfied) {
+      if (q.capped) {
         satisfiedUse[k][d] += used;
       }
     }
     return 0;
+  }
+
+  /**
+   * When a fresh call whose queue is {@code debt} shares behind (its own share {@code sigma}
+   * included) has its turn: the calls ahead of it drain at {@code (1 + TURN_LEAD) · rate}, its own
+   * share at {@code rate}. A deep backlog's turns are therefore promised a little early: a call
+   * that comes back early lines up in its class's line, while one promised too late would leave
+   * the cap idle when the rate rises.
+   */
+  private long turnAfter(long now, double debt, double sigma, double rate) {
+    double ahead = Math.max(0, debt - sigma);
+    return after(after(now, ahead, rate * (1 + TURN_LEAD)), Math.min(debt, sigma), rate);
   }
 
   /**
@@ -415,7 +456,7 @@ final class NestedBuckets {
       classUse[k][d] = Math.max(0, classUse[k][d] - used);
       if (q != null) {
         q.use[d] = Math.max(0, q.use[d] - used);
-        if (q.satisfied) {
+        if (q.capped) {
           satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - used);
         }
         q.correction[d] += CORRECTION_WEIGHT * (Math.max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
@@ -533,9 +574,10 @@ final class NestedBuckets {
    * Finds or creates the queue, refills it, and replaces its contribution to the class sums with
    * one based on this call's cost and its current level.
    */
-  private Queue touch(long now, String tenant, int k, double[] cost) {
+  private Queue touch(long now, String tenant, int k, double[] cost, boolean paying) {
     Queue q = queues[k].get(tenant);
-    if (q == null) {
+    boolean fresh = q == null;
+    if (fresh) {
       q = new Queue(tenant, k, dims);
       q.lastMicros = now;
       queues[k].put(tenant, q);
@@ -558,12 +600,26 @@ final class NestedBuckets {
         q.contribution[d] = q.weight * cost[d] / sigma;
       }
     }
-    q.satisfied = q.level >= SATISFIED_FRACTION * q.capacity && now - q.deferredAt > horizonMicros;
+    q.capped = fresh || q.level >= SATISFIED_FRACTION * q.capacity;
+    // Within its share: it would still bank half its capacity once this call has paid, and its own
+    // share has not deferred it within the horizon. A queue whose horizon of share is less than
+    // one call (many tenants, one call each) never is: every call it makes uses its share.
+    double after = q.level - (paying ? share(cost) : 0);
+    q.satisfied = fresh || (after >= SATISFIED_FRACTION * q.capacity && now - q.deferredAt > horizonMicros);
     contribute(q);
     q.rate = q.weight * equalisationRate(k);
     q.capacity = Math.max(sigma, q.rate * horizon);
     q.level = Math.min(q.level, q.capacity);
     return q;
+  }
+
+  /** A queue's recent dominant-share rate, {@code max_d use_d / r_d}, in shares per second. */
+  private double usedShare(Queue q) {
+    double used = 0;
+    for (int d = 0; d < dims; d++) {
+      used = Math.max(used, q.use[d] / rate[d]);
+    }
+    return used;
   }
 
   /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
@@ -600,13 +656,13 @@ final class NestedBuckets {
     int k = q.priority;
     for (int d = 0; d < dims; d++) {
       allDemand[k][d] += q.contribution[d];
-      if (q.satisfied) {
+      if (q.capped) {
         satisfiedUse[k][d] += q.use[d];
       } else {
         hungryDemand[k][d] += q.contribution[d];
       }
     }
-    if (q.satisfied) {
+    if (q.capped) {
       satisfiedQueues[k]++;
     }
     weightSum[k] += q.weight;
@@ -616,13 +672,13 @@ final class NestedBuckets {
     int k = q.priority;
     for (int d = 0; d < dims; d++) {
       allDemand[k][d] = Math.max(0, allDemand[k][d] - q.contribution[d]);
-      if (q.satisfied) {
+      if (q.capped) {
         satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - q.use[d]);
       } else {
         hungryDemand[k][d] = Math.max(0, hungryDemand[k][d] - q.contribution[d]);
       }
     }
-    if (q.satisfied) {
+    if (q.capped) {
       satisfiedQueues[k]--;
     }
     weightSum[k] = Math.max(0, weightSum[k] - q.weight);
@@ -718,11 +774,14 @@ final class NestedBuckets {
     double level;
     double capacity = Double.POSITIVE_INFINITY;
     double rate;
+    /** Banks at least half its capacity: counted by its use ({@code U_k,d}), not its demand. */
+    boolean capped;
+    /** Capped, and not deferred within the share horizon: within its share, it skips the lines. */
     boolean satisfied;
     long lastMicros;
     long lastSeen;
-    long deferredAt = Long.MIN_VALUE / 2;
     long seq;
+    long deferredAt = Long.MIN_VALUE / 2;
 
     Queue(String tenant, int priority, int dims) {
       this.tenant = tenant;
