@@ -210,7 +210,10 @@ final class NestedBuckets {
     configure(policy);
   }
 
-  /** Adopts new caps and weights; the dimension and class names must stay the same. */
+  /**
+   * Adopts new caps and weights; the dimension and class names must stay the same. Levels are
+   * clamped to the new capacities at the next step, as the Redis backend does.
+   */
   void configure(Policy next) {
     if (!next.dimensionNames().equals(policy == null ? next.dimensionNames() : policy.dimensionNames())
         || !next.priorityNames().equals(policy == null ? next.priorityNames() : policy.priorityNames())) {
@@ -245,11 +248,6 @@ final class NestedBuckets {
         } else {
           windows[d].resize(period, allowance);
         }
-      }
-    }
-    if (started) {
-      for (int d = 0; d < dims; d++) {
-        global[d] = Math.min(global[d], burst[d]);
       }
     }
   }

@@ -17,7 +17,8 @@
 -- NestedBuckets.touch: finds or creates the queue (q is what load_queue found), refills it, and
 -- replaces its contribution to the class sums (D_k,d, U_k,d) with one based on this call's paced
 -- cost and its current level.
-local function touch(now, field, k, weight, cost, q)
+local function touch(now, field, k, weight, cost, q, paying)
+  local fresh = not q
   if not q then
     q = { k = k, lvl = huge, cap = huge, rate = 0, w = 0, sat = false, last = now, seen = 0, seq = 0,
           deferred = NEVER, con = {}, use = {}, corr = {} }
@@ -43,7 +44,15 @@ local function touch(now, field, k, weight, cost, q)
       q.con[d] = q.w * cost[d] / sigma
     end
   end
-  q.sat = q.lvl >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
+  -- q.sat (NestedBuckets.Queue.capped): banks at least half its capacity, so the class sums count
+  -- its use, not its demand. q.within (Queue.satisfied): would still bank half its capacity once
+  -- this call has paid, and its own share has not deferred it within the horizon.
+  local owed = 0
+  if paying then
+    owed = sigma
+  end
+  q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros)
+  q.sat = fresh or q.lvl >= SATISFIED_FRACTION * q.cap
   contribute(q)
   q.rate = q.w * equalisation_rate(k)
   q.cap = max(sigma, q.rate * P.horizon)
@@ -68,7 +77,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   end
   local cost = reserve or paced
   booking.debit = cost
-  q = touch(now, field, k, weight, paced, q)
+  q = touch(now, field, k, weight, paced, q, not booking.paid)
   local sigma = share(paced)
   local fresh = not booking.paid
   local turn
@@ -77,7 +86,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if q.lvl >= -EPSILON then
       turn = now
     else
-      turn = after(now, -q.lvl, q.rate)
+      turn = turn_after(now, -q.lvl, sigma, q.rate)
     end
   else
     q.lvl = q.lvl - (sigma - booking.share)
@@ -94,7 +103,10 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     global_slot[d] = now
     class_slot[d] = now
     if cost[d] > 0 then
-      local need = cost[d] + headroom(k, d, cost[d])
+      local need = cost[d]
+      if not q.within then
+        need = cost[d] + headroom(k, d, cost[d])
+      end
       if need > S[G + d] + EPSILON then
         global_slot[d] = now + micros((need - S[G + d]) / P.rate[d])
       end
@@ -109,24 +121,45 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     end
   end
   -- A call that finds a shared bucket short lines up behind its own class's tail, spaced at the
-  -- class's effective rate, unless its queue is within its share.
+  -- class's effective rate, or behind its class's light tail when its queue is within its share.
+  -- A booked call back before its turn keeps its place.
   local slot = now
   local behind = now
   if not fresh then
     behind = max(now, booking.ready)
   end
+  local line_up = fresh or now >= booking.ready
+  local light_slot = {}
   for d = 1, D do
     local kd = at(k, d)
+    local light = q.within and class_slot[d] <= now
     local short_slot = max(global_slot[d], class_slot[d])
-    if cost[d] > 0 and short_slot > now and not q.sat and S[CT + kd] > behind then
-      short_slot = max(short_slot, after(S[CT + kd], paced[d], effective[kd]))
+    if line_up and cost[d] > 0 and short_slot > now then
+      if not q.within and S[CT + kd] > behind then
+        short_slot = max(short_slot, after(S[CT + kd], paced[d], effective[kd]))
+      elseif light and S[LT + kd] > behind then
+        short_slot = max(short_slot, S[LT + kd] + micros(paced[d] / P.rate[d]))
+      end
     end
+    light_slot[d] = light
     class_slot[d] = short_slot
     slot = max(slot, short_slot)
   end
   local ready = max(slot, turn)
-  if ready > now and max_wait >= 0 and ready - now > max_wait then
+  if ready > now and max_wait >= 0 and max(MIN_DEFER_MICROS, ready - now) > max_wait then
     q.lvl = q.lvl + sigma
+    if not fresh then
+      -- A booked call gives its slot in its class's line back too.
+      for d = 1, D do
+        local kd = at(k, d)
+        if cost[d] > 0 and S[CT + kd] > now then
+          S[CT + kd] = max(now, S[CT + kd] - after(0, paced[d], effective[kd]))
+        end
+        if cost[d] > 0 and S[LT + kd] > now then
+          S[LT + kd] = max(now, S[LT + kd] - micros(paced[d] / P.rate[d]))
+        end
+      end
+    end
     save_queue(field, q)
     return -max(1, ready - now)
   end
@@ -135,14 +168,20 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   if ready > now then
     if slot > now and slot >= turn then
       for d = 1, D do
-        S[CT + at(k, d)] = max(S[CT + at(k, d)], class_slot[d])
+        local tail = CT
+        if light_slot[d] then
+          tail = LT
+        end
+        S[tail + at(k, d)] = max(S[tail + at(k, d)], class_slot[d])
       end
     end
     booking.ready = ready
     if class_short or turn > now or (P.strict and global_short) then
       S[CD + k] = now
     end
-    q.deferred = now
+    if turn > now then
+      q.deferred = now
+    end
     -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.
     if ready > q.seen then
       q.seen = ready

@@ -39,6 +39,7 @@
 --   S[CD + k]               last deferral in class k (µs)       classDeferred[k]
 --   S[WS + k]               W_k, Σ w_t of class k's queues       weightSum[k]
 --   S[CC + at(k, d)]        a new queue's estimate correction    classCorrection[k][d]
+--   S[LT + at(k, d)]        L2 tail of queues within their share lightTail[k][d]
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
 
@@ -47,6 +48,7 @@ local MIN_DEFER_MICROS = 1000
 local EPSILON = 1e-9
 local CORRECTION_WEIGHT = 0.2
 local HEADROOM = 0.02
+local TURN_LEAD = 0.2
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
 local NEVER = -4611686018427387904
 
@@ -54,7 +56,7 @@ local NEVER = -4611686018427387904
 local P
 local S
 local D, K
-local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, STATE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, STATE_SIZE
 -- The safe window (W.head, W.next, W.sum[d]), loaded on demand; nil without a safe window.
 local W
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
@@ -121,7 +123,8 @@ local function load_config(version)
   CD = NS + K
   WS = CD + K
   CC = WS + K
-  STATE_SIZE = CC + K * D
+  LT = CC + K * D
+  STATE_SIZE = LT + K * D
   return P
 end
 
@@ -210,6 +213,13 @@ local function after(from, amount, rate)
     return from + micros(amount / rate)
   end
   return from + P.horizon_micros
+end
+
+-- NestedBuckets.turnAfter: the turn of a fresh call whose queue is debt shares behind (its own
+-- share sigma included): the calls ahead drain at (1 + TURN_LEAD) · rate, its own share at rate.
+local function turn_after(now, debt, sigma, rate)
+  local ahead = max(0, debt - sigma)
+  return after(after(now, ahead, rate * (1 + TURN_LEAD)), min(debt, sigma), rate)
 end
 
 -- NestedBuckets.classCapacity: L2 capacity, max(B_d, share · H); an inactive class is sized for
