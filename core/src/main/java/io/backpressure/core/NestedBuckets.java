@@ -15,10 +15,11 @@ import java.util.Map;
  *
  * A target caps several dimensions {@code d} (requests, tokens) at {@code C_d} units per second.
  * A call of tenant {@code t} in priority class {@code k} costs {@code c_d} of each. The gate must
- * (1) never let the admitted cost exceed the cap, (2) give priority classes their weighted share
- * {@code ω_k} of the cap when several are backlogged, (3) inside a class, split the class's
- * capacity among tenants by weighted dominant-resource fairness (DRF), and (4) waste nothing: what a
- * class or tenant does not use goes to the others. Each concern is one layer:
+ * (1) never let the admitted cost exceed the cap, (2) give every queue {@code q = (t, k)} its share
+ * in proportion to {@code w_t · ω_k} when several are backlogged, by weighted dominant-resource
+ * fairness (DRF), (3) waste nothing: what a class or tenant does not use goes to the others, and
+ * (4) hold these however the others behave: open-loop floods, hundreds of tenants with one call
+ * each, callers with deadlines. Each concern is one layer:
  *
  * <ul>
  *   <li><b>L1, the global cap</b>: one bucket per dimension, refilled at {@code r_d = C_d} units/s
@@ -29,54 +30,76 @@ import java.util.Map;
  *       also has to hold the cost within {@code C_d·P}, so no window of length {@code P}, however
  *       aligned, sees more than the provider allows.
  *   <li><b>L2, class shares</b>: one bucket per class and dimension. An active class (one with an
- *       active queue) is entitled to {@code nominal_k,d = ω_k / Σω_active · r_d}. A class that
- *       leaves its bucket at least half full is <i>satisfied</i> in that dimension: it is not using
- *       its share. Its unused rate, {@code nominal − use} where {@code use} is its measured
- *       admitted rate, is handed to the classes that are not satisfied, in proportion to their
- *       weights (so higher classes get more of it). A class's effective rate {@code eff_k,d} is its
- *       nominal rate plus what it is handed; its L2 bucket refills at {@code eff_k,d} and holds at
- *       most {@code max(B_d, nominal_k,d · H)} ({@code H} the share horizon). Classes with no
- *       active queue drop out of {@code Σω_active} altogether. The layer is therefore soft: it
- *       binds only while several classes want more than their share.
- *   <li><b>L3, tenant shares</b>: one bucket per active queue {@code q = (t, k)}, in units of
- *       dominant share. A call's dominant share is {@code σ = max_d c_d / r_d}, in seconds of the
- *       whole cap. If every backlogged queue of class {@code k} receives dominant share at rate
- *       {@code w_t · x}, dimension {@code d} is consumed at {@code x · D_k,d} units/s, where {@code
- *       D_k,d = Σ w_t · c_d(t)/σ(t)} over those queues ({@code c(t)} the queue's latest call). The
- *       largest {@code x} that fits every dimension is the DRF equalisation rate
+ *       active queue) is entitled to {@code nominal_k,d = ω_k·W_k / Σ_j ω_j·W_j · r_d}, where
+ *       {@code W_k} is the weight sum of its active queues: every queue counts {@code w_t · ω_k},
+ *       so a class of 160 tenants is not squeezed into the share of a class of 40 (with the same
+ *       number of tenants per class this is the paper's {@code ω_k / Σω}). A class that leaves its
+ *       bucket at least half full, and whose own buckets (L2, or its queues' L3) deferred none of
+ *       its calls within the share horizon {@code H}, is <i>satisfied</i>: its unused rate, {@code
+ *       nominal − use} ({@code use} its measured admitted rate), is handed to the other classes in
+ *       proportion to {@code ω_k·W_k}. A deferral caused by L1 does not count: the lack was caused
+ *       by others, and counting it kept an under-share class's share from being handed down while
+ *       the cap idled. The L2 bucket refills at {@code eff_k,d} (nominal plus what it is handed) and
+ *       holds {@code max(B_d, nominal_k,d · H)}. In strict mode ({@link PriorityMode#STRICT})
+ *       {@code eff} is instead what the classes above leave: everything for the highest, nothing
+ *       below a hungry class, the rate not used by a satisfied one.
+ *   <li><b>L3, tenant shares</b>: one bucket per active queue in units of dominant share. A call's
+ *       dominant share is {@code σ = max_d c_d / r_d}, in seconds of the whole cap. If every hungry
+ *       queue of class {@code k} receives dominant share at rate {@code w_t · x}, dimension {@code
+ *       d} is consumed at {@code x · D_k,d} units/s, where {@code D_k,d = Σ w_t · c_d(t)/σ(t)} over
+ *       those queues. The largest {@code x} that fits every dimension is the DRF equalisation rate
  *       <pre>    X*_k = min_d (eff_k,d − U_k,d) / D_k,d</pre>
  *       and queue {@code q} refills at {@code ρ_q = w_t · X*_k} share/s. {@code U_k,d} is what the
- *       class's <i>satisfied</i> queues (those banking at least half their L3 capacity with no
- *       deferral within the horizon, i.e. using less than their share) actually use; only the hungry queues enter {@code D_k,d}. This is
- *       DRF's progressive filling with demand caps in closed form: the under-demanding keep what
- *       they use, the rest is split by weighted dominant share, and the binding dimension (the
- *       argmin) runs at its capacity. With one binding dimension it is weighted fair queuing.
- *       A queue's bucket holds at most {@code max(σ, ρ_q · H)}.
+ *       class's <i>capped</i> queues (those banking at least half their L3 capacity) use; only the
+ *       others enter {@code D_k,d}. This is DRF's progressive filling with demand caps in closed
+ *       form; with one binding dimension it is weighted fair queuing. A queue's bucket holds at
+ *       most {@code max(σ, ρ_q · H)}.
  * </ul>
  *
- * <p>{@code D_k,d}, {@code U_k,d} and the class weight sums are running sums: each queue remembers
- * what it contributed and replaces it when it is next touched, and idle queues leave in
- * least-recently-used order. One admission therefore costs O(classes × dimensions), whatever the
- * number of tenants. Usage rates are exponentially weighted averages with time constant {@code H},
- * decayed lazily, so all of them shrink by one common factor per step.
+ * <p>{@code D_k,d}, {@code U_k,d}, {@code W_k} and the class weight sums are running sums: each
+ * queue remembers what it contributed and replaces it when it is next touched, and idle queues
+ * leave in the order they were last seen (a deferred call keeps its queue seen until its turn).
+ * One admission therefore costs O(classes × dimensions), whatever the number of tenants and the
+ * depth of the backlog (idle eviction is amortised O(1) per admission; the Redis twin indexes the
+ * queues by last-seen time in a sorted set, this class in a tree, so finding the idle ones is
+ * O(log queues)). Usage rates are exponentially weighted averages with time constant {@code H}.
  *
- * <h2>One step</h2>
+ * <h2>One step: each call's Δ is its turn in a weighted fair schedule</h2>
  *
  * Refill L1 and L2 by the elapsed time; refill the queue's L3. The call pays its share {@code σ}
  * into L3 at its first attempt, even when it is not admitted: L3 may go into debt, and the debt is
- * the queue's line. Admit iff every L1 and L2 bucket (and safe window) holds the cost and the
- * call's turn in L3 has come; then debit L1 and L2. Otherwise answer {@code DEFER(Δ)} with a
- * booking that remembers the turn: {@code Δ} is the time until every short bucket holds enough at
- * its current rate ({@code (c_d − level)/rate} for L1 and L2, when enough old admissions leave the
- * safe window, {@code debt/ρ_q} for L3), and the retry presents the booking instead of paying
- * again. L1 and L2 keep a <i>tail</i> per dimension: the time the last deferred call was told to
- * come back. A new call lines up behind it ({@code tail + c_d/rate}) rather than taking capacity
- * promised to the waiting ones, and so does a booked call that comes back to find its capacity gone
- * (a late wake-up), unless no one lined up after its own turn. Callers that arrive together thus
- * get staggered retry times instead of all waking at once and all but one being deferred again. A
- * cost above a dimension's burst (or its safe-window allowance) can never fit and is rejected at
- * once. A queue or class seen for the first time starts with full buckets, inside the same step,
- * so concurrent first calls cannot over-admit.
+ * the queue's place in the schedule, a virtual finish time counted in shares (start-time fair
+ * queuing with the queue's refill as its clock). The call's <i>turn</i> is when its queue has
+ * earned back its debt: {@code (debt − σ) / ((1 + TURN_LEAD) · ρ_q) + σ / ρ_q} from now. The calls
+ * ahead of it are expected to drain a little faster than the current rate, because rates move
+ * (classes come and go) and a promise made against a deep backlog at a low rate would leave the
+ * cap idle when the rate rose; a call that comes back a little early is caught by the line below.
+ * A queue's state is O(1) however many of its calls wait: a debt, not a list.
+ *
+ * <p>Admit iff every L1 and L2 bucket (and safe window) holds the cost and the call's turn has
+ * come; then debit L1 and L2. A class that <i>borrows</i> (its effective rate is above its nominal
+ * share) must leave {@link #HEADROOM} of the largest cost free in L1 and the safe window, unless
+ * the call's queue is within its share: that room is where under-share classes and queues are
+ * admitted at once, however full the borrowers keep the cap. Otherwise answer {@code DEFER(Δ)}
+ * with a booking that remembers the turn; the retry presents the booking instead of paying again.
+ * A call that finds a shared bucket short lines up behind a <i>tail</i> (the time the last call
+ * deferred there was told to come back) of its own class: the class's tail, spaced at {@code
+ * c_d / eff_k,d}, for queues using their share; the class's light tail, spaced at {@code c_d /
+ * r_d}, for a queue <i>within</i> its share (it would still bank half its capacity after paying,
+ * and its own L3 has not deferred it within {@code H}) that found only L1 short. Classes never line
+ * up behind one another, and a queue within its share never behind the calls of queues using
+ * theirs. A booked call back before its turn keeps its place; one back at or after it that finds
+ * its capacity gone (a late wake-up) lines up again. A cost above a dimension's burst (or its
+ * safe-window allowance) can never fit and is rejected at once. A queue or class seen for the
+ * first time starts with full buckets, inside the same step, so concurrent first calls cannot
+ * over-admit.
+ *
+ * <p><b>Deadlines.</b> A call with a wait limit (its own {@link AdmissionRequest#maxWait()}, or its
+ * class's {@code max_wait}) whose Δ would exceed it is answered {@code Expired} at once: it pays
+ * nothing (a first attempt's share is not taken; a booked call's share goes back to its queue, and
+ * its slot in its class's line is taken off the tail), so the calls behind it move up. The gate
+ * also reports, per class, how long the oldest call still waiting has waited since its first
+ * attempt ({@link InMemoryGate.Levels#queueAges()}).
  *
  * <p>On release, the difference between debited and actual cost is returned to (or taken from) L1,
  * L2 and the safe window, L3 gets back the difference between the share paid and the share the call
@@ -88,23 +111,60 @@ import java.util.Map;
  * Before the reply, the token cost is an estimate (typically the prompt). Each queue keeps an
  * exponential average of how far its releases exceeded their estimates, and a call is debited
  * {@code estimate + that correction} (never above the largest cost that fits), so a tenant whose
- * completions run long is charged closer to what it will use before the provider counts it. In
- * reservation mode L1 and L2 are debited {@code estimate + max_tokens} instead, which never
- * under-counts, while L3 still paces the queue by the corrected estimate: the reservation protects
- * the cap, it does not make the tenant's turns rarer.
+ * completions run long is charged closer to what it will use before the provider counts it. A new
+ * queue starts from its class's correction, learnt from every release in the class, so tenants that
+ * call rarely are not charged the bare prompt. In reservation mode L1 and L2 are debited {@code
+ * estimate + max_tokens} instead, which never under-counts, while L3 still paces the queue by the
+ * corrected estimate.
  *
  * <h2>A worked example</h2>
  *
- * Requests only, {@code C = 60/s}, burst 60, classes P1 (ω 0.5) and P3 (ω 0.2 — P2 idle). Tenants
- * {@code a} (P1, weight 1) and {@code b}, {@code c} (P3, weights 1 and 3), all backlogged. Active
- * weight sum 0.7, so P1 is entitled to 0.5/0.7·60 = 42.9/s and P3 to 17.1/s. Every call is one
- * request, so {@code σ = 1/60 s} and {@code c/σ = 60}; in P3, {@code D = 1·60 + 3·60 = 240}, so
- * {@code X* = 17.1/240 = 0.0714} share/s and {@code c}'s queue refills at {@code 3 · 0.0714 =
- * 0.214} share/s, that is 0.214 · 60 = 12.9 requests/s against {@code b}'s 4.3/s. If P1 stops
- * calling, its L2 bucket fills within a second, its 42.9/s minus its fading usage is handed to P3,
- * and {@code b} and {@code c} speed up to 15/s and 45/s. If {@code a} calls again while its L3 is
- * 0.01 share in debt, it is deferred for {@code Δ = 0.01 / (1 · 0.714) = 14 ms} (P1's {@code X*} is
- * 42.9/60 = 0.714).
+ * Requests only, {@code C = 60/s}, burst 60, classes P1 (ω 0.5) and P3 (ω 0.2). Four P1 tenants
+ * send 4 calls/s each; one P3 tenant {@code f} floods at 150 calls/s (open loop). Every call is one
+ * request: {@code σ = 1/60 s}. Weight sums {@code W} are 4 and 1, so P1 is entitled to {@code 2.0 /
+ * 2.2 · 60 = 54.5/s} and P3 to {@code 5.5/s}. P1 uses 16/s, leaves its bucket full and is never
+ * deferred by its own buckets: satisfied, it hands {@code 54.5 − 16 = 38.5/s} to P3, whose {@code
+ * eff} becomes 44/s and whose single queue refills at {@code ρ_f = 44/60 = 0.733} share/s. Each
+ * flood call pays {@code 1/60} share; after 10 s the debt is about {@code (150 − 44) · 10 / 60 =
+ * 17.7} shares, so the next call's turn is {@code 17.7 / (1.2 · 0.733) ≈ 20 s} away: one deferral
+ * to its turn, not one per wake-up. P3 borrows, so its calls leave {@code 0.02 · 60 = 1.2}
+ * requests of L1 free; a P1 call finds them and is admitted at once. A flood call sent with {@code
+ * maxWait = 1 s} instead, its turn ~20 s away, is answered {@code Expired} at once, and the flood's
+ * debt stays what it was.
+ *
+ * <h2>The Lua twin</h2>
+ *
+ * {@code nested_buckets.lua} (shared arithmetic), {@code admit.lua} and {@code release.lua} take the
+ * same decisions with the same arithmetic in the same order; the differential test in the redis
+ * module compares answers and state after every step. Names:
+ *
+ * <table>
+ *   <caption>Java fields and methods and their Lua names</caption>
+ *   <tr><th>Java</th><th>Lua</th></tr>
+ *   <tr><td>{@code global[d]}, {@code classLevel[k][d]}, {@code classUse[k][d]}</td>
+ *       <td>{@code S[G+d]}, {@code S[LVL+at(k,d)]}, {@code S[USE+at(k,d)]}</td></tr>
+ *   <tr><td>{@code hungryDemand}, {@code allDemand}, {@code satisfiedUse}</td>
+ *       <td>{@code S[HD+..]}, {@code S[AD+..]}, {@code S[SU+..]}</td></tr>
+ *   <tr><td>{@code classTail}, {@code lightTail}, {@code classCorrection}</td>
+ *       <td>{@code S[CT+..]}, {@code S[LT+..]}, {@code S[CC+..]}</td></tr>
+ *   <tr><td>{@code activeQueues}, {@code satisfiedQueues}, {@code classDeferred}, {@code weightSum}</td>
+ *       <td>{@code S[N+k]}, {@code S[NS+k]}, {@code S[CD+k]}, {@code S[WS+k]}</td></tr>
+ *   <tr><td>{@code lastMicros}, {@code touches}</td><td>{@code S[LAST]}, {@code S[SEQ]}</td></tr>
+ *   <tr><td>{@code nominal}, {@code effective}, {@code borrowing} (per step)</td>
+ *       <td>{@code nominal}, {@code effective}, {@code borrowing}</td></tr>
+ *   <tr><td>{@code Queue.level/capacity/rate/weight/capped/lastMicros/lastSeen/seq/deferredAt}</td>
+ *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred}</td></tr>
+ *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
+ *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
+ *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code after}</td>
+ *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code after}</td></tr>
+ *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
+ *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
+ *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code evictIdle}, {@code seenUntil}</td>
+ *       <td>{@code refill}, {@code contribute}, {@code withdraw}, {@code evict_idle}, the {@code ZADD} in {@code admit}</td></tr>
+ *   <tr><td>{@link #release}</td><td>{@code release.lua}</td></tr>
+ *   <tr><td>{@code WaitingLines} (in {@link InMemoryGate})</td><td>the {@code w:<k>} lists, {@code purge_waiting}</td></tr>
+ * </table>
  */
 final class NestedBuckets {
   /** A bucket at or above this fraction of its capacity marks an under-using class or queue. */

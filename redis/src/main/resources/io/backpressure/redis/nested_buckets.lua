@@ -2,7 +2,8 @@
 -- top of NestedBuckets.java explains the algorithm and its names: L1 (one global bucket per
 -- dimension d), L2 (one bucket per class k and dimension), L3 (one bucket per queue q = (t, k), in
 -- units of dominant share), X*_k (the DRF equalisation rate), D_k,d (the demand sums of a class's
--- queues), U_k,d (what a class's satisfied queues use), tails and bookings. Every function below
+-- queues), U_k,d (what a class's capped queues use), W_k, tails, headroom and bookings; the essay ends
+-- with a table of the Java names and their Lua names. Every function below
 -- carries the name of the Java method it mirrors and keeps its arithmetic in the same order, so that
 -- both backends take the same decisions on the same trace (libm's exp may differ from Java's by an
 -- ulp; nothing else differs).
@@ -222,8 +223,8 @@ local function turn_after(now, debt, sigma, rate)
   return after(after(now, ahead, rate * (1 + TURN_LEAD)), min(debt, sigma), rate)
 end
 
--- NestedBuckets.classCapacity: L2 capacity, max(B_d, share · H); an inactive class is sized for
--- the share it would get on becoming active.
+-- NestedBuckets.computeShares, classCap: L2 capacity, max(B_d, share · H); an inactive class is
+-- sized for the share it would get on becoming active.
 local function class_capacity(k, d)
   local class_share
   if S[N + k] == 0 then
@@ -234,8 +235,8 @@ local function class_capacity(k, d)
   return max(P.largest[d], class_share * P.horizon)
 end
 
--- NestedBuckets.classSatisfied: at least half full, and no call of the class deferred within the
--- share horizon (a class that loses races for the global cap banks L2 credit, but it is waiting).
+-- NestedBuckets.computeShares, hungry (negated): at least half full, and no call of the class
+-- deferred by its own buckets (L2, or its queues' L3) within the share horizon.
 local function class_satisfied(now, k, d)
   return S[LVL + at(k, d)] >= SATISFIED_FRACTION * class_capacity(k, d) and now - S[CD + k] > P.horizon_micros
 end
