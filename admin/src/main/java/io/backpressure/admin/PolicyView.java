@@ -30,7 +30,8 @@ final class PolicyView {
 
   /**
    * The levels as JSON: {@code global} and {@code utilization} per dimension, {@code classes} per
-   * class and dimension, {@code active_queues} per class.
+   * class and dimension, {@code active_queues} per class, {@code admitted_per_second} per class
+   * and dimension, {@code queue_age_seconds} per class (the wait of the oldest call still waiting).
    */
   static ObjectNode json(Policy policy, InMemoryGate.Levels levels) {
     ObjectNode node = Output.JSON.createObjectNode();
@@ -55,6 +56,8 @@ final class PolicyView {
       ObjectNode klass = rates.putObject(k);
       new TreeMap<>(byDim).forEach(klass::put);
     });
+    ObjectNode ages = node.putObject("queue_age_seconds");
+    levels.queueAges().forEach((k, age) -> ages.put(k, age.toNanos() / 1e9));
     return node;
   }
 
@@ -81,6 +84,7 @@ final class PolicyView {
       for (Dimension d : policy.dimensions()) {
         out.append(String.format(" %14s", d.name() + "/s"));
       }
+      out.append(String.format(" %14s", "oldest wait"));
     }
     out.append('\n');
     for (PriorityClass k : policy.priorities()) {
@@ -98,6 +102,8 @@ final class PolicyView {
           Double rate = rates == null ? null : rates.get(d.name());
           out.append(String.format(" %14s", rate == null ? "-" : Output.number(rate)));
         }
+        java.time.Duration age = levels.queueAges().get(k.name());
+        out.append(String.format(" %14s", age == null ? "-" : Output.number(age.toNanos() / 1e9) + " s"));
       } else {
         out.append(String.format(" %14s", 0));
       }

@@ -69,12 +69,14 @@ class AdminCommandTest {
     assertThat(levels.path("global").path("tokens").asDouble()).isEqualTo(11_400);
     assertThat(levels.path("utilization").path("tokens").asDouble()).isCloseTo(0.05, org.assertj.core.data.Offset.offset(1e-9));
     assertThat(levels.path("active_queues").path("P1").asInt()).isEqualTo(1);
+    assertThat(levels.path("queue_age_seconds").path("P1").isNumber()).as("no call waiting: age 0").isTrue();
+    assertThat(levels.path("queue_age_seconds").path("P1").asDouble()).isEqualTo(0);
     // One 600-token call, averaged over the one-second share horizon.
     assertThat(levels.path("admitted_per_second").path("P1").path("tokens").asDouble()).isEqualTo(600);
 
     Run text = admin("show", "--target", TARGET);
     assertThat(text.code()).isZero();
-    assertThat(text.out()).contains("target openai/gpt-4o", "tokens", "12000", "720000", "P1", "acme 2", "tokens/s");
+    assertThat(text.out()).contains("target openai/gpt-4o", "tokens", "12000", "720000", "P1", "acme 2", "tokens/s", "oldest wait");
   }
 
   @Test

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The gate with its state in this JVM: the reference implementation of the admission rule (see
@@ -30,6 +31,7 @@ public final class InMemoryGate implements Gate {
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
   private final EffectiveCaps caps;
   private double[] appliedCaps;
+  private final WaitingLines waiting;
   private volatile Policy policy;
   private long nextId;
   private long nextExpiry;
@@ -40,6 +42,7 @@ public final class InMemoryGate implements Gate {
     this.policy = policy;
     this.appliedCaps = configuredCaps(policy);
     this.caps = new EffectiveCaps(policy.dimensionNames(), appliedCaps, policy.feedback());
+    this.waiting = new WaitingLines(policy.priorities().size(), this::waits);
   }
 
   /** A gate on the system clock. */
@@ -150,25 +153,29 @@ public final class InMemoryGate implements Gate {
       return check.rejection();
     }
     int k = check.priorityIndex();
+    Duration maxWait = check.maxWait(policy, request);
     String id;
     NestedBuckets.Booking granted;
     synchronized (this) {
       long now = clock.nanoTime() / 1_000;
       expire(now);
       NestedBuckets.Booking booking = request.booking() == null ? null : bookings.get(request.booking());
-      if (booking != null && (booking.priority != k || !booking.tenant.equals(request.tenant()))) {
+      if (booking != null && (booking.priority != k || !booking.tenant.equals(request.tenant())
+          || booking.expiresAt <= now)) {
         booking = null;
       }
       boolean fresh = booking == null;
       if (fresh) {
         booking = new NestedBuckets.Booking(request.tenant(), k, check.estimate().length);
       }
-      long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(), booking);
-      if (wait > 0 && request.maxWait() != null && wait * 1_000 > request.maxWait().toNanos()) {
+      long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(), booking,
+          maxWait == null ? -1 : maxWait.toNanos() / 1_000);
+      if (wait < 0) {
         if (!fresh) {
           bookings.remove(request.booking());
         }
-        return Admission.Expired.of(Duration.ofNanos(wait * 1_000), request.maxWait());
+        waiting.purge(k, now);
+        return Admission.Expired.of(Duration.ofNanos(-wait * 1_000), maxWait);
       }
       if (wait > 0) {
         id = request.booking();
@@ -176,12 +183,15 @@ public final class InMemoryGate implements Gate {
           id = "b" + (++nextId);
           booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
           bookings.put(id, booking);
+          waiting.add(k, id, now);
         }
+        waiting.purge(k, now);
         return new Admission.Deferred(Duration.ofNanos(wait * 1_000), id);
       }
       if (!fresh) {
         bookings.remove(request.booking());
       }
+      waiting.purge(k, now);
       id = "g" + (++nextId);
       booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
       grants.put(id, booking);
@@ -224,6 +234,7 @@ public final class InMemoryGate implements Gate {
     Map<String, Map<String, Double>> classes = new LinkedHashMap<>();
     Map<String, Map<String, Double>> rates = new LinkedHashMap<>();
     Map<String, Integer> active = new LinkedHashMap<>();
+    Map<String, Duration> ages = new LinkedHashMap<>();
     for (int k = 0; k < s.classLevels().length; k++) {
       Map<String, Double> levels = new HashMap<>();
       Map<String, Double> rate = new HashMap<>();
@@ -235,8 +246,19 @@ public final class InMemoryGate implements Gate {
       classes.put(name, Map.copyOf(levels));
       rates.put(name, Map.copyOf(rate));
       active.put(name, s.activeQueues()[k]);
+      long oldest = waiting.oldest(k);
+      ages.put(name, Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, s.micros() - oldest) * 1_000));
     }
-    return new Levels(global, classes, rates, active);
+    return new Levels(global, classes, rates, active, ages);
+  }
+
+  /**
+   * The tenant-share bucket of the queue {@code (tenant, priority)}, or empty when that queue is not
+   * active (never seen, or expired after its idle TTL).
+   */
+  public synchronized Optional<QueueState> queueState(String tenant, String priority) {
+    int k = buckets.policy().priorityIndex(priority);
+    return k < 0 ? Optional.empty() : Optional.ofNullable(buckets.queue(tenant, k));
   }
 
   /**
@@ -247,12 +269,23 @@ public final class InMemoryGate implements Gate {
    * @param admittedRates recently admitted units per second, per class and dimension (an average
    *     over the share horizon, net of reconciliation)
    * @param activeQueues active queues per class
+   * @param queueAges per class, how long the oldest call still waiting for its turn has waited
+   *     since its first attempt (zero when none waits), as of the gate's last admission step; a
+   *     deferred call counts as waiting until it is admitted, expires, or its booking is forgotten
+   *     after the grant TTL
    */
   public record Levels(
       Map<String, Double> global,
       Map<String, Map<String, Double>> classes,
       Map<String, Map<String, Double>> admittedRates,
-      Map<String, Integer> activeQueues) {}
+      Map<String, Integer> activeQueues,
+      Map<String, Duration> queueAges) {}
+
+  /** Whether the booking {@code id} is still a call waiting for its turn at {@code now}. */
+  private boolean waits(String id, long now) {
+    NestedBuckets.Booking booking = bookings.get(id);
+    return booking != null && booking.expiresAt > now;
+  }
 
   /** Forgets expired grants and bookings; sweeps at most once per second (or per grant TTL). */
   private void expire(long now) {

@@ -1,6 +1,10 @@
 package io.backpressure.core;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
+import java.util.TreeSet;
 import java.util.Map;
 
 /**
@@ -11,10 +15,11 @@ import java.util.Map;
  *
  * A target caps several dimensions {@code d} (requests, tokens) at {@code C_d} units per second.
  * A call of tenant {@code t} in priority class {@code k} costs {@code c_d} of each. The gate must
- * (1) never let the admitted cost exceed the cap, (2) give priority classes their weighted share
- * {@code ω_k} of the cap when several are backlogged, (3) inside a class, split the class's
- * capacity among tenants by weighted dominant-resource fairness (DRF), and (4) waste nothing: what a
- * class or tenant does not use goes to the others. Each concern is one layer:
+ * (1) never let the admitted cost exceed the cap, (2) give every queue {@code q = (t, k)} its share
+ * in proportion to {@code w_t · ω_k} when several are backlogged, by weighted dominant-resource
+ * fairness (DRF), (3) waste nothing: what a class or tenant does not use goes to the others, and
+ * (4) hold these however the others behave: open-loop floods, hundreds of tenants with one call
+ * each, callers with deadlines. Each concern is one layer:
  *
  * <ul>
  *   <li><b>L1, the global cap</b>: one bucket per dimension, refilled at {@code r_d = C_d} units/s
@@ -25,54 +30,76 @@ import java.util.Map;
  *       also has to hold the cost within {@code C_d·P}, so no window of length {@code P}, however
  *       aligned, sees more than the provider allows.
  *   <li><b>L2, class shares</b>: one bucket per class and dimension. An active class (one with an
- *       active queue) is entitled to {@code nominal_k,d = ω_k / Σω_active · r_d}. A class that
- *       leaves its bucket at least half full is <i>satisfied</i> in that dimension: it is not using
- *       its share. Its unused rate, {@code nominal − use} where {@code use} is its measured
- *       admitted rate, is handed to the classes that are not satisfied, in proportion to their
- *       weights (so higher classes get more of it). A class's effective rate {@code eff_k,d} is its
- *       nominal rate plus what it is handed; its L2 bucket refills at {@code eff_k,d} and holds at
- *       most {@code max(B_d, nominal_k,d · H)} ({@code H} the share horizon). Classes with no
- *       active queue drop out of {@code Σω_active} altogether. The layer is therefore soft: it
- *       binds only while several classes want more than their share.
- *   <li><b>L3, tenant shares</b>: one bucket per active queue {@code q = (t, k)}, in units of
- *       dominant share. A call's dominant share is {@code σ = max_d c_d / r_d}, in seconds of the
- *       whole cap. If every backlogged queue of class {@code k} receives dominant share at rate
- *       {@code w_t · x}, dimension {@code d} is consumed at {@code x · D_k,d} units/s, where {@code
- *       D_k,d = Σ w_t · c_d(t)/σ(t)} over those queues ({@code c(t)} the queue's latest call). The
- *       largest {@code x} that fits every dimension is the DRF equalisation rate
+ *       active queue) is entitled to {@code nominal_k,d = ω_k·W_k / Σ_j ω_j·W_j · r_d}, where
+ *       {@code W_k} is the weight sum of its active queues: every queue counts {@code w_t · ω_k},
+ *       so a class of 160 tenants is not squeezed into the share of a class of 40 (with the same
+ *       number of tenants per class this is the paper's {@code ω_k / Σω}). A class that leaves its
+ *       bucket at least half full, and whose own buckets (L2, or its queues' L3) deferred none of
+ *       its calls within the share horizon {@code H}, is <i>satisfied</i>: its unused rate, {@code
+ *       nominal − use} ({@code use} its measured admitted rate), is handed to the other classes in
+ *       proportion to {@code ω_k·W_k}. A deferral caused by L1 does not count: the lack was caused
+ *       by others, and counting it kept an under-share class's share from being handed down while
+ *       the cap idled. The L2 bucket refills at {@code eff_k,d} (nominal plus what it is handed) and
+ *       holds {@code max(B_d, nominal_k,d · H)}. In strict mode ({@link PriorityMode#STRICT})
+ *       {@code eff} is instead what the classes above leave: everything for the highest, nothing
+ *       below a hungry class, the rate not used by a satisfied one.
+ *   <li><b>L3, tenant shares</b>: one bucket per active queue in units of dominant share. A call's
+ *       dominant share is {@code σ = max_d c_d / r_d}, in seconds of the whole cap. If every hungry
+ *       queue of class {@code k} receives dominant share at rate {@code w_t · x}, dimension {@code
+ *       d} is consumed at {@code x · D_k,d} units/s, where {@code D_k,d = Σ w_t · c_d(t)/σ(t)} over
+ *       those queues. The largest {@code x} that fits every dimension is the DRF equalisation rate
  *       <pre>    X*_k = min_d (eff_k,d − U_k,d) / D_k,d</pre>
  *       and queue {@code q} refills at {@code ρ_q = w_t · X*_k} share/s. {@code U_k,d} is what the
- *       class's <i>satisfied</i> queues (those banking at least half their L3 capacity with no
- *       deferral within the horizon, i.e. using less than their share) actually use; only the hungry queues enter {@code D_k,d}. This is
- *       DRF's progressive filling with demand caps in closed form: the under-demanding keep what
- *       they use, the rest is split by weighted dominant share, and the binding dimension (the
- *       argmin) runs at its capacity. With one binding dimension it is weighted fair queuing.
- *       A queue's bucket holds at most {@code max(σ, ρ_q · H)}.
+ *       class's <i>capped</i> queues (those banking at least half their L3 capacity) use; only the
+ *       others enter {@code D_k,d}. This is DRF's progressive filling with demand caps in closed
+ *       form; with one binding dimension it is weighted fair queuing. A queue's bucket holds at
+ *       most {@code max(σ, ρ_q · H)}.
  * </ul>
  *
- * <p>{@code D_k,d}, {@code U_k,d} and the class weight sums are running sums: each queue remembers
- * what it contributed and replaces it when it is next touched, and idle queues leave in
- * least-recently-used order. One admission therefore costs O(classes × dimensions), whatever the
- * number of tenants. Usage rates are exponentially weighted averages with time constant {@code H},
- * decayed lazily, so all of them shrink by one common factor per step.
+ * <p>{@code D_k,d}, {@code U_k,d}, {@code W_k} and the class weight sums are running sums: each
+ * queue remembers what it contributed and replaces it when it is next touched, and idle queues
+ * leave in the order they were last seen (a deferred call keeps its queue seen until its turn).
+ * One admission therefore costs O(classes × dimensions), whatever the number of tenants and the
+ * depth of the backlog (idle eviction is amortised O(1) per admission; the Redis twin indexes the
+ * queues by last-seen time in a sorted set, this class in a tree, so finding the idle ones is
+ * O(log queues)). Usage rates are exponentially weighted averages with time constant {@code H}.
  *
- * <h2>One step</h2>
+ * <h2>One step: each call's Δ is its turn in a weighted fair schedule</h2>
  *
  * Refill L1 and L2 by the elapsed time; refill the queue's L3. The call pays its share {@code σ}
  * into L3 at its first attempt, even when it is not admitted: L3 may go into debt, and the debt is
- * the queue's line. Admit iff every L1 and L2 bucket (and safe window) holds the cost and the
- * call's turn in L3 has come; then debit L1 and L2. Otherwise answer {@code DEFER(Δ)} with a
- * booking that remembers the turn: {@code Δ} is the time until every short bucket holds enough at
- * its current rate ({@code (c_d − level)/rate} for L1 and L2, when enough old admissions leave the
- * safe window, {@code debt/ρ_q} for L3), and the retry presents the booking instead of paying
- * again. L1 and L2 keep a <i>tail</i> per dimension: the time the last deferred call was told to
- * come back. A new call lines up behind it ({@code tail + c_d/rate}) rather than taking capacity
- * promised to the waiting ones, and so does a booked call that comes back to find its capacity gone
- * (a late wake-up), unless no one lined up after its own turn. Callers that arrive together thus
- * get staggered retry times instead of all waking at once and all but one being deferred again. A
- * cost above a dimension's burst (or its safe-window allowance) can never fit and is rejected at
- * once. A queue or class seen for the first time starts with full buckets, inside the same step,
- * so concurrent first calls cannot over-admit.
+ * the queue's place in the schedule, a virtual finish time counted in shares (start-time fair
+ * queuing with the queue's refill as its clock). The call's <i>turn</i> is when its queue has
+ * earned back its debt: {@code (debt − σ) / ((1 + TURN_LEAD) · ρ_q) + σ / ρ_q} from now. The calls
+ * ahead of it are expected to drain a little faster than the current rate, because rates move
+ * (classes come and go) and a promise made against a deep backlog at a low rate would leave the
+ * cap idle when the rate rose; a call that comes back a little early is caught by the line below.
+ * A queue's state is O(1) however many of its calls wait: a debt, not a list.
+ *
+ * <p>Admit iff every L1 and L2 bucket (and safe window) holds the cost and the call's turn has
+ * come; then debit L1 and L2. A class that <i>borrows</i> (its effective rate is above its nominal
+ * share) must leave {@link #HEADROOM} of the largest cost free in L1 and the safe window, unless
+ * the call's queue is within its share: that room is where under-share classes and queues are
+ * admitted at once, however full the borrowers keep the cap. Otherwise answer {@code DEFER(Δ)}
+ * with a booking that remembers the turn; the retry presents the booking instead of paying again.
+ * A call that finds a shared bucket short lines up behind a <i>tail</i> (the time the last call
+ * deferred there was told to come back) of its own class: the class's tail, spaced at {@code
+ * c_d / eff_k,d}, for queues using their share; the class's light tail, spaced at {@code c_d /
+ * r_d}, for a queue <i>within</i> its share (it would still bank half its capacity after paying,
+ * and its own L3 has not deferred it within {@code H}) that found only L1 short. Classes never line
+ * up behind one another, and a queue within its share never behind the calls of queues using
+ * theirs. A booked call back before its turn keeps its place; one back at or after it that finds
+ * its capacity gone (a late wake-up) lines up again. A cost above a dimension's burst (or its
+ * safe-window allowance) can never fit and is rejected at once. A queue or class seen for the
+ * first time starts with full buckets, inside the same step, so concurrent first calls cannot
+ * over-admit.
+ *
+ * <p><b>Deadlines.</b> A call with a wait limit (its own {@link AdmissionRequest#maxWait()}, or its
+ * class's {@code max_wait}) whose Δ would exceed it is answered {@code Expired} at once: it pays
+ * nothing (a first attempt's share is not taken; a booked call's share goes back to its queue, and
+ * its slot in its class's line is taken off the tail), so the calls behind it move up. The gate
+ * also reports, per class, how long the oldest call still waiting has waited since its first
+ * attempt ({@link InMemoryGate.Levels#queueAges()}).
  *
  * <p>On release, the difference between debited and actual cost is returned to (or taken from) L1,
  * L2 and the safe window, L3 gets back the difference between the share paid and the share the call
@@ -84,23 +111,60 @@ import java.util.Map;
  * Before the reply, the token cost is an estimate (typically the prompt). Each queue keeps an
  * exponential average of how far its releases exceeded their estimates, and a call is debited
  * {@code estimate + that correction} (never above the largest cost that fits), so a tenant whose
- * completions run long is charged closer to what it will use before the provider counts it. In
- * reservation mode L1 and L2 are debited {@code estimate + max_tokens} instead, which never
- * under-counts, while L3 still paces the queue by the corrected estimate: the reservation protects
- * the cap, it does not make the tenant's turns rarer.
+ * completions run long is charged closer to what it will use before the provider counts it. A new
+ * queue starts from its class's correction, learnt from every release in the class, so tenants that
+ * call rarely are not charged the bare prompt. In reservation mode L1 and L2 are debited {@code
+ * estimate + max_tokens} instead, which never under-counts, while L3 still paces the queue by the
+ * corrected estimate.
  *
  * <h2>A worked example</h2>
  *
- * Requests only, {@code C = 60/s}, burst 60, classes P1 (ω 0.5) and P3 (ω 0.2 — P2 idle). Tenants
- * {@code a} (P1, weight 1) and {@code b}, {@code c} (P3, weights 1 and 3), all backlogged. Active
- * weight sum 0.7, so P1 is entitled to 0.5/0.7·60 = 42.9/s and P3 to 17.1/s. Every call is one
- * request, so {@code σ = 1/60 s} and {@code c/σ = 60}; in P3, {@code D = 1·60 + 3·60 = 240}, so
- * {@code X* = 17.1/240 = 0.0714} share/s and {@code c}'s queue refills at {@code 3 · 0.0714 =
- * 0.214} share/s, that is 0.214 · 60 = 12.9 requests/s against {@code b}'s 4.3/s. If P1 stops
- * calling, its L2 bucket fills within a second, its 42.9/s minus its fading usage is handed to P3,
- * and {@code b} and {@code c} speed up to 15/s and 45/s. If {@code a} calls again while its L3 is
- * 0.01 share in debt, it is deferred for {@code Δ = 0.01 / (1 · 0.714) = 14 ms} (P1's {@code X*} is
- * 42.9/60 = 0.714).
+ * Requests only, {@code C = 60/s}, burst 60, classes P1 (ω 0.5) and P3 (ω 0.2). Four P1 tenants
+ * send 4 calls/s each; one P3 tenant {@code f} floods at 150 calls/s (open loop). Every call is one
+ * request: {@code σ = 1/60 s}. Weight sums {@code W} are 4 and 1, so P1 is entitled to {@code 2.0 /
+ * 2.2 · 60 = 54.5/s} and P3 to {@code 5.5/s}. P1 uses 16/s, leaves its bucket full and is never
+ * deferred by its own buckets: satisfied, it hands {@code 54.5 − 16 = 38.5/s} to P3, whose {@code
+ * eff} becomes 44/s and whose single queue refills at {@code ρ_f = 44/60 = 0.733} share/s. Each
+ * flood call pays {@code 1/60} share; after 10 s the debt is about {@code (150 − 44) · 10 / 60 =
+ * 17.7} shares, so the next call's turn is {@code 17.7 / (1.2 · 0.733) ≈ 20 s} away: one deferral
+ * to its turn, not one per wake-up. P3 borrows, so its calls leave {@code 0.02 · 60 = 1.2}
+ * requests of L1 free; a P1 call finds them and is admitted at once. A flood call sent with {@code
+ * maxWait = 1 s} instead, its turn ~20 s away, is answered {@code Expired} at once, and the flood's
+ * debt stays what it was.
+ *
+ * <h2>The Lua twin</h2>
+ *
+ * {@code nested_buckets.lua} (shared arithmetic), {@code admit.lua} and {@code release.lua} take the
+ * same decisions with the same arithmetic in the same order; the differential test in the redis
+ * module compares answers and state after every step. Names:
+ *
+ * <table>
+ *   <caption>Java fields and methods and their Lua names</caption>
+ *   <tr><th>Java</th><th>Lua</th></tr>
+ *   <tr><td>{@code global[d]}, {@code classLevel[k][d]}, {@code classUse[k][d]}</td>
+ *       <td>{@code S[G+d]}, {@code S[LVL+at(k,d)]}, {@code S[USE+at(k,d)]}</td></tr>
+ *   <tr><td>{@code hungryDemand}, {@code allDemand}, {@code satisfiedUse}</td>
+ *       <td>{@code S[HD+..]}, {@code S[AD+..]}, {@code S[SU+..]}</td></tr>
+ *   <tr><td>{@code classTail}, {@code lightTail}, {@code classCorrection}</td>
+ *       <td>{@code S[CT+..]}, {@code S[LT+..]}, {@code S[CC+..]}</td></tr>
+ *   <tr><td>{@code activeQueues}, {@code satisfiedQueues}, {@code classDeferred}, {@code weightSum}</td>
+ *       <td>{@code S[N+k]}, {@code S[NS+k]}, {@code S[CD+k]}, {@code S[WS+k]}</td></tr>
+ *   <tr><td>{@code lastMicros}, {@code touches}</td><td>{@code S[LAST]}, {@code S[SEQ]}</td></tr>
+ *   <tr><td>{@code nominal}, {@code effective}, {@code borrowing} (per step)</td>
+ *       <td>{@code nominal}, {@code effective}, {@code borrowing}</td></tr>
+ *   <tr><td>{@code Queue.level/capacity/rate/weight/capped/lastMicros/lastSeen/seq/deferredAt}</td>
+ *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred}</td></tr>
+ *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
+ *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
+ *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code after}</td>
+ *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code after}</td></tr>
+ *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
+ *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
+ *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code evictIdle}, {@code seenUntil}</td>
+ *       <td>{@code refill}, {@code contribute}, {@code withdraw}, {@code evict_idle}, the {@code ZADD} in {@code admit}</td></tr>
+ *   <tr><td>{@link #release}</td><td>{@code release.lua}</td></tr>
+ *   <tr><td>{@code WaitingLines} (in {@link InMemoryGate})</td><td>the {@code w:<k>} lists, {@code purge_waiting}</td></tr>
+ * </table>
  */
 final class NestedBuckets {
   /** A bucket at or above this fraction of its capacity marks an under-using class or queue. */
@@ -112,6 +176,14 @@ final class NestedBuckets {
    * should meet a level exactly are not lost to rounding.
    */
   static final double EPSILON = 1e-9;
+  /**
+   * The part of a shared bucket (L1, the safe window) that a class using capacity handed down by
+   * others must leave free, as a fraction of the largest cost: the room in which classes within
+   * their share are admitted at once.
+   */
+  static final double HEADROOM = 0.02;
+  /** How much faster than its current rate a queue's backlog is expected to drain (see turnAfter). */
+  static final double TURN_LEAD = 0.2;
   /** Weight of the newest release in a queue's estimate correction (an exponential average). */
   static final double CORRECTION_WEIGHT = 0.2;
 
@@ -124,6 +196,7 @@ final class NestedBuckets {
   private double[] classWeight;
   private double horizon;
   private long idleTtlMicros;
+  private boolean strict;
 
   private boolean started;
   /** Whether the first step creates L1 and L2 empty rather than full (see {@link #startEmpty()}). */
@@ -138,21 +211,32 @@ final class NestedBuckets {
   /** L2 capacity: the largest cost, or a horizon of the class's nominal rate if larger. */
   private final double[][] classCap;
   private final boolean[][] hungry;
+  /** Whether an active class's effective rate is above its nominal share (it uses handed-down capacity). */
+  private final boolean[][] borrowing;
   private final double[][] hungryDemand;
   private final double[][] allDemand;
   private final double[][] satisfiedUse;
+  /** Per class, the estimate correction a new queue starts from (learnt from every release). */
+  private final double[][] classCorrection;
   private final SlidingWindow[] windows;
   private final long[] classDeferred;
   private long horizonMicros;
-  private final long[] globalTail;
   private final long[][] classTail;
+  /** Per class and dimension, the tail of the calls of queues within their share. */
+  private final long[][] lightTail;
   private final long[] globalSlot;
   private final long[] classSlot;
+  private final boolean[] lightSlot;
   private final int[] activeQueues;
   private final int[] satisfiedQueues;
 
   private final Map<String, Queue>[] queues;
-  private final Queue lru = new Queue(null, -1, 0);
+  /** Active queues by the time they were last seen (then touch order): the idle-eviction order. */
+  private final TreeSet<Queue> bySeen = new TreeSet<>(
+      Comparator.<Queue>comparingLong(q -> q.lastSeen).thenComparingLong(q -> q.seq));
+  /** Σ w_t over each class's active queues ({@code W_k}). */
+  private final double[] weightSum;
+  private long touches;
 
   @SuppressWarnings("unchecked")
   NestedBuckets(Policy policy) {
@@ -165,24 +249,26 @@ final class NestedBuckets {
     this.nominal = new double[classes][dims];
     this.classCap = new double[classes][dims];
     this.hungry = new boolean[classes][dims];
+    this.borrowing = new boolean[classes][dims];
     this.hungryDemand = new double[classes][dims];
     this.allDemand = new double[classes][dims];
     this.satisfiedUse = new double[classes][dims];
+    this.classCorrection = new double[classes][dims];
     this.windows = new SlidingWindow[dims];
     this.classDeferred = new long[classes];
     java.util.Arrays.fill(classDeferred, Long.MIN_VALUE / 2);
-    this.globalTail = new long[dims];
     this.classTail = new long[classes][dims];
+    this.lightTail = new long[classes][dims];
     this.globalSlot = new long[dims];
     this.classSlot = new long[dims];
+    this.lightSlot = new boolean[dims];
     this.activeQueues = new int[classes];
+    this.weightSum = new double[classes];
     this.satisfiedQueues = new int[classes];
     this.queues = new Map[classes];
     for (int k = 0; k < classes; k++) {
       queues[k] = new HashMap<>();
     }
-    lru.prev = lru;
-    lru.next = lru;
     configure(policy);
   }
 
@@ -195,7 +281,10 @@ final class NestedBuckets {
     emptyAtStart = true;
   }
 
-  /** Adopts new caps and weights; the dimension and class names must stay the same. */
+  /**
+   * Adopts new caps and weights; the dimension and class names must stay the same. Levels are
+   * clamped to the new capacities at the next step, as the Redis backend does.
+   */
   void configure(Policy next) {
     if (!next.dimensionNames().equals(policy == null ? next.dimensionNames() : policy.dimensionNames())
         || !next.priorityNames().equals(policy == null ? next.priorityNames() : policy.priorityNames())) {
@@ -218,6 +307,7 @@ final class NestedBuckets {
     this.horizon = next.shareHorizon().toNanos() / 1e9;
     this.horizonMicros = next.shareHorizon().toNanos() / 1_000;
     this.idleTtlMicros = next.idleTtl().toNanos() / 1_000;
+    this.strict = next.priorityMode() == PriorityMode.STRICT;
     for (int d = 0; d < dims; d++) {
       if (next.safeWindow() == null) {
         windows[d] = null;
@@ -229,11 +319,6 @@ final class NestedBuckets {
         } else {
           windows[d].resize(period, allowance);
         }
-      }
-    }
-    if (started) {
-      for (int d = 0; d < dims; d++) {
-        global[d] = Math.min(global[d], burst[d]);
       }
     }
   }
@@ -259,73 +344,107 @@ final class NestedBuckets {
    * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
    * holds what was debited, for {@link #release}.
    */
-  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking) {
+  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking,
+      long maxWaitMicros) {
     advance(now);
     Queue q = queues[k].get(tenant);
     double[] paced = booking.paced;
     for (int d = 0; d < dims; d++) {
-      paced[d] = Math.min(largest[d], estimate[d] + (q == null ? 0 : q.correction[d]));
+      paced[d] = Math.min(largest[d], estimate[d] + (q == null ? classCorrection[k][d] : q.correction[d]));
     }
     booking.estimate = estimate;
     double[] cost = reserve == null ? paced : reserve;
     booking.debit = cost;
-    q = touch(now, tenant, k, paced);
+    q = touch(now, tenant, k, paced, !booking.paid);
     double sigma = share(paced);
     boolean fresh = !booking.paid;
+    long turn;
     if (fresh) {
       q.level -= sigma;
-      booking.paid = true;
-      booking.readyAt = q.level >= -EPSILON ? now : now + micros(-q.level / q.rate);
+      turn = q.level >= -EPSILON ? now : turnAfter(now, -q.level, sigma, q.rate);
     } else {
       q.level -= sigma - booking.paidShare;
+      turn = booking.readyAt;
     }
-    booking.paidShare = sigma;
 
-    boolean short12 = false;
+    boolean classShort = false;
+    boolean globalShort = false;
     for (int d = 0; d < dims; d++) {
       globalSlot[d] = now;
       classSlot[d] = now;
       if (cost[d] <= 0) {
         continue;
       }
-      if (cost[d] > global[d] + EPSILON) {
-        globalSlot[d] = now + micros((cost[d] - global[d]) / rate[d]);
+      double need = q.satisfied ? cost[d] : cost[d] + headroom(k, d, cost[d]);
+      if (need > global[d] + EPSILON) {
+        globalSlot[d] = now + micros((need - global[d]) / rate[d]);
       }
       if (windows[d] != null) {
-        globalSlot[d] = Math.max(globalSlot[d], windows[d].fitsAt(now, cost[d]));
+        globalSlot[d] = Math.max(globalSlot[d], windows[d].fitsAt(now, need));
       }
+      globalShort |= globalSlot[d] > now;
       if (cost[d] > classLevel[k][d] + EPSILON) {
-        classSlot[d] = now + micros((cost[d] - classLevel[k][d]) / effective[k][d]);
+        classSlot[d] = after(now, cost[d] - classLevel[k][d], effective[k][d]);
+        classShort = true;
       }
-      short12 |= globalSlot[d] > now || classSlot[d] > now;
     }
+    // A call that finds a shared bucket (L1, the window or L2) short lines up behind its own
+    // class's tail, spaced at the class's effective rate, unless its queue is within its share.
+    // Classes never line up behind each other, and an under-share queue behind no one.
     long slot = now;
-    boolean lineUp = fresh || short12;
     long behind = fresh ? now : Math.max(now, booking.readyAt);
+    // A booked call back before its turn keeps its place; one back at or after it may have lost it.
+    boolean lineUp = fresh || now >= booking.readyAt;
     for (int d = 0; d < dims; d++) {
-      if (lineUp && cost[d] > 0) {
-        if (globalTail[d] > behind) {
-          globalSlot[d] = Math.max(globalSlot[d], globalTail[d] + micros(paced[d] / rate[d]));
-        }
-        if (classTail[k][d] > behind) {
-          classSlot[d] = Math.max(classSlot[d], classTail[k][d] + micros(paced[d] / effective[k][d]));
+      boolean light = q.satisfied && classSlot[d] <= now;
+      long shortSlot = Math.max(globalSlot[d], classSlot[d]);
+      if (lineUp && cost[d] > 0 && shortSlot > now) {
+        if (!q.satisfied && classTail[k][d] > behind) {
+          shortSlot = Math.max(shortSlot, after(classTail[k][d], paced[d], effective[k][d]));
+        } else if (light && lightTail[k][d] > behind) {
+          shortSlot = Math.max(shortSlot, lightTail[k][d] + micros(paced[d] / rate[d]));
         }
       }
-      slot = Math.max(slot, Math.max(globalSlot[d], classSlot[d]));
+      lightSlot[d] = light;
+      classSlot[d] = shortSlot;
+      slot = Math.max(slot, shortSlot);
     }
-    long ready = Math.max(slot, booking.readyAt);
-    if (ready > now) {
-      if (slot > now && slot >= booking.readyAt) {
+    long ready = Math.max(slot, turn);
+    if (ready > now && maxWaitMicros >= 0 && Math.max(MIN_DEFER_MICROS, ready - now) > maxWaitMicros) {
+      q.level += sigma;
+      if (!fresh) {
+        // A booked call gives its slot in its class's line back too.
         for (int d = 0; d < dims; d++) {
-          globalTail[d] = Math.max(globalTail[d], globalSlot[d]);
-          classTail[k][d] = Math.max(classTail[k][d], classSlot[d]);
+          if (cost[d] > 0 && classTail[k][d] > now) {
+            classTail[k][d] = Math.max(now, classTail[k][d] - after(0, paced[d], effective[k][d]));
+          }
+          if (cost[d] > 0 && lightTail[k][d] > now) {
+            lightTail[k][d] = Math.max(now, lightTail[k][d] - micros(paced[d] / rate[d]));
+          }
+        }
+      }
+      return -Math.max(1, ready - now);
+    }
+    booking.paid = true;
+    booking.paidShare = sigma;
+    if (ready > now) {
+      if (slot > now && slot >= turn) {
+        for (int d = 0; d < dims; d++) {
+          long[] tail = lightSlot[d] ? lightTail[k] : classTail[k];
+          tail[d] = Math.max(tail[d], classSlot[d]);
         }
       }
       booking.readyAt = ready;
-      classDeferred[k] = now;
-      q.deferredAt = now;
+      if (classShort || turn > now || (strict && globalShort)) {
+        classDeferred[k] = now;
+      }
+      if (turn > now) {
+        q.deferredAt = now;
+      }
+      seenUntil(q, ready);
       return Math.max(MIN_DEFER_MICROS, ready - now);
     }
+    booking.readyAt = now;
     for (int d = 0; d < dims; d++) {
       if (windows[d] != null) {
         if (booking.entries == null) {
@@ -338,11 +457,43 @@ final class NestedBuckets {
       double used = cost[d] / horizon;
       classUse[k][d] += used;
       q.use[d] += used;
-      if (q.satisfied) {
+      if (q.capped) {
         satisfiedUse[k][d] += used;
       }
     }
     return 0;
+  }
+
+  /**
+   * When a fresh call whose queue is {@code debt} shares behind (its own share {@code sigma}
+   * included) has its turn: the calls ahead of it drain at {@code (1 + TURN_LEAD) · rate}, its own
+   * share at {@code rate}. A deep backlog's turns are therefore promised a little early: a call
+   * that comes back early lines up in its class's line, while one promised too late would leave
+   * the cap idle when the rate rises.
+   */
+  private long turnAfter(long now, double debt, double sigma, double rate) {
+    double ahead = Math.max(0, debt - sigma);
+    return after(after(now, ahead, rate * (1 + TURN_LEAD)), Math.min(debt, sigma), rate);
+  }
+
+  /**
+   * What a call of class {@code k} must leave free in dimension {@code d}'s shared buckets besides
+   * its cost: {@link #HEADROOM} of the largest cost while the class borrows (its effective rate is
+   * above its nominal share), else nothing; never so much that the call could not fit at all.
+   */
+  private double headroom(int k, int d, double cost) {
+    if (!borrowing[k][d]) {
+      return 0;
+    }
+    return Math.max(0, Math.min(HEADROOM * largest[d], largest[d] - cost));
+  }
+
+  /**
+   * The time {@code amount} takes to refill at {@code rate}, from {@code from} (µs); one share
+   * horizon when the rate is zero (a strict-mode class that higher classes leave nothing).
+   */
+  private long after(long from, double amount, double rate) {
+    return rate > 0 ? from + micros(amount / rate) : from + horizonMicros;
   }
 
   /** Seconds to whole microseconds, rounded up. */
@@ -374,12 +525,13 @@ final class NestedBuckets {
       classUse[k][d] = Math.max(0, classUse[k][d] - used);
       if (q != null) {
         q.use[d] = Math.max(0, q.use[d] - used);
-        if (q.satisfied) {
+        if (q.capped) {
           satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - used);
         }
-        double error = Math.max(0, actual[d] - grant.estimate[d]);
-        q.correction[d] += CORRECTION_WEIGHT * (error - q.correction[d]);
+        q.correction[d] += CORRECTION_WEIGHT * (Math.max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
       }
+      double error = Math.max(0, actual[d] - grant.estimate[d]);
+      classCorrection[k][d] += CORRECTION_WEIGHT * (error - classCorrection[k][d]);
     }
     if (q != null) {
       q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
@@ -433,7 +585,7 @@ final class NestedBuckets {
     activeWeight = 0;
     for (int k = 0; k < classes; k++) {
       if (activeQueues[k] > 0) {
-        activeWeight += classWeight[k];
+        activeWeight += classWeight[k] * weightSum[k];
       }
     }
     for (int d = 0; d < dims; d++) {
@@ -442,24 +594,47 @@ final class NestedBuckets {
       for (int k = 0; k < classes; k++) {
         boolean active = activeQueues[k] > 0;
         double share = active
-            ? classWeight[k] / activeWeight * rate[d]
+            ? classWeight[k] * weightSum[k] / activeWeight * rate[d]
             : classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
         nominal[k][d] = active ? share : 0;
         classCap[k][d] = Math.max(largest[d], share * horizon);
         hungry[k][d] = active
             && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d] || now - classDeferred[k] <= horizonMicros);
         if (hungry[k][d]) {
-          hungryWeight += classWeight[k];
+          hungryWeight += classWeight[k] * weightSum[k];
         } else if (active) {
           unused += Math.max(0, share - classUse[k][d]);
         }
       }
-      for (int k = 0; k < classes; k++) {
-        if (activeQueues[k] == 0) {
-          effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
-        } else {
-          effective[k][d] = hungry[k][d] ? nominal[k][d] + unused * classWeight[k] / hungryWeight : nominal[k][d];
+      if (strict) {
+        strictShares(d);
+      } else {
+        for (int k = 0; k < classes; k++) {
+          if (activeQueues[k] == 0) {
+            effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
+          } else {
+            effective[k][d] = hungry[k][d]
+                ? nominal[k][d] + unused * classWeight[k] * weightSum[k] / hungryWeight
+                : nominal[k][d];
+          }
         }
+      }
+      for (int k = 0; k < classes; k++) {
+        borrowing[k][d] = activeQueues[k] > 0 && effective[k][d] > nominal[k][d] + EPSILON;
+      }
+    }
+  }
+
+  /**
+   * Strict mode, dimension {@code d}: each class, highest first, may use what the classes above it
+   * leave; a hungry class leaves nothing, a satisfied one leaves what it does not use.
+   */
+  private void strictShares(int d) {
+    double left = rate[d];
+    for (int k = 0; k < classes; k++) {
+      effective[k][d] = left;
+      if (activeQueues[k] > 0) {
+        left = hungry[k][d] ? 0 : Math.max(0, left - classUse[k][d]);
       }
     }
   }
@@ -468,21 +643,24 @@ final class NestedBuckets {
    * Finds or creates the queue, refills it, and replaces its contribution to the class sums with
    * one based on this call's cost and its current level.
    */
-  private Queue touch(long now, String tenant, int k, double[] cost) {
+  private Queue touch(long now, String tenant, int k, double[] cost, boolean paying) {
     Queue q = queues[k].get(tenant);
-    if (q == null) {
+    boolean fresh = q == null;
+    if (fresh) {
       q = new Queue(tenant, k, dims);
       q.lastMicros = now;
       queues[k].put(tenant, q);
       activeQueues[k]++;
       q.level = Double.POSITIVE_INFINITY;
+      System.arraycopy(classCorrection[k], 0, q.correction, 0, dims);
     } else {
-      unlink(q);
+      bySeen.remove(q);
       refill(now, q);
       withdraw(q);
     }
-    q.lastSeen = now;
-    linkLast(q);
+    q.lastSeen = Math.max(q.lastSeen, now);
+    q.seq = ++touches;
+    bySeen.add(q);
 
     q.weight = policy.tenantWeight(tenant);
     double sigma = share(cost);
@@ -491,12 +669,26 @@ final class NestedBuckets {
         q.contribution[d] = q.weight * cost[d] / sigma;
       }
     }
-    q.satisfied = q.level >= SATISFIED_FRACTION * q.capacity && now - q.deferredAt > horizonMicros;
+    q.capped = fresh || q.level >= SATISFIED_FRACTION * q.capacity;
+    // Within its share: it would still bank half its capacity once this call has paid, and its own
+    // share has not deferred it within the horizon. A queue whose horizon of share is less than
+    // one call (many tenants, one call each) never is: every call it makes uses its share.
+    double after = q.level - (paying ? share(cost) : 0);
+    q.satisfied = fresh || (after >= SATISFIED_FRACTION * q.capacity && now - q.deferredAt > horizonMicros);
     contribute(q);
     q.rate = q.weight * equalisationRate(k);
     q.capacity = Math.max(sigma, q.rate * horizon);
     q.level = Math.min(q.level, q.capacity);
     return q;
+  }
+
+  /** A queue's recent dominant-share rate, {@code max_d use_d / r_d}, in shares per second. */
+  private double usedShare(Queue q) {
+    double used = 0;
+    for (int d = 0; d < dims; d++) {
+      used = Math.max(used, q.use[d] / rate[d]);
+    }
+    return used;
   }
 
   /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
@@ -533,37 +725,45 @@ final class NestedBuckets {
     int k = q.priority;
     for (int d = 0; d < dims; d++) {
       allDemand[k][d] += q.contribution[d];
-      if (q.satisfied) {
+      if (q.capped) {
         satisfiedUse[k][d] += q.use[d];
       } else {
         hungryDemand[k][d] += q.contribution[d];
       }
     }
-    if (q.satisfied) {
+    if (q.capped) {
       satisfiedQueues[k]++;
     }
+    weightSum[k] += q.weight;
   }
 
   private void withdraw(Queue q) {
     int k = q.priority;
     for (int d = 0; d < dims; d++) {
       allDemand[k][d] = Math.max(0, allDemand[k][d] - q.contribution[d]);
-      if (q.satisfied) {
+      if (q.capped) {
         satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - q.use[d]);
       } else {
         hungryDemand[k][d] = Math.max(0, hungryDemand[k][d] - q.contribution[d]);
       }
     }
-    if (q.satisfied) {
+    if (q.capped) {
       satisfiedQueues[k]--;
     }
+    weightSum[k] = Math.max(0, weightSum[k] - q.weight);
   }
 
+  /**
+   * Queues not seen for longer than the idle TTL (a deferred call counts as seen until its turn)
+   * leave the sums, in touch order.
+   */
   private void evictIdle(long now) {
-    Queue q = lru.next;
-    while (q != lru && now - q.lastSeen > idleTtlMicros) {
-      Queue next = q.next;
-      unlink(q);
+    List<Queue> gone = new ArrayList<>();
+    while (!bySeen.isEmpty() && now - bySeen.first().lastSeen > idleTtlMicros) {
+      gone.add(bySeen.pollFirst());
+    }
+    gone.sort(Comparator.comparingLong(q -> q.seq));
+    for (Queue q : gone) {
       withdraw(q);
       queues[q.priority].remove(q.tenant);
       if (--activeQueues[q.priority] == 0) {
@@ -572,21 +772,18 @@ final class NestedBuckets {
           hungryDemand[q.priority][d] = 0;
           satisfiedUse[q.priority][d] = 0;
         }
+        weightSum[q.priority] = 0;
       }
-      q = next;
     }
   }
 
-  private void linkLast(Queue q) {
-    q.prev = lru.prev;
-    q.next = lru;
-    lru.prev.next = q;
-    lru.prev = q;
-  }
-
-  private static void unlink(Queue q) {
-    q.prev.next = q.next;
-    q.next.prev = q.prev;
+  /** Keeps a queue whose call waits until {@code until} (µs) active for an idle TTL after it. */
+  private void seenUntil(Queue q, long until) {
+    if (until > q.lastSeen) {
+      bySeen.remove(q);
+      q.lastSeen = until;
+      bySeen.add(q);
+    }
   }
 
   /** Live view for metrics and the admin command. */
@@ -597,7 +794,13 @@ final class NestedBuckets {
       levels[k] = classLevel[k].clone();
       use[k] = classUse[k].clone();
     }
-    return new Snapshot(global.clone(), levels, use, activeQueues.clone());
+    return new Snapshot(lastMicros, global.clone(), levels, use, activeQueues.clone());
+  }
+
+  /** The L3 state of one queue as of its last step, or null when the queue is not active. */
+  QueueState queue(String tenant, int k) {
+    Queue q = queues[k].get(tenant);
+    return q == null ? null : new QueueState(q.level, q.capacity, q.rate, q.weight, q.lastMicros);
   }
 
   /**
@@ -624,12 +827,12 @@ final class NestedBuckets {
   }
 
   /**
-   * State at the last step: L1 level per dimension; per class, L2 level and admitted rate (the
-   * usage average, units per second); active queues per class.
+   * State at the last step (at {@code micros}): L1 level per dimension; per class, L2 level and
+   * admitted rate (the usage average, units per second); active queues per class.
    */
-  record Snapshot(double[] global, double[][] classLevels, double[][] classUse, int[] activeQueues) {}
+  record Snapshot(long micros, double[] global, double[][] classLevels, double[][] classUse, int[] activeQueues) {}
 
-  /** One active {@code (tenant, class)} queue; a node of the idle-eviction list. */
+  /** One active {@code (tenant, class)} queue. */
   private static final class Queue {
     final String tenant;
     final int priority;
@@ -640,12 +843,14 @@ final class NestedBuckets {
     double level;
     double capacity = Double.POSITIVE_INFINITY;
     double rate;
+    /** Banks at least half its capacity: counted by its use ({@code U_k,d}), not its demand. */
+    boolean capped;
+    /** Capped, and not deferred within the share horizon: within its share, it skips the lines. */
     boolean satisfied;
     long lastMicros;
     long lastSeen;
+    long seq;
     long deferredAt = Long.MIN_VALUE / 2;
-    Queue prev;
-    Queue next;
 
     Queue(String tenant, int priority, int dims) {
       this.tenant = tenant;

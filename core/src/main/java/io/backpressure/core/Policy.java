@@ -33,6 +33,8 @@ import java.util.Set;
  * @param shareHorizon the time over which class and queue shares are measured and banked: an
  *     under-using class or queue banks at most this much of its rate, and usage is averaged over it
  * @param grantTtl how long an unreleased grant or an unredeemed booking is remembered
+ * @param priorityMode how classes share the cap: weighted shares ({@link PriorityMode#SHARED}) or
+ *     strictly in order ({@link PriorityMode#STRICT})
  * @param feedback how the gate learns effective caps from the provider's answers
  */
 public record Policy(
@@ -47,6 +49,7 @@ public record Policy(
     Duration safeWindow,
     Duration shareHorizon,
     Duration grantTtl,
+    PriorityMode priorityMode,
     FeedbackPolicy feedback) {
 
   public Policy {
@@ -92,6 +95,9 @@ public record Policy(
             + "allow one request in it (at least " + Math.ceil(1e3 / d.capPerSecond()) + " ms at "
             + d.capPerSecond() + "/s), got " + safeWindow.toMillis() + " ms");
       }
+    }
+    if (priorityMode == null) {
+      throw new InvalidPolicyException("priority_mode", "priority_mode must be one of shared, strict, got null");
     }
   }
 
@@ -201,7 +207,7 @@ public record Policy(
     }
     dims.set(i, replacement);
     return new Policy(target, dims, priorities, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, feedback);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, feedback);
   }
 
   /** This policy with a class weight replaced (a hot update). */
@@ -212,9 +218,9 @@ public record Policy(
           "priorities", "no priority class named '" + priority + "'; known: " + priorityNames());
     }
     List<PriorityClass> classes = new ArrayList<>(priorities);
-    classes.set(i, new PriorityClass(priority, weight));
+    classes.set(i, new PriorityClass(priority, weight, priorities.get(i).maxWait()));
     return new Policy(target, dimensions, classes, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, feedback);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, feedback);
   }
 
   /** This policy with a tenant's weight set (a hot update). */
@@ -222,13 +228,13 @@ public record Policy(
     Map<String, Double> weights = new HashMap<>(tenantWeights);
     weights.put(tenant, weight);
     return new Policy(target, dimensions, priorities, weights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, feedback);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, feedback);
   }
 
   /** This policy with other feedback parameters. */
   public Policy withFeedback(FeedbackPolicy next) {
     return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, next);
+        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, next);
   }
 
   /** The dimension names, in order. */
@@ -255,6 +261,7 @@ public record Policy(
     private Duration shareHorizon = Duration.ofSeconds(1);
     private Duration grantTtl = Duration.ofMinutes(15);
     private FeedbackPolicy feedback = FeedbackPolicy.DEFAULT;
+    private PriorityMode priorityMode = PriorityMode.SHARED;
 
     private Builder(String target) {
       this.target = target;
@@ -289,9 +296,27 @@ public record Policy(
       return tokensPerSecond(cap / 60.0);
     }
 
-    /** Adds a priority class below those added so far. */
+    /** Adds a priority class below those added so far, with no default wait limit. */
     public Builder priority(String name, double weight) {
-      priorities.add(new PriorityClass(name, weight));
+      return priority(name, weight, null);
+    }
+
+    /**
+     * Adds a priority class below those added so far; a call of the class that carries no wait
+     * limit of its own is answered {@link Admission.Expired} when its turn would come after {@code
+     * maxWait} ({@code null}: no limit).
+     */
+    public Builder priority(String name, double weight, Duration maxWait) {
+      priorities.add(new PriorityClass(name, weight, maxWait));
+      return this;
+    }
+
+    /** How classes share the cap (default {@link PriorityMode#SHARED}). */
+    public Builder priorityMode(PriorityMode mode) {
+      if (mode == null) {
+        throw new InvalidPolicyException("priority_mode", "priority_mode must be one of shared, strict, got null");
+      }
+      this.priorityMode = mode;
       return this;
     }
 
@@ -349,7 +374,7 @@ public record Policy(
 
     public Policy build() {
       return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight,
-          reservation, defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, feedback);
+          reservation, defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, feedback);
     }
   }
 }

@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  * dimensions:                      # each: per_second or per_minute, optional burst
  *   requests: {per_minute: 3600, burst: 60}
  *   tokens: {per_minute: 720000}   # burst defaults to one second of cap (requests: at least 1)
- * priorities: {P1: 0.5, P2: 0.3, P3: 0.2}   # highest first
+ * priorities: {P1: 0.5, P2: 0.3, P3: {weight: 0.2, max_wait: 30s}}   # highest first
+ * priority_mode: shared            # or strict
  * tenants: {default_weight: 1.0, weights: {acme: 2.0}}
  * reservation: {enabled: false, default_max_tokens: 1024}
  * idle_ttl: 10s
@@ -56,7 +57,8 @@ final class PolicyYaml {
       throw new InvalidPolicyException("(document)", "a policy must be a YAML mapping");
     }
     onlyKeys(root, "", Set.of("target", "dimensions", "priorities", "tenants", "reservation",
-        "idle_ttl", "safe_window", "share_horizon", "grant_ttl", "feedback"));
+        "idle_ttl", "safe_window", "share_horizon", "grant_ttl", "feedback",
+        "priority_mode"));
     Policy.Builder builder = Policy.builder(text(root, "target"));
 
     JsonNode dims = required(root, "dimensions");
@@ -84,7 +86,27 @@ final class PolicyYaml {
     JsonNode classes = required(root, "priorities");
     for (Iterator<Map.Entry<String, JsonNode>> it = classes.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> entry = it.next();
-      builder.priority(entry.getKey(), number(classes, "priorities." + entry.getKey(), entry.getKey()));
+      String path = "priorities." + entry.getKey();
+      if (entry.getValue().isObject()) {
+        JsonNode longForm = entry.getValue();
+        onlyKeys(longForm, path + ".", Set.of("weight", "max_wait"));
+        Duration maxWait = longForm.has("max_wait") && !longForm.get("max_wait").isNull()
+            ? duration(longForm, "max_wait", path + ".max_wait")
+            : null;
+        builder.priority(entry.getKey(), number(longForm, path + ".weight", "weight"), maxWait);
+      } else {
+        builder.priority(entry.getKey(), number(classes, path, entry.getKey()));
+      }
+    }
+    if (root.has("priority_mode")) {
+      JsonNode mode = root.get("priority_mode");
+      String modeName = mode.isTextual() ? mode.asText() : String.valueOf(mode);
+      builder.priorityMode(switch (modeName) {
+        case "shared" -> PriorityMode.SHARED;
+        case "strict" -> PriorityMode.STRICT;
+        default -> throw new InvalidPolicyException("priority_mode",
+            "priority_mode must be one of shared, strict, got '" + modeName + "'");
+      });
     }
 
     JsonNode tenants = root.get("tenants");
@@ -183,8 +205,13 @@ final class PolicyYaml {
     }
     ObjectNode classes = root.putObject("priorities");
     for (PriorityClass k : policy.priorities()) {
-      classes.put(k.name(), k.weight());
+      if (k.maxWait() == null) {
+        classes.put(k.name(), k.weight());
+      } else {
+        classes.putObject(k.name()).put("weight", k.weight()).put("max_wait", millis(k.maxWait()));
+      }
     }
+    root.put("priority_mode", policy.priorityMode().yamlName());
     ObjectNode tenants = root.putObject("tenants");
     tenants.put("default_weight", policy.defaultTenantWeight());
     ObjectNode weights = tenants.putObject("weights");
@@ -388,13 +415,17 @@ final class PolicyYaml {
   }
 
   private static Duration duration(JsonNode node, String key) {
+    return duration(node, key, key);
+  }
+
+  private static Duration duration(JsonNode node, String key, String field) {
     JsonNode value = node.get(key);
     if (value == null || !(value.isTextual() || value.isNumber())) {
-      throw new InvalidPolicyException(key, key + " must be a duration such as 10s");
+      throw new InvalidPolicyException(field, field + " must be a duration such as 10s");
     }
     if (value.isNumber()) {
       return Duration.ofNanos(Math.round(value.asDouble() * 1e9));
     }
-    return parseDuration(key, value.asText());
+    return parseDuration(field, value.asText());
   }
 }

@@ -1,5 +1,6 @@
 package io.backpressure.core;
 
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -41,6 +42,10 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
       return reject(RejectReason.INVALID_REQUEST,
           "maxTokens must be in [0, 10000000], got " + maxTokens);
     }
+    if (request.maxWait() != null && request.maxWait().isNegative()) {
+      return reject(RejectReason.INVALID_REQUEST,
+          "maxWait must be zero or a positive duration, got " + request.maxWait());
+    }
     double[] reserve = null;
     int tokens = policy.dimensionIndex(Dimension.TOKENS);
     if (policy.reservation() && tokens >= 0) {
@@ -59,6 +64,14 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
       }
     }
     return new RequestCheck(k, cost, reserve, null);
+  }
+
+  /**
+   * The wait limit that applies to {@code request}: its own {@code maxWait}, else its class's
+   * {@code max_wait}, else null (no limit).
+   */
+  public Duration maxWait(Policy policy, AdmissionRequest request) {
+    return request.maxWait() != null ? request.maxWait() : policy.priorities().get(priorityIndex).maxWait();
   }
 
   /**

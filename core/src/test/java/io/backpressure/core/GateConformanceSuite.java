@@ -21,6 +21,12 @@ public abstract class GateConformanceSuite {
   /** A gate for {@code policy} whose time is {@code clock}. */
   protected abstract Gate newGate(Policy policy, ManualClock clock);
 
+  /** The levels of a gate this suite built. */
+  protected abstract InMemoryGate.Levels levels(Gate gate);
+
+  /** The tenant-share bucket of one queue of a gate this suite built, or null when not active. */
+  protected abstract QueueState queueState(Gate gate, String tenant, String priority);
+
   /** Virtual seconds of random traffic in the cap-respect property (shorter for slow backends). */
   protected double capRespectSeconds() {
     return 10_000;
@@ -317,6 +323,225 @@ public abstract class GateConformanceSuite {
     for (int i = 0; i < 60; i++) {
       assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
     }
+  }
+
+
+  // ---- Overload that does not stop: open loop, many tenants, deadlines (README, "How it works") --
+
+  /**
+   * The open-loop flood: one P3 tenant submits at 2.5 times the cap, a light P3 tenant and four P1
+   * tenants far below their shares. Returns the traffic after 60 virtual seconds.
+   */
+  private Traffic flood(long seed) {
+    Policy policy = Policy.builder("test/model")
+        .dimension(Dimension.REQUESTS, 60, 60)
+        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
+        .build();
+    ManualClock clock = new ManualClock();
+    Traffic traffic = new Traffic(newGate(policy, clock), clock)
+        .openLoop("flood", "P3", ONE, 150, 0.1, 0, 60, null, seed)
+        .openLoop("light", "P3", ONE, 2, 0.1, 0, 60, null, seed + 1);
+    for (int t = 0; t < 4; t++) {
+      traffic.openLoop("interactive" + t, "P1", ONE, 4, 0.1, 0, 60, null, seed + 2 + t);
+    }
+    traffic.runUntil(60);
+    return traffic;
+  }
+
+  @Property(tries = 2)
+  void isolation_underShareClassesAndQueuesAreAdmittedAtOnce_howeverDeepTheFlood(
+      @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+    Traffic traffic = flood(seed);
+    List<Traffic.Outcome> light = traffic.outcomes().stream()
+        .filter(o -> o.firstNanos() > 5e9 && !o.tenant().equals("flood")).toList();
+    assertThat(light).hasSizeGreaterThan(500);
+    // P6: at most one token interval of the binding dimension (1/60 s) of waiting, whatever the
+    // thousands of flood calls deferred meanwhile, but for bursts of their own.
+    long tokenInterval = Duration.ofSeconds(1).toNanos() / 60;
+    long atOnce = light.stream().filter(o -> o.waitNanos() <= tokenInterval).count();
+    assertThat((double) atOnce / light.size()).isGreaterThanOrEqualTo(0.97);
+    // The rest waited for calls of their own class that arrived together, never behind the flood.
+    assertThat(light).allSatisfy(o -> assertThat(o.waitNanos()).isLessThanOrEqualTo(6 * tokenInterval));
+  }
+
+  @Property(tries = 2)
+  void workConservation_underAnOpenLoopFloodTheCapStaysBusy(@ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+    List<Traffic.Admitted> log = flood(seed).admitted();
+    double admitted = Traffic.sum(log, 10, 60, Dimension.REQUESTS, a -> true, false) / 50;
+    assertThat(admitted).isGreaterThanOrEqualTo(0.95 * 60);
+  }
+
+  @Property(tries = 2)
+  void boundedWork_deferralsPerAdmittedCallStaySmallHoweverDeepTheBacklog(
+      @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+    Traffic traffic = flood(seed);
+    List<Traffic.Outcome> flood = traffic.outcomes().stream().filter(o -> o.tenant().equals("flood")).toList();
+    assertThat(flood).hasSizeGreaterThan(1_000);
+    // By the end the flood has tens of seconds of calls booked; each admitted call was still
+    // deferred only about once (to its turn), not once per wake-up.
+    double perCall = flood.stream().mapToInt(Traffic.Outcome::deferrals).average().orElseThrow();
+    assertThat(perCall).isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void weights_holdWhenEveryTenantHasASingleCallInFlight() {
+    Policy.Builder builder = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60).priority("P1", 1);
+    int[] weights = {1, 2, 4};
+    for (int i = 0; i < 120; i++) {
+      builder.tenantWeight("t" + i, weights[i % 3]);
+    }
+    ManualClock clock = new ManualClock();
+    Traffic traffic = new Traffic(newGate(builder.build(), clock), clock);
+    for (int i = 0; i < 120; i++) {
+      traffic.callers("t" + i, "P1", ONE, ONE, 1, 0.1, 0, Double.POSITIVE_INFINITY);
+    }
+    double end = shareSeconds() / 2;
+    List<Traffic.Admitted> log = traffic.runUntil(end);
+
+    double[] byWeight = new double[5];
+    for (int i = 0; i < 120; i++) {
+      String tenant = "t" + i;
+      byWeight[weights[i % 3]] += Traffic.sum(log, 10, end, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false);
+    }
+    // 40 tenants of each weight: entitled 60 · w / 280 req/s each.
+    assertThat(byWeight[2] / byWeight[1]).isCloseTo(2, within(0.2));
+    assertThat(byWeight[4] / byWeight[1]).isCloseTo(4, within(0.4));
+    assertThat(Traffic.sum(log, 10, end, Dimension.REQUESTS, a -> true, false) / (end - 10))
+        .isGreaterThanOrEqualTo(0.95 * 60);
+  }
+
+  @Test
+  void weights_holdAcrossClassesAtAnyNumberOfTenants() {
+    // 40 P1 tenants (ω 0.6) and 160 P2 tenants (ω 0.4, every fourth of weight 3), one call in
+    // flight each: every queue is entitled in proportion to w_t · ω_k.
+    Policy.Builder builder = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60)
+        .priority("P1", 0.6).priority("P2", 0.4);
+    double[] entitlement = new double[200];
+    double total = 0;
+    for (int i = 0; i < 200; i++) {
+      double w = i >= 40 && i % 4 == 3 ? 3 : 1;
+      builder.tenantWeight("t" + i, w);
+      entitlement[i] = w * (i < 40 ? 0.6 : 0.4);
+      total += entitlement[i];
+    }
+    ManualClock clock = new ManualClock();
+    Traffic traffic = new Traffic(newGate(builder.build(), clock), clock);
+    for (int i = 0; i < 200; i++) {
+      traffic.callers("t" + i, i < 40 ? "P1" : "P2", ONE, ONE, 1, 0.1, 0, Double.POSITIVE_INFINITY);
+    }
+    double end = shareSeconds() / 2;
+    List<Traffic.Admitted> log = traffic.runUntil(end);
+
+    double sum = 0;
+    double squares = 0;
+    for (int i = 0; i < 200; i++) {
+      String tenant = "t" + i;
+      double rate = Traffic.sum(log, 10, end, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false) / (end - 10);
+      double achievement = rate / (60 * entitlement[i] / total);
+      sum += achievement;
+      squares += achievement * achievement;
+    }
+    assertThat(sum * sum / (200 * squares)).as("Jain's index of achievement").isGreaterThanOrEqualTo(0.97);
+  }
+
+  @Test
+  void deadline_anExpiredCallDebitsNothing_andGivesItsPlaceBack() {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 1)
+        .priority("P1", 1, Duration.ofMillis(50)).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    Duration patient = Duration.ofSeconds(1);
+    assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    Admission.Deferred first = (Admission.Deferred) gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxWait(patient));
+    assertThat(first.retryAfter()).isEqualTo(Duration.ofMillis(100));
+    QueueState before = queueState(gate, "a", "P1");
+    InMemoryGate.Levels levels = levels(gate);
+
+    // With no limit of its own, a call gets the class's 50 ms: its turn is at least 100 ms away,
+    // so it expires at once, and nothing changes.
+    assertThat(gate.admit("a", "P1", ONE)).isInstanceOfSatisfying(Admission.Expired.class,
+        e -> assertThat(e.turnIn()).isGreaterThanOrEqualTo(Duration.ofMillis(100)));
+    assertThat(queueState(gate, "a", "P1").level()).isEqualTo(before.level());
+    assertThat(levels(gate).global()).isEqualTo(levels.global());
+    assertThat(levels(gate).classes()).isEqualTo(levels.classes());
+    // A booked call that gives up hands its share back: the queue is where it was before it paid.
+    clock.advance(Duration.ofMillis(10));
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withBooking(first.booking()).withMaxWait(Duration.ZERO)))
+        .isInstanceOfSatisfying(Admission.Expired.class, e -> assertThat(e.turnIn()).isEqualTo(Duration.ofMillis(90)));
+    QueueState after = queueState(gate, "a", "P1");
+    assertThat(after.level()).isCloseTo(Math.min(after.capacity(), before.level() + 0.1 + after.rate() * 0.01), within(1e-9));
+    // Its place goes to the next call.
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxWait(patient)))
+        .isInstanceOfSatisfying(Admission.Deferred.class, d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(90)));
+  }
+
+  @Property(tries = 2)
+  void deadline_underOpenLoopOverloadNoCallIsAdmittedLate_andTheCapStaysBusy(
+      @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60)
+        .priority("P1", 0.6).priority("P2", 0.4).build();
+    ManualClock clock = new ManualClock();
+    Duration deadline = Duration.ofSeconds(2);
+    Traffic traffic = new Traffic(newGate(policy, clock), clock)
+        .openLoop("p1", "P1", ONE, 50, 0.1, 0, 60, deadline, seed)
+        .openLoop("p2", "P2", ONE, 50, 0.1, 0, 60, deadline, seed + 1);
+    List<Traffic.Admitted> log = traffic.runUntil(60);
+
+    List<Traffic.Outcome> outcomes = traffic.outcomes();
+    assertThat(outcomes.stream().filter(Traffic.Outcome::expired).count()).isGreaterThan(500);
+    assertThat(outcomes.stream().filter(o -> !o.expired()))
+        .allSatisfy(o -> assertThat(o.waitNanos()).isLessThanOrEqualTo(deadline.toNanos()));
+    assertThat(Traffic.sum(log, 10, 60, Dimension.REQUESTS, a -> true, false) / 50).isGreaterThanOrEqualTo(0.95 * 60);
+    // P1 is entitled to 0.6 · 60 = 36 req/s of its 50 and gets at least 90 % of that in time.
+    assertThat(Traffic.sum(log, 10, 60, Dimension.REQUESTS, a -> a.priority().equals("P1"), false) / 50)
+        .isGreaterThanOrEqualTo(0.9 * 36);
+  }
+
+  @Test
+  void strict_aLowerClassGetsOnlyWhatHigherClassesLeave() {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60)
+        .priority("P1", 0.5).priority("P2", 0.5).priorityMode(PriorityMode.STRICT).build();
+    ManualClock clock = new ManualClock();
+    double third = shareSeconds() / 3;
+    Traffic traffic = new Traffic(newGate(policy, clock), clock)
+        .callers("a", "P1", ONE, ONE, 8, 0, 0, third)
+        .openLoop("a", "P1", ONE, 20, 0.1, third, 2 * third, null, 7)
+        .callers("b", "P2", ONE, 8);
+    List<Traffic.Admitted> log = traffic.runUntil(shareSeconds());
+
+    // Joint saturation: P2 gets (almost) nothing, only the bank it held when P1 arrived.
+    double p2 = Traffic.sum(log, 10, third, Dimension.REQUESTS, a -> a.priority().equals("P2"), false);
+    double all = Traffic.sum(log, 10, third, Dimension.REQUESTS, a -> true, false);
+    assertThat(p2 / all).isLessThanOrEqualTo(0.01);
+    assertThat(all / (third - 10)).isGreaterThanOrEqualTo(0.97 * 60);
+    // P1 at 20 req/s: P2 gets what P1 leaves.
+    double from = third + 5;
+    double p1 = Traffic.sum(log, from, 2 * third, Dimension.REQUESTS, a -> a.priority().equals("P1"), false) / (2 * third - from);
+    double used = Traffic.sum(log, from, 2 * third, Dimension.REQUESTS, a -> true, false) / (2 * third - from);
+    assertThat(p1).isCloseTo(20, within(2.0));
+    assertThat(used).isGreaterThanOrEqualTo(0.9 * 60);
+  }
+
+  @Test
+  void queueAge_isTheWaitOfTheOldestCallStillWaiting() {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 1, 1)
+        .priority("P1", 1).priority("P2", 1).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    Admission.Deferred first = (Admission.Deferred) gate.admit("a", "P1", ONE);
+    clock.advance(Duration.ofMillis(300));
+    Admission.Deferred second = (Admission.Deferred) gate.admit("a", "P1", ONE);
+    clock.advance(Duration.ofMillis(400));
+    assertThat(levels(gate).queueAges()).containsEntry("P1", Duration.ofMillis(300)).containsEntry("P2", Duration.ZERO);
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withBooking(first.booking()))).isInstanceOf(Admission.Deferred.class);
+    // The first call has waited 700 ms since its first attempt.
+    assertThat(levels(gate).queueAges().get("P1")).isEqualTo(Duration.ofMillis(700));
+    // A call that gives up leaves the line: the oldest still waiting is then the second.
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withBooking(first.booking()).withMaxWait(Duration.ZERO)))
+        .isInstanceOf(Admission.Expired.class);
+    assertThat(levels(gate).queueAges().get("P1")).isEqualTo(Duration.ofMillis(400));
+    assertThat(second.booking()).isNotNull();
   }
 
   private static void assertRejected(Admission answer, RejectReason reason, String mentions) {

@@ -5,4 +5,14 @@ class InMemoryGateTest extends GateConformanceSuite {
   protected Gate newGate(Policy policy, ManualClock clock) {
     return InMemoryGate.create(policy, clock);
   }
+
+  @Override
+  protected InMemoryGate.Levels levels(Gate gate) {
+    return ((InMemoryGate) gate).levels();
+  }
+
+  @Override
+  protected QueueState queueState(Gate gate, String tenant, String priority) {
+    return ((InMemoryGate) gate).queueState(tenant, priority).orElse(null);
+  }
 }

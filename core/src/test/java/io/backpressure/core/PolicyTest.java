@@ -47,6 +47,19 @@ class PolicyTest {
   }
 
   @Test
+  void classesTakeALongFormWithAWaitLimit_andAPriorityMode_andRoundTrip() {
+    Policy policy = Policy.fromYaml(YAML.replace("priorities: {P1: 0.5, P2: 0.3, P3: 0.2}",
+        "priorities: {P1: 0.5, P2: {weight: 0.3}, P3: {weight: 0.2, max_wait: 30s}}\npriority_mode: strict"));
+    assertThat(policy.priorities()).containsExactly(new PriorityClass("P1", 0.5), new PriorityClass("P2", 0.3),
+        new PriorityClass("P3", 0.2, Duration.ofSeconds(30)));
+    assertThat(policy.priorityMode()).isEqualTo(PriorityMode.STRICT);
+    assertThat(Policy.fromYaml(policy.toYaml())).isEqualTo(policy);
+    assertThat(Policy.fromYaml(YAML).priorityMode()).isEqualTo(PriorityMode.SHARED);
+    assertThat(Policy.builder("t").dimension("requests", 1, 1).priority("P1", 1, Duration.ofMillis(250))
+        .priorityMode(PriorityMode.STRICT).build().priorities().get(0).maxWait()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @Test
   void badValuesNameTheirField() {
     assertField(() -> Policy.builder("t").dimension("requests", -1, 1), "dimensions.requests.cap");
     assertField(() -> Policy.builder("t").dimension("requests", Double.NaN, 1), "dimensions.requests.cap");
@@ -71,6 +84,11 @@ class PolicyTest {
     assertField(() -> Policy.fromYaml(YAML.replace("idle_ttl: 10s", "idle_ttl: soon")), "idle_ttl");
     assertField(() -> Policy.fromYaml(YAML.replace("P2: 0.3", "P2: -0.3")), "priorities.P2");
     assertField(() -> Policy.fromYaml("target: x\npriorities: {P1: 1}\n"), "dimensions");
+    assertField(() -> Policy.fromYaml(YAML + "priority_mode: fair\n"), "priority_mode");
+    assertField(() -> Policy.fromYaml(YAML.replace("P3: 0.2", "P3: {weight: 0.2, max_wait: soon}")), "priorities.P3.max_wait");
+    assertField(() -> Policy.fromYaml(YAML.replace("P3: 0.2", "P3: {weight: 0.2, wait: 1s}")), "priorities.P3.wait");
+    assertField(() -> Policy.fromYaml(YAML.replace("P3: 0.2", "P3: {max_wait: 1s}")), "priorities.P3.weight");
+    assertField(() -> Policy.builder("t").priority("P1", 1, Duration.ZERO), "priorities.P1.max_wait");
   }
 
   private static void assertField(Runnable action, String field) {

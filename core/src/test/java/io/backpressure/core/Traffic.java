@@ -6,18 +6,28 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 /**
- * Drives a gate in virtual time with closed-loop callers that behave as the Temporal integration
- * does: a deferred caller sleeps Δ and retries with its booking; an admitted caller holds the call
- * for its service time, releases the grant with the true cost, and starts its next call.
+ * Drives a gate in virtual time with callers that behave as the Temporal integration does: a
+ * deferred caller sleeps Δ and retries with its booking; an admitted caller holds the call for its
+ * service time and releases the grant with the true cost. Closed-loop callers then start their
+ * next call; open-loop arrivals (a Poisson process) each make one call. A caller with a deadline
+ * passes what is left of it as {@code maxWait} and gives up when answered {@code Expired}.
  */
 final class Traffic {
   /** One admitted call: when, by whom, what was debited and what it really cost. */
   record Admitted(long nanos, String tenant, String priority, Cost debited, Cost actual) {}
 
+  /**
+   * One call that ended: admitted after {@code waitNanos} from its first attempt and {@code
+   * deferrals} deferrals, or expired ({@code expired}).
+   */
+  record Outcome(long firstNanos, String tenant, String priority, long waitNanos, int deferrals, boolean expired,
+      long deadlineNanos) {}
+
   private final Gate gate;
   private final ManualClock clock;
   private final PriorityQueue<Event> events = new PriorityQueue<>();
   private final List<Admitted> admitted = new ArrayList<>();
+  private final List<Outcome> outcomes = new ArrayList<>();
   private long sequence;
   private long deferrals;
 
@@ -43,6 +53,37 @@ final class Traffic {
     return callers(tenant, priority, cost, cost, callers, 0, 0, Double.POSITIVE_INFINITY);
   }
 
+  /** Closed-loop callers as above whose every call waits at most {@code maxWait} for its turn. */
+  Traffic callers(String tenant, String priority, Cost cost, int callers, double serviceSeconds, Duration maxWait) {
+    for (int i = 0; i < callers; i++) {
+      Caller caller = new Caller(tenant, priority, cost, cost, serviceSeconds, Double.POSITIVE_INFINITY);
+      caller.maxWait = maxWait;
+      schedule(i * 1e-6, caller, Kind.ATTEMPT, null);
+    }
+    return this;
+  }
+
+  /**
+   * Open-loop arrivals of one queue: calls arrive as a Poisson process of {@code perSecond} from
+   * {@code startSeconds} to {@code stopSeconds}, whatever the gate answers; each makes one call that
+   * takes {@code serviceSeconds} once admitted and waits at most {@code maxWait} (null: no limit).
+   */
+  Traffic openLoop(String tenant, String priority, Cost cost, double perSecond, double serviceSeconds,
+      double startSeconds, double stopSeconds, Duration maxWait, long seed) {
+    java.util.Random random = new java.util.Random(seed);
+    double t = startSeconds;
+    while (true) {
+      t += -Math.log(1 - random.nextDouble()) / perSecond;
+      if (t >= stopSeconds) {
+        return this;
+      }
+      Caller caller = new Caller(tenant, priority, cost, cost, serviceSeconds, Double.POSITIVE_INFINITY);
+      caller.oneShot = true;
+      caller.maxWait = maxWait;
+      schedule(t, caller, Kind.ATTEMPT, null);
+    }
+  }
+
   /** Runs until {@code untilSeconds} of virtual time; returns the admissions so far. */
   List<Admitted> runUntil(double untilSeconds) {
     long until = (long) (untilSeconds * 1e9);
@@ -59,20 +100,40 @@ final class Traffic {
       if (e.nanos / 1e9 >= c.stopSeconds) {
         continue;
       }
+      if (c.firstNanos < 0) {
+        c.firstNanos = e.nanos;
+        c.deferred = 0;
+      }
       AdmissionRequest request = AdmissionRequest.of(c.tenant, c.priority, c.estimate);
       if (c.booking != null) {
         request = request.withBooking(c.booking);
+      }
+      long deadline = c.maxWait == null ? Long.MAX_VALUE : c.firstNanos + c.maxWait.toNanos();
+      if (c.maxWait != null) {
+        request = request.withMaxWait(Duration.ofNanos(Math.max(0, deadline - e.nanos)));
       }
       Admission answer = gate.admit(request);
       if (answer instanceof Admission.Admitted a) {
         c.booking = null;
         admitted.add(new Admitted(clock.nanoTime(), c.tenant, c.priority, a.grant().debited(), c.actual));
+        outcomes.add(new Outcome(c.firstNanos, c.tenant, c.priority, e.nanos - c.firstNanos, c.deferred, false, deadline));
+        c.firstNanos = -1;
         schedule(e.nanos / 1e9 + c.serviceSeconds, c, Kind.RELEASE, a.grant());
-        schedule(e.nanos / 1e9 + c.serviceSeconds + 1e-9, c, Kind.ATTEMPT, null);
+        if (!c.oneShot) {
+          schedule(e.nanos / 1e9 + c.serviceSeconds + 1e-9, c, Kind.ATTEMPT, null);
+        }
       } else if (answer instanceof Admission.Deferred d) {
         deferrals++;
+        c.deferred++;
         c.booking = d.booking();
         schedule(e.nanos / 1e9 + d.retryAfter().toNanos() / 1e9, c, Kind.ATTEMPT, null);
+      } else if (answer instanceof Admission.Expired) {
+        c.booking = null;
+        outcomes.add(new Outcome(c.firstNanos, c.tenant, c.priority, e.nanos - c.firstNanos, c.deferred, true, deadline));
+        c.firstNanos = -1;
+        if (!c.oneShot) {
+          schedule(e.nanos / 1e9 + 1e-3, c, Kind.ATTEMPT, null);
+        }
       } else {
         throw new AssertionError("unexpected " + answer);
       }
@@ -89,6 +150,11 @@ final class Traffic {
 
   long deferrals() {
     return deferrals;
+  }
+
+  /** Every call that ended (admitted or expired), in the order they ended. */
+  List<Outcome> outcomes() {
+    return outcomes;
   }
 
   private void schedule(double seconds, Caller caller, Kind kind, Grant grant) {
@@ -113,6 +179,10 @@ final class Traffic {
     final double serviceSeconds;
     final double stopSeconds;
     String booking;
+    boolean oneShot;
+    Duration maxWait;
+    long firstNanos = -1;
+    int deferred;
 
     Caller(String tenant, String priority, Cost estimate, Cost actual, double serviceSeconds, double stopSeconds) {
       this.tenant = tenant;

@@ -14,6 +14,7 @@ package io.backpressure.redis;
  *   bp:{openai/gpt-4o}:g:&lt;id&gt;    string  one unreleased grant, PX = grant TTL
  *   bp:{openai/gpt-4o}:b:&lt;id&gt;    string  one deferred call's booking, PX = grant TTL
  *   bp:{openai/gpt-4o}:feedback  string  what feedback.lua learned: E_d, cooldowns, outside traffic (cmsgpack)
+ *   bp:{openai/gpt-4o}:w:&lt;k&gt;     list    class k's deferred calls by first attempt (queue age)
  * </pre>
  */
 record Keys(String config, String state, String queues, String seen, String window, String base) {
@@ -46,5 +47,10 @@ record Keys(String config, String state, String queues, String seen, String wind
 
   String booking(String id) {
     return base + "b:" + id;
+  }
+
+  /** The waiting line of class {@code k} (0 = highest). */
+  String waiting(int k) {
+    return base + "w:" + k;
   }
 }

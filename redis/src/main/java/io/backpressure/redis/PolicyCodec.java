@@ -9,6 +9,7 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityClass;
+import io.backpressure.core.PriorityMode;
 import io.backpressure.core.feedback.FeedbackPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,8 +37,12 @@ final class PolicyCodec {
     }
     ArrayNode classes = root.putArray("priorities");
     for (PriorityClass k : policy.priorities()) {
-      classes.addObject().put("name", k.name()).put("weight", k.weight());
+      ObjectNode node = classes.addObject().put("name", k.name()).put("weight", k.weight());
+      if (k.maxWait() != null) {
+        node.put("max_wait_ns", k.maxWait().toNanos());
+      }
     }
+    root.put("priority_mode", policy.priorityMode().yamlName());
     root.put("default_tenant_weight", policy.defaultTenantWeight());
     ObjectNode weights = root.putObject("tenant_weights");
     new TreeMap<>(policy.tenantWeights()).forEach(weights::put);
@@ -80,7 +85,9 @@ final class PolicyCodec {
       }
       List<PriorityClass> classes = new ArrayList<>();
       for (JsonNode k : root.required("priorities")) {
-        classes.add(new PriorityClass(k.required("name").asText(), k.required("weight").asDouble()));
+        JsonNode maxWait = k.get("max_wait_ns");
+        classes.add(new PriorityClass(k.required("name").asText(), k.required("weight").asDouble(),
+            maxWait == null ? null : Duration.ofNanos(maxWait.asLong())));
       }
       Map<String, Double> weights = new LinkedHashMap<>();
       for (Map.Entry<String, JsonNode> e : root.required("tenant_weights").properties()) {
@@ -99,6 +106,7 @@ final class PolicyCodec {
           safe == null ? null : Duration.ofNanos(safe.asLong()),
           Duration.ofNanos(root.required("share_horizon_ns").asLong()),
           Duration.ofNanos(root.required("grant_ttl_ns").asLong()),
+          "strict".equals(root.path("priority_mode").asText("shared")) ? PriorityMode.STRICT : PriorityMode.SHARED,
           feedback(root.get("feedback")));
     } catch (JsonProcessingException | IllegalArgumentException e) {
       if (e instanceof InvalidPolicyException invalid) {
@@ -142,7 +150,9 @@ final class PolicyCodec {
    * in the order {@code load_config} in nested_buckets.lua reads them: dims, classes, then per
    * dimension the refill rate, the burst and the largest cost that can ever fit, the class weights,
    * the share horizon in seconds and in µs, the idle TTL in µs, the grant TTL in µs and in ms (at
-   * least 1, for {@code PX}), the safe window in µs (0 for none) and per dimension its allowance.
+   * least 1, for {@code PX}), the safe window in µs (0 for none), per dimension its allowance, and
+   * 1 in strict priority mode (else 0). Class wait limits are not among them: the client resolves
+   * each call's limit ({@code RequestCheck.maxWait}) and sends it with the call.
    * Each is written in Java's shortest round-trip form, which Lua's {@code tonumber} reads back to
    * the same double.
    */
@@ -174,6 +184,7 @@ final class PolicyCodec {
     for (int d = 0; d < dims; d++) {
       out.add(Double.toString(policy.refillRate(d) * period / 1e6));
     }
+    out.add(policy.priorityMode() == PriorityMode.STRICT ? "1" : "0");
     return out;
   }
 

@@ -49,7 +49,7 @@ public final class RedisGate implements Gate, AutoCloseable {
   /** Stale answers in a row before giving up (the policy is being rewritten continuously). */
   private static final int MAX_STALE = 4;
   /** A script's answer when it started after the client's give-up deadline (guards.lua). */
-  private static final long GAVE_UP = 3;
+  private static final long GAVE_UP = 4;
 
   private final Connection connection;
   private final boolean ownsConnection;
@@ -217,10 +217,11 @@ public final class RedisGate implements Gate, AutoCloseable {
     String grantId = ids.grant();
     String bookingId = ids.booking();
     String presented = Ids.isBooking(request.booking()) ? request.booking() : null;
-    String[] scriptKeys = keys.step(
-        keys.grant(grantId), keys.booking(bookingId), keys.booking(presented != null ? presented : bookingId));
+    String[] scriptKeys = keys.step(keys.grant(grantId), keys.booking(bookingId),
+        keys.booking(presented != null ? presented : bookingId), keys.waiting(check.priorityIndex()));
+    Duration maxWait = check.maxWait(policy, request);
     int dims = estimate.length;
-    String[] args = new String[7 + (reserve == null ? dims : 2 * dims)];
+    String[] args = new String[8 + (reserve == null ? dims : 2 * dims)];
     args[0] = stored.version();
     args[1] = now();
     args[2] = request.tenant();
@@ -228,10 +229,11 @@ public final class RedisGate implements Gate, AutoCloseable {
     args[4] = Double.toString(policy.tenantWeight(request.tenant()));
     args[5] = presented != null ? "1" : "0";
     args[6] = reserve != null ? "1" : "0";
+    args[7] = Long.toString(maxWait == null ? -1 : maxWait.toNanos() / 1_000);
     for (int d = 0; d < dims; d++) {
-      args[7 + d] = Double.toString(estimate[d]);
+      args[8 + d] = Double.toString(estimate[d]);
       if (reserve != null) {
-        args[7 + dims + d] = Double.toString(reserve[d]);
+        args[8 + dims + d] = Double.toString(reserve[d]);
       }
     }
     return connection.run(Script.ADMIT, scriptKeys, withGiveUp(args)).thenCompose(reply -> {
@@ -251,12 +253,13 @@ public final class RedisGate implements Gate, AutoCloseable {
         Grant grant = new Grant(grantId, request.tenant(), request.priority(), debited, false);
         return CompletableFuture.completedFuture(new Decision(new Admission.Admitted(grant), (Long) reply.get(1)));
       }
+      if (code == 3) {
+        Duration turn = Duration.ofNanos((Long) reply.get(1) * 1_000);
+        return CompletableFuture.completedFuture(
+            new Decision(Admission.Expired.of(turn, maxWait), (Long) reply.get(2)));
+      }
       if (code == 1) {
         long waitMicros = (Long) reply.get(1);
-        if (request.maxWait() != null && waitMicros * 1_000 > request.maxWait().toNanos()) {
-          return CompletableFuture.completedFuture(
-              new Decision(Admission.Expired.of(Duration.ofNanos(waitMicros * 1_000), request.maxWait()), (Long) reply.get(2)));
-        }
         String booking = (Long) reply.get(3) == 0 ? bookingId : presented;
         return CompletableFuture.completedFuture(new Decision(
             new Admission.Deferred(Duration.ofNanos(waitMicros * 1_000), booking), (Long) reply.get(2)));

@@ -4,6 +4,8 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
+import io.backpressure.core.QueueState;
+import java.time.Duration;
 import io.backpressure.core.feedback.FeedbackState;
 import io.lettuce.core.KeyValue;
 import java.util.ArrayList;
@@ -172,7 +174,11 @@ public final class RedisPolicyStore implements AutoCloseable {
    */
   public Optional<InMemoryGate.Levels> levels() {
     Policy policy = read().map(Stored::policy).orElse(null);
-    List<Object> reply = connection.await(connection.run(Script.LEVELS, new String[] {keys.config(), keys.state()}));
+    List<String> levelKeys = new ArrayList<>(List.of(keys.config(), keys.state()));
+    for (int k = 0; policy != null && k < policy.priorities().size(); k++) {
+      levelKeys.add(keys.waiting(k));
+    }
+    List<Object> reply = connection.await(connection.run(Script.LEVELS, levelKeys.toArray(String[]::new)));
     if (reply.isEmpty()) {
       return Optional.empty();
     }
@@ -208,7 +214,36 @@ public final class RedisPolicyStore implements AutoCloseable {
       }
       rates.put(className(policy, named, k), Map.copyOf(byDim));
     }
-    return Optional.of(new InMemoryGate.Levels(global, levels, rates, active));
+    long last = (long) Double.parseDouble((String) reply.get(i++));
+    Map<String, Duration> ages = new LinkedHashMap<>();
+    for (int k = 0; k < classes; k++) {
+      long oldest = (long) Double.parseDouble((String) reply.get(i++));
+      ages.put(className(policy, named, k), Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, last - oldest) * 1_000));
+    }
+    return Optional.of(new InMemoryGate.Levels(global, levels, rates, active, ages));
+  }
+
+  /**
+   * The tenant-share bucket of the queue {@code (tenant, priority)} as stored, or empty when that
+   * queue is not active (or the class is unknown).
+   */
+  public Optional<QueueState> queueState(String tenant, String priority) {
+    Policy policy = read().map(Stored::policy).orElse(null);
+    int k = policy == null ? -1 : policy.priorityIndex(priority);
+    if (k < 0) {
+      return Optional.empty();
+    }
+    List<Object> reply = connection.await(connection.run(Script.QUEUE,
+        new String[] {keys.config(), keys.state(), keys.queues()}, k + ":" + tenant));
+    if (reply.isEmpty()) {
+      return Optional.empty();
+    }
+    double level = Double.parseDouble((String) reply.get(0));
+    double capacity = Double.parseDouble((String) reply.get(1));
+    double rate = Double.parseDouble((String) reply.get(2));
+    double weight = Double.parseDouble((String) reply.get(3));
+    long updated = (long) Double.parseDouble((String) reply.get(4));
+    return Optional.of(new QueueState(level, capacity, rate, weight, updated));
   }
 
   /**

@@ -24,6 +24,8 @@ record Script(String text, String sha) {
   static final Script ALIVE = load("alive.lua");
   /** Reads the bucket levels. */
   static final Script LEVELS = load("levels.lua");
+  /** Reads one queue's L3 bucket. */
+  static final Script QUEUE = load("queue.lua");
 
   static Script load(String... resources) {
     StringBuilder text = new StringBuilder();

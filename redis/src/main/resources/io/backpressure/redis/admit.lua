@@ -3,36 +3,39 @@
 --
 -- KEYS: 1 config, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua), 6 the grant key for
 --       this call's id, 7 the booking key for this call's id, 8 the booking key the caller presents
---       (the same as 7 when it presents none)
+--       (the same as 7 when it presents none), 9 the waiting line of the call's class
 -- ARGV: 1 the policy version the caller validated the request against, 2 the time in µs ('' = the
 --       server's TIME), 3 tenant, 4 class index (0 = highest), 5 tenant weight w_t, 6 '1' when a
---       booking is presented, 7 '1' in reservation mode, then the estimate per dimension (in the
---       policy's order) and, in reservation mode, what to reserve per dimension
+--       booking is presented, 7 '1' in reservation mode, 8 the call's wait limit in µs (-1: none;
+--       RequestCheck.maxWait), then the estimate per dimension (in the policy's order) and, in
+--       reservation mode, what to reserve per dimension
 -- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as exact decimals);
 -- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[8] (1);
+-- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
 -- {2, live version} the caller's policy version is stale (nothing changed).
 
 -- NestedBuckets.touch: finds or creates the queue (q is what load_queue found), refills it, and
 -- replaces its contribution to the class sums (D_k,d, U_k,d) with one based on this call's paced
 -- cost and its current level.
-local function touch(now, field, k, weight, cost, q)
+local function touch(now, field, k, weight, cost, q, paying)
+  local fresh = not q
   if not q then
     q = { k = k, lvl = huge, cap = huge, rate = 0, w = 0, sat = false, last = now, seen = 0, seq = 0,
           deferred = NEVER, con = {}, use = {}, corr = {} }
     for d = 1, D do
       q.con[d] = 0
       q.use[d] = 0
-      q.corr[d] = 0
+      q.corr[d] = S[CC + at(k, d)]
     end
     S[N + k] = S[N + k] + 1
   else
     refill(now, q)
     withdraw(q)
   end
-  q.seen = now
+  q.seen = max(q.seen, now)
   S[SEQ] = S[SEQ] + 1
   q.seq = S[SEQ]
-  redis.call('ZADD', KEYS[4], fmt(now), field)
+  redis.call('ZADD', KEYS[4], fmt(q.seen), field)
 
   q.w = weight
   local sigma = share(cost)
@@ -41,7 +44,15 @@ local function touch(now, field, k, weight, cost, q)
       q.con[d] = q.w * cost[d] / sigma
     end
   end
-  q.sat = q.lvl >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
+  -- q.sat (NestedBuckets.Queue.capped): banks at least half its capacity, so the class sums count
+  -- its use, not its demand. q.within (Queue.satisfied): would still bank half its capacity once
+  -- this call has paid, and its own share has not deferred it within the horizon.
+  local owed = 0
+  if paying then
+    owed = sigma
+  end
+  q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros)
+  q.sat = fresh or q.lvl >= SATISFIED_FRACTION * q.cap
   contribute(q)
   q.rate = q.w * equalisation_rate(k)
   q.cap = max(sigma, q.rate * P.horizon)
@@ -51,13 +62,14 @@ end
 
 -- NestedBuckets.admit: paces the estimate by the queue's correction, pays the call's share into L3
 -- at its first attempt (the debt is the queue's line), then admits iff every L1 and L2 bucket (and
--- the safe window) holds the cost and the call's turn has come. Returns Δ in µs, or 0 when admitted
--- and debited; booking.debit is what was debited, booking.entry the window entry.
-local function admit(now, field, k, weight, estimate, reserve, booking)
+-- the safe window) holds the cost and the call's turn has come. Returns Δ in µs, 0 when admitted and
+-- debited (booking.debit is what was debited, booking.entry the window entry), or −(its turn) when
+-- the turn comes after max_wait µs (max_wait < 0: no limit); an expired call pays nothing.
+local function admit(now, field, k, weight, estimate, reserve, booking, max_wait)
   local q = load_queue(field)
   local paced = {}
   for d = 1, D do
-    local correction = 0
+    local correction = S[CC + at(k, d)]
     if q then
       correction = q.corr[d]
     end
@@ -65,77 +77,120 @@ local function admit(now, field, k, weight, estimate, reserve, booking)
   end
   local cost = reserve or paced
   booking.debit = cost
-  q = touch(now, field, k, weight, paced, q)
+  q = touch(now, field, k, weight, paced, q, not booking.paid)
   local sigma = share(paced)
   local fresh = not booking.paid
+  local turn
   if fresh then
     q.lvl = q.lvl - sigma
-    booking.paid = true
     if q.lvl >= -EPSILON then
-      booking.ready = now
+      turn = now
     else
-      booking.ready = now + micros(-q.lvl / q.rate)
+      turn = turn_after(now, -q.lvl, sigma, q.rate)
     end
   else
     q.lvl = q.lvl - (sigma - booking.share)
+    turn = booking.ready
   end
-  booking.share = sigma
 
   -- When each short bucket (L1, the safe window, L2) holds enough at its current rate.
   local global_slot = {}
   local class_slot = {}
-  local short12 = false
+  local class_short = false
+  local global_short = false
   for d = 1, D do
     local kd = at(k, d)
     global_slot[d] = now
     class_slot[d] = now
     if cost[d] > 0 then
-      if cost[d] > S[G + d] + EPSILON then
-        global_slot[d] = now + micros((cost[d] - S[G + d]) / P.rate[d])
+      local need = cost[d]
+      if not q.within then
+        need = cost[d] + headroom(k, d, cost[d])
+      end
+      if need > S[G + d] + EPSILON then
+        global_slot[d] = now + micros((need - S[G + d]) / P.rate[d])
       end
       if W then
-        global_slot[d] = max(global_slot[d], window_fits_at(now, d, cost[d]))
+        global_slot[d] = max(global_slot[d], window_fits_at(now, d, need))
       end
+      global_short = global_short or global_slot[d] > now
       if cost[d] > S[LVL + kd] + EPSILON then
-        class_slot[d] = now + micros((cost[d] - S[LVL + kd]) / effective[kd])
+        class_slot[d] = after(now, cost[d] - S[LVL + kd], effective[kd])
+        class_short = true
       end
-      short12 = short12 or global_slot[d] > now or class_slot[d] > now
     end
   end
-  -- A first attempt, or one that finds a bucket short, lines up behind the tails (the times the
-  -- last deferred calls were told to come back), spaced by what it is expected to use.
+  -- A call that finds a shared bucket short lines up behind its own class's tail, spaced at the
+  -- class's effective rate, or behind its class's light tail when its queue is within its share.
+  -- A booked call back before its turn keeps its place.
   local slot = now
-  local line_up = fresh or short12
   local behind = now
   if not fresh then
     behind = max(now, booking.ready)
   end
+  local line_up = fresh or now >= booking.ready
+  local light_slot = {}
   for d = 1, D do
-    if line_up and cost[d] > 0 then
-      local kd = at(k, d)
-      if S[GT + d] > behind then
-        global_slot[d] = max(global_slot[d], S[GT + d] + micros(paced[d] / P.rate[d]))
-      end
-      if S[CT + kd] > behind then
-        class_slot[d] = max(class_slot[d], S[CT + kd] + micros(paced[d] / effective[kd]))
+    local kd = at(k, d)
+    local light = q.within and class_slot[d] <= now
+    local short_slot = max(global_slot[d], class_slot[d])
+    if line_up and cost[d] > 0 and short_slot > now then
+      if not q.within and S[CT + kd] > behind then
+        short_slot = max(short_slot, after(S[CT + kd], paced[d], effective[kd]))
+      elseif light and S[LT + kd] > behind then
+        short_slot = max(short_slot, S[LT + kd] + micros(paced[d] / P.rate[d]))
       end
     end
-    slot = max(slot, max(global_slot[d], class_slot[d]))
+    light_slot[d] = light
+    class_slot[d] = short_slot
+    slot = max(slot, short_slot)
   end
-  local ready = max(slot, booking.ready)
-  if ready > now then
-    if slot > now and slot >= booking.ready then
+  local ready = max(slot, turn)
+  if ready > now and max_wait >= 0 and max(MIN_DEFER_MICROS, ready - now) > max_wait then
+    q.lvl = q.lvl + sigma
+    if not fresh then
+      -- A booked call gives its slot in its class's line back too.
       for d = 1, D do
-        S[GT + d] = max(S[GT + d], global_slot[d])
-        S[CT + at(k, d)] = max(S[CT + at(k, d)], class_slot[d])
+        local kd = at(k, d)
+        if cost[d] > 0 and S[CT + kd] > now then
+          S[CT + kd] = max(now, S[CT + kd] - after(0, paced[d], effective[kd]))
+        end
+        if cost[d] > 0 and S[LT + kd] > now then
+          S[LT + kd] = max(now, S[LT + kd] - micros(paced[d] / P.rate[d]))
+        end
+      end
+    end
+    save_queue(field, q)
+    return -max(1, ready - now)
+  end
+  booking.paid = true
+  booking.share = sigma
+  if ready > now then
+    if slot > now and slot >= turn then
+      for d = 1, D do
+        local tail = CT
+        if light_slot[d] then
+          tail = LT
+        end
+        S[tail + at(k, d)] = max(S[tail + at(k, d)], class_slot[d])
       end
     end
     booking.ready = ready
-    S[CD + k] = now
-    q.deferred = now
+    if class_short or turn > now or (P.strict and global_short) then
+      S[CD + k] = now
+    end
+    if turn > now then
+      q.deferred = now
+    end
+    -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.
+    if ready > q.seen then
+      q.seen = ready
+      redis.call('ZADD', KEYS[4], fmt(ready), field)
+    end
     save_queue(field, q)
     return max(MIN_DEFER_MICROS, ready - now)
   end
+  booking.ready = now
   if W then
     booking.entry = window_add(now, cost)
   end
@@ -154,6 +209,28 @@ local function admit(now, field, k, weight, estimate, reserve, booking)
   return 0
 end
 
+-- WaitingLines.purge: drops the calls at the head of this class's line (KEYS[9]) that no longer
+-- wait: their booking is gone (admitted, expired), past its TTL or of an earlier layout of the
+-- policy. Each entry is "<booking key>|<first
+-- attempt µs>", added once when the call is first deferred and dropped once.
+local function purge_waiting(now)
+  while true do
+    local head = redis.call('LINDEX', KEYS[9], 0)
+    if not head then
+      return
+    end
+    local key = string.match(head, '^(.*)|')
+    local raw = redis.call('GET', key)
+    if raw then
+      local b = cmsgpack.unpack(raw)
+      if b[5] > now and b[6] == P.generation then
+        return
+      end
+    end
+    redis.call('LPOP', KEYS[9])
+  end
+end
+
 local config, live = load_config(ARGV[1])
 if not config then
   return { 2, live }
@@ -162,15 +239,16 @@ local now = current_time(ARGV[2])
 local tenant = ARGV[3]
 local k = tonumber(ARGV[4]) + 1
 local weight = tonumber(ARGV[5])
+local max_wait = tonumber(ARGV[8])
 local estimate = {}
 local reserve
 for d = 1, D do
-  estimate[d] = tonumber(ARGV[7 + d])
+  estimate[d] = tonumber(ARGV[8 + d])
 end
 if ARGV[7] == '1' then
   reserve = {}
   for d = 1, D do
-    reserve[d] = tonumber(ARGV[7 + D + d])
+    reserve[d] = tonumber(ARGV[8 + D + d])
   end
 end
 
@@ -194,20 +272,31 @@ end
 
 begin_step(now)
 local field = (k - 1) .. ':' .. tenant
-local wait = admit(now, field, k, weight, estimate, reserve, booking)
+local wait = admit(now, field, k, weight, estimate, reserve, booking, max_wait)
 end_step()
+if wait < 0 then
+  if not fresh then
+    redis.call('DEL', KEYS[8])
+  end
+  purge_waiting(now)
+  return { 3, -wait, now }
+end
 if wait > 0 then
   local stored = cmsgpack.pack({ tenant, k, booking.share, booking.ready, booking.exp, P.generation })
   if fresh then
     redis.call('SET', KEYS[7], stored, 'PX', fmt(P.grant_px))
+    redis.call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))
+    purge_waiting(now)
     return { 1, wait, now, 0 }
   end
   redis.call('SET', KEYS[8], stored, 'KEEPTTL')
+  purge_waiting(now)
   return { 1, wait, now, 1 }
 end
 if not fresh then
   redis.call('DEL', KEYS[8])
 end
+purge_waiting(now)
 -- A grant is {tenant, class, expires at, generation, paid share, window entry id (0: none), window
 -- entry time, then per dimension the debit and the estimate}.
 local grant = { tenant, k, now + P.grant_ttl, P.generation, booking.share, booking.entry or 0, now }

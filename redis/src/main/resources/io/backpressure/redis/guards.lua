@@ -4,14 +4,14 @@
 --
 -- 1. Give-up deadline. The client appends one argument: the server time (µs) after which it has
 --    given up on this call ('' = none, e.g. with the caller's clock). It is removed here, so ARGV is
---    the step's own. A call that starts later than that returns {3} and changes nothing: when a
+--    the step's own. A call that starts later than that returns {4} and changes nothing: when a
 --    stalled server (SIGSTOP, a long fork) runs the calls its clients timed out on, none of them
 --    debits a bucket, stores a booking or a grant, or moves a tail ("ghost admissions").
 local give_up = table.remove(ARGV)
 if give_up ~= '' then
   local t = redis.call('TIME')
   if tonumber(t[1]) * 1000000 + tonumber(t[2]) > tonumber(give_up) then
-    return { 3 }
+    return { 4 }
   end
 end
 

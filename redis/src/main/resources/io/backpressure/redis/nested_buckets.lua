@@ -2,7 +2,8 @@
 -- top of NestedBuckets.java explains the algorithm and its names: L1 (one global bucket per
 -- dimension d), L2 (one bucket per class k and dimension), L3 (one bucket per queue q = (t, k), in
 -- units of dominant share), X*_k (the DRF equalisation rate), D_k,d (the demand sums of a class's
--- queues), U_k,d (what a class's satisfied queues use), tails and bookings. Every function below
+-- queues), U_k,d (what a class's capped queues use), W_k, tails, headroom and bookings; the essay ends
+-- with a table of the Java names and their Lua names. Every function below
 -- carries the name of the Java method it mirrors and keeps its arithmetic in the same order, so that
 -- both backends take the same decisions on the same trace (libm's exp may differ from Java's by an
 -- ulp; nothing else differs).
@@ -28,7 +29,6 @@
 --   S[LAST]                 time of the last step (µs)          NestedBuckets.lastMicros
 --   S[SEQ]                  touches so far (the LRU order)
 --   S[G + d]                L1 level of dimension d             global[d]
---   S[GT + d]               L1 tail                             globalTail[d]
 --   S[LVL + at(k, d)]       L2 level                            classLevel[k][d]
 --   S[USE + at(k, d)]       class usage average                 classUse[k][d]
 --   S[HD + at(k, d)]        D_k,d of the hungry queues          hungryDemand[k][d]
@@ -38,6 +38,9 @@
 --   S[N + k]                active queues of class k            activeQueues[k]
 --   S[NS + k]               satisfied queues of class k         satisfiedQueues[k]
 --   S[CD + k]               last deferral in class k (µs)       classDeferred[k]
+--   S[WS + k]               W_k, Σ w_t of class k's queues       weightSum[k]
+--   S[CC + at(k, d)]        a new queue's estimate correction    classCorrection[k][d]
+--   S[LT + at(k, d)]        L2 tail of queues within their share lightTail[k][d]
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
 
@@ -45,6 +48,8 @@ local SATISFIED_FRACTION = 0.5
 local MIN_DEFER_MICROS = 1000
 local EPSILON = 1e-9
 local CORRECTION_WEIGHT = 0.2
+local HEADROOM = 0.02
+local TURN_LEAD = 0.2
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
 local NEVER = -4611686018427387904
 
@@ -55,13 +60,14 @@ local START_EMPTY = false
 local P
 local S
 local D, K
-local LAST, SEQ, G, GT, LVL, USE, HD, AD, SU, CT, N, NS, CD, STATE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, STATE_SIZE
 -- The safe window (W.head, W.next, W.sum[d]), loaded on demand; nil without a safe window.
 local W
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
 local active_weight = 0
 local nominal = {}
 local effective = {}
+local borrowing = {}
 
 -- The flat index of (class k, dimension d).
 local function at(k, d)
@@ -76,7 +82,8 @@ end
 -- Reads the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d] (B_d),
 -- largest[d] (the largest cost that can ever fit), weight[k] (ω_k), horizon (H, s), horizon_micros,
 -- idle (idle TTL, µs), grant_ttl (µs), grant_px (ms), period (safe window, µs; 0 = none),
--- allowance[d] (r_d · period), then the struct formats apply.lua adds. Returns nil and the stored
+-- allowance[d] (r_d · period), strict (1 in strict priority mode, else 0), then the struct formats
+-- apply.lua adds. Returns nil and the stored
 -- version when the caller's version is not the live one (the caller then reloads the policy and
 -- asks again).
 local function load_config(version)
@@ -105,10 +112,11 @@ local function load_config(version)
     P.allowance[d] = v[i]
     i = i + 1
   end
+  P.strict = v[i] == 1
+  i = i + 1
   P.state_format, P.queue_format, P.meta_format, P.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
   LAST, SEQ, G = 1, 2, 2
-  GT = G + D
-  LVL = GT + D
+  LVL = G + D
   USE = LVL + K * D
   HD = USE + K * D
   AD = HD + K * D
@@ -117,7 +125,10 @@ local function load_config(version)
   N = CT + K * D
   NS = N + K
   CD = NS + K
-  STATE_SIZE = CD + K
+  WS = CD + K
+  CC = WS + K
+  LT = CC + K * D
+  STATE_SIZE = LT + K * D
   return P
 end
 
@@ -132,7 +143,9 @@ end
 
 local function load_state()
   local raw = redis.call('GET', KEYS[2])
-  if raw then
+  -- A state of another size (written by an older layout of this file) is not read: the target
+  -- starts cold, as after a layout change.
+  if raw and #raw == 8 * STATE_SIZE then
     S = { struct.unpack(P.state_format, raw) }
   end
 end
@@ -188,8 +201,33 @@ local function micros(seconds)
   return ceil(seconds * 1e6)
 end
 
--- NestedBuckets.classCapacity: L2 capacity, max(B_d, share · H); an inactive class is sized for
--- the share it would get on becoming active.
+-- NestedBuckets.headroom: what a call of class k must leave free in dimension d's shared buckets
+-- besides its cost: HEADROOM of the largest cost while the class borrows, else nothing.
+local function headroom(k, d, cost)
+  if not borrowing[at(k, d)] then
+    return 0
+  end
+  return max(0, min(HEADROOM * P.largest[d], P.largest[d] - cost))
+end
+
+-- NestedBuckets.after: the time amount takes to refill at rate, from from (µs); one share horizon
+-- when the rate is zero (a strict-mode class that higher classes leave nothing).
+local function after(from, amount, rate)
+  if rate > 0 then
+    return from + micros(amount / rate)
+  end
+  return from + P.horizon_micros
+end
+
+-- NestedBuckets.turnAfter: the turn of a fresh call whose queue is debt shares behind (its own
+-- share sigma included): the calls ahead drain at (1 + TURN_LEAD) · rate, its own share at rate.
+local function turn_after(now, debt, sigma, rate)
+  local ahead = max(0, debt - sigma)
+  return after(after(now, ahead, rate * (1 + TURN_LEAD)), min(debt, sigma), rate)
+end
+
+-- NestedBuckets.computeShares, classCap: L2 capacity, max(B_d, share · H); an inactive class is
+-- sized for the share it would get on becoming active.
 local function class_capacity(k, d)
   local class_share
   if S[N + k] == 0 then
@@ -200,10 +238,27 @@ local function class_capacity(k, d)
   return max(P.largest[d], class_share * P.horizon)
 end
 
--- NestedBuckets.classSatisfied: at least half full, and no call of the class deferred within the
--- share horizon (a class that loses races for the global cap banks L2 credit, but it is waiting).
+-- NestedBuckets.computeShares, hungry (negated): at least half full, and no call of the class
+-- deferred by its own buckets (L2, or its queues' L3) within the share horizon.
 local function class_satisfied(now, k, d)
   return S[LVL + at(k, d)] >= SATISFIED_FRACTION * class_capacity(k, d) and now - S[CD + k] > P.horizon_micros
+end
+
+-- NestedBuckets.strictShares: in strict mode each class, highest first, may use what the classes
+-- above it leave in dimension d; a hungry class leaves nothing, a satisfied one what it does not use.
+local function strict_shares(now, d)
+  local left = P.rate[d]
+  for k = 1, K do
+    local kd = at(k, d)
+    effective[kd] = left
+    if S[N + k] > 0 then
+      if class_satisfied(now, k, d) then
+        left = max(0, left - S[USE + kd])
+      else
+        left = 0
+      end
+    end
+  end
 end
 
 -- NestedBuckets.computeShares: nominal and effective class rates from the active set; the unused
@@ -212,7 +267,7 @@ local function compute_shares(now)
   active_weight = 0
   for k = 1, K do
     if S[N + k] > 0 then
-      active_weight = active_weight + P.weight[k]
+      active_weight = active_weight + P.weight[k] * S[WS + k]
     end
   end
   for d = 1, D do
@@ -223,24 +278,32 @@ local function compute_shares(now)
       if S[N + k] == 0 then
         nominal[kd] = 0
       else
-        nominal[kd] = P.weight[k] / active_weight * P.rate[d]
+        nominal[kd] = P.weight[k] * S[WS + k] / active_weight * P.rate[d]
         if class_satisfied(now, k, d) then
           unused = unused + max(0, nominal[kd] - S[USE + kd])
         else
-          hungry_weight = hungry_weight + P.weight[k]
+          hungry_weight = hungry_weight + P.weight[k] * S[WS + k]
+        end
+      end
+    end
+    if P.strict then
+      strict_shares(now, d)
+    else
+      for k = 1, K do
+        local kd = at(k, d)
+        local hungry = S[N + k] > 0 and not class_satisfied(now, k, d)
+        if S[N + k] == 0 then
+          effective[kd] = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
+        elseif hungry then
+          effective[kd] = nominal[kd] + unused * P.weight[k] * S[WS + k] / hungry_weight
+        else
+          effective[kd] = nominal[kd]
         end
       end
     end
     for k = 1, K do
       local kd = at(k, d)
-      local hungry = S[N + k] > 0 and not class_satisfied(now, k, d)
-      if S[N + k] == 0 then
-        effective[kd] = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
-      elseif hungry then
-        effective[kd] = nominal[kd] + unused * P.weight[k] / hungry_weight
-      else
-        effective[kd] = nominal[kd]
-      end
+      borrowing[kd] = S[N + k] > 0 and effective[kd] > nominal[kd] + EPSILON
     end
   end
 end
@@ -260,6 +323,7 @@ local function contribute(q)
   if q.sat then
     S[NS + k] = S[NS + k] + 1
   end
+  S[WS + k] = S[WS + k] + q.w
 end
 
 -- NestedBuckets.withdraw: takes a queue's contribution back out of the running sums.
@@ -277,10 +341,11 @@ local function withdraw(q)
   if q.sat then
     S[NS + k] = S[NS + k] - 1
   end
+  S[WS + k] = max(0, S[WS + k] - q.w)
 end
 
--- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL leave the sums, oldest
--- touch first. The zset finds them without a scan; each queue is evicted once, so the work is
+-- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL (a deferred call counts as
+-- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds them without a scan; each queue is evicted once, so the work is
 -- amortised O(1) per admission.
 local function evict_idle(now)
   local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(now - P.idle))
@@ -310,6 +375,7 @@ local function evict_idle(now)
         S[HD + kd] = 0
         S[SU + kd] = 0
       end
+      S[WS + k] = 0
     end
   end
 end

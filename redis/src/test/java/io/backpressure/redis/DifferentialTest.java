@@ -10,9 +10,13 @@ import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.PriorityMode;
+import io.backpressure.core.QueueState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,21 +24,26 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The same random trace against the in-memory reference and the Redis scripts, on one virtual
  * clock: every answer must be the same kind, every Δ the same to the millisecond (and 99 % of them
- * to the microsecond), every rejection the same reason and message, every release the same result.
- * Traces mix tenants (weighted and not), classes, costs (some never fitting), reservation, retries
- * with bookings (some presented by the wrong tenant), releases (refunds, overshoots, repeats), idle
- * gaps long enough for queues to expire, and hot updates of caps and weights.
+ * to the microsecond), every rejection the same reason and message, every release the same result;
+ * and after every step both must remember the same: the levels (L1, L2, admitted rates, active
+ * queues, queue ages) and the tenant-share bucket of the queue the step touched. Traces mix one or
+ * two dimensions, one or three classes, shared and strict priority, tenants (weighted and not),
+ * costs (some never fitting), reservation, wait limits (per call and per class, so some calls
+ * expire), retries with bookings (some presented by the wrong tenant), releases (refunds,
+ * overshoots, repeats), idle gaps long enough for queues to expire, and hot updates of caps and
+ * weights.
  */
 class DifferentialTest {
   private static final int STEPS = 2_500;
+  private static String lastOp;
   private int deltas;
   private int sameMicros;
 
   @ParameterizedTest(name = "seed {0}")
-  @ValueSource(longs = {1, 2, 3, 4})
-  void sameTraceSameDecisions(long seed) {
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+  void sameTraceSameDecisionsAndState(long seed) {
     Random random = new Random(seed);
-    Policy policy = randomPolicy(random, seed % 2 == 0);
+    Policy policy = randomPolicy(random, seed % 2 == 0, seed % 3 == 0 ? 1 : 2, seed % 4 == 1 ? 1 : 3);
     ManualClock clock = new ManualClock(1_000_000_000L * random.nextInt(1000));
     InMemoryGate memory = InMemoryGate.create(policy, clock);
     RedisGate redis = TestRedis.shared().gate(policy, TimeSource.caller(clock));
@@ -43,14 +52,23 @@ class DifferentialTest {
     List<Grant[]> grants = new ArrayList<>();
     int admitted = 0;
     int deferrals = 0;
+    int expired = 0;
+    AdmissionRequest touched = null;
     for (int step = 0; step < STEPS; step++) {
       clock.advance(randomGap(random));
       int op = random.nextInt(100);
+      lastOp = "admit";
       if (op < 2) {
+        lastOp = "hot update";
         policy = hotUpdate(random, policy);
         memory.updatePolicy(policy);
         redis.policyStore().apply(policy);
+        // A worker checks requests against its copy of the policy, refreshed by its next call that
+        // reaches the server; a release of an unknown grant is such a call and changes nothing.
+        assertThat(redis.release(new Grant(new Ids().grant(), "nobody", policy.priorityNames().get(0),
+            Cost.of("tokens", 0), false), Cost.of("tokens", 0))).isFalse();
       } else if (op < 25 && !grants.isEmpty()) {
+        lastOp = "release";
         Grant[] pair = grants.get(random.nextInt(grants.size()));
         Cost actual = randomActual(random, pair[0].debited());
         boolean inMemory = memory.release(pair[0], actual);
@@ -66,10 +84,14 @@ class DifferentialTest {
         String redisBooking = p.redisBooking;
         if (random.nextInt(20) == 0) {
           request = new AdmissionRequest("intruder", request.priority(), request.cost(), request.maxTokens(), null, null);
+        } else if (random.nextInt(10) == 0) {
+          request = request.withMaxWait(Duration.ofMillis(random.nextInt(200)));
         }
         Admission a = memory.admit(request.withBooking(memoryBooking));
         Admission b = redis.admit(request.withBooking(redisBooking));
         compare(step, a, b);
+        touched = request;
+        expired += a instanceof Admission.Expired ? 1 : 0;
         if (a instanceof Admission.Deferred da) {
           deferred.add(new Pending(request, da.booking(), ((Admission.Deferred) b).booking()));
           deferrals++;
@@ -82,6 +104,8 @@ class DifferentialTest {
         Admission a = memory.admit(request);
         Admission b = redis.admit(request);
         compare(step, a, b);
+        touched = request;
+        expired += a instanceof Admission.Expired ? 1 : 0;
         if (a instanceof Admission.Deferred da) {
           deferred.add(new Pending(request, da.booking(), ((Admission.Deferred) b).booking()));
           deferrals++;
@@ -90,7 +114,11 @@ class DifferentialTest {
           admitted++;
         }
       }
+      if (touched != null) {
+        compareState(step, memory, redis, touched);
+      }
     }
+    assertThat(expired).as("calls that expired").isGreaterThan(0);
     // The trace must have exercised both outcomes in earnest.
     assertThat(admitted).isGreaterThan(STEPS / 10);
     assertThat(deferrals).isGreaterThan(STEPS / 20);
@@ -100,6 +128,51 @@ class DifferentialTest {
   }
 
   private record Pending(AdmissionRequest request, String memoryBooking, String redisBooking) {}
+
+  /** What both remember after a step: the levels, and the bucket of the queue last touched. */
+  private static void compareState(int step, InMemoryGate memory, RedisGate redis, AdmissionRequest touched) {
+    InMemoryGate.Levels a = memory.levels();
+    InMemoryGate.Levels b = redis.policyStore().levels().orElseThrow();
+    assertThat(b.activeQueues()).as("active queues after step %d", step).isEqualTo(a.activeQueues());
+    assertThat(b.queueAges()).as("queue ages after step %d", step).isEqualTo(a.queueAges());
+    assertClose(step, "L1 (" + lastOp + ")", b.global(), a.global());
+    for (String k : a.classes().keySet()) {
+      assertClose(step, "L2 " + k, b.classes().get(k), a.classes().get(k));
+      assertClose(step, "admitted rate " + k, b.admittedRates().get(k), a.admittedRates().get(k));
+    }
+    if (touched.tenant() == null || touched.priority() == null || memory.policy().priorityIndex(touched.priority()) < 0) {
+      return;
+    }
+    Optional<QueueState> q = memory.queueState(touched.tenant(), touched.priority());
+    Optional<QueueState> r = redis.policyStore().queueState(touched.tenant(), touched.priority());
+    assertThat(r.isPresent()).as("queue %s/%s active after step %d", touched.tenant(), touched.priority(), step)
+        .isEqualTo(q.isPresent());
+    if (q.isPresent()) {
+      QueueState x = q.get();
+      QueueState y = r.get();
+      assertThat(y.updatedMicros()).as("queue refill time after step %d", step).isEqualTo(x.updatedMicros());
+      assertThat(y.weight()).isEqualTo(x.weight());
+      assertThat(close(y.level(), x.level()) && close(y.capacity(), x.capacity()) && close(y.rate(), x.rate()))
+          .as("queue %s after step %d: in memory %s, in Redis %s", touched.tenant(), step, x, y).isTrue();
+    }
+  }
+
+  private static void assertClose(int step, String what, Map<String, Double> redis, Map<String, Double> memory) {
+    assertThat(redis.keySet()).isEqualTo(memory.keySet());
+    for (Map.Entry<String, Double> e : memory.entrySet()) {
+      assertThat(close(redis.get(e.getKey()), e.getValue()))
+          .as("%s %s after step %d: in memory %s, in Redis %s", what, e.getKey(), step, e.getValue(), redis.get(e.getKey()))
+          .isTrue();
+    }
+  }
+
+  /** Equal but for the last bits that libm's exp and Java's may differ in. */
+  private static boolean close(double a, double b) {
+    if (a == b) {
+      return true;
+    }
+    return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.max(Math.abs(a), Math.abs(b)));
+  }
 
   private void compare(int step, Admission memory, Admission redis) {
     if (memory instanceof Admission.Admitted a) {
@@ -119,16 +192,25 @@ class DifferentialTest {
     }
   }
 
-  private static Policy randomPolicy(Random random, boolean safeWindow) {
+  private static Policy randomPolicy(Random random, boolean safeWindow, int dims, int classes) {
     double requests = 20 + random.nextInt(100);
     double tokens = 2_000 + random.nextInt(20_000);
-    Policy.Builder b = Policy.builder("diff/model")
-        .dimension(Dimension.REQUESTS, requests, safeWindow ? requests / 4 : requests)
-        .dimension(Dimension.TOKENS, tokens, safeWindow ? tokens / 4 : tokens)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
+    Policy.Builder b = Policy.builder("diff/model");
+    if (dims == 2) {
+      b.dimension(Dimension.REQUESTS, requests, safeWindow ? requests / 4 : requests);
+    }
+    b.dimension(Dimension.TOKENS, tokens, safeWindow ? tokens / 4 : tokens)
         .tenantWeight("t0", 3).tenantWeight("t1", 0.5)
         .idleTtl(Duration.ofMillis(500 + random.nextInt(3000)))
         .shareHorizon(Duration.ofMillis(500 + random.nextInt(1500)));
+    if (classes == 1) {
+      b.priority("P1", 1, random.nextBoolean() ? Duration.ofMillis(100 + random.nextInt(400)) : null);
+    } else {
+      b.priority("P1", 0.5).priority("P2", 0.3, Duration.ofMillis(100 + random.nextInt(400))).priority("P3", 0.2);
+    }
+    if (random.nextInt(3) == 0) {
+      b.priorityMode(PriorityMode.STRICT);
+    }
     if (safeWindow) {
       b.safeWindow(Duration.ofSeconds(1));
     }
@@ -146,7 +228,8 @@ class DifferentialTest {
         double burst = policy.safeWindow() == null ? cap : cap / 4;
         yield policy.withDimension(new Dimension(d.name(), cap, burst));
       }
-      case 1 -> policy.withPriorityWeight("P" + (1 + random.nextInt(3)), 0.1 + random.nextDouble());
+      case 1 -> policy.withPriorityWeight(policy.priorityNames().get(random.nextInt(policy.priorities().size())),
+          0.1 + random.nextDouble());
       default -> policy.withTenantWeight("t" + random.nextInt(8), 0.2 + 3 * random.nextDouble());
     };
   }
@@ -164,10 +247,11 @@ class DifferentialTest {
 
   private static AdmissionRequest randomRequest(Random random, Policy policy) {
     String tenant = "t" + random.nextInt(8);
-    String priority = "P" + (1 + random.nextInt(3));
-    double burst = policy.dimensions().get(1).burst();
+    String priority = policy.priorityNames().get(random.nextInt(policy.priorities().size()));
+    double burst = policy.dimensions().get(policy.dimensionIndex(Dimension.TOKENS)).burst();
     double tokens = random.nextInt(50) == 0 ? burst * 1.5 : random.nextInt((int) Math.max(2, burst / 3));
-    Cost cost = random.nextInt(10) == 0 ? Cost.of("tokens", tokens) : Cost.of(1, tokens);
+    boolean requests = policy.dimensionIndex(Dimension.REQUESTS) >= 0;
+    Cost cost = random.nextInt(10) == 0 || !requests ? Cost.of("tokens", tokens) : Cost.of(1, tokens);
     AdmissionRequest request = AdmissionRequest.of(tenant, priority, cost);
     if (policy.reservation() && random.nextBoolean()) {
       request = request.withMaxTokens(random.nextInt(400));

@@ -2,8 +2,10 @@ package io.backpressure.redis;
 
 import io.backpressure.core.Gate;
 import io.backpressure.core.GateConformanceSuite;
+import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.QueueState;
 
 /**
  * The core's conformance suite, unchanged, on the Redis state: virtual time reaches the scripts as
@@ -14,6 +16,16 @@ class RedisGateConformanceTest extends GateConformanceSuite {
   @Override
   protected Gate newGate(Policy policy, ManualClock clock) {
     return TestRedis.shared().gate(policy, TimeSource.caller(clock));
+  }
+
+  @Override
+  protected InMemoryGate.Levels levels(Gate gate) {
+    return ((RedisGate) gate).policyStore().levels().orElseThrow();
+  }
+
+  @Override
+  protected QueueState queueState(Gate gate, String tenant, String priority) {
+    return ((RedisGate) gate).policyStore().queueState(tenant, priority).orElse(null);
   }
 
   /**
