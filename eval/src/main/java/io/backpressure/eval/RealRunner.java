@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -114,7 +113,7 @@ final class RealRunner implements Runner {
         LoopInput template = input(workload, configuration, q, t, origin, t.openLoop() ? 1 : t.callsPerWorkflow(), 0,
             stack().isTestServer());
         if (t.openLoop()) {
-          arrivals.add(openLoop(client, taskQueue, runId, q, t, template, random.split(), ledger, recorder, started,
+          arrivals.add(openLoop(client, taskQueue, runId, q, t, template, random.split(), ledger, started,
               endNanos));
         } else {
           AtomicInteger running = new AtomicInteger(t.workflows());
@@ -126,10 +125,12 @@ final class RealRunner implements Runner {
             synchronized (started) {
               started.add(stub);
             }
+            long stopAt = t.stopS() == null ? Long.MAX_VALUE : Simulation.seconds(t.stopS());
             stub.getResultAsync(Long.class).whenComplete((r, e) -> {
-              if (running.decrementAndGet() == 0) {
+              long now = ledger.now();
+              if (running.decrementAndGet() == 0 && now < stopAt) {
                 synchronized (recorder) {
-                  recorder.queueFinished(queue, ledger.now());
+                  recorder.queueFinished(queue, now);
                 }
               }
             });
@@ -158,11 +159,12 @@ final class RealRunner implements Runner {
   private static Recording toRecording(Recorder recorder, Ledger.Snapshot snapshot, long endNanos, double cpu,
       int slots, Map<String, Double> upstreamMaxPerWindow, Map<String, Double> upstreamWindowBound) {
     snapshot.attempts().stream().sorted(Comparator.comparingLong(Ledger.Attempt::startNanos))
-        .forEach(a -> recorder.attempt(new Recording.Attempt(a.queue(), a.startNanos(), a.endNanos(), a.ok(),
-            a.boundDimension(), a.tokens(), a.counted())));
+        .forEach(a -> recorder.attempt(new Recording.Attempt(a.queue(), a.startNanos(), a.endNanos(),
+            a.ok() ? 200 : 429, a.boundDimension(), a.tokens(), a.counted())));
     snapshot.calls().stream().sorted(Comparator.comparingLong(Ledger.Call::submittedNanos))
         .forEach(c -> recorder.call(new Recording.Call(c.queue(), c.submittedNanos(), c.finishedNanos(),
-            Recording.Outcome.valueOf(c.outcome().name()), c.slotHeldNanos(), c.deferrals(), c.attempts())));
+            Recording.Outcome.valueOf(c.outcome().name()), c.slotHeldNanos(), c.deferrals(), c.attempts(),
+            c.firstAttemptNanos())));
     return recorder.finish(endNanos, new Recording.Measured(snapshot.admissionNanos(), snapshot.timerExcessNanos(),
         snapshot.scheduleToStartNanos(), snapshot.rejectionRoundTripNanos(), cpu, slots,
         upstreamMaxPerWindow, upstreamWindowBound));
@@ -193,15 +195,17 @@ final class RealRunner implements Runner {
     int rank = workload.classIndex(t.priority());
     boolean gated = configuration instanceof GateConfiguration;
     int classKey = configuration instanceof TemporalNativeConfiguration ? rank + 1 : 0;
+    Double classWait = workload.priorities().get(rank).maxWaitS();
     return new LoopInput(q, t.name(), t.priority(), rank, calls, stopAt, t.promptTokens().min(), t.promptTokens().max(),
         t.completionTokens().min(), t.completionTokens().max(), t.maxTokens(), seed, gated, classKey,
-        fifoTickets ? origin / 1_000_000L : 0);
+        fifoTickets ? origin / 1_000_000L : 0, t.deadlineS() == null ? 0 : Math.round(t.deadlineS() * 1000),
+        classWait == null ? 0 : Math.round(classWait * 1000));
   }
 
   private static LoopInput withSeed(LoopInput in, long seed) {
     return new LoopInput(in.queue(), in.tenant(), in.priority(), in.classRank(), in.calls(), in.stopAtEpochMillis(),
         in.promptMin(), in.promptMax(), in.completionMin(), in.completionMax(), in.maxTokens(), seed, in.gated(),
-        in.classKey(), in.fifoOriginEpochMillis());
+        in.classKey(), in.fifoOriginEpochMillis(), in.deadlineMillis(), in.classMaxWaitMillis());
   }
 
   private static WorkflowStub startAt(WorkflowClient client, String taskQueue, String id, LoopInput in, long atNanos,
@@ -215,11 +219,9 @@ final class RealRunner implements Runner {
 
   /** Starts the Poisson arrivals of an open-loop tenant on a thread of their own. */
   private static Thread openLoop(WorkflowClient client, String taskQueue, String runId, int q, Workload.Tenant t,
-      LoopInput template, SplittableRandom random, Ledger ledger, Recorder recorder, List<WorkflowStub> started,
-      long endNanos) {
+      LoopInput template, SplittableRandom random, Ledger ledger, List<WorkflowStub> started, long endNanos) {
     long stop = t.stopS() == null ? endNanos : Math.min(endNanos, Simulation.seconds(t.stopS()));
     Thread thread = new Thread(() -> {
-      List<CompletableFuture<Long>> outstanding = new ArrayList<>();
       long next = Simulation.seconds(t.startS());
       int i = 0;
       while (true) {
@@ -232,14 +234,6 @@ final class RealRunner implements Runner {
         synchronized (started) {
           started.add(stub);
         }
-        outstanding.add(stub.getResultAsync(Long.class));
-      }
-      if (stop < endNanos) {
-        CompletableFuture.allOf(outstanding.toArray(new CompletableFuture<?>[0])).whenComplete((r, e) -> {
-          synchronized (recorder) {
-            recorder.queueFinished(q, ledger.now());
-          }
-        });
       }
     }, "open-loop-" + t.name());
     thread.setDaemon(true);

@@ -5,6 +5,7 @@ import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.eval.real.CallLoopImpl;
 import io.backpressure.eval.real.CallMode;
+import io.backpressure.eval.real.DeadlineGate;
 import io.backpressure.eval.real.GatewaySlices;
 import io.backpressure.eval.real.Ledger;
 import io.backpressure.eval.real.ProviderClient;
@@ -117,8 +118,9 @@ final class RealWorker implements AutoCloseable {
       if (registry != null) {
         gate = MeteredGate.builder(gate, registry).policy(() -> policy).build();
       }
-      ActivityGate activityGate = ActivityGate.builder(new TimedGate(gate, ledger)).waitInPlace(Duration.ZERO).build();
-      mode = new CallMode.Gated(activityGate, spec.meterRequests(), spec.meterTokens());
+      DeadlineGate deadlines = new DeadlineGate(new TimedGate(gate, ledger));
+      ActivityGate activityGate = ActivityGate.builder(deadlines).waitInPlace(Duration.ZERO).build();
+      mode = new CallMode.Gated(activityGate, deadlines, spec.meterRequests(), spec.meterTokens());
     } else if (spec.requestSlice() != null) {
       mode = new CallMode.Proxy(new GatewaySlices(ledger, spec.requestSlice(), spec.tokenSlice()), TimeModel::sdkBackoffNanos);
     } else {

@@ -119,15 +119,28 @@ final class WorkerGroup implements AutoCloseable {
       for (Ledger.Call c : part.calls()) {
         calls.merge(c.callId(), c, (a, b) -> new Ledger.Call(a.callId(), a.queue(),
             Math.min(a.submittedNanos(), b.submittedNanos()), Math.max(a.finishedNanos(), b.finishedNanos()),
-            a.outcome() == Ledger.Outcome.OK || b.outcome() == Ledger.Outcome.OK ? Ledger.Outcome.OK
-                : a.outcome() == Ledger.Outcome.FAILED || b.outcome() == Ledger.Outcome.FAILED ? Ledger.Outcome.FAILED
-                : Ledger.Outcome.UNFINISHED,
-            a.slotHeldNanos() + b.slotHeldNanos(), a.deferrals() + b.deferrals(), a.attempts() + b.attempts()));
+            merged(a.outcome(), b.outcome()), a.slotHeldNanos() + b.slotHeldNanos(), a.deferrals() + b.deferrals(),
+            a.attempts() + b.attempts(), earliest(a.firstAttemptNanos(), b.firstAttemptNanos())));
       }
     }
     return new Ledger.Snapshot(attempts, new ArrayList<>(calls.values()),
         concat(parts, Ledger.Snapshot::admissionNanos), concat(parts, Ledger.Snapshot::timerExcessNanos),
         concat(parts, Ledger.Snapshot::scheduleToStartNanos), concat(parts, Ledger.Snapshot::rejectionRoundTripNanos));
+  }
+
+  /** The outcome of a call two processes saw: any end over none, OK over the others. */
+  private static Ledger.Outcome merged(Ledger.Outcome a, Ledger.Outcome b) {
+    for (Ledger.Outcome o : List.of(Ledger.Outcome.OK, Ledger.Outcome.FAILED, Ledger.Outcome.EXPIRED)) {
+      if (a == o || b == o) {
+        return o;
+      }
+    }
+    return Ledger.Outcome.UNFINISHED;
+  }
+
+  /** The earlier of two instants, -1 meaning none. */
+  private static long earliest(long a, long b) {
+    return a < 0 ? b : b < 0 ? a : Math.min(a, b);
   }
 
   private static long[] concat(List<Ledger.Snapshot> parts, java.util.function.Function<Ledger.Snapshot, long[]> f) {

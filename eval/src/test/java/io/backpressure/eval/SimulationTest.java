@@ -103,7 +103,7 @@ class SimulationTest {
   }
 
   @Test
-  void openLoopArrivalsStopAtStopSAndTheQueueThenFinishes() {
+  void openLoopArrivalsStopAtStopSWithoutEndingTheContentionWindow() {
     Workload w = WorkloadReader.parse("""
         name: open
         duration_s: 20
@@ -116,7 +116,26 @@ class SimulationTest {
     Recording r = run(w, "naive", 5);
     assertThat(r.calls()).allMatch(c -> c.submittedNanos() >= 2_000_000_000L && c.submittedNanos() < 6_000_000_000L);
     assertThat(r.calls().size()).isBetween(50, 110);
-    assertThat(r.queueFinishedNanos()[0]).isBetween(6_000_000_000L, 6_200_000_000L);
+    assertThat(r.queueFinishedNanos()[0]).isEqualTo(-1);
+    assertThat(Metrics.windowEnd(w, r)).isEqualTo(r.endNanos());
+  }
+
+  @Test
+  void aClosedLoopQueueStoppedByStopSDoesNotEndTheWindowButOneThatRunsOutDoes() {
+    Workload w = WorkloadReader.parse("""
+        name: closed
+        duration_s: 20
+        upstream: {requests_per_s: 100, latency_ms: [10, 10]}
+        priorities: {P1: 1}
+        worker: {slots: 4}
+        tenants:
+          - {name: stopped, priority: P1, workflows: 1, stop_s: 5}
+          - {name: finite, priority: P1, workflows: 1, calls_per_workflow: 100}
+        """);
+    Recording r = run(w, "naive", 5);
+    assertThat(r.queueFinishedNanos()[0]).isEqualTo(-1);
+    assertThat(r.queueFinishedNanos()[1]).isBetween(1_000_000_000L, 2_000_000_000L);
+    assertThat(Metrics.windowEnd(w, r)).isEqualTo(r.queueFinishedNanos()[1]);
   }
 
   /** Time attempts spent on the wire, clipped at the end of the run (a 429 spends none). */

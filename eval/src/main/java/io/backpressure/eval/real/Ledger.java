@@ -79,6 +79,9 @@ public final class Ledger {
     Entry e = calls.get(call.callId());
     if (e != null) {
       e.attempts++;
+      if (e.firstAttempt < 0) {
+        e.firstAttempt = reply.startNanos();
+      }
     }
     if (!reply.ok()) {
       rejectionRoundTripNanos.add(reply.endNanos() - reply.startNanos());
@@ -104,12 +107,21 @@ public final class Ledger {
 
   /** {@code call} ended for good: {@code ok} for a 200, else failed. */
   synchronized void finished(CallInput call, long nowNanos, boolean ok) {
+    ended(call, nowNanos, ok ? Outcome.OK : Outcome.FAILED);
+  }
+
+  /** The gate refused {@code call} for its deadline. */
+  synchronized void expired(CallInput call, long nowNanos) {
+    ended(call, nowNanos, Outcome.EXPIRED);
+  }
+
+  private void ended(CallInput call, long nowNanos, Outcome outcome) {
     Entry e = calls.get(call.callId());
     if (closedAt >= 0 || e == null) {
       return;
     }
     e.finished = nowNanos;
-    e.outcome = ok ? Outcome.OK : Outcome.FAILED;
+    e.outcome = outcome;
   }
 
   /** Ends the ledger at {@code endNanos}: slots still held count up to it; later events are ignored. */
@@ -135,7 +147,7 @@ public final class Ledger {
   public synchronized Snapshot snapshot() {
     List<Call> list = new ArrayList<>();
     calls.forEach((id, e) -> list.add(new Call(id, e.queue, e.submitted, e.finished, e.outcome, e.slotHeld,
-        e.deferrals, e.attempts)));
+        e.deferrals, e.attempts, e.firstAttempt)));
     return new Snapshot(List.copyOf(attempts), list, longs(gateNanos), longs(timerExcessNanos),
         longs(scheduleToStartNanos), longs(rejectionRoundTripNanos));
   }
@@ -145,7 +157,7 @@ public final class Ledger {
   }
 
   /** What became of a call. */
-  public enum Outcome { OK, FAILED, UNFINISHED }
+  public enum Outcome { OK, FAILED, EXPIRED, UNFINISHED }
 
   /**
    * One upstream attempt, as the worker saw it.
@@ -172,9 +184,10 @@ public final class Ledger {
    * @param slotHeldNanos the activity execution time of all its attempts
    * @param deferrals how many times the gate deferred it
    * @param attempts how many upstream attempts it made
+   * @param firstAttemptNanos when its first upstream attempt was sent, or -1
    */
   public record Call(String callId, int queue, long submittedNanos, long finishedNanos, Outcome outcome,
-      long slotHeldNanos, int deferrals, int attempts) {}
+      long slotHeldNanos, int deferrals, int attempts, long firstAttemptNanos) {}
 
   /**
    * Everything recorded, plus the measured overheads (nanoseconds, one sample per event).
@@ -200,6 +213,7 @@ public final class Ledger {
     long slotHeld;
     long slotSince = -1;
     long timerDue = -1;
+    long firstAttempt = -1;
     int deferrals;
     int attempts;
 

@@ -1,0 +1,51 @@
+package io.backpressure.eval.real;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * A gate that gives each admission the wait limit of the call being run on this thread: {@code
+ * ActivityGate} builds the {@link AdmissionRequest} itself, without a per-call {@code maxWait}, so
+ * the activity runs its gated call {@link #within} the caller's remaining budget and this gate adds
+ * it to every admission made meanwhile on the activity's thread. Decisions are otherwise the
+ * delegate's. Thread-safe (the limit is per thread).
+ */
+public final class DeadlineGate implements Gate {
+  private final Gate gate;
+  private final ThreadLocal<Duration> maxWait = new ThreadLocal<>();
+
+  public DeadlineGate(Gate gate) {
+    this.gate = gate;
+  }
+
+  /** Runs {@code call} with every admission on this thread limited to {@code wait}, or unlimited when null. */
+  public <R> R within(Duration wait, Supplier<R> call) {
+    maxWait.set(wait);
+    try {
+      return call.get();
+    } finally {
+      maxWait.remove();
+    }
+  }
+
+  @Override
+  public String target() {
+    return gate.target();
+  }
+
+  @Override
+  public Admission admit(AdmissionRequest request) {
+    Duration wait = maxWait.get();
+    return gate.admit(wait == null || request.maxWait() != null ? request : request.withMaxWait(wait));
+  }
+
+  @Override
+  public boolean release(Grant grant, Cost actual) {
+    return gate.release(grant, actual);
+  }
+}
