@@ -14,9 +14,10 @@ import java.util.SplittableRandom;
  * HTTP mock enforce identical window semantics) plus the workload's uniform service latency, its
  * drift ({@code upstream.schedule}: at each entry's {@code at_s} the provider starts counting
  * against the new caps, with a fresh window), traffic from outside the gate ({@code
- * upstream.outside}, offered by {@link #outsideArrival}) and errors unrelated to rate limits
- * ({@code upstream.error_rate}: a share of the calls the limiter admitted are answered 500 after
- * the service latency; the provider counted them). Single-threaded.
+ * upstream.outside}: spread evenly, it takes its rate out of every window, so the workload's calls
+ * meet the caps less the outside rates) and errors unrelated to rate limits ({@code
+ * upstream.error_rate}: a share of the calls the limiter admitted are answered 500 after the
+ * service latency; the provider counted them). Single-threaded.
  */
 final class SimUpstream {
   private final Workload.Upstream spec;
@@ -40,13 +41,14 @@ final class SimUpstream {
     this.latencySpanNanos = Math.round(spec.latencyMaxMs() * 1e6) - latencyMinNanos;
   }
 
+  /** The limiter for {@code caps}, less the outside traffic. */
   private static UpstreamLimiter limiter(Workload.Upstream spec, Workload.Caps caps) {
     WindowModel model = WindowModel.parse(spec.window());
     Duration period = Duration.ofNanos(Math.round(spec.periodS() * 1e9));
-    LimitSpec requests = caps.requestsPerS() == null
-        ? null : new LimitSpec(model, caps.requestsPerS() * spec.periodS(), period);
-    LimitSpec tokens = caps.tokensPerS() == null
-        ? null : new LimitSpec(model, caps.tokensPerS() * spec.periodS(), period);
+    LimitSpec requests = caps.requestsPerS() == null ? null : new LimitSpec(model,
+        (caps.requestsPerS() - spec.outsideOf(Dimension.REQUESTS)) * spec.periodS(), period);
+    LimitSpec tokens = caps.tokensPerS() == null ? null : new LimitSpec(model,
+        (caps.tokensPerS() - spec.outsideOf(Dimension.TOKENS)) * spec.periodS(), period);
     return new UpstreamLimiter(requests, tokens, spec.rejectedCount());
   }
 
@@ -60,29 +62,6 @@ final class SimUpstream {
 
   /** A call of {@code tokens} tokens arrives at {@code now}: the provider's answer (and debit). */
   Answer arrive(long now, double tokens) {
-    Verdict verdict = decide(now, tokens);
-    if (!verdict.admitted()) {
-      return new Answer(429, verdict);
-    }
-    boolean error = spec.errorRate() > 0 && errorRandom.nextDouble() < spec.errorRate();
-    return new Answer(error ? 500 : 200, verdict);
-  }
-
-  /**
-   * One request of outside traffic at {@code now}, carrying its share of the outside tokens: it
-   * takes its place in the provider's windows when it fits and is dropped when it does not.
-   */
-  void outsideArrival(long now) {
-    decide(now, spec.outsideOf(Dimension.TOKENS) / spec.outsideOf(Dimension.REQUESTS));
-  }
-
-  /** The gap between two outside requests, or {@code Long.MAX_VALUE} when there is no outside traffic. */
-  long outsideGapNanos() {
-    double perSecond = spec.outsideOf(Dimension.REQUESTS);
-    return perSecond > 0 ? Math.round(1e9 / perSecond) : Long.MAX_VALUE;
-  }
-
-  private Verdict decide(long now, double tokens) {
     List<Workload.CapChange> schedule = spec.schedule();
     boolean changed = false;
     while (nextChange < schedule.size() && Simulation.seconds(schedule.get(nextChange).atS()) <= now) {
@@ -92,7 +71,12 @@ final class SimUpstream {
     if (changed) {
       limiter = limiter(spec, spec.capsAt(schedule.get(nextChange - 1).atS()));
     }
-    return limiter.tryAcquire(now, tokens);
+    Verdict verdict = limiter.tryAcquire(now, tokens);
+    if (!verdict.admitted()) {
+      return new Answer(429, verdict);
+    }
+    boolean error = spec.errorRate() > 0 && errorRandom.nextDouble() < spec.errorRate();
+    return new Answer(error ? 500 : 200, verdict);
   }
 
   /** The service latency of one answer that was not a 429. */

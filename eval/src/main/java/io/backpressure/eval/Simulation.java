@@ -73,10 +73,6 @@ final class Simulation implements ActivityContext {
 
   /** Runs the workload to its duration and returns what happened. */
   Recording run() {
-    long outsideGap = upstream.outsideGapNanos();
-    if (outsideGap != Long.MAX_VALUE) {
-      outsideArrival(outsideGap / 2, outsideGap);
-    }
     for (QueueState q : queues) {
       long start = seconds(q.tenant.startS());
       if (q.tenant.openLoop()) {
@@ -232,14 +228,6 @@ final class Simulation implements ActivityContext {
     if (!call.ended()) {
       end(call, Recording.Outcome.EXPIRED);
     }
-  }
-
-  /** One outside request now, and the next one {@code gap} later. */
-  private void outsideArrival(long time, long gap) {
-    at(time, () -> {
-      upstream.outsideArrival(now());
-      outsideArrival(plus(time, gap), gap);
-    });
   }
 
   private void dispatchLater(SimCall call) {

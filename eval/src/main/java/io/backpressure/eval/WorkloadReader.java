@@ -126,15 +126,37 @@ final class WorkloadReader {
     if (outsideNode != null) {
       onlyKeys(outsideNode, "upstream.outside.", Set.of("requests_per_s", "tokens_per_s"));
       outside = caps(outsideNode, "upstream.outside.", requests, tokens, true);
-      if (outside.tokensPerS() != null && outside.tokensPerS() > 0
-          && (outside.requestsPerS() == null || outside.requestsPerS() == 0)) {
-        throw new WorkloadException("upstream.outside.requests_per_s", "upstream.outside.requests_per_s must be"
-            + " > 0 when upstream.outside.tokens_per_s is: outside traffic is modelled as requests carrying tokens");
-      }
     }
     double errorRate = number(node, "error_rate", "upstream.error_rate", 0.0, 0, true, 0.99);
-    return new Workload.Upstream(window, period, requests, tokens, rejectedCount, latencyMin, latencyMax,
-        schedule, outside, errorRate);
+    Workload.Upstream upstream = new Workload.Upstream(window, period, requests, tokens, rejectedCount, latencyMin,
+        latencyMax, schedule, outside, errorRate);
+    roomEverywhere(upstream);
+    return upstream;
+  }
+
+  /**
+   * Refuses caps that leave the workload no room at some point of the run: below one request per
+   * period, or no tokens, once the outside traffic has taken its rate.
+   */
+  private static void roomEverywhere(Workload.Upstream upstream) {
+    List<Double> instants = new ArrayList<>(List.of(0.0));
+    upstream.schedule().forEach(c -> instants.add(c.atS()));
+    for (int i = 0; i < instants.size(); i++) {
+      Workload.Caps caps = upstream.capsAt(instants.get(i));
+      String where = i == 0 ? "upstream." : "upstream.schedule[" + (i - 1) + "].";
+      String by = upstream.outsideOf("requests") > 0 || upstream.outsideOf("tokens") > 0
+          ? " less upstream.outside" : "";
+      if (caps.requestsPerS() != null
+          && (caps.requestsPerS() - upstream.outsideOf("requests")) * upstream.periodS() < 1) {
+        throw new WorkloadException(where + "requests_per_s", where + "requests_per_s" + by
+            + " must allow at least one request per period of " + fmt(upstream.periodS()) + " s, got "
+            + fmt(caps.requestsPerS()));
+      }
+      if (caps.tokensPerS() != null && !(caps.tokensPerS() - upstream.outsideOf("tokens") > 0)) {
+        throw new WorkloadException(where + "tokens_per_s", where + "tokens_per_s" + by
+            + " must leave room for some tokens, got " + fmt(caps.tokensPerS()));
+      }
+    }
   }
 
   private static List<Workload.CapChange> schedule(JsonNode node, Double requests, Double tokens, double duration) {
@@ -229,30 +251,20 @@ final class WorkloadReader {
   }
 
   /**
-   * Refuses a tenant whose calls the provider could never answer: the request cap (less outside
-   * traffic) is below one request per period at every point of the schedule, or the tenant's
-   * largest call (prompt plus clamped completion) is above the token cap per period (less outside
-   * traffic) at every point of it.
+   * Refuses a tenant whose calls the provider could never answer: its largest call (prompt plus
+   * clamped completion) is above the token cap per period (less outside traffic) at every point of
+   * the schedule.
    */
   private static void servable(Workload.Tenant tenant, String path, Workload.Upstream upstream) {
     double period = upstream.periodS();
     List<Workload.Caps> phases = new ArrayList<>();
     phases.add(upstream.initialCaps());
     upstream.schedule().forEach(c -> phases.add(upstream.capsAt(c.atS())));
-    double requestRoom = 0;
     double tokenRoom = 0;
     for (Workload.Caps caps : phases) {
-      if (caps.requestsPerS() != null) {
-        requestRoom = Math.max(requestRoom, (caps.requestsPerS() - upstream.outsideOf("requests")) * period);
-      }
       if (caps.tokensPerS() != null) {
         tokenRoom = Math.max(tokenRoom, (caps.tokensPerS() - upstream.outsideOf("tokens")) * period);
       }
-    }
-    if (upstream.requestsPerS() != null && requestRoom < 1) {
-      throw new WorkloadException("upstream.requests_per_s", "upstream.requests_per_s (less upstream.outside) must"
-          + " allow at least one request per period of " + fmt(period) + " s; no call of " + tenant.name()
-          + " could ever be served");
     }
     long largest = tenant.promptTokens().max() + tenant.clampCompletion(tenant.completionTokens().max());
     if (upstream.tokensPerS() != null && largest > tokenRoom) {
