@@ -89,6 +89,11 @@ public final class EvalCommand implements Callable<Integer> {
       description = "Override every workload's duration_s (e.g. short CI runs); must exceed warmup_s.")
   Double durationS;
 
+  @Option(names = "--verbose",
+      description = "Print the libraries' logs (Temporal, gRPC, Lettuce) here instead of into a file in the"
+          + " output folder.")
+  boolean verbose;
+
   @Option(names = "--threads", paramLabel = "N",
       description = "Runs in parallel (default: the number of processors).")
   Integer threads;
@@ -103,6 +108,7 @@ public final class EvalCommand implements Callable<Integer> {
     List<Workload> workloads;
     List<Configuration> configurations;
     Runner runner;
+    LibraryLogs logs;
     int threadCount;
     boolean real;
     try {
@@ -131,8 +137,9 @@ public final class EvalCommand implements Callable<Integer> {
           c.validate(w);
         }
       }
-      runner = real ? options.runner() : modeRunner;
-    } catch (IllegalArgumentException e) {
+      logs = verbose ? LibraryLogs.verbose() : LibraryLogs.toFolder(outputRoot(workloads));
+      runner = real ? options.runner(logs.workersFile()) : modeRunner;
+    } catch (IllegalArgumentException | UncheckedIOException e) {
       err.println("eval: " + e.getMessage());
       err.flush();
       return 2;
@@ -152,7 +159,7 @@ public final class EvalCommand implements Callable<Integer> {
       summaries = Evaluation.run(runner, workloads, configurations, repeats, seed, threadCount, progress);
     } catch (IllegalArgumentException | IllegalStateException e) {
       err.println("eval: " + e.getMessage());
-      err.flush();
+      printLogSummary(err, logs);
       return 1;
     }
     double seconds = (System.nanoTime() - started) / 1e9;
@@ -178,8 +185,22 @@ public final class EvalCommand implements Callable<Integer> {
     outWriter.println(String.format(Locale.ROOT, "%d runs (%d workloads x %d configurations x %d repeats) %s"
         + " in %.1f s wall time on %d threads", runs, workloads.size(), configurations.size(), repeats,
         real ? "run on the real stack" : "simulated", seconds, threadCount));
-    outWriter.flush();
+    printLogSummary(outWriter, logs);
     return 0;
+  }
+
+  /** The folder the outputs (and the library log) of {@code workloads} go to. */
+  private Path outputRoot(List<Workload> workloads) {
+    Path root = out != null ? out : Path.of("eval-out");
+    return workload.equals(ALL) || out != null ? root : root.resolve(workloads.get(0).name());
+  }
+
+  private static void printLogSummary(PrintWriter writer, LibraryLogs logs) {
+    String summary = logs.summary();
+    if (summary != null) {
+      writer.println(summary);
+    }
+    writer.flush();
   }
 
   static void write(Summary summary, Workload workload, Path dir, String command) throws IOException {

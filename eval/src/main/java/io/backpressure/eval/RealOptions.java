@@ -5,6 +5,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -50,8 +51,17 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
     }
   }
 
-  /** The runner these options describe; the Temporal service opens on its first run. */
+  /** The runner these options describe, worker processes' output on the terminal. */
   RealRunner runner() {
+    return runner(null);
+  }
+
+  /**
+   * The runner these options describe; the Temporal service opens on its first run.
+   *
+   * @param workersLog where worker processes' output goes, or null for the terminal
+   */
+  RealRunner runner(Path workersLog) {
     PrometheusMeterRegistry registry = metricsPort == null ? null : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     PrometheusEndpoint endpoint;
     try {
@@ -60,7 +70,8 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
       throw new UncheckedIOException("cannot serve metrics on port " + metricsPort, e);
     }
     return new RealRunner(any -> temporal != null ? TemporalStack.external(temporal, namespace)
-        : workers > 1 ? TemporalStack.portBound() : TemporalStack.inProcess(), redis, workers, registry, endpoint);
+        : workers > 1 ? TemporalStack.portBound() : TemporalStack.inProcess(), redis, workers, registry, endpoint,
+        workersLog);
   }
 
   /** The default real-mode divisor of {@code workload}: request cap at most {@link #AUTO_SCALE_RPS}. */

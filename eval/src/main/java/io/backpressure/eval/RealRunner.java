@@ -15,6 +15,7 @@ import io.temporal.client.WorkflowStub;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -54,6 +55,7 @@ final class RealRunner implements Runner {
   private final int workers;
   private final MeterRegistry registry;
   private final AutoCloseable endpoint;
+  private final Path workersLog;
   private TemporalStack stack;
 
   /**
@@ -62,10 +64,12 @@ final class RealRunner implements Runner {
    * @param workers worker processes; above 1 requires {@code redisUrl}
    * @param registry where gates record meters, or null
    * @param endpoint what serves {@code registry}, closed with the runner; or null
+   * @param workersLog where worker processes' output goes, or null for the terminal
    */
   RealRunner(Function<String, TemporalStack> stackFactory, String redisUrl, int workers, MeterRegistry registry,
-      AutoCloseable endpoint) {
+      AutoCloseable endpoint, Path workersLog) {
     this.endpoint = endpoint;
+    this.workersLog = workersLog;
     this.stackFactory = stackFactory;
     this.redisUrl = redisUrl;
     this.workers = workers;
@@ -101,7 +105,8 @@ final class RealRunner implements Runner {
     long wallBefore = System.nanoTime();
     try (MockProvider provider = MockProvider.start(mockConfig(workload, seed));
         WorkerGroup group = WorkerGroup.start(stack(), workers, RealWorker.spec(workload, configuration, taskQueue,
-            provider.baseUrl(), origin, workload.slots(), redisUrl, "bp-eval-" + runId), ledger, registry)) {
+            provider.baseUrl(), origin, workload.slots(), redisUrl, "bp-eval-" + runId), ledger, registry,
+            workersLog)) {
       Recorder recorder = new Recorder(workload.tenants().size());
       List<WorkflowStub> started = new ArrayList<>();
       List<Thread> arrivals = new ArrayList<>();

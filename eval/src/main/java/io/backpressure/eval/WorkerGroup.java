@@ -37,8 +37,13 @@ final class WorkerGroup implements AutoCloseable {
     this.children = children;
   }
 
+  /**
+   * Starts the workers of one run.
+   *
+   * @param log where worker processes' output goes (appended), or null for this process's stderr
+   */
   static WorkerGroup start(TemporalStack stack, int workers, RealWorker.Spec spec, Ledger ledger,
-      MeterRegistry registry) {
+      MeterRegistry registry, Path log) {
     if (workers == 1) {
       return new WorkerGroup(RealWorker.start(stack.client(), spec, ledger, registry), List.of());
     }
@@ -61,7 +66,7 @@ final class WorkerGroup implements AutoCloseable {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
             WorkerMain.class.getName(), specFile.toString(), stack.target(), stack.namespace(), out.toString())
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()))
             .redirectOutput(ProcessBuilder.Redirect.DISCARD);
         children.add(new Child(builder.start(), out));
       }
