@@ -193,7 +193,15 @@ final class Metrics {
         heat[call.queue()][b] += 1 / bin;
       }
     }
-    return new RunMetrics(values, heat, bin);
+    double[][] usage = new double[2][bins];
+    for (Recording.Attempt a : recording.attempts()) {
+      if (a.counted()) {
+        int b = (int) Math.min(bins - 1, a.startNanos() / 1e9 / bin);
+        usage[0][b] += 1 / bin;
+        usage[1][b] += a.tokens() / bin;
+      }
+    }
+    return new RunMetrics(values, heat, usage, bin);
   }
 
   private static double[] perSecond(double[] counts, double window) {
@@ -428,15 +436,15 @@ final class Metrics {
     return new RunMetrics.Scalar(v);
   }
 
-  /** The heat rows of several runs averaged bin by bin (runs of one workload have equal shapes). */
-  static double[][] meanHeat(List<RunMetrics> runs) {
-    double[][] first = runs.get(0).heat();
+  /** Per-bin rows ({@code rows} of each run: heat or usage) averaged over several runs of one workload. */
+  static double[][] meanBins(List<RunMetrics> runs, java.util.function.Function<RunMetrics, double[][]> rows) {
+    double[][] first = rows.apply(runs.get(0));
     double[][] mean = new double[first.length][];
     for (int q = 0; q < first.length; q++) {
       mean[q] = new double[first[q].length];
       for (RunMetrics run : runs) {
         for (int b = 0; b < mean[q].length; b++) {
-          mean[q][b] += run.heat()[q][b] / runs.size();
+          mean[q][b] += rows.apply(run)[q][b] / runs.size();
         }
       }
     }

@@ -68,6 +68,9 @@ final class ReportMarkdown {
     for (String c : configs) {
       md.append("![").append(c).append(" service heatmap](").append(Plots.heatmapFile(c)).append(")\n\n");
     }
+    for (String dim : Plots.capPlots(workload)) {
+      md.append("![").append(dim).append(" cap in use over time](").append(Plots.capFile(dim)).append(")\n\n");
+    }
 
     md.append("## How to read this\n\n");
     md.append("- `gate_latency_ms` is a wall-clock quantity: it is not produced in sim mode (the gate's decisions"
