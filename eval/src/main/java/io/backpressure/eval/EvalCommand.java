@@ -101,6 +101,11 @@ public final class EvalCommand implements Callable<Integer> {
   /** Picocli's constructor. */
   public EvalCommand() {}
 
+  /** Runs the command in a process of its own (tests start it this way). */
+  public static void main(String[] args) {
+    System.exit(new picocli.CommandLine(new EvalCommand()).execute(args));
+  }
+
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();

@@ -48,7 +48,7 @@ import java.util.function.Function;
  * (token draws, arrivals, the mock's latency draws) and by scheduling.
  */
 final class RealRunner implements Runner {
-  /** Time allowed to set a run up (mock, workers) before its origin. */
+  /** Time allowed to start the workers (worker processes are already up and connected) before the origin. */
   private static final long SETUP_NANOS = 2_000_000_000L;
   private final Function<String, TemporalStack> stackFactory;
   private final String redisUrl;
@@ -99,14 +99,14 @@ final class RealRunner implements Runner {
     WorkflowClient client = stack().client();
     String runId = UUID.randomUUID().toString().substring(0, 8);
     String taskQueue = "bp-eval-" + workload.name() + "-" + configuration.name() + "-" + runId;
-    long origin = Ledger.epochNanos() + SETUP_NANOS;
-    Ledger ledger = new Ledger(origin);
     long cpuBefore = processCpuNanos();
     long wallBefore = System.nanoTime();
     try (MockProvider provider = MockProvider.start(mockConfig(workload, seed));
-        WorkerGroup group = WorkerGroup.start(stack(), workers, RealWorker.spec(workload, configuration, taskQueue,
-            provider.baseUrl(), origin, workload.slots(), redisUrl, "bp-eval-" + runId), ledger, registry,
-            workersLog)) {
+        WorkerGroup group = WorkerGroup.prepare(stack(), workers, RealWorker.spec(workload, configuration, taskQueue,
+            provider.baseUrl(), workload.slots(), redisUrl, "bp-eval-" + runId), registry, workersLog)) {
+      long origin = Ledger.epochNanos() + SETUP_NANOS;
+      Ledger ledger = new Ledger(origin);
+      group.begin(ledger);
       Recorder recorder = new Recorder(workload.tenants().size());
       List<WorkflowStub> started = new ArrayList<>();
       List<Thread> arrivals = new ArrayList<>();

@@ -46,7 +46,6 @@ final class RealWorker implements AutoCloseable {
    *
    * @param taskQueue the run's task queue
    * @param providerBaseUrl the provider's {@code …/v1}
-   * @param originEpochNanos the run's time origin
    * @param config the configuration's name
    * @param slots activity slots of this worker
    * @param dispatchPerSecond {@code tn}: the worker's activity dispatch rate; else null
@@ -59,7 +58,7 @@ final class RealWorker implements AutoCloseable {
    * @param redisUrl the shared gate state, or null for this process's memory
    * @param redisPrefix the run's key prefix in Redis
    */
-  record Spec(String taskQueue, String providerBaseUrl, long originEpochNanos, String config, int slots,
+  record Spec(String taskQueue, String providerBaseUrl, String config, int slots,
       Double dispatchPerSecond, boolean rejectedCount, String policyYaml, boolean meterRequests,
       boolean meterTokens, double[] requestSlice, double[] tokenSlice, String redisUrl, String redisPrefix) {
 
@@ -69,29 +68,29 @@ final class RealWorker implements AutoCloseable {
 
     /** This spec with {@code n} slots. */
     Spec withSlots(int n) {
-      return new Spec(taskQueue, providerBaseUrl, originEpochNanos, config, n, dispatchPerSecond, rejectedCount,
+      return new Spec(taskQueue, providerBaseUrl, config, n, dispatchPerSecond, rejectedCount,
           policyYaml, meterRequests, meterTokens, requestSlice, tokenSlice, redisUrl, redisPrefix);
     }
   }
 
   /** The spec of {@code configuration} on {@code workload}. */
   static Spec spec(Workload workload, Configuration configuration, String taskQueue, String providerBaseUrl,
-      long originEpochNanos, int slots, String redisUrl, String redisPrefix) {
+      int slots, String redisUrl, String redisPrefix) {
     Workload.Upstream up = workload.upstream();
     boolean rejectedCount = up.rejectedCount();
     if (configuration instanceof GateConfiguration gate) {
       Policy policy = GateConfiguration.policy(workload, gate.variant());
-      return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, null,
+      return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, null,
           rejectedCount, policy.toYaml(), up.requestsPerS() != null,
           GateConfiguration.metersTokensFor(workload, gate.variant()), null, null, redisUrl, redisPrefix);
     }
     if (configuration instanceof GatewayConfiguration) {
-      return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, null,
+      return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, null,
           rejectedCount, null, false, false, GatewayConfiguration.requestSlices(workload),
           GatewayConfiguration.tokenSlices(workload), redisUrl, redisPrefix);
     }
     Double dispatch = configuration instanceof TemporalNativeConfiguration ? up.requestsPerS() : null;
-    return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, dispatch,
+    return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, dispatch,
         rejectedCount, null, false, false, null, null, redisUrl, redisPrefix);
   }
 

@@ -6,9 +6,10 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.testserver.TestServer;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 
 /**
  * The Temporal service a real run talks to: the Java SDK's test server in this process (in real
@@ -17,13 +18,13 @@ import java.net.ServerSocket;
  */
 final class TemporalStack implements AutoCloseable {
   private final TestWorkflowEnvironment env;
-  private final TestServer.PortBoundTestServer portBound;
+  private final LoopbackTestServer portBound;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
   private final String target;
   private final String namespace;
 
-  private TemporalStack(TestWorkflowEnvironment env, TestServer.PortBoundTestServer portBound,
+  private TemporalStack(TestWorkflowEnvironment env, LoopbackTestServer portBound,
       WorkflowServiceStubs stubs, WorkflowClient client, String target, String namespace) {
     this.env = env;
     this.portBound = portBound;
@@ -40,16 +41,16 @@ final class TemporalStack implements AutoCloseable {
     return new TemporalStack(env, null, null, env.getWorkflowClient(), null, "default");
   }
 
-  /** The test server in this process, bound to a free loopback port for other processes. */
+  /** The test server in this process, bound to a free port of the loopback interface for other processes. */
   static TemporalStack portBound() {
     int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = socket.getLocalPort();
     } catch (IOException e) {
       throw new IllegalStateException("no free port for the Temporal test server", e);
     }
-    TestServer.PortBoundTestServer server = TestServer.createPortBoundServer(port, false);
-    String target = "127.0.0.1:" + port;
+    LoopbackTestServer server = LoopbackTestServer.start(port);
+    String target = server.target();
     WorkflowServiceStubs stubs = connectStubs(target);
     return new TemporalStack(null, server, stubs, client(stubs, "default"), target, "default");
   }
@@ -60,9 +61,24 @@ final class TemporalStack implements AutoCloseable {
     return new TemporalStack(null, null, stubs, client(stubs, namespace), hostPort, namespace);
   }
 
-  /** Service stubs connected to {@code hostPort}. */
+  /** How long a connection to the Temporal service may take before the run gives up. */
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
+
+  /**
+   * Service stubs connected to {@code hostPort}: waits until the service answers its health check
+   * (at most {@link #CONNECT_TIMEOUT}), so a slow start is waited for and an unreachable service
+   * is reported as such.
+   *
+   * @throws IllegalStateException naming the target when it does not answer in time
+   */
   static WorkflowServiceStubs connectStubs(String hostPort) {
-    return WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(hostPort).build());
+    try {
+      return WorkflowServiceStubs.newConnectedServiceStubs(
+          WorkflowServiceStubsOptions.newBuilder().setTarget(hostPort).build(), CONNECT_TIMEOUT);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("cannot reach Temporal at " + hostPort + " within "
+          + CONNECT_TIMEOUT.toSeconds() + " s: " + e.getMessage(), e);
+    }
   }
 
   /** A client of {@code namespace} over {@code stubs}. */

@@ -3,8 +3,11 @@ package io.backpressure.eval;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.backpressure.eval.real.Ledger;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.temporal.client.WorkflowClient;
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -15,7 +18,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.LongStream;
 
 /**
@@ -27,25 +33,35 @@ import java.util.stream.LongStream;
  */
 final class WorkerGroup implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
-  private final RealWorker local;
+  /** How long worker processes may take to start and connect. */
+  static final long READY_TIMEOUT_SECONDS = 120;
+  private final WorkflowClient client;
+  private final RealWorker.Spec spec;
+  private final MeterRegistry registry;
   private final List<Child> children;
+  private RealWorker local;
   private long childCpuNanos;
   private boolean closed;
 
-  private WorkerGroup(RealWorker local, List<Child> children) {
-    this.local = local;
+  private WorkerGroup(WorkflowClient client, RealWorker.Spec spec, MeterRegistry registry, List<Child> children) {
+    this.client = client;
+    this.spec = spec;
+    this.registry = registry;
     this.children = children;
   }
 
   /**
-   * Starts the workers of one run.
+   * Gets the workers of one run ready: with one worker nothing yet; with several, starts the worker
+   * processes and waits until each is connected to the Temporal service. {@link #begin} then starts
+   * them on the run's ledger.
    *
    * @param log where worker processes' output goes (appended), or null for this process's stderr
+   * @throws IllegalStateException if a worker process does not get ready in {@value #READY_TIMEOUT_SECONDS} s
    */
-  static WorkerGroup start(TemporalStack stack, int workers, RealWorker.Spec spec, Ledger ledger,
-      MeterRegistry registry, Path log) {
+  static WorkerGroup prepare(TemporalStack stack, int workers, RealWorker.Spec spec, MeterRegistry registry,
+      Path log) {
     if (workers == 1) {
-      return new WorkerGroup(RealWorker.start(stack.client(), spec, ledger, registry), List.of());
+      return new WorkerGroup(stack.client(), spec, registry, List.of());
     }
     if (spec.slots() < workers) {
       throw new IllegalArgumentException("--workers must be at most the workload's slots (" + spec.slots()
@@ -55,6 +71,7 @@ final class WorkerGroup implements AutoCloseable {
       throw new IllegalStateException("worker processes need a Temporal service reachable on a port");
     }
     List<Child> children = new ArrayList<>();
+    WorkerGroup group = new WorkerGroup(null, spec, registry, children);
     try {
       for (int i = 0; i < workers; i++) {
         Path specFile = Files.createTempFile("bp-eval-spec", ".json");
@@ -66,15 +83,62 @@ final class WorkerGroup implements AutoCloseable {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
             WorkerMain.class.getName(), specFile.toString(), stack.target(), stack.namespace(), out.toString())
-            .redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        children.add(new Child(builder.start(), out));
+            .redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()));
+        Process process = builder.start();
+        children.add(new Child(process, out,
+            new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8)));
       }
-    } catch (IOException e) {
-      children.forEach(c -> c.process.destroyForcibly());
-      throw new UncheckedIOException("cannot start worker processes", e);
+      for (Child child : children) {
+        awaitReady(child);
+      }
+    } catch (IOException | RuntimeException e) {
+      group.close();
+      if (e instanceof IOException io) {
+        throw new UncheckedIOException("cannot start worker processes", io);
+      }
+      throw (RuntimeException) e;
     }
-    return new WorkerGroup(null, children);
+    return group;
+  }
+
+  private static void awaitReady(Child child) {
+    BufferedReader out = new BufferedReader(new InputStreamReader(child.process.getInputStream(), StandardCharsets.UTF_8));
+    try {
+      String line = CompletableFuture.supplyAsync(() -> {
+        try {
+          return out.readLine();
+        } catch (IOException e) {
+          return null;
+        }
+      }).get(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      if (!WorkerMain.READY.equals(line)) {
+        throw new IllegalStateException("a worker process ended before it was ready; see its messages"
+            + (child.process.isAlive() ? "" : " (exit " + child.process.exitValue() + ")"));
+      }
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("a worker process was not connected after " + READY_TIMEOUT_SECONDS + " s");
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot read a worker process's output", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /** Starts the workers on {@code ledger}: the local worker, or each process at the ledger's origin. */
+  void begin(Ledger ledger) {
+    if (children.isEmpty()) {
+      local = RealWorker.start(client, spec, ledger, registry);
+      return;
+    }
+    for (Child child : children) {
+      try {
+        child.in.write(ledger.originEpochNanos() + "\n");
+        child.in.flush();
+      } catch (IOException e) {
+        throw new UncheckedIOException("worker process ended early", e);
+      }
+    }
   }
 
   /**
@@ -82,12 +146,12 @@ final class WorkerGroup implements AutoCloseable {
    * after {@code ledger.close(end)}.
    */
   Ledger.Snapshot snapshot(Ledger ledger) {
-    if (local != null) {
+    if (children.isEmpty()) {
       return ledger.snapshot();
     }
     List<Ledger.Snapshot> parts = new ArrayList<>();
     for (Child child : children) {
-      try (Writer w = new OutputStreamWriter(child.process.getOutputStream(), StandardCharsets.UTF_8)) {
+      try (Writer w = child.in) {
         w.write(ledger.closedAt() + "\n");
       } catch (IOException e) {
         throw new UncheckedIOException("worker process ended early", e);
@@ -175,5 +239,5 @@ final class WorkerGroup implements AutoCloseable {
     }
   }
 
-  private record Child(Process process, Path out) {}
+  private record Child(Process process, Path out, Writer in) {}
 }

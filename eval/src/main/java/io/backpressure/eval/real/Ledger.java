@@ -14,7 +14,7 @@ import java.util.Map;
  * activities still running when the run ends cannot change the result.
  */
 public final class Ledger {
-  private final long originEpochNanos;
+  private volatile long originEpochNanos;
   private final List<Attempt> attempts = new ArrayList<>();
   private final Map<String, Entry> calls = new LinkedHashMap<>();
   private final List<Long> gateNanos = new ArrayList<>();
@@ -25,6 +25,20 @@ public final class Ledger {
 
   /** A ledger whose times count from {@code originEpochNanos} (nanoseconds since the epoch). */
   public Ledger(long originEpochNanos) {
+    this.originEpochNanos = originEpochNanos;
+  }
+
+  /** The run's origin, in nanoseconds since the epoch. */
+  public long originEpochNanos() {
+    return originEpochNanos;
+  }
+
+  /**
+   * Sets the run's origin of a ledger made before it was known (a worker process starts its
+   * worker first, and learns the origin once every process is up). Nothing is recorded before the
+   * origin: the run's workflows start at it.
+   */
+  public void originAt(long originEpochNanos) {
     this.originEpochNanos = originEpochNanos;
   }
 
