@@ -57,6 +57,11 @@ public final class EvalCommand implements Callable<Integer> {
       description = "Real mode: an external Temporal service (default: the Java test server in this process).")
   String temporal;
 
+  @Option(names = "--temporal-tls",
+      description = "Real mode: connect to --temporal over TLS (the JVM's trusted certificates). An API key (Temporal"
+          + " Cloud) is read from the environment variable " + TemporalStack.API_KEY_ENV + ", never from the command line.")
+  boolean temporalTls;
+
   @Option(names = "--namespace", defaultValue = "default", paramLabel = "NS",
       description = "Real mode: the Temporal namespace with --temporal (default: ${DEFAULT-VALUE}).")
   String namespace;
@@ -119,7 +124,7 @@ public final class EvalCommand implements Callable<Integer> {
     try {
       Runner modeRunner = Runner.forMode(mode);
       real = modeRunner instanceof RealRunner;
-      RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort);
+      RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort, temporalTls);
       if (!real) {
         options.requireSimDefaults();
       }
@@ -208,6 +213,11 @@ public final class EvalCommand implements Callable<Integer> {
     writer.flush();
   }
 
+  /** {@code url} with any user and password replaced by {@code ***}, for the recorded command. */
+  static String redacted(String url) {
+    return url.replaceFirst("^(rediss?://)[^@/]*@", "$1***@");
+  }
+
   static void write(Summary summary, Workload workload, Path dir, String command) throws IOException {
     Files.createDirectories(dir);
     Files.writeString(dir.resolve("summary.json"), SummaryJson.render(summary), StandardCharsets.UTF_8);
@@ -227,13 +237,16 @@ public final class EvalCommand implements Callable<Integer> {
       c.append(" --scale ").append(Format.number(scale));
     }
     if (redis != null) {
-      c.append(" --redis ").append(redis);
+      c.append(" --redis ").append(redacted(redis));
     }
     if (workers != 1) {
       c.append(" --workers ").append(workers);
     }
     if (temporal != null) {
       c.append(" --temporal ").append(temporal).append(" --namespace ").append(namespace);
+      if (temporalTls) {
+        c.append(" --temporal-tls");
+      }
     }
     return c.toString();
   }

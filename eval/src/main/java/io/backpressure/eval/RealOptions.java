@@ -16,8 +16,10 @@ import java.util.Locale;
  * @param redis the gate's shared state, or null for memory
  * @param workers worker processes (above 1: the test server is bound to a loopback port)
  * @param metricsPort the Prometheus port, or null for none
+ * @param temporalTls connect to the external Temporal over TLS (the JVM's trusted certificates)
  */
-record RealOptions(String temporal, String namespace, String redis, int workers, Integer metricsPort) {
+record RealOptions(String temporal, String namespace, String redis, int workers, Integer metricsPort,
+    boolean temporalTls) {
   /**
    * The default real-mode scale brings the request cap down to at most this many requests per
    * second: the in-process test server shares two cores with the workers, the mock provider and
@@ -25,7 +27,15 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
    */
   static final double AUTO_SCALE_RPS = 15;
 
+  /** Options without TLS to Temporal. */
+  RealOptions(String temporal, String namespace, String redis, int workers, Integer metricsPort) {
+    this(temporal, namespace, redis, workers, metricsPort, false);
+  }
+
   RealOptions {
+    if (temporalTls && temporal == null) {
+      throw new IllegalArgumentException("--temporal-tls needs --temporal HOST:PORT");
+    }
     if (workers < 1 || workers > 16) {
       throw new IllegalArgumentException("--workers must be in [1, 16], got " + workers);
     }
@@ -46,8 +56,9 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
 
   /** Fails when a real-mode-only option is set in sim mode. */
   void requireSimDefaults() {
-    if (temporal != null || redis != null || workers != 1 || metricsPort != null) {
-      throw new IllegalArgumentException("--temporal, --redis, --workers and --metrics-port need --mode real");
+    if (temporal != null || redis != null || workers != 1 || metricsPort != null || temporalTls) {
+      throw new IllegalArgumentException("--temporal, --temporal-tls, --redis, --workers and --metrics-port need"
+          + " --mode real");
     }
   }
 
@@ -69,7 +80,7 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve metrics on port " + metricsPort, e);
     }
-    return new RealRunner(any -> temporal != null ? TemporalStack.external(temporal, namespace)
+    return new RealRunner(any -> temporal != null ? TemporalStack.external(temporal, namespace, temporalTls)
         : workers > 1 ? TemporalStack.portBound() : TemporalStack.inProcess(), redis, workers, registry, endpoint,
         workersLog);
   }

@@ -82,7 +82,8 @@ final class WorkerGroup implements AutoCloseable {
         out.toFile().deleteOnExit();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-            WorkerMain.class.getName(), specFile.toString(), stack.target(), stack.namespace(), out.toString())
+            WorkerMain.class.getName(), specFile.toString(), stack.target(), stack.namespace(), out.toString(),
+            stack.tls() ? WorkerMain.TLS : WorkerMain.PLAIN)
             .redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()));
         Process process = builder.start();
         children.add(new Child(process, out,

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 
 /**
  * A worker process of a real run with {@code --workers N}: {@code WorkerMain SPEC.json HOST:PORT
- * NAMESPACE OUT.json}. Connects to the Temporal service, starts one {@link RealWorker} from the
+ * NAMESPACE OUT.json tls|plain}. Connects to the Temporal service, starts one {@link RealWorker} from the
  * spec and prints {@value #READY} on standard output; then reads the run's origin (nanoseconds
  * since the epoch) from standard input, waits for the run's end time (nanoseconds since the origin)
  * there too, closes its ledger at it and writes a {@link Report} to {@code OUT.json}. The origin is
@@ -18,6 +18,9 @@ import java.nio.file.Path;
 public final class WorkerMain {
   /** What a worker process prints once it is connected and waits for the run's origin. */
   static final String READY = "ready";
+  /** The last argument: connect over TLS, or not. */
+  static final String TLS = "tls";
+  static final String PLAIN = "plain";
 
   private WorkerMain() {}
 
@@ -30,12 +33,12 @@ public final class WorkerMain {
   record Report(Ledger.Snapshot snapshot, long cpuNanos) {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) {
-      System.err.println("usage: WorkerMain SPEC.json HOST:PORT NAMESPACE OUT.json");
+    if (args.length != 5) {
+      System.err.println("usage: WorkerMain SPEC.json HOST:PORT NAMESPACE OUT.json tls|plain");
       System.exit(2);
     }
     RealWorker.Spec spec = WorkerGroup.JSON.readValue(Path.of(args[0]).toFile(), RealWorker.Spec.class);
-    var stubs = TemporalStack.connectStubs(args[1]);
+    var stubs = TemporalStack.connectStubs(args[1], TLS.equals(args[4]));
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     Ledger ledger = new Ledger(0);
     int exit = 1;
