@@ -66,6 +66,25 @@ final class Plots {
     return dims;
   }
 
+  /** The colour scale of the heatmaps has this many bands. */
+  static final int SCALE_STEPS = 5;
+
+  /**
+   * The top of the colour scale for data up to {@code max}: {@link #SCALE_STEPS} bands of a round
+   * width (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten), so the band edges read as round numbers
+   * ({@code 41.83} → 50: 0–10, 10–20, …).
+   */
+  static double niceMax(double max) {
+    double raw = max / SCALE_STEPS;
+    double power = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (double m : new double[] {1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}) {
+      if (m * power >= raw * (1 - 1e-12)) {
+        return m * power * SCALE_STEPS;
+      }
+    }
+    return 10 * power * SCALE_STEPS;
+  }
+
   /**
    * A colour-scale or axis label: at most three significant digits, no trailing zeros, thousands
    * as {@code k} ({@code 60.33333333333333} → {@code 60.3}, {@code 12000} → {@code 12k}).
@@ -144,7 +163,8 @@ final class Plots {
     chart.getStyler().setChartBackgroundColor(Color.WHITE);
     chart.getStyler().setRangeColors(new Color[] {new Color(0xF7FBFF), new Color(0x6BAED6), new Color(0x08306B)});
     chart.getStyler().setMin(0);
-    chart.getStyler().setMax(max);
+    chart.getStyler().setMax(niceMax(max));
+    chart.getStyler().setPiecewise(true).setPiecewiseRanged(true).setSplitNumber(SCALE_STEPS);
     chart.getStyler().setHeatMapDecimalValueFormatter(Plots::scaleLabel);
     chart.getStyler().setXAxisLabelRotation(90);
     List<Integer> x = new ArrayList<>();

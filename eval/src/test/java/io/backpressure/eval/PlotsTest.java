@@ -49,11 +49,21 @@ class PlotsTest {
   }
 
   @Test
+  void theColourScaleEndsAtARoundNumberInFiveBands() {
+    assertThat(Plots.niceMax(41.833333333333336)).isEqualTo(50.0);
+    assertThat(Plots.niceMax(60.33333333333333)).isEqualTo(75.0);
+    assertThat(Plots.niceMax(10)).isEqualTo(10.0);
+    assertThat(Plots.niceMax(0.7)).isCloseTo(0.75, org.assertj.core.api.Assertions.within(1e-12));
+  }
+
+  @Test
   void heatmapColourScaleAndAxesAreLabelledReadably() {
     Summary s = summary(Workloads.load("cross-priority").withDuration(8));
     HeatMapChart chart = Plots.heatmapChart("bp", s.configs().get("bp"), Workloads.load("cross-priority"),
         60.33333333333333);
     assertThat(chart.getStyler().getHeatMapDecimalValueFormatter().apply(60.33333333333333)).isEqualTo("60.3");
+    assertThat(chart.getStyler().isPiecewise()).as("banded legend, whose labels the formatter writes").isTrue();
+    assertThat(chart.getStyler().getMax()).isEqualTo(75.0);
     assertThat(chart.getStyler().getHeatMapDecimalValueFormatter().apply(15.083333333333334)).isEqualTo("15.1");
     assertThat(chart.getXAxisTitle()).isEqualTo("time (s)");
     assertThat(chart.getTitle()).contains("OK req/s");
