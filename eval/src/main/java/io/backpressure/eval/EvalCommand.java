@@ -67,8 +67,15 @@ public final class EvalCommand implements Callable<Integer> {
   String namespace;
 
   @Option(names = "--redis", paramLabel = "URL",
-      description = "Real mode: keep the gate's state in Redis (redis://host:port) instead of memory.")
+      description = "Real mode: keep the gate's state in Redis (redis://host:port) instead of memory; 'auto' starts"
+          + " and owns a redis-server from PATH on a free loopback port (needed for the Redis faults).")
   String redis;
+
+  @Option(names = "--fault", paramLabel = "KIND@T[+D]",
+      description = "Real mode, repeatable: inject a fault T s into every run, for D s: redis-stop, redis-kill"
+          + " (restarted empty after D), redis-flush (at T), worker-kill (a replacement after D); the Redis faults need"
+          + " --redis auto.")
+  List<String> faults = new ArrayList<>();
 
   @Option(names = "--workers", defaultValue = "1", paramLabel = "N",
       description = "Real mode: worker processes sharing the gate's state (N > 1 needs --redis). Default: 1.")
@@ -124,7 +131,8 @@ public final class EvalCommand implements Callable<Integer> {
     try {
       Runner modeRunner = Runner.forMode(mode);
       real = modeRunner instanceof RealRunner;
-      RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort, temporalTls);
+      RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort, temporalTls,
+          faults.stream().map(Fault::parse).toList());
       if (!real) {
         options.requireSimDefaults();
       }
@@ -167,6 +175,9 @@ public final class EvalCommand implements Callable<Integer> {
         outWriter.flush();
       }
       summaries = Evaluation.run(runner, workloads, configurations, repeats, seed, threadCount, progress);
+      if (runner instanceof RealRunner realRunner) {
+        realRunner.injected().forEach(step -> outWriter.println("fault " + step));
+      }
     } catch (IllegalArgumentException | IllegalStateException e) {
       err.println("eval: " + e.getMessage());
       printLogSummary(err, logs);
@@ -242,6 +253,7 @@ public final class EvalCommand implements Callable<Integer> {
     if (workers != 1) {
       c.append(" --workers ").append(workers);
     }
+    faults.forEach(f -> c.append(" --fault ").append(f));
     if (temporal != null) {
       c.append(" --temporal ").append(temporal).append(" --namespace ").append(namespace);
       if (temporalTls) {

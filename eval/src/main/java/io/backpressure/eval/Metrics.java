@@ -323,7 +323,9 @@ final class Metrics {
    * http_429_rtt_ms} (p50), each present only when the run produced samples of it; {@code
    * upstream_max_per_window} (the most requests, or tokens, that reached the provider within one
    * upstream period, from its own records) and {@code upstream_window_bound} (cap × period + the
-   * gate's burst), per capped dimension.
+   * gate's burst), per capped dimension; {@code failed_open_admissions} (admissions the fail-open
+   * gate let through ungated while Redis did not answer) and {@code workers_lost} (worker processes
+   * that died, whose ledgers are lost).
    */
   private static void measured(Map<String, RunMetrics.Value> values, Recording recording, double slotNanos) {
     Recording.Measured m = recording.measured();
@@ -335,6 +337,8 @@ final class Metrics {
     percentiles(values, "http_429_rtt_ms", m.rejectionRoundTripNanos(), 50);
     values.put("upstream_max_per_window", new RunMetrics.ByKey(m.upstreamMaxPerWindow()));
     values.put("upstream_window_bound", new RunMetrics.ByKey(m.upstreamWindowBound()));
+    values.put("failed_open_admissions", scalar(m.failedOpenAdmissions()));
+    values.put("workers_lost", scalar(m.workersLost()));
   }
 
   private static void percentiles(Map<String, RunMetrics.Value> values, String name, long[] nanos, int... ps) {

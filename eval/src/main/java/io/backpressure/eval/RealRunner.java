@@ -56,6 +56,9 @@ final class RealRunner implements Runner {
   private final MeterRegistry registry;
   private final AutoCloseable endpoint;
   private final Path workersLog;
+  private final OwnedRedis ownedRedis;
+  private final List<Fault> faults;
+  private final List<String> injected = new ArrayList<>();
   private TemporalStack stack;
 
   /**
@@ -65,9 +68,14 @@ final class RealRunner implements Runner {
    * @param registry where gates record meters, or null
    * @param endpoint what serves {@code registry}, closed with the runner; or null
    * @param workersLog where worker processes' output goes, or null for the terminal
+   * @param ownedRedis the redis-server the harness owns ({@code --redis auto}), closed with the
+   *     runner; or null
+   * @param faults injected into every run
    */
   RealRunner(Function<String, TemporalStack> stackFactory, String redisUrl, int workers, MeterRegistry registry,
-      AutoCloseable endpoint, Path workersLog) {
+      AutoCloseable endpoint, Path workersLog, OwnedRedis ownedRedis, List<Fault> faults) {
+    this.ownedRedis = ownedRedis;
+    this.faults = List.copyOf(faults);
     this.endpoint = endpoint;
     this.workersLog = workersLog;
     this.stackFactory = stackFactory;
@@ -107,6 +115,7 @@ final class RealRunner implements Runner {
       long origin = Ledger.epochNanos() + SETUP_NANOS;
       Ledger ledger = new Ledger(origin);
       group.begin(ledger);
+      FaultInjector injector = new FaultInjector(faults, ownedRedis, group, ledger);
       Recorder recorder = new Recorder(workload.tenants().size());
       List<WorkflowStub> started = new ArrayList<>();
       List<Thread> arrivals = new ArrayList<>();
@@ -143,6 +152,8 @@ final class RealRunner implements Runner {
         }
       }
       sleepUntil(ledger, endNanos);
+      injector.close();
+      injected.addAll(injector.done());
       ledger.close(endNanos);
       arrivals.forEach(Thread::interrupt);
       double cpu = (processCpuNanos() - cpuBefore + group.childCpuNanos())
@@ -154,7 +165,7 @@ final class RealRunner implements Runner {
       Map<String, Double> bound = UpstreamWindows.bound(workload, GateConfiguration.policy(workload,
           configuration instanceof GateConfiguration gate ? gate.variant() : GateConfiguration.Variant.FULL));
       synchronized (recorder) {
-        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots(), perWindow, bound);
+        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots(), perWindow, bound, group.lost());
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the mock provider", e);
@@ -162,7 +173,7 @@ final class RealRunner implements Runner {
   }
 
   private static Recording toRecording(Recorder recorder, Ledger.Snapshot snapshot, long endNanos, double cpu,
-      int slots, Map<String, Double> upstreamMaxPerWindow, Map<String, Double> upstreamWindowBound) {
+      int slots, Map<String, Double> upstreamMaxPerWindow, Map<String, Double> upstreamWindowBound, int workersLost) {
     snapshot.attempts().stream().sorted(Comparator.comparingLong(Ledger.Attempt::startNanos))
         .forEach(a -> recorder.attempt(new Recording.Attempt(a.queue(), a.startNanos(), a.endNanos(),
             a.ok() ? 200 : 429, a.boundDimension(), a.tokens(), a.counted())));
@@ -172,7 +183,7 @@ final class RealRunner implements Runner {
             c.firstAttemptNanos())));
     return recorder.finish(endNanos, new Recording.Measured(snapshot.admissionNanos(), snapshot.timerExcessNanos(),
         snapshot.scheduleToStartNanos(), snapshot.rejectionRoundTripNanos(), cpu, slots,
-        upstreamMaxPerWindow, upstreamWindowBound));
+        upstreamMaxPerWindow, upstreamWindowBound, snapshot.failedOpenAdmissions(), workersLost));
   }
 
   /** The mock provider for {@code workload}: its caps, window, latency; completions as asked. */
@@ -277,8 +288,22 @@ final class RealRunner implements Runner {
         .getProcessCpuTime();
   }
 
+  /** The faults given, as on the command line. */
+  @Override
+  public List<String> faults() {
+    return faults.stream().map(Fault::toString).toList();
+  }
+
+  /** Every fault step injected so far, with its time in its run. */
+  synchronized List<String> injected() {
+    return List.copyOf(injected);
+  }
+
   @Override
   public synchronized void close() {
+    if (ownedRedis != null) {
+      ownedRedis.close();
+    }
     if (stack != null) {
       stack.close();
       stack = null;

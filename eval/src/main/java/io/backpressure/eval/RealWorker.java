@@ -1,5 +1,6 @@
 package io.backpressure.eval;
 
+import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
@@ -31,6 +32,11 @@ import java.util.concurrent.TimeUnit;
  * HTTP. Built from a {@link Spec} so that a worker process ({@link WorkerMain}) builds the same one.
  */
 final class RealWorker implements AutoCloseable {
+  /**
+   * With Redis the gate fails open (the default users get, see the core README): an admission
+   * Redis does not answer within this long goes ahead ungated and is counted.
+   */
+  static final Duration FAIL_OPEN_TIMEOUT = Duration.ofMillis(500);
   private final WorkerFactory factory;
   private final ProviderClient provider;
   private final AutoCloseable gate;
@@ -110,7 +116,9 @@ final class RealWorker implements AutoCloseable {
         RedisGate redis = RedisGate.connect(RedisGateConfig.builder(spec.redisUrl()).target(policy.target())
             .policy(policy).keyPrefix(spec.redisPrefix()).build());
         closeGate = redis;
-        gate = redis;
+        FailOpenGate failOpen = FailOpenGate.around(redis).timeout(FAIL_OPEN_TIMEOUT).build();
+        ledger.failedOpenFrom(failOpen::ungatedDecisions);
+        gate = failOpen;
       } else {
         gate = InMemoryGate.create(policy);
       }

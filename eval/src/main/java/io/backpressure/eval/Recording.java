@@ -37,10 +37,12 @@ record Recording(long endNanos, List<Attempt> attempts, List<Call> calls, long[]
    * @param upstreamMaxPerWindow per capped dimension: the most that reached the provider within
    *     any window of one upstream period, from the provider's own records ({@link UpstreamWindows})
    * @param upstreamWindowBound per capped dimension: cap × period + the gate's burst
+   * @param failedOpenAdmissions admissions let through ungated because the shared state did not answer
+   * @param workersLost worker processes that died during the run (their ledgers are lost)
    */
   record Measured(long[] admissionNanos, long[] timerExcessNanos, long[] scheduleToStartNanos,
       long[] rejectionRoundTripNanos, double cpuUtilization, int slots, Map<String, Double> upstreamMaxPerWindow,
-      Map<String, Double> upstreamWindowBound) {}
+      Map<String, Double> upstreamWindowBound, long failedOpenAdmissions, int workersLost) {}
 
   /**
    * What became of a logical call: answered, failed for a reason other than its deadline, expired

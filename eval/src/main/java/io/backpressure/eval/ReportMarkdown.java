@@ -26,6 +26,11 @@ final class ReportMarkdown {
         + " same seed in every configuration), %.0f s runs, contention window from %.0f s until the first queue"
         + " finishes all its calls.%n", summary.repeats(), summary.seed(), summary.durationS(), workload.warmupS()));
     md.append("- Command: `").append(command).append("`\n");
+    if (!summary.faults().isEmpty()) {
+      md.append("- Faults injected into every run: ").append(String.join(", ", summary.faults()))
+          .append(" (times after the run's origin); `calls_failed`, `failed_open_admissions`, `workers_lost` and"
+              + " `upstream_max_per_window` show what they did.\n");
+    }
     md.append("- Cells are the mean ± the 95 % Student-t half-width over the repeats; `–` is undefined.\n\n");
 
     md.append("## Key metrics\n\n");

@@ -17,10 +17,11 @@ import java.util.Set;
  * @param seed the base seed; repeat {@code i} of every configuration uses the same derived seed
  * @param durationS the run length
  * @param scale the divisor the workload was scaled down by (1: as written)
+ * @param faults the faults injected into every run, as given ({@code --fault}); empty for none
  * @param configs configuration name to its results, in the order run
  */
 record Summary(String workload, String mode, int repeats, long seed, double durationS, double scale,
-    Map<String, ConfigResult> configs) {
+    List<String> faults, Map<String, ConfigResult> configs) {
 
   /**
    * One configuration's results.

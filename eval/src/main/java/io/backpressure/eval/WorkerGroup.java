@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -38,22 +39,27 @@ final class WorkerGroup implements AutoCloseable {
   private final WorkflowClient client;
   private final RealWorker.Spec spec;
   private final MeterRegistry registry;
-  private final List<Child> children;
+  private final TemporalStack stack;
+  private final Path log;
+  private final List<Child> children = new CopyOnWriteArrayList<>();
   private RealWorker local;
   private long childCpuNanos;
+  private int lost;
   private boolean closed;
 
-  private WorkerGroup(WorkflowClient client, RealWorker.Spec spec, MeterRegistry registry, List<Child> children) {
+  private WorkerGroup(WorkflowClient client, RealWorker.Spec spec, MeterRegistry registry, TemporalStack stack,
+      Path log) {
     this.client = client;
     this.spec = spec;
     this.registry = registry;
-    this.children = children;
+    this.stack = stack;
+    this.log = log;
   }
 
   /**
    * Gets the workers of one run ready: with one worker nothing yet; with several, starts the worker
-   * processes and waits until each is connected to the Temporal service. {@link #begin} then starts
-   * them on the run's ledger.
+   * processes and waits until each is connected to the Temporal service and polling. {@link
+   * #begin} then starts them on the run's ledger.
    *
    * @param log where worker processes' output goes (appended), or null for this process's stderr
    * @throws IllegalStateException if a worker process does not get ready in {@value #READY_TIMEOUT_SECONDS} s
@@ -61,7 +67,7 @@ final class WorkerGroup implements AutoCloseable {
   static WorkerGroup prepare(TemporalStack stack, int workers, RealWorker.Spec spec, MeterRegistry registry,
       Path log) {
     if (workers == 1) {
-      return new WorkerGroup(stack.client(), spec, registry, List.of());
+      return new WorkerGroup(stack.client(), spec, registry, stack, log);
     }
     if (spec.slots() < workers) {
       throw new IllegalArgumentException("--workers must be at most the workload's slots (" + spec.slots()
@@ -70,36 +76,68 @@ final class WorkerGroup implements AutoCloseable {
     if (stack.target() == null) {
       throw new IllegalStateException("worker processes need a Temporal service reachable on a port");
     }
-    List<Child> children = new ArrayList<>();
-    WorkerGroup group = new WorkerGroup(null, spec, registry, children);
+    WorkerGroup group = new WorkerGroup(null, spec, registry, stack, log);
     try {
       for (int i = 0; i < workers; i++) {
-        Path specFile = Files.createTempFile("bp-eval-spec", ".json");
-        specFile.toFile().deleteOnExit();
-        int slots = spec.slots() / workers + (i < spec.slots() % workers ? 1 : 0);
-        JSON.writeValue(specFile.toFile(), spec.withSlots(slots));
-        Path out = Files.createTempFile("bp-eval-ledger", ".json");
-        out.toFile().deleteOnExit();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-            WorkerMain.class.getName(), specFile.toString(), stack.target(), stack.namespace(), out.toString(),
-            stack.tls() ? WorkerMain.TLS : WorkerMain.PLAIN)
-            .redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()));
-        Process process = builder.start();
-        children.add(new Child(process, out,
-            new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8)));
+        group.children.add(group.spawn(spec.slots() / workers + (i < spec.slots() % workers ? 1 : 0)));
       }
-      for (Child child : children) {
+      for (Child child : group.children) {
         awaitReady(child);
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       group.close();
-      if (e instanceof IOException io) {
-        throw new UncheckedIOException("cannot start worker processes", io);
-      }
-      throw (RuntimeException) e;
+      throw e;
     }
     return group;
+  }
+
+  /** Starts one worker process with {@code slots} slots (not yet ready). */
+  private Child spawn(int slots) {
+    try {
+      Path specFile = Files.createTempFile("bp-eval-spec", ".json");
+      specFile.toFile().deleteOnExit();
+      JSON.writeValue(specFile.toFile(), spec.withSlots(slots));
+      Path out = Files.createTempFile("bp-eval-ledger", ".json");
+      out.toFile().deleteOnExit();
+      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+          WorkerMain.class.getName(), specFile.toString(), stack.target(), stack.namespace(), out.toString(),
+          stack.tls() ? WorkerMain.TLS : WorkerMain.PLAIN)
+          .redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()));
+      Process process = builder.start();
+      return new Child(process, out, new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), slots,
+          new java.util.concurrent.atomic.AtomicBoolean());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start a worker process", e);
+    }
+  }
+
+  /** Whether the workers run in processes of their own (so one can be killed). */
+  boolean hasProcesses() {
+    return !children.isEmpty();
+  }
+
+  /**
+   * Kills one live worker process (SIGKILL), as a fault; its ledger is lost.
+   *
+   * @return the slots it had, or 0 when none was alive
+   */
+  int killOne() {
+    for (Child child : children) {
+      if (child.process.isAlive()) {
+        child.process.destroyForcibly();
+        return child.slots;
+      }
+    }
+    return 0;
+  }
+
+  /** Starts a replacement worker process with {@code slots} slots on {@code ledger}'s run and waits until it polls. */
+  void replace(int slots, Ledger ledger) {
+    Child child = spawn(slots);
+    children.add(child);
+    awaitReady(child);
+    sendOrigin(child, ledger);
   }
 
   private static void awaitReady(Child child) {
@@ -133,18 +171,24 @@ final class WorkerGroup implements AutoCloseable {
       return;
     }
     for (Child child : children) {
-      try {
-        child.in.write(ledger.originEpochNanos() + "\n");
-        child.in.flush();
-      } catch (IOException e) {
-        throw new UncheckedIOException("worker process ended early", e);
-      }
+      sendOrigin(child, ledger);
+    }
+  }
+
+  private static void sendOrigin(Child child, Ledger ledger) {
+    try {
+      child.in.write(ledger.originEpochNanos() + "\n");
+      child.in.flush();
+      child.begun.set(true);
+    } catch (IOException e) {
+      throw new UncheckedIOException("worker process ended early", e);
     }
   }
 
   /**
-   * Closes every ledger at the ledger's current end and returns the merged record. Call once,
-   * after {@code ledger.close(end)}.
+   * Closes every ledger at the ledger's current end and returns the merged record of the worker
+   * processes still alive; a process that died (a fault, a crash) is counted in {@link #lost} and
+   * its ledger is missing from the record. A replacement still starting up had no part in the run. Call once, after {@code ledger.close(end)}.
    */
   Ledger.Snapshot snapshot(Ledger ledger) {
     if (children.isEmpty()) {
@@ -152,27 +196,37 @@ final class WorkerGroup implements AutoCloseable {
     }
     List<Ledger.Snapshot> parts = new ArrayList<>();
     for (Child child : children) {
+      if (!child.begun.get()) {
+        child.process.destroyForcibly();
+        continue;
+      }
       try (Writer w = child.in) {
         w.write(ledger.closedAt() + "\n");
       } catch (IOException e) {
-        throw new UncheckedIOException("worker process ended early", e);
+        lost++;
+        continue;
       }
       try {
         if (!child.process.waitFor(60, TimeUnit.SECONDS) || child.process.exitValue() != 0) {
-          throw new IllegalStateException("a worker process failed (exit " + (child.process.isAlive() ? "none"
-              : child.process.exitValue()) + "); see its messages above");
+          lost++;
+          continue;
         }
         WorkerMain.Report report = JSON.readValue(child.out.toFile(), WorkerMain.Report.class);
         parts.add(report.snapshot());
         childCpuNanos += report.cpuNanos();
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot read a worker process's ledger", e);
+        lost++;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted", e);
       }
     }
     return merge(parts);
+  }
+
+  /** Worker processes whose ledgers {@link #snapshot} could not collect (they died). */
+  int lost() {
+    return lost;
   }
 
   /** CPU time of the worker processes (known after {@link #snapshot}). */
@@ -195,7 +249,8 @@ final class WorkerGroup implements AutoCloseable {
     }
     return new Ledger.Snapshot(attempts, new ArrayList<>(calls.values()),
         concat(parts, Ledger.Snapshot::admissionNanos), concat(parts, Ledger.Snapshot::timerExcessNanos),
-        concat(parts, Ledger.Snapshot::scheduleToStartNanos), concat(parts, Ledger.Snapshot::rejectionRoundTripNanos));
+        concat(parts, Ledger.Snapshot::scheduleToStartNanos), concat(parts, Ledger.Snapshot::rejectionRoundTripNanos),
+        parts.stream().mapToLong(Ledger.Snapshot::failedOpenAdmissions).sum());
   }
 
   /** The outcome of a call two processes saw: any end over none, OK over the others. */
@@ -240,5 +295,6 @@ final class WorkerGroup implements AutoCloseable {
     }
   }
 
-  private record Child(Process process, Path out, Writer in) {}
+  /** One worker process; {@code begun} once it has the run's origin. */
+  private record Child(Process process, Path out, Writer in, int slots, java.util.concurrent.atomic.AtomicBoolean begun) {}
 }

@@ -22,6 +22,7 @@ public final class Ledger {
   private final List<Long> scheduleToStartNanos = new ArrayList<>();
   private final List<Long> rejectionRoundTripNanos = new ArrayList<>();
   private long closedAt = -1;
+  private java.util.function.LongSupplier failedOpen = () -> 0;
 
   /** A ledger whose times count from {@code originEpochNanos} (nanoseconds since the epoch). */
   public Ledger(long originEpochNanos) {
@@ -112,6 +113,11 @@ public final class Ledger {
     e.timerDue = nowNanos + retryAfterMillis * 1_000_000L;
   }
 
+  /** Where the count of admissions the gate let through ungated (its state unavailable) is read at the snapshot. */
+  public synchronized void failedOpenFrom(java.util.function.LongSupplier count) {
+    this.failedOpen = count;
+  }
+
   /** One admission took {@code nanos}. */
   synchronized void admission(long nanos) {
     if (closedAt < 0) {
@@ -163,7 +169,7 @@ public final class Ledger {
     calls.forEach((id, e) -> list.add(new Call(id, e.queue, e.submitted, e.finished, e.outcome, e.slotHeld,
         e.deferrals, e.attempts, e.firstAttempt)));
     return new Snapshot(List.copyOf(attempts), list, longs(gateNanos), longs(timerExcessNanos),
-        longs(scheduleToStartNanos), longs(rejectionRoundTripNanos));
+        longs(scheduleToStartNanos), longs(rejectionRoundTripNanos), failedOpen.getAsLong());
   }
 
   private static long[] longs(List<Long> values) {
@@ -215,9 +221,11 @@ public final class Ledger {
    *     plus any wait for a slot; millisecond resolution)
    * @param rejectionRoundTripNanos per 429: the client-side round trip (the provider answers a 429
    *     at once, so this is the HTTP overhead)
+   * @param failedOpenAdmissions admissions the fail-open gate let through ungated because the shared
+   *     state did not answer
    */
   public record Snapshot(List<Attempt> attempts, List<Call> calls, long[] admissionNanos, long[] timerExcessNanos,
-      long[] scheduleToStartNanos, long[] rejectionRoundTripNanos) {}
+      long[] scheduleToStartNanos, long[] rejectionRoundTripNanos, long failedOpenAdmissions) {}
 
   private static final class Entry {
     final int queue;
