@@ -21,13 +21,14 @@ import java.util.function.Consumer;
  * for one of the workload's {@code slots} worker slots, and once it holds one, the configuration's
  * {@link ActivityBehaviour} decides what happens: send upstream, sleep on the slot, defer onto a
  * durable timer (freeing the slot), succeed. The upstream is the mock provider's limiter with the
- * workload's latency ({@link SimUpstream}); timing constants are in {@link TimeModel}.
+ * workload's latency ({@link SimUpstream}); timing constants are in {@link TimeModel}. A tenant
+ * with {@code deadline_s} gives each call up at its deadline ({@link #giveUp}).
  *
  * <h2>Determinism</h2>
  *
  * Events run in (time, sequence number) order on one thread; all randomness comes from streams
  * split in a fixed order from the run's seed (latency, backoff jitter, timer lateness, then per
- * tenant: token sizes and arrivals), and nothing reads the wall clock. The same seed therefore
+ * tenant: token sizes and arrivals, then the provider's errors), and nothing reads the wall clock. The same seed therefore
  * gives the same {@link Recording}, event for event. Per-tenant token streams also mean that every
  * configuration meets the same sequence of call sizes for the same seed.
  *
