@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -21,6 +22,7 @@ class FaultIT {
 
   @Test
   void theHarnessSurvivesRedisStoppingAndAWorkerDying(@TempDir Path dir) throws Exception {
+    Assumptions.assumeTrue(redisServerOnPath(), "--redis auto needs redis-server on PATH");
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cli = new CommandLine(new EvalCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
@@ -38,5 +40,17 @@ class FaultIT {
         dir.resolve(LibraryLogs.WORKERS_FILE))).isEqualTo(1.0);
     assertThat(bp.get("failed_open_admissions").get("mean").asDouble()).isGreaterThanOrEqualTo(0);
     assertThat(bp.get("ok_rps_total").get("mean").asDouble()).isPositive();
+  }
+
+  private static boolean redisServerOnPath() {
+    try {
+      return new ProcessBuilder("redis-server", "--version").redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor() == 0;
+    } catch (java.io.IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 }
