@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * Computes the metrics of SPEC §6.3 from one {@link Recording}, exactly as defined there.
@@ -441,7 +442,7 @@ final class Metrics {
   }
 
   /** Per-bin rows ({@code rows} of each run: heat or usage) averaged over several runs of one workload. */
-  static double[][] meanBins(List<RunMetrics> runs, java.util.function.Function<RunMetrics, double[][]> rows) {
+  static double[][] meanBins(List<RunMetrics> runs, Function<RunMetrics, double[][]> rows) {
     double[][] first = rows.apply(runs.get(0));
     double[][] mean = new double[first.length][];
     for (int q = 0; q < first.length; q++) {

@@ -23,6 +23,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.stream.LongStream;
 
 /**
@@ -106,7 +108,7 @@ final class WorkerGroup implements AutoCloseable {
           .redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()));
       Process process = builder.start();
       return new Child(process, out, new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), slots,
-          new java.util.concurrent.atomic.AtomicBoolean());
+          new AtomicBoolean());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start a worker process", e);
     }
@@ -268,7 +270,7 @@ final class WorkerGroup implements AutoCloseable {
     return a < 0 ? b : b < 0 ? a : Math.min(a, b);
   }
 
-  private static long[] concat(List<Ledger.Snapshot> parts, java.util.function.Function<Ledger.Snapshot, long[]> f) {
+  private static long[] concat(List<Ledger.Snapshot> parts, Function<Ledger.Snapshot, long[]> f) {
     return parts.stream().flatMapToLong(p -> LongStream.of(f.apply(p))).toArray();
   }
 
@@ -296,5 +298,5 @@ final class WorkerGroup implements AutoCloseable {
   }
 
   /** One worker process; {@code begun} once it has the run's origin. */
-  private record Child(Process process, Path out, Writer in, int slots, java.util.concurrent.atomic.AtomicBoolean begun) {}
+  private record Child(Process process, Path out, Writer in, int slots, AtomicBoolean begun) {}
 }

@@ -1,5 +1,6 @@
 package io.backpressure.eval;
 
+import io.backpressure.core.Dimension;
 import java.util.List;
 import java.util.Objects;
 
@@ -120,7 +121,7 @@ record Workload(
 
     /** The cap of {@code dimension} ({@code requests} or {@code tokens}), or null. */
     Double of(String dimension) {
-      return io.backpressure.core.Dimension.REQUESTS.equals(dimension) ? requestsPerS : tokensPerS;
+      return Dimension.REQUESTS.equals(dimension) ? requestsPerS : tokensPerS;
     }
 
     Caps divided(double divisor) {

@@ -1,5 +1,6 @@
 package io.backpressure.eval.real;
 
+import java.time.Duration;
 /**
  * One logical call, as the workflow hands it to the activity.
  *
@@ -27,11 +28,11 @@ public record CallInput(
     long classMaxWaitMillis) {
 
   /** How much longer the caller waits for the call's turn at {@code nowEpochMillis}, or null for no limit. */
-  java.time.Duration maxWait(long nowEpochMillis) {
+  Duration maxWait(long nowEpochMillis) {
     if (deadlineEpochMillis > 0) {
-      return java.time.Duration.ofMillis(Math.max(0, deadlineEpochMillis - nowEpochMillis));
+      return Duration.ofMillis(Math.max(0, deadlineEpochMillis - nowEpochMillis));
     }
-    return classMaxWaitMillis > 0 ? java.time.Duration.ofMillis(classMaxWaitMillis) : null;
+    return classMaxWaitMillis > 0 ? Duration.ofMillis(classMaxWaitMillis) : null;
   }
 
   /** What the provider counts for this call: prompt plus completion. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * What the workers of one real run observed, in nanoseconds since the run's origin (a wall-clock
@@ -22,7 +23,7 @@ public final class Ledger {
   private final List<Long> scheduleToStartNanos = new ArrayList<>();
   private final List<Long> rejectionRoundTripNanos = new ArrayList<>();
   private long closedAt = -1;
-  private java.util.function.LongSupplier failedOpen = () -> 0;
+  private LongSupplier failedOpen = () -> 0;
 
   /** A ledger whose times count from {@code originEpochNanos} (nanoseconds since the epoch). */
   public Ledger(long originEpochNanos) {
@@ -114,7 +115,7 @@ public final class Ledger {
   }
 
   /** Where the count of admissions the gate let through ungated (its state unavailable) is read at the snapshot. */
-  public synchronized void failedOpenFrom(java.util.function.LongSupplier count) {
+  public synchronized void failedOpenFrom(LongSupplier count) {
     this.failedOpen = count;
   }
 
