@@ -208,7 +208,7 @@ record Workload(
 
     /** Whether the caps drift or outside traffic shares them: the cap in use changes over time. */
     boolean drifts() {
-      return !schedule.isEmpty() || outsideOf("requests") > 0 || outsideOf("tokens") > 0;
+      return !schedule.isEmpty() || outsideOf(Dimension.REQUESTS) > 0 || outsideOf(Dimension.TOKENS) > 0;
     }
   }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.backpressure.core.Dimension;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -144,15 +145,15 @@ final class WorkloadReader {
     for (int i = 0; i < instants.size(); i++) {
       Workload.Caps caps = upstream.capsAt(instants.get(i));
       String where = i == 0 ? "upstream." : "upstream.schedule[" + (i - 1) + "].";
-      String by = upstream.outsideOf("requests") > 0 || upstream.outsideOf("tokens") > 0
+      String by = upstream.outsideOf(Dimension.REQUESTS) > 0 || upstream.outsideOf(Dimension.TOKENS) > 0
           ? " less upstream.outside" : "";
       if (caps.requestsPerS() != null
-          && (caps.requestsPerS() - upstream.outsideOf("requests")) * upstream.periodS() < 1) {
+          && (caps.requestsPerS() - upstream.outsideOf(Dimension.REQUESTS)) * upstream.periodS() < 1) {
         throw new WorkloadException(where + "requests_per_s", where + "requests_per_s" + by
             + " must allow at least one request per period of " + fmt(upstream.periodS()) + " s, got "
             + fmt(caps.requestsPerS()));
       }
-      if (caps.tokensPerS() != null && !(caps.tokensPerS() - upstream.outsideOf("tokens") > 0)) {
+      if (caps.tokensPerS() != null && !(caps.tokensPerS() - upstream.outsideOf(Dimension.TOKENS) > 0)) {
         throw new WorkloadException(where + "tokens_per_s", where + "tokens_per_s" + by
             + " must leave room for some tokens, got " + fmt(caps.tokensPerS()));
       }
@@ -263,7 +264,7 @@ final class WorkloadReader {
     double tokenRoom = 0;
     for (Workload.Caps caps : phases) {
       if (caps.tokensPerS() != null) {
-        tokenRoom = Math.max(tokenRoom, (caps.tokensPerS() - upstream.outsideOf("tokens")) * period);
+        tokenRoom = Math.max(tokenRoom, (caps.tokensPerS() - upstream.outsideOf(Dimension.TOKENS)) * period);
       }
     }
     long largest = tenant.promptTokens().max() + tenant.clampCompletion(tenant.completionTokens().max());

@@ -1,6 +1,7 @@
 package io.backpressure.eval.real;
 
 import java.time.Duration;
+
 /**
  * One logical call, as the workflow hands it to the activity.
  *
