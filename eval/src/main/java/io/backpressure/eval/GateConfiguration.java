@@ -187,6 +187,20 @@ final class GateConfiguration implements Configuration {
 
   /** The gated activity. */
   private static final class Gated implements ActivityBehaviour {
+
+    /**
+     * A call its caller gave up woke with its booking, past the deadline (so it asked with no wait
+     * left): the gate either expired it (its place is given back) or admitted it, and then the
+     * unused grant is released at zero cost. Either way nothing is sent.
+     */
+    private void handBack(SimCall call, Admission admission) {
+      if (admission instanceof Admission.Admitted admitted) {
+        gate.release(admitted.grant(), cost(requests, 0, tokens, 0));
+      }
+      call.booking = null;
+      context.expire(call);
+    }
+
     private final Gate gate;
     private final ActivityContext context;
     private final Workload workload;
@@ -209,6 +223,10 @@ final class GateConfiguration implements Configuration {
           cost(requests, 1, tokens, call.promptTokens), call.tenant.maxTokens(), call.booking,
           maxWait(workload, call, context.now()));
       Admission admission = gate.admit(request);
+      if (call.ended()) {
+        handBack(call, admission);
+        return;
+      }
       if (admission instanceof Admission.Admitted admitted) {
         call.booking = null;
         context.send(call, reply -> {

@@ -223,7 +223,9 @@ final class Simulation implements ActivityContext {
   /**
    * The caller stops waiting for {@code call} at its deadline: the call is expired and its
    * workflow moves on. An activity still running for it ends at its next step (a reply, a wake-up
-   * on the slot, a re-dispatch), and a dispatched activity that has not taken a slot never does.
+   * on the slot, a re-dispatch), and a dispatched activity that has not taken a slot never does —
+   * except a call holding a gate booking (a durable timer fired a little late, past the deadline):
+   * it still wakes and hands its place back ({@code GateConfiguration}), as a caller does.
    */
   private void giveUp(SimCall call) {
     if (!call.ended()) {
@@ -236,7 +238,7 @@ final class Simulation implements ActivityContext {
   }
 
   private void enqueue(SimCall call) {
-    if (call.ended()) {
+    if (call.ended() && call.booking == null) {
       return;
     }
     dispatch.enqueue(call);
@@ -307,7 +309,7 @@ final class Simulation implements ActivityContext {
         if (call == null) {
           break;
         }
-        if (call.ended()) {
+        if (call.ended() && call.booking == null) {
           continue;
         }
         freeSlots--;

@@ -5,6 +5,8 @@ import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
+import io.backpressure.temporal.Backpressure;
+import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -13,7 +15,10 @@ import java.util.function.Supplier;
  * ActivityGate} builds the {@link AdmissionRequest} itself, without a per-call {@code maxWait}, so
  * the activity runs its gated call {@link #within} the caller's remaining budget and this gate adds
  * it to every admission made meanwhile on the activity's thread. Decisions are otherwise the
- * delegate's. Thread-safe (the limit is per thread).
+ * delegate's, except that an {@link Admission.Expired} is thrown here as the non-retryable {@code
+ * BackpressureExpired} failure the activity gate would map it to: the activity gate describes an
+ * expiry with the request's own {@code maxWait}, which its requests do not carry. Thread-safe (the
+ * limit is per thread).
  */
 public final class DeadlineGate implements Gate {
   private final Gate gate;
@@ -41,7 +46,11 @@ public final class DeadlineGate implements Gate {
   @Override
   public Admission admit(AdmissionRequest request) {
     Duration wait = maxWait.get();
-    return gate.admit(wait == null || request.maxWait() != null ? request : request.withMaxWait(wait));
+    Admission admission = gate.admit(wait == null || request.maxWait() != null ? request : request.withMaxWait(wait));
+    if (admission instanceof Admission.Expired expired) {
+      throw ApplicationFailure.newNonRetryableFailure(expired.message(), Backpressure.EXPIRED);
+    }
+    return admission;
   }
 
   @Override
