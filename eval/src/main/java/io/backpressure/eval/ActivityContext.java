@@ -15,12 +15,16 @@ interface ActivityContext {
   /** The virtual clock, for a gate driven in virtual time. */
   Clock clock();
 
-  /** Runs {@code action} after {@code delayNanos} (the slot stays held: an in-activity wait). */
-  void after(long delayNanos, Runnable action);
+  /**
+   * Runs {@code action} after {@code delayNanos} (the slot stays held: an in-activity wait). If the
+   * caller gave {@code call} up meanwhile, the activity ends there instead (slot freed).
+   */
+  void after(SimCall call, long delayNanos, Runnable action);
 
   /**
-   * Sends the call upstream now. {@code onReply} receives the answer: a 200 after the service
-   * latency, a 429 at once (as a separate event).
+   * Sends the call upstream now. {@code onReply} receives the answer: a 200 or a 500 after the
+   * service latency, a 429 at once (as a separate event). Every method below, called for a call
+   * its caller has already given up, only ends the activity (frees its slot).
    */
   void send(SimCall call, Consumer<Reply> onReply);
 
@@ -29,6 +33,12 @@ interface ActivityContext {
 
   /** The call failed for good: the activity ends, its slot is freed, its workflow moves on. */
   void fail(SimCall call);
+
+  /**
+   * The gate refused the call for its deadline ({@code Admission.Expired}): the activity ends, its
+   * slot is freed, the call is expired and its workflow moves on.
+   */
+  void expire(SimCall call);
 
   /**
    * The activity ends at once (slot freed) and the workflow sleeps {@code sleepNanos} on a durable
@@ -45,9 +55,14 @@ interface ActivityContext {
   /**
    * An upstream answer.
    *
-   * @param ok true for 200
+   * @param status 200, 429 (rate limited) or 500 (an error unrelated to limits)
    * @param retryAfterNanos on a 429, the provider's retry-after
    * @param boundDimension on a 429, {@code requests} or {@code tokens}
    */
-  record Reply(boolean ok, long retryAfterNanos, String boundDimension) {}
+  record Reply(int status, long retryAfterNanos, String boundDimension) {
+
+    boolean ok() {
+      return status == 200;
+    }
+  }
 }

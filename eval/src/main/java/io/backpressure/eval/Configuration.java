@@ -13,7 +13,7 @@ sealed interface Configuration
     permits NaiveConfiguration, TemporalNativeConfiguration, GatewayConfiguration, GateConfiguration {
 
   /** Every configuration's name, in report order. */
-  List<String> NAMES = List.of("naive", "tn", "gateway", "bp", "bp-no-drf", "bp-no-priority");
+  List<String> NAMES = List.of("naive", "tn", "gateway", "bp", "bp-static", "bp-no-drf", "bp-no-priority");
 
   /** The name used on the command line and as the JSON key. */
   String name();
@@ -44,6 +44,7 @@ sealed interface Configuration
       case "tn" -> new TemporalNativeConfiguration();
       case "gateway" -> new GatewayConfiguration();
       case "bp" -> new GateConfiguration(GateConfiguration.Variant.FULL);
+      case "bp-static" -> new GateConfiguration(GateConfiguration.Variant.STATIC);
       case "bp-no-drf" -> new GateConfiguration(GateConfiguration.Variant.NO_DRF);
       case "bp-no-priority" -> new GateConfiguration(GateConfiguration.Variant.NO_PRIORITY);
       default -> throw new IllegalArgumentException(

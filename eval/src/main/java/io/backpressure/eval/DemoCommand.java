@@ -46,6 +46,10 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Where the report and plots go (default: ${DEFAULT-VALUE}).")
   Path out;
 
+  @Option(names = "--verbose",
+      description = "Print the libraries' logs (Temporal, gRPC) here instead of into a file in the output folder.")
+  boolean verbose;
+
   /** Picocli's constructor. */
   public DemoCommand() {}
 
@@ -55,10 +59,12 @@ public final class DemoCommand implements Callable<Integer> {
     PrintWriter o = spec.commandLine().getOut();
     Workload workload;
     List<Configuration> configurations;
+    LibraryLogs logs;
     try {
       workload = Workloads.load(WORKLOAD).scaled(scale).withDuration(durationS);
       configurations = Configuration.parseList(String.join(",", CONFIGS));
-    } catch (IllegalArgumentException e) {
+      logs = verbose ? LibraryLogs.verbose() : LibraryLogs.toFolder(out);
+    } catch (IllegalArgumentException | UncheckedIOException e) {
       err.println("demo: " + e.getMessage());
       err.flush();
       return 2;
@@ -69,12 +75,15 @@ public final class DemoCommand implements Callable<Integer> {
     long started = System.nanoTime();
     Summary summary;
     String stack;
-    try (RealRunner runner = new RealOptions(null, "default", null, 1, null).runner()) {
+    try (RealRunner runner = new RealOptions(null, "default", null, 1, null).runner(logs.workersFile())) {
       stack = runner.describe();
       ProgressBar progress = new ProgressBar(System.err, configurations.size(), System.console() != null);
       summary = Evaluation.run(runner, List.of(workload), configurations, 1, seed, 1, progress).get(0);
     } catch (RuntimeException e) {
       err.println("demo: the run failed: " + e);
+      if (logs.summary() != null) {
+        err.println(logs.summary());
+      }
       err.flush();
       return 1;
     }
@@ -94,6 +103,9 @@ public final class DemoCommand implements Callable<Integer> {
     o.println("Plots:  " + out.resolve(Plots.THROUGHPUT_FILE).toAbsolutePath().normalize() + ", "
         + String.join(", ", CONFIGS.stream().map(c -> out.resolve(Plots.heatmapFile(c)).toAbsolutePath().normalize()
             .toString()).toList()));
+    if (logs.summary() != null) {
+      o.println(logs.summary());
+    }
     o.flush();
     return 0;
   }

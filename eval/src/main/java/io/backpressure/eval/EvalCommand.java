@@ -58,17 +58,29 @@ public final class EvalCommand implements Callable<Integer> {
       description = "Real mode: an external Temporal service (default: the Java test server in this process).")
   String temporal;
 
+  @Option(names = "--temporal-tls",
+      description = "Real mode: connect to --temporal over TLS (the JVM's trusted certificates). An API key (Temporal"
+          + " Cloud) is read from the environment variable " + TemporalStack.API_KEY_ENV + ", never from the command line.")
+  boolean temporalTls;
+
   @Option(names = "--namespace", defaultValue = "default", paramLabel = "NS",
       description = "Real mode: the Temporal namespace with --temporal (default: ${DEFAULT-VALUE}).")
   String namespace;
 
   @Option(names = "--redis", paramLabel = "URL",
-      description = "Real mode: keep the gate's state in Redis (redis://host:port) instead of memory.")
+      description = "Real mode: keep the gate's state in Redis (redis://host:port) instead of memory; 'auto' starts"
+          + " and owns a redis-server from PATH on a free loopback port (needed for the Redis faults).")
   String redis;
 
   @Option(names = "--redis-cluster", paramLabel = "HOST:PORT", split = ",",
       description = "Real mode: keep the gate's state on a Redis Cluster reached from these seed nodes.")
   List<String> redisCluster;
+
+  @Option(names = "--fault", paramLabel = "KIND@T[+D]",
+      description = "Real mode, repeatable: inject a fault T s into every run, for D s: redis-stop, redis-kill"
+          + " (restarted empty after D), redis-flush (at T), worker-kill (a replacement after D); the Redis faults need"
+          + " --redis auto.")
+  List<String> faults = new ArrayList<>();
 
   @Option(names = "--workers", defaultValue = "1", paramLabel = "N",
       description = "Real mode: worker processes sharing the gate's state (N > 1 needs --redis). Default: 1.")
@@ -94,12 +106,22 @@ public final class EvalCommand implements Callable<Integer> {
       description = "Override every workload's duration_s (e.g. short CI runs); must exceed warmup_s.")
   Double durationS;
 
+  @Option(names = "--verbose",
+      description = "Print the libraries' logs (Temporal, gRPC, Lettuce) here instead of into a file in the"
+          + " output folder.")
+  boolean verbose;
+
   @Option(names = "--threads", paramLabel = "N",
       description = "Runs in parallel (default: the number of processors).")
   Integer threads;
 
   /** Picocli's constructor. */
   public EvalCommand() {}
+
+  /** Runs the command in a process of its own (tests start it this way). */
+  public static void main(String[] args) {
+    System.exit(new picocli.CommandLine(new EvalCommand()).execute(args));
+  }
 
   @Override
   public Integer call() {
@@ -108,6 +130,7 @@ public final class EvalCommand implements Callable<Integer> {
     List<Workload> workloads;
     List<Configuration> configurations;
     Runner runner;
+    LibraryLogs logs;
     int threadCount;
     boolean real;
     try {
@@ -124,7 +147,8 @@ public final class EvalCommand implements Callable<Integer> {
         }
         redis = RedisLocation.cluster(redisCluster);
       }
-      RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort);
+      RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort, temporalTls,
+          faults.stream().map(Fault::parse).toList());
       if (!real) {
         options.requireSimDefaults();
       }
@@ -147,8 +171,9 @@ public final class EvalCommand implements Callable<Integer> {
           c.validate(w);
         }
       }
-      runner = real ? options.runner() : modeRunner;
-    } catch (IllegalArgumentException e) {
+      logs = verbose ? LibraryLogs.verbose() : LibraryLogs.toFolder(outputRoot(workloads));
+      runner = real ? options.runner(logs.workersFile()) : modeRunner;
+    } catch (IllegalArgumentException | UncheckedIOException e) {
       err.println("eval: " + e.getMessage());
       err.flush();
       return 2;
@@ -166,9 +191,12 @@ public final class EvalCommand implements Callable<Integer> {
         outWriter.flush();
       }
       summaries = Evaluation.run(runner, workloads, configurations, repeats, seed, threadCount, progress);
+      if (runner instanceof RealRunner realRunner) {
+        realRunner.injected().forEach(step -> outWriter.println("fault " + step));
+      }
     } catch (IllegalArgumentException | IllegalStateException e) {
       err.println("eval: " + e.getMessage());
-      err.flush();
+      printLogSummary(err, logs);
       return 1;
     }
     double seconds = (System.nanoTime() - started) / 1e9;
@@ -194,8 +222,27 @@ public final class EvalCommand implements Callable<Integer> {
     outWriter.println(String.format(Locale.ROOT, "%d runs (%d workloads x %d configurations x %d repeats) %s"
         + " in %.1f s wall time on %d threads", runs, workloads.size(), configurations.size(), repeats,
         real ? "run on the real stack" : "simulated", seconds, threadCount));
-    outWriter.flush();
+    printLogSummary(outWriter, logs);
     return 0;
+  }
+
+  /** The folder the outputs (and the library log) of {@code workloads} go to. */
+  private Path outputRoot(List<Workload> workloads) {
+    Path root = out != null ? out : Path.of("eval-out");
+    return workload.equals(ALL) || out != null ? root : root.resolve(workloads.get(0).name());
+  }
+
+  private static void printLogSummary(PrintWriter writer, LibraryLogs logs) {
+    String summary = logs.summary();
+    if (summary != null) {
+      writer.println(summary);
+    }
+    writer.flush();
+  }
+
+  /** {@code url} with any user and password replaced by {@code ***}, for the recorded command. */
+  static String redacted(String url) {
+    return url.replaceFirst("^(rediss?://)[^@/]*@", "$1***@");
   }
 
   static void write(Summary summary, Workload workload, Path dir, String command) throws IOException {
@@ -217,13 +264,17 @@ public final class EvalCommand implements Callable<Integer> {
       c.append(" --scale ").append(Format.number(scale));
     }
     if (redis != null) {
-      c.append(' ').append(RedisLocation.options(Redaction.url(redis)));
+      c.append(' ').append(RedisLocation.options(redacted(redis)));
     }
     if (workers != 1) {
       c.append(" --workers ").append(workers);
     }
+    faults.forEach(f -> c.append(" --fault ").append(f));
     if (temporal != null) {
       c.append(" --temporal ").append(temporal).append(" --namespace ").append(namespace);
+      if (temporalTls) {
+        c.append(" --temporal-tls");
+      }
     }
     return c.toString();
   }

@@ -75,7 +75,8 @@ final class Evaluation {
           results.put(configs.get(ci).name(), Summary.reduce(runs));
         }
         Workload w = workloads.get(wi);
-        summaries.add(new Summary(w.name(), runner.mode(), repeats, seed, w.durationS(), w.scale(), results));
+        summaries.add(new Summary(w.name(), runner.mode(), repeats, seed, w.durationS(), w.scale(), runner.faults(),
+            results));
       }
       return summaries;
     } finally {

@@ -23,13 +23,22 @@ import java.util.Map;
  * fails and is retried through the gate (a fresh admission after the re-dispatch cost), never by a
  * sleep on the slot. <b>Deferred</b>: the activity ends at once, freeing the slot, and the workflow
  * sleeps {@code retryAfter} on a durable timer, then dispatches the activity again, which presents
- * the booking. <b>Rejected</b>: the call fails (it can never fit).
+ * the booking. <b>Expired</b>: the call's turn would come after its deadline; the call ends
+ * expired at once. <b>Rejected</b>: the call fails (it can never fit). A 500 from the provider is
+ * released like a 200 (the provider counted the call) and the activity is retried through the
+ * gate.
+ *
+ * <p>Deadlines: a call of a tenant with {@code deadline_s} asks with {@code maxWait} = what is left
+ * of its budget ({@code submitted + deadline_s − now}, at least 0); a call without one asks with
+ * its class's {@code max_wait_s} when the workload's {@code priorities} give one (the request's
+ * default, standing in for the policy's per-class {@code max_wait}), else with no limit.
  *
  * <h2>The policy, derived from the workload (the documented bp choices)</h2>
  *
  * <ul>
  *   <li>Dimensions: {@code requests} at {@code requests_per_s} and, if capped, {@code tokens} at
- *       {@code tokens_per_s} ({@code bp-no-drf}: requests only, tokens not metered).
+ *       {@code tokens_per_s} — the operator's {@code gate.caps} where given, else the upstream's
+ *       caps at t = 0 ({@code bp-no-drf}: requests only, tokens not metered).
  *   <li>Burst: one upstream period of cap per dimension ({@code C_d · P}, the gate's own default
  *       shape), and never less than the largest single-call debit the workload can produce (its
  *       largest prompt, plus in reservation mode its largest {@code max_tokens} or the default), so
@@ -49,6 +58,12 @@ final class GateConfiguration implements Configuration {
   /** Which gate. */
   enum Variant {
     FULL("bp"),
+    /**
+     * The ablation without provider feedback: caps as configured, no learning. Until the gate
+     * learns from the provider it is the same gate as {@link #FULL}; both run so that results
+     * show side by side.
+     */
+    STATIC("bp-static"),
     NO_DRF("bp-no-drf"),
     NO_PRIORITY("bp-no-priority");
 
@@ -87,8 +102,7 @@ final class GateConfiguration implements Configuration {
   @Override
   public ActivityBehaviour behaviour(Workload workload, ActivityContext context) {
     Gate gate = InMemoryGate.create(policy(workload, variant), context.clock());
-    return new Gated(gate, context, workload.upstream().rejectedCount(), metersTokens(workload, variant),
-        workload.upstream().requestsPerS() != null);
+    return new Gated(gate, context, workload, metersTokens(workload, variant));
   }
 
   /**
@@ -99,16 +113,17 @@ final class GateConfiguration implements Configuration {
    */
   static Policy policy(Workload workload, Variant variant) {
     Workload.Upstream up = workload.upstream();
+    Workload.Caps caps = workload.gate().configuredCaps(up);
     Policy.Builder builder = Policy.builder("sim/" + workload.name());
-    if (up.requestsPerS() != null) {
-      builder.dimension(Dimension.REQUESTS, up.requestsPerS(), Math.max(1, up.requestsPerS() * up.periodS()));
+    if (caps.requestsPerS() != null) {
+      builder.dimension(Dimension.REQUESTS, caps.requestsPerS(), Math.max(1, caps.requestsPerS() * up.periodS()));
     } else if (variant == Variant.NO_DRF) {
       throw new IllegalArgumentException(
           "bp-no-drf meters requests only, but workload " + workload.name() + " caps no requests");
     }
     if (metersTokens(workload, variant)) {
-      builder.dimension(Dimension.TOKENS, up.tokensPerS(),
-          Math.max(largestTokenDebit(workload), up.tokensPerS() * up.periodS()));
+      builder.dimension(Dimension.TOKENS, caps.tokensPerS(),
+          Math.max(largestTokenDebit(workload), caps.tokensPerS() * up.periodS()));
     }
     for (Workload.PriorityWeight k : workload.priorities()) {
       builder.priority(k.name(), variant == Variant.NO_PRIORITY ? 1.0 : k.weight());
@@ -158,41 +173,81 @@ final class GateConfiguration implements Configuration {
     return new Cost(amounts);
   }
 
+  /**
+   * How much longer the caller of {@code call} waits for its turn at {@code now}: what is left of
+   * its deadline, else its class's {@code max_wait_s}, else null (no limit).
+   */
+  static Duration maxWait(Workload workload, SimCall call, long now) {
+    if (call.deadlineNanos != Long.MAX_VALUE) {
+      return Duration.ofNanos(Math.max(0, call.deadlineNanos - now));
+    }
+    Double classWait = workload.priorities().get(call.classIndex).maxWaitS();
+    return classWait == null ? null : Duration.ofNanos(Math.round(classWait * 1e9));
+  }
+
   /** The gated activity. */
   private static final class Gated implements ActivityBehaviour {
+
+    /**
+     * A call its caller gave up woke with its booking, past the deadline (so it asked with no wait
+     * left): the gate either expired it (its place is given back) or admitted it, and then the
+     * unused grant is released at zero cost. Either way nothing is sent.
+     */
+    private void handBack(SimCall call, Admission admission) {
+      if (admission instanceof Admission.Admitted admitted) {
+        gate.release(admitted.grant(), cost(requests, 0, tokens, 0));
+      }
+      call.booking = null;
+      context.expire(call);
+    }
+
     private final Gate gate;
     private final ActivityContext context;
+    private final Workload workload;
     private final boolean rejectedCount;
     private final boolean tokens;
     private final boolean requests;
 
-    Gated(Gate gate, ActivityContext context, boolean rejectedCount, boolean tokens, boolean requests) {
+    Gated(Gate gate, ActivityContext context, Workload workload, boolean tokens) {
       this.gate = gate;
       this.context = context;
-      this.rejectedCount = rejectedCount;
+      this.workload = workload;
+      this.rejectedCount = workload.upstream().rejectedCount();
       this.tokens = tokens;
-      this.requests = requests;
+      this.requests = workload.gate().configuredCaps(workload.upstream()).requestsPerS() != null;
     }
 
     @Override
     public void start(SimCall call) {
       AdmissionRequest request = new AdmissionRequest(call.tenant.name(), call.tenant.priority(),
-          cost(requests, 1, tokens, call.promptTokens), call.tenant.maxTokens(), call.booking, null);
+          cost(requests, 1, tokens, call.promptTokens), call.tenant.maxTokens(), call.booking,
+          maxWait(workload, call, context.now()));
       Admission admission = gate.admit(request);
+      if (call.ended()) {
+        handBack(call, admission);
+        return;
+      }
       if (admission instanceof Admission.Admitted admitted) {
         call.booking = null;
         context.send(call, reply -> {
-          if (reply.ok()) {
-            gate.release(admitted.grant(), cost(requests, 1, tokens, call.totalTokens()));
-            context.succeed(call);
-          } else {
+          if (reply.status() == 429) {
             gate.release(admitted.grant(), rejectedActual(call, rejectedCount, tokens, requests));
             context.retry(call);
+          } else {
+            gate.release(admitted.grant(), cost(requests, 1, tokens, call.totalTokens()));
+            if (reply.ok()) {
+              context.succeed(call);
+            } else {
+              context.retry(call);
+            }
           }
         });
       } else if (admission instanceof Admission.Deferred deferred) {
         call.booking = deferred.booking();
         context.defer(call, deferred.retryAfter().toNanos());
+      } else if (admission instanceof Admission.Expired) {
+        call.booking = null;
+        context.expire(call);
       } else {
         context.fail(call);
       }

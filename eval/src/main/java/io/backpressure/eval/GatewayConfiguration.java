@@ -84,7 +84,7 @@ final class GatewayConfiguration implements Configuration {
           context.succeed(call);
         });
       } else {
-        context.after((current + 1) * WINDOW_NANOS - now, () -> start(call));
+        context.after(call, (current + 1) * WINDOW_NANOS - now, () -> start(call));
       }
     }
 

@@ -1,31 +1,57 @@
 package io.backpressure.eval;
 
+import io.backpressure.core.Dimension;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * Computes the metrics of SPEC §6.3 from one {@link Recording}, exactly as defined there.
  *
  * <ul>
- *   <li>The <b>contention window</b> runs from {@code warmup_s} until the first queue finishes all
- *       its calls, or the end of the run; both ends included. Window metrics count calls that
- *       succeeded inside it ({@code ok_rps_*}, {@code p95_latency_ms_by_priority}), attempts that
- *       reached the upstream inside it ({@code cap_utilization}), and call submissions inside it
- *       (which queues are <i>active</i>).
+ *   <li>The <b>contention window</b> runs from {@code warmup_s} to the end of the run, or until the
+ *       first closed-loop queue runs out of calls, whichever comes first (a tenant's {@code stop_s}
+ *       and an open-loop tenant's last arrival do not end it); both ends included. Window metrics
+ *       count calls that succeeded inside it ({@code ok_rps_*}, {@code goodput_*}, the p95s),
+ *       attempts that reached the upstream inside it ({@code cap_utilization}), and call
+ *       submissions inside it (which queues are <i>active</i>).
  *   <li>Whole-run metrics: {@code http_429_share} (429s / attempts), {@code slot_ms_per_ok}
- *       (slot-held time of every call, up to the end of the run / successful calls) and {@code
- *       deferrals_per_ok}.
- *   <li>{@code ideal_rps_by_queue}: {@link DrfFilling} over the capped dimensions for the active
- *       queues, weights {@code w_t · ω_k} (the workload's weights, whatever the configuration),
- *       cost per call {@code (1, mean prompt + mean completion after the max_tokens clamp)}, demand
- *       capped at {@code open_loop_rps} or {@code workflows · 1000 / mean latency ms}.
+ *       (slot-held time of every call, up to the end of the run / successful calls), {@code
+ *       deferrals_per_ok}, {@code expired_share} and {@code calls_failed}.
+ *   <li>{@code ideal_rps_by_queue}, <b>time-resolved</b>: the window is cut at every tenant's
+ *       {@code start_s} and {@code stop_s} (and every change of the caps in use: an {@code
+ *       upstream.schedule} entry) inside it. In each phase, {@link DrfFilling} shares the caps less
+ *       outside traffic among the active queues whose tenant submits during that whole phase
+ *       ({@code start_s ≤} its start, no {@code stop_s} before its end), weights {@code w_t · ω_k}
+ *       (the workload's weights, whatever the configuration), cost per call {@code (1, mean
+ *       prompt + mean completion after the max_tokens clamp)}, demand capped at {@code
+ *       open_loop_rps} or {@code workflows · 1000 / mean latency ms}. A queue's ideal is its phase
+ *       rates weighted by phase length, over the window's length. Worked example: a 100 s window
+ *       from 0, two equal queues on a 60 req/s cap, one starting at 60 s: in [0, 60] the first
+ *       gets 60, in [60, 100] each gets 30; ideals (60·60 + 30·40)/100 = 48 and 30·40/100 = 12.
  *   <li>{@code achievement_jain}: Jain's index of {@code ok_rps / ideal_rps} over the active queues.
  *   <li>{@code priority_order_held}: 1 when the per-class OK rate strictly decreases from the highest
  *       class down, over the classes with an active queue, else 0 (its mean over repeats is the
  *       fraction of repeats in which the order held).
- *   <li>{@code p95_latency_ms_by_priority}: nearest-rank p95 of submission-to-success time.
+ *   <li>{@code p95_latency_ms_by_priority}: nearest-rank p95 of submission-to-success time; {@code
+ *       http_p95_latency_ms_by_priority}: of first-upstream-attempt-to-success time (in-place
+ *       retries and their backoff included; gate deferrals and the wait for a slot before the
+ *       first attempt excluded).
+ *   <li>{@code cap_utilization.{dim}}: what the workload's calls consumed in the window / ∫ (true
+ *       cap(t) − outside(t)) dt over it, the true cap from {@code upstream} and its {@code schedule}.
+ *   <li>A call is <b>expired</b> when the gate refused it for its deadline or its caller gave it up
+ *       at the deadline ({@link Recording.Outcome#EXPIRED}), or when its tenant has a {@code
+ *       deadline_s} and the call was answered after it, or was still unanswered at the end of the
+ *       run with its deadline past. {@code expired_share}: expired calls / calls submitted. {@code
+ *       goodput_rps} ({@code _by_priority}): successful calls answered within their deadline
+ *       (every successful call when there is none), per second of the window.
+ *   <li>{@code calls_failed}: calls that ended in an error other than expiry.
+ *   <li>{@code upstream_max_per_window.{dim}}: the most the provider saw in any window of its
+ *       period ({@link UpstreamWindows}): from the attempts in sim, from the provider's own
+ *       records in real mode.
  *   <li>{@code contention_window_s}: the window's length (not in SPEC; it tells how long the
  *       window metrics were measured over).
  * </ul>
@@ -38,28 +64,55 @@ final class Metrics {
 
   private Metrics() {}
 
+  /** The end of the contention window of {@code recording}, in nanoseconds. */
+  static long windowEnd(Workload workload, Recording recording) {
+    long end = recording.endNanos();
+    long[] finished = recording.queueFinishedNanos();
+    for (int q = 0; q < finished.length; q++) {
+      if (finished[q] >= 0 && !workload.tenants().get(q).openLoop()) {
+        end = Math.min(end, finished[q]);
+      }
+    }
+    return end;
+  }
+
+  /** Whether {@code call} expired: see the class comment. */
+  static boolean expired(Workload workload, Recording.Call call, long runEnd) {
+    if (call.outcome() == Recording.Outcome.EXPIRED) {
+      return true;
+    }
+    long deadline = workload.tenants().get(call.queue()).deadlineNanos();
+    if (deadline == Long.MAX_VALUE) {
+      return false;
+    }
+    long due = call.submittedNanos() + deadline;
+    return call.outcome() == Recording.Outcome.OK ? call.finishedNanos() > due
+        : call.outcome() == Recording.Outcome.UNFINISHED && due <= runEnd;
+  }
+
   static RunMetrics compute(Workload workload, Recording recording) {
     List<Workload.Tenant> tenants = workload.tenants();
     int n = tenants.size();
+    int classes = workload.priorities().size();
     long start = Simulation.seconds(workload.warmupS());
-    long end = recording.endNanos();
-    for (long finished : recording.queueFinishedNanos()) {
-      if (finished >= 0) {
-        end = Math.min(end, finished);
-      }
-    }
+    long end = windowEnd(workload, recording);
     double window = (end - start) / 1e9;
 
     long attempts = recording.attempts().size();
-    long rejected = recording.attempts().stream().filter(a -> !a.ok()).count();
+    long rejected = recording.attempts().stream().filter(Recording.Attempt::rateLimited).count();
 
     double[] okInWindow = new double[n];
+    double[] goodInWindow = new double[n];
     boolean[] active = new boolean[n];
     List<List<Double>> latencies = new ArrayList<>();
-    for (int k = 0; k < workload.priorities().size(); k++) {
+    List<List<Double>> httpLatencies = new ArrayList<>();
+    for (int k = 0; k < classes; k++) {
       latencies.add(new ArrayList<>());
+      httpLatencies.add(new ArrayList<>());
     }
     long okTotal = 0;
+    long expired = 0;
+    long failed = 0;
     double slotNanos = 0;
     long deferrals = 0;
     for (Recording.Call call : recording.calls()) {
@@ -68,41 +121,29 @@ final class Metrics {
       if (call.submittedNanos() >= start && call.submittedNanos() <= end) {
         active[call.queue()] = true;
       }
+      boolean late = expired(workload, call, recording.endNanos());
+      expired += late ? 1 : 0;
+      failed += call.outcome() == Recording.Outcome.FAILED ? 1 : 0;
       if (call.outcome() != Recording.Outcome.OK) {
         continue;
       }
       okTotal++;
       if (call.finishedNanos() >= start && call.finishedNanos() <= end) {
         okInWindow[call.queue()]++;
+        goodInWindow[call.queue()] += late ? 0 : 1;
         int k = workload.classIndex(tenants.get(call.queue()).priority());
         latencies.get(k).add((call.finishedNanos() - call.submittedNanos()) / 1e6);
+        if (call.firstAttemptNanos() >= 0) {
+          httpLatencies.get(k).add((call.finishedNanos() - call.firstAttemptNanos()) / 1e6);
+        }
       }
     }
 
     Map<String, RunMetrics.Value> values = new LinkedHashMap<>();
     values.put("http_429_share", scalar(attempts == 0 ? Double.NaN : (double) rejected / attempts));
-    double[] okRps = new double[n];
-    double total = 0;
-    for (int q = 0; q < n; q++) {
-      okRps[q] = window > 0 ? okInWindow[q] / window : Double.NaN;
-      total += okRps[q];
-    }
-    values.put("ok_rps_total", scalar(total));
-
-    Map<String, Double> byClass = new LinkedHashMap<>();
-    for (Workload.PriorityWeight k : workload.priorities()) {
-      double sum = 0;
-      boolean present = false;
-      for (int q = 0; q < n; q++) {
-        if (tenants.get(q).priority().equals(k.name())) {
-          sum += okRps[q];
-          present = true;
-        }
-      }
-      if (present) {
-        byClass.put(k.name(), sum);
-      }
-    }
+    double[] okRps = perSecond(okInWindow, window);
+    values.put("ok_rps_total", scalar(sum(okRps)));
+    Map<String, Double> byClass = byClass(workload, okRps);
     values.put("ok_rps_by_priority", new RunMetrics.ByKey(byClass));
 
     Map<String, Double> byQueue = new LinkedHashMap<>();
@@ -111,7 +152,7 @@ final class Metrics {
     }
     values.put("ok_rps_by_queue", new RunMetrics.ByKey(byQueue));
 
-    double[] ideal = ideal(workload, active);
+    double[] ideal = ideal(workload, active, start, end);
     Map<String, Double> idealByQueue = new LinkedHashMap<>();
     List<Double> achievements = new ArrayList<>();
     for (int q = 0; q < n; q++) {
@@ -125,38 +166,23 @@ final class Metrics {
         ? Stats.jain(achievements.stream().mapToDouble(Double::doubleValue).toArray()) : Double.NaN));
 
     values.put("priority_order_held", scalar(window > 0 ? orderHeld(workload, byClass, active) : Double.NaN));
-
-    Map<String, Double> p95 = new LinkedHashMap<>();
-    for (int k = 0; k < workload.priorities().size(); k++) {
-      String name = workload.priorities().get(k).name();
-      if (byClass.containsKey(name)) {
-        p95.put(name, Stats.percentile(latencies.get(k).stream().mapToDouble(Double::doubleValue).toArray(), 95));
-      }
-    }
-    values.put("p95_latency_ms_by_priority", new RunMetrics.ByKey(p95));
+    values.put("p95_latency_ms_by_priority", new RunMetrics.ByKey(p95ByClass(workload, byClass, latencies)));
     values.put("slot_ms_per_ok", scalar(okTotal == 0 ? Double.NaN : slotNanos / 1e6 / okTotal));
     values.put("deferrals_per_ok", scalar(okTotal == 0 ? Double.NaN : (double) deferrals / okTotal));
-
-    Map<String, Double> utilization = new LinkedHashMap<>();
-    Workload.Upstream up = workload.upstream();
-    double requests = 0;
-    double tokens = 0;
-    for (Recording.Attempt a : recording.attempts()) {
-      if (a.counted() && a.startNanos() >= start && a.startNanos() <= end) {
-        requests++;
-        tokens += a.tokens();
-      }
-    }
-    if (up.requestsPerS() != null) {
-      utilization.put("requests", window > 0 ? requests / (up.requestsPerS() * window) : Double.NaN);
-    }
-    if (up.tokensPerS() != null) {
-      utilization.put("tokens", window > 0 ? tokens / (up.tokensPerS() * window) : Double.NaN);
-    }
-    values.put("cap_utilization", new RunMetrics.ByKey(utilization));
+    values.put("cap_utilization", new RunMetrics.ByKey(utilization(workload, recording, start, end)));
     values.put("contention_window_s", scalar(Math.max(0, window)));
+    int submitted = recording.calls().size();
+    values.put("expired_share", scalar(submitted == 0 ? Double.NaN : (double) expired / submitted));
+    double[] goodRps = perSecond(goodInWindow, window);
+    values.put("goodput_rps", scalar(sum(goodRps)));
+    values.put("goodput_rps_by_priority", new RunMetrics.ByKey(byClass(workload, goodRps)));
+    values.put("http_p95_latency_ms_by_priority", new RunMetrics.ByKey(p95ByClass(workload, byClass, httpLatencies)));
+    values.put("calls_failed", scalar(failed));
     if (recording.measured() != null) {
       measured(values, recording, slotNanos);
+    } else {
+      values.put("upstream_max_per_window",
+          new RunMetrics.ByKey(UpstreamWindows.fromAttempts(workload, recording.attempts())));
     }
 
     double bin = Math.max(1, Math.ceil(workload.durationS() / MAX_BINS));
@@ -168,7 +194,127 @@ final class Metrics {
         heat[call.queue()][b] += 1 / bin;
       }
     }
-    return new RunMetrics(values, heat, bin);
+    double[][] usage = new double[2][bins];
+    for (Recording.Attempt a : recording.attempts()) {
+      if (a.counted()) {
+        int b = (int) Math.min(bins - 1, a.startNanos() / 1e9 / bin);
+        usage[0][b] += 1 / bin;
+        usage[1][b] += a.tokens() / bin;
+      }
+    }
+    return new RunMetrics(values, heat, usage, bin);
+  }
+
+  private static double[] perSecond(double[] counts, double window) {
+    double[] rates = new double[counts.length];
+    for (int q = 0; q < counts.length; q++) {
+      rates[q] = window > 0 ? counts[q] / window : Double.NaN;
+    }
+    return rates;
+  }
+
+  private static double sum(double[] values) {
+    double total = 0;
+    for (double v : values) {
+      total += v;
+    }
+    return total;
+  }
+
+  /** Per class with at least one tenant: the sum of its tenants' {@code perQueue}. */
+  private static Map<String, Double> byClass(Workload workload, double[] perQueue) {
+    Map<String, Double> byClass = new LinkedHashMap<>();
+    for (Workload.PriorityWeight k : workload.priorities()) {
+      double sum = 0;
+      boolean present = false;
+      for (int q = 0; q < perQueue.length; q++) {
+        if (workload.tenants().get(q).priority().equals(k.name())) {
+          sum += perQueue[q];
+          present = true;
+        }
+      }
+      if (present) {
+        byClass.put(k.name(), sum);
+      }
+    }
+    return byClass;
+  }
+
+  private static Map<String, Double> p95ByClass(Workload workload, Map<String, Double> byClass,
+      List<List<Double>> latencies) {
+    Map<String, Double> p95 = new LinkedHashMap<>();
+    for (int k = 0; k < workload.priorities().size(); k++) {
+      String name = workload.priorities().get(k).name();
+      if (byClass.containsKey(name)) {
+        p95.put(name, Stats.percentile(latencies.get(k).stream().mapToDouble(Double::doubleValue).toArray(), 95));
+      }
+    }
+    return p95;
+  }
+
+  /**
+   * Per capped dimension: what the workload's counted attempts consumed in [{@code start}, {@code
+   * end}] / ∫ (true cap − outside) dt over it.
+   */
+  static Map<String, Double> utilization(Workload workload, Recording recording, long start, long end) {
+    Map<String, Double> utilization = new LinkedHashMap<>();
+    double requests = 0;
+    double tokens = 0;
+    for (Recording.Attempt a : recording.attempts()) {
+      if (a.counted() && a.startNanos() >= start && a.startNanos() <= end) {
+        requests++;
+        tokens += a.tokens();
+      }
+    }
+    Workload.Upstream up = workload.upstream();
+    if (up.requestsPerS() != null) {
+      utilization.put(Dimension.REQUESTS, requests / capacity(workload, Dimension.REQUESTS, start, end));
+    }
+    if (up.tokensPerS() != null) {
+      utilization.put(Dimension.TOKENS, tokens / capacity(workload, Dimension.TOKENS, start, end));
+    }
+    return utilization;
+  }
+
+  /**
+   * ∫ (true cap(t) − outside(t)) dt of {@code dimension} over [{@code start}, {@code end}], in
+   * units of the dimension; NaN for an empty window.
+   */
+  static double capacity(Workload workload, String dimension, long start, long end) {
+    if (end <= start) {
+      return Double.NaN;
+    }
+    Workload.Upstream up = workload.upstream();
+    double total = 0;
+    List<Long> cuts = cuts(workload, start, end);
+    for (int i = 0; i + 1 < cuts.size(); i++) {
+      double cap = up.capsAt(cuts.get(i) / 1e9).of(dimension);
+      total += Math.max(0, cap - up.outsideOf(dimension)) * (cuts.get(i + 1) - cuts.get(i)) / 1e9;
+    }
+    return total;
+  }
+
+  /**
+   * The instants that cut [{@code start}, {@code end}] into phases: its ends, every tenant's
+   * {@code start_s} and {@code stop_s} and every schedule entry inside it, sorted.
+   */
+  static List<Long> cuts(Workload workload, long start, long end) {
+    TreeSet<Long> cuts = new TreeSet<>(List.of(start, end));
+    List<Double> instants = new ArrayList<>();
+    for (Workload.Tenant t : workload.tenants()) {
+      instants.add(t.startS());
+      if (t.stopS() != null) {
+        instants.add(t.stopS());
+      }
+    }
+    workload.upstream().schedule().forEach(c -> instants.add(c.atS()));
+    for (double s : instants) {
+      long nanos = Simulation.seconds(s);
+      if (nanos > start && nanos < end) {
+        cuts.add(nanos);
+      }
+    }
+    return new ArrayList<>(cuts);
   }
 
   /**
@@ -178,7 +324,9 @@ final class Metrics {
    * http_429_rtt_ms} (p50), each present only when the run produced samples of it; {@code
    * upstream_max_per_window} (the most requests, or tokens, that reached the provider within one
    * upstream period, from its own records) and {@code upstream_window_bound} (cap × period + the
-   * gate's burst), per capped dimension.
+   * gate's burst), per capped dimension; {@code failed_open_admissions} (admissions the fail-open
+   * gate let through ungated while Redis did not answer) and {@code workers_lost} (worker processes
+   * that died, whose ledgers are lost).
    */
   private static void measured(Map<String, RunMetrics.Value> values, Recording recording, double slotNanos) {
     Recording.Measured m = recording.measured();
@@ -190,6 +338,8 @@ final class Metrics {
     percentiles(values, "http_429_rtt_ms", m.rejectionRoundTripNanos(), 50);
     values.put("upstream_max_per_window", new RunMetrics.ByKey(m.upstreamMaxPerWindow()));
     values.put("upstream_window_bound", new RunMetrics.ByKey(m.upstreamWindowBound()));
+    values.put("failed_open_admissions", scalar(m.failedOpenAdmissions()));
+    values.put("workers_lost", scalar(m.workersLost()));
   }
 
   private static void percentiles(Map<String, RunMetrics.Value> values, String name, long[] nanos, int... ps) {
@@ -204,42 +354,64 @@ final class Metrics {
     values.put(name, new RunMetrics.ByKey(byP));
   }
 
-  /** The DRF entitlement of each active queue in calls/s (0 for inactive queues). */
-  static double[] ideal(Workload workload, boolean[] active) {
+  /**
+   * The time-resolved DRF entitlement of each active queue in calls/s over [{@code start}, {@code
+   * end}] (0 for inactive queues): see the class comment.
+   */
+  static double[] ideal(Workload workload, boolean[] active, long start, long end) {
+    double[] result = new double[workload.tenants().size()];
+    if (end <= start) {
+      return result;
+    }
+    List<Long> cuts = cuts(workload, start, end);
+    for (int i = 0; i + 1 < cuts.size(); i++) {
+      long a = cuts.get(i);
+      long b = cuts.get(i + 1);
+      double[] rates = phaseIdeal(workload, active, a, b);
+      for (int q = 0; q < result.length; q++) {
+        result[q] += rates[q] * (b - a) / (double) (end - start);
+      }
+    }
+    return result;
+  }
+
+  /** The DRF filling of phase [{@code a}, {@code b}] over the active queues submitting throughout it. */
+  private static double[] phaseIdeal(Workload workload, boolean[] active, long a, long b) {
     Workload.Upstream up = workload.upstream();
+    Workload.Caps caps = up.capsAt(a / 1e9);
+    List<String> dims = new ArrayList<>();
     List<Double> capacities = new ArrayList<>();
-    if (up.requestsPerS() != null) {
-      capacities.add(up.requestsPerS());
+    for (String dim : List.of(Dimension.REQUESTS, Dimension.TOKENS)) {
+      if (caps.of(dim) != null) {
+        dims.add(dim);
+        capacities.add(caps.of(dim) - up.outsideOf(dim));
+      }
     }
-    if (up.tokensPerS() != null) {
-      capacities.add(up.tokensPerS());
+    double[] result = new double[workload.tenants().size()];
+    if (capacities.stream().anyMatch(c -> !(c > 0))) {
+      return result;
     }
-    double[] caps = capacities.stream().mapToDouble(Double::doubleValue).toArray();
     List<DrfFilling.Queue> queues = new ArrayList<>();
     List<Integer> index = new ArrayList<>();
     for (int q = 0; q < workload.tenants().size(); q++) {
-      if (!active[q]) {
+      Workload.Tenant t = workload.tenants().get(q);
+      boolean throughout = Simulation.seconds(t.startS()) <= a && (t.stopS() == null || Simulation.seconds(t.stopS()) >= b);
+      if (!active[q] || !throughout) {
         continue;
       }
-      Workload.Tenant t = workload.tenants().get(q);
-      double[] cost = new double[caps.length];
-      int d = 0;
-      if (up.requestsPerS() != null) {
-        cost[d++] = 1;
-      }
-      if (up.tokensPerS() != null) {
-        cost[d] = t.meanTokensPerCall();
+      double[] cost = new double[dims.size()];
+      for (int d = 0; d < cost.length; d++) {
+        cost[d] = dims.get(d).equals(Dimension.REQUESTS) ? 1 : t.meanTokensPerCall();
       }
       double demand = t.openLoop() ? t.openLoopRps()
           : up.meanLatencyMs() > 0 ? t.workflows() * 1000 / up.meanLatencyMs() : Double.POSITIVE_INFINITY;
       queues.add(new DrfFilling.Queue(t.weight() * workload.classWeight(t.priority()), cost, demand));
       index.add(q);
     }
-    double[] result = new double[workload.tenants().size()];
     if (queues.isEmpty()) {
       return result;
     }
-    double[] rates = DrfFilling.allocate(caps, queues);
+    double[] rates = DrfFilling.allocate(capacities.stream().mapToDouble(Double::doubleValue).toArray(), queues);
     for (int i = 0; i < rates.length; i++) {
       result[index.get(i)] = rates[i];
     }
@@ -269,15 +441,15 @@ final class Metrics {
     return new RunMetrics.Scalar(v);
   }
 
-  /** The heat rows of several runs averaged bin by bin (runs of one workload have equal shapes). */
-  static double[][] meanHeat(List<RunMetrics> runs) {
-    double[][] first = runs.get(0).heat();
+  /** Per-bin rows ({@code rows} of each run: heat or usage) averaged over several runs of one workload. */
+  static double[][] meanBins(List<RunMetrics> runs, Function<RunMetrics, double[][]> rows) {
+    double[][] first = rows.apply(runs.get(0));
     double[][] mean = new double[first.length][];
     for (int q = 0; q < first.length; q++) {
       mean[q] = new double[first[q].length];
       for (RunMetrics run : runs) {
         for (int b = 0; b < mean[q].length; b++) {
-          mean[q][b] += run.heat()[q][b] / runs.size();
+          mean[q][b] += rows.apply(run)[q][b] / runs.size();
         }
       }
     }

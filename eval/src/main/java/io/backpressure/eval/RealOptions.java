@@ -5,6 +5,8 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -15,8 +17,13 @@ import java.util.Locale;
  * @param redis the gate's shared state, or null for memory
  * @param workers worker processes (above 1: the test server is bound to a loopback port)
  * @param metricsPort the Prometheus port, or null for none
+ * @param temporalTls connect to the external Temporal over TLS (the JVM's trusted certificates)
+ * @param faults the faults injected into every run ({@code --fault}), possibly none
  */
-record RealOptions(String temporal, String namespace, String redis, int workers, Integer metricsPort) {
+record RealOptions(String temporal, String namespace, String redis, int workers, Integer metricsPort,
+    boolean temporalTls, List<Fault> faults) {
+  /** {@code --redis auto}: the harness starts and owns a redis-server (from PATH) on a free loopback port. */
+  static final String AUTO = "auto";
   /**
    * The default real-mode scale brings the request cap down to at most this many requests per
    * second: the in-process test server shares two cores with the workers, the mock provider and
@@ -24,7 +31,17 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
    */
   static final double AUTO_SCALE_RPS = 15;
 
+  /** Options without TLS to Temporal and without faults. */
+  RealOptions(String temporal, String namespace, String redis, int workers, Integer metricsPort) {
+    this(temporal, namespace, redis, workers, metricsPort, false, List.of());
+  }
+
   RealOptions {
+    faults = List.copyOf(faults);
+    FaultInjector.check(faults, AUTO.equals(redis), workers);
+    if (temporalTls && temporal == null) {
+      throw new IllegalArgumentException("--temporal-tls needs --temporal HOST:PORT");
+    }
     if (workers < 1 || workers > 16) {
       throw new IllegalArgumentException("--workers must be in [1, 16], got " + workers);
     }
@@ -45,13 +62,23 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
 
   /** Fails when a real-mode-only option is set in sim mode. */
   void requireSimDefaults() {
-    if (temporal != null || redis != null || workers != 1 || metricsPort != null) {
-      throw new IllegalArgumentException("--temporal, --redis, --workers and --metrics-port need --mode real");
+    if (temporal != null || redis != null || workers != 1 || metricsPort != null || temporalTls || !faults.isEmpty()) {
+      throw new IllegalArgumentException("--temporal, --temporal-tls, --redis, --workers, --metrics-port and --fault"
+          + " need --mode real");
     }
   }
 
-  /** The runner these options describe; the Temporal service opens on its first run. */
+  /** The runner these options describe, worker processes' output on the terminal. */
   RealRunner runner() {
+    return runner(null);
+  }
+
+  /**
+   * The runner these options describe; the Temporal service opens on its first run.
+   *
+   * @param workersLog where worker processes' output goes, or null for the terminal
+   */
+  RealRunner runner(Path workersLog) {
     PrometheusMeterRegistry registry = metricsPort == null ? null : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     PrometheusEndpoint endpoint;
     try {
@@ -59,8 +86,11 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve metrics on port " + metricsPort, e);
     }
-    return new RealRunner(any -> temporal != null ? TemporalStack.external(temporal, namespace)
-        : workers > 1 ? TemporalStack.portBound() : TemporalStack.inProcess(), redis, workers, registry, endpoint);
+    OwnedRedis owned = AUTO.equals(redis) ? OwnedRedis.start(workersLog == null ? null
+        : workersLog.resolveSibling("redis.log")) : null;
+    return new RealRunner(any -> temporal != null ? TemporalStack.external(temporal, namespace, temporalTls)
+        : workers > 1 ? TemporalStack.portBound() : TemporalStack.inProcess(), owned != null ? owned.url() : redis,
+        workers, registry, endpoint, workersLog, owned, faults);
   }
 
   /** The default real-mode divisor of {@code workload}: request cap at most {@link #AUTO_SCALE_RPS}. */

@@ -15,6 +15,7 @@ import io.temporal.client.WorkflowStub;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -48,13 +48,17 @@ import java.util.function.Function;
  * (token draws, arrivals, the mock's latency draws) and by scheduling.
  */
 final class RealRunner implements Runner {
-  /** Time allowed to set a run up (mock, workers) before its origin. */
+  /** Time allowed to start the workers (worker processes are already up and connected) before the origin. */
   private static final long SETUP_NANOS = 2_000_000_000L;
   private final Function<String, TemporalStack> stackFactory;
   private final String redisUrl;
   private final int workers;
   private final MeterRegistry registry;
   private final AutoCloseable endpoint;
+  private final Path workersLog;
+  private final OwnedRedis ownedRedis;
+  private final List<Fault> faults;
+  private final List<String> injected = new ArrayList<>();
   private TemporalStack stack;
 
   /**
@@ -63,10 +67,17 @@ final class RealRunner implements Runner {
    * @param workers worker processes; above 1 requires {@code redisUrl}
    * @param registry where gates record meters, or null
    * @param endpoint what serves {@code registry}, closed with the runner; or null
+   * @param workersLog where worker processes' output goes, or null for the terminal
+   * @param ownedRedis the redis-server the harness owns ({@code --redis auto}), closed with the
+   *     runner; or null
+   * @param faults injected into every run
    */
   RealRunner(Function<String, TemporalStack> stackFactory, String redisUrl, int workers, MeterRegistry registry,
-      AutoCloseable endpoint) {
+      AutoCloseable endpoint, Path workersLog, OwnedRedis ownedRedis, List<Fault> faults) {
+    this.ownedRedis = ownedRedis;
+    this.faults = List.copyOf(faults);
     this.endpoint = endpoint;
+    this.workersLog = workersLog;
     this.stackFactory = stackFactory;
     this.redisUrl = redisUrl;
     this.workers = workers;
@@ -96,13 +107,15 @@ final class RealRunner implements Runner {
     WorkflowClient client = stack().client();
     String runId = UUID.randomUUID().toString().substring(0, 8);
     String taskQueue = "bp-eval-" + workload.name() + "-" + configuration.name() + "-" + runId;
-    long origin = Ledger.epochNanos() + SETUP_NANOS;
-    Ledger ledger = new Ledger(origin);
     long cpuBefore = processCpuNanos();
     long wallBefore = System.nanoTime();
     try (MockProvider provider = MockProvider.start(mockConfig(workload, seed));
-        WorkerGroup group = WorkerGroup.start(stack(), workers, RealWorker.spec(workload, configuration, taskQueue,
-            provider.baseUrl(), origin, workload.slots(), redisUrl, "bp-eval-" + runId), ledger, registry)) {
+        WorkerGroup group = WorkerGroup.prepare(stack(), workers, RealWorker.spec(workload, configuration, taskQueue,
+            provider.baseUrl(), workload.slots(), redisUrl, "bp-eval-" + runId), registry, workersLog)) {
+      long origin = Ledger.epochNanos() + SETUP_NANOS;
+      Ledger ledger = new Ledger(origin);
+      group.begin(ledger);
+      FaultInjector injector = new FaultInjector(faults, ownedRedis, group, ledger);
       Recorder recorder = new Recorder(workload.tenants().size());
       List<WorkflowStub> started = new ArrayList<>();
       List<Thread> arrivals = new ArrayList<>();
@@ -114,7 +127,7 @@ final class RealRunner implements Runner {
         LoopInput template = input(workload, configuration, q, t, origin, t.openLoop() ? 1 : t.callsPerWorkflow(), 0,
             stack().isTestServer());
         if (t.openLoop()) {
-          arrivals.add(openLoop(client, taskQueue, runId, q, t, template, random.split(), ledger, recorder, started,
+          arrivals.add(openLoop(client, taskQueue, runId, q, t, template, random.split(), ledger, started,
               endNanos));
         } else {
           AtomicInteger running = new AtomicInteger(t.workflows());
@@ -126,10 +139,12 @@ final class RealRunner implements Runner {
             synchronized (started) {
               started.add(stub);
             }
+            long stopAt = t.stopS() == null ? Long.MAX_VALUE : Simulation.seconds(t.stopS());
             stub.getResultAsync(Long.class).whenComplete((r, e) -> {
-              if (running.decrementAndGet() == 0) {
+              long now = ledger.now();
+              if (running.decrementAndGet() == 0 && now < stopAt) {
                 synchronized (recorder) {
-                  recorder.queueFinished(queue, ledger.now());
+                  recorder.queueFinished(queue, now);
                 }
               }
             });
@@ -137,6 +152,8 @@ final class RealRunner implements Runner {
         }
       }
       sleepUntil(ledger, endNanos);
+      injector.close();
+      injected.addAll(injector.done());
       ledger.close(endNanos);
       arrivals.forEach(Thread::interrupt);
       double cpu = (processCpuNanos() - cpuBefore + group.childCpuNanos())
@@ -148,7 +165,7 @@ final class RealRunner implements Runner {
       Map<String, Double> bound = UpstreamWindows.bound(workload, GateConfiguration.policy(workload,
           configuration instanceof GateConfiguration gate ? gate.variant() : GateConfiguration.Variant.FULL));
       synchronized (recorder) {
-        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots(), perWindow, bound);
+        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots(), perWindow, bound, group.lost());
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the mock provider", e);
@@ -156,16 +173,17 @@ final class RealRunner implements Runner {
   }
 
   private static Recording toRecording(Recorder recorder, Ledger.Snapshot snapshot, long endNanos, double cpu,
-      int slots, Map<String, Double> upstreamMaxPerWindow, Map<String, Double> upstreamWindowBound) {
+      int slots, Map<String, Double> upstreamMaxPerWindow, Map<String, Double> upstreamWindowBound, int workersLost) {
     snapshot.attempts().stream().sorted(Comparator.comparingLong(Ledger.Attempt::startNanos))
-        .forEach(a -> recorder.attempt(new Recording.Attempt(a.queue(), a.startNanos(), a.endNanos(), a.ok(),
-            a.boundDimension(), a.tokens(), a.counted())));
+        .forEach(a -> recorder.attempt(new Recording.Attempt(a.queue(), a.startNanos(), a.endNanos(),
+            a.ok() ? 200 : 429, a.boundDimension(), a.tokens(), a.counted())));
     snapshot.calls().stream().sorted(Comparator.comparingLong(Ledger.Call::submittedNanos))
         .forEach(c -> recorder.call(new Recording.Call(c.queue(), c.submittedNanos(), c.finishedNanos(),
-            Recording.Outcome.valueOf(c.outcome().name()), c.slotHeldNanos(), c.deferrals(), c.attempts())));
+            Recording.Outcome.valueOf(c.outcome().name()), c.slotHeldNanos(), c.deferrals(), c.attempts(),
+            c.firstAttemptNanos())));
     return recorder.finish(endNanos, new Recording.Measured(snapshot.admissionNanos(), snapshot.timerExcessNanos(),
         snapshot.scheduleToStartNanos(), snapshot.rejectionRoundTripNanos(), cpu, slots,
-        upstreamMaxPerWindow, upstreamWindowBound));
+        upstreamMaxPerWindow, upstreamWindowBound, snapshot.failedOpenAdmissions(), workersLost));
   }
 
   /** The mock provider for {@code workload}: its caps, window, latency; completions as asked. */
@@ -193,15 +211,17 @@ final class RealRunner implements Runner {
     int rank = workload.classIndex(t.priority());
     boolean gated = configuration instanceof GateConfiguration;
     int classKey = configuration instanceof TemporalNativeConfiguration ? rank + 1 : 0;
+    Double classWait = workload.priorities().get(rank).maxWaitS();
     return new LoopInput(q, t.name(), t.priority(), rank, calls, stopAt, t.promptTokens().min(), t.promptTokens().max(),
         t.completionTokens().min(), t.completionTokens().max(), t.maxTokens(), seed, gated, classKey,
-        fifoTickets ? origin / 1_000_000L : 0);
+        fifoTickets ? origin / 1_000_000L : 0, t.deadlineS() == null ? 0 : Math.round(t.deadlineS() * 1000),
+        classWait == null ? 0 : Math.round(classWait * 1000));
   }
 
   private static LoopInput withSeed(LoopInput in, long seed) {
     return new LoopInput(in.queue(), in.tenant(), in.priority(), in.classRank(), in.calls(), in.stopAtEpochMillis(),
         in.promptMin(), in.promptMax(), in.completionMin(), in.completionMax(), in.maxTokens(), seed, in.gated(),
-        in.classKey(), in.fifoOriginEpochMillis());
+        in.classKey(), in.fifoOriginEpochMillis(), in.deadlineMillis(), in.classMaxWaitMillis());
   }
 
   private static WorkflowStub startAt(WorkflowClient client, String taskQueue, String id, LoopInput in, long atNanos,
@@ -215,11 +235,9 @@ final class RealRunner implements Runner {
 
   /** Starts the Poisson arrivals of an open-loop tenant on a thread of their own. */
   private static Thread openLoop(WorkflowClient client, String taskQueue, String runId, int q, Workload.Tenant t,
-      LoopInput template, SplittableRandom random, Ledger ledger, Recorder recorder, List<WorkflowStub> started,
-      long endNanos) {
+      LoopInput template, SplittableRandom random, Ledger ledger, List<WorkflowStub> started, long endNanos) {
     long stop = t.stopS() == null ? endNanos : Math.min(endNanos, Simulation.seconds(t.stopS()));
     Thread thread = new Thread(() -> {
-      List<CompletableFuture<Long>> outstanding = new ArrayList<>();
       long next = Simulation.seconds(t.startS());
       int i = 0;
       while (true) {
@@ -232,14 +250,6 @@ final class RealRunner implements Runner {
         synchronized (started) {
           started.add(stub);
         }
-        outstanding.add(stub.getResultAsync(Long.class));
-      }
-      if (stop < endNanos) {
-        CompletableFuture.allOf(outstanding.toArray(new CompletableFuture<?>[0])).whenComplete((r, e) -> {
-          synchronized (recorder) {
-            recorder.queueFinished(q, ledger.now());
-          }
-        });
       }
     }, "open-loop-" + t.name());
     thread.setDaemon(true);
@@ -278,8 +288,22 @@ final class RealRunner implements Runner {
         .getProcessCpuTime();
   }
 
+  /** The faults given, as on the command line. */
+  @Override
+  public List<String> faults() {
+    return faults.stream().map(Fault::toString).toList();
+  }
+
+  /** Every fault step injected so far, with its time in its run. */
+  synchronized List<String> injected() {
+    return List.copyOf(injected);
+  }
+
   @Override
   public synchronized void close() {
+    if (ownedRedis != null) {
+      ownedRedis.close();
+    }
     if (stack != null) {
       stack.close();
       stack = null;

@@ -1,10 +1,12 @@
 package io.backpressure.eval;
 
+import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.eval.real.CallLoopImpl;
 import io.backpressure.eval.real.CallMode;
+import io.backpressure.eval.real.DeadlineGate;
 import io.backpressure.eval.real.GatewaySlices;
 import io.backpressure.eval.real.Ledger;
 import io.backpressure.eval.real.ProviderClient;
@@ -29,6 +31,11 @@ import java.util.concurrent.TimeUnit;
  * HTTP. Built from a {@link Spec} so that a worker process ({@link WorkerMain}) builds the same one.
  */
 final class RealWorker implements AutoCloseable {
+  /**
+   * With Redis the gate fails open (the default users get, see the core README): an admission
+   * Redis does not answer within this long goes ahead ungated and is counted.
+   */
+  static final Duration FAIL_OPEN_TIMEOUT = Duration.ofMillis(500);
   private final WorkerFactory factory;
   private final ProviderClient provider;
   private final AutoCloseable gate;
@@ -44,7 +51,6 @@ final class RealWorker implements AutoCloseable {
    *
    * @param taskQueue the run's task queue
    * @param providerBaseUrl the provider's {@code …/v1}
-   * @param originEpochNanos the run's time origin
    * @param config the configuration's name
    * @param slots activity slots of this worker
    * @param dispatchPerSecond {@code tn}: the worker's activity dispatch rate; else null
@@ -57,7 +63,7 @@ final class RealWorker implements AutoCloseable {
    * @param redisUrl the shared gate state, or null for this process's memory
    * @param redisPrefix the run's key prefix in Redis
    */
-  record Spec(String taskQueue, String providerBaseUrl, long originEpochNanos, String config, int slots,
+  record Spec(String taskQueue, String providerBaseUrl, String config, int slots,
       Double dispatchPerSecond, boolean rejectedCount, String policyYaml, boolean meterRequests,
       boolean meterTokens, double[] requestSlice, double[] tokenSlice, String redisUrl, String redisPrefix) {
 
@@ -67,29 +73,29 @@ final class RealWorker implements AutoCloseable {
 
     /** This spec with {@code n} slots. */
     Spec withSlots(int n) {
-      return new Spec(taskQueue, providerBaseUrl, originEpochNanos, config, n, dispatchPerSecond, rejectedCount,
+      return new Spec(taskQueue, providerBaseUrl, config, n, dispatchPerSecond, rejectedCount,
           policyYaml, meterRequests, meterTokens, requestSlice, tokenSlice, redisUrl, redisPrefix);
     }
   }
 
   /** The spec of {@code configuration} on {@code workload}. */
   static Spec spec(Workload workload, Configuration configuration, String taskQueue, String providerBaseUrl,
-      long originEpochNanos, int slots, String redisUrl, String redisPrefix) {
+      int slots, String redisUrl, String redisPrefix) {
     Workload.Upstream up = workload.upstream();
     boolean rejectedCount = up.rejectedCount();
     if (configuration instanceof GateConfiguration gate) {
       Policy policy = GateConfiguration.policy(workload, gate.variant());
-      return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, null,
+      return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, null,
           rejectedCount, policy.toYaml(), up.requestsPerS() != null,
           GateConfiguration.metersTokensFor(workload, gate.variant()), null, null, redisUrl, redisPrefix);
     }
     if (configuration instanceof GatewayConfiguration) {
-      return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, null,
+      return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, null,
           rejectedCount, null, false, false, GatewayConfiguration.requestSlices(workload),
           GatewayConfiguration.tokenSlices(workload), redisUrl, redisPrefix);
     }
     Double dispatch = configuration instanceof TemporalNativeConfiguration ? up.requestsPerS() : null;
-    return new Spec(taskQueue, providerBaseUrl, originEpochNanos, configuration.name(), slots, dispatch,
+    return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, dispatch,
         rejectedCount, null, false, false, null, null, redisUrl, redisPrefix);
   }
 
@@ -109,15 +115,18 @@ final class RealWorker implements AutoCloseable {
         RedisGate redis = RedisGate.connect(RedisLocation.builder(spec.redisUrl()).target(policy.target())
             .policy(policy).keyPrefix(spec.redisPrefix()).build());
         closeGate = redis;
-        gate = redis;
+        FailOpenGate failOpen = FailOpenGate.around(redis).timeout(FAIL_OPEN_TIMEOUT).build();
+        ledger.failedOpenFrom(failOpen::ungatedDecisions);
+        gate = failOpen;
       } else {
         gate = InMemoryGate.create(policy);
       }
       if (registry != null) {
         gate = MeteredGate.builder(gate, registry).policy(() -> policy).build();
       }
-      ActivityGate activityGate = ActivityGate.builder(new TimedGate(gate, ledger)).waitInPlace(Duration.ZERO).build();
-      mode = new CallMode.Gated(activityGate, spec.meterRequests(), spec.meterTokens());
+      DeadlineGate deadlines = new DeadlineGate(new TimedGate(gate, ledger));
+      ActivityGate activityGate = ActivityGate.builder(deadlines).waitInPlace(Duration.ZERO).build();
+      mode = new CallMode.Gated(activityGate, deadlines, spec.meterRequests(), spec.meterTokens());
     } else if (spec.requestSlice() != null) {
       mode = new CallMode.Proxy(new GatewaySlices(ledger, spec.requestSlice(), spec.tokenSlice()), TimeModel::sdkBackoffNanos);
     } else {

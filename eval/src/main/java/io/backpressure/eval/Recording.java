@@ -37,13 +37,19 @@ record Recording(long endNanos, List<Attempt> attempts, List<Call> calls, long[]
    * @param upstreamMaxPerWindow per capped dimension: the most that reached the provider within
    *     any window of one upstream period, from the provider's own records ({@link UpstreamWindows})
    * @param upstreamWindowBound per capped dimension: cap × period + the gate's burst
+   * @param failedOpenAdmissions admissions let through ungated because the shared state did not answer
+   * @param workersLost worker processes that died during the run (their ledgers are lost)
    */
   record Measured(long[] admissionNanos, long[] timerExcessNanos, long[] scheduleToStartNanos,
       long[] rejectionRoundTripNanos, double cpuUtilization, int slots, Map<String, Double> upstreamMaxPerWindow,
-      Map<String, Double> upstreamWindowBound) {}
+      Map<String, Double> upstreamWindowBound, long failedOpenAdmissions, int workersLost) {}
 
-  /** What became of a logical call. */
-  enum Outcome { OK, FAILED, UNFINISHED }
+  /**
+   * What became of a logical call: answered, failed for a reason other than its deadline, expired
+   * (refused by the gate for its deadline, or given up by its caller at the deadline), or still
+   * running when the run ended.
+   */
+  enum Outcome { OK, FAILED, EXPIRED, UNFINISHED }
 
   /**
    * One upstream attempt.
@@ -51,14 +57,23 @@ record Recording(long endNanos, List<Attempt> attempts, List<Call> calls, long[]
    * @param queue the tenant's index in the workload
    * @param startNanos when it reached the upstream
    * @param endNanos when its answer came back (a 429 comes back at once)
-   * @param ok true for a 200, false for a 429
-   * @param boundDimension on a 429, the dimension that bound; null on a 200
+   * @param status the HTTP status: 200, 429 (rate limited) or 500 (an error unrelated to limits)
+   * @param boundDimension on a 429, the dimension that bound; null otherwise
    * @param tokens the tokens the call carried (prompt plus completion)
    * @param counted whether the upstream counted it against its window (every 200; a 429 only with
    *     {@code rejected_count})
    */
-  record Attempt(int queue, long startNanos, long endNanos, boolean ok, String boundDimension,
-      double tokens, boolean counted) {}
+  record Attempt(int queue, long startNanos, long endNanos, int status, String boundDimension,
+      double tokens, boolean counted) {
+
+    boolean ok() {
+      return status == 200;
+    }
+
+    boolean rateLimited() {
+      return status == 429;
+    }
+  }
 
   /**
    * One logical call.
@@ -70,7 +85,8 @@ record Recording(long endNanos, List<Attempt> attempts, List<Call> calls, long[]
    * @param slotHeldNanos worker-slot time it held, up to the end of the run
    * @param deferrals how many times the gate deferred it onto a timer
    * @param attempts how many upstream attempts it made
+   * @param firstAttemptNanos when its first upstream attempt was sent, or -1 if it made none
    */
   record Call(int queue, long submittedNanos, long finishedNanos, Outcome outcome, long slotHeldNanos,
-      int deferrals, int attempts) {}
+      int deferrals, int attempts, long firstAttemptNanos) {}
 }

@@ -26,6 +26,11 @@ final class ReportMarkdown {
         + " same seed in every configuration), %.0f s runs, contention window from %.0f s until the first queue"
         + " finishes all its calls.%n", summary.repeats(), summary.seed(), summary.durationS(), workload.warmupS()));
     md.append("- Command: `").append(command).append("`\n");
+    if (!summary.faults().isEmpty()) {
+      md.append("- Faults injected into every run: ").append(String.join(", ", summary.faults()))
+          .append(" (times after the run's origin); `calls_failed`, `failed_open_admissions`, `workers_lost` and"
+              + " `upstream_max_per_window` show what they did.\n");
+    }
     md.append("- Cells are the mean ± the 95 % Student-t half-width over the repeats; `–` is undefined.\n\n");
 
     md.append("## Key metrics\n\n");
@@ -68,6 +73,9 @@ final class ReportMarkdown {
     for (String c : configs) {
       md.append("![").append(c).append(" service heatmap](").append(Plots.heatmapFile(c)).append(")\n\n");
     }
+    for (String dim : Plots.capPlots(workload)) {
+      md.append("![").append(dim).append(" cap in use over time](").append(Plots.capFile(dim)).append(")\n\n");
+    }
 
     md.append("## How to read this\n\n");
     md.append("- `gate_latency_ms` is a wall-clock quantity: it is not produced in sim mode (the gate's decisions"
@@ -76,11 +84,21 @@ final class ReportMarkdown {
         + " every wait included; the paper's P1 p95 is HTTP latency, so the two are not the same quantity.\n");
     md.append("- `slot_ms_per_ok` and `deferrals_per_ok` cover the whole run; `http_429_share` too. The rates,"
         + " `cap_utilization`, `p95_*` and the set of active queues cover the contention window.\n");
+    md.append("- A call is expired when the gate refused it for its deadline or its caller gave up at the"
+        + " deadline (`expired_share`, of all calls submitted); `goodput_*` counts the successful calls answered"
+        + " within their deadline; `calls_failed` counts calls that ended in another error;"
+        + " `http_p95_latency_ms_by_priority` runs from a call's first upstream attempt to its answer (the"
+        + " paper's HTTP p95); `cap_utilization` is against the true caps less outside traffic.\n");
     md.append("- `priority_order_held` shows in how many repeats the per-class OK rate strictly fell from the"
         + " highest class down.\n");
     md.append("- The paper column quotes the paper (its `litellm` is our `gateway`); its testbed was real"
         + " (Temporal, Valkey, network), ours here is ").append("real".equals(summary.mode())
         ? "the real stack on loopback (see eval/README.md, \"Real mode\").\n" : "the simulator.\n");
+    if (!"real".equals(summary.mode())) {
+      md.append("- `upstream_max_per_window`: the most requests (or counted tokens) of the workload's own calls"
+          + " that reached the provider within any sliding window of one upstream period, 200s, 429s and 500s"
+          + " alike.\n");
+    }
     if ("real".equals(summary.mode())) {
       md.append("- `upstream_max_per_window` is read from the mock provider's own records: the most requests"
           + " (or charged tokens) that reached it within any sliding window of one upstream period, 200s and"

@@ -9,9 +9,11 @@ import java.util.Map;
  *
  * @param values metric name to value, in report order
  * @param heat OK calls per second per tenant (workload order) and time bin
- * @param binSeconds the width of one heat bin
+ * @param usage what reached the provider and counted against its caps, per second and time bin:
+ *     row 0 requests, row 1 tokens (the workload's own calls)
+ * @param binSeconds the width of one time bin
  */
-record RunMetrics(Map<String, Value> values, double[][] heat, double binSeconds) {
+record RunMetrics(Map<String, Value> values, double[][] heat, double[][] usage, double binSeconds) {
 
   /** One metric's value in one run. */
   sealed interface Value permits Scalar, ByKey {}

@@ -23,6 +23,11 @@ interface Runner extends AutoCloseable {
    */
   Recording run(Workload workload, Configuration configuration, long seed);
 
+  /** The faults injected into every run ({@code --fault}, real mode), as given; none by default. */
+  default List<String> faults() {
+    return List.of();
+  }
+
   /** Releases what the runner holds (the real runner's Temporal service). */
   @Override
   default void close() {}

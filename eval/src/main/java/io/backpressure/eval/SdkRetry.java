@@ -1,8 +1,9 @@
 package io.backpressure.eval;
 
 /**
- * The provider SDK's retry, run inside the activity: send; on a 429 sleep on the slot for {@link
- * TimeModel#sdkBackoffNanos} and send again, with unlimited attempts. The slot is held throughout.
+ * The provider SDK's retry, run inside the activity: send; on a 429 or a 500 sleep on the slot for
+ * {@link TimeModel#sdkBackoffNanos} and send again, with unlimited attempts. The slot is held
+ * throughout.
  */
 final class SdkRetry {
   private SdkRetry() {}
@@ -14,7 +15,7 @@ final class SdkRetry {
         onOk.run();
       } else {
         long sleep = TimeModel.sdkBackoffNanos(call.rejections, reply.retryAfterNanos(), context.jitter());
-        context.after(sleep, () -> untilOk(context, call, onOk));
+        context.after(call, sleep, () -> untilOk(context, call, onOk));
       }
     });
   }

@@ -16,10 +16,14 @@ final class SimCall {
   final long completionTokens;
   /** The workflow that runs this call, or null for an open-loop arrival. */
   final Simulation.Workflow workflow;
+  /** When the caller gives up (submission plus the tenant's {@code deadline_s}), or {@code Long.MAX_VALUE}. */
+  final long deadlineNanos;
 
   int attempts;
-  /** 429s answered to this call so far: the SDK retry's backoff exponent. */
+  /** Failed answers (429 or 500) to this call so far: the SDK retry's backoff exponent. */
   int rejections;
+  /** When its first upstream attempt was sent, or -1. */
+  long firstAttemptNanos = -1;
   int deferrals;
   long slotHeldNanos;
   /** When it took its current slot, or -1 when it holds none. */
@@ -39,6 +43,13 @@ final class SimCall {
     this.promptTokens = promptTokens;
     this.completionTokens = completionTokens;
     this.workflow = workflow;
+    long deadline = tenant.deadlineNanos();
+    this.deadlineNanos = deadline == Long.MAX_VALUE ? deadline : submittedNanos + deadline;
+  }
+
+  /** Whether the call has ended (answered, failed, expired): what its activity still does is moot. */
+  boolean ended() {
+    return outcome != Recording.Outcome.UNFINISHED;
   }
 
   /** What the provider counts for this call: prompt plus completion. */

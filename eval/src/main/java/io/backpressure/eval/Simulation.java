@@ -21,13 +21,14 @@ import java.util.function.Consumer;
  * for one of the workload's {@code slots} worker slots, and once it holds one, the configuration's
  * {@link ActivityBehaviour} decides what happens: send upstream, sleep on the slot, defer onto a
  * durable timer (freeing the slot), succeed. The upstream is the mock provider's limiter with the
- * workload's latency ({@link SimUpstream}); timing constants are in {@link TimeModel}.
+ * workload's latency ({@link SimUpstream}); timing constants are in {@link TimeModel}. A tenant
+ * with {@code deadline_s} gives each call up at its deadline ({@link #giveUp}).
  *
  * <h2>Determinism</h2>
  *
  * Events run in (time, sequence number) order on one thread; all randomness comes from streams
  * split in a fixed order from the run's seed (latency, backoff jitter, timer lateness, then per
- * tenant: token sizes and arrivals), and nothing reads the wall clock. The same seed therefore
+ * tenant: token sizes and arrivals, then the provider's errors), and nothing reads the wall clock. The same seed therefore
  * gives the same {@link Recording}, event for event. Per-tenant token streams also mean that every
  * configuration meets the same sequence of call sizes for the same seed.
  *
@@ -57,7 +58,7 @@ final class Simulation implements ActivityContext {
     this.endNanos = seconds(workload.durationS());
     this.recorder = new Recorder(workload.tenants().size());
     SplittableRandom root = new SplittableRandom(seed);
-    this.upstream = new SimUpstream(workload.upstream(), root.split());
+    SplittableRandom latencyRandom = root.split();
     this.jitterRandom = root.split();
     this.timerRandom = root.split();
     this.queues = new QueueState[workload.tenants().size()];
@@ -65,6 +66,7 @@ final class Simulation implements ActivityContext {
       Workload.Tenant tenant = workload.tenants().get(i);
       queues[i] = new QueueState(i, tenant, workload.classIndex(tenant.priority()), root.split(), root.split());
     }
+    this.upstream = new SimUpstream(workload.upstream(), latencyRandom, root.split());
     this.freeSlots = workload.slots();
     this.dispatch = configuration.dispatch(workload);
     this.behaviour = configuration.behaviour(workload, this);
@@ -95,7 +97,7 @@ final class Simulation implements ActivityContext {
         call.slotHeldNanos += endNanos - call.slotSinceNanos;
       }
       recorder.call(new Recording.Call(call.queue, call.submittedNanos, call.finishedNanos, call.outcome,
-          call.slotHeldNanos, call.deferrals, call.attempts));
+          call.slotHeldNanos, call.deferrals, call.attempts, call.firstAttemptNanos));
     }
     return recorder.finish(endNanos);
   }
@@ -113,25 +115,42 @@ final class Simulation implements ActivityContext {
   }
 
   @Override
-  public void after(long delayNanos, Runnable action) {
-    at(plus(now(), delayNanos), action);
+  public void after(SimCall call, long delayNanos, Runnable action) {
+    at(plus(now(), delayNanos), () -> {
+      if (call.ended()) {
+        freeSlot(call);
+      } else {
+        action.run();
+      }
+    });
   }
 
   @Override
   public void send(SimCall call, Consumer<Reply> onReply) {
+    if (call.ended()) {
+      freeSlot(call);
+      return;
+    }
     long now = now();
     call.attempts++;
+    if (call.firstAttemptNanos < 0) {
+      call.firstAttemptNanos = now;
+    }
     double tokens = call.totalTokens();
-    Verdict verdict = upstream.arrive(now, tokens);
+    SimUpstream.Answer answer = upstream.arrive(now, tokens);
+    Verdict verdict = answer.verdict();
     boolean counted = verdict.admitted() || upstream.rejectedCount();
     if (verdict.admitted()) {
       long done = plus(now, upstream.latencyNanos());
-      recorder.attempt(new Recording.Attempt(call.queue, now, done, true, null, tokens, counted));
-      at(done, () -> onReply.accept(new Reply(true, 0, null)));
+      if (answer.status() != 200) {
+        call.rejections++;
+      }
+      recorder.attempt(new Recording.Attempt(call.queue, now, done, answer.status(), null, tokens, counted));
+      at(done, () -> onReply.accept(new Reply(answer.status(), 0, null)));
     } else {
       call.rejections++;
-      recorder.attempt(new Recording.Attempt(call.queue, now, now, false, verdict.boundDimension(), tokens, counted));
-      Reply reply = new Reply(false, verdict.retryAfterNanos(), verdict.boundDimension());
+      recorder.attempt(new Recording.Attempt(call.queue, now, now, 429, verdict.boundDimension(), tokens, counted));
+      Reply reply = new Reply(429, verdict.retryAfterNanos(), verdict.boundDimension());
       at(now, () -> onReply.accept(reply));
     }
   }
@@ -147,9 +166,17 @@ final class Simulation implements ActivityContext {
   }
 
   @Override
+  public void expire(SimCall call) {
+    finish(call, Recording.Outcome.EXPIRED);
+  }
+
+  @Override
   public void defer(SimCall call, long sleepNanos) {
-    call.deferrals++;
     freeSlot(call);
+    if (call.ended()) {
+      return;
+    }
+    call.deferrals++;
     long wake = plus(plus(now(), sleepNanos), TimeModel.timerLateness(timerRandom));
     at(plus(wake, TimeModel.DISPATCH_NANOS), () -> enqueue(call));
   }
@@ -157,7 +184,9 @@ final class Simulation implements ActivityContext {
   @Override
   public void retry(SimCall call) {
     freeSlot(call);
-    dispatchLater(call);
+    if (!call.ended()) {
+      dispatchLater(call);
+    }
   }
 
   @Override
@@ -172,10 +201,6 @@ final class Simulation implements ActivityContext {
     long next = plus(from, seconds(gapSeconds));
     long stop = q.tenant.stopS() == null ? Long.MAX_VALUE : seconds(q.tenant.stopS());
     if (next >= stop) {
-      at(stop, () -> {
-        q.arrivalsOver = true;
-        checkFinished(q);
-      });
       return;
     }
     at(next, () -> {
@@ -189,8 +214,23 @@ final class Simulation implements ActivityContext {
     long completion = q.tenant.clampCompletion(q.tenant.completionTokens().sample(q.tokenRandom));
     SimCall call = new SimCall(q.index, q.tenant, q.classIndex, callSequence++, now(), prompt, completion, workflow);
     calls.add(call);
-    q.outstanding++;
+    if (call.deadlineNanos != Long.MAX_VALUE) {
+      at(call.deadlineNanos, () -> giveUp(call));
+    }
     dispatchLater(call);
+  }
+
+  /**
+   * The caller stops waiting for {@code call} at its deadline: the call is expired and its
+   * workflow moves on. An activity still running for it ends at its next step (a reply, a wake-up
+   * on the slot, a re-dispatch), and a dispatched activity that has not taken a slot never does —
+   * except a call holding a gate booking (a durable timer fired a little late, past the deadline):
+   * it still wakes and hands its place back ({@code GateConfiguration}), as a caller does.
+   */
+  private void giveUp(SimCall call) {
+    if (!call.ended()) {
+      end(call, Recording.Outcome.EXPIRED);
+    }
   }
 
   private void dispatchLater(SimCall call) {
@@ -198,19 +238,28 @@ final class Simulation implements ActivityContext {
   }
 
   private void enqueue(SimCall call) {
+    if (call.ended() && call.booking == null) {
+      return;
+    }
     dispatch.enqueue(call);
     pump();
   }
 
+  /** The activity of {@code call} ends with {@code outcome}, unless its caller already gave it up. */
   private void finish(SimCall call, Recording.Outcome outcome) {
     freeSlot(call);
+    if (!call.ended()) {
+      end(call, outcome);
+    }
+  }
+
+  /** {@code call} ends with {@code outcome} now; its workflow moves on. */
+  private void end(SimCall call, Recording.Outcome outcome) {
     call.finishedNanos = now();
     call.outcome = outcome;
     QueueState q = queues[call.queue];
-    q.outstanding--;
     Workflow workflow = call.workflow;
     if (workflow == null) {
-      checkFinished(q);
       return;
     }
     workflow.callsLeft--;
@@ -219,13 +268,18 @@ final class Simulation implements ActivityContext {
       submit(q, workflow);
     } else {
       q.runningWorkflows--;
+      q.stoppedEarly |= workflow.callsLeft > 0;
       checkFinished(q);
     }
   }
 
+  /**
+   * Records a closed-loop queue whose workflows have all run out of calls (which ends the
+   * contention window); a queue that stopped at its {@code stop_s}, or an open-loop one, does not
+   * count.
+   */
   private void checkFinished(QueueState q) {
-    boolean done = q.tenant.openLoop() ? q.arrivalsOver && q.outstanding == 0 : q.runningWorkflows == 0;
-    if (done) {
+    if (!q.tenant.openLoop() && q.runningWorkflows == 0 && !q.stoppedEarly) {
       recorder.queueFinished(q.index, now());
     }
   }
@@ -254,6 +308,9 @@ final class Simulation implements ActivityContext {
         SimCall call = dispatch.poll(now());
         if (call == null) {
           break;
+        }
+        if (call.ended() && call.booking == null) {
+          continue;
         }
         freeSlots--;
         call.slotSinceNanos = now();
@@ -320,8 +377,8 @@ final class Simulation implements ActivityContext {
     final SplittableRandom tokenRandom;
     final SplittableRandom arrivalRandom;
     int runningWorkflows;
-    int outstanding;
-    boolean arrivalsOver;
+    /** A workflow ended at {@code stop_s} with calls left. */
+    boolean stoppedEarly;
 
     QueueState(int index, Workload.Tenant tenant, int classIndex, SplittableRandom tokenRandom,
         SplittableRandom arrivalRandom) {

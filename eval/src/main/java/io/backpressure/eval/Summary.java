@@ -17,19 +17,21 @@ import java.util.Set;
  * @param seed the base seed; repeat {@code i} of every configuration uses the same derived seed
  * @param durationS the run length
  * @param scale the divisor the workload was scaled down by (1: as written)
+ * @param faults the faults injected into every run, as given ({@code --fault}); empty for none
  * @param configs configuration name to its results, in the order run
  */
 record Summary(String workload, String mode, int repeats, long seed, double durationS, double scale,
-    Map<String, ConfigResult> configs) {
+    List<String> faults, Map<String, ConfigResult> configs) {
 
   /**
    * One configuration's results.
    *
    * @param metrics metric name to its estimate, in report order
    * @param heat mean OK calls/s per tenant and time bin over the repeats
-   * @param binSeconds one heat bin's width
+   * @param usage mean requests/s (row 0) and tokens/s (row 1) counted by the provider per time bin
+   * @param binSeconds one time bin's width
    */
-  record ConfigResult(Map<String, Aggregate> metrics, double[][] heat, double binSeconds) {
+  record ConfigResult(Map<String, Aggregate> metrics, double[][] heat, double[][] usage, double binSeconds) {
 
     /** The estimate of a scalar metric, or null when the metric is absent. */
     Stats.Estimate scalar(String metric) {
@@ -76,6 +78,7 @@ record Summary(String workload, String mode, int repeats, long seed, double dura
         metrics.put(name, new ByKey(byKey));
       }
     }
-    return new ConfigResult(metrics, Metrics.meanHeat(runs), runs.get(0).binSeconds());
+    return new ConfigResult(metrics, Metrics.meanBins(runs, RunMetrics::heat), Metrics.meanBins(runs, RunMetrics::usage),
+        runs.get(0).binSeconds());
   }
 }

@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * Renders {@code summary.json} (SPEC §6.5): {@code {"workload", "mode", "repeats", "seed",
- * "duration_s", "scale" (only when the workload was scaled down), "configs": {"bp": {"http_429_share": {"mean", "ci95"}, "ok_rps_by_priority":
+ * "duration_s", "scale" (only when the workload was scaled down), "faults" (only when faults were injected), "configs": {"bp": {"http_429_share": {"mean", "ci95"}, "ok_rps_by_priority":
  * {"P1": {"mean", "ci95"}}, …}}}}. Keys keep their deterministic insertion order (configurations as
  * run, metrics in SPEC order, classes and tenants in workload order); numbers are rounded to six
  * significant digits; an undefined value (no data, or a half-width from one repeat) is {@code null}.
@@ -34,6 +34,9 @@ final class SummaryJson {
     number(root, "duration_s", summary.durationS());
     if (summary.scale() != 1) {
       number(root, "scale", summary.scale());
+    }
+    if (!summary.faults().isEmpty()) {
+      summary.faults().forEach(root.putArray("faults")::add);
     }
     ObjectNode configs = root.putObject("configs");
     for (Map.Entry<String, Summary.ConfigResult> c : summary.configs().entrySet()) {

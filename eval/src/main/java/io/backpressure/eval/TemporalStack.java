@@ -6,9 +6,10 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.testserver.TestServer;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 
 /**
  * The Temporal service a real run talks to: the Java SDK's test server in this process (in real
@@ -17,14 +18,16 @@ import java.net.ServerSocket;
  */
 final class TemporalStack implements AutoCloseable {
   private final TestWorkflowEnvironment env;
-  private final TestServer.PortBoundTestServer portBound;
+  private final LoopbackTestServer portBound;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
   private final String target;
   private final String namespace;
+  private final boolean tls;
 
-  private TemporalStack(TestWorkflowEnvironment env, TestServer.PortBoundTestServer portBound,
-      WorkflowServiceStubs stubs, WorkflowClient client, String target, String namespace) {
+  private TemporalStack(TestWorkflowEnvironment env, LoopbackTestServer portBound,
+      WorkflowServiceStubs stubs, WorkflowClient client, String target, String namespace, boolean tls) {
+    this.tls = tls;
     this.env = env;
     this.portBound = portBound;
     this.stubs = stubs;
@@ -37,32 +40,62 @@ final class TemporalStack implements AutoCloseable {
   static TemporalStack inProcess() {
     TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(
         TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
-    return new TemporalStack(env, null, null, env.getWorkflowClient(), null, "default");
+    return new TemporalStack(env, null, null, env.getWorkflowClient(), null, "default", false);
   }
 
-  /** The test server in this process, bound to a free loopback port for other processes. */
+  /** The test server in this process, bound to a free port of the loopback interface for other processes. */
   static TemporalStack portBound() {
     int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = socket.getLocalPort();
     } catch (IOException e) {
       throw new IllegalStateException("no free port for the Temporal test server", e);
     }
-    TestServer.PortBoundTestServer server = TestServer.createPortBoundServer(port, false);
-    String target = "127.0.0.1:" + port;
-    WorkflowServiceStubs stubs = connectStubs(target);
-    return new TemporalStack(null, server, stubs, client(stubs, "default"), target, "default");
+    LoopbackTestServer server = LoopbackTestServer.start(port);
+    String target = server.target();
+    WorkflowServiceStubs stubs = connectStubs(target, false);
+    return new TemporalStack(null, server, stubs, client(stubs, "default"), target, "default", false);
   }
 
-  /** An external cluster at {@code hostPort}. */
-  static TemporalStack external(String hostPort, String namespace) {
-    WorkflowServiceStubs stubs = connectStubs(hostPort);
-    return new TemporalStack(null, null, stubs, client(stubs, namespace), hostPort, namespace);
+  /**
+   * An external cluster at {@code hostPort}: plain gRPC, or TLS with the JVM's trusted
+   * certificates; with an API key when {@value #API_KEY_ENV} is set (Temporal Cloud).
+   */
+  static TemporalStack external(String hostPort, String namespace, boolean tls) {
+    WorkflowServiceStubs stubs = connectStubs(hostPort, tls);
+    return new TemporalStack(null, null, stubs, client(stubs, namespace), hostPort, namespace, tls);
   }
 
-  /** Service stubs connected to {@code hostPort}. */
-  static WorkflowServiceStubs connectStubs(String hostPort) {
-    return WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(hostPort).build());
+  /**
+   * The environment variable an API key for the Temporal service is read from (never from the
+   * command line, so it appears in no report, process list or log); worker processes inherit it.
+   */
+  static final String API_KEY_ENV = "TEMPORAL_API_KEY";
+
+  /** How long a connection to the Temporal service may take before the run gives up. */
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
+
+  /**
+   * Service stubs connected to {@code hostPort} (over TLS when {@code tls}, with the API key of
+   * {@value #API_KEY_ENV} when it is set): waits until the service answers its health check
+   * (at most {@link #CONNECT_TIMEOUT}), so a slow start is waited for and an unreachable service
+   * is reported as such.
+   *
+   * @throws IllegalStateException naming the target when it does not answer in time
+   */
+  static WorkflowServiceStubs connectStubs(String hostPort, boolean tls) {
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(hostPort)
+        .setEnableHttps(tls);
+    String apiKey = System.getenv(API_KEY_ENV);
+    if (apiKey != null && !apiKey.isBlank()) {
+      options.addApiKey(() -> apiKey);
+    }
+    try {
+      return WorkflowServiceStubs.newConnectedServiceStubs(options.build(), CONNECT_TIMEOUT);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("cannot reach Temporal at " + hostPort + " within "
+          + CONNECT_TIMEOUT.toSeconds() + " s: " + e.getMessage(), e);
+    }
   }
 
   /** A client of {@code namespace} over {@code stubs}. */
@@ -88,6 +121,11 @@ final class TemporalStack implements AutoCloseable {
     return namespace;
   }
 
+  /** Whether the connection uses TLS. */
+  boolean tls() {
+    return tls;
+  }
+
   /** What the run is measured on, for the report. */
   String describe() {
     if (env != null) {
@@ -96,7 +134,9 @@ final class TemporalStack implements AutoCloseable {
     if (portBound != null) {
       return "Temporal Java test server on " + target + " (loopback)";
     }
-    return "external Temporal at " + target + ", namespace " + namespace;
+    String key = System.getenv(API_KEY_ENV);
+    return "external Temporal at " + target + ", namespace " + namespace + (tls ? ", TLS" : "")
+        + (key != null && !key.isBlank() ? ", API key from " + API_KEY_ENV : "");
   }
 
   @Override

@@ -12,8 +12,8 @@ import java.util.Map;
  * most requests (and, where the workload caps tokens, the most charged tokens) that reached the
  * provider within any window of one upstream period, and the bound a gate guarantees for it.
  *
- * <p>Every request that reaches the provider is counted, whatever its answer (200 or 429; a 400
- * is a malformed request and is not counted). In a gated configuration a call reaches the
+ * <p>Every request that reaches the provider is counted, whatever its answer (200, 429 or 500; a
+ * 400 is a malformed request and is not counted). In a gated configuration a call reaches the
  * provider only after the gate admitted it, so the count is the admitted calls; in the others it
  * is every attempt sent. Windows slide: each starts at a request's arrival, so the maximum does not
  * depend on how windows are aligned.
@@ -28,15 +28,34 @@ final class UpstreamWindows {
    * @param records the provider's records, any order
    */
   static Map<String, Double> maxPerWindow(Workload workload, List<RequestRecord> records) {
+    List<RequestRecord> sent = records.stream().filter(r -> r.status() == 200 || r.status() == 429
+        || r.status() == 500).sorted((a, b) -> Long.compare(a.arrivalNanos(), b.arrivalNanos())).toList();
+    return maxPerWindow(workload, sent.stream().mapToLong(RequestRecord::arrivalNanos).toArray(),
+        sent.stream().mapToDouble(RequestRecord::chargedTokens).toArray());
+  }
+
+  /**
+   * As {@link #maxPerWindow(Workload, List)}, from a simulated run's attempts (the workload's own
+   * traffic; outside traffic is not recorded): every attempt counts one request, and its tokens
+   * when the provider counted it.
+   *
+   * @param attempts any order
+   */
+  static Map<String, Double> fromAttempts(Workload workload, List<Recording.Attempt> attempts) {
+    List<Recording.Attempt> sorted = attempts.stream()
+        .sorted((a, b) -> Long.compare(a.startNanos(), b.startNanos())).toList();
+    return maxPerWindow(workload, sorted.stream().mapToLong(Recording.Attempt::startNanos).toArray(),
+        sorted.stream().mapToDouble(a -> a.counted() ? a.tokens() : 0).toArray());
+  }
+
+  private static Map<String, Double> maxPerWindow(Workload workload, long[] arrivals, double[] tokens) {
     long period = Math.round(workload.upstream().periodS() * 1e9);
-    List<RequestRecord> sent = records.stream().filter(r -> r.status() == 200 || r.status() == 429)
-        .sorted((a, b) -> Long.compare(a.arrivalNanos(), b.arrivalNanos())).toList();
     Map<String, Double> max = new LinkedHashMap<>();
     if (workload.upstream().requestsPerS() != null) {
-      max.put(Dimension.REQUESTS, slidingMax(sent, period, r -> 1));
+      max.put(Dimension.REQUESTS, slidingMax(arrivals, new double[arrivals.length], 1, period));
     }
     if (workload.upstream().tokensPerS() != null) {
-      max.put(Dimension.TOKENS, slidingMax(sent, period, RequestRecord::chargedTokens));
+      max.put(Dimension.TOKENS, slidingMax(arrivals, tokens, 0, period));
     }
     return max;
   }
@@ -58,18 +77,15 @@ final class UpstreamWindows {
     return bound;
   }
 
-  private interface Amount {
-    long of(RequestRecord record);
-  }
-
-  private static double slidingMax(List<RequestRecord> sorted, long period, Amount amount) {
-    long best = 0;
-    long sum = 0;
+  /** The largest sum of {@code amounts[i] + each} over arrivals within one {@code period}; arrivals sorted. */
+  private static double slidingMax(long[] arrivals, double[] amounts, double each, long period) {
+    double best = 0;
+    double sum = 0;
     int tail = 0;
-    for (RequestRecord head : sorted) {
-      sum += amount.of(head);
-      while (sorted.get(tail).arrivalNanos() <= head.arrivalNanos() - period) {
-        sum -= amount.of(sorted.get(tail++));
+    for (int head = 0; head < arrivals.length; head++) {
+      sum += amounts[head] + each;
+      while (arrivals[tail] <= arrivals[head] - period) {
+        sum -= amounts[tail++] + each;
       }
       best = Math.max(best, sum);
     }

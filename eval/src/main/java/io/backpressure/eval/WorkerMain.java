@@ -8,11 +8,20 @@ import java.nio.file.Path;
 
 /**
  * A worker process of a real run with {@code --workers N}: {@code WorkerMain SPEC.json HOST:PORT
- * NAMESPACE OUT.json}. Starts one {@link RealWorker} from the spec against the Temporal service,
- * then waits for the run's end time (nanoseconds since the run's origin) on standard input, closes
- * its ledger there and writes a {@link Report} to {@code OUT.json}. Exit 0 on success, 1 otherwise.
+ * NAMESPACE OUT.json tls|plain}. Connects to the Temporal service, starts one {@link RealWorker} from the
+ * spec and prints {@value #READY} on standard output; then reads the run's origin (nanoseconds
+ * since the epoch) from standard input, waits for the run's end time (nanoseconds since the origin)
+ * there too, closes its ledger at it and writes a {@link Report} to {@code OUT.json}. The origin is
+ * set only once every process is up and polling, however slowly the JVMs start. Exit 0 on success,
+ * 1 otherwise.
  */
 public final class WorkerMain {
+  /** What a worker process prints once it is connected and waits for the run's origin. */
+  static final String READY = "ready";
+  /** The last argument: connect over TLS, or not. */
+  static final String TLS = "tls";
+  static final String PLAIN = "plain";
+
   private WorkerMain() {}
 
   /**
@@ -24,26 +33,30 @@ public final class WorkerMain {
   record Report(Ledger.Snapshot snapshot, long cpuNanos) {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) {
-      System.err.println("usage: WorkerMain SPEC.json HOST:PORT NAMESPACE OUT.json");
+    if (args.length != 5) {
+      System.err.println("usage: WorkerMain SPEC.json HOST:PORT NAMESPACE OUT.json tls|plain");
       System.exit(2);
     }
     RealWorker.Spec spec = WorkerGroup.JSON.readValue(Path.of(args[0]).toFile(), RealWorker.Spec.class);
-    Ledger ledger = new Ledger(spec.originEpochNanos());
-    var stubs = TemporalStack.connectStubs(args[1]);
-    int exit = 0;
+    var stubs = TemporalStack.connectStubs(args[1], TLS.equals(args[4]));
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    Ledger ledger = new Ledger(0);
+    int exit = 1;
     try (RealWorker worker = RealWorker.start(TemporalStack.client(stubs, args[2]), spec, ledger, null)) {
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-      String line = in.readLine();
-      if (line == null) {
-        exit = 1;
-      } else {
-        ledger.close(Long.parseLong(line.strip()));
+      System.out.println(READY);
+      System.out.flush();
+      String origin = in.readLine();
+      if (origin != null) {
+        ledger.originAt(Long.parseLong(origin.strip()));
+      }
+      String end = origin == null ? null : in.readLine();
+      if (end != null) {
+        ledger.close(Long.parseLong(end.strip()));
         WorkerGroup.JSON.writeValue(Path.of(args[3]).toFile(), new Report(ledger.snapshot(), RealRunner.processCpuNanos()));
+        exit = 0;
       }
     } catch (RuntimeException e) {
       e.printStackTrace();
-      exit = 1;
     } finally {
       stubs.shutdownNow();
     }

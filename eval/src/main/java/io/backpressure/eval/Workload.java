@@ -1,5 +1,6 @@
 package io.backpressure.eval;
 
+import io.backpressure.core.Dimension;
 import java.util.List;
 import java.util.Objects;
 
@@ -65,13 +66,17 @@ record Workload(
     Upstream up = new Upstream(upstream.window(), upstream.periodS(),
         upstream.requestsPerS() == null ? null : upstream.requestsPerS() / divisor,
         upstream.tokensPerS() == null ? null : upstream.tokensPerS() / divisor,
-        upstream.rejectedCount(), upstream.latencyMinMs(), upstream.latencyMaxMs());
+        upstream.rejectedCount(), upstream.latencyMinMs(), upstream.latencyMaxMs(),
+        upstream.schedule().stream().map(c -> new CapChange(c.atS(), c.caps().divided(divisor))).toList(),
+        upstream.outside().divided(divisor), upstream.errorRate());
     List<Tenant> scaledTenants = tenants.stream().map(t -> new Tenant(t.name(), t.priority(), t.weight(),
         t.openLoop() ? t.workflows() : (int) Math.max(1, Math.round(t.workflows() / divisor)), t.callsPerWorkflow(),
         t.promptTokens(), t.completionTokens(), t.maxTokens(),
-        t.openLoopRps() == null ? null : t.openLoopRps() / divisor, t.startS(), t.stopS())).toList();
+        t.openLoopRps() == null ? null : t.openLoopRps() / divisor, t.startS(), t.stopS(), t.deadlineS())).toList();
+    GateOptions scaledGate = new GateOptions(gate.reservation(), gate.defaultMaxTokens(),
+        gate.caps() == null ? null : gate.caps().divided(divisor));
     return new Workload(name, description, durationS, warmupS, up, priorities,
-        (int) Math.max(1, Math.round(slots / divisor)), gate, scaledTenants, scale * divisor);
+        (int) Math.max(1, Math.round(slots / divisor)), scaledGate, scaledTenants, scale * divisor);
   }
 
   /** The rank of class {@code priority} (0 is the highest), or -1. */
@@ -89,8 +94,47 @@ record Workload(
     return priorities.get(classIndex(priority)).weight();
   }
 
-  /** A class and its weight. */
-  record PriorityWeight(String name, double weight) {}
+  /**
+   * A class, its weight and its default wait limit.
+   *
+   * @param name the class's name
+   * @param weight {@code ω_k}
+   * @param maxWaitS the longest a call of this class waits for its turn when the call carries no
+   *     deadline of its own (long form {@code {weight: w, max_wait_s: s}}), or null for no limit
+   */
+  record PriorityWeight(String name, double weight, Double maxWaitS) {
+
+    /** A class of the short form: weight only, no wait limit. */
+    PriorityWeight(String name, double weight) {
+      this(name, weight, null);
+    }
+  }
+
+  /**
+   * A cap per dimension, per second; null where the dimension is not capped (or not given).
+   *
+   * @param requestsPerS requests per second, or null
+   * @param tokensPerS tokens per second, or null
+   */
+  record Caps(Double requestsPerS, Double tokensPerS) {
+    static final Caps NONE = new Caps(null, null);
+
+    /** The cap of {@code dimension} ({@code requests} or {@code tokens}), or null. */
+    Double of(String dimension) {
+      return Dimension.REQUESTS.equals(dimension) ? requestsPerS : tokensPerS;
+    }
+
+    Caps divided(double divisor) {
+      return new Caps(requestsPerS == null ? null : requestsPerS / divisor,
+          tokensPerS == null ? null : tokensPerS / divisor);
+    }
+  }
+
+  /**
+   * From {@code atS} on, the provider's true caps are {@code caps} (drift); a dimension not given
+   * keeps its previous cap.
+   */
+  record CapChange(double atS, Caps caps) {}
 
   /**
    * The provider.
@@ -102,6 +146,11 @@ record Workload(
    * @param rejectedCount whether a 429 counts against the window
    * @param latencyMinMs the shortest service latency of a 200
    * @param latencyMaxMs the longest service latency of a 200 (uniform in between)
+   * @param schedule changes of the true caps over the run, by increasing {@code atS}; empty for
+   *     caps that never change
+   * @param outside traffic on the same caps that never asks the gate, spread evenly (requests/s
+   *     and tokens/s; 0 where none)
+   * @param errorRate the share of answers that are 500s unrelated to rate limits, in [0, 1)
    */
   record Upstream(
       String window,
@@ -110,19 +159,76 @@ record Workload(
       Double tokensPerS,
       boolean rejectedCount,
       double latencyMinMs,
-      double latencyMaxMs) {
+      double latencyMaxMs,
+      List<CapChange> schedule,
+      Caps outside,
+      double errorRate) {
+
+    Upstream {
+      schedule = List.copyOf(schedule);
+      Objects.requireNonNull(outside, "outside");
+    }
+
+    /** A provider whose caps never change, with no outside traffic and no errors. */
+    Upstream(String window, double periodS, Double requestsPerS, Double tokensPerS, boolean rejectedCount,
+        double latencyMinMs, double latencyMaxMs) {
+      this(window, periodS, requestsPerS, tokensPerS, rejectedCount, latencyMinMs, latencyMaxMs, List.of(),
+          Caps.NONE, 0);
+    }
 
     /** The mean service latency of a 200, in milliseconds. */
     double meanLatencyMs() {
       return (latencyMinMs + latencyMaxMs) / 2;
+    }
+
+    /** The caps at t = 0, as the file's {@code requests_per_s} and {@code tokens_per_s} give them. */
+    Caps initialCaps() {
+      return new Caps(requestsPerS, tokensPerS);
+    }
+
+    /** The true caps at {@code seconds} into the run: the initial caps, changed by every schedule entry due by then. */
+    Caps capsAt(double seconds) {
+      Double requests = requestsPerS;
+      Double tokens = tokensPerS;
+      for (CapChange change : schedule) {
+        if (change.atS() > seconds) {
+          break;
+        }
+        requests = change.caps().requestsPerS() != null ? change.caps().requestsPerS() : requests;
+        tokens = change.caps().tokensPerS() != null ? change.caps().tokensPerS() : tokens;
+      }
+      return new Caps(requests, tokens);
+    }
+
+    /** Outside traffic of {@code dimension} per second (0 when none). */
+    double outsideOf(String dimension) {
+      Double v = outside.of(dimension);
+      return v == null ? 0 : v;
+    }
+
+    /** Whether the caps drift or outside traffic shares them: the cap in use changes over time. */
+    boolean drifts() {
+      return !schedule.isEmpty() || outsideOf(Dimension.REQUESTS) > 0 || outsideOf(Dimension.TOKENS) > 0;
     }
   }
 
   /**
    * @param reservation debit {@code prompt + max_tokens} at admission and refund after the reply
    * @param defaultMaxTokens the completion bound reserved for calls that carry no {@code max_tokens}
+   * @param caps the caps the operator configured in the gate, or null for the upstream's caps at
+   *     t = 0; a dimension not given takes the upstream's
    */
-  record GateOptions(boolean reservation, long defaultMaxTokens) {}
+  record GateOptions(boolean reservation, long defaultMaxTokens, Caps caps) {
+
+    /** The gate's configured caps for {@code upstream}. */
+    Caps configuredCaps(Upstream upstream) {
+      if (caps == null) {
+        return upstream.initialCaps();
+      }
+      return new Caps(caps.requestsPerS() != null ? caps.requestsPerS() : upstream.requestsPerS(),
+          caps.tokensPerS() != null ? caps.tokensPerS() : upstream.tokensPerS());
+    }
+  }
 
   /**
    * One tenant, which is one queue: it belongs to one class.
@@ -139,6 +245,7 @@ record Workload(
    * @param openLoopRps open loop: Poisson arrivals at this rate, each one call; null for closed loop
    * @param startS when the tenant starts submitting
    * @param stopS when it stops submitting new calls, or null for never
+   * @param deadlineS the caller gives up this long after submitting a call, or null for never
    */
   record Tenant(
       String name,
@@ -151,10 +258,16 @@ record Workload(
       Long maxTokens,
       Double openLoopRps,
       double startS,
-      Double stopS) {
+      Double stopS,
+      Double deadlineS) {
 
     boolean openLoop() {
       return openLoopRps != null;
+    }
+
+    /** The deadline in nanoseconds after submission, or {@code Long.MAX_VALUE} for none. */
+    long deadlineNanos() {
+      return deadlineS == null ? Long.MAX_VALUE : Math.round(deadlineS * 1e9);
     }
 
     /** The completion the provider produces for a drawn {@code completion}: clamped by max_tokens. */

@@ -8,7 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** The nine workloads of the paper's Table II, shipped as resources, and loading by name or path. */
+/**
+ * The nine workloads of the paper's Table II and the project's own ones, shipped as resources
+ * ({@code /workloads/NAME.yaml}), and loading by name or path.
+ */
 final class Workloads {
   /** The shipped workloads, in the order of the paper's Table II. */
   static final List<String> SHIPPED = List.of("uncongested", "overload", "cross-priority",
@@ -24,7 +27,7 @@ final class Workloads {
    *     malformed
    */
   static Workload load(String nameOrPath) {
-    if (SHIPPED.contains(nameOrPath)) {
+    if (SHIPPED.contains(nameOrPath) || isResource(nameOrPath)) {
       return WorkloadReader.parse(resource(nameOrPath));
     }
     Path path = Path.of(nameOrPath);
@@ -37,6 +40,11 @@ final class Workloads {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read workload file " + path, e);
     }
+  }
+
+  /** Whether {@code name} is a workload shipped as a resource (a plain name, not a path). */
+  static boolean isResource(String name) {
+    return name.matches("[a-z0-9][a-z0-9-]*") && Workloads.class.getResource("/workloads/" + name + ".yaml") != null;
   }
 
   /** The YAML text of a shipped workload. */

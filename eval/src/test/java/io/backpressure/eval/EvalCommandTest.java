@@ -98,6 +98,15 @@ class EvalCommandTest {
     assertThat(err.toString()).contains("--temporal must be HOST:PORT");
     assertThat(eval("--workload", "overload", "--mode", "real", "--scale", "0.5")).isEqualTo(2);
     assertThat(err.toString()).contains("--scale must be in [1, 1000]");
+    assertThat(eval("--workload", "overload", "--mode", "real", "--temporal-tls")).isEqualTo(2);
+    assertThat(err.toString()).contains("--temporal-tls needs --temporal HOST:PORT");
+  }
+
+  @Test
+  void theRecordedCommandNeverHoldsARedisPassword() {
+    assertThat(EvalCommand.redacted("redis://:s3cret@10.0.0.5:6379/0")).isEqualTo("redis://***@10.0.0.5:6379/0");
+    assertThat(EvalCommand.redacted("rediss://user:s3cret@host:6380")).isEqualTo("rediss://***@host:6380");
+    assertThat(EvalCommand.redacted("redis://127.0.0.1:6379")).isEqualTo("redis://127.0.0.1:6379");
   }
 
   @Test

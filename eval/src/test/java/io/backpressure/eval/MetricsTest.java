@@ -31,7 +31,7 @@ class MetricsTest {
         call(0, 3.0, 5.0, Recording.Outcome.OK, 100, 0),
         call(1, 0.2, 0.9, Recording.Outcome.OK, 100, 0),
         call(1, 2.0, 4.0, Recording.Outcome.OK, 300, 2),
-        new Recording.Call(1, s(4.0), -1, Recording.Outcome.UNFINISHED, 50_000_000L, 0, 1));
+        new Recording.Call(1, s(4.0), -1, Recording.Outcome.UNFINISHED, 50_000_000L, 0, 1, s(4.0)));
     return new Recording(s(10), attempts, calls, new long[] {s(5), -1});
   }
 
@@ -99,6 +99,112 @@ class MetricsTest {
     assertThat(m.heat()[1][0]).isEqualTo(1.0);
   }
 
+  @Test
+  void upstreamMaxPerWindowCountsEveryAttemptAndTheTokensTheProviderCounted() {
+    Map<String, RunMetrics.Value> v = Metrics.compute(TINY, handMade()).values();
+    // Attempts at 0.6 (429, not counted), 0.8 and 1.0 fall in one 1 s window: 3 requests, 200 tokens.
+    assertThat(keyed(v, "upstream_max_per_window")).containsEntry("requests", 3.0).containsEntry("tokens", 200.0);
+  }
+
+  /** The worked example of the Metrics javadoc: a tenant that starts at 60 s of 100 is entitled to 12, not 30. */
+  @Test
+  void idealIsTimeResolvedAtEveryStartAndStop() {
+    Workload w = WorkloadReader.parse("""
+        name: late
+        duration_s: 100
+        upstream: {requests_per_s: 60, latency_ms: [100, 100]}
+        priorities: {P1: 1}
+        worker: {slots: 2}
+        tenants:
+          - {name: early, priority: P1, open_loop_rps: 1000}
+          - {name: late, priority: P1, open_loop_rps: 1000, start_s: 60}
+        """);
+    Recording r = new Recording(s(100), List.of(), List.of(
+        call(0, 10, 11, Recording.Outcome.OK, 0, 0), call(1, 70, 71, Recording.Outcome.OK, 0, 0)), new long[] {-1, -1});
+    Map<String, Double> ideal = keyed(Metrics.compute(w, r).values(), "ideal_rps_by_queue");
+    assertThat(ideal.get("early")).isCloseTo(48, within(1e-9));
+    assertThat(ideal.get("late")).isCloseTo(12, within(1e-9));
+  }
+
+  @Test
+  void aQueueThatStopsIsEntitledOnlyWhileItSubmits() {
+    Workload w = WorkloadReader.parse("""
+        name: stop
+        duration_s: 50
+        upstream: {requests_per_s: 40, latency_ms: [100, 100]}
+        priorities: {P1: 3, P2: 1}
+        worker: {slots: 2}
+        tenants:
+          - {name: a, priority: P1, open_loop_rps: 1000, stop_s: 25}
+          - {name: b, priority: P2, open_loop_rps: 1000}
+        """);
+    Recording r = new Recording(s(50), List.of(), List.of(
+        call(0, 10, 11, Recording.Outcome.OK, 0, 0), call(1, 10, 11, Recording.Outcome.OK, 0, 0)), new long[] {-1, -1});
+    Map<String, Double> ideal = keyed(Metrics.compute(w, r).values(), "ideal_rps_by_queue");
+    // [0, 25]: 30 / 10 by weights 3:1; [25, 50]: b alone takes 40.
+    assertThat(ideal.get("a")).isCloseTo(15, within(1e-9));
+    assertThat(ideal.get("b")).isCloseTo(25, within(1e-9));
+  }
+
+  @Test
+  void capUtilizationAndIdealFollowTheScheduleLessOutsideTraffic() {
+    Workload w = WorkloadReader.parse("""
+        name: drift
+        duration_s: 10
+        upstream:
+          requests_per_s: 10
+          latency_ms: [100, 100]
+          schedule: [{at_s: 5, requests_per_s: 20}]
+          outside: {requests_per_s: 2}
+        priorities: {P1: 1}
+        worker: {slots: 2}
+        tenants:
+          - {name: a, priority: P1, open_loop_rps: 1000}
+        """);
+    List<Recording.Attempt> attempts = new java.util.ArrayList<>();
+    for (int i = 0; i < 13; i++) {
+      attempts.add(attempt(0, 0.5 * i, true));
+    }
+    attempts.add(attempt(0, 7, false));
+    Recording r = new Recording(s(10), attempts, List.of(call(0, 1, 2, Recording.Outcome.OK, 0, 0)), new long[] {-1});
+    Map<String, RunMetrics.Value> v = Metrics.compute(w, r).values();
+    // ∫ (cap − outside) = (10 − 2)·5 + (20 − 2)·5 = 130 requests; 13 counted.
+    assertThat(keyed(v, "cap_utilization").get("requests")).isCloseTo(0.1, within(1e-12));
+    assertThat(keyed(v, "ideal_rps_by_queue").get("a")).isCloseTo(13, within(1e-9));
+  }
+
+  @Test
+  void deadlinesDecideExpiryAndGoodput() {
+    Workload w = WorkloadReader.parse("""
+        name: deadline
+        duration_s: 10
+        upstream: {requests_per_s: 10, latency_ms: [100, 100]}
+        priorities: {P1: 0.5, P2: 0.5}
+        worker: {slots: 2}
+        tenants:
+          - {name: d, priority: P1, open_loop_rps: 5, deadline_s: 2}
+          - {name: free, priority: P2, open_loop_rps: 5}
+        """);
+    List<Recording.Call> calls = List.of(
+        new Recording.Call(0, s(1), s(2), Recording.Outcome.OK, 0, 0, 1, s(1.5)),        // in time
+        new Recording.Call(0, s(1), s(4), Recording.Outcome.OK, 0, 2, 1, s(3.9)),        // answered late
+        new Recording.Call(0, s(2), s(2), Recording.Outcome.EXPIRED, 0, 0, 0, -1),       // refused by the gate
+        new Recording.Call(0, s(3), s(3.5), Recording.Outcome.FAILED, 0, 0, 1, s(3)),    // failed
+        new Recording.Call(0, s(7), -1, Recording.Outcome.UNFINISHED, 0, 0, 0, -1),      // due 9: expired
+        new Recording.Call(0, s(8.5), -1, Recording.Outcome.UNFINISHED, 0, 0, 0, -1),    // due 10.5: not yet
+        new Recording.Call(1, s(1), s(6), Recording.Outcome.OK, 0, 0, 2, s(5.8)));       // no deadline
+    Map<String, RunMetrics.Value> v = Metrics.compute(w, new Recording(s(10), List.of(), calls, new long[] {-1, -1}))
+        .values();
+    assertThat(scalar(v, "expired_share")).isCloseTo(3 / 7.0, within(1e-12));
+    assertThat(scalar(v, "calls_failed")).isEqualTo(1.0);
+    assertThat(scalar(v, "ok_rps_total")).isCloseTo(0.3, within(1e-12));
+    assertThat(scalar(v, "goodput_rps")).isCloseTo(0.2, within(1e-12));
+    assertThat(keyed(v, "goodput_rps_by_priority")).containsEntry("P1", 0.1).containsEntry("P2", 0.1);
+    assertThat(keyed(v, "http_p95_latency_ms_by_priority").get("P1")).isCloseTo(500, within(1e-6));
+    assertThat(keyed(v, "http_p95_latency_ms_by_priority").get("P2")).isCloseTo(200, within(1e-6));
+    assertThat(keyed(v, "p95_latency_ms_by_priority").get("P1")).isCloseTo(3000, within(1e-6));
+  }
+
   private static double scalar(Map<String, RunMetrics.Value> v, String name) {
     return ((RunMetrics.Scalar) v.get(name)).value();
   }
@@ -109,12 +215,13 @@ class MetricsTest {
 
   private static Recording.Attempt attempt(int queue, double start, boolean ok) {
     long t = s(start);
-    return new Recording.Attempt(queue, t, ok ? t + 100_000_000L : t, ok, ok ? null : "requests", 100, ok);
+    return new Recording.Attempt(queue, t, ok ? t + 100_000_000L : t, ok ? 200 : 429, ok ? null : "requests", 100, ok);
   }
 
   private static Recording.Call call(int queue, double submitted, double finished, Recording.Outcome outcome,
       long slotMs, int deferrals) {
-    return new Recording.Call(queue, s(submitted), s(finished), outcome, slotMs * 1_000_000L, deferrals, 1);
+    return new Recording.Call(queue, s(submitted), s(finished), outcome, slotMs * 1_000_000L, deferrals, 1,
+        s(submitted));
   }
 
   private static long s(double seconds) {

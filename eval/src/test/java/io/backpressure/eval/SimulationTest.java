@@ -103,7 +103,7 @@ class SimulationTest {
   }
 
   @Test
-  void openLoopArrivalsStopAtStopSAndTheQueueThenFinishes() {
+  void openLoopArrivalsStopAtStopSWithoutEndingTheContentionWindow() {
     Workload w = WorkloadReader.parse("""
         name: open
         duration_s: 20
@@ -116,7 +116,101 @@ class SimulationTest {
     Recording r = run(w, "naive", 5);
     assertThat(r.calls()).allMatch(c -> c.submittedNanos() >= 2_000_000_000L && c.submittedNanos() < 6_000_000_000L);
     assertThat(r.calls().size()).isBetween(50, 110);
-    assertThat(r.queueFinishedNanos()[0]).isBetween(6_000_000_000L, 6_200_000_000L);
+    assertThat(r.queueFinishedNanos()[0]).isEqualTo(-1);
+    assertThat(Metrics.windowEnd(w, r)).isEqualTo(r.endNanos());
+  }
+
+  @Test
+  void aClosedLoopQueueStoppedByStopSDoesNotEndTheWindowButOneThatRunsOutDoes() {
+    Workload w = WorkloadReader.parse("""
+        name: closed
+        duration_s: 20
+        upstream: {requests_per_s: 100, latency_ms: [10, 10]}
+        priorities: {P1: 1}
+        worker: {slots: 4}
+        tenants:
+          - {name: stopped, priority: P1, workflows: 1, stop_s: 5}
+          - {name: finite, priority: P1, workflows: 1, calls_per_workflow: 100}
+        """);
+    Recording r = run(w, "naive", 5);
+    assertThat(r.queueFinishedNanos()[0]).isEqualTo(-1);
+    assertThat(r.queueFinishedNanos()[1]).isBetween(1_000_000_000L, 2_000_000_000L);
+    assertThat(Metrics.windowEnd(w, r)).isEqualTo(r.queueFinishedNanos()[1]);
+  }
+
+  @Test
+  void deadlinesAreHonouredByEveryConfigurationAndTheGateRefusesAtOnce() {
+    Workload w = Workloads.load("deadline-overload").withDuration(20);
+    for (String config : List.of("naive", "tn", "gateway", "bp")) {
+      Recording r = run(w, config, 3);
+      assertThat(r.calls()).as(config).anyMatch(c -> c.outcome() == Recording.Outcome.EXPIRED);
+      for (Recording.Call c : r.calls()) {
+        long deadline = w.tenants().get(c.queue()).deadlineNanos();
+        if (c.outcome() == Recording.Outcome.OK || c.outcome() == Recording.Outcome.EXPIRED) {
+          assertThat(c.finishedNanos() - c.submittedNanos()).as(config + " " + c).isLessThanOrEqualTo(deadline);
+        }
+      }
+    }
+    // The gate answers Expired when a call's turn comes too late: such calls end before their deadline.
+    Recording bp = run(w, "bp", 3);
+    assertThat(bp.calls()).anyMatch(c -> c.outcome() == Recording.Outcome.EXPIRED
+        && c.finishedNanos() - c.submittedNanos() < w.tenants().get(c.queue()).deadlineNanos());
+  }
+
+  @Test
+  void theProviderFollowsItsScheduleAndSharesItsCapWithOutsideTraffic() {
+    Workload w = WorkloadReader.parse("""
+        name: drift
+        duration_s: 20
+        upstream:
+          requests_per_s: 40
+          latency_ms: [10, 10]
+          schedule: [{at_s: 10, requests_per_s: 20}]
+          outside: {requests_per_s: 5}
+        priorities: {P1: 1}
+        worker: {slots: 20}
+        tenants:
+          - {name: flood, priority: P1, workflows: 20}
+        """);
+    Recording r = run(w, "naive", 1);
+    long[] before = new long[10];
+    long[] after = new long[10];
+    for (Recording.Attempt a : r.attempts()) {
+      if (a.ok()) {
+        int second = (int) (a.startNanos() / 1_000_000_000L);
+        if (second < 10) {
+          before[second]++;
+        } else if (second < 20) {
+          after[second - 10]++;
+        }
+      }
+    }
+    // Fixed 1 s windows: the workload gets the cap less the 5 outside requests in every second.
+    for (int s = 1; s < 10; s++) {
+      assertThat(before[s]).as("second " + s).isEqualTo(35);
+      assertThat(after[s]).as("second " + (10 + s)).isEqualTo(15);
+    }
+  }
+
+  @Test
+  void providerErrorsAreRetriedAndNoCallFails() {
+    Workload w = WorkloadReader.parse("""
+        name: errors
+        duration_s: 20
+        upstream: {requests_per_s: 100, latency_ms: [10, 10], error_rate: 0.2}
+        priorities: {P1: 1}
+        worker: {slots: 4}
+        tenants:
+          - {name: a, priority: P1, workflows: 4}
+        """);
+    for (String config : List.of("naive", "bp")) {
+      Recording r = run(w, config, 2);
+      long errors = r.attempts().stream().filter(a -> a.status() == 500).count();
+      assertThat((double) errors / r.attempts().size()).as(config).isBetween(0.15, 0.25);
+      assertThat(r.calls()).as(config).noneMatch(c -> c.outcome() == Recording.Outcome.FAILED);
+      assertThat(Metrics.compute(w, r).values().get("http_429_share")).as(config)
+          .isEqualTo(new RunMetrics.Scalar(0));
+    }
   }
 
   /** Time attempts spent on the wire, clipped at the end of the run (a 429 spends none). */

@@ -93,6 +93,107 @@ class WorkloadReaderTest {
   }
 
   @Test
+  void priorityLongFormCarriesAWaitLimitAndMixesWithTheShortForm() {
+    Workload w = WorkloadReader.parse(MINIMAL.replace("{P1: 0.5, P2: 0.5}", "{P1: {weight: 0.5, max_wait_s: 5}, P2: 0.5}"));
+    assertThat(w.priorities().get(0)).isEqualTo(new Workload.PriorityWeight("P1", 0.5, 5.0));
+    assertThat(w.priorities().get(1)).isEqualTo(new Workload.PriorityWeight("P2", 0.5, null));
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: {weight: 0.5, max_wait: 5}"))
+    ).hasMessageContaining("unknown key 'priorities.P1.max_wait'");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: {max_wait_s: 5}"))
+    ).hasMessageContaining("priorities.P1.weight is required");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: {weight: 0.5, max_wait_s: -1}"))
+    ).hasMessageContaining("priorities.P1.max_wait_s must be a number in (0, 86400]");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: [0.5]"))
+    ).hasMessageContaining("priorities.P1 must be a weight");
+  }
+
+  @Test
+  void driftDeadlinesAndGateCapsAreRead() {
+    Workload w = WorkloadReader.parse("""
+        name: drift
+        duration_s: 100
+        upstream:
+          requests_per_s: 60
+          tokens_per_s: 12000
+          schedule: [{at_s: 40, tokens_per_s: 6000}, {at_s: 70, requests_per_s: 30}]
+          outside: {requests_per_s: 18, tokens_per_s: 0}
+          error_rate: 0.01
+        priorities: {P1: 1}
+        worker: {slots: 4}
+        gate: {caps: {requests_per_s: 65}}
+        tenants:
+          - {name: a, priority: P1, workflows: 2, deadline_s: 10}
+        """);
+    Workload.Upstream up = w.upstream();
+    assertThat(up.capsAt(39.9)).isEqualTo(new Workload.Caps(60.0, 12000.0));
+    assertThat(up.capsAt(40)).isEqualTo(new Workload.Caps(60.0, 6000.0));
+    assertThat(up.capsAt(99)).isEqualTo(new Workload.Caps(30.0, 6000.0));
+    assertThat(up.outsideOf("requests")).isEqualTo(18.0);
+    assertThat(up.errorRate()).isEqualTo(0.01);
+    assertThat(w.gate().configuredCaps(up)).isEqualTo(new Workload.Caps(65.0, 12000.0));
+    assertThat(w.tenants().get(0).deadlineS()).isEqualTo(10.0);
+    assertThat(w.scaled(2).upstream().capsAt(99)).isEqualTo(new Workload.Caps(15.0, 3000.0));
+  }
+
+  @Test
+  void driftFieldsAreCheckedAgainstTheUpstreamsCaps() {
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
+        "{requests_per_s: 60, schedule: [{at_s: 5, tokens_per_s: 100}]}")))
+        .hasMessageContaining("upstream.schedule[0].tokens_per_s is given, but upstream.tokens_per_s is null");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
+        "{requests_per_s: 60, schedule: [{at_s: 5, requests_per_s: 10}, {at_s: 5, requests_per_s: 20}]}")))
+        .hasMessageContaining("upstream.schedule[1].at_s must be a number in (5, 20]");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
+        "{requests_per_s: 60, error_rate: 1}")))
+        .hasMessageContaining("upstream.error_rate must be a number in [0, 0.99]");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL + "gate: {caps: {tokens_per_s: 5}}\n"))
+        .hasMessageContaining("gate.caps.tokens_per_s is given, but upstream.tokens_per_s is null");
+  }
+
+  @Test
+  void duplicateKeysExtraDocumentsAndCoercionsAreRefused() {
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
+        "{requests_per_s: 60, requests_per_s: 6000}")))
+        .hasMessageContaining("Duplicate field 'requests_per_s'");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{P1: 0.5, P2: 0.5}", "{P1: 0.5, P1: 5}")))
+        .hasMessageContaining("Duplicate field 'P1'");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL + "---\nname: second\n"))
+        .hasMessageContaining("one YAML document");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2.0")))
+        .hasMessageContaining("tenants[0].workflows must be a whole number");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("slots: 4", "slots: '4'")))
+        .hasMessageContaining("worker.slots must be a whole number");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL + "gate: {reservation: 'yes please'}\n"))
+        .hasMessageContaining("gate.reservation must be true or false");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL + "gate: {default_max_tokens: 1.9}\n"))
+        .hasMessageContaining("gate.default_max_tokens must be a whole number");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{P1: 0.5, P2: 0.5}", "[P1, P2]")))
+        .hasMessageContaining("priorities must be a mapping");
+  }
+
+  @Test
+  void workloadsThatCouldNeverBeServedAreRefused() {
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
+        "{requests_per_s: 60, tokens_per_s: 1000}").replace("workflows: 2", "workflows: 2, prompt_tokens: 1200")))
+        .satisfies(e -> assertThat(((WorkloadException) e).field()).isEqualTo("tenants[0].prompt_tokens"))
+        .hasMessageContaining("could never be served");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
+        "{requests_per_s: 60, tokens_per_s: 1000, outside: {requests_per_s: 1, tokens_per_s: 600}}")
+        .replace("workflows: 2", "workflows: 2, prompt_tokens: 300, completion_tokens: 200")))
+        .hasMessageContaining("could never be served");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: 0.5}")))
+        .hasMessageContaining("at least one request per period");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2, start_s: 20")))
+        .hasMessageContaining("tenants[0].start_s must be in [0, duration_s)");
+    // A completion clamped by max_tokens fits, and a cap that grows later makes a call servable.
+    WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: 60, tokens_per_s: 1000}")
+        .replace("workflows: 2", "workflows: 2, prompt_tokens: 500, completion_tokens: 5000, max_tokens: 500"));
+    WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
+        "{requests_per_s: 60, tokens_per_s: 1000, schedule: [{at_s: 10, tokens_per_s: 2000}]}")
+        .replace("workflows: 2", "workflows: 2, prompt_tokens: 1500"));
+  }
+
+  @Test
   void unknownNamesListTheShippedWorkloads() {
     assertThatThrownBy(() -> Workloads.load("no-such-workload"))
         .hasMessageContaining("cross-priority").hasMessageContaining("all");

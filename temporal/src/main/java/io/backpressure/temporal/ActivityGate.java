@@ -222,7 +222,7 @@ public final class ActivityGate {
         throw Failures.rejected(rejected.reason(), rejected.message());
       }
       if (admission instanceof Admission.Expired expired) {
-        throw Failures.expired(0, Math.max(1, ceilMillis(expired.turnIn())), request.maxWait(), null);
+        throw Failures.expiredByGate(Math.max(1, ceilMillis(expired.turnIn())), expired.message());
       }
       Admission.Deferred deferred = (Admission.Deferred) admission;
       booking = deferred.booking();

@@ -52,6 +52,19 @@ final class Failures {
         .build();
   }
 
+  /**
+   * The gate answered {@code Expired}: the call's turn, {@code turnInMillis} away, comes after its
+   * deadline (the request's wait limit or its class's {@code max_wait}).
+   */
+  static ApplicationFailure expiredByGate(long turnInMillis, String message) {
+    return ApplicationFailure.newBuilder()
+        .setType(Backpressure.EXPIRED)
+        .setMessage("expired by the admission gate: " + message)
+        .setDetails(0L, turnInMillis)
+        .setNonRetryable(true)
+        .build();
+  }
+
   /** The gate will never admit this request as it stands. */
   static ApplicationFailure rejected(RejectReason reason, String message) {
     return ApplicationFailure.newBuilder()

@@ -1,5 +1,7 @@
 package io.backpressure.eval.real;
 
+import java.time.Duration;
+
 /**
  * One logical call, as the workflow hands it to the activity.
  *
@@ -11,6 +13,8 @@ package io.backpressure.eval.real;
  * @param promptTokens the prompt size in tokens (the gate's estimate)
  * @param completionTokens the completion the provider will produce (sent as {@code max_tokens})
  * @param maxTokens the tenant's {@code max_tokens}, or null (the gate's reservation bound)
+ * @param deadlineEpochMillis when the caller gives up on the call; 0 for never
+ * @param classMaxWaitMillis the class's wait limit when the call has no deadline; 0 for none
  */
 public record CallInput(
     String callId,
@@ -20,7 +24,17 @@ public record CallInput(
     long submittedEpochMillis,
     long promptTokens,
     long completionTokens,
-    Long maxTokens) {
+    Long maxTokens,
+    long deadlineEpochMillis,
+    long classMaxWaitMillis) {
+
+  /** How much longer the caller waits for the call's turn at {@code nowEpochMillis}, or null for no limit. */
+  Duration maxWait(long nowEpochMillis) {
+    if (deadlineEpochMillis > 0) {
+      return Duration.ofMillis(Math.max(0, deadlineEpochMillis - nowEpochMillis));
+    }
+    return classMaxWaitMillis > 0 ? Duration.ofMillis(classMaxWaitMillis) : null;
+  }
 
   /** What the provider counts for this call: prompt plus completion. */
   long totalTokens() {

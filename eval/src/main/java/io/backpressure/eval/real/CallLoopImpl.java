@@ -14,7 +14,8 @@ import java.util.SplittableRandom;
  * The workflow of one closed loop. Each call is one activity; for a gated loop it runs under
  * {@link Backpressure#run}, so a deferral frees the slot and sleeps on a durable timer, and a 429
  * the provider still answers runs the call again through the gate (a fresh admission). A call that
- * fails for another reason is skipped, as the simulator's {@code FAILED} outcome is.
+ * fails for another reason, or that the gate refuses for its deadline, is skipped, as the
+ * simulator's {@code FAILED} and {@code EXPIRED} outcomes are.
  */
 public final class CallLoopImpl implements CallLoop {
   /** How long one gated call may be deferred in total before the workflow gives it up. */
@@ -41,8 +42,9 @@ public final class CallLoopImpl implements CallLoop {
         completion = Math.min(completion, in.maxTokens());
       }
       UpstreamActivities upstream = Workflow.newActivityStub(UpstreamActivities.class, options(in));
-      CallInput call = new CallInput(id + "/" + i, in.queue(), in.tenant(), in.priority(),
-          Workflow.currentTimeMillis(), prompt, completion, in.maxTokens());
+      long now = Workflow.currentTimeMillis();
+      CallInput call = new CallInput(id + "/" + i, in.queue(), in.tenant(), in.priority(), now, prompt, completion,
+          in.maxTokens(), in.deadlineMillis() > 0 ? now + in.deadlineMillis() : 0, in.classMaxWaitMillis());
       try {
         if (in.gated()) {
           gated(call, in);

@@ -14,8 +14,9 @@ public sealed interface CallMode {
   /**
    * {@code bp}: admission through {@code gate} before the single attempt.
    *
+   * @param deadlines the gate under {@code gate}, which adds each call's wait limit to its admissions
    * @param requests whether the gate meters requests
    * @param tokens whether the gate meters tokens
    */
-  record Gated(ActivityGate gate, boolean requests, boolean tokens) implements CallMode {}
+  record Gated(ActivityGate gate, DeadlineGate deadlines, boolean requests, boolean tokens) implements CallMode {}
 }

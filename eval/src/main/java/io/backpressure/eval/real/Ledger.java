@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * What the workers of one real run observed, in nanoseconds since the run's origin (a wall-clock
@@ -14,7 +15,7 @@ import java.util.Map;
  * activities still running when the run ends cannot change the result.
  */
 public final class Ledger {
-  private final long originEpochNanos;
+  private volatile long originEpochNanos;
   private final List<Attempt> attempts = new ArrayList<>();
   private final Map<String, Entry> calls = new LinkedHashMap<>();
   private final List<Long> gateNanos = new ArrayList<>();
@@ -22,9 +23,24 @@ public final class Ledger {
   private final List<Long> scheduleToStartNanos = new ArrayList<>();
   private final List<Long> rejectionRoundTripNanos = new ArrayList<>();
   private long closedAt = -1;
+  private LongSupplier failedOpen = () -> 0;
 
   /** A ledger whose times count from {@code originEpochNanos} (nanoseconds since the epoch). */
   public Ledger(long originEpochNanos) {
+    this.originEpochNanos = originEpochNanos;
+  }
+
+  /** The run's origin, in nanoseconds since the epoch. */
+  public long originEpochNanos() {
+    return originEpochNanos;
+  }
+
+  /**
+   * Sets the run's origin of a ledger made before it was known (a worker process starts its
+   * worker first, and learns the origin once every process is up). Nothing is recorded before the
+   * origin: the run's workflows start at it.
+   */
+  public void originAt(long originEpochNanos) {
     this.originEpochNanos = originEpochNanos;
   }
 
@@ -79,6 +95,9 @@ public final class Ledger {
     Entry e = calls.get(call.callId());
     if (e != null) {
       e.attempts++;
+      if (e.firstAttempt < 0) {
+        e.firstAttempt = reply.startNanos();
+      }
     }
     if (!reply.ok()) {
       rejectionRoundTripNanos.add(reply.endNanos() - reply.startNanos());
@@ -95,6 +114,11 @@ public final class Ledger {
     e.timerDue = nowNanos + retryAfterMillis * 1_000_000L;
   }
 
+  /** Where the count of admissions the gate let through ungated (its state unavailable) is read at the snapshot. */
+  public synchronized void failedOpenFrom(LongSupplier count) {
+    this.failedOpen = count;
+  }
+
   /** One admission took {@code nanos}. */
   synchronized void admission(long nanos) {
     if (closedAt < 0) {
@@ -104,12 +128,21 @@ public final class Ledger {
 
   /** {@code call} ended for good: {@code ok} for a 200, else failed. */
   synchronized void finished(CallInput call, long nowNanos, boolean ok) {
+    ended(call, nowNanos, ok ? Outcome.OK : Outcome.FAILED);
+  }
+
+  /** The gate refused {@code call} for its deadline. */
+  synchronized void expired(CallInput call, long nowNanos) {
+    ended(call, nowNanos, Outcome.EXPIRED);
+  }
+
+  private void ended(CallInput call, long nowNanos, Outcome outcome) {
     Entry e = calls.get(call.callId());
     if (closedAt >= 0 || e == null) {
       return;
     }
     e.finished = nowNanos;
-    e.outcome = ok ? Outcome.OK : Outcome.FAILED;
+    e.outcome = outcome;
   }
 
   /** Ends the ledger at {@code endNanos}: slots still held count up to it; later events are ignored. */
@@ -135,9 +168,9 @@ public final class Ledger {
   public synchronized Snapshot snapshot() {
     List<Call> list = new ArrayList<>();
     calls.forEach((id, e) -> list.add(new Call(id, e.queue, e.submitted, e.finished, e.outcome, e.slotHeld,
-        e.deferrals, e.attempts)));
+        e.deferrals, e.attempts, e.firstAttempt)));
     return new Snapshot(List.copyOf(attempts), list, longs(gateNanos), longs(timerExcessNanos),
-        longs(scheduleToStartNanos), longs(rejectionRoundTripNanos));
+        longs(scheduleToStartNanos), longs(rejectionRoundTripNanos), failedOpen.getAsLong());
   }
 
   private static long[] longs(List<Long> values) {
@@ -145,7 +178,7 @@ public final class Ledger {
   }
 
   /** What became of a call. */
-  public enum Outcome { OK, FAILED, UNFINISHED }
+  public enum Outcome { OK, FAILED, EXPIRED, UNFINISHED }
 
   /**
    * One upstream attempt, as the worker saw it.
@@ -172,9 +205,10 @@ public final class Ledger {
    * @param slotHeldNanos the activity execution time of all its attempts
    * @param deferrals how many times the gate deferred it
    * @param attempts how many upstream attempts it made
+   * @param firstAttemptNanos when its first upstream attempt was sent, or -1
    */
   public record Call(String callId, int queue, long submittedNanos, long finishedNanos, Outcome outcome,
-      long slotHeldNanos, int deferrals, int attempts) {}
+      long slotHeldNanos, int deferrals, int attempts, long firstAttemptNanos) {}
 
   /**
    * Everything recorded, plus the measured overheads (nanoseconds, one sample per event).
@@ -188,9 +222,11 @@ public final class Ledger {
    *     plus any wait for a slot; millisecond resolution)
    * @param rejectionRoundTripNanos per 429: the client-side round trip (the provider answers a 429
    *     at once, so this is the HTTP overhead)
+   * @param failedOpenAdmissions admissions the fail-open gate let through ungated because the shared
+   *     state did not answer
    */
   public record Snapshot(List<Attempt> attempts, List<Call> calls, long[] admissionNanos, long[] timerExcessNanos,
-      long[] scheduleToStartNanos, long[] rejectionRoundTripNanos) {}
+      long[] scheduleToStartNanos, long[] rejectionRoundTripNanos, long failedOpenAdmissions) {}
 
   private static final class Entry {
     final int queue;
@@ -200,6 +236,7 @@ public final class Ledger {
     long slotHeld;
     long slotSince = -1;
     long timerDue = -1;
+    long firstAttempt = -1;
     int deferrals;
     int attempts;
 

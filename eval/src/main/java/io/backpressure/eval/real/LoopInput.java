@@ -22,6 +22,8 @@ package io.backpressure.eval.real;
  *     highest); 0 to order by no class
  * @param fifoOriginEpochMillis when not 0, every activity's priority key also carries a FIFO ticket
  *     (milliseconds since this instant at scheduling), see {@link CallLoopImpl#priorityKey}
+ * @param deadlineMillis the caller gives up this long after submitting a call; 0 for never
+ * @param classMaxWaitMillis gated: the class's wait limit for calls without a deadline; 0 for none
  */
 public record LoopInput(
     int queue,
@@ -38,4 +40,6 @@ public record LoopInput(
     long seed,
     boolean gated,
     int classKey,
-    long fifoOriginEpochMillis) {}
+    long fifoOriginEpochMillis,
+    long deadlineMillis,
+    long classMaxWaitMillis) {}

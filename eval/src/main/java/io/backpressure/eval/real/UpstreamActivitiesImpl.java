@@ -83,12 +83,14 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
         : GatedRequest.of(call.tenant(), call.priority(), cost(gated, call.promptTokens()), call.maxTokens());
     ProviderClient.Reply reply;
     try {
-      reply = gated.gate().call(request, () -> send(call), r -> r.ok() || rejectedCount
-          ? cost(gated, call.totalTokens()) : cost(gated, 0));
+      reply = gated.deadlines().within(call.maxWait(System.currentTimeMillis()), () -> gated.gate().call(request,
+          () -> send(call), r -> r.ok() || rejectedCount ? cost(gated, call.totalTokens()) : cost(gated, 0)));
     } catch (ApplicationFailure failure) {
       if (Backpressure.DEFERRED.equals(failure.getType())) {
         Long retryAfterMillis = failure.getDetails().get(0, Long.class);
         ledger.deferred(call, ledger.now(), retryAfterMillis == null ? 0 : retryAfterMillis);
+      } else if (Backpressure.EXPIRED.equals(failure.getType())) {
+        ledger.expired(call, ledger.now());
       } else {
         ledger.finished(call, ledger.now(), false);
       }

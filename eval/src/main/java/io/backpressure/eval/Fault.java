@@ -1,0 +1,82 @@
+package io.backpressure.eval;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One fault injected into a real run (SPEC §6.6): {@code --fault KIND@T[+D]}, {@code T} seconds
+ * after the run's origin, lasting (or followed after) {@code D} seconds.
+ *
+ * <ul>
+ *   <li>{@code redis-stop@T+D}: SIGSTOP the harness's redis-server for {@code D} s (slow state), then
+ *       SIGCONT.
+ *   <li>{@code redis-kill@T+D}: SIGKILL it, restarted empty on the same port after {@code D} s.
+ *   <li>{@code redis-flush@T}: FLUSHALL at {@code T}.
+ *   <li>{@code worker-kill@T[+D]}: SIGKILL one worker process at {@code T}; a replacement with its
+ *       slots starts after {@code D} s (none without {@code +D}).
+ *   <li>{@code provider-errors@T+D}, {@code provider-slow@T+D}: the provider answers 500, or ten
+ *       times slower, for {@code D} s — they need fault options of the mock provider that this
+ *       build does not have, and are refused.
+ * </ul>
+ *
+ * @param kind one of {@link #KINDS}
+ * @param atS when, in seconds after the run's origin
+ * @param durationS how long, in seconds; 0 when not given
+ */
+record Fault(String kind, double atS, double durationS) {
+  static final List<String> KINDS = List.of("redis-stop", "redis-kill", "redis-flush", "worker-kill",
+      "provider-errors", "provider-slow");
+  private static final Pattern SYNTAX = Pattern.compile("([a-z-]+)@([0-9]+(?:\\.[0-9]+)?)(?:\\+([0-9]+(?:\\.[0-9]+)?))?");
+
+  /**
+   * Parses {@code KIND@T[+D]}.
+   *
+   * @throws IllegalArgumentException naming the flag, the kinds and the syntax
+   */
+  static Fault parse(String text) {
+    Matcher m = SYNTAX.matcher(text == null ? "" : text.strip());
+    if (!m.matches()) {
+      throw new IllegalArgumentException("--fault must be KIND@T[+D] with T and D in seconds, e.g. redis-stop@10+5,"
+          + " got '" + text + "'");
+    }
+    String kind = m.group(1);
+    if (!KINDS.contains(kind)) {
+      throw new IllegalArgumentException("--fault kind must be one of " + String.join(", ", KINDS) + ", got '"
+          + kind + "'");
+    }
+    double at = Double.parseDouble(m.group(2));
+    double duration = m.group(3) == null ? 0 : Double.parseDouble(m.group(3));
+    boolean needsDuration = kind.equals("redis-stop") || kind.equals("redis-kill") || kind.startsWith("provider-");
+    if (needsDuration && !(duration > 0)) {
+      throw new IllegalArgumentException("--fault " + kind + " needs a duration: " + kind + "@T+D with D > 0, got '"
+          + text + "'");
+    }
+    if (kind.equals("redis-flush") && m.group(3) != null) {
+      throw new IllegalArgumentException("--fault redis-flush happens at one instant: redis-flush@T, got '" + text + "'");
+    }
+    if (kind.startsWith("provider-")) {
+      throw new IllegalArgumentException("--fault " + kind + " needs the mock provider's fault options, which this"
+          + " build does not have; the Redis and worker faults are available");
+    }
+    return new Fault(kind, at, duration);
+  }
+
+  /** Whether this fault acts on the harness's own redis-server ({@code --redis auto}). */
+  boolean onRedis() {
+    return kind.startsWith("redis-");
+  }
+
+  /** As written on the command line. */
+  @Override
+  public String toString() {
+    return kind + "@" + Format.number(atS) + (durationS > 0 ? "+" + Format.number(durationS) : "");
+  }
+
+  /** A short description for the report. */
+  String describe() {
+    return String.format(Locale.ROOT, "%s at %s s%s", kind, Format.number(atS),
+        durationS > 0 ? " for " + Format.number(durationS) + " s" : "");
+  }
+}

@@ -1,0 +1,115 @@
+package io.backpressure.eval;
+
+import io.backpressure.eval.real.Ledger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Injects the {@link Fault}s of one real run at their times after the run's origin: SIGSTOP and
+ * SIGCONT, SIGKILL and restart, FLUSHALL of the harness's redis-server ({@link OwnedRedis}), SIGKILL
+ * of one worker process and its replacement. Closing it cancels what is still pending and puts the
+ * server back (resumed, restarted) so the next run starts with Redis up. Thread-safe.
+ */
+final class FaultInjector implements AutoCloseable {
+  private final OwnedRedis redis;
+  private final WorkerGroup workers;
+  private final Ledger ledger;
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "fault-injector");
+    t.setDaemon(true);
+    return t;
+  });
+  private final List<String> done = new ArrayList<>();
+  private volatile boolean paused;
+  private volatile boolean down;
+
+  /**
+   * Schedules {@code faults} on the run of {@code ledger}.
+   *
+   * @param redis the harness's redis-server, or null (then no Redis fault may be given)
+   * @param workers the run's workers (a worker-kill needs worker processes)
+   */
+  FaultInjector(List<Fault> faults, OwnedRedis redis, WorkerGroup workers, Ledger ledger) {
+    this.redis = redis;
+    this.workers = workers;
+    this.ledger = ledger;
+    check(faults, redis != null, workers.hasProcesses() ? 2 : 1);
+    for (Fault f : faults) {
+      switch (f.kind()) {
+        case "redis-stop" -> {
+          at(f.atS(), f, () -> { redis.pause(); paused = true; });
+          at(f.atS() + f.durationS(), f, () -> { redis.resume(); paused = false; });
+        }
+        case "redis-kill" -> {
+          at(f.atS(), f, () -> { redis.kill(); down = true; });
+          at(f.atS() + f.durationS(), f, () -> { redis.restart(); down = false; });
+        }
+        case "redis-flush" -> at(f.atS(), f, redis::flush);
+        case "worker-kill" -> at(f.atS(), f, () -> {
+          int slots = workers.killOne();
+          if (f.durationS() > 0 && slots > 0) {
+            at(f.atS() + f.durationS(), f, () -> workers.replace(slots, ledger));
+          }
+        });
+        default -> throw new IllegalArgumentException("--fault " + f.kind() + " is not available in this build");
+      }
+    }
+  }
+
+  /**
+   * Validates {@code faults} against the options before any run.
+   *
+   * @throws IllegalArgumentException naming the fault and the option it needs
+   */
+  static void check(List<Fault> faults, boolean ownsRedis, int workerProcesses) {
+    for (Fault f : faults) {
+      if (f.onRedis() && !ownsRedis) {
+        throw new IllegalArgumentException("--fault " + f + " needs --redis auto (the harness owns that server)");
+      }
+      if (f.kind().equals("worker-kill") && workerProcesses < 2) {
+        throw new IllegalArgumentException("--fault " + f + " needs --workers 2 or more (worker processes)");
+      }
+    }
+  }
+
+  private void at(double seconds, Fault fault, Runnable action) {
+    long delay = Math.max(0, ledger.originEpochNanos() + Simulation.seconds(seconds) - Ledger.epochNanos());
+    timer.schedule(() -> {
+      try {
+        action.run();
+        record(String.format(Locale.ROOT, "%s: step at %.2f s", fault, ledger.now() / 1e9));
+      } catch (RuntimeException e) {
+        record(String.format(Locale.ROOT, "%s: step at %.2f s failed: %s", fault, ledger.now() / 1e9, e.getMessage()));
+      }
+    }, delay, TimeUnit.NANOSECONDS);
+  }
+
+  private synchronized void record(String line) {
+    done.add(line);
+  }
+
+  /** What was injected so far, in order. */
+  synchronized List<String> done() {
+    return List.copyOf(done);
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+    try {
+      timer.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (paused) {
+      redis.resume();
+    }
+    if (down) {
+      redis.restart();
+    }
+  }
+}
