@@ -199,7 +199,7 @@ final class NestedBuckets {
   private boolean strict;
 
   private boolean started;
-  /** Whether the first step creates L1 and L2 empty rather than full (see {@link #startEmpty()}). */
+  /** Whether the first step creates L1 empty rather than full (see {@link #startEmpty()}). */
   private boolean emptyAtStart;
   private long lastMicros;
   private double activeWeight;
@@ -273,9 +273,13 @@ final class NestedBuckets {
   }
 
   /**
-   * Makes the first step create L1 and L2 empty instead of full: for a stand-in that takes over
-   * from state that was admitting at the cap a moment ago (a fail-over to a local gate, state lost
-   * and rebuilt), so that the provider's current window does not see a fresh burst on top.
+   * Makes the first step create L1 empty instead of full: for a stand-in that takes over from state
+   * that was admitting at the cap a moment ago (a fail-over to a local gate, state lost and
+   * rebuilt), so that the provider's current window does not see a fresh burst on top. Only L1 is
+   * the cap; the class buckets (L2) start full, as every class's does when it becomes active, so
+   * the first calls find only L1 short and line up behind their class's tails at the cap's pace
+   * (a queue within its share behind the light tail, spaced at {@code c_d / r_d}) rather than all
+   * being told the same turn.
    */
   void startEmpty() {
     emptyAtStart = true;
@@ -547,7 +551,7 @@ final class NestedBuckets {
       for (int d = 0; d < dims; d++) {
         global[d] = emptyAtStart ? 0 : burst[d];
         for (int k = 0; k < classes; k++) {
-          classLevel[k][d] = emptyAtStart ? 0 : classCap[k][d];
+          classLevel[k][d] = classCap[k][d];
         }
       }
       return;

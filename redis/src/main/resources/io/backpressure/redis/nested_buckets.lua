@@ -53,8 +53,8 @@ local TURN_LEAD = 0.2
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
 local NEVER = -4611686018427387904
 
--- Whether a first step creates L1 and L2 empty instead of full (set by guards.lua when the state was
--- lost; NestedBuckets.startEmpty).
+-- Whether a first step creates L1 empty instead of full (set by guards.lua when the state was lost;
+-- NestedBuckets.startEmpty). L2 starts full, as every class's does when it becomes active.
 local START_EMPTY = false
 -- P: the parameters (see load_config); S: the state, nil before the first step.
 local P
@@ -486,7 +486,7 @@ local function advance(now)
     compute_shares(now)
     for k = 1, K do
       for d = 1, D do
-        S[LVL + at(k, d)] = START_EMPTY and 0 or class_capacity(k, d)
+        S[LVL + at(k, d)] = class_capacity(k, d)
       end
     end
     return
