@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** The fail-open wrapper passes answers on, and starts the delegate's recovery ramp when gating resumes. */
 class FailOpenGateFeedbackTest {
   private static final Policy POLICY = Policy.builder("test/model").requestsPerSecond(60).priority("P1", 1)
-      .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build()).build();
+      .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build()).build();
 
   private final ManualClock clock = new ManualClock();
   private final InMemoryGate real = InMemoryGate.create(POLICY, clock);

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * a cap of 60 requests/s, and the provider's answers reported between steps of virtual time.
  */
 class InMemoryGateFeedbackTest {
-  private static final FeedbackPolicy FEEDBACK = FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build();
+  private static final FeedbackPolicy FEEDBACK = FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build();
 
   private final ManualClock clock = new ManualClock();
   private final InMemoryGate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o")

@@ -40,6 +40,7 @@ class FeedbackDifferentialTest {
         .increase(0.01 + 0.2 * random.nextDouble())
         .headroom(0.1 * random.nextDouble())
         .outageErrors(1 + random.nextInt(5))
+        .ramp(0.1 + 0.9 * random.nextDouble(), Duration.ofMillis(100 + random.nextInt(20_000)))
         .build();
     Policy policy = Policy.builder("diff/" + trace).requestsPerSecond(10 + random.nextInt(100))
         .tokensPerSecond(1_000 + random.nextInt(20_000)).priority("P1", 1).feedback(feedback).build();

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class FeedbackSharedTest {
   private static final Policy POLICY = Policy.builder("openai/gpt-4o")
       .requestsPerSecond(60).tokensPerSecond(6_000).priority("P1", 1)
-      .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build())
+      .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build())
       .build();
 
   private final ManualClock clock = new ManualClock(1_000_000_000_000L);

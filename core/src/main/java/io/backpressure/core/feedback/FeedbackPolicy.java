@@ -18,7 +18,7 @@ import java.time.Duration;
  *   headroom: 0.05       # kept free below an adopted limit and beside outside traffic
  *   cooldown: 1s         # after a 429 with no reset or retry-after
  *   outside_weight: 0.1  # how fast the outside-traffic estimate follows the headers
- *   ramp: {fraction: 0.25, duration: 10s}   # recovery: start at 25 % of E_d, reach it in 10 s
+ *   ramp: {fraction: 1.0, duration: 1s}     # recovery: off by default; e.g. {fraction: 0.25, duration: 10s}
  *   outage_errors: 5     # provider errors in a row that make an outage (then the ramp on return)
  * }</pre>
  *
@@ -124,8 +124,10 @@ public record FeedbackPolicy(
     private double headroom = 0.05;
     private Duration cooldown = Duration.ofSeconds(1);
     private double outsideWeight = 0.1;
-    private double rampFraction = 0.25;
-    private Duration rampDuration = Duration.ofSeconds(10);
+    // Off by default: the effective caps advance only when answers are reported (Gate.feedback),
+    // so a gate whose caller reports none would stay at the ramp's start after an outage.
+    private double rampFraction = 1.0;
+    private Duration rampDuration = Duration.ofSeconds(1);
     private int outageErrors = 5;
 
     private Builder() {}

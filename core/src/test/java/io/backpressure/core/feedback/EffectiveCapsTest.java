@@ -18,7 +18,7 @@ class EffectiveCapsTest {
   private static final double[] CAPS = {60, 6_000};
   private static final long SECOND = 1_000_000;
   private static final FeedbackPolicy ONE_SECOND_PERIOD =
-      FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build();
+      FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build();
 
   private final EffectiveCaps caps = new EffectiveCaps(DIMS, CAPS, ONE_SECOND_PERIOD);
 
