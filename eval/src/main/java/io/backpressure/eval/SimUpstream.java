@@ -96,12 +96,18 @@ final class SimUpstream {
     }
     Verdict verdict = limiter.tryAcquire(now, tokens);
     if (!verdict.admitted()) {
-      String body = "{\"error\":{\"message\":\"Rate limit reached for " + verdict.boundDimension()
-          + "\",\"type\":\"" + verdict.boundDimension() + "\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}";
-      return new Answer(429, verdict, headers(now, verdict), body);
+      return new Answer(429, verdict, headers(now, verdict), rateLimitedBody(verdict.boundDimension()));
     }
     boolean error = spec.errorRate() > 0 && errorRandom.nextDouble() < spec.errorRate();
-    return error ? new Answer(500, verdict, Map.of(), null) : new Answer(200, verdict, headers(now, verdict), null);
+    return error
+        ? new Answer(500, verdict, Map.of(), null)
+        : new Answer(200, verdict, headers(now, verdict), null);
+  }
+
+  /** A 429's body in OpenAI's shape, naming the exhausted dimension in {@code error.type}. */
+  private static String rateLimitedBody(String dimension) {
+    return "{\"error\":{\"message\":\"Rate limit reached for " + dimension + "\",\"type\":\""
+        + dimension + "\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}";
   }
 
   /** The rate-limit headers of a decision at {@code now}, as the class comment describes. */
