@@ -1,6 +1,7 @@
 package io.backpressure.eval;
 
 import io.backpressure.core.Clock;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -58,8 +59,12 @@ interface ActivityContext {
    * @param status 200, 429 (rate limited) or 500 (an error unrelated to limits)
    * @param retryAfterNanos on a 429, the provider's retry-after
    * @param boundDimension on a 429, {@code requests} or {@code tokens}
+   * @param headers the provider's rate-limit headers, as the mock provider writes them ({@link
+   *     SimUpstream}); empty on a 500
+   * @param body on a 429 the provider's error body, else null
    */
-  record Reply(int status, long retryAfterNanos, String boundDimension) {
+  record Reply(int status, long retryAfterNanos, String boundDimension, Map<String, String> headers,
+      String body) {
 
     boolean ok() {
       return status == 200;

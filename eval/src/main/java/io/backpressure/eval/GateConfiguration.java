@@ -7,8 +7,13 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.FeedbackPolicy;
+import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.feedback.ProviderSignals;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,6 +32,13 @@ import java.util.Map;
  * expired at once. <b>Rejected</b>: the call fails (it can never fit). A 500 from the provider is
  * released like a 200 (the provider counted the call) and the activity is retried through the
  * gate.
+ *
+ * <p>Feedback: after every answer, once the grant is released, the activity tells the gate what
+ * the provider said ({@link Gate#feedback}): the answer's status, rate-limit headers and error body
+ * ({@link SimUpstream} writes them as the mock provider does), read by {@link ProviderSignals} as
+ * the Temporal integration reads a real answer, with what the provider counted for the call as its
+ * usage. {@code bp} learns from it; {@code bp-static} runs with {@link FeedbackPolicy#DISABLED}, so
+ * its caps stay as configured.
  *
  * <p>Deadlines: a call of a tenant with {@code deadline_s} asks with {@code maxWait} = what is left
  * of its budget ({@code submitted + deadline_s − now}, at least 0); a call without one asks with
@@ -51,6 +63,8 @@ import java.util.Map;
  *   <li>Cost estimate: 1 request and the prompt tokens (the completion is known only from the
  *       reply); in reservation mode the request carries the tenant's {@code max_tokens} (none: the
  *       gate's default).
+ *   <li>Feedback: the defaults of {@link FeedbackPolicy} with the provider's accounting period
+ *       {@code upstream.period_s} ({@code bp-static}: {@link FeedbackPolicy#DISABLED}).
  * </ul>
  */
 final class GateConfiguration implements Configuration {
@@ -59,9 +73,8 @@ final class GateConfiguration implements Configuration {
   enum Variant {
     FULL("bp"),
     /**
-     * The ablation without provider feedback: caps as configured, no learning. Until the gate
-     * learns from the provider it is the same gate as {@link #FULL}; both run so that results
-     * show side by side.
+     * The ablation without provider feedback: caps as configured, no learning ({@link
+     * FeedbackPolicy#DISABLED}).
      */
     STATIC("bp-static"),
     NO_DRF("bp-no-drf"),
@@ -132,7 +145,11 @@ final class GateConfiguration implements Configuration {
       builder.tenantWeight(t.name(), t.weight());
     }
     builder.reservation(workload.gate().reservation(), workload.gate().defaultMaxTokens());
-    builder.safeWindow(Duration.ofNanos(Math.round(up.periodS() * 1e9)));
+    Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
+    builder.safeWindow(period);
+    builder.feedback(variant == Variant.STATIC
+        ? FeedbackPolicy.DISABLED
+        : FeedbackPolicy.DEFAULT.toBuilder().period(period).build());
     return builder.build();
   }
 
@@ -189,6 +206,18 @@ final class GateConfiguration implements Configuration {
   private static final class Gated implements ActivityBehaviour {
 
     /**
+     * What the provider's answer says, read as a real answer is read, with what the provider
+     * counted for the call ({@code countedTokens} tokens and its request) as the call's usage.
+     */
+    private ProviderSignal signal(ActivityContext.Reply reply, double countedTokens) {
+      Map<String, List<String>> headers = new LinkedHashMap<>();
+      reply.headers().forEach((name, value) -> headers.put(name, List.of(value)));
+      Instant receivedAt = Instant.EPOCH.plusNanos(context.now());
+      return ProviderSignals.parse(reply.status(), headers, reply.body(), receivedAt)
+          .withUsage(cost(requests, 1, tokens, countedTokens));
+    }
+
+    /**
      * A call its caller gave up woke with its booking, past the deadline (so it asked with no wait
      * left): the gate either expired it (its place is given back) or admitted it, and then the
      * unused grant is released at zero cost. Either way nothing is sent.
@@ -232,9 +261,11 @@ final class GateConfiguration implements Configuration {
         context.send(call, reply -> {
           if (reply.status() == 429) {
             gate.release(admitted.grant(), rejectedActual(call, rejectedCount, tokens, requests));
+            gate.feedback(admitted.grant(), signal(reply, rejectedCount ? call.totalTokens() : 0));
             context.retry(call);
           } else {
             gate.release(admitted.grant(), cost(requests, 1, tokens, call.totalTokens()));
+            gate.feedback(admitted.grant(), signal(reply, call.totalTokens()));
             if (reply.ok()) {
               context.succeed(call);
             } else {

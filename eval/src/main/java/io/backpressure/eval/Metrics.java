@@ -54,6 +54,9 @@ import java.util.function.Function;
  *       records in real mode.
  *   <li>{@code contention_window_s}: the window's length (not in SPEC; it tells how long the
  *       window metrics were measured over).
+ *   <li>{@code cap_recovery_s.{dim}} (not in SPEC; only for a dimension whose cap an {@code
+ *       upstream.schedule} entry raises): how long after a raise the workload's calls use the new
+ *       cap again — see {@link #capRecovery}.
  * </ul>
  * {@code gate_latency_ms} and the other wall-clock quantities are produced only by a real run
  * (see {@link #measured}).
@@ -171,6 +174,10 @@ final class Metrics {
     values.put("deferrals_per_ok", scalar(okTotal == 0 ? Double.NaN : (double) deferrals / okTotal));
     values.put("cap_utilization", new RunMetrics.ByKey(utilization(workload, recording, start, end)));
     values.put("contention_window_s", scalar(Math.max(0, window)));
+    Map<String, Double> recovery = capRecovery(workload, recording);
+    if (!recovery.isEmpty()) {
+      values.put("cap_recovery_s", new RunMetrics.ByKey(recovery));
+    }
     int submitted = recording.calls().size();
     values.put("expired_share", scalar(submitted == 0 ? Double.NaN : (double) expired / submitted));
     double[] goodRps = perSecond(goodInWindow, window);
@@ -274,6 +281,58 @@ final class Metrics {
       utilization.put(Dimension.TOKENS, tokens / capacity(workload, Dimension.TOKENS, start, end));
     }
     return utilization;
+  }
+
+  /** A bin of {@link #capRecovery} is used again when it holds this share of its capacity. */
+  static final double RECOVERED = 0.9;
+
+  /**
+   * Per dimension whose cap a schedule entry raises: the longest, over those raises, of the time
+   * from the raise until the end of the first bin after it in which the workload's counted
+   * attempts reach {@link #RECOVERED} of the new cap less outside traffic. Bins are one provider
+   * period long (at least 1 s) and start at the raise. When no bin does before the next schedule
+   * entry or the end of the run, the time until then. Worked example: 60 req/s raised from 30 at
+   * 70 s; the workload sends 40 requests in [70, 71) and 58 in [71, 72): recovery 2 s.
+   */
+  static Map<String, Double> capRecovery(Workload workload, Recording recording) {
+    Map<String, Double> recovery = new LinkedHashMap<>();
+    Workload.Upstream up = workload.upstream();
+    long bin = Simulation.seconds(Math.max(1, up.periodS()));
+    List<Workload.CapChange> schedule = up.schedule();
+    for (String dim : List.of(Dimension.REQUESTS, Dimension.TOKENS)) {
+      for (int i = 0; i < schedule.size(); i++) {
+        double at = schedule.get(i).atS();
+        Double before = up.capsAt(Math.nextDown(at)).of(dim);
+        Double after = up.capsAt(at).of(dim);
+        if (before == null || after == null || !(after > before)) {
+          continue;
+        }
+        long from = Simulation.seconds(at);
+        long until = Math.min(recording.endNanos(),
+            i + 1 < schedule.size() ? Simulation.seconds(schedule.get(i + 1).atS()) : Long.MAX_VALUE);
+        double need = RECOVERED * (after - up.outsideOf(dim)) * bin / 1e9;
+        long took = until - from;
+        for (long start = from; start + bin <= until; start += bin) {
+          if (used(recording, dim, start, start + bin) >= need) {
+            took = start + bin - from;
+            break;
+          }
+        }
+        recovery.merge(dim, took / 1e9, Math::max);
+      }
+    }
+    return recovery;
+  }
+
+  /** What the workload's counted attempts that started in [{@code start}, {@code end}) used of {@code dim}. */
+  private static double used(Recording recording, String dim, long start, long end) {
+    double used = 0;
+    for (Recording.Attempt a : recording.attempts()) {
+      if (a.counted() && a.startNanos() >= start && a.startNanos() < end) {
+        used += dim.equals(Dimension.REQUESTS) ? 1 : a.tokens();
+      }
+    }
+    return used;
   }
 
   /**

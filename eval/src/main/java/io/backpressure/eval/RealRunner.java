@@ -1,5 +1,6 @@
 package io.backpressure.eval;
 
+import io.backpressure.core.Dimension;
 import io.backpressure.eval.real.CallLoop;
 import io.backpressure.eval.real.Ledger;
 import io.backpressure.eval.real.LoopInput;
@@ -7,6 +8,7 @@ import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.OutsideTraffic;
 import io.backpressure.mock.limit.WindowModel;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.temporal.client.WorkflowClient;
@@ -116,6 +118,7 @@ final class RealRunner implements Runner {
       Ledger ledger = new Ledger(origin);
       group.begin(ledger);
       FaultInjector injector = new FaultInjector(faults, ownedRedis, group, ledger);
+      ProviderSchedule schedule = new ProviderSchedule(workload.upstream(), provider, ledger);
       Recorder recorder = new Recorder(workload.tenants().size());
       List<WorkflowStub> started = new ArrayList<>();
       List<Thread> arrivals = new ArrayList<>();
@@ -152,6 +155,7 @@ final class RealRunner implements Runner {
         }
       }
       sleepUntil(ledger, endNanos);
+      schedule.close();
       injector.close();
       injected.addAll(injector.done());
       ledger.close(endNanos);
@@ -186,7 +190,11 @@ final class RealRunner implements Runner {
         upstreamMaxPerWindow, upstreamWindowBound, snapshot.failedOpenAdmissions(), workersLost));
   }
 
-  /** The mock provider for {@code workload}: its caps, window, latency; completions as asked. */
+  /**
+   * The mock provider for {@code workload}: its caps at t = 0, window, latency, outside traffic and
+   * error rate; completions as asked. (The schedule is applied on the run's clock: {@link
+   * ProviderSchedule}.)
+   */
   static MockProviderConfig mockConfig(Workload workload, long seed) {
     Workload.Upstream up = workload.upstream();
     WindowModel model = WindowModel.parse(up.window());
@@ -202,7 +210,11 @@ final class RealRunner implements Runner {
     if (up.tokensPerS() != null) {
       builder.tokens(LimitSpec.of(model, up.tokensPerS() * up.periodS(), period));
     }
-    return builder.build();
+    double outsideRequests = up.outsideOf(Dimension.REQUESTS);
+    if (outsideRequests > 0) {
+      builder.outside(new OutsideTraffic(outsideRequests, up.outsideOf(Dimension.TOKENS)));
+    }
+    return builder.errorRate(up.errorRate()).build();
   }
 
   private static LoopInput input(Workload workload, Configuration configuration, int q, Workload.Tenant t,

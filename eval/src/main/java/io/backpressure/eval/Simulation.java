@@ -146,11 +146,12 @@ final class Simulation implements ActivityContext {
         call.rejections++;
       }
       recorder.attempt(new Recording.Attempt(call.queue, now, done, answer.status(), null, tokens, counted));
-      at(done, () -> onReply.accept(new Reply(answer.status(), 0, null)));
+      at(done, () -> onReply.accept(new Reply(answer.status(), 0, null, answer.headers(), null)));
     } else {
       call.rejections++;
       recorder.attempt(new Recording.Attempt(call.queue, now, now, 429, verdict.boundDimension(), tokens, counted));
-      Reply reply = new Reply(429, verdict.retryAfterNanos(), verdict.boundDimension());
+      Reply reply = new Reply(429, verdict.retryAfterNanos(), verdict.boundDimension(),
+          answer.headers(), answer.body());
       at(now, () -> onReply.accept(reply));
     }
   }

@@ -205,6 +205,38 @@ class MetricsTest {
     assertThat(keyed(v, "p95_latency_ms_by_priority").get("P1")).isCloseTo(3000, within(1e-6));
   }
 
+  @Test
+  void capRecoveryIsTheTimeFromARaiseUntilABinUsesTheNewCapAgain() {
+    Workload w = WorkloadReader.parse("""
+        name: raise
+        duration_s: 10
+        upstream:
+          requests_per_s: 10
+          latency_ms: [100, 100]
+          schedule: [{at_s: 2, requests_per_s: 5}, {at_s: 4, requests_per_s: 10}]
+        priorities: {P1: 1}
+        worker: {slots: 2}
+        tenants:
+          - {name: a, priority: P1, workflows: 2}
+        """);
+    // After the raise at 4 s: 5 requests in [4, 5), 8 in [5, 6), 9 (= 90 % of 10) in [6, 7).
+    List<Recording.Attempt> attempts = new java.util.ArrayList<>();
+    int[] perSecond = {5, 8, 9};
+    for (int bin = 0; bin < perSecond.length; bin++) {
+      for (int k = 0; k < perSecond[bin]; k++) {
+        attempts.add(attempt(0, 4 + bin + k * 0.1, true));
+      }
+    }
+    attempts.add(attempt(0, 6.95, false));
+    Recording r = new Recording(s(10), attempts, List.of(), new long[] {-1});
+    assertThat(keyed(Metrics.compute(w, r).values(), "cap_recovery_s")).containsExactly(Map.entry("requests", 3.0));
+    // The lowering at 2 s is no raise; without a raise there is no such metric.
+    assertThat(Metrics.compute(TINY, handMade()).values()).doesNotContainKey("cap_recovery_s");
+    // Never back before the run ends: the time until then.
+    Recording never = new Recording(s(10), attempts.subList(0, 5), List.of(), new long[] {-1});
+    assertThat(keyed(Metrics.compute(w, never).values(), "cap_recovery_s")).containsEntry("requests", 6.0);
+  }
+
   private static double scalar(Map<String, RunMetrics.Value> v, String name) {
     return ((RunMetrics.Scalar) v.get(name)).value();
   }

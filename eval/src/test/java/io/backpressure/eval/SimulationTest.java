@@ -213,6 +213,94 @@ class SimulationTest {
     }
   }
 
+  @Test
+  void bpLearnsCapsConfiguredTooHighFromTheProviderAndBpStaticDoesNot() {
+    Workload w = WorkloadReader.parse("""
+        name: too-high
+        duration_s: 30
+        warmup_s: 5
+        upstream: {requests_per_s: 40, tokens_per_s: 8000, latency_ms: [50, 150]}
+        priorities: {P1: 0.6, P2: 0.4}
+        worker: {slots: 16}
+        gate: {caps: {requests_per_s: 52, tokens_per_s: 10400}}
+        tenants:
+          - {name: a, priority: P1, workflows: 16, prompt_tokens: 100, completion_tokens: 50}
+          - {name: b, priority: P2, workflows: 16, prompt_tokens: 100, completion_tokens: 50}
+        """);
+    Map<String, RunMetrics.Value> bp = Metrics.compute(w, run(w, "bp", 1)).values();
+    Map<String, RunMetrics.Value> fixed = Metrics.compute(w, run(w, "bp-static", 1)).values();
+    assertThat(scalar(bp, "http_429_share")).isLessThan(0.03);
+    assertThat(keyed(bp, "cap_utilization").get("requests")).isGreaterThan(0.9);
+    assertThat(scalar(fixed, "http_429_share")).isGreaterThan(0.1);
+  }
+
+  @Test
+  void bpLeavesRoomForOutsideTrafficThatOnlyTheRemainingHeadersReveal() {
+    Workload w = WorkloadReader.parse("""
+        name: outside
+        duration_s: 30
+        warmup_s: 5
+        upstream: {requests_per_s: 40, latency_ms: [50, 150], outside: {requests_per_s: 12}}
+        priorities: {P1: 1}
+        worker: {slots: 16}
+        tenants:
+          - {name: a, priority: P1, workflows: 32}
+        """);
+    Map<String, RunMetrics.Value> bp = Metrics.compute(w, run(w, "bp", 1)).values();
+    Map<String, RunMetrics.Value> fixed = Metrics.compute(w, run(w, "bp-static", 1)).values();
+    assertThat(scalar(bp, "http_429_share")).isLessThan(0.03);
+    assertThat(keyed(bp, "cap_utilization").get("requests")).isGreaterThan(0.9);
+    assertThat(scalar(fixed, "http_429_share")).isGreaterThan(0.1);
+  }
+
+  @Test
+  void theProviderSaysItsTrueCapAndCountsOutsideTrafficInWhatRemains() {
+    Workload w = WorkloadReader.parse("""
+        name: headers
+        duration_s: 10
+        upstream:
+          requests_per_s: 40
+          tokens_per_s: 4000
+          latency_ms: [10, 10]
+          outside: {requests_per_s: 10, tokens_per_s: 1000}
+          schedule: [{at_s: 5, requests_per_s: 20}]
+        priorities: {P1: 1}
+        worker: {slots: 1}
+        tenants:
+          - {name: a, priority: P1, workflows: 1}
+        """);
+    SimUpstream upstream = new SimUpstream(w.upstream(), new java.util.SplittableRandom(1),
+        new java.util.SplittableRandom(2));
+    // A quarter into the window the outside traffic has spent 2.5 requests and 250 tokens.
+    SimUpstream.Answer first = upstream.arrive(250_000_000L, 100);
+    assertThat(first.status()).isEqualTo(200);
+    assertThat(first.headers()).containsEntry("x-ratelimit-limit-requests", "40")
+        .containsEntry("x-ratelimit-remaining-requests", "36")
+        .containsEntry("x-ratelimit-limit-tokens", "4000")
+        .containsEntry("x-ratelimit-remaining-tokens", "3650")
+        .containsEntry("x-ratelimit-reset-requests", "750ms");
+    // After the schedule's step the limit header follows the new cap.
+    SimUpstream.Answer later = upstream.arrive(5_500_000_000L, 100);
+    assertThat(later.headers()).containsEntry("x-ratelimit-limit-requests", "20")
+        .containsEntry("x-ratelimit-remaining-requests", "14");
+    // Fill the rest of the window (the workload may use 20 − 10 = 10 of it): a 429 naming requests.
+    SimUpstream.Answer last = later;
+    for (int i = 0; i < 10 && last.status() == 200; i++) {
+      last = upstream.arrive(5_600_000_000L, 1);
+    }
+    assertThat(last.status()).isEqualTo(429);
+    assertThat(last.body()).contains("\"type\":\"requests\"");
+    assertThat(last.headers()).containsKey("retry-after-ms");
+  }
+
+  private static double scalar(Map<String, RunMetrics.Value> v, String name) {
+    return ((RunMetrics.Scalar) v.get(name)).value();
+  }
+
+  private static Map<String, Double> keyed(Map<String, RunMetrics.Value> v, String name) {
+    return ((RunMetrics.ByKey) v.get(name)).values();
+  }
+
   /** Time attempts spent on the wire, clipped at the end of the run (a 429 spends none). */
   private static long wireTime(Recording r) {
     return r.attempts().stream().mapToLong(a -> Math.min(a.endNanos(), r.endNanos()) - a.startNanos()).sum();

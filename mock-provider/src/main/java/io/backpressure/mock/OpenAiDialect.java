@@ -164,38 +164,7 @@ final class OpenAiDialect implements Dialect {
       LimitSpec tokens,
       Verdict verdict,
       long nowEpochMillis) {
-    dimensionHeaders(
-        headers,
-        "requests",
-        requests,
-        verdict.remainingRequests(),
-        verdict.resetRequestsNanos());
-    dimensionHeaders(
-        headers,
-        "tokens",
-        tokens,
-        verdict.remainingTokens(),
-        verdict.resetTokensNanos());
-    if (!verdict.admitted() && !verdict.neverFits()) {
-      headers.put(
-          "retry-after", Long.toString(RateLimitFormat.ceilSeconds(verdict.retryAfterNanos())));
-      headers.put(
-          "retry-after-ms", Long.toString(RateLimitFormat.ceilMillis(verdict.retryAfterNanos())));
-    }
-  }
-
-  private static void dimensionHeaders(
-      HttpFields.Mutable headers,
-      String dimension,
-      LimitSpec spec,
-      double remaining,
-      long resetNanos) {
-    if (spec == null) {
-      return;
-    }
-    headers.put("x-ratelimit-limit-" + dimension, RateLimitFormat.limit(spec.limitPerPeriod()));
-    headers.put("x-ratelimit-remaining-" + dimension, RateLimitFormat.remaining(remaining));
-    headers.put("x-ratelimit-reset-" + dimension, RateLimitFormat.duration(resetNanos));
+    OpenAiRateLimitHeaders.of(requests, tokens, verdict).forEach(headers::put);
   }
 
   private static ObjectNode error(String message, String type, String param, String code) {

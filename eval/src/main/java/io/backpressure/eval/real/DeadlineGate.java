@@ -5,6 +5,7 @@ import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.temporal.Backpressure;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
@@ -56,5 +57,10 @@ public final class DeadlineGate implements Gate {
   @Override
   public boolean release(Grant grant, Cost actual) {
     return gate.release(grant, actual);
+  }
+
+  @Override
+  public void feedback(Grant grant, ProviderSignal signal) {
+    gate.feedback(grant, signal);
   }
 }

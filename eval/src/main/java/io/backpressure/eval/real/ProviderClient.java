@@ -2,12 +2,15 @@ package io.backpressure.eval.real;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.feedback.ProviderSignals;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -59,8 +62,10 @@ public final class ProviderClient implements AutoCloseable {
     long start = ledger.now();
     HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
     long end = ledger.now();
+    ProviderSignal signal = ProviderSignals.parse(response.statusCode(), response.headers().map(),
+        response.body(), Instant.now());
     if (response.statusCode() == 200) {
-      return new Reply(true, 0, null, start, end);
+      return new Reply(true, 0, null, start, end, signal);
     }
     if (response.statusCode() != 429) {
       throw new IOException("provider answered " + response.statusCode() + ": " + response.body());
@@ -68,7 +73,7 @@ public final class ProviderClient implements AutoCloseable {
     long retryAfterMs = response.headers().firstValueAsLong("retry-after-ms").orElse(0);
     JsonNode error = JSON.readTree(response.body()).path("error");
     String bound = error.path("type").asText("requests");
-    return new Reply(false, retryAfterMs * 1_000_000L, bound, start, end);
+    return new Reply(false, retryAfterMs * 1_000_000L, bound, start, end, signal);
   }
 
   @Override
@@ -84,6 +89,8 @@ public final class ProviderClient implements AutoCloseable {
    * @param boundDimension on a 429, {@code requests} or {@code tokens}
    * @param startNanos when the request was sent, in the ledger's time
    * @param endNanos when the answer arrived
+   * @param signal what the answer's status, rate-limit headers and body say, for the gate's feedback
    */
-  record Reply(boolean ok, long retryAfterNanos, String boundDimension, long startNanos, long endNanos) {}
+  record Reply(boolean ok, long retryAfterNanos, String boundDimension, long startNanos, long endNanos,
+      ProviderSignal signal) {}
 }

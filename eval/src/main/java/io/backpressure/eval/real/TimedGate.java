@@ -5,6 +5,7 @@ import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
+import io.backpressure.core.feedback.ProviderSignal;
 
 /** A gate that records how long each admission takes into a {@link Ledger}; decisions unchanged. */
 public final class TimedGate implements Gate {
@@ -34,5 +35,10 @@ public final class TimedGate implements Gate {
   @Override
   public boolean release(Grant grant, Cost actual) {
     return gate.release(grant, actual);
+  }
+
+  @Override
+  public void feedback(Grant grant, ProviderSignal signal) {
+    gate.feedback(grant, signal);
   }
 }

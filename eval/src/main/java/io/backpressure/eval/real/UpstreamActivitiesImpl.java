@@ -2,6 +2,7 @@ package io.backpressure.eval.real;
 
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
+import io.backpressure.temporal.ActivityGate;
 import io.backpressure.temporal.Backpressure;
 import io.backpressure.temporal.GatedRequest;
 import io.temporal.activity.Activity;
@@ -14,7 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The activity of every configuration: takes the slot, does what its {@link CallMode} says, and
- * records the slot time, every attempt, deferrals and the call's end in the {@link Ledger}.
+ * records the slot time, every attempt, deferrals and the call's end in the {@link Ledger}. A gated
+ * call reports the provider's answer (its status and rate-limit headers) to the gate's feedback.
  * Thread-safe: one instance serves all slots of a worker.
  */
 public final class UpstreamActivitiesImpl implements UpstreamActivities {
@@ -84,7 +86,7 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
     ProviderClient.Reply reply;
     try {
       reply = gated.deadlines().within(call.maxWait(System.currentTimeMillis()), () -> gated.gate().call(request,
-          () -> send(call), r -> r.ok() || rejectedCount ? cost(gated, call.totalTokens()) : cost(gated, 0)));
+          answers -> report(answers, send(call)), r -> r.ok() || rejectedCount ? cost(gated, call.totalTokens()) : cost(gated, 0)));
     } catch (ApplicationFailure failure) {
       if (Backpressure.DEFERRED.equals(failure.getType())) {
         Long retryAfterMillis = failure.getDetails().get(0, Long.class);
@@ -101,6 +103,12 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
     }
     ledger.finished(call, ledger.now(), true);
     return 200;
+  }
+
+  /** Reports {@code reply}'s provider answer to the gate's feedback, and returns it. */
+  private static ProviderClient.Reply report(ActivityGate.Answers answers, ProviderClient.Reply reply) {
+    answers.report(reply.signal());
+    return reply;
   }
 
   private static Cost cost(CallMode.Gated gated, double tokens) {
