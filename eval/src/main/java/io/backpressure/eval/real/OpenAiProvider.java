@@ -31,7 +31,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>The request is the one {@link ProviderClient} sends (model {@code mock}, a prompt of {@code 4 ×
  * promptTokens} characters, {@code max_completion_tokens} = the call's completion, the {@code
  * x-tenant}, {@code x-priority} and {@code x-call-id} headers), so the provider counts exactly the
- * workload's tokens. Thread-safe: one instance serves all slots of a worker; each call is made on
+ * workload's tokens. The constructor first warms the SDK up ({@link ClientWarmUp}). Thread-safe: one instance serves all slots of a worker; each call is made on
  * its activity's thread.
  */
 public final class OpenAiProvider implements AutoCloseable {
@@ -50,11 +50,13 @@ public final class OpenAiProvider implements AutoCloseable {
   public OpenAiProvider(String baseUrl, ActivityGate activityGate, DeadlineGate deadlines, boolean requests,
       boolean tokens, Ledger ledger) {
     this.ledger = ledger;
+    CostModel costModel = costModel(requests, tokens);
+    ClientWarmUp.run(costModel);
     this.transport = new SendTimes(OkHttpClient.builder().timeout(Duration.ofSeconds(60)).build(), ledger);
     this.client = GatedOpenAI.builder()
         .gate(deadlines)
         .admitter(ActivityAdmitter.create(gate -> activityGate))
-        .costModel(costModel(requests, tokens))
+        .costModel(costModel)
         .transport(transport)
         .clientOptions(options -> options.baseUrl(baseUrl).apiKey("mock").timeout(Duration.ofSeconds(60)))
         .build();
@@ -69,14 +71,7 @@ public final class OpenAiProvider implements AutoCloseable {
    *     reached
    */
   ProviderClient.Reply send(CallInput call) {
-    ChatCompletionCreateParams params = ChatCompletionCreateParams.builder()
-        .model("mock")
-        .addUserMessage("x".repeat((int) (4 * call.promptTokens())))
-        .maxCompletionTokens(Math.max(1, call.completionTokens()))
-        .putAdditionalHeader("x-tenant", call.tenant())
-        .putAdditionalHeader("x-priority", call.priority())
-        .putAdditionalHeader("x-call-id", call.callId())
-        .build();
+    ChatCompletionCreateParams params = params(call);
     try (GateContext.Scope scope = GateContext.of(call.tenant(), call.priority()).open()) {
       client.chat().completions().create(params);
       return new ProviderClient.Reply(true, 0, null, transport.lastSent(), ledger.now());
@@ -87,6 +82,18 @@ public final class OpenAiProvider implements AutoCloseable {
       return new ProviderClient.Reply(false, retryAfterMillis * 1_000_000L, e.type().orElse("requests"),
           transport.lastSent(), end);
     }
+  }
+
+  /** The request of one attempt of {@code call}, as {@link ProviderClient} sends it. */
+  static ChatCompletionCreateParams params(CallInput call) {
+    return ChatCompletionCreateParams.builder()
+        .model("mock")
+        .addUserMessage("x".repeat((int) (4 * call.promptTokens())))
+        .maxCompletionTokens(Math.max(1, call.completionTokens()))
+        .putAdditionalHeader("x-tenant", call.tenant())
+        .putAdditionalHeader("x-priority", call.priority())
+        .putAdditionalHeader("x-call-id", call.callId())
+        .build();
   }
 
   /** The gate charges only the dimensions its policy meters, as the gated activity's costs do. */
