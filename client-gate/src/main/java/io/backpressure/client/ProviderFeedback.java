@@ -1,5 +1,9 @@
 package io.backpressure.client;
 
+import io.backpressure.core.Gate;
+import io.backpressure.core.feedback.ProviderSignals;
+import java.time.Instant;
+
 /**
  * Receives every answer of the provider to a gated call, so that the caps can follow what the
  * provider reports (its rate-limit headers, its 429s). Called on the thread that received the answer,
@@ -12,4 +16,13 @@ public interface ProviderFeedback {
   ProviderFeedback NONE = response -> {};
 
   void observe(ProviderResponse response);
+
+  /**
+   * Hands every answer to {@code gate}'s provider feedback ({@link Gate#feedback}): its status and
+   * rate-limit headers, parsed by {@link ProviderSignals#parse}, adjust the gate's effective caps.
+   */
+  static ProviderFeedback toGate(Gate gate) {
+    return response -> gate.feedback(null,
+        ProviderSignals.parse(response.statusCode(), response.headers(), null, Instant.now()));
+  }
 }

@@ -70,7 +70,7 @@ public final class DemoCommand implements Callable<Integer> {
       return 2;
     }
     o.println(RealOptions.plan(workload, configurations.size()));
-    o.println("naive = SDK retry on the worker slot; bp = the admission gate, deferrals on durable timers.");
+    o.println("naive = SDK retry on the worker slot; bp = openai-java behind the admission gate, deferrals on durable timers.");
     o.flush();
     long started = System.nanoTime();
     Summary summary;

@@ -9,6 +9,7 @@ import io.backpressure.eval.real.CallMode;
 import io.backpressure.eval.real.DeadlineGate;
 import io.backpressure.eval.real.GatewaySlices;
 import io.backpressure.eval.real.Ledger;
+import io.backpressure.eval.real.OpenAiProvider;
 import io.backpressure.eval.real.ProviderClient;
 import io.backpressure.eval.real.TimedGate;
 import io.backpressure.eval.real.UpstreamActivitiesImpl;
@@ -126,7 +127,14 @@ final class RealWorker implements AutoCloseable {
       }
       DeadlineGate deadlines = new DeadlineGate(new TimedGate(gate, ledger));
       ActivityGate activityGate = ActivityGate.builder(deadlines).waitInPlace(Duration.ZERO).build();
-      mode = new CallMode.Gated(activityGate, deadlines, spec.meterRequests(), spec.meterTokens());
+      OpenAiProvider openAi = new OpenAiProvider(spec.providerBaseUrl(), activityGate, deadlines,
+          spec.meterRequests(), spec.meterTokens(), ledger);
+      AutoCloseable closeStore = closeGate;
+      closeGate = () -> {
+        openAi.close();
+        closeStore.close();
+      };
+      mode = new CallMode.Gated(openAi, deadlines, spec.meterRequests(), spec.meterTokens());
     } else if (spec.requestSlice() != null) {
       mode = new CallMode.Proxy(new GatewaySlices(ledger, spec.requestSlice(), spec.tokenSlice()), TimeModel::sdkBackoffNanos);
     } else {

@@ -24,7 +24,7 @@ class FeedbackMetersTest {
   private final ManualClock clock = new ManualClock();
   private final InMemoryGate inner = InMemoryGate.create(Policy.builder("openai/gpt-4o")
       .requestsPerSecond(60).tokensPerSecond(6_000).priority("P1", 1)
-      .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build()).build(), clock);
+      .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build()).build(), clock);
   private final MeteredGate gate = MeteredGate.builder(inner, registry).levelsMaxAge(Duration.ofNanos(1)).build();
 
   @Test

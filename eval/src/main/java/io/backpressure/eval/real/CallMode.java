@@ -1,7 +1,5 @@
 package io.backpressure.eval.real;
 
-import io.backpressure.temporal.ActivityGate;
-
 /** What an activity does with its slot: one per configuration. */
 public sealed interface CallMode {
 
@@ -12,11 +10,13 @@ public sealed interface CallMode {
   record Proxy(GatewaySlices slices, Backoff backoff) implements CallMode {}
 
   /**
-   * {@code bp}: admission through {@code gate} before the single attempt.
+   * {@code bp}: the single attempt through the gated openai-java client, admitted inside the
+   * activity.
    *
-   * @param deadlines the gate under {@code gate}, which adds each call's wait limit to its admissions
+   * @param provider the gated client
+   * @param deadlines the gate the client admits at, which gives each admission its call's terms
    * @param requests whether the gate meters requests
    * @param tokens whether the gate meters tokens
    */
-  record Gated(ActivityGate gate, DeadlineGate deadlines, boolean requests, boolean tokens) implements CallMode {}
+  record Gated(OpenAiProvider provider, DeadlineGate deadlines, boolean requests, boolean tokens) implements CallMode {}
 }

@@ -12,30 +12,44 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
- * A gate that gives each admission the wait limit of the call being run on this thread: {@code
- * ActivityGate} builds the {@link AdmissionRequest} itself, without a per-call {@code maxWait}, so
- * the activity runs its gated call {@link #within} the caller's remaining budget and this gate adds
- * it to every admission made meanwhile on the activity's thread. Decisions are otherwise the
- * delegate's, except that an {@link Admission.Expired} is thrown here as the non-retryable {@code
- * BackpressureExpired} failure the activity gate would map it to: the activity gate describes an
- * expiry with the request's own {@code maxWait}, which its requests do not carry. Thread-safe (the
- * limit is per thread).
+ * A gate that gives each admission the terms of the call being run on this thread. {@code
+ * ActivityGate} and the gated openai-java client build the {@link AdmissionRequest} themselves:
+ * without a per-call {@code maxWait}, and (the client) with the cost and {@code max_tokens} it reads
+ * from the request body, which here are the prompt counted at 4 characters per token plus the
+ * message overheads and the completion the mock is told to write. So the activity runs its gated
+ * call {@link #within} the call's {@link Terms} and this gate puts them on every admission made
+ * meanwhile on the activity's thread: the caller's remaining wait budget, and the workload's own
+ * estimate and {@code max_tokens}, so the gate decides exactly as in the simulator. Decisions are
+ * otherwise the delegate's, except that an {@link Admission.Expired} is thrown here as the
+ * non-retryable {@code BackpressureExpired} failure the activity gate would map it to: the activity
+ * gate describes an expiry with the request's own {@code maxWait}, which its requests do not carry.
+ * Thread-safe (the terms are per thread).
  */
 public final class DeadlineGate implements Gate {
   private final Gate gate;
-  private final ThreadLocal<Duration> maxWait = new ThreadLocal<>();
+  private final ThreadLocal<Terms> terms = new ThreadLocal<>();
 
   public DeadlineGate(Gate gate) {
     this.gate = gate;
   }
 
-  /** Runs {@code call} with every admission on this thread limited to {@code wait}, or unlimited when null. */
-  public <R> R within(Duration wait, Supplier<R> call) {
-    maxWait.set(wait);
+  /**
+   * What every admission of one call carries.
+   *
+   * @param maxWait how much longer the caller waits for the call's turn, or null for no limit
+   * @param cost the call's estimated cost, or null to keep the request's
+   * @param maxTokens the call's reservation bound (the workload's {@code max_tokens}), or null for
+   *     none; used only with a {@code cost}
+   */
+  public record Terms(Duration maxWait, Cost cost, Long maxTokens) {}
+
+  /** Runs {@code call} with every admission on this thread given {@code callTerms}. */
+  public <R> R within(Terms callTerms, Supplier<R> call) {
+    terms.set(callTerms);
     try {
       return call.get();
     } finally {
-      maxWait.remove();
+      terms.remove();
     }
   }
 
@@ -46,12 +60,20 @@ public final class DeadlineGate implements Gate {
 
   @Override
   public Admission admit(AdmissionRequest request) {
-    Duration wait = maxWait.get();
-    Admission admission = gate.admit(wait == null || request.maxWait() != null ? request : request.withMaxWait(wait));
+    Admission admission = gate.admit(withTerms(request, terms.get()));
     if (admission instanceof Admission.Expired expired) {
       throw ApplicationFailure.newNonRetryableFailure(expired.message(), Backpressure.EXPIRED);
     }
     return admission;
+  }
+
+  private static AdmissionRequest withTerms(AdmissionRequest request, Terms terms) {
+    if (terms == null) {
+      return request;
+    }
+    AdmissionRequest r = terms.cost() == null ? request : new AdmissionRequest(request.tenant(),
+        request.priority(), terms.cost(), terms.maxTokens(), request.booking(), request.maxWait());
+    return terms.maxWait() == null || r.maxWait() != null ? r : r.withMaxWait(terms.maxWait());
   }
 
   @Override

@@ -4,7 +4,6 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.temporal.ActivityGate;
 import io.backpressure.temporal.Backpressure;
-import io.backpressure.temporal.GatedRequest;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
 import io.temporal.failure.ApplicationFailure;
@@ -27,7 +26,7 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
 
   /**
    * @param rejectedCount whether the provider counts 429s against its window (the attempts'
-   *     {@code counted} flag, and what a gated 429 is released with)
+   *     {@code counted} flag; the gated client releases a 429 as one request with no tokens)
    */
   public UpstreamActivitiesImpl(CallMode mode, ProviderClient provider, Ledger ledger, boolean rejectedCount) {
     this.mode = mode;
@@ -79,14 +78,17 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
     return reply;
   }
 
+  /**
+   * The call through the gated openai-java client ({@link OpenAiProvider}): admitted with the
+   * workload's estimate and {@code max_tokens} and the call's remaining wait ({@link
+   * DeadlineGate.Terms}), sent once, and released by the client with the answer's usage.
+   */
   private int gated(CallInput call, CallMode.Gated gated) {
-    GatedRequest request = call.maxTokens() == null
-        ? GatedRequest.of(call.tenant(), call.priority(), cost(gated, call.promptTokens()))
-        : GatedRequest.of(call.tenant(), call.priority(), cost(gated, call.promptTokens()), call.maxTokens());
+    DeadlineGate.Terms terms = new DeadlineGate.Terms(call.maxWait(System.currentTimeMillis()),
+        cost(gated, call.promptTokens()), call.maxTokens());
     ProviderClient.Reply reply;
     try {
-      reply = gated.deadlines().within(call.maxWait(System.currentTimeMillis()), () -> gated.gate().call(request,
-          answers -> report(answers, send(call)), r -> r.ok() || rejectedCount ? cost(gated, call.totalTokens()) : cost(gated, 0)));
+      reply = gated.deadlines().within(terms, () -> gated.provider().send(call));
     } catch (ApplicationFailure failure) {
       if (Backpressure.DEFERRED.equals(failure.getType())) {
         Long retryAfterMillis = failure.getDetails().get(0, Long.class);
@@ -98,6 +100,7 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
       }
       throw failure;
     }
+    ledger.attempt(call, reply, reply.ok() || rejectedCount);
     if (!reply.ok()) {
       throw ApplicationFailure.newNonRetryableFailure("the provider answered 429 to an admitted call", UPSTREAM_429);
     }
