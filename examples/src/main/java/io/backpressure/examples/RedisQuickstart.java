@@ -6,6 +6,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.ResilientRedisGate;
+import java.time.Duration;
 
 /** Many processes, state in Redis: every worker of the target shares one set of buckets. */
 public final class RedisQuickstart {
@@ -19,6 +20,7 @@ public final class RedisQuickstart {
         .build();                              // stored if the target has no policy in Redis yet
     // Connects in the background; while Redis is unreachable, calls go ungated (OPEN, the default).
     try (ResilientRedisGate gate = ResilientRedisGate.open(RedisGateConfig.builder(url).policy(policy).build())) {
+      gate.awaitConnected(Duration.ofSeconds(2)); // optional: start gated if Redis is there
       Admission admission = gate.admit(AdmissionRequest.of("acme", "P1", Cost.of(1, 420)));
       if (admission instanceof Admission.Admitted admitted) {
         int tokensUsed = 512;                  // what the provider's reply reports

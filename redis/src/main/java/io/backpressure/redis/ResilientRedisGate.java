@@ -16,6 +16,7 @@ import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +59,7 @@ import org.slf4j.LoggerFactory;
  * (best effort) and closes the connection.
  */
 public final class ResilientRedisGate implements Gate, AutoCloseable {
+  private final CountDownLatch firstConnection = new CountDownLatch(1);
   private static final Logger LOG = LoggerFactory.getLogger(ResilientRedisGate.class);
   /** How often a worker that is not connected tries again, and how often a connected one says it is alive. */
   static final Duration RETRY = Duration.ofMillis(500);
@@ -119,6 +121,21 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   @Override
   public void feedback(Grant grant, ProviderSignal signal) {
     gate.feedback(grant, signal);
+  }
+
+  /**
+   * Waits up to {@code timeout} for the first connection, for callers that would rather start gated
+   * than fail open for the first moments; never throws for an unreachable Redis.
+   *
+   * @return whether the gate has reached Redis
+   */
+  public boolean awaitConnected(Duration timeout) {
+    try {
+      return firstConnection.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return connected();
+    }
   }
 
   /** Whether the gate has reached Redis (it may be unavailable again since). */
@@ -199,6 +216,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
         }
         redis = connected;
       }
+      firstConnection.countDown();
       LOG.info("connected to Redis at {} for target {}", Redaction.url(config.url()), config.target());
       background.scheduleWithFixedDelay(this::heartbeat, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
