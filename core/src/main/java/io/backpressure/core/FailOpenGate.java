@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps calls flowing when the shared state cannot answer (SPEC invariant I3). Wraps any gate: when
+ * Keeps calls flowing when the shared state cannot answer (the fail-open guarantee in the README's Backends section). Wraps any gate: when
  * the delegate throws or does not answer within the timeout, the call is handled by the {@link
  * Mode} instead, the failure is counted, and a warning is logged at most once per log interval
  * (with the count since the last one, and the cause's message, never a stack trace). After a

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * One way of running the same workload (SPEC §6.1): how waiting activities reach slots, and what an
+ * One way of running the same workload (eval/README.md, configurations): how waiting activities reach slots, and what an
  * activity does with its slot. Each is a small model of what the paper describes.
  */
 sealed interface Configuration

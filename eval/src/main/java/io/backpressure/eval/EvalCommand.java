@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code ./backpressure eval}: runs workloads against configurations and writes {@code
- * summary.json}, {@code report.md} and PNG plots per workload (SPEC §6.5).
+ * summary.json}, {@code report.md} and PNG plots per workload (eval/README.md).
  *
  * <p>Exit codes: 0 on success, 2 on bad input (unknown workload, configuration or mode; malformed
  * workload file; out-of-range option), 1 when the outputs cannot be written.

@@ -6,7 +6,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One fault injected into a real run (SPEC §6.6): {@code --fault KIND@T[+D]}, {@code T} seconds
+ * One fault injected into a real run (eval/README.md, faults): {@code --fault KIND@T[+D]}, {@code T} seconds
  * after the run's origin, lasting (or followed after) {@code D} seconds.
  *
  * <ul>

@@ -9,7 +9,7 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * Computes the metrics of SPEC §6.3 from one {@link Recording}, exactly as defined there.
+ * Computes the metrics defined in eval/README.md from one {@link Recording}, exactly as defined there.
  *
  * <ul>
  *   <li>The <b>contention window</b> runs from {@code warmup_s} to the end of the run, or until the
@@ -52,9 +52,9 @@ import java.util.function.Function;
  *   <li>{@code upstream_max_per_window.{dim}}: the most the provider saw in any window of its
  *       period ({@link UpstreamWindows}): from the attempts in sim, from the provider's own
  *       records in real mode.
- *   <li>{@code contention_window_s}: the window's length (not in SPEC; it tells how long the
+ *   <li>{@code contention_window_s}: the window's length (an addition of this project; it tells how long the
  *       window metrics were measured over).
- *   <li>{@code cap_recovery_s.{dim}} (not in SPEC; only for a dimension whose cap an {@code
+ *   <li>{@code cap_recovery_s.{dim}} (an addition of this project; only for a dimension whose cap an {@code
  *       upstream.schedule} entry raises): how long after a raise the workload's calls use the new
  *       cap again — see {@link #capRecovery}.
  * </ul>

@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The paper's published figures for the shipped workloads (SPEC §7, and the paper's Tables III and
+ * The paper's published figures for the shipped workloads (the paper's Tables III and
  * IV), for the report's comparison column. The paper's {@code litellm} is our {@code gateway}.
  * Shares and utilisations are in percent.
  */

@@ -21,7 +21,7 @@ import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * The PNG plots of SPEC §6.5, drawn with XChart: per-class OK throughput bars (one group per
+ * The PNG plots of an evaluation (eval/README.md), drawn with XChart: per-class OK throughput bars (one group per
  * configuration, 95 % half-widths as error bars); per configuration, a per-tenant service heatmap
  * over time (mean over the repeats; the highest class on top; one colour scale shared by all
  * configurations so they compare, its labels rounded by {@link #scaleLabel}); and for a workload

@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * Everything one run produced, in nanoseconds since the run's start: every upstream attempt and
- * every logical call (SPEC §6.3). Both the simulator and a real-mode runner produce one through a
+ * every logical call (eval/README.md, metrics). Both the simulator and a real-mode runner produce one through a
  * {@link Recorder}; {@link Metrics} turns it into numbers.
  *
  * @param endNanos the run's length

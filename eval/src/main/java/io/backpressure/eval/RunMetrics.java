@@ -3,7 +3,7 @@ package io.backpressure.eval;
 import java.util.Map;
 
 /**
- * The metrics of one run (SPEC §6.3), keyed by their JSON names in SPEC order, plus the per-tenant
+ * The metrics of one run (defined in eval/README.md), keyed by their JSON names in the order listed there, plus the per-tenant
  * service over time for the heatmap. A value is NaN where it is undefined in this run (e.g. a p95
  * of a class with no successful call in the window).
  *

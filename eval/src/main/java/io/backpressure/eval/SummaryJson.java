@@ -10,10 +10,10 @@ import java.math.MathContext;
 import java.util.Map;
 
 /**
- * Renders {@code summary.json} (SPEC §6.5): {@code {"workload", "mode", "repeats", "seed",
+ * Renders {@code summary.json} (eval/README.md): {@code {"workload", "mode", "repeats", "seed",
  * "duration_s", "scale" (only when the workload was scaled down), "faults" (only when faults were injected), "configs": {"bp": {"http_429_share": {"mean", "ci95"}, "ok_rps_by_priority":
  * {"P1": {"mean", "ci95"}}, …}}}}. Keys keep their deterministic insertion order (configurations as
- * run, metrics in SPEC order, classes and tenants in workload order); numbers are rounded to six
+ * run, metrics in the order eval/README.md lists them, classes and tenants in workload order); numbers are rounded to six
  * significant digits; an undefined value (no data, or a half-width from one repeat) is {@code null}.
  * The same summary always renders to the same bytes.
  */

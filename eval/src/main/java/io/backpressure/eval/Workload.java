@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One evaluation workload, as read from the YAML schema of SPEC §6.2 by {@link WorkloadReader}.
+ * One evaluation workload, as read from the YAML schema of eval/README.md by {@link WorkloadReader}.
  * Immutable and range-checked by the reader; times in seconds, rates per second.
  *
  * @param name the workload's name (also the default output folder)

@@ -16,7 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Reads the workload schema of SPEC §6.2. Strict: an unknown key is an error that names it and
+ * Reads the workload schema of eval/README.md. Strict: an unknown key is an error that names it and
  * lists the keys allowed there, a key given twice, a second YAML document and a value of the wrong
  * type (a string where a number belongs, {@code 1.9} where a whole number belongs, a list where a
  * mapping belongs) are errors, nothing is coerced, and every value is range-checked with a message

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * Faults on the real stack (SPEC §6.6): a harness-owned redis-server stopped for 3 s, and one of two
+ * Faults on the real stack (eval/README.md, faults): a harness-owned redis-server stopped for 3 s, and one of two
  * worker processes killed and replaced, during one 25 s run of bp on cross-priority. The run
  * completes with every fault recorded, no call failed and the dead worker counted (its ledger is
  * lost, the evaluation is not).
