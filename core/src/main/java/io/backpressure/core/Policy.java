@@ -29,7 +29,8 @@ import java.util.Set;
  *     fair-share sums
  * @param safeWindow the provider's accounting period when the gate should never admit more than
  *     {@code C_d} times its length in any window of that length, however aligned; {@code null} for
- *     the bucket bound {@code C_d·T + B_d} alone
+ *     the bucket bound {@code C_d·T + B_d} alone. The builder and the YAML default it to the
+ *     provider's period when that is known (a cap given per minute)
  * @param shareHorizon the time over which class and queue shares are measured and banked: an
  *     under-using class or queue banks at most this much of its rate, and usage is averaged over it
  * @param grantTtl how long an unreleased grant or an unredeemed booking is remembered
@@ -106,6 +107,7 @@ public record Policy(
   /** Longest share horizon and safe window: providers account per second or per minute. */
   private static final Duration MAX_WINDOW = Duration.ofHours(1);
   private static final Duration MAX_IDLE_TTL = Duration.ofHours(24);
+  private static final Duration ONE_MINUTE = Duration.ofMinutes(1);
   private static final Duration MIN_GRANT_TTL = Duration.ofSeconds(1);
   /** Longest grant TTL: a call that runs longer than a day is not a model call. */
   private static final Duration MAX_GRANT_TTL = Duration.ofHours(24);
@@ -257,7 +259,10 @@ public record Policy(
     private boolean reservation;
     private long defaultMaxTokens = 1024;
     private Duration idleTtl = Duration.ofSeconds(10);
+    /** The provider's accounting period when a cap was given in it; the safe window's default. */
+    private Duration providerPeriod;
     private Duration safeWindow;
+    private boolean safeWindowGiven;
     private Duration shareHorizon = Duration.ofSeconds(1);
     private Duration grantTtl = Duration.ofMinutes(15);
     private FeedbackPolicy feedback = FeedbackPolicy.DEFAULT;
@@ -280,9 +285,11 @@ public record Policy(
 
     /**
      * Adds {@code requests} capped per minute, as providers publish it; burst one second of cap, at
-     * least one request.
+     * least one request. The provider's period is then known to be a minute, so the safe window
+     * defaults to 60 s (see {@link #safeWindow}).
      */
     public Builder requestsPerMinute(double cap) {
+      providerPeriod = ONE_MINUTE;
       return requestsPerSecond(cap / 60.0);
     }
 
@@ -291,9 +298,24 @@ public record Policy(
       return dimension(Dimension.TOKENS, cap, cap);
     }
 
-    /** Adds {@code tokens} capped per minute, as providers publish it; burst one second of cap. */
+    /**
+     * Adds {@code tokens} capped per minute, as providers publish it; burst one second of cap. The
+     * provider's period is then known to be a minute, so the safe window defaults to 60 s (see
+     * {@link #safeWindow}).
+     */
     public Builder tokensPerMinute(double cap) {
+      providerPeriod = ONE_MINUTE;
       return tokensPerSecond(cap / 60.0);
+    }
+
+    /**
+     * States the provider's accounting period {@code P} (caps given per minute state 60 s on their
+     * own), so that the safe window defaults to it. Use it for caps given per second or through
+     * {@link #dimension} when the provider's period is known.
+     */
+    public Builder providerPeriod(Duration period) {
+      this.providerPeriod = Objects.requireNonNull(period, "period");
+      return this;
     }
 
     /** Adds a priority class below those added so far, with no default wait limit. */
@@ -348,10 +370,22 @@ public record Policy(
       return this;
     }
 
-    /** Never exceed the cap in any window of this length (default: off). */
+    /**
+     * Never admit more than {@code C_d} times {@code window} in any window of that length, however
+     * aligned; {@code null} turns it off. Default: the provider's period when it is known (a cap
+     * given per minute, or {@link #providerPeriod}), else off. The default follows the README's
+     * "Defaults" section: a provider counting in fixed windows of {@code P} would otherwise see up
+     * to one burst more than {@code C_d·P} in one of them, at a cold start for example.
+     */
     public Builder safeWindow(Duration window) {
       this.safeWindow = window;
+      this.safeWindowGiven = true;
       return this;
+    }
+
+    /** No safe window, whatever the provider's period: the bucket bound {@code C_d·T + B_d} alone. */
+    public Builder withoutSafeWindow() {
+      return safeWindow(null);
     }
 
     /** The horizon over which shares are banked and usage averaged (default 1 s). */
@@ -373,8 +407,9 @@ public record Policy(
     }
 
     public Policy build() {
-      return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight,
-          reservation, defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, feedback);
+      return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight, reservation,
+          defaultMaxTokens, idleTtl, safeWindowGiven ? safeWindow : providerPeriod, shareHorizon, grantTtl,
+          priorityMode, feedback);
     }
   }
 }

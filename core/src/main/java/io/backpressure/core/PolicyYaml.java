@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  * tenants: {default_weight: 1.0, weights: {acme: 2.0}}
  * reservation: {enabled: false, default_max_tokens: 1024}
  * idle_ttl: 10s
- * safe_window: 1s                  # optional
+ * safe_window: 60s                 # default: 60s when a cap is per_minute, else off; "off" for none
  * share_horizon: 1s
  * grant_ttl: 15m
  * feedback: {enabled: true, period: 60s}   # all keys: see FeedbackPolicy
@@ -78,6 +78,9 @@ final class PolicyYaml {
       double cap = perSecond
           ? number(dim, path + ".per_second", "per_second")
           : number(dim, path + ".per_minute", "per_minute") / 60.0;
+      if (perMinute) {
+        builder.providerPeriod(Duration.ofMinutes(1));
+      }
       double burst = dim.has("burst") ? number(dim, path + ".burst", "burst")
           : Dimension.REQUESTS.equals(entry.getKey()) ? Math.max(1, cap) : cap;
       builder.dimension(entry.getKey(), cap, burst);
@@ -141,8 +144,8 @@ final class PolicyYaml {
     if (root.has("idle_ttl")) {
       builder.idleTtl(duration(root, "idle_ttl"));
     }
-    if (root.has("safe_window") && !root.get("safe_window").isNull()) {
-      builder.safeWindow(duration(root, "safe_window"));
+    if (root.has("safe_window")) {
+      builder.safeWindow(safeWindow(root));
     }
     if (root.has("share_horizon")) {
       builder.shareHorizon(duration(root, "share_horizon"));
@@ -154,6 +157,23 @@ final class PolicyYaml {
       builder.feedback(feedback(root.get("feedback")));
     }
     return builder.build();
+  }
+
+  /**
+   * The {@code safe_window} value: a duration, or {@code off} (also {@code false} or {@code null})
+   * for none. Left out, it is the provider's period when a cap is given {@code per_minute}.
+   */
+  private static Duration safeWindow(JsonNode root) {
+    JsonNode value = root.get("safe_window");
+    if (value.isNull() || (value.isBoolean() && !value.asBoolean())
+        || (value.isTextual() && value.asText().strip().equals("off"))) {
+      return null;
+    }
+    if (value.isBoolean()) {
+      throw new InvalidPolicyException("safe_window",
+          "safe_window must be a duration such as 60s, or off, got " + kind(value));
+    }
+    return duration(root, "safe_window");
   }
 
   /** The one YAML document of {@code text}; a duplicate key or a second document is an error. */

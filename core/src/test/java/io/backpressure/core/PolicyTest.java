@@ -47,6 +47,38 @@ class PolicyTest {
   }
 
   @Test
+  void aCapGivenPerMinuteMakesTheSafeWindowAMinuteUnlessOneIsGivenOrItIsOff() {
+    String perMinute = YAML.replace("safe_window: 1s\n", "");
+    assertThat(Policy.fromYaml(perMinute).safeWindow()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(Policy.fromYaml(perMinute + "safe_window: off\n").safeWindow()).isNull();
+    assertThat(Policy.fromYaml(perMinute + "safe_window: false\n").safeWindow()).isNull();
+    assertThat(Policy.fromYaml(perMinute + "safe_window: null\n").safeWindow()).isNull();
+    assertThat(Policy.fromYaml(YAML).safeWindow()).isEqualTo(Duration.ofSeconds(1));
+    String perSecond = perMinute.replace("per_minute: 3600", "per_second: 60");
+    assertThat(Policy.fromYaml(perSecond).safeWindow()).isNull();
+    assertField(() -> Policy.fromYaml(perMinute + "safe_window: true\n"), "safe_window");
+    assertField(() -> Policy.fromYaml(perMinute + "safe_window: soon\n"), "safe_window");
+
+    Policy.Builder perMinuteBuilder = Policy.builder("t").requestsPerMinute(600).priority("P1", 1);
+    assertThat(perMinuteBuilder.build().safeWindow()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(Policy.builder("t").tokensPerMinute(60_000).priority("P1", 1).build().safeWindow())
+        .isEqualTo(Duration.ofMinutes(1));
+    assertThat(perMinuteBuilder.withoutSafeWindow().build().safeWindow()).isNull();
+    assertThat(perMinuteBuilder.safeWindow(Duration.ofSeconds(1)).build().safeWindow())
+        .isEqualTo(Duration.ofSeconds(1));
+    assertThat(Policy.builder("t").requestsPerSecond(10).priority("P1", 1).build().safeWindow()).isNull();
+    assertThat(Policy.builder("t").dimension("requests", 10, 10).providerPeriod(Duration.ofSeconds(1))
+        .priority("P1", 1).build().safeWindow()).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aPolicyWithoutSafeWindowRoundTripsWithoutOne() {
+    Policy policy = Policy.builder("t").requestsPerMinute(600).tokensPerMinute(60_000).priority("P1", 1)
+        .withoutSafeWindow().build();
+    assertThat(Policy.fromYaml(policy.toYaml())).isEqualTo(policy);
+  }
+
+  @Test
   void classesTakeALongFormWithAWaitLimit_andAPriorityMode_andRoundTrip() {
     Policy policy = Policy.fromYaml(YAML.replace("priorities: {P1: 0.5, P2: 0.3, P3: 0.2}",
         "priorities: {P1: 0.5, P2: {weight: 0.3}, P3: {weight: 0.2, max_wait: 30s}}\npriority_mode: strict"));

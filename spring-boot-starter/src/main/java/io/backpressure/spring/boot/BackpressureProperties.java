@@ -186,7 +186,10 @@ public class BackpressureProperties {
     /** The weight of tenants not named in tenant-weights. */
     private Double defaultTenantWeight;
 
-    /** Never admit more than the cap in any window of this length, e.g. the provider's 1m window. */
+    /**
+     * Never admit more than the cap in any window of this length. Default 1m, the period of the
+     * per-minute caps given inline (a policy file has its own safe_window); 0 for none.
+     */
     private Duration safeWindow;
 
     /** Whether to debit prompt plus max_tokens at admission and refund the unused part on release. */

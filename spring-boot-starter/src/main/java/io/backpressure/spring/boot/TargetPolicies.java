@@ -6,6 +6,7 @@ import io.backpressure.core.Policy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -54,8 +55,10 @@ final class TargetPolicies {
       if (target.getDefaultTenantWeight() != null) {
         builder.defaultTenantWeight(target.getDefaultTenantWeight());
       }
+      // Inline caps are per minute, as providers publish them: the safe window defaults to a minute.
+      builder.providerPeriod(Duration.ofMinutes(1));
       if (target.getSafeWindow() != null) {
-        builder.safeWindow(target.getSafeWindow());
+        builder.safeWindow(target.getSafeWindow().isZero() ? null : target.getSafeWindow());
       }
       builder.reservation(target.isReservation(),
           target.getDefaultMaxTokens() == null ? 1024 : target.getDefaultMaxTokens());

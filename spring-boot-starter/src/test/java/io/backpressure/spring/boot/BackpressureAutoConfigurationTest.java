@@ -12,6 +12,7 @@ import io.backpressure.redis.TestRedis;
 import io.backpressure.temporal.ActivityGate;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -63,6 +64,22 @@ class BackpressureAutoConfigurationTest {
       assertThat(gpt4o.policy().refillRate(gpt4o.policy().dimensionIndex("requests"))).isEqualTo(10.0);
       assertThat(context).hasSingleBean(ActivityGate.class);
     });
+  }
+
+  @Test
+  void inlinePerMinuteCapsGetAOneMinuteSafeWindowUnlessItIsSetOrZero() {
+    runner.withPropertyValues(TWO_TARGETS).run(context -> {
+      InMemoryGate gpt4o = (InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o");
+      assertThat(gpt4o.policy().safeWindow()).isEqualTo(Duration.ofMinutes(1));
+      InMemoryGate mini = (InMemoryGate) context.getBean(BackpressureGates.class).all().get("mini");
+      assertThat(mini.policy().safeWindow()).isEqualTo(Duration.ofMinutes(1)); // per_minute in the file
+    });
+    runner.withPropertyValues(TWO_TARGETS).withPropertyValues("backpressure.targets.gpt4o.safe-window=1s")
+        .run(context -> assertThat(((InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o"))
+            .policy().safeWindow()).isEqualTo(Duration.ofSeconds(1)));
+    runner.withPropertyValues(TWO_TARGETS).withPropertyValues("backpressure.targets.gpt4o.safe-window=0")
+        .run(context -> assertThat(((InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o"))
+            .policy().safeWindow()).isNull());
   }
 
   @Test
