@@ -13,7 +13,8 @@ sealed interface Configuration
     permits NaiveConfiguration, TemporalNativeConfiguration, GatewayConfiguration, GateConfiguration {
 
   /** Every configuration's name, in report order. */
-  List<String> NAMES = List.of("naive", "tn", "gateway", "bp", "bp-static", "bp-no-drf", "bp-no-priority");
+  List<String> NAMES = List.of("naive", "tn", "gateway", "bp", "bp-static", "bp-no-drf", "bp-no-priority",
+      "bp-no-safe-window");
 
   /** The name used on the command line and as the JSON key. */
   String name();
@@ -47,6 +48,7 @@ sealed interface Configuration
       case "bp-static" -> new GateConfiguration(GateConfiguration.Variant.STATIC);
       case "bp-no-drf" -> new GateConfiguration(GateConfiguration.Variant.NO_DRF);
       case "bp-no-priority" -> new GateConfiguration(GateConfiguration.Variant.NO_PRIORITY);
+      case "bp-no-safe-window" -> new GateConfiguration(GateConfiguration.Variant.NO_SAFE_WINDOW);
       default -> throw new IllegalArgumentException(
           "unknown configuration '" + name + "'; allowed: " + String.join(", ", NAMES));
     };

@@ -57,7 +57,8 @@ import java.util.Map;
  *       every call fits.
  *   <li>Safe window: the upstream period, so the global layer also keeps an exact sliding window of
  *       {@code C_d · P} and no provider window, however aligned, sees more than the cap from
- *       admissions (reconciled calls can still overshoot by what their estimates missed).
+ *       admissions (reconciled calls can still overshoot by what their estimates missed); given
+ *       explicitly, whatever the policy's own default ({@code bp-no-safe-window}: none).
  *   <li>Classes and weights from {@code priorities} ({@code bp-no-priority}: all weights 1); tenant
  *       weights from the tenants; reservation and {@code default_max_tokens} from {@code gate}.
  *   <li>Cost estimate: 1 request and the prompt tokens (the completion is known only from the
@@ -78,7 +79,9 @@ final class GateConfiguration implements Configuration {
      */
     STATIC("bp-static"),
     NO_DRF("bp-no-drf"),
-    NO_PRIORITY("bp-no-priority");
+    NO_PRIORITY("bp-no-priority"),
+    /** The ablation without the safe window: the bucket bound {@code C_d·T + B_d} alone. */
+    NO_SAFE_WINDOW("bp-no-safe-window");
 
     final String label;
 
@@ -146,7 +149,7 @@ final class GateConfiguration implements Configuration {
     }
     builder.reservation(workload.gate().reservation(), workload.gate().defaultMaxTokens());
     Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
-    builder.safeWindow(period);
+    builder.safeWindow(variant == Variant.NO_SAFE_WINDOW ? null : period);
     builder.feedback(variant == Variant.STATIC
         ? FeedbackPolicy.DISABLED
         : FeedbackPolicy.DEFAULT.toBuilder().period(period).build());
