@@ -113,7 +113,14 @@ public final class GatedChatModel implements ChatModel {
       return this;
     }
 
+    /**
+     * The gated model.
+     *
+     * @throws IllegalArgumentException when the wrapped model retries failed calls on its own
+     *     ({@code maxRetries} above 0): the gate replaces those retries
+     */
     public GatedChatModel build() {
+      ModelRetries.requireNone(delegate);
       return new GatedChatModel(this);
     }
   }

@@ -152,7 +152,14 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
       return this;
     }
 
+    /**
+     * The gated model.
+     *
+     * @throws IllegalArgumentException when the wrapped model retries failed calls on its own
+     *     ({@code maxRetries} above 0): the gate replaces those retries
+     */
     public GatedStreamingChatModel build() {
+      ModelRetries.requireNone(delegate);
       return new GatedStreamingChatModel(this);
     }
   }
