@@ -57,6 +57,7 @@ public class BackpressureProperties {
   private final Redis redis = new Redis();
   private final Metrics metrics = new Metrics();
   private final LangChain4j langchain4j = new LangChain4j();
+  private final SpringAi springAi = new SpringAi();
   private final Temporal temporal = new Temporal();
 
   public boolean isEnabled() {
@@ -141,6 +142,10 @@ public class BackpressureProperties {
 
   public LangChain4j getLangchain4j() {
     return langchain4j;
+  }
+
+  public SpringAi getSpringAi() {
+    return springAi;
   }
 
   public Temporal getTemporal() {
@@ -398,6 +403,24 @@ public class BackpressureProperties {
 
     public void setDecorateModels(boolean decorateModels) {
       this.decorateModels = decorateModels;
+    }
+  }
+
+  /** The Spring AI advisor. */
+  public static class SpringAi {
+
+    /**
+     * Whether start-up fails when a Spring AI ChatModel bean retries failed calls on its own
+     * (max-retries above 0): each retry is a provider call the advisor did not admit.
+     */
+    private boolean checkModelRetries = true;
+
+    public boolean isCheckModelRetries() {
+      return checkModelRetries;
+    }
+
+    public void setCheckModelRetries(boolean checkModelRetries) {
+      this.checkModelRetries = checkModelRetries;
     }
   }
 

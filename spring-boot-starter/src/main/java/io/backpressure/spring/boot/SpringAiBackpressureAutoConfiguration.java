@@ -5,18 +5,23 @@ import io.backpressure.integration.TokenEstimator;
 import io.backpressure.springai.BackpressureAdvisor;
 import io.backpressure.springai.RateLimitFeedback;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 
 /**
  * The Spring AI advisor over the default target's gate, when Spring AI and {@code
  * backpressure-spring-ai} are on the class path. Add it to a {@code ChatClient} with {@code
  * builder.defaultAdvisors(advisor)}. A {@link TokenEstimator} bean replaces the default estimate, a
- * {@link RateLimitFeedback} bean hears the provider's rate-limit reports.
+ * {@link RateLimitFeedback} bean hears the provider's rate-limit reports. Start-up fails when a
+ * {@code ChatModel} bean retries failed calls on its own ({@link SpringAiModelRetries}).
  */
 @AutoConfiguration(after = BackpressureAutoConfiguration.class)
 @ConditionalOnClass({BackpressureAdvisor.class, CallAdvisor.class})
@@ -36,5 +41,15 @@ public class SpringAiBackpressureAutoConfiguration {
       builder.defaultContext(context);
     }
     return builder.build();
+  }
+
+  /**
+   * Fails start-up when a Spring AI {@code ChatModel} bean retries failed calls on its own; off with
+   * {@code backpressure.spring-ai.check-model-retries=false}.
+   */
+  @Bean
+  @ConditionalOnProperty(prefix = "backpressure.spring-ai", name = "check-model-retries", matchIfMissing = true)
+  static SmartInitializingSingleton backpressureModelRetriesCheck(ListableBeanFactory beans) {
+    return () -> SpringAiModelRetries.requireNone(beans.getBeansOfType(ChatModel.class));
   }
 }

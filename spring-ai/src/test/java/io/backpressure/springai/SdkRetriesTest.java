@@ -1,0 +1,51 @@
+package io.backpressure.springai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.RequestRecord;
+import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.WindowModel;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.openai.OpenAiChatModel;
+import org.springframework.ai.openai.OpenAiChatOptions;
+
+/** With the model's retries off (the spring-ai README), a gated call answered 429 is sent once. */
+class SdkRetriesTest {
+
+  @Test
+  void aGatedCallAnswered429ReachesTheProviderOnce() throws Exception {
+    RecordingGate gate = new RecordingGate(InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
+        .requestsPerSecond(100).tokensPerSecond(100_000).priority("P1", 1).build(), new ManualClock()));
+    MockProviderConfig config = MockProviderConfig.builder().latencyMs(0, 0)
+        .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10))).build();
+    try (MockProvider provider = MockProvider.start(config)) {
+      ChatClient chat = ChatClient.builder(OpenAiChatModel.builder()
+              .options(OpenAiChatOptions.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
+                  .model("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(20)).build())
+              .build())
+          .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
+          .build();
+
+      ask(chat);
+      assertThatThrownBy(() -> ask(chat)).isInstanceOf(RuntimeException.class);
+
+      assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
+      assertThat(gate.requests).hasSize(2);
+      assertThat(gate.releases).hasSize(2);
+    }
+  }
+
+  private static String ask(ChatClient chat) {
+    return chat.prompt("hello")
+        .advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
+        .call().content();
+  }
+}
