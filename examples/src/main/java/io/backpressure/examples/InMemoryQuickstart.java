@@ -6,7 +6,6 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
-import java.time.Duration;
 
 /** One process, state in memory: ask the gate before each call, wait when told, release after. */
 public final class InMemoryQuickstart {
@@ -14,8 +13,7 @@ public final class InMemoryQuickstart {
   public static void main(String[] args) throws InterruptedException {
     Policy policy = Policy.builder("openai/gpt-4o")
         .requestsPerMinute(3_600)                // burst: one second of cap (60 requests)
-        .tokensPerMinute(720_000)
-        .safeWindow(Duration.ofMinutes(1))       // the provider counts per minute
+        .tokensPerMinute(720_000)                // per minute: a 60 s safe window by default
         .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
         .build();
     Gate gate = InMemoryGate.create(policy);
