@@ -373,9 +373,9 @@ public record Policy(
     /**
      * Never admit more than {@code C_d} times {@code window} in any window of that length, however
      * aligned; {@code null} turns it off. Default: the provider's period when it is known (a cap
-     * given per minute, or {@link #providerPeriod}), else off. The default follows the README's
-     * "Defaults" section: a provider counting in fixed windows of {@code P} would otherwise see up
-     * to one burst more than {@code C_d·P} in one of them, at a cold start for example.
+     * given per minute, or {@link #providerPeriod}), else off: a provider counting in fixed windows
+     * of {@code P} would otherwise see up to one burst more than {@code C_d·P} in one of them, at a
+     * cold start for example (docs/deploying.md, {@code safe_window}, has the measured cost).
      */
     public Builder safeWindow(Duration window) {
       this.safeWindow = window;
