@@ -14,7 +14,7 @@ sealed interface Configuration
 
   /** Every configuration's name, in report order. */
   List<String> NAMES = List.of("naive", "tn", "gateway", "bp", "bp-static", "bp-no-drf", "bp-no-priority",
-      "bp-no-safe-window");
+      "bp-no-safe-window", "bp-oracle", "bp-mean-estimate", "bp-429-held", "bp-reserve-tight");
 
   /** The name used on the command line and as the JSON key. */
   String name();
@@ -49,6 +49,10 @@ sealed interface Configuration
       case "bp-no-drf" -> new GateConfiguration(GateConfiguration.Variant.NO_DRF);
       case "bp-no-priority" -> new GateConfiguration(GateConfiguration.Variant.NO_PRIORITY);
       case "bp-no-safe-window" -> new GateConfiguration(GateConfiguration.Variant.NO_SAFE_WINDOW);
+      case "bp-oracle" -> new GateConfiguration(GateConfiguration.Variant.ORACLE);
+      case "bp-mean-estimate" -> new GateConfiguration(GateConfiguration.Variant.MEAN_ESTIMATE);
+      case "bp-429-held" -> new GateConfiguration(GateConfiguration.Variant.REJECTED_HELD);
+      case "bp-reserve-tight" -> new GateConfiguration(GateConfiguration.Variant.TIGHT_RESERVATION);
       default -> throw new IllegalArgumentException(
           "unknown configuration '" + name + "'; allowed: " + String.join(", ", NAMES));
     };

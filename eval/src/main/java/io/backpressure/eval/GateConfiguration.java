@@ -81,12 +81,34 @@ final class GateConfiguration implements Configuration {
     NO_DRF("bp-no-drf"),
     NO_PRIORITY("bp-no-priority"),
     /** The ablation without the safe window: the bucket bound {@code C_d·T + B_d} alone. */
-    NO_SAFE_WINDOW("bp-no-safe-window");
+    NO_SAFE_WINDOW("bp-no-safe-window"),
+    /** bp told each call's true tokens up front ({@link TokenEstimate#ORACLE}). */
+    ORACLE("bp-oracle", TokenEstimate.ORACLE, false),
+    /** bp told each tenant's mean call up front ({@link TokenEstimate#MEAN}): no cold start. */
+    MEAN_ESTIMATE("bp-mean-estimate", TokenEstimate.MEAN, false),
+    /**
+     * bp releasing a rate-limited call with everything it debited, tokens too, as it does its
+     * request: the window it hit is full, so the tokens stay counted until they leave the gate's
+     * window (the documented release gives them back).
+     */
+    REJECTED_HELD("bp-429-held", TokenEstimate.PROMPT, true),
+    /** bp in reservation mode, reserving each tenant's largest completion ({@link TokenEstimate#TIGHT_RESERVATION}). */
+    TIGHT_RESERVATION("bp-reserve-tight", TokenEstimate.TIGHT_RESERVATION, false);
 
     final String label;
+    /** What the activity tells the gate about a call's tokens. */
+    final TokenEstimate estimate;
+    /** Whether a rate-limited call is released with all it debited (else {@link #rejectedActual}). */
+    final boolean holdsRejected;
 
     Variant(String label) {
+      this(label, TokenEstimate.PROMPT, false);
+    }
+
+    Variant(String label, TokenEstimate estimate, boolean holdsRejected) {
       this.label = label;
+      this.estimate = estimate;
+      this.holdsRejected = holdsRejected;
     }
   }
 
@@ -118,7 +140,7 @@ final class GateConfiguration implements Configuration {
   @Override
   public ActivityBehaviour behaviour(Workload workload, ActivityContext context) {
     Gate gate = InMemoryGate.create(policy(workload, variant), context.clock());
-    return new Gated(gate, context, workload, metersTokens(workload, variant));
+    return new Gated(gate, context, workload, metersTokens(workload, variant), variant);
   }
 
   /**
@@ -139,7 +161,7 @@ final class GateConfiguration implements Configuration {
     }
     if (metersTokens(workload, variant)) {
       builder.dimension(Dimension.TOKENS, caps.tokensPerS(),
-          Math.max(largestTokenDebit(workload), caps.tokensPerS() * up.periodS()));
+          Math.max(largestTokenDebit(workload, variant.estimate), caps.tokensPerS() * up.periodS()));
     }
     for (Workload.PriorityWeight k : workload.priorities()) {
       builder.priority(k.name(), variant == Variant.NO_PRIORITY ? 1.0 : k.weight());
@@ -147,7 +169,7 @@ final class GateConfiguration implements Configuration {
     for (Workload.Tenant t : workload.tenants()) {
       builder.tenantWeight(t.name(), t.weight());
     }
-    builder.reservation(workload.gate().reservation(), workload.gate().defaultMaxTokens());
+    builder.reservation(variant.estimate.reservation(workload), workload.gate().defaultMaxTokens());
     Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
     builder.safeWindow(variant == Variant.NO_SAFE_WINDOW ? null : period);
     builder.feedback(variant == Variant.STATIC
@@ -157,14 +179,10 @@ final class GateConfiguration implements Configuration {
   }
 
   /** The largest token amount one admission can debit: the least the token burst may be. */
-  static double largestTokenDebit(Workload workload) {
+  static double largestTokenDebit(Workload workload, TokenEstimate estimate) {
     long largest = 1;
     for (Workload.Tenant t : workload.tenants()) {
-      long debit = t.promptTokens().max();
-      if (workload.gate().reservation()) {
-        debit += t.maxTokens() != null ? t.maxTokens() : workload.gate().defaultMaxTokens();
-      }
-      largest = Math.max(largest, debit);
+      largest = Math.max(largest, estimate.largestDebit(workload, t));
     }
     return largest;
   }
@@ -239,20 +257,25 @@ final class GateConfiguration implements Configuration {
     private final boolean rejectedCount;
     private final boolean tokens;
     private final boolean requests;
+    private final TokenEstimate estimate;
+    private final boolean holdsRejected;
 
-    Gated(Gate gate, ActivityContext context, Workload workload, boolean tokens) {
+    Gated(Gate gate, ActivityContext context, Workload workload, boolean tokens, Variant variant) {
       this.gate = gate;
       this.context = context;
       this.workload = workload;
       this.rejectedCount = workload.upstream().rejectedCount();
       this.tokens = tokens;
       this.requests = workload.gate().configuredCaps(workload.upstream()).requestsPerS() != null;
+      this.estimate = variant.estimate;
+      this.holdsRejected = variant.holdsRejected;
     }
 
     @Override
     public void start(SimCall call) {
       AdmissionRequest request = new AdmissionRequest(call.tenant.name(), call.tenant.priority(),
-          cost(requests, 1, tokens, call.promptTokens), call.tenant.maxTokens(), call.booking,
+          cost(requests, 1, tokens, estimate.tokens(workload, call.tenant, call.promptTokens, call.totalTokens())),
+          estimate.maxTokens(call.tenant, call.completionTokens), call.booking,
           maxWait(workload, call, context.now()));
       Admission admission = gate.admit(request);
       if (call.ended()) {
@@ -263,7 +286,8 @@ final class GateConfiguration implements Configuration {
         call.booking = null;
         context.send(call, reply -> {
           if (reply.status() == 429) {
-            gate.release(admitted.grant(), rejectedActual(call, rejectedCount, tokens, requests));
+            gate.release(admitted.grant(), holdsRejected
+                ? admitted.grant().debited() : rejectedActual(call, rejectedCount, tokens, requests));
             gate.feedback(admitted.grant(), signal(reply, rejectedCount ? call.totalTokens() : 0));
             context.retry(call);
           } else {
