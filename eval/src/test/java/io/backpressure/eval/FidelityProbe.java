@@ -18,7 +18,8 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@code 429_share}: rate-limited attempts / attempts; {@code tokens_bound}: the share of them
- *       the provider bound on tokens.
+ *       the provider bound on tokens; {@code first_window}: the share of them in the provider's
+ *       first window, before the first replies have taught the gate's estimate correction.
  *   <li>{@code explained}: the share of token 429s whose overshoot (the provider's fixed window's
  *       counted tokens before the call, plus the call's, minus the cap) is at most the estimate error
  *       not yet reconciled: the tokens above the tenant's mean call (what the gate's learnt
@@ -38,35 +39,35 @@ final class FidelityProbe {
   private FidelityProbe() {}
 
   /** One configuration's numbers, means over repeats. */
-  record Probe(double share429, double tokensBound, double explained, double inflightError, double perWindow,
+  record Probe(double share429, double tokensBound, double firstWindow, double explained, double inflightError, double perWindow,
       double heldShare, double capUsed) {}
 
   public static void main(String[] args) {
     Workload workload = Workloads.load(args[0]);
     int repeats = Integer.parseInt(args[2]);
     long[] seeds = Evaluation.repeatSeeds(Long.parseLong(args[3]), repeats);
-    System.out.println("config 429_share tokens_bound explained inflight_err per_window held_share cap_used");
+    System.out.println("config 429_share tokens_bound first_window explained inflight_err per_window held_share cap_used");
     for (String config : args[1].split(",")) {
       Probe p = probe(workload, config, seeds);
-      System.out.println(String.format(Locale.ROOT, "%s %.2f%% %.1f%% %.1f%% %.0f %.2f %.1f%% %.1f%%", config,
-          100 * p.share429(), 100 * p.tokensBound(), 100 * p.explained(), p.inflightError(), p.perWindow(),
+      System.out.println(String.format(Locale.ROOT, "%s %.2f%% %.1f%% %.1f%% %.1f%% %.0f %.2f %.1f%% %.1f%%", config,
+          100 * p.share429(), 100 * p.tokensBound(), 100 * p.firstWindow(), 100 * p.explained(), p.inflightError(), p.perWindow(),
           100 * p.heldShare(), 100 * p.capUsed()));
     }
   }
 
   /** The means over the runs of {@code config} on {@code workload} with {@code seeds}. */
   static Probe probe(Workload workload, String config, long[] seeds) {
-    double[] sums = new double[7];
+    double[] sums = new double[8];
     for (long seed : seeds) {
       Recording r = new SimRunner().run(workload, Configuration.named(config), seed);
       Probe p = probe(workload, config, r);
-      double[] v = {p.share429(), p.tokensBound(), p.explained(), p.inflightError(), p.perWindow(),
+      double[] v = {p.share429(), p.tokensBound(), p.firstWindow(), p.explained(), p.inflightError(), p.perWindow(),
           p.heldShare(), p.capUsed()};
       for (int i = 0; i < v.length; i++) {
         sums[i] += v[i] / seeds.length;
       }
     }
-    return new Probe(sums[0], sums[1], sums[2], sums[3], sums[4], sums[5], sums[6]);
+    return new Probe(sums[0], sums[1], sums[2], sums[3], sums[4], sums[5], sums[6], sums[7]);
   }
 
   /** One run's numbers. */
@@ -104,6 +105,7 @@ final class FidelityProbe {
     long end = Metrics.windowEnd(workload, recording);
     return new Probe(attempts.isEmpty() ? 0 : (double) rejected / attempts.size(),
         rejected == 0 ? 0 : (double) tokenRejected / rejected,
+        rejected == 0 ? 0 : (double) rejectedPerWindow.getOrDefault(0L, 0) / rejected,
         tokenRejected == 0 ? 0 : (double) explained / tokenRejected,
         tokenRejected == 0 ? 0 : errorSum / tokenRejected,
         rejectedPerWindow.isEmpty() ? 0 : (double) rejected / rejectedPerWindow.size(),
