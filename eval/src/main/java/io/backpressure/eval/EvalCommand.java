@@ -169,6 +169,9 @@ public final class EvalCommand implements Callable<Integer> {
       for (Workload w : workloads) {
         for (Configuration c : configurations) {
           c.validate(w);
+          if (real && c instanceof GateConfiguration gate && gate.variant().simulatedOnly()) {
+            throw new IllegalArgumentException(c.name() + " is an ablation of the simulator only: run it with --mode sim");
+          }
         }
       }
       logs = verbose ? LibraryLogs.verbose() : LibraryLogs.toFolder(outputRoot(workloads));

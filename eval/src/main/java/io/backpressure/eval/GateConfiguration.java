@@ -112,6 +112,11 @@ final class GateConfiguration implements Configuration {
       this.estimate = estimate;
       this.holdsRejected = holdsRejected;
     }
+
+    /** Whether only the simulator's activity models this variant (the real worker asks as bp does). */
+    boolean simulatedOnly() {
+      return estimate != TokenEstimate.PROMPT || holdsRejected;
+    }
   }
 
   private final Variant variant;

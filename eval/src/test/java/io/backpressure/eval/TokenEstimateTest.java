@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Policy;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** The estimate and reservation ablations (eval/README.md, "Noisy estimates and reservation: ablations"). */
 class TokenEstimateTest {
@@ -69,6 +72,20 @@ class TokenEstimateTest {
     Recording bp = SimulationTest.run(NOISY, "bp", 1);
     Recording held = SimulationTest.run(NOISY, "bp-429-held", 1);
     assertThat(rateLimitedInFirstWindow(held)).isPositive().isLessThan(rateLimitedInFirstWindow(bp) / 2);
+  }
+
+  @Test
+  void theAblationsAreRefusedInRealModeBeforeAnyRun() {
+    StringWriter err = new StringWriter();
+    CommandLine cmd = new CommandLine(new EvalCommand());
+    cmd.setErr(new PrintWriter(err, true));
+    cmd.setOut(new PrintWriter(new StringWriter(), true));
+    assertThat(cmd.execute("--workload", "noisy-estimates", "--mode", "real", "--configs", "bp,bp-oracle"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("bp-oracle is an ablation of the simulator only");
+    assertThat(GateConfiguration.Variant.FULL.simulatedOnly()).isFalse();
+    assertThat(GateConfiguration.Variant.NO_SAFE_WINDOW.simulatedOnly()).isFalse();
+    assertThat(GateConfiguration.Variant.REJECTED_HELD.simulatedOnly()).isTrue();
   }
 
   @Test
