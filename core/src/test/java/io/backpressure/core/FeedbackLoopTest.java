@@ -102,11 +102,13 @@ class FeedbackLoopTest {
 
   /**
    * 16 callers, 50-150 ms of service; the provider's limit per one-second window and its outside
-   * traffic (spread evenly) as functions of time in seconds.
+   * traffic (spread evenly) as functions of time in seconds. The gate keeps a one-second safe
+   * window, as the evaluation configures it against a provider's fixed window.
    */
   private static Result run(boolean feedback, DoubleUnaryOperator limitAt, DoubleUnaryOperator outsideAt) {
     ManualClock clock = new ManualClock();
     Policy policy = Policy.builder("openai/gpt-4o").requestsPerSecond(CONFIGURED).priority("P1", 1)
+        .safeWindow(Duration.ofSeconds(1))
         .feedback(feedback ? FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build() : FeedbackPolicy.DISABLED)
         .build();
     InMemoryGate gate = InMemoryGate.create(policy, clock);

@@ -27,7 +27,8 @@
 
 local max, min, floor, huge = math.max, math.min, math.floor, math.huge
 local SLOTS = 20
-local OUTSIDE_TOLERANCE = 0.02
+local OUTSIDE_ENGAGE = 0.1
+local OUTSIDE_RELEASE = 0.05
 local MIN_ELAPSED = 0.1
 -- Java's Long.MIN_VALUE for "never"; far enough back for any comparison with now.
 local NEVER = -9223372036854775808
@@ -73,17 +74,19 @@ local F = {
 }
 local now = current_time(ARGV[2])
 
--- The state, fresh (EffectiveCaps' constructor) or as stored; a layout change starts it afresh.
+-- The state, fresh (EffectiveCaps' constructor) or as stored; a layout change (or a state written
+-- before the dead band's out_on) starts it afresh.
 local st
 local raw = redis.call('GET', KEYS[2])
 if raw then
   st = cmsgpack.unpack(raw)
-  if st.layout ~= cfg[5] or st.D ~= D then
+  if st.layout ~= cfg[5] or st.D ~= D or not st.out_on then
     st = nil
   end
 end
 if not st then
-  st = { layout = cfg[5], D = D, a = {}, a_at = {}, cool = {}, lim = {}, out = {}, own = {}, own_slot = {},
+  st = { layout = cfg[5], D = D, a = {}, a_at = {}, cool = {}, lim = {}, out = {}, out_on = {}, own = {},
+         own_slot = {},
          ramp_start = 0, ramp_end = NEVER, errors = 0, outage = 0,
          signals = 0, decreases = 0, adoptions = 0, ramps = 0, ignored = 0 }
   for d = 1, D do
@@ -92,6 +95,7 @@ if not st then
     st.cool[d] = NEVER
     st.lim[d] = -1
     st.out[d] = 0
+    st.out_on[d] = 0
   end
   for i = 1, SLOTS do
     st.own_slot[i] = NEVER
@@ -140,7 +144,7 @@ local function effective(d, t)
     lower = lim
   end
   local o = st.out[d]
-  if o > OUTSIDE_TOLERANCE * lower then
+  if st.out_on[d] == 1 and o > 0 then
     e = min(e, lower - (1 + F.headroom) * o)
   end
   return max(F.floor * c, e)
@@ -229,6 +233,15 @@ local function adopt(d, t, limit, remaining, reset)
   local sample = (used - mine) / elapsed
   local weight = F.outside_weight * elapsed / period
   st.out[d] = st.out[d] + weight * (sample - st.out[d])
+  local lower = C[d]
+  if st.lim[d] >= 0 then
+    lower = min(C[d], st.lim[d])
+  end
+  local threshold = OUTSIDE_ENGAGE
+  if st.out_on[d] == 1 then
+    threshold = OUTSIDE_RELEASE
+  end
+  st.out_on[d] = st.out[d] > threshold * lower and 1 or 0
 end
 
 -- EffectiveCaps.decrease
@@ -303,6 +316,9 @@ local function observe(t)
         local reset
         if ARGV[i + 2] == '1' then
           reset = tonumber(ARGV[i + 5])
+        end
+        if st.out[d] > 0 then
+          st.out_on[d] = 1
         end
         decrease(d, t, effective(d, t) < before[d], reset, retry_after)
       end
