@@ -6,9 +6,10 @@
 -- The seam to admission: admit.lua and release.lua decide with the packed numbers in the config
 -- hash's 'params' field, read at every decision. This script keeps a copy of the numbers apply.lua
 -- wrote for the configured caps C_d ('fb_base', tagged with the policy version it belongs to in
--- 'fb_version') and writes 'params' with the effective caps E_d (times the recovery ramp) in their
--- place: the refill rate, the burst and the largest cost in proportion, and the safe window's
--- allowance. The policy JSON, and so C_d, is never touched, and the version stays, so no client
+-- 'fb_version') and writes 'params' with the effective caps E_d in their place: the refill rate,
+-- the burst and the largest cost in proportion, and the safe window's allowance. While a recovery
+-- ramp runs it also writes 'fb_ramp' = {start, end (µs), fraction}, which every admission applies
+-- at its own time (follow_ramp in nested_buckets.lua); it is removed once the ramp has ended. The policy JSON, and so C_d, is never touched, and the version stays, so no client
 -- reloads. After a policy write, 'params' holds C_d again until the next answer is reported.
 --
 -- KEYS: 1 config hash, 2 feedback state (string, cmsgpack: the fields of the fresh state below)
@@ -45,7 +46,7 @@ local function current_time(argument)
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
-local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'fb_version', 'fb_base', 'layout')
+local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'fb_version', 'fb_base', 'layout', 'fb_ramp')
 if not cfg[1] then
   return { 0 }
 end
@@ -337,14 +338,14 @@ if ARGV[1] == 'observe' and observe(now) then
   redis.call('SET', KEYS[2], cmsgpack.pack(st))
 end
 
--- The numbers admission decides with: the configured ones, with E_d · ramp in place of C_d.
+-- The numbers admission decides with: the configured ones, with E_d in place of C_d, and the ramp.
 local m = ramp_multiplier(now)
 local reply = { 1, now, fmt(m), st.outage, st.signals, st.decreases, st.adoptions, st.ramps, st.ignored }
 if ARGV[1] == 'observe' then
   local v = cmsgpack.unpack(base_raw)
   local period = v[3 + 3 * D + K + 5]
   for d = 1, D do
-    local r = effective(d, now) * m
+    local r = effective(d, now)
     if r ~= C[d] then
       local burst = base[2 + D + d] * r / C[d]
       v[2 + d] = r
@@ -360,6 +361,11 @@ if ARGV[1] == 'observe' then
   local packed = cmsgpack.pack(v)
   if packed ~= cfg[2] then
     redis.call('HSET', KEYS[1], 'params', packed)
+  end
+  if m < 1 then
+    redis.call('HSET', KEYS[1], 'fb_ramp', cmsgpack.pack({ st.ramp_start, st.ramp_end, F.ramp_fraction }))
+  elseif cfg[6] then
+    redis.call('HDEL', KEYS[1], 'fb_ramp')
   end
 end
 for d = 1, D do

@@ -83,10 +83,13 @@ import java.util.Objects;
  *
  * <h2>When the caps move</h2>
  *
- * Only when an answer is reported: {@link #observe} is the one step, and the caps it leaves (the
- * growth and the ramp computed for that instant) are what admission decides against until the next
- * answer. Under load answers come many times a second; a ramp rises with the answers of the calls
- * it lets through.
+ * {@code E_d} moves only when an answer is reported: {@link #observe} is the one step, and the
+ * caps it leaves (the growth computed for that instant) are what admission decides against until
+ * the next answer. The ramp's factor is a function of time alone, so it is applied at admission:
+ * the in-memory gate hands {@link #applied} to the rule at every admission while a ramp runs, and
+ * on Redis {@code feedback.lua} stores the ramp's start, end and fraction beside the effective
+ * caps for every decision to apply at its own time. A ramp therefore rises whether or not
+ * answers are reported (a gate whose caller reports none still returns to {@code E_d}).
  *
  * <h2>A worked example</h2>
  *
