@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -216,10 +219,12 @@ class EffectiveCapsTest {
    * remained then and the time to the window's end; the gate hears it at the answer. Returns the
    * lowest effective cap for requests seen right after any answer.
    */
+  /** One answer of {@link #noisyProvider}: when it arrives (µs), its {@code remaining} and reset (µs). */
+  private record Answer(long at, double remaining, long reset) {}
+
   private static double noisyProvider(EffectiveCaps caps, double mine, double theirs, int seconds) {
-    java.util.Random random = new java.util.Random(7);
-    java.util.PriorityQueue<long[]> answers = new java.util.PriorityQueue<>(
-        java.util.Comparator.comparingLong(a -> a[0]));
+    Random random = new Random(7);
+    PriorityQueue<Answer> answers = new PriorityQueue<>(Comparator.comparingLong(Answer::at));
     double lowest = Double.POSITIVE_INFINITY;
     long window = -1;
     int counted = 0;
@@ -227,12 +232,12 @@ class EffectiveCapsTest {
     long end = seconds * SECOND;
     while (arrived < end || !answers.isEmpty()) {
       arrived += (long) (-Math.log(1 - random.nextDouble()) * SECOND / mine);
-      while (!answers.isEmpty() && (answers.peek()[0] <= arrived || arrived >= end)) {
-        long[] answer = answers.poll();
+      while (!answers.isEmpty() && (answers.peek().at() <= arrived || arrived >= end)) {
+        Answer answer = answers.poll();
         ProviderSignal signal = ProviderSignal.ofStatus(200).withLimit("requests", 60.0,
-            (double) answer[1], Duration.ofNanos(answer[2] * 1_000));
-        caps.observe(answer[0], signal, new double[] {1, 0});
-        lowest = Math.min(lowest, caps.effective(0, answer[0]));
+            answer.remaining(), Duration.ofNanos(answer.reset() * 1_000));
+        caps.observe(answer.at(), signal, new double[] {1, 0});
+        lowest = Math.min(lowest, caps.effective(0, answer.at()));
       }
       if (arrived >= end) {
         continue;
@@ -244,8 +249,8 @@ class EffectiveCapsTest {
       }
       counted++;
       double outside = Math.floor(theirs * (double) (arrived - s * SECOND) / SECOND);
-      long remaining = (long) Math.max(0, 60 - counted - outside);
-      answers.add(new long[] {arrived + 50_000 + random.nextInt(100_001), remaining, (s + 1) * SECOND - arrived});
+      double remaining = Math.max(0, 60 - counted - outside);
+      answers.add(new Answer(arrived + 50_000 + random.nextInt(100_001), remaining, (s + 1) * SECOND - arrived));
     }
     return lowest;
   }
