@@ -211,6 +211,9 @@ class EffectiveCapsTest {
     assertThat(EffectiveCaps.ownUse(DIMS, open, ProviderSignal.ofStatus(200))).isNull();
   }
 
+  /** One answer of {@link #noisyProvider}: when it arrives (µs), its {@code remaining} and reset (µs). */
+  private record Answer(long at, double remaining, long reset) {}
+
   /**
    * Drives {@code caps} for {@code seconds} with a fixed-window provider of 60 requests per 1 s
    * window: the gate's calls arrive at random (exponential gaps, {@code mine}/s on average) and are
@@ -219,9 +222,6 @@ class EffectiveCapsTest {
    * remained then and the time to the window's end; the gate hears it at the answer. Returns the
    * lowest effective cap for requests seen right after any answer.
    */
-  /** One answer of {@link #noisyProvider}: when it arrives (µs), its {@code remaining} and reset (µs). */
-  private record Answer(long at, double remaining, long reset) {}
-
   private static double noisyProvider(EffectiveCaps caps, double mine, double theirs, int seconds) {
     Random random = new Random(7);
     PriorityQueue<Answer> answers = new PriorityQueue<>(Comparator.comparingLong(Answer::at));
