@@ -70,8 +70,9 @@ import java.util.Objects;
  * bound {@code E} at once, whatever its size, and when that lowers {@code E} it explains the 429
  * (no cut of {@code A}); the estimate then stops bounding once it is below the release level
  * again. So outside traffic smaller than the band is left room for from its first 429 on, and a
- * lone 429 that the burst's alignment with the provider's window causes when the caps are right
- * costs a dip of the size of the estimate's noise for one answer, not a 20 % cut.
+ * lone 429 that comes while the estimate is slightly positive costs a dip of the estimate's size
+ * until the next answer, not a 20 % cut. A 429 with no sign of outside traffic ({@code O ≤ 0})
+ * cuts {@code A} as before.
  *
  * <h2>Recovery ramp</h2>
  *
