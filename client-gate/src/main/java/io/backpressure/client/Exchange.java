@@ -60,7 +60,7 @@ public final class Exchange {
    */
   public void answered(int statusCode, Map<String, List<String>> headers) {
     try {
-      clientGate.feedback().observe(new ProviderResponse(gate.target(), call.model(), statusCode, headers));
+      clientGate.feedback().observe(new ProviderResponse(gate.target(), call.model(), statusCode, headers), grant);
     } catch (RuntimeException e) {
       log.warn("provider feedback failed for target {}", gate.target(), e);
     }

@@ -1,6 +1,7 @@
 package io.backpressure.client;
 
 import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
 import io.backpressure.core.feedback.ProviderSignals;
 import java.time.Instant;
 
@@ -18,11 +19,31 @@ public interface ProviderFeedback {
   void observe(ProviderResponse response);
 
   /**
+   * Receives an answer together with the grant its call was admitted with. The client gate calls
+   * this one; by default it drops the grant and calls {@link #observe(ProviderResponse)}.
+   */
+  default void observe(ProviderResponse response, Grant grant) {
+    observe(response);
+  }
+
+  /**
    * Hands every answer to {@code gate}'s provider feedback ({@link Gate#feedback}): its status and
    * rate-limit headers, parsed by {@link ProviderSignals#parse}, adjust the gate's effective caps.
+   * The call's grant goes with it, so the gate counts what the call debited as its own traffic and
+   * does not take it for traffic from outside.
    */
   static ProviderFeedback toGate(Gate gate) {
-    return response -> gate.feedback(null,
-        ProviderSignals.parse(response.statusCode(), response.headers(), null, Instant.now()));
+    return new ProviderFeedback() {
+      @Override
+      public void observe(ProviderResponse response) {
+        observe(response, null);
+      }
+
+      @Override
+      public void observe(ProviderResponse response, Grant grant) {
+        gate.feedback(grant,
+            ProviderSignals.parse(response.statusCode(), response.headers(), null, Instant.now()));
+      }
+    };
   }
 }

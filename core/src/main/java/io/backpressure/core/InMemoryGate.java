@@ -31,6 +31,7 @@ public final class InMemoryGate implements Gate {
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
   private final EffectiveCaps caps;
   private double[] appliedCaps;
+  private boolean ramping;
   private final WaitingLines waiting;
   private volatile Policy policy;
   private long nextId;
@@ -116,8 +117,12 @@ public final class InMemoryGate implements Gate {
     return caps.state(clock.nanoTime() / 1_000);
   }
 
-  /** Hands the effective caps to the rule when they changed (caller holds the lock). */
+  /**
+   * Hands the effective caps to the rule when they changed (caller holds the lock). While a
+   * recovery ramp runs, every admission calls it, so the ramp rises with time, answers or not.
+   */
   private void applyCaps(long now) {
+    ramping = caps.rampMultiplier(now) < 1;
     double[] next = caps.applied(now);
     if (Arrays.equals(next, appliedCaps)) {
       return;
@@ -158,6 +163,9 @@ public final class InMemoryGate implements Gate {
     NestedBuckets.Booking granted;
     synchronized (this) {
       long now = clock.nanoTime() / 1_000;
+      if (ramping) {
+        applyCaps(now);
+      }
       expire(now);
       NestedBuckets.Booking booking = request.booking() == null ? null : bookings.get(request.booking());
       if (booking != null && (booking.priority != k || !booking.tenant.equals(request.tenant())

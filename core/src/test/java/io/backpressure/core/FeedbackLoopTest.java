@@ -57,7 +57,13 @@ class FeedbackLoopTest {
     assertThat(bp.okBetween(70, 80) / 10).as("full cap within 10-20 s of its return").isGreaterThanOrEqualTo(0.9 * 60);
   }
 
-  /** Caps that are right: feedback stays quiet and costs nothing. */
+  /**
+   * Caps that are right: feedback stays quiet and costs nothing; the effective cap is the
+   * configured one at every answer after the warm-up.
+   *
+   * <p>Mutation tried: the outside estimate's dead band taken out ({@code OUTSIDE_ENGAGE} and
+   * {@code OUTSIDE_RELEASE} at 0.02).
+   */
   @Test
   void capsThatAreRightCostNothing() {
     Result bp = run(true, t -> 60, t -> 0);
@@ -65,10 +71,11 @@ class FeedbackLoopTest {
     print("caps right", bp, fixed);
     assertThat(bp.utilization()).isGreaterThanOrEqualTo(fixed.utilization() - 0.01);
     assertThat(bp.share429()).isLessThanOrEqualTo(fixed.share429() + 0.005);
+    assertThat(bp.lowestEffective()).as("lowest effective cap after the warm-up").isEqualTo(CONFIGURED);
   }
 
   /** Outcome of one run: answers counted after the warm-up. */
-  record Result(long ok, long limited, double allowed, long[] okPerSecond) {
+  record Result(long ok, long limited, double allowed, long[] okPerSecond, double lowestEffective) {
     double share429() {
       return (double) limited / (ok + limited);
     }
@@ -102,11 +109,13 @@ class FeedbackLoopTest {
 
   /**
    * 16 callers, 50-150 ms of service; the provider's limit per one-second window and its outside
-   * traffic (spread evenly) as functions of time in seconds.
+   * traffic (spread evenly) as functions of time in seconds. The gate keeps a one-second safe
+   * window, as the evaluation configures it against a provider's fixed window.
    */
   private static Result run(boolean feedback, DoubleUnaryOperator limitAt, DoubleUnaryOperator outsideAt) {
     ManualClock clock = new ManualClock();
     Policy policy = Policy.builder("openai/gpt-4o").requestsPerSecond(CONFIGURED).priority("P1", 1)
+        .safeWindow(Duration.ofSeconds(1))
         .feedback(feedback ? FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build() : FeedbackPolicy.DISABLED)
         .build();
     InMemoryGate gate = InMemoryGate.create(policy, clock);
@@ -121,6 +130,7 @@ class FeedbackLoopTest {
     long ok = 0;
     long limited = 0;
     long[] okPerSecond = new long[(int) SECONDS + 1];
+    double lowestEffective = Double.POSITIVE_INFINITY;
     long end = (long) (SECONDS * 1e9);
     while (!events.isEmpty() && events.peek().nanos() < end) {
       Event e = events.poll();
@@ -129,6 +139,10 @@ class FeedbackLoopTest {
       if (e.answer()) {
         gate.release(e.grant(), Cost.oneRequest());
         gate.feedback(e.grant(), e.signal().withUsage(Cost.oneRequest()));
+        if (t >= WARMUP) {
+          lowestEffective = Math.min(lowestEffective,
+              gate.feedbackState().dimensions().get("requests").effective());
+        }
         events.add(new Event(e.nanos(), e.caller(), false, null, null, null));
         continue;
       }
@@ -172,6 +186,6 @@ class FeedbackLoopTest {
     for (double t = WARMUP; t < SECONDS; t += 0.001) {
       allowed += 0.001 * (limitAt.applyAsDouble(t) - outsideAt.applyAsDouble(t));
     }
-    return new Result(ok, limited, allowed, okPerSecond);
+    return new Result(ok, limited, allowed, okPerSecond, lowestEffective);
   }
 }

@@ -63,6 +63,21 @@ class InMemoryGateFeedbackTest {
     assertThat(state.rampMultiplier()).isEqualTo(1.0);
   }
 
+  /**
+   * The same ramp with no answer reported after the resumption: admission alone moves it.
+   *
+   * <p>Mutation tried: {@code admit} not handing the ramp's caps to the rule (15/s to the end).
+   */
+  @Test
+  void theRampRisesWithTimeWhenNoAnswerIsReported() {
+    traffic.runUntil(2);
+    gate.feedback(null, ProviderSignal.resumedAfterOutage());
+    List<Traffic.Admitted> admitted = traffic.runUntil(14);
+    assertThat(count(admitted, 2.1, 3.1)).as("the ramp's first second").isBetween(14.0, 21.0);
+    assertThat(count(admitted, 7, 8)).isBetween(39.0, 47.0);
+    assertThat(count(admitted, 12.5, 14)).as("back at the cap after 10 s").isCloseTo(90, within(3.0));
+  }
+
   @Test
   void aHotUpdateOfTheCapKeepsTheLearnedLimit() {
     gate.feedback(null, ProviderSignal.ofStatus(200).withLimit("requests", 30.0, null, null));

@@ -236,6 +236,7 @@ if not config then
   return { 2, live }
 end
 local now = current_time(ARGV[2])
+follow_ramp(now)
 local tenant = ARGV[3]
 local k = tonumber(ARGV[4]) + 1
 local weight = tonumber(ARGV[5])

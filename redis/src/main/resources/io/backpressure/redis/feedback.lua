@@ -6,9 +6,10 @@
 -- The seam to admission: admit.lua and release.lua decide with the packed numbers in the config
 -- hash's 'params' field, read at every decision. This script keeps a copy of the numbers apply.lua
 -- wrote for the configured caps C_d ('fb_base', tagged with the policy version it belongs to in
--- 'fb_version') and writes 'params' with the effective caps E_d (times the recovery ramp) in their
--- place: the refill rate, the burst and the largest cost in proportion, and the safe window's
--- allowance. The policy JSON, and so C_d, is never touched, and the version stays, so no client
+-- 'fb_version') and writes 'params' with the effective caps E_d in their place: the refill rate,
+-- the burst and the largest cost in proportion, and the safe window's allowance. While a recovery
+-- ramp runs it also writes 'fb_ramp' = {start, end (µs), fraction}, which every admission applies
+-- at its own time (follow_ramp in nested_buckets.lua); it is removed once the ramp has ended. The policy JSON, and so C_d, is never touched, and the version stays, so no client
 -- reloads. After a policy write, 'params' holds C_d again until the next answer is reported.
 --
 -- KEYS: 1 config hash, 2 feedback state (string, cmsgpack: the fields of the fresh state below)
@@ -27,7 +28,8 @@
 
 local max, min, floor, huge = math.max, math.min, math.floor, math.huge
 local SLOTS = 20
-local OUTSIDE_TOLERANCE = 0.02
+local OUTSIDE_ENGAGE = 0.1
+local OUTSIDE_RELEASE = 0.05
 local MIN_ELAPSED = 0.1
 -- Java's Long.MIN_VALUE for "never"; far enough back for any comparison with now.
 local NEVER = -9223372036854775808
@@ -44,7 +46,7 @@ local function current_time(argument)
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
-local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'fb_version', 'fb_base', 'layout')
+local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'fb_version', 'fb_base', 'layout', 'fb_ramp')
 if not cfg[1] then
   return { 0 }
 end
@@ -73,17 +75,19 @@ local F = {
 }
 local now = current_time(ARGV[2])
 
--- The state, fresh (EffectiveCaps' constructor) or as stored; a layout change starts it afresh.
+-- The state, fresh (EffectiveCaps' constructor) or as stored; a layout change (or a state written
+-- before the dead band's out_on) starts it afresh.
 local st
 local raw = redis.call('GET', KEYS[2])
 if raw then
   st = cmsgpack.unpack(raw)
-  if st.layout ~= cfg[5] or st.D ~= D then
+  if st.layout ~= cfg[5] or st.D ~= D or not st.out_on then
     st = nil
   end
 end
 if not st then
-  st = { layout = cfg[5], D = D, a = {}, a_at = {}, cool = {}, lim = {}, out = {}, own = {}, own_slot = {},
+  st = { layout = cfg[5], D = D, a = {}, a_at = {}, cool = {}, lim = {}, out = {}, out_on = {}, own = {},
+         own_slot = {},
          ramp_start = 0, ramp_end = NEVER, errors = 0, outage = 0,
          signals = 0, decreases = 0, adoptions = 0, ramps = 0, ignored = 0 }
   for d = 1, D do
@@ -92,6 +96,7 @@ if not st then
     st.cool[d] = NEVER
     st.lim[d] = -1
     st.out[d] = 0
+    st.out_on[d] = 0
   end
   for i = 1, SLOTS do
     st.own_slot[i] = NEVER
@@ -140,7 +145,7 @@ local function effective(d, t)
     lower = lim
   end
   local o = st.out[d]
-  if o > OUTSIDE_TOLERANCE * lower then
+  if st.out_on[d] == 1 and o > 0 then
     e = min(e, lower - (1 + F.headroom) * o)
   end
   return max(F.floor * c, e)
@@ -229,6 +234,15 @@ local function adopt(d, t, limit, remaining, reset)
   local sample = (used - mine) / elapsed
   local weight = F.outside_weight * elapsed / period
   st.out[d] = st.out[d] + weight * (sample - st.out[d])
+  local lower = C[d]
+  if st.lim[d] >= 0 then
+    lower = min(C[d], st.lim[d])
+  end
+  local threshold = OUTSIDE_ENGAGE
+  if st.out_on[d] == 1 then
+    threshold = OUTSIDE_RELEASE
+  end
+  st.out_on[d] = st.out[d] > threshold * lower and 1 or 0
 end
 
 -- EffectiveCaps.decrease
@@ -304,6 +318,9 @@ local function observe(t)
         if ARGV[i + 2] == '1' then
           reset = tonumber(ARGV[i + 5])
         end
+        if st.out[d] > 0 then
+          st.out_on[d] = 1
+        end
         decrease(d, t, effective(d, t) < before[d], reset, retry_after)
       end
     end
@@ -321,14 +338,14 @@ if ARGV[1] == 'observe' and observe(now) then
   redis.call('SET', KEYS[2], cmsgpack.pack(st))
 end
 
--- The numbers admission decides with: the configured ones, with E_d · ramp in place of C_d.
+-- The numbers admission decides with: the configured ones, with E_d in place of C_d, and the ramp.
 local m = ramp_multiplier(now)
 local reply = { 1, now, fmt(m), st.outage, st.signals, st.decreases, st.adoptions, st.ramps, st.ignored }
 if ARGV[1] == 'observe' then
   local v = cmsgpack.unpack(base_raw)
   local period = v[3 + 3 * D + K + 5]
   for d = 1, D do
-    local r = effective(d, now) * m
+    local r = effective(d, now)
     if r ~= C[d] then
       local burst = base[2 + D + d] * r / C[d]
       v[2 + d] = r
@@ -344,6 +361,11 @@ if ARGV[1] == 'observe' then
   local packed = cmsgpack.pack(v)
   if packed ~= cfg[2] then
     redis.call('HSET', KEYS[1], 'params', packed)
+  end
+  if m < 1 then
+    redis.call('HSET', KEYS[1], 'fb_ramp', cmsgpack.pack({ st.ramp_start, st.ramp_end, F.ramp_fraction }))
+  elseif cfg[6] then
+    redis.call('HDEL', KEYS[1], 'fb_ramp')
   end
 end
 for d = 1, D do

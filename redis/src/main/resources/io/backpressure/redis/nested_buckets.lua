@@ -87,14 +87,14 @@ end
 -- version when the caller's version is not the live one (the caller then reloads the policy and
 -- asks again).
 local function load_config(version)
-  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation')
+  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'fb_ramp')
   if not cfg[1] or cfg[1] ~= version then
     return nil, cfg[1] or ''
   end
   local v = cmsgpack.unpack(cfg[2])
   D, K = v[1], v[2]
   P = { dims = D, classes = K, rate = {}, burst = {}, largest = {}, weight = {}, allowance = {},
-        generation = tonumber(cfg[3]) }
+        generation = tonumber(cfg[3]), ramp = cfg[4] }
   for d = 1, D do
     P.rate[d] = v[2 + d]
     P.burst[d] = v[2 + D + d]
@@ -139,6 +139,25 @@ local function current_time(argument)
   end
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+-- The recovery ramp (EffectiveCaps.rampMultiplier): while one runs, feedback.lua keeps its start
+-- and end (µs) and its fraction f in the config hash's 'fb_ramp', and every decision scales the
+-- rates, bursts, largest costs and window allowances by f + (1 − f)·(now − start)/(end − start)
+-- at its own time, so the ramp advances whether or not answers are reported.
+local function follow_ramp(now)
+  if not P.ramp then
+    return
+  end
+  local r = cmsgpack.unpack(P.ramp)
+  if now >= r[2] then
+    return
+  end
+  local m = r[3] + (1 - r[3]) * max(0, now - r[1]) / (r[2] - r[1])
+  for d = 1, D do
+    P.rate[d], P.burst[d] = P.rate[d] * m, P.burst[d] * m
+    P.largest[d], P.allowance[d] = P.largest[d] * m, P.allowance[d] * m
+  end
 end
 
 local function load_state()

@@ -13,6 +13,7 @@ if not config then
   return { 2, live }
 end
 local now = current_time(ARGV[2])
+follow_ramp(now)
 
 -- Idempotency: the grant is consumed by its first release. A grant is {tenant, class, expires at,
 -- generation, paid share, window entry id (0: none), window entry time, then per dimension the

@@ -100,6 +100,26 @@ class FeedbackSharedTest {
     assertThat(state.rampMultiplier()).isCloseTo(0.25 + 0.75 * 0.05, within(1e-9));
   }
 
+  /**
+   * No answer is reported after the resumption, yet the other gate's admissions rise with the
+   * ramp and are back at the cap once it has run: every decision applies the ramp at its own time.
+   *
+   * <p>Mutation tried: {@code follow_ramp} skipped in admit.lua and release.lua (60/s from the
+   * start: this test and the one above fail).
+   */
+  @Test
+  void theRampRisesWithTimeWhenNoAnswerIsReported() {
+    admitFor(other, 1);
+    seesThe429s.feedback(null, ProviderSignal.resumedAfterOutage());
+    double first = admitFor(other, 1);
+    double middle = admitFor(other, 4.5);
+    admitFor(other, 5);
+    double after = admitFor(other, 2);
+    assertThat(first).as("about 0.25-0.325 of 60/s").isBetween(14.0, 21.0);
+    assertThat(middle / 4.5).as("1-5.5 s into the ramp: about half of 60/s").isBetween(26.0, 33.0);
+    assertThat(after).as("back at 60/s").isCloseTo(120, within(3.0));
+  }
+
   /** One caller always waiting at {@code gate} for {@code seconds} of virtual time; returns its admissions. */
   private double admitFor(RedisGate gate, double seconds) {
     long until = clock.nanoTime() + (long) (seconds * 1e9);

@@ -48,10 +48,31 @@ import java.util.Objects;
  *       (L − remaining − own) / elapsed} units/s enters an average with weight {@code
  *       outside_weight · elapsed / P} (early in a window the sample is noisy and weighs little; a
  *       sample under 10 % of the period is skipped). Samples are averaged signed, so the noise of
- *       calls in flight cancels; the estimate {@code O} is clamped at zero when used. When {@code O}
- *       exceeds {@link #OUTSIDE_TOLERANCE} of {@code base = min(C, L/P)}, {@code Out = base − (1 +
- *       headroom) · O}.
+ *       calls in flight cancels; the estimate {@code O} is clamped at zero when used. Once {@code O}
+ *       exceeds {@link #OUTSIDE_ENGAGE} of {@code base = min(C, L/P)}, {@code Out = base − (1 +
+ *       headroom) · O}, until it falls below {@link #OUTSIDE_RELEASE} of {@code base}.
  * </ul>
+ *
+ * <h2>The noise of the outside estimate, and its dead band</h2>
+ *
+ * The provider counts a call when it arrives, the gate when it is answered: at any instant the
+ * calls in flight are in the provider's count and not yet in the gate's, and the calls answered
+ * early in a window were counted in the previous one. On average the two cancel, but one sample
+ * is off by about what the gate sends in one latency, and a fixed window's start and end move
+ * that by whole calls. With a 1 s window and 50–150 ms latency that is several percent of the cap
+ * in either direction, and the average {@code O} wanders by as much (up to about 10 % of the cap
+ * over a 100 s run at full load, the evaluation README's correct-caps workloads). Were every
+ * excursion taken as outside traffic, {@code E} would dip below a correct cap for a moment
+ * several times a second and cost about 1 % of the throughput. So {@code O} bounds nothing inside
+ * a dead band: it starts bounding {@code E} once above {@link #OUTSIDE_ENGAGE} of {@code base}
+ * and stops once back below {@link #OUTSIDE_RELEASE} (hysteresis, so an estimate near the edge
+ * does not switch on and off with every answer). A 429 is no noise: it makes a positive estimate
+ * bound {@code E} at once, whatever its size, and when that lowers {@code E} it explains the 429
+ * (no cut of {@code A}); the estimate then stops bounding once it is below the release level
+ * again. So outside traffic smaller than the band is left room for from its first 429 on, and a
+ * lone 429 that comes while the estimate is slightly positive costs a dip of the estimate's size
+ * until the next answer, not a 20 % cut. A 429 with no sign of outside traffic ({@code O ≤ 0})
+ * cuts {@code A} as before.
  *
  * <h2>Recovery ramp</h2>
  *
@@ -63,10 +84,13 @@ import java.util.Objects;
  *
  * <h2>When the caps move</h2>
  *
- * Only when an answer is reported: {@link #observe} is the one step, and the caps it leaves (the
- * growth and the ramp computed for that instant) are what admission decides against until the next
- * answer. Under load answers come many times a second; a ramp rises with the answers of the calls
- * it lets through.
+ * {@code E_d} moves only when an answer is reported: {@link #observe} is the one step, and the
+ * caps it leaves (the growth computed for that instant) are what admission decides against until
+ * the next answer. The ramp's factor is a function of time alone, so it is applied at admission:
+ * the in-memory gate hands {@link #applied} to the rule at every admission while a ramp runs, and
+ * on Redis {@code feedback.lua} stores the ramp's start, end and fraction beside the effective
+ * caps for every decision to apply at its own time. A ramp therefore rises whether or not
+ * answers are reported (a gate whose caller reports none still returns to {@code E_d}).
  *
  * <h2>A worked example</h2>
  *
@@ -86,6 +110,7 @@ import java.util.Objects;
  *   cooldownUntil[d]         cool             end of the dimension's cooldown (µs)
  *   limitRate[d]             lim              L/P of the latest limit header (NaN / -1: none)
  *   outside[d]               out              the outside-traffic average O (signed)
+ *   outsideBounds[d]         out_on           whether O bounds E now (the dead band's hysteresis)
  *   own[d][i], ownSlot[i]    own, own_slot    what answered calls used, per slot of P/SLOTS
  *   rampStart, rampEnd       ramp_start, ramp_end
  *   errors, outage           errors, outage
@@ -94,8 +119,10 @@ import java.util.Objects;
 public final class EffectiveCaps {
   /** Slots per provider period in which the gate's own usage is counted. */
   public static final int SLOTS = 20;
-  /** An outside estimate below this fraction of the cap is noise and bounds nothing. */
-  public static final double OUTSIDE_TOLERANCE = 0.02;
+  /** An outside estimate above this fraction of the cap starts bounding it (see the dead band). */
+  public static final double OUTSIDE_ENGAGE = 0.1;
+  /** An outside estimate that bounds the cap stops bounding it below this fraction of the cap. */
+  public static final double OUTSIDE_RELEASE = 0.05;
   /** A window younger than this fraction of the period gives no outside sample. */
   public static final double MIN_ELAPSED = 0.1;
 
@@ -108,6 +135,7 @@ public final class EffectiveCaps {
   private final long[] cooldownUntil;
   private final double[] limitRate;
   private final double[] outside;
+  private final boolean[] outsideBounds;
   private final double[][] own;
   private final long[] ownSlot = new long[SLOTS];
   private long rampStart;
@@ -142,6 +170,7 @@ public final class EffectiveCaps {
     this.limitRate = new double[dims];
     Arrays.fill(limitRate, Double.NaN);
     this.outside = new double[dims];
+    this.outsideBounds = new boolean[dims];
     this.own = new double[dims][SLOTS];
     Arrays.fill(ownSlot, Long.MIN_VALUE);
   }
@@ -213,6 +242,9 @@ public final class EffectiveCaps {
       }
       for (int d = 0; d < dims; d++) {
         if (!named || signal.exhausted().contains(names.get(d))) {
+          if (outside[d] > 0) {
+            outsideBounds[d] = true;
+          }
           decrease(d, now, signal, effective(d, now) < before[d]);
         }
       }
@@ -269,7 +301,7 @@ public final class EffectiveCaps {
       base = lim;
     }
     double o = outside[d];
-    if (o > OUTSIDE_TOLERANCE * base) {
+    if (outsideBounds[d] && o > 0) {
       e = Math.min(e, base - (1 + policy.headroom()) * o);
     }
     return Math.max(policy.floor() * c, e);
@@ -362,6 +394,8 @@ public final class EffectiveCaps {
     double sample = (used - mine) / elapsed;
     double weight = policy.outsideWeight() * elapsed / period;
     outside[d] += weight * (sample - outside[d]);
+    double base = Double.isNaN(limitRate[d]) ? caps[d] : Math.min(caps[d], limitRate[d]);
+    outsideBounds[d] = outside[d] > (outsideBounds[d] ? OUTSIDE_RELEASE : OUTSIDE_ENGAGE) * base;
   }
 
   private void startRamp(long now) {

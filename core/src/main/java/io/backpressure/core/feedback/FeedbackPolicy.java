@@ -18,7 +18,7 @@ import java.time.Duration;
  *   headroom: 0.05       # kept free below an adopted limit and beside outside traffic
  *   cooldown: 1s         # after a 429 with no reset or retry-after
  *   outside_weight: 0.1  # how fast the outside-traffic estimate follows the headers
- *   ramp: {fraction: 1.0, duration: 1s}     # recovery: off by default; e.g. {fraction: 0.25, duration: 10s}
+ *   ramp: {fraction: 0.5, duration: 1s}     # recovery: from half of E_d back to E_d within 1 s; fraction 1 turns it off
  *   outage_errors: 5     # provider errors in a row that make an outage (then the ramp on return)
  * }</pre>
  *
@@ -124,9 +124,12 @@ public record FeedbackPolicy(
     private double headroom = 0.05;
     private Duration cooldown = Duration.ofSeconds(1);
     private double outsideWeight = 0.1;
-    // Off by default: the effective caps advance only when answers are reported (Gate.feedback),
-    // so a gate whose caller reports none would stay at the ramp's start after an outage.
-    private double rampFraction = 1.0;
+    // Half the rate for the first moment after recovery, the full effective cap within 1 s. The
+    // gate's buckets already pace a waiting backlog at E_d once their burst is spent; what the ramp
+    // takes off is that burst and the rate on top of what the failed-open calls spent in the
+    // provider's window. Kept short so that gating is back at 90 % of the cap 0.8 s after
+    // recovery (and at the full cap after 1 s), well inside what the fail-open tests require.
+    private double rampFraction = 0.5;
     private Duration rampDuration = Duration.ofSeconds(1);
     private int outageErrors = 5;
 

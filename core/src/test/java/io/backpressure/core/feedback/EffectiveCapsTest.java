@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -100,6 +103,29 @@ class EffectiveCapsTest {
     assertThat(requests.effective()).isEqualTo(60.0);
   }
 
+  /**
+   * Caps that are right, answers as a real provider gives them: the gate's calls arrive at random
+   * (57/s against a 60/s window) and are answered 50–150 ms later, so each answer's {@code
+   * remaining} is off from the gate's own count by the calls in flight. The noise stays inside the
+   * outside estimate's dead band: the effective cap is the configured one at every answer.
+   *
+   * <p>Mutation tried: {@code OUTSIDE_ENGAGE} at 0.02 with no hysteresis (the cap dips to 55).
+   */
+  @Test
+  void theNoiseOfCallsInFlightLeavesACorrectCapAlone() {
+    double lowest = noisyProvider(caps, 57, 0, 100);
+    assertThat(lowest).as("lowest effective cap at any answer").isEqualTo(60.0);
+  }
+
+  /** The same noisy answers with an application outside spending 18/s: the cap leaves room for it. */
+  @Test
+  void outsideTrafficIsLeftRoomForThroughTheNoise() {
+    noisyProvider(caps, 40, 18, 30);
+    FeedbackState.Dimension requests = caps.state(30 * SECOND).dimensions().get("requests");
+    assertThat(requests.outside()).isCloseTo(18, within(3.0));
+    assertThat(requests.effective()).isLessThan(60 - 18 + 0.5);
+  }
+
   @Test
   void outsideTrafficThatStopsIsForgotten() {
     provider(caps, 30, 18, 0, 20);
@@ -183,6 +209,50 @@ class EffectiveCapsTest {
     io.backpressure.core.Grant open = new io.backpressure.core.Grant("open-1", "acme", "P1",
         io.backpressure.core.Cost.of(1, 1_100), true);
     assertThat(EffectiveCaps.ownUse(DIMS, open, ProviderSignal.ofStatus(200))).isNull();
+  }
+
+  /** One answer of {@link #noisyProvider}: when it arrives (µs), its {@code remaining} and reset (µs). */
+  private record Answer(long at, double remaining, long reset) {}
+
+  /**
+   * Drives {@code caps} for {@code seconds} with a fixed-window provider of 60 requests per 1 s
+   * window: the gate's calls arrive at random (exponential gaps, {@code mine}/s on average) and are
+   * answered after a uniform 50–150 ms, the outside application's arrive evenly at {@code
+   * theirs}/s. The provider counts a call when it arrives and reports the window's limit, what
+   * remained then and the time to the window's end; the gate hears it at the answer. Returns the
+   * lowest effective cap for requests seen right after any answer.
+   */
+  private static double noisyProvider(EffectiveCaps caps, double mine, double theirs, int seconds) {
+    Random random = new Random(7);
+    PriorityQueue<Answer> answers = new PriorityQueue<>(Comparator.comparingLong(Answer::at));
+    double lowest = Double.POSITIVE_INFINITY;
+    long window = -1;
+    int counted = 0;
+    long arrived = 0;
+    long end = seconds * SECOND;
+    while (arrived < end || !answers.isEmpty()) {
+      arrived += (long) (-Math.log(1 - random.nextDouble()) * SECOND / mine);
+      while (!answers.isEmpty() && (answers.peek().at() <= arrived || arrived >= end)) {
+        Answer answer = answers.poll();
+        ProviderSignal signal = ProviderSignal.ofStatus(200).withLimit("requests", 60.0,
+            answer.remaining(), Duration.ofNanos(answer.reset() * 1_000));
+        caps.observe(answer.at(), signal, new double[] {1, 0});
+        lowest = Math.min(lowest, caps.effective(0, answer.at()));
+      }
+      if (arrived >= end) {
+        continue;
+      }
+      long s = arrived / SECOND;
+      if (s != window) {
+        window = s;
+        counted = 0;
+      }
+      counted++;
+      double outside = Math.floor(theirs * (double) (arrived - s * SECOND) / SECOND);
+      double remaining = Math.max(0, 60 - counted - outside);
+      answers.add(new Answer(arrived + 50_000 + random.nextInt(100_001), remaining, (s + 1) * SECOND - arrived));
+    }
+    return lowest;
   }
 
   /** Outside samples of a steady run wander by well under this (requests per second). */

@@ -11,6 +11,7 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.ActivityAdmitter;
 import io.backpressure.client.CostModel;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.ProviderFeedback;
 import io.backpressure.core.Dimension;
 import io.backpressure.openai.GatedOpenAI;
 import io.backpressure.temporal.ActivityGate;
@@ -23,8 +24,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The {@code bp} configuration's provider calls, made the way the openai module's README shows:
  * openai-java's {@link OpenAIClient} built by {@link GatedOpenAI}, so each call is admitted by the
- * gated HTTP client before it is sent and released with the {@code usage} of its answer, and the
- * SDK's own retries are off. Admission goes through {@link ActivityAdmitter} to the worker's {@link
+ * gated HTTP client before it is sent and released with the {@code usage} of its answer, every
+ * answer's status and rate-limit headers (200s and 429s) go to the gate's provider feedback ({@link
+ * ProviderFeedback#toGate}, with the call's grant), and the SDK's own retries are off. Admission goes through {@link ActivityAdmitter} to the worker's {@link
  * ActivityGate}: a deferral ends the activity with the same {@code BackpressureDeferred} failure
  * {@code ActivityGate.call} raises, thrown out of {@link #send}.
  *
@@ -57,6 +59,7 @@ public final class OpenAiProvider implements AutoCloseable {
         .gate(deadlines)
         .admitter(ActivityAdmitter.create(gate -> activityGate))
         .costModel(costModel)
+        .feedback(ProviderFeedback.toGate(deadlines))
         .transport(transport)
         .clientOptions(options -> options.baseUrl(baseUrl).apiKey("mock").timeout(Duration.ofSeconds(60)))
         .build();
