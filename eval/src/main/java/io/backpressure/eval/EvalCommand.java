@@ -147,6 +147,9 @@ public final class EvalCommand implements Callable<Integer> {
         }
         redis = RedisLocation.cluster(redisCluster);
       }
+      if (!real) {
+        RealOptions.refuseFaultsInSim(faults.size());
+      }
       RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort, temporalTls,
           faults.stream().map(Fault::parse).toList());
       if (!real) {

@@ -1,6 +1,8 @@
 package io.backpressure.eval;
 
 import io.backpressure.eval.real.Ledger;
+import io.backpressure.mock.Faults;
+import io.backpressure.mock.MockProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -11,11 +13,18 @@ import java.util.concurrent.TimeUnit;
 /**
  * Injects the {@link Fault}s of one real run at their times after the run's origin: SIGSTOP and
  * SIGCONT, SIGKILL and restart, FLUSHALL of the harness's redis-server ({@link OwnedRedis}), SIGKILL
- * of one worker process and its replacement. Closing it cancels what is still pending and puts the
- * server back (resumed, restarted) so the next run starts with Redis up. Thread-safe.
+ * of one worker process and its replacement, and the mock provider's fault switches ({@link
+ * Faults}: 500s, latency ×{@value #SLOW_FACTOR}), each switched off at its fault's end (overlapping
+ * provider faults combine). Closing it cancels what is still pending and puts the server back
+ * (resumed, restarted) so the next run starts with Redis up. Thread-safe.
  */
 final class FaultInjector implements AutoCloseable {
+  /** How much slower the provider answers during {@code provider-slow}. */
+  static final double SLOW_FACTOR = 10;
   private final OwnedRedis redis;
+  private final MockProvider provider;
+  private int providerErrors;
+  private int providerSlow;
   private final WorkerGroup workers;
   private final Ledger ledger;
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -32,9 +41,11 @@ final class FaultInjector implements AutoCloseable {
    *
    * @param redis the harness's redis-server, or null (then no Redis fault may be given)
    * @param workers the run's workers (a worker-kill needs worker processes)
+   * @param provider the run's mock provider, whose fault switches the provider faults turn
    */
-  FaultInjector(List<Fault> faults, OwnedRedis redis, WorkerGroup workers, Ledger ledger) {
+  FaultInjector(List<Fault> faults, OwnedRedis redis, WorkerGroup workers, Ledger ledger, MockProvider provider) {
     this.redis = redis;
+    this.provider = provider;
     this.workers = workers;
     this.ledger = ledger;
     check(faults, redis != null, workers.hasProcesses() ? 2 : 1);
@@ -55,6 +66,14 @@ final class FaultInjector implements AutoCloseable {
             at(f.atS() + f.durationS(), f, () -> workers.replace(slots, ledger));
           }
         });
+        case "provider-errors" -> {
+          at(f.atS(), f, () -> provider(1, 0));
+          at(f.endS(), f, () -> provider(-1, 0));
+        }
+        case "provider-slow" -> {
+          at(f.atS(), f, () -> provider(0, 1));
+          at(f.endS(), f, () -> provider(0, -1));
+        }
         default -> throw new IllegalArgumentException("--fault " + f.kind() + " is not available in this build");
       }
     }
@@ -74,6 +93,13 @@ final class FaultInjector implements AutoCloseable {
         throw new IllegalArgumentException("--fault " + f + " needs --workers 2 or more (worker processes)");
       }
     }
+  }
+
+  /** Counts provider faults in force up or down and sets the provider's switches to match. */
+  private synchronized void provider(int errors, int slow) {
+    providerErrors += errors;
+    providerSlow += slow;
+    provider.setFaults(new Faults(providerErrors > 0, providerSlow > 0 ? SLOW_FACTOR : 1));
   }
 
   private void at(double seconds, Fault fault, Runnable action) {

@@ -60,8 +60,20 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
     }
   }
 
+  /**
+   * Fails when {@code faults} faults are given in sim mode: every fault acts on the real stack (a
+   * process, a server, the provider's switches), which the simulator does not run.
+   */
+  static void refuseFaultsInSim(int faults) {
+    if (faults > 0) {
+      throw new IllegalArgumentException("--fault needs --mode real: every fault (" + String.join(", ", Fault.KINDS)
+          + ") acts on the real stack, which the simulator does not run");
+    }
+  }
+
   /** Fails when a real-mode-only option is set in sim mode. */
   void requireSimDefaults() {
+    refuseFaultsInSim(faults.size());
     if (temporal != null || redis != null || workers != 1 || metricsPort != null || temporalTls || !faults.isEmpty()) {
       throw new IllegalArgumentException("--temporal, --temporal-tls, --redis, --workers, --metrics-port and --fault"
           + " need --mode real");

@@ -1,0 +1,121 @@
+package io.backpressure.eval;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a run's faults did at the provider, from the requests that reached it (eval/README.md,
+ * faults): the most requests in any window of one upstream period that lies wholly outside every
+ * fault's own duration, the same after the gate's shared state was lost, and per fault how long
+ * after its end the provider again answered 90 % of the cap.
+ *
+ * <p>Windows slide: each starts at a request's arrival, so the maxima do not depend on how windows
+ * are aligned. A fault's own duration is the open interval ({@code T}, {@code T + D}); an instant
+ * fault ({@code redis-flush}, {@code worker-kill} without {@code +D}) excludes no window. "After
+ * state loss" is every such window that starts at or after the first loss (a FLUSHALL, or the
+ * restart of a killed redis-server).
+ *
+ * <p>Recovery of a fault ending at {@code E}: the time from {@code E} until the provider has
+ * answered {@code ⌈0.9 · cap · period⌉} requests with 200, all sent after {@code E}, within one
+ * period — the gate admits at least 90 % of the cap again and the provider takes them. When that
+ * never happens, the time left until the run's end.
+ */
+final class FaultWindows {
+  /** The share of the cap, per period, a recovered gate admits again. */
+  static final double RECOVERED_SHARE = 0.9;
+
+  private FaultWindows() {}
+
+  /**
+   * One request at the provider, in nanoseconds since the run's origin.
+   *
+   * @param arrivalNanos when the provider received it
+   * @param ok whether it answered 200
+   */
+  record Arrival(long arrivalNanos, boolean ok) {}
+
+  /**
+   * The requests dimension of a run with faults.
+   *
+   * @param maxOutsideFaults the most requests in a window wholly outside every fault's duration
+   * @param maxAfterStateLoss the same over windows starting at or after the first state loss; NaN
+   *     when no fault lost the state
+   * @param recoveryS per fault (as written on the command line): seconds from its end until the
+   *     provider answered 90 % of the cap within one period again
+   */
+  record Result(double maxOutsideFaults, double maxAfterStateLoss, Map<String, Double> recoveryS) {}
+
+  /**
+   * @param arrivals every request that reached the provider, any order
+   * @param capPerPeriod the requests cap of one period (the workload's own share of it)
+   * @param periodNanos the provider's period
+   * @param endNanos the run's end
+   */
+  static Result of(List<Fault> faults, List<Arrival> arrivals, double capPerPeriod, long periodNanos,
+      long endNanos) {
+    long[] all = arrivals.stream().mapToLong(Arrival::arrivalNanos).sorted().toArray();
+    long[] ok = arrivals.stream().filter(Arrival::ok).mapToLong(Arrival::arrivalNanos).sorted().toArray();
+    double lostAt = faults.stream().mapToDouble(Fault::stateLostAtS).filter(s -> !Double.isNaN(s)).min()
+        .orElse(Double.NaN);
+    double outside = maxWindow(all, periodNanos, faults, Long.MIN_VALUE);
+    double afterLoss = Double.isNaN(lostAt) ? Double.NaN
+        : maxWindow(all, periodNanos, faults, Simulation.seconds(lostAt));
+    int needed = Math.max(1, (int) Math.ceil(RECOVERED_SHARE * capPerPeriod - 1e-9));
+    Map<String, Double> recovery = new LinkedHashMap<>();
+    for (Fault f : faults) {
+      long end = Simulation.seconds(f.endS());
+      recovery.put(f.toString(), recoveryNanos(ok, end, needed, periodNanos, endNanos) / 1e9);
+    }
+    return new Result(outside, afterLoss, recovery);
+  }
+
+  /**
+   * The most arrivals within {@code [s, s + period)} over window starts {@code s} at an arrival at
+   * or after {@code from}, skipping windows that overlap a fault's own duration.
+   */
+  static double maxWindow(long[] sorted, long period, List<Fault> faults, long from) {
+    int best = 0;
+    int head = 0;
+    for (int tail = 0; tail < sorted.length; tail++) {
+      long start = sorted[tail];
+      head = Math.max(head, tail);
+      while (head < sorted.length && sorted[head] < start + period) {
+        head++;
+      }
+      if (start >= from && !overlapsAFault(start, start + period, faults)) {
+        best = Math.max(best, head - tail);
+      }
+    }
+    return best;
+  }
+
+  private static boolean overlapsAFault(long start, long end, List<Fault> faults) {
+    for (Fault f : faults) {
+      if (f.durationS() > 0 && start < Simulation.seconds(f.endS()) && end > Simulation.seconds(f.atS())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** See the class comment; {@code okSorted} holds the 200s' arrivals. */
+  static long recoveryNanos(long[] okSorted, long faultEnd, int needed, long period, long runEnd) {
+    int first = Arrays.binarySearch(okSorted, faultEnd);
+    first = first >= 0 ? firstOf(okSorted, first) : -first - 1;
+    for (int last = first + needed - 1; last < okSorted.length; last++) {
+      if (okSorted[last] - okSorted[last - needed + 1] < period) {
+        return okSorted[last] - faultEnd;
+      }
+    }
+    return Math.max(0, runEnd - faultEnd);
+  }
+
+  private static int firstOf(long[] sorted, int index) {
+    while (index > 0 && sorted[index - 1] == sorted[index]) {
+      index--;
+    }
+    return index;
+  }
+}

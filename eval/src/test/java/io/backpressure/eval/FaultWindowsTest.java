@@ -1,0 +1,63 @@
+package io.backpressure.eval;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FaultWindowsTest {
+  private static final long SECOND = 1_000_000_000L;
+
+  /** {@code perSecond} requests spread evenly over [from, to) seconds, all answered {@code ok}. */
+  private static void steady(List<FaultWindows.Arrival> into, double from, double to, int perSecond, boolean ok) {
+    long step = SECOND / perSecond;
+    for (long t = Simulation.seconds(from); t < Simulation.seconds(to); t += step) {
+      into.add(new FaultWindows.Arrival(t, ok));
+    }
+  }
+
+  @Test
+  void windowsOverlappingAFaultsOwnDurationAreLeftOut_andAStateLossStartsTheStricterCount() {
+    List<FaultWindows.Arrival> arrivals = new ArrayList<>();
+    steady(arrivals, 0, 10, 10, true);
+    steady(arrivals, 10, 12, 40, false); // ungated during a stalled Redis: inside redis-stop@10+2
+    steady(arrivals, 12, 20, 10, true);
+    steady(arrivals, 20, 20.5, 20, true); // right after the flush: above the cap of 10
+    steady(arrivals, 20.5, 30, 10, true);
+    List<Fault> faults = List.of(Fault.parse("redis-stop@10+2"), Fault.parse("redis-flush@20"));
+
+    FaultWindows.Result r = FaultWindows.of(faults, arrivals, 10, SECOND, Simulation.seconds(30));
+
+    assertThat(r.maxOutsideFaults()).isEqualTo(15); // 10 of the burst after the flush + 5 after it
+    assertThat(r.maxAfterStateLoss()).isEqualTo(15);
+    assertThat(FaultWindows.maxWindow(arrivals.stream().mapToLong(FaultWindows.Arrival::arrivalNanos).sorted()
+        .toArray(), SECOND, List.of(), Long.MIN_VALUE)).as("with nothing left out").isEqualTo(40);
+  }
+
+  @Test
+  void noStateLossGivesNoStricterCount() {
+    List<FaultWindows.Arrival> arrivals = new ArrayList<>();
+    steady(arrivals, 0, 10, 10, true);
+    FaultWindows.Result r = FaultWindows.of(List.of(Fault.parse("provider-slow@2+3")), arrivals, 10, SECOND,
+        Simulation.seconds(10));
+    assertThat(r.maxAfterStateLoss()).isNaN();
+    assertThat(r.maxOutsideFaults()).isEqualTo(10);
+  }
+
+  @Test
+  void recoveryIsTheTimeUntilNinetyPercentOfTheCapIsAnsweredWithinOnePeriod() {
+    List<FaultWindows.Arrival> arrivals = new ArrayList<>();
+    steady(arrivals, 0, 5, 10, true);
+    steady(arrivals, 5, 8, 10, false); // 500s while the provider fails
+    steady(arrivals, 8, 9.5, 4, true); // the gate comes back slowly
+    steady(arrivals, 9.5, 20, 10, true);
+    List<Fault> faults = List.of(Fault.parse("provider-errors@5+3"), Fault.parse("redis-flush@30"));
+
+    FaultWindows.Result r = FaultWindows.of(faults, arrivals, 10, SECOND, Simulation.seconds(40));
+
+    // 9 answers within one second, all after 8 s: from 9.25 s to 10.2 s.
+    assertThat(r.recoveryS().get("provider-errors@5+3")).isCloseTo(2.2, org.assertj.core.data.Offset.offset(1e-6));
+    assertThat(r.recoveryS().get("redis-flush@30")).as("never again: the time left").isEqualTo(10.0);
+  }
+}
