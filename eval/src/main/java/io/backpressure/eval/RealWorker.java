@@ -37,6 +37,12 @@ final class RealWorker implements AutoCloseable {
    * Redis does not answer within this long goes ahead ungated and is counted.
    */
   static final Duration FAIL_OPEN_TIMEOUT = Duration.ofMillis(500);
+  /**
+   * The pause between probes of a Redis that does not answer: short, because one call at a time
+   * probes (and waits up to the timeout) while the others are let through at once, and gating
+   * resumes with the first answer (the evaluation README, faults).
+   */
+  static final Duration FAIL_OPEN_PROBE = Duration.ofMillis(100);
   private final WorkerFactory factory;
   private final ProviderClient provider;
   private final AutoCloseable gate;
@@ -116,7 +122,8 @@ final class RealWorker implements AutoCloseable {
         RedisGate redis = RedisGate.connect(RedisLocation.builder(spec.redisUrl()).target(policy.target())
             .policy(policy).keyPrefix(spec.redisPrefix()).build());
         closeGate = redis;
-        FailOpenGate failOpen = FailOpenGate.around(redis).timeout(FAIL_OPEN_TIMEOUT).build();
+        FailOpenGate failOpen = FailOpenGate.around(redis).timeout(FAIL_OPEN_TIMEOUT).probeInterval(FAIL_OPEN_PROBE)
+            .build();
         ledger.failedOpenFrom(failOpen::ungatedDecisions);
         gate = failOpen;
       } else {
