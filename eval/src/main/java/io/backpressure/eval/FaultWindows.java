@@ -18,9 +18,12 @@ import java.util.Map;
  * restart of a killed redis-server).
  *
  * <p>Recovery of a fault ending at {@code E}: the time from {@code E} until the provider has
- * answered {@code ⌈0.9 · cap · period⌉} requests with 200, all sent after {@code E}, within one
- * period — the gate admits at least 90 % of the cap again and the provider takes them. When that
- * never happens, the time left until the run's end.
+ * answered {@code ⌈0.9 · R · period⌉} requests with 200, all sent after {@code E}, within one
+ * period — the gate admits at least 90 % of {@code R} again and the provider takes them. {@code R}
+ * is the cap, or the rate of 200s the same run reached before its first fault (from {@code
+ * warmup_s} on) when that is lower: on a machine too loaded for the stack to reach the cap at all,
+ * recovery is measured against what it reached without faults, not against a rate nothing could
+ * reach. When recovery never happens, the time left until the run's end.
  */
 final class FaultWindows {
   /** The share of the cap, per period, a recovered gate admits again. */
@@ -43,18 +46,22 @@ final class FaultWindows {
    * @param maxAfterStateLoss the same over windows starting at or after the first state loss; NaN
    *     when no fault lost the state
    * @param recoveryS per fault (as written on the command line): seconds from its end until the
-   *     provider answered 90 % of the cap within one period again
+   *     provider answered 90 % of {@code recoveryRateRps} within one period again
+   * @param recoveryRateRps {@code R}: the cap, or the run's rate of 200s before its first fault when
+   *     lower, in requests per second
    */
-  record Result(double maxOutsideFaults, double maxAfterStateLoss, Map<String, Double> recoveryS) {}
+  record Result(double maxOutsideFaults, double maxAfterStateLoss, Map<String, Double> recoveryS,
+      double recoveryRateRps) {}
 
   /**
    * @param arrivals every request that reached the provider, any order
    * @param capPerPeriod the requests cap of one period (the workload's own share of it)
    * @param periodNanos the provider's period
+   * @param warmupNanos where the rate before the first fault is counted from
    * @param endNanos the run's end
    */
   static Result of(List<Fault> faults, List<Arrival> arrivals, double capPerPeriod, long periodNanos,
-      long endNanos) {
+      long warmupNanos, long endNanos) {
     long[] all = arrivals.stream().mapToLong(Arrival::arrivalNanos).sorted().toArray();
     long[] ok = arrivals.stream().filter(Arrival::ok).mapToLong(Arrival::arrivalNanos).sorted().toArray();
     double lostAt = faults.stream().mapToDouble(Fault::stateLostAtS).filter(s -> !Double.isNaN(s)).min()
@@ -62,13 +69,19 @@ final class FaultWindows {
     double outside = maxWindow(all, periodNanos, faults, Long.MIN_VALUE);
     double afterLoss = Double.isNaN(lostAt) ? Double.NaN
         : maxWindow(all, periodNanos, faults, Simulation.seconds(lostAt));
-    int needed = Math.max(1, (int) Math.ceil(RECOVERED_SHARE * capPerPeriod - 1e-9));
+    long firstFault = faults.stream().mapToLong(f -> Simulation.seconds(f.atS())).min().orElse(endNanos);
+    double perPeriod = capPerPeriod;
+    if (firstFault > warmupNanos) {
+      long before = Arrays.stream(ok).filter(t -> t >= warmupNanos && t < firstFault).count();
+      perPeriod = Math.min(capPerPeriod, before * (double) periodNanos / (firstFault - warmupNanos));
+    }
+    int needed = Math.max(1, (int) Math.ceil(RECOVERED_SHARE * perPeriod - 1e-9));
     Map<String, Double> recovery = new LinkedHashMap<>();
     for (Fault f : faults) {
       long end = Simulation.seconds(f.endS());
       recovery.put(f.toString(), recoveryNanos(ok, end, needed, periodNanos, endNanos) / 1e9);
     }
-    return new Result(outside, afterLoss, recovery);
+    return new Result(outside, afterLoss, recovery, perPeriod * 1e9 / periodNanos);
   }
 
   /**

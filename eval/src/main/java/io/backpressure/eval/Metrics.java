@@ -387,7 +387,7 @@ final class Metrics {
    * gate let through ungated while Redis did not answer) and {@code workers_lost} (worker processes
    * that died, whose ledgers are lost); with faults ({@link FaultWindows}) {@code
    * upstream_max_outside_faults.requests}, {@code upstream_max_after_state_loss.requests} (when a
-   * fault lost the state) and {@code fault_recovery_s.{fault}}.
+   * fault lost the state), {@code fault_recovery_s.{fault}} and {@code fault_recovery_rate_rps}.
    */
   private static void measured(Map<String, RunMetrics.Value> values, Recording recording, double slotNanos) {
     Recording.Measured m = recording.measured();
@@ -410,6 +410,7 @@ final class Metrics {
             faults.maxAfterStateLoss())));
       }
       values.put("fault_recovery_s", new RunMetrics.ByKey(faults.recoveryS()));
+      values.put("fault_recovery_rate_rps", scalar(faults.recoveryRateRps()));
     }
   }
 

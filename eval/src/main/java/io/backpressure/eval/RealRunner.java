@@ -213,7 +213,7 @@ final class RealRunner implements Runner {
     Workload.Upstream up = workload.upstream();
     double cap = up.requestsPerS() == null ? 0 : (up.requestsPerS() - up.outsideOf(Dimension.REQUESTS)) * up.periodS();
     return FaultWindows.of(faults, arrivals(records, providerToRunNanos), cap, Simulation.seconds(up.periodS()),
-        endNanos);
+        Simulation.seconds(workload.warmupS()), endNanos);
   }
 
   /**

@@ -15,6 +15,8 @@ import io.backpressure.eval.real.TimedGate;
 import io.backpressure.eval.real.UpstreamActivitiesImpl;
 import io.backpressure.metrics.MeteredGate;
 import io.backpressure.redis.RedisGate;
+import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.temporal.ActivityGate;
 import io.backpressure.temporal.BackpressureInterceptor;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,6 +45,8 @@ final class RealWorker implements AutoCloseable {
    * resumes with the first answer (the evaluation README, faults).
    */
   static final Duration FAIL_OPEN_PROBE = Duration.ofMillis(100);
+  /** How long a worker in {@code --when-unavailable local} waits to reach Redis before it starts. */
+  static final Duration LOCAL_CONNECT = Duration.ofSeconds(10);
   private final WorkerFactory factory;
   private final ProviderClient provider;
   private final AutoCloseable gate;
@@ -119,13 +123,23 @@ final class RealWorker implements AutoCloseable {
       Policy policy = Policy.fromYaml(spec.policyYaml());
       Gate gate;
       if (spec.redisUrl() != null) {
-        RedisGate redis = RedisGate.connect(RedisLocation.builder(spec.redisUrl()).target(policy.target())
-            .policy(policy).keyPrefix(spec.redisPrefix()).build());
-        closeGate = redis;
-        FailOpenGate failOpen = FailOpenGate.around(redis).timeout(FAIL_OPEN_TIMEOUT).probeInterval(FAIL_OPEN_PROBE)
-            .build();
-        ledger.failedOpenFrom(failOpen::ungatedDecisions);
-        gate = failOpen;
+        RedisGateConfig config = RedisLocation.builder(spec.redisUrl()).target(policy.target())
+            .policy(policy).keyPrefix(spec.redisPrefix()).build();
+        if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
+          // LOCAL needs the worker count only the resilient gate keeps (its share of the caps).
+          ResilientRedisGate resilient = ResilientRedisGate.open(config);
+          resilient.awaitConnected(LOCAL_CONNECT);
+          closeGate = resilient;
+          ledger.failedOpenFrom(resilient.failOpen()::ungatedDecisions);
+          gate = resilient;
+        } else {
+          RedisGate redis = RedisGate.connect(config);
+          closeGate = redis;
+          FailOpenGate failOpen = FailOpenGate.around(redis).mode(config.whenUnavailable()).timeout(FAIL_OPEN_TIMEOUT)
+              .probeInterval(FAIL_OPEN_PROBE).build();
+          ledger.failedOpenFrom(failOpen::ungatedDecisions);
+          gate = failOpen;
+        }
       } else {
         gate = InMemoryGate.create(policy);
       }

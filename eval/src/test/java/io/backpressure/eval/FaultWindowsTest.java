@@ -27,7 +27,7 @@ class FaultWindowsTest {
     steady(arrivals, 20.5, 30, 10, true);
     List<Fault> faults = List.of(Fault.parse("redis-stop@10+2"), Fault.parse("redis-flush@20"));
 
-    FaultWindows.Result r = FaultWindows.of(faults, arrivals, 10, SECOND, Simulation.seconds(30));
+    FaultWindows.Result r = FaultWindows.of(faults, arrivals, 10, SECOND, 0, Simulation.seconds(30));
 
     assertThat(r.maxOutsideFaults()).isEqualTo(15); // 10 of the burst after the flush + 5 after it
     assertThat(r.maxAfterStateLoss()).isEqualTo(15);
@@ -40,7 +40,7 @@ class FaultWindowsTest {
     List<FaultWindows.Arrival> arrivals = new ArrayList<>();
     steady(arrivals, 0, 10, 10, true);
     FaultWindows.Result r = FaultWindows.of(List.of(Fault.parse("provider-slow@2+3")), arrivals, 10, SECOND,
-        Simulation.seconds(10));
+        0, Simulation.seconds(10));
     assertThat(r.maxAfterStateLoss()).isNaN();
     assertThat(r.maxOutsideFaults()).isEqualTo(10);
   }
@@ -54,10 +54,23 @@ class FaultWindowsTest {
     steady(arrivals, 9.5, 20, 10, true);
     List<Fault> faults = List.of(Fault.parse("provider-errors@5+3"), Fault.parse("redis-flush@30"));
 
-    FaultWindows.Result r = FaultWindows.of(faults, arrivals, 10, SECOND, Simulation.seconds(40));
+    FaultWindows.Result r = FaultWindows.of(faults, arrivals, 10, SECOND, SECOND, Simulation.seconds(40));
 
     // 9 answers within one second, all after 8 s: from 9.25 s to 10.2 s.
     assertThat(r.recoveryS().get("provider-errors@5+3")).isCloseTo(2.2, org.assertj.core.data.Offset.offset(1e-6));
     assertThat(r.recoveryS().get("redis-flush@30")).as("never again: the time left").isEqualTo(10.0);
+    assertThat(r.recoveryRateRps()).as("the cap: reached before the first fault").isEqualTo(10.0);
+  }
+
+  @Test
+  void onAMachineThatCannotReachTheCapRecoveryIsMeasuredAgainstTheRateReachedBeforeTheFirstFault() {
+    List<FaultWindows.Arrival> arrivals = new ArrayList<>();
+    steady(arrivals, 0, 5, 5, true);
+    steady(arrivals, 7, 20, 5, true);
+    FaultWindows.Result r = FaultWindows.of(List.of(Fault.parse("redis-stop@5+2")), arrivals, 10, SECOND, SECOND,
+        Simulation.seconds(20));
+    assertThat(r.recoveryRateRps()).isEqualTo(5.0);
+    // 5 answers (90 % of 5, rounded up) within one second from 7 s on: the fifth at 7.8 s.
+    assertThat(r.recoveryS().get("redis-stop@5+2")).isCloseTo(0.8, org.assertj.core.data.Offset.offset(1e-6));
   }
 }
