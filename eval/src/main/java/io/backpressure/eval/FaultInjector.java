@@ -33,6 +33,7 @@ final class FaultInjector implements AutoCloseable {
     return t;
   });
   private final List<String> done = new ArrayList<>();
+  private final List<Step> steps = new ArrayList<>();
   private volatile boolean paused;
   private volatile boolean down;
 
@@ -52,27 +53,27 @@ final class FaultInjector implements AutoCloseable {
     for (Fault f : faults) {
       switch (f.kind()) {
         case "redis-stop" -> {
-          at(f.atS(), f, () -> { redis.pause(); paused = true; });
-          at(f.atS() + f.durationS(), f, () -> { redis.resume(); paused = false; });
+          at(f.atS(), f, false, () -> { redis.pause(); paused = true; });
+          at(f.atS() + f.durationS(), f, true, () -> { redis.resume(); paused = false; });
         }
         case "redis-kill" -> {
-          at(f.atS(), f, () -> { redis.kill(); down = true; });
-          at(f.atS() + f.durationS(), f, () -> { redis.restart(); down = false; });
+          at(f.atS(), f, false, () -> { redis.kill(); down = true; });
+          at(f.atS() + f.durationS(), f, true, () -> { redis.restart(); down = false; });
         }
-        case "redis-flush" -> at(f.atS(), f, redis::flush);
-        case "worker-kill" -> at(f.atS(), f, () -> {
+        case "redis-flush" -> at(f.atS(), f, false, redis::flush);
+        case "worker-kill" -> at(f.atS(), f, false, () -> {
           int slots = workers.killOne();
           if (f.durationS() > 0 && slots > 0) {
-            at(f.atS() + f.durationS(), f, () -> workers.replace(slots, ledger));
+            at(f.atS() + f.durationS(), f, true, () -> workers.replace(slots, ledger));
           }
         });
         case "provider-errors" -> {
-          at(f.atS(), f, () -> provider(1, 0));
-          at(f.endS(), f, () -> provider(-1, 0));
+          at(f.atS(), f, false, () -> provider(1, 0));
+          at(f.endS(), f, true, () -> provider(-1, 0));
         }
         case "provider-slow" -> {
-          at(f.atS(), f, () -> provider(0, 1));
-          at(f.endS(), f, () -> provider(0, -1));
+          at(f.atS(), f, false, () -> provider(0, 1));
+          at(f.endS(), f, true, () -> provider(0, -1));
         }
         default -> throw new IllegalArgumentException("--fault " + f.kind() + " is not available in this build");
       }
@@ -102,20 +103,44 @@ final class FaultInjector implements AutoCloseable {
     provider.setFaults(new Faults(providerErrors > 0, providerSlow > 0 ? SLOW_FACTOR : 1));
   }
 
-  private void at(double seconds, Fault fault, Runnable action) {
+  /**
+   * Runs {@code action} {@code seconds} after the run's origin.
+   *
+   * @param closing whether the step ends its fault (SIGCONT, restart, replacement polling, switch off)
+   */
+  private void at(double seconds, Fault fault, boolean closing, Runnable action) {
     long delay = Math.max(0, ledger.originEpochNanos() + Simulation.seconds(seconds) - Ledger.epochNanos());
     timer.schedule(() -> {
       try {
         action.run();
-        record(String.format(Locale.ROOT, "%s: step at %.2f s", fault, ledger.now() / 1e9));
+        long now = ledger.now();
+        record(String.format(Locale.ROOT, "%s: step at %.2f s", fault, now / 1e9), new Step(fault, closing, now));
       } catch (RuntimeException e) {
-        record(String.format(Locale.ROOT, "%s: step at %.2f s failed: %s", fault, ledger.now() / 1e9, e.getMessage()));
+        record(String.format(Locale.ROOT, "%s: step at %.2f s failed: %s", fault, ledger.now() / 1e9, e.getMessage()),
+            null);
       }
     }, delay, TimeUnit.NANOSECONDS);
   }
 
-  private synchronized void record(String line) {
+  private synchronized void record(String line, Step step) {
     done.add(line);
+    if (step != null) {
+      steps.add(step);
+    }
+  }
+
+  /**
+   * One step that took effect.
+   *
+   * @param closing whether it ended its fault
+   * @param nanos when it had taken effect (the signal sent, the server or worker ready), since the
+   *     run's origin
+   */
+  record Step(Fault fault, boolean closing, long nanos) {}
+
+  /** The steps that took effect so far, in order. */
+  synchronized List<Step> steps() {
+    return List.copyOf(steps);
   }
 
   /** What was injected so far, in order. */

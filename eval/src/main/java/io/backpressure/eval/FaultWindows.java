@@ -12,10 +12,12 @@ import java.util.Map;
  * after its end the provider again answered 90 % of the cap.
  *
  * <p>Windows slide: each starts at a request's arrival, so the maxima do not depend on how windows
- * are aligned. A fault's own duration is the open interval ({@code T}, {@code T + D}); an instant
- * fault ({@code redis-flush}, {@code worker-kill} without {@code +D}) excludes no window. "After
- * state loss" is every such window that starts at or after the first loss (a FLUSHALL, or the
- * restart of a killed redis-server).
+ * are aligned. A fault's own duration ({@link Span}) runs from its first step to its closing step
+ * as they took effect (SIGCONT sent, the restarted server answering, the replacement worker
+ * polling, the provider's switch off), not as scheduled; a fault whose closing step never took
+ * effect lasts to the run's end. An instant fault ({@code redis-flush}, {@code worker-kill} without
+ * {@code +D}) excludes no window. "After state loss" is every such window that starts at or after
+ * the first loss (a FLUSHALL, or the restart of a killed redis-server).
  *
  * <p>Recovery of a fault ending at {@code E}: the time from {@code E} until the provider has
  * answered {@code ⌈0.9 · R · period⌉} requests with 200, all sent after {@code E}, within one
@@ -46,12 +48,50 @@ final class FaultWindows {
    * @param maxAfterStateLoss the same over windows starting at or after the first state loss; NaN
    *     when no fault lost the state
    * @param recoveryS per fault (as written on the command line): seconds from its end until the
-   *     provider answered 90 % of {@code recoveryRateRps} within one period again
+   *     provider answered 90 % of {@code recoveryRateRps} within one period again; NaN for a fault
+   *     that never ended
    * @param recoveryRateRps {@code R}: the cap, or the run's rate of 200s before its first fault when
    *     lower, in requests per second
    */
   record Result(double maxOutsideFaults, double maxAfterStateLoss, Map<String, Double> recoveryS,
       double recoveryRateRps) {}
+
+  /**
+   * One fault as it happened.
+   *
+   * @param fault as written on the command line
+   * @param startNanos its first step, since the run's origin
+   * @param endNanos its closing step ({@code startNanos} for an instant fault); -1 when it never
+   *     ended
+   * @param stateLostNanos when it lost the gate's shared state; -1 when it did not
+   */
+  record Span(String fault, long startNanos, long endNanos, long stateLostNanos) {
+
+    /** {@code fault} exactly as scheduled. */
+    static Span scheduled(Fault fault) {
+      double lost = fault.stateLostAtS();
+      return new Span(fault.toString(), Simulation.seconds(fault.atS()), Simulation.seconds(fault.endS()),
+          Double.isNaN(lost) ? -1 : Simulation.seconds(lost));
+    }
+
+    /**
+     * {@code fault} as its {@code steps} took effect; a step that never did falls back to the
+     * schedule for its start, and to "never ended" for its end.
+     */
+    static Span of(Fault fault, List<FaultInjector.Step> steps) {
+      long start = steps.stream().filter(s -> s.fault().equals(fault) && !s.closing())
+          .mapToLong(FaultInjector.Step::nanos).findFirst().orElse(Simulation.seconds(fault.atS()));
+      boolean closes = fault.durationS() > 0;
+      long end = !closes ? start : steps.stream().filter(s -> s.fault().equals(fault) && s.closing())
+          .mapToLong(FaultInjector.Step::nanos).findFirst().orElse(-1);
+      long lost = switch (fault.kind()) {
+        case "redis-flush" -> start;
+        case "redis-kill" -> end;
+        default -> -1;
+      };
+      return new Span(fault.toString(), start, end, lost);
+    }
+  }
 
   /**
    * @param arrivals every request that reached the provider, any order
@@ -60,16 +100,16 @@ final class FaultWindows {
    * @param warmupNanos where the rate before the first fault is counted from
    * @param endNanos the run's end
    */
-  static Result of(List<Fault> faults, List<Arrival> arrivals, double capPerPeriod, long periodNanos,
+  static Result of(List<Span> faults, List<Arrival> arrivals, double capPerPeriod, long periodNanos,
       long warmupNanos, long endNanos) {
     long[] all = arrivals.stream().mapToLong(Arrival::arrivalNanos).sorted().toArray();
     long[] ok = arrivals.stream().filter(Arrival::ok).mapToLong(Arrival::arrivalNanos).sorted().toArray();
-    double lostAt = faults.stream().mapToDouble(Fault::stateLostAtS).filter(s -> !Double.isNaN(s)).min()
-        .orElse(Double.NaN);
-    double outside = maxWindow(all, periodNanos, faults, Long.MIN_VALUE);
-    double afterLoss = Double.isNaN(lostAt) ? Double.NaN
-        : maxWindow(all, periodNanos, faults, Simulation.seconds(lostAt));
-    long firstFault = faults.stream().mapToLong(f -> Simulation.seconds(f.atS())).min().orElse(endNanos);
+    List<Span> closed = faults.stream().map(f -> f.endNanos() >= 0 ? f
+        : new Span(f.fault(), f.startNanos(), Long.MAX_VALUE, f.stateLostNanos())).toList();
+    long lostAt = faults.stream().mapToLong(Span::stateLostNanos).filter(t -> t >= 0).min().orElse(-1);
+    double outside = maxWindow(all, periodNanos, closed, Long.MIN_VALUE);
+    double afterLoss = lostAt < 0 ? Double.NaN : maxWindow(all, periodNanos, closed, lostAt);
+    long firstFault = faults.stream().mapToLong(Span::startNanos).min().orElse(endNanos);
     double perPeriod = capPerPeriod;
     if (firstFault > warmupNanos) {
       long before = Arrays.stream(ok).filter(t -> t >= warmupNanos && t < firstFault).count();
@@ -77,9 +117,9 @@ final class FaultWindows {
     }
     int needed = Math.max(1, (int) Math.ceil(RECOVERED_SHARE * perPeriod - 1e-9));
     Map<String, Double> recovery = new LinkedHashMap<>();
-    for (Fault f : faults) {
-      long end = Simulation.seconds(f.endS());
-      recovery.put(f.toString(), recoveryNanos(ok, end, needed, periodNanos, endNanos) / 1e9);
+    for (Span f : faults) {
+      recovery.put(f.fault(), f.endNanos() < 0 ? Double.NaN
+          : recoveryNanos(ok, f.endNanos(), needed, periodNanos, endNanos) / 1e9);
     }
     return new Result(outside, afterLoss, recovery, perPeriod * 1e9 / periodNanos);
   }
@@ -88,7 +128,7 @@ final class FaultWindows {
    * The most arrivals within {@code [s, s + period)} over window starts {@code s} at an arrival at
    * or after {@code from}, skipping windows that overlap a fault's own duration.
    */
-  static double maxWindow(long[] sorted, long period, List<Fault> faults, long from) {
+  static double maxWindow(long[] sorted, long period, List<Span> faults, long from) {
     int best = 0;
     int head = 0;
     for (int tail = 0; tail < sorted.length; tail++) {
@@ -104,9 +144,9 @@ final class FaultWindows {
     return best;
   }
 
-  private static boolean overlapsAFault(long start, long end, List<Fault> faults) {
-    for (Fault f : faults) {
-      if (f.durationS() > 0 && start < Simulation.seconds(f.endS()) && end > Simulation.seconds(f.atS())) {
+  private static boolean overlapsAFault(long start, long end, List<Span> faults) {
+    for (Span f : faults) {
+      if (f.endNanos() > f.startNanos() && start < f.endNanos() && end > f.startNanos()) {
         return true;
       }
     }

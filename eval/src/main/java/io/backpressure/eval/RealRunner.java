@@ -160,6 +160,7 @@ final class RealRunner implements Runner {
       schedule.close();
       injector.close();
       injected.addAll(injector.done());
+      List<FaultWindows.Span> spans = faults.stream().map(f -> FaultWindows.Span.of(f, injector.steps())).toList();
       ledger.close(endNanos);
       arrivals.forEach(Thread::interrupt);
       double cpu = (processCpuNanos() - cpuBefore + group.childCpuNanos())
@@ -169,7 +170,7 @@ final class RealRunner implements Runner {
       terminate(started);
       List<RequestRecord> records = provider.records();
       Map<String, Double> perWindow = UpstreamWindows.maxPerWindow(workload, records);
-      FaultWindows.Result faultWindows = faults.isEmpty() ? null : faultWindows(workload, records,
+      FaultWindows.Result faultWindows = faults.isEmpty() ? null : faultWindows(workload, spans, records,
           providerToRunNanos, endNanos);
       Map<String, Double> bound = UpstreamWindows.bound(workload, GateConfiguration.policy(workload,
           configuration instanceof GateConfiguration gate ? gate.variant() : GateConfiguration.Variant.FULL));
@@ -208,11 +209,11 @@ final class RealRunner implements Runner {
         .map(r -> new FaultWindows.Arrival(r.arrivalNanos() - providerToRunNanos, r.status() == 200)).toList();
   }
 
-  private FaultWindows.Result faultWindows(Workload workload, List<RequestRecord> records, long providerToRunNanos,
-      long endNanos) {
+  private FaultWindows.Result faultWindows(Workload workload, List<FaultWindows.Span> spans,
+      List<RequestRecord> records, long providerToRunNanos, long endNanos) {
     Workload.Upstream up = workload.upstream();
     double cap = up.requestsPerS() == null ? 0 : (up.requestsPerS() - up.outsideOf(Dimension.REQUESTS)) * up.periodS();
-    return FaultWindows.of(faults, arrivals(records, providerToRunNanos), cap, Simulation.seconds(up.periodS()),
+    return FaultWindows.of(spans, arrivals(records, providerToRunNanos), cap, Simulation.seconds(up.periodS()),
         Simulation.seconds(workload.warmupS()), endNanos);
   }
 
