@@ -27,11 +27,11 @@ final class FaultInjector implements AutoCloseable {
   private int providerSlow;
   private final WorkerGroup workers;
   private final Ledger ledger;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "fault-injector");
-    t.setDaemon(true);
-    return t;
-  });
+  /**
+   * One thread per step that may block (a replacement worker's JVM takes seconds to start polling
+   * on a loaded machine), so no step waits for another's: each runs at its own time.
+   */
+  private final ScheduledExecutorService timer;
   private final List<String> done = new ArrayList<>();
   private final List<Step> steps = new ArrayList<>();
   private volatile boolean paused;
@@ -50,6 +50,11 @@ final class FaultInjector implements AutoCloseable {
     this.workers = workers;
     this.ledger = ledger;
     check(faults, redis != null, workers.hasProcesses() ? 2 : 1);
+    this.timer = Executors.newScheduledThreadPool(Math.max(1, 2 * faults.size()), r -> {
+      Thread t = new Thread(r, "fault-injector");
+      t.setDaemon(true);
+      return t;
+    });
     for (Fault f : faults) {
       switch (f.kind()) {
         case "redis-stop" -> {

@@ -16,7 +16,7 @@ import picocli.CommandLine;
 
 /**
  * The fault matrix on the real stack (eval/README.md, faults): every fault kind, one after another
- * with time to recover between them, in one 46 s run of bp on cross-priority with two worker
+ * with time to recover between them, in one 52 s run of bp on cross-priority with two worker
  * processes sharing a harness-owned redis-server, in {@code --when-unavailable local} (the mode
  * that bounds what reaches the provider while Redis is away). The run completes with every fault
  * injected and checks the targets: no call failed; outside each fault's own duration no provider
@@ -33,8 +33,8 @@ class FaultIT {
    * first, as its replacement (a JVM) takes seconds to start polling on a loaded machine, and its
    * recovery counts from then.
    */
-  static final List<String> MATRIX = List.of("worker-kill@8+1", "redis-stop@18+2", "redis-flush@24",
-      "redis-kill@28+2", "provider-errors@34+2", "provider-slow@40+2");
+  static final List<String> MATRIX = List.of("worker-kill@8+1", "redis-stop@24+2", "redis-flush@30",
+      "redis-kill@34+2", "provider-errors@40+2", "provider-slow@46+2");
   /** The targets: recovery within this many seconds of a fault's end. */
   static final double RECOVERY_S = 2.0;
   /** What the provider may see above the gate's window from send-time jitter alone (see above). */
@@ -47,8 +47,8 @@ class FaultIT {
     StringWriter err = new StringWriter();
     CommandLine cli = new CommandLine(new EvalCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
     List<String> args = new java.util.ArrayList<>(List.of("--workload", "cross-priority", "--configs", "bp",
-        "--mode", "real", "--redis", "auto", "--when-unavailable", "local", "--workers", "2", "--duration-s", "46", "--repeats", "1",
-        "--out", dir.toString()));
+        "--mode", "real", "--redis", "auto", "--when-unavailable", "local", "--workers", "2", "--duration-s", "52",
+        "--repeats", "1", "--out", dir.toString()));
     MATRIX.forEach(f -> args.addAll(List.of("--fault", f)));
     int exit = cli.execute(args.toArray(String[]::new));
     assertThat(exit).as(out + "\n" + err).isZero();
