@@ -22,14 +22,16 @@ import java.util.Map;
  * <p>Recovery of a fault ending at {@code E}: the time from {@code E} until the provider has
  * answered {@code ⌈0.9 · R · period⌉} requests with 200, all sent after {@code E}, within one
  * period — the gate admits at least 90 % of {@code R} again and the provider takes them. {@code R}
- * is the cap, or the rate of 200s the same run reached before its first fault (from {@code
- * warmup_s} on) when that is lower: on a machine too loaded for the stack to reach the cap at all,
- * recovery is measured against what it reached without faults, not against a rate nothing could
- * reach. When recovery never happens, the time left until the run's end.
+ * is the cap, or the rate of 200s the same run reached outside its faults' own durations (from
+ * {@code warmup_s} to the end) when that is lower: on a machine too loaded for the stack to reach
+ * the cap at all, recovery is measured against what it reached without faults, not against a rate
+ * nothing could reach. When recovery never happens, the time left until the run's end.
  */
 final class FaultWindows {
   /** The share of the cap, per period, a recovered gate admits again. */
   static final double RECOVERED_SHARE = 0.9;
+  /** The resolution at which time inside faults is left out of the rate {@code R}. */
+  private static final long RATE_STEP_NANOS = 1_000_000L;
 
   private FaultWindows() {}
 
@@ -50,7 +52,7 @@ final class FaultWindows {
    * @param recoveryS per fault (as written on the command line): seconds from its end until the
    *     provider answered 90 % of {@code recoveryRateRps} within one period again; NaN for a fault
    *     that never ended
-   * @param recoveryRateRps {@code R}: the cap, or the run's rate of 200s before its first fault when
+   * @param recoveryRateRps {@code R}: the cap, or the run's rate of 200s outside its faults when
    *     lower, in requests per second
    */
   record Result(double maxOutsideFaults, double maxAfterStateLoss, Map<String, Double> recoveryS,
@@ -97,7 +99,7 @@ final class FaultWindows {
    * @param arrivals every request that reached the provider, any order
    * @param capPerPeriod the requests cap of one period (the workload's own share of it)
    * @param periodNanos the provider's period
-   * @param warmupNanos where the rate before the first fault is counted from
+   * @param warmupNanos where the rate outside the faults is counted from
    * @param endNanos the run's end
    */
   static Result of(List<Span> faults, List<Arrival> arrivals, double capPerPeriod, long periodNanos,
@@ -109,12 +111,7 @@ final class FaultWindows {
     long lostAt = faults.stream().mapToLong(Span::stateLostNanos).filter(t -> t >= 0).min().orElse(-1);
     double outside = maxWindow(all, periodNanos, closed, Long.MIN_VALUE);
     double afterLoss = lostAt < 0 ? Double.NaN : maxWindow(all, periodNanos, closed, lostAt);
-    long firstFault = faults.stream().mapToLong(Span::startNanos).min().orElse(endNanos);
-    double perPeriod = capPerPeriod;
-    if (firstFault > warmupNanos) {
-      long before = Arrays.stream(ok).filter(t -> t >= warmupNanos && t < firstFault).count();
-      perPeriod = Math.min(capPerPeriod, before * (double) periodNanos / (firstFault - warmupNanos));
-    }
+    double perPeriod = Math.min(capPerPeriod, rateOutsideFaults(ok, closed, warmupNanos, endNanos) * periodNanos);
     int needed = Math.max(1, (int) Math.ceil(RECOVERED_SHARE * perPeriod - 1e-9));
     Map<String, Double> recovery = new LinkedHashMap<>();
     for (Span f : faults) {
@@ -142,6 +139,22 @@ final class FaultWindows {
       }
     }
     return best;
+  }
+
+  /** 200s per nanosecond over [{@code from}, {@code to}) outside every fault's own duration; 0 if none is left. */
+  private static double rateOutsideFaults(long[] okSorted, List<Span> faults, long from, long to) {
+    long count = Arrays.stream(okSorted).filter(t -> t >= from && t < to && !inAFault(t, faults)).count();
+    long length = to - from;
+    for (long t = from; t < to; t += RATE_STEP_NANOS) {
+      if (inAFault(t, faults)) {
+        length -= Math.min(RATE_STEP_NANOS, to - t);
+      }
+    }
+    return length <= 0 ? 0 : count / (double) length;
+  }
+
+  private static boolean inAFault(long t, List<Span> faults) {
+    return faults.stream().anyMatch(f -> t >= f.startNanos() && t < f.endNanos());
   }
 
   private static boolean overlapsAFault(long start, long end, List<Span> faults) {

@@ -1,6 +1,5 @@
 package io.backpressure.eval;
 
-import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
@@ -14,7 +13,6 @@ import io.backpressure.eval.real.ProviderClient;
 import io.backpressure.eval.real.TimedGate;
 import io.backpressure.eval.real.UpstreamActivitiesImpl;
 import io.backpressure.metrics.MeteredGate;
-import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.temporal.ActivityGate;
@@ -34,19 +32,8 @@ import java.util.concurrent.TimeUnit;
  * HTTP. Built from a {@link Spec} so that a worker process ({@link WorkerMain}) builds the same one.
  */
 final class RealWorker implements AutoCloseable {
-  /**
-   * With Redis the gate fails open (the default users get, see the core README): an admission
-   * Redis does not answer within this long goes ahead ungated and is counted.
-   */
-  static final Duration FAIL_OPEN_TIMEOUT = Duration.ofMillis(500);
-  /**
-   * The pause between probes of a Redis that does not answer: short, because one call at a time
-   * probes (and waits up to the timeout) while the others are let through at once, and gating
-   * resumes with the first answer (the evaluation README, faults).
-   */
-  static final Duration FAIL_OPEN_PROBE = Duration.ofMillis(100);
-  /** How long a worker in {@code --when-unavailable local} waits to reach Redis before it starts. */
-  static final Duration LOCAL_CONNECT = Duration.ofSeconds(10);
+  /** How long a gated worker waits to reach Redis before it starts (deciding by its mode until then). */
+  static final Duration CONNECT_WAIT = Duration.ofSeconds(10);
   private final WorkerFactory factory;
   private final ProviderClient provider;
   private final AutoCloseable gate;
@@ -125,21 +112,13 @@ final class RealWorker implements AutoCloseable {
       if (spec.redisUrl() != null) {
         RedisGateConfig config = RedisLocation.builder(spec.redisUrl()).target(policy.target())
             .policy(policy).keyPrefix(spec.redisPrefix()).build();
-        if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
-          // LOCAL needs the worker count only the resilient gate keeps (its share of the caps).
-          ResilientRedisGate resilient = ResilientRedisGate.open(config);
-          resilient.awaitConnected(LOCAL_CONNECT);
-          closeGate = resilient;
-          ledger.failedOpenFrom(resilient.failOpen()::ungatedDecisions);
-          gate = resilient;
-        } else {
-          RedisGate redis = RedisGate.connect(config);
-          closeGate = redis;
-          FailOpenGate failOpen = FailOpenGate.around(redis).mode(config.whenUnavailable()).timeout(FAIL_OPEN_TIMEOUT)
-              .probeInterval(FAIL_OPEN_PROBE).build();
-          ledger.failedOpenFrom(failOpen::ungatedDecisions);
-          gate = failOpen;
-        }
+        // The gate users are told to build: fails as --when-unavailable says, also at start-up (a
+        // replacement worker may start while Redis is down).
+        ResilientRedisGate resilient = ResilientRedisGate.open(config);
+        resilient.awaitConnected(CONNECT_WAIT);
+        closeGate = resilient;
+        ledger.failedOpenFrom(resilient.failOpen()::ungatedDecisions);
+        gate = resilient;
       } else {
         gate = InMemoryGate.create(policy);
       }
