@@ -15,7 +15,8 @@ import java.util.Map;
  * are aligned. A fault's own duration ({@link Span}) runs from its first step to its closing step
  * as they took effect (SIGCONT sent, the restarted server answering, the replacement worker
  * polling, the provider's switch off), not as scheduled; a fault whose closing step never took
- * effect lasts to the run's end. An instant fault ({@code redis-flush}, {@code worker-kill} without
+ * effect lasts to the run's end. A slow provider's fault lasts until the last answer it slowed was
+ * sent (calls it admitted before its switch went off keep their latency). An instant fault ({@code redis-flush}, {@code worker-kill} without
  * {@code +D}) excludes no window. "After state loss" is every such window that starts at or after
  * the first loss (a FLUSHALL, or the restart of a killed redis-server).
  *
@@ -40,8 +41,15 @@ final class FaultWindows {
    *
    * @param arrivalNanos when the provider received it
    * @param ok whether it answered 200
+   * @param finishNanos when the provider answered it
    */
-  record Arrival(long arrivalNanos, boolean ok) {}
+  record Arrival(long arrivalNanos, boolean ok, long finishNanos) {
+
+    /** A request answered the moment it arrived. */
+    Arrival(long arrivalNanos, boolean ok) {
+      this(arrivalNanos, ok, arrivalNanos);
+    }
+  }
 
   /**
    * The requests dimension of a run with faults.
@@ -106,6 +114,7 @@ final class FaultWindows {
       long warmupNanos, long endNanos) {
     long[] all = arrivals.stream().mapToLong(Arrival::arrivalNanos).sorted().toArray();
     long[] ok = arrivals.stream().filter(Arrival::ok).mapToLong(Arrival::arrivalNanos).sorted().toArray();
+    faults = faults.stream().map(f -> untilTheLastSlowAnswer(f, arrivals)).toList();
     List<Span> closed = faults.stream().map(f -> f.endNanos() >= 0 ? f
         : new Span(f.fault(), f.startNanos(), Long.MAX_VALUE, f.stateLostNanos())).toList();
     long lostAt = faults.stream().mapToLong(Span::stateLostNanos).filter(t -> t >= 0).min().orElse(-1);
@@ -139,6 +148,16 @@ final class FaultWindows {
       }
     }
     return best;
+  }
+
+  /** A {@code provider-slow} span ends when the last request that arrived during it was answered. */
+  private static Span untilTheLastSlowAnswer(Span f, List<Arrival> arrivals) {
+    if (!f.fault().startsWith("provider-slow@") || f.endNanos() < 0) {
+      return f;
+    }
+    long last = arrivals.stream().filter(a -> a.arrivalNanos() >= f.startNanos() && a.arrivalNanos() < f.endNanos())
+        .mapToLong(Arrival::finishNanos).max().orElse(f.endNanos());
+    return new Span(f.fault(), f.startNanos(), Math.max(f.endNanos(), last), f.stateLostNanos());
   }
 
   /** 200s per nanosecond over [{@code from}, {@code to}) outside every fault's own duration; 0 if none is left. */

@@ -206,7 +206,8 @@ final class RealRunner implements Runner {
    */
   private List<FaultWindows.Arrival> arrivals(List<RequestRecord> records, long providerToRunNanos) {
     return records.stream().filter(r -> r.status() == 200 || r.status() == 429 || r.status() == 500)
-        .map(r -> new FaultWindows.Arrival(r.arrivalNanos() - providerToRunNanos, r.status() == 200)).toList();
+        .map(r -> new FaultWindows.Arrival(r.arrivalNanos() - providerToRunNanos, r.status() == 200,
+            r.finishNanos() - providerToRunNanos)).toList();
   }
 
   private FaultWindows.Result faultWindows(Workload workload, List<FaultWindows.Span> spans,

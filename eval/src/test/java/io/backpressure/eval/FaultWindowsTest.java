@@ -103,4 +103,16 @@ class FaultWindowsTest {
     assertThat(r.maxOutsideFaults()).as("the burst after the restart; from 8 s on windows overlap the"
         + " unfinished worker-kill").isEqualTo(25);
   }
+
+  @Test
+  void aSlowProviderIsSlowUntilItsLastSlowedAnswer() {
+    List<FaultWindows.Arrival> arrivals = new ArrayList<>();
+    steady(arrivals, 0, 5, 10, true);
+    arrivals.add(new FaultWindows.Arrival(Simulation.seconds(6.9), true, Simulation.seconds(8.2)));
+    steady(arrivals, 7, 20, 10, true);
+    FaultWindows.Result r = FaultWindows.of(scheduled("provider-slow@5+2"), arrivals, 10, SECOND, 0,
+        Simulation.seconds(20));
+    // From 8.2 s: nine answers within one second, the ninth at 9.0 s.
+    assertThat(r.recoveryS().get("provider-slow@5+2")).isCloseTo(0.8, org.assertj.core.data.Offset.offset(1e-6));
+  }
 }
