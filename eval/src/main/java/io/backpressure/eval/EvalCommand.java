@@ -78,8 +78,8 @@ public final class EvalCommand implements Callable<Integer> {
 
   @Option(names = "--fault", paramLabel = "KIND@T[+D]",
       description = "Real mode, repeatable: inject a fault T s into every run, for D s: redis-stop, redis-kill"
-          + " (restarted empty after D), redis-flush (at T), worker-kill (a replacement after D); the Redis faults need"
-          + " --redis auto.")
+          + " (restarted empty after D), redis-flush (at T), worker-kill (a replacement after D), provider-errors"
+          + " (500s), provider-slow (latency x10); the Redis faults need --redis auto.")
   List<String> faults = new ArrayList<>();
 
   @Option(names = "--when-unavailable", defaultValue = "open", paramLabel = "MODE",
@@ -272,7 +272,8 @@ public final class EvalCommand implements Callable<Integer> {
       c.append(" --scale ").append(Format.number(scale));
     }
     if (redis != null) {
-      c.append(' ').append(RedisLocation.options(RedisLocation.withMode(redacted(redis), failOpenMode(whenUnavailable))));
+      c.append(' ').append(RedisLocation.options(RedisLocation.withMode(redacted(redis),
+          failOpenMode(whenUnavailable))));
     }
     if (workers != 1) {
       c.append(" --workers ").append(workers);

@@ -16,9 +16,10 @@ import java.util.Map;
  * as they took effect (SIGCONT sent, the restarted server answering, the replacement worker
  * polling, the provider's switch off), not as scheduled; a fault whose closing step never took
  * effect lasts to the run's end. A slow provider's fault lasts until the last answer it slowed was
- * sent (calls it admitted before its switch went off keep their latency). An instant fault ({@code redis-flush}, {@code worker-kill} without
- * {@code +D}) excludes no window. "After state loss" is every such window that starts at or after
- * the first loss (a FLUSHALL, or the restart of a killed redis-server).
+ * sent (calls it admitted before its switch went off keep their latency). An instant fault
+ * ({@code redis-flush}, {@code worker-kill} without {@code +D}) excludes no window. "After state
+ * loss" is every such window that starts at or after the first loss (a FLUSHALL, or the restart of
+ * a killed redis-server).
  *
  * <p>Recovery of a fault ending at {@code E}: the time from {@code E} until the provider has
  * answered {@code ⌈0.9 · R · period⌉} requests with 200, all sent after {@code E}, within one

@@ -51,4 +51,24 @@ class FaultTest {
       assertThat(err.toString()).contains("--fault needs --mode real");
     }
   }
+
+  @Test
+  void aFailOpenModeOtherThanOpenNeedsRedis_andAnUnknownOneIsRefused() {
+    assertThatThrownBy(() -> new RealOptions(null, "default", null, 1, null, false, List.of(),
+        io.backpressure.core.FailOpenGate.Mode.LOCAL)).hasMessageContaining("--when-unavailable needs --redis");
+    java.io.StringWriter err = new java.io.StringWriter();
+    int exit = new picocli.CommandLine(new EvalCommand()).setErr(new java.io.PrintWriter(err))
+        .execute("--workload", "cross-priority", "--configs", "bp", "--mode", "real", "--redis", "auto",
+            "--when-unavailable", "sometimes", "--repeats", "1");
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString()).contains("--when-unavailable must be one of open, closed, local");
+  }
+
+  @Test
+  void aLocationCarriesItsFailOpenModeToTheWorkers() {
+    String location = RedisLocation.withMode("redis://127.0.0.1:6379", io.backpressure.core.FailOpenGate.Mode.LOCAL);
+    assertThat(RedisLocation.mode(location)).isEqualTo(io.backpressure.core.FailOpenGate.Mode.LOCAL);
+    assertThat(RedisLocation.options(location)).isEqualTo("--redis redis://127.0.0.1:6379 --when-unavailable local");
+    assertThat(RedisLocation.withMode("redis://h:1", io.backpressure.core.FailOpenGate.Mode.OPEN)).isEqualTo("redis://h:1");
+  }
 }
