@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -19,8 +20,16 @@ import org.slf4j.LoggerFactory;
  * the delegate throws or does not answer within the timeout, the call is handled by the {@link
  * Mode} instead, the failure is counted, and a warning is logged at most once per log interval
  * (with the count since the last one, and the cause's message, never a stack trace). After a
- * failure the delegate is left alone for the probe interval and then tried again, so gating resumes
- * by itself once the state is back; the first answer after an outage is logged once at INFO.
+ * failure the delegate is left alone for the probe interval; then one call at a time (the probe)
+ * asks it while every other call is decided by the mode at once, so an outage costs one caller at
+ * a time the timeout, and the probe's answer ends the outage as soon as the state is back. The
+ * first answer after an outage is logged once at INFO.
+ *
+ * <p>Why one probe at a time: in {@link Mode#OPEN} the calls let through while the state is away
+ * are not in it, so every call still decided ungated after the state is back adds to what the
+ * shared state admits in the same provider window. With a probe waiting on the delegate through
+ * most of an outage, the first answer comes within the delegate's own latency of the state's
+ * return rather than up to a probe interval and a timeout later (the evaluation README, faults).
  *
  * <p>In {@link Mode#LOCAL} every outage gets a new local gate from the {@linkplain
  * Builder#localFallback(Supplier) factory} (typically an {@link InMemoryGate#createEmpty empty}
@@ -66,6 +75,8 @@ public final class FailOpenGate implements Gate {
   private final AtomicLong nextLogAt = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong failuresAtLastLog = new AtomicLong();
   private final AtomicLong failuresAtLastRecovery = new AtomicLong();
+  /** Whether a probe is asking the delegate during an outage. */
+  private final AtomicBoolean probing = new AtomicBoolean();
   /** Whether the last call the delegate was asked failed (an outage is under way). */
   private volatile boolean failing;
   private final Object outageLock = new Object();
@@ -115,13 +126,18 @@ public final class FailOpenGate implements Gate {
   @Override
   public Admission admit(AdmissionRequest request) {
     long now = clock.nanoTime();
-    if (now >= bypassUntil.get()) {
+    boolean probe = failing;
+    if (probe ? now >= bypassUntil.get() && probing.compareAndSet(false, true) : now >= bypassUntil.get()) {
       try {
         Admission answer = call(() -> delegate.admit(request));
         answered();
         return answer;
       } catch (StateUnavailableException e) {
         failed(now, e.getCause());
+      } finally {
+        if (probe) {
+          probing.set(false);
+        }
       }
     }
     ungated.incrementAndGet();
@@ -220,12 +236,13 @@ public final class FailOpenGate implements Gate {
     return id.startsWith(prefix) ? id.substring(prefix.length()) : null;
   }
 
-  /** The delegate answered: ends an outage (once, logged at INFO). */
+  /** The delegate answered: ends an outage (once, logged at INFO) and asks it again from now on. */
   private void answered() {
     if (!failing) {
       return;
     }
     failing = false;
+    bypassUntil.set(Long.MIN_VALUE);
     outageOpen = false;
     long count = failures.get();
     long during = count - failuresAtLastRecovery.getAndSet(count);

@@ -70,6 +70,70 @@ class FailOpenGateTest {
     assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Deferred.class);
   }
 
+  /**
+   * A stalled state (Redis under SIGSTOP): during the outage one call at a time waits on the
+   * delegate and every other call is decided at once; the stalled call's answer on the state's
+   * return ends the outage, so the very next call is gated again — not a probe interval later, with
+   * more ungated calls the shared state never sees.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(10)
+  void openMode_probesOneAtATime_andTheProbesAnswerEndsTheOutage() throws Exception {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    AtomicBoolean stalled = new AtomicBoolean();
+    Gate stalling = new Gate() {
+      @Override
+      public String target() {
+        return flaky.target();
+      }
+
+      @Override
+      public Admission admit(AdmissionRequest request) {
+        if (stalled.get()) {
+          entered.countDown();
+          try {
+            resume.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return flaky.admit(request);
+      }
+
+      @Override
+      public boolean release(Grant grant, Cost actual) {
+        return flaky.release(grant, actual);
+      }
+    };
+    FailOpenGate gate = FailOpenGate.around(stalling).probeInterval(Duration.ofMillis(500)).clock(clock).build();
+    flaky.down.set(true);
+    assertThat(((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant().failedOpen()).isTrue();
+    flaky.down.set(false);
+    stalled.set(true);
+    clock.advance(Duration.ofMillis(500));
+
+    java.util.concurrent.CompletableFuture<Admission> probe =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> gate.admit("a", "P1", Cost.oneRequest()));
+    entered.await();
+    int asked = flaky.calls;
+    for (int i = 0; i < 5; i++) {
+      assertThat(((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant().failedOpen())
+          .as("call %d while the probe waits", i).isTrue();
+    }
+    assertThat(flaky.calls).as("nobody else asked the stalled state").isEqualTo(asked);
+
+    stalled.set(false);
+    resume.countDown();
+    assertThat(((Admission.Admitted) probe.get()).grant().failedOpen()).isFalse();
+    Admission next = gate.admit("a", "P1", Cost.oneRequest());
+    assertThat(next).isInstanceOfSatisfying(Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isFalse());
+    assertThat(flaky.calls).as("the probe's call and the next one").isEqualTo(asked + 2);
+    assertThat(gate.ungatedDecisions()).isEqualTo(6);
+  }
+
   @Test
   void closedMode_defersWhileDown() {
     ManualClock clock = new ManualClock();

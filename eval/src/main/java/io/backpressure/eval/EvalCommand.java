@@ -78,9 +78,14 @@ public final class EvalCommand implements Callable<Integer> {
 
   @Option(names = "--fault", paramLabel = "KIND@T[+D]",
       description = "Real mode, repeatable: inject a fault T s into every run, for D s: redis-stop, redis-kill"
-          + " (restarted empty after D), redis-flush (at T), worker-kill (a replacement after D); the Redis faults need"
-          + " --redis auto.")
+          + " (restarted empty after D), redis-flush (at T), worker-kill (a replacement after D), provider-errors"
+          + " (500s), provider-slow (latency x10); the Redis faults need --redis auto.")
   List<String> faults = new ArrayList<>();
+
+  @Option(names = "--when-unavailable", defaultValue = "open", paramLabel = "MODE",
+      description = "Real mode with --redis: what the Redis gate does while Redis does not answer: open (admit"
+          + " ungated, the default), closed (defer) or local (an in-memory gate with this worker's share of the caps).")
+  String whenUnavailable;
 
   @Option(names = "--workers", defaultValue = "1", paramLabel = "N",
       description = "Real mode: worker processes sharing the gate's state (N > 1 needs --redis). Default: 1.")
@@ -147,8 +152,11 @@ public final class EvalCommand implements Callable<Integer> {
         }
         redis = RedisLocation.cluster(redisCluster);
       }
+      if (!real) {
+        RealOptions.refuseFaultsInSim(faults.size());
+      }
       RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort, temporalTls,
-          faults.stream().map(Fault::parse).toList());
+          faults.stream().map(Fault::parse).toList(), failOpenMode(whenUnavailable));
       if (!real) {
         options.requireSimDefaults();
       }
@@ -267,7 +275,8 @@ public final class EvalCommand implements Callable<Integer> {
       c.append(" --scale ").append(Format.number(scale));
     }
     if (redis != null) {
-      c.append(' ').append(RedisLocation.options(redacted(redis)));
+      c.append(' ').append(RedisLocation.options(RedisLocation.withMode(redacted(redis),
+          failOpenMode(whenUnavailable))));
     }
     if (workers != 1) {
       c.append(" --workers ").append(workers);
@@ -280,5 +289,16 @@ public final class EvalCommand implements Callable<Integer> {
       }
     }
     return c.toString();
+  }
+
+  /** {@code --when-unavailable}: open, closed or local. */
+  private static io.backpressure.core.FailOpenGate.Mode failOpenMode(String text) {
+    return switch (text == null ? "" : text) {
+      case "open" -> io.backpressure.core.FailOpenGate.Mode.OPEN;
+      case "closed" -> io.backpressure.core.FailOpenGate.Mode.CLOSED;
+      case "local" -> io.backpressure.core.FailOpenGate.Mode.LOCAL;
+      default -> throw new IllegalArgumentException("--when-unavailable must be one of open, closed, local, got '"
+          + text + "'");
+    };
   }
 }

@@ -16,10 +16,13 @@ import java.util.regex.Pattern;
  *   <li>{@code redis-flush@T}: FLUSHALL at {@code T}.
  *   <li>{@code worker-kill@T[+D]}: SIGKILL one worker process at {@code T}; a replacement with its
  *       slots starts after {@code D} s (none without {@code +D}).
- *   <li>{@code provider-errors@T+D}, {@code provider-slow@T+D}: the provider answers 500, or ten
- *       times slower, for {@code D} s — they need fault options of the mock provider that this
- *       build does not have, and are refused.
+ *   <li>{@code provider-errors@T+D}: the mock provider answers every call 500 for {@code D} s.
+ *   <li>{@code provider-slow@T+D}: the mock provider's latency is ten times the workload's for
+ *       {@code D} s (calls it admitted before keep theirs).
  * </ul>
+ *
+ * Every fault acts on the real stack (a process, a server, the provider's switches), so faults are
+ * real-mode only; the simulator refuses them.
  *
  * @param kind one of {@link #KINDS}
  * @param atS when, in seconds after the run's origin
@@ -56,16 +59,29 @@ record Fault(String kind, double atS, double durationS) {
     if (kind.equals("redis-flush") && m.group(3) != null) {
       throw new IllegalArgumentException("--fault redis-flush happens at one instant: redis-flush@T, got '" + text + "'");
     }
-    if (kind.startsWith("provider-")) {
-      throw new IllegalArgumentException("--fault " + kind + " needs the mock provider's fault options, which this"
-          + " build does not have; the Redis and worker faults are available");
-    }
     return new Fault(kind, at, duration);
   }
 
   /** Whether this fault acts on the harness's own redis-server ({@code --redis auto}). */
   boolean onRedis() {
     return kind.startsWith("redis-");
+  }
+
+  /** When the fault ends, in seconds after the run's origin: {@code T + D} ({@code T} for an instant). */
+  double endS() {
+    return atS + durationS;
+  }
+
+  /**
+   * When the gate's shared state is lost, in seconds after the run's origin: the FLUSHALL, or the
+   * restart of a killed redis-server (empty); NaN for a fault that keeps the state.
+   */
+  double stateLostAtS() {
+    return switch (kind) {
+      case "redis-flush" -> atS;
+      case "redis-kill" -> endS();
+      default -> Double.NaN;
+    };
   }
 
   /** As written on the command line. */

@@ -385,7 +385,9 @@ final class Metrics {
    * upstream period, from its own records) and {@code upstream_window_bound} (cap × period + the
    * gate's burst), per capped dimension; {@code failed_open_admissions} (admissions the fail-open
    * gate let through ungated while Redis did not answer) and {@code workers_lost} (worker processes
-   * that died, whose ledgers are lost).
+   * that died, whose ledgers are lost); with faults ({@link FaultWindows}) {@code
+   * upstream_max_outside_faults.requests}, {@code upstream_max_after_state_loss.requests} (when a
+   * fault lost the state), {@code fault_recovery_s.{fault}} and {@code fault_recovery_rate_rps}.
    */
   private static void measured(Map<String, RunMetrics.Value> values, Recording recording, double slotNanos) {
     Recording.Measured m = recording.measured();
@@ -399,6 +401,17 @@ final class Metrics {
     values.put("upstream_window_bound", new RunMetrics.ByKey(m.upstreamWindowBound()));
     values.put("failed_open_admissions", scalar(m.failedOpenAdmissions()));
     values.put("workers_lost", scalar(m.workersLost()));
+    FaultWindows.Result faults = m.faultWindows();
+    if (faults != null) {
+      values.put("upstream_max_outside_faults", new RunMetrics.ByKey(Map.of(Dimension.REQUESTS,
+          faults.maxOutsideFaults())));
+      if (!Double.isNaN(faults.maxAfterStateLoss())) {
+        values.put("upstream_max_after_state_loss", new RunMetrics.ByKey(Map.of(Dimension.REQUESTS,
+            faults.maxAfterStateLoss())));
+      }
+      values.put("fault_recovery_s", new RunMetrics.ByKey(faults.recoveryS()));
+      values.put("fault_recovery_rate_rps", scalar(faults.recoveryRateRps()));
+    }
   }
 
   private static void percentiles(Map<String, RunMetrics.Value> values, String name, long[] nanos, int... ps) {

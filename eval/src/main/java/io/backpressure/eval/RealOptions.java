@@ -1,5 +1,6 @@
 package io.backpressure.eval;
 
+import io.backpressure.core.FailOpenGate;
 import io.backpressure.metrics.PrometheusEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -21,7 +22,7 @@ import java.util.Locale;
  * @param faults the faults injected into every run ({@code --fault}), possibly none
  */
 record RealOptions(String temporal, String namespace, String redis, int workers, Integer metricsPort,
-    boolean temporalTls, List<Fault> faults) {
+    boolean temporalTls, List<Fault> faults, FailOpenGate.Mode whenUnavailable) {
   /** {@code --redis auto}: the harness starts and owns a redis-server (from PATH) on a free loopback port. */
   static final String AUTO = "auto";
   /**
@@ -36,9 +37,19 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
     this(temporal, namespace, redis, workers, metricsPort, false, List.of());
   }
 
+  /** Options whose Redis gates fail open (the default mode). */
+  RealOptions(String temporal, String namespace, String redis, int workers, Integer metricsPort,
+      boolean temporalTls, List<Fault> faults) {
+    this(temporal, namespace, redis, workers, metricsPort, temporalTls, faults, FailOpenGate.Mode.OPEN);
+  }
+
   RealOptions {
     faults = List.copyOf(faults);
     FaultInjector.check(faults, AUTO.equals(redis), workers);
+    if (whenUnavailable != FailOpenGate.Mode.OPEN && redis == null) {
+      throw new IllegalArgumentException("--when-unavailable needs --redis or --redis-cluster (it says what the Redis"
+          + " gate does while Redis does not answer)");
+    }
     if (temporalTls && temporal == null) {
       throw new IllegalArgumentException("--temporal-tls needs --temporal HOST:PORT");
     }
@@ -60,8 +71,20 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
     }
   }
 
+  /**
+   * Fails when {@code faults} faults are given in sim mode: every fault acts on the real stack (a
+   * process, a server, the provider's switches), which the simulator does not run.
+   */
+  static void refuseFaultsInSim(int faults) {
+    if (faults > 0) {
+      throw new IllegalArgumentException("--fault needs --mode real: every fault (" + String.join(", ", Fault.KINDS)
+          + ") acts on the real stack, which the simulator does not run");
+    }
+  }
+
   /** Fails when a real-mode-only option is set in sim mode. */
   void requireSimDefaults() {
+    refuseFaultsInSim(faults.size());
     if (temporal != null || redis != null || workers != 1 || metricsPort != null || temporalTls || !faults.isEmpty()) {
       throw new IllegalArgumentException("--temporal, --temporal-tls, --redis, --workers, --metrics-port and --fault"
           + " need --mode real");
@@ -89,7 +112,8 @@ record RealOptions(String temporal, String namespace, String redis, int workers,
     OwnedRedis owned = AUTO.equals(redis) ? OwnedRedis.start(workersLog == null ? null
         : workersLog.resolveSibling("redis.log")) : null;
     return new RealRunner(any -> temporal != null ? TemporalStack.external(temporal, namespace, temporalTls)
-        : workers > 1 ? TemporalStack.portBound() : TemporalStack.inProcess(), owned != null ? owned.url() : redis,
+        : workers > 1 ? TemporalStack.portBound() : TemporalStack.inProcess(),
+        redis == null ? null : RedisLocation.withMode(owned != null ? owned.url() : redis, whenUnavailable),
         workers, registry, endpoint, workersLog, owned, faults);
   }
 

@@ -7,6 +7,7 @@ import io.backpressure.eval.real.LoopInput;
 import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.RequestRecord;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.OutsideTraffic;
 import io.backpressure.mock.limit.WindowModel;
@@ -117,7 +118,8 @@ final class RealRunner implements Runner {
       long origin = Ledger.epochNanos() + SETUP_NANOS;
       Ledger ledger = new Ledger(origin);
       group.begin(ledger);
-      FaultInjector injector = new FaultInjector(faults, ownedRedis, group, ledger);
+      long providerToRunNanos = provider.nanosSinceStart() - ledger.now();
+      FaultInjector injector = new FaultInjector(faults, ownedRedis, group, ledger, provider);
       ProviderSchedule schedule = new ProviderSchedule(workload.upstream(), provider, ledger);
       Recorder recorder = new Recorder(workload.tenants().size());
       List<WorkflowStub> started = new ArrayList<>();
@@ -158,6 +160,7 @@ final class RealRunner implements Runner {
       schedule.close();
       injector.close();
       injected.addAll(injector.done());
+      List<FaultWindows.Span> spans = faults.stream().map(f -> FaultWindows.Span.of(f, injector.steps())).toList();
       ledger.close(endNanos);
       arrivals.forEach(Thread::interrupt);
       double cpu = (processCpuNanos() - cpuBefore + group.childCpuNanos())
@@ -165,11 +168,15 @@ final class RealRunner implements Runner {
       Ledger.Snapshot snapshot = group.snapshot(ledger);
       group.close();
       terminate(started);
-      Map<String, Double> perWindow = UpstreamWindows.maxPerWindow(workload, provider.records());
+      List<RequestRecord> records = provider.records();
+      Map<String, Double> perWindow = UpstreamWindows.maxPerWindow(workload, records);
+      FaultWindows.Result faultWindows = faults.isEmpty() ? null : faultWindows(workload, spans, records,
+          providerToRunNanos, endNanos);
       Map<String, Double> bound = UpstreamWindows.bound(workload, GateConfiguration.policy(workload,
           configuration instanceof GateConfiguration gate ? gate.variant() : GateConfiguration.Variant.FULL));
       synchronized (recorder) {
-        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots(), perWindow, bound, group.lost());
+        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots(), perWindow, bound, group.lost(),
+            faultWindows);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the mock provider", e);
@@ -177,17 +184,38 @@ final class RealRunner implements Runner {
   }
 
   private static Recording toRecording(Recorder recorder, Ledger.Snapshot snapshot, long endNanos, double cpu,
-      int slots, Map<String, Double> upstreamMaxPerWindow, Map<String, Double> upstreamWindowBound, int workersLost) {
+      int slots, Map<String, Double> upstreamMaxPerWindow, Map<String, Double> upstreamWindowBound, int workersLost,
+      FaultWindows.Result faultWindows) {
     snapshot.attempts().stream().sorted(Comparator.comparingLong(Ledger.Attempt::startNanos))
         .forEach(a -> recorder.attempt(new Recording.Attempt(a.queue(), a.startNanos(), a.endNanos(),
-            a.ok() ? 200 : 429, a.boundDimension(), a.tokens(), a.counted())));
+            a.status(), a.boundDimension(), a.tokens(), a.counted())));
     snapshot.calls().stream().sorted(Comparator.comparingLong(Ledger.Call::submittedNanos))
         .forEach(c -> recorder.call(new Recording.Call(c.queue(), c.submittedNanos(), c.finishedNanos(),
             Recording.Outcome.valueOf(c.outcome().name()), c.slotHeldNanos(), c.deferrals(), c.attempts(),
             c.firstAttemptNanos())));
     return recorder.finish(endNanos, new Recording.Measured(snapshot.admissionNanos(), snapshot.timerExcessNanos(),
         snapshot.scheduleToStartNanos(), snapshot.rejectionRoundTripNanos(), cpu, slots,
-        upstreamMaxPerWindow, upstreamWindowBound, snapshot.failedOpenAdmissions(), workersLost));
+        upstreamMaxPerWindow, upstreamWindowBound, snapshot.failedOpenAdmissions(), workersLost, faultWindows));
+  }
+
+  /**
+   * The provider's requests of this run (200s, 429s and 500s; 400s are malformed and not counted),
+   * on the run's clock, against the workload's own share of the requests cap ({@link FaultWindows}).
+   *
+   * @param providerToRunNanos subtracted from a record's time to give the run's
+   */
+  private List<FaultWindows.Arrival> arrivals(List<RequestRecord> records, long providerToRunNanos) {
+    return records.stream().filter(r -> r.status() == 200 || r.status() == 429 || r.status() == 500)
+        .map(r -> new FaultWindows.Arrival(r.arrivalNanos() - providerToRunNanos, r.status() == 200,
+            r.finishNanos() - providerToRunNanos)).toList();
+  }
+
+  private FaultWindows.Result faultWindows(Workload workload, List<FaultWindows.Span> spans,
+      List<RequestRecord> records, long providerToRunNanos, long endNanos) {
+    Workload.Upstream up = workload.upstream();
+    double cap = up.requestsPerS() == null ? 0 : (up.requestsPerS() - up.outsideOf(Dimension.REQUESTS)) * up.periodS();
+    return FaultWindows.of(spans, arrivals(records, providerToRunNanos), cap, Simulation.seconds(up.periodS()),
+        Simulation.seconds(workload.warmupS()), endNanos);
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.backpressure.eval;
 
-import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
@@ -14,7 +13,8 @@ import io.backpressure.eval.real.ProviderClient;
 import io.backpressure.eval.real.TimedGate;
 import io.backpressure.eval.real.UpstreamActivitiesImpl;
 import io.backpressure.metrics.MeteredGate;
-import io.backpressure.redis.RedisGate;
+import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.temporal.ActivityGate;
 import io.backpressure.temporal.BackpressureInterceptor;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,11 +32,8 @@ import java.util.concurrent.TimeUnit;
  * HTTP. Built from a {@link Spec} so that a worker process ({@link WorkerMain}) builds the same one.
  */
 final class RealWorker implements AutoCloseable {
-  /**
-   * With Redis the gate fails open (the default users get, see the core README): an admission
-   * Redis does not answer within this long goes ahead ungated and is counted.
-   */
-  static final Duration FAIL_OPEN_TIMEOUT = Duration.ofMillis(500);
+  /** How long a gated worker waits to reach Redis before it starts (deciding by its mode until then). */
+  static final Duration CONNECT_WAIT = Duration.ofSeconds(10);
   private final WorkerFactory factory;
   private final ProviderClient provider;
   private final AutoCloseable gate;
@@ -113,12 +110,15 @@ final class RealWorker implements AutoCloseable {
       Policy policy = Policy.fromYaml(spec.policyYaml());
       Gate gate;
       if (spec.redisUrl() != null) {
-        RedisGate redis = RedisGate.connect(RedisLocation.builder(spec.redisUrl()).target(policy.target())
-            .policy(policy).keyPrefix(spec.redisPrefix()).build());
-        closeGate = redis;
-        FailOpenGate failOpen = FailOpenGate.around(redis).timeout(FAIL_OPEN_TIMEOUT).build();
-        ledger.failedOpenFrom(failOpen::ungatedDecisions);
-        gate = failOpen;
+        RedisGateConfig config = RedisLocation.builder(spec.redisUrl()).target(policy.target())
+            .policy(policy).keyPrefix(spec.redisPrefix()).build();
+        // The gate users are told to build: fails as --when-unavailable says, also at start-up (a
+        // replacement worker may start while Redis is down).
+        ResilientRedisGate resilient = ResilientRedisGate.open(config);
+        resilient.awaitConnected(CONNECT_WAIT);
+        closeGate = resilient;
+        ledger.failedOpenFrom(resilient.failOpen()::ungatedDecisions);
+        gate = resilient;
       } else {
         gate = InMemoryGate.create(policy);
       }

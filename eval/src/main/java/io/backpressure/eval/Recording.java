@@ -39,10 +39,12 @@ record Recording(long endNanos, List<Attempt> attempts, List<Call> calls, long[]
    * @param upstreamWindowBound per capped dimension: cap × period + the gate's burst
    * @param failedOpenAdmissions admissions let through ungated because the shared state did not answer
    * @param workersLost worker processes that died during the run (their ledgers are lost)
+   * @param faultWindows what the run's faults did at the provider; null for a run without faults
    */
   record Measured(long[] admissionNanos, long[] timerExcessNanos, long[] scheduleToStartNanos,
       long[] rejectionRoundTripNanos, double cpuUtilization, int slots, Map<String, Double> upstreamMaxPerWindow,
-      Map<String, Double> upstreamWindowBound, long failedOpenAdmissions, int workersLost) {}
+      Map<String, Double> upstreamWindowBound, long failedOpenAdmissions, int workersLost,
+      FaultWindows.Result faultWindows) {}
 
   /**
    * What became of a logical call: answered, failed for a reason other than its deadline, expired

@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *       with no policy stored and none configured counts as unavailable until one is written.
  *   <li><b>Outages</b>: the strict {@link RedisGate} sits inside a {@link FailOpenGate} in the
  *       configured {@linkplain RedisGateConfig#whenUnavailable() mode}: OPEN (default) admits
- *       ungated, CLOSED defers, LOCAL decides with an in-memory gate. One warning per ten seconds,
- *       no stack traces; gating resumes by itself when Redis answers.
+ *       ungated, CLOSED defers, LOCAL decides with an in-memory gate. One call at a time probes Redis,
+ *       {@link #PROBE} apart; one warning per ten seconds, no stack traces; gating resumes with the
+ *       first answer.
  *   <li><b>LOCAL</b>: each outage starts a new in-memory gate whose buckets start empty, with this
  *       worker's share of every cap: the cap divided by the number of workers that were alive when
  *       Redis last answered. Every worker refreshes a liveness entry for its target once a second
@@ -64,6 +65,13 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   /** How often a worker that is not connected tries again, and how often a connected one says it is alive. */
   static final Duration RETRY = Duration.ofMillis(500);
   static final Duration HEARTBEAT = Duration.ofSeconds(1);
+  /**
+   * The pause between two probes of a Redis that does not answer. Short, because only one call at
+   * a time probes (and waits up to the command timeout) while the others are decided at once, and
+   * every call decided without Redis after it is back adds to what it admits in the same provider
+   * window (the evaluation README, faults).
+   */
+  static final Duration PROBE = Duration.ofMillis(100);
   /** How long a heartbeat keeps a worker counted as alive. */
   static final Duration ALIVE_FOR = Duration.ofSeconds(3);
 
@@ -85,7 +93,8 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
       thread.setDaemon(true);
       return thread;
     });
-    FailOpenGate.Builder builder = FailOpenGate.around(new Connected()).mode(config.whenUnavailable());
+    FailOpenGate.Builder builder = FailOpenGate.around(new Connected()).mode(config.whenUnavailable())
+        .probeInterval(PROBE);
     if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
       builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Clock.system()));
     }

@@ -13,7 +13,7 @@ import java.util.SplittableRandom;
 /**
  * The workflow of one closed loop. Each call is one activity; for a gated loop it runs under
  * {@link Backpressure#run}, so a deferral frees the slot and sleeps on a durable timer, and a 429
- * the provider still answers runs the call again through the gate (a fresh admission). A call that
+ * or a 500 the provider still answers runs the call again through the gate (a fresh admission). A call that
  * fails for another reason, or that the gate refuses for its deadline, is skipped, as the
  * simulator's {@code FAILED} and {@code EXPIRED} outcomes are.
  */
@@ -96,7 +96,8 @@ public final class CallLoopImpl implements CallLoop {
         return;
       } catch (ActivityFailure failure) {
         if (!(failure.getCause() instanceof ApplicationFailure cause
-            && UpstreamActivities.UPSTREAM_429.equals(cause.getType()))) {
+            && (UpstreamActivities.UPSTREAM_429.equals(cause.getType())
+                || UpstreamActivities.UPSTREAM_500.equals(cause.getType())))) {
           throw failure;
         }
       }

@@ -91,7 +91,7 @@ public final class Ledger {
       return;
     }
     attempts.add(new Attempt(call.queue(), reply.startNanos(), reply.endNanos(), reply.ok(),
-        reply.boundDimension(), call.totalTokens(), counted));
+        reply.boundDimension(), call.totalTokens(), counted, reply.status()));
     Entry e = calls.get(call.callId());
     if (e != null) {
       e.attempts++;
@@ -99,7 +99,7 @@ public final class Ledger {
         e.firstAttempt = reply.startNanos();
       }
     }
-    if (!reply.ok()) {
+    if (!reply.ok() && !reply.serverError()) {
       rejectionRoundTripNanos.add(reply.endNanos() - reply.startNanos());
     }
   }
@@ -190,9 +190,10 @@ public final class Ledger {
    * @param boundDimension on a 429, {@code requests} or {@code tokens}
    * @param tokens prompt plus completion tokens the call carried
    * @param counted whether the provider counted it against its window
+   * @param status 200, 429, or 500 for an error unrelated to rate limits
    */
   public record Attempt(int queue, long startNanos, long endNanos, boolean ok, String boundDimension,
-      double tokens, boolean counted) {}
+      double tokens, boolean counted, int status) {}
 
   /**
    * One logical call.

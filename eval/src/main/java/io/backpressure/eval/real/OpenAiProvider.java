@@ -6,6 +6,7 @@ import com.openai.core.RequestOptions;
 import com.openai.core.http.HttpClient;
 import com.openai.core.http.HttpRequest;
 import com.openai.core.http.HttpResponse;
+import com.openai.errors.InternalServerException;
 import com.openai.errors.RateLimitException;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.ActivityAdmitter;
@@ -66,7 +67,8 @@ public final class OpenAiProvider implements AutoCloseable {
   }
 
   /**
-   * Admits and sends one attempt of {@code call}; returns the provider's 200 or 429.
+   * Admits and sends one attempt of {@code call}; returns the provider's 200, 429 or 5xx (as a 500
+   * reply; the gated client has released it as one request and no tokens).
    *
    * @throws io.temporal.failure.ApplicationFailure when the gate defers, expires or rejects the call
    *     (nothing was sent)
@@ -84,6 +86,8 @@ public final class OpenAiProvider implements AutoCloseable {
       long retryAfterMillis = retryAfterMs.isEmpty() ? 0 : Long.parseLong(retryAfterMs.get(0).strip());
       return new ProviderClient.Reply(false, retryAfterMillis * 1_000_000L, e.type().orElse("requests"),
           transport.lastSent(), end, null);
+    } catch (InternalServerException e) {
+      return ProviderClient.Reply.serverError(transport.lastSent(), ledger.now(), null);
     }
   }
 

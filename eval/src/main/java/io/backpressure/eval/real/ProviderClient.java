@@ -47,7 +47,8 @@ public final class ProviderClient implements AutoCloseable {
   /**
    * Sends one attempt of {@code call} and waits for its answer.
    *
-   * @throws IOException when the provider cannot be reached or answers something other than 200 or 429
+   * @throws IOException when the provider cannot be reached or answers something other than 200, 429
+   *     or a 5xx (an error unrelated to rate limits, returned as a 500 reply)
    */
   Reply send(CallInput call) throws IOException, InterruptedException {
     String body = "{\"model\":\"mock\",\"max_tokens\":" + Math.max(1, call.completionTokens())
@@ -66,6 +67,9 @@ public final class ProviderClient implements AutoCloseable {
         response.body(), Instant.now());
     if (response.statusCode() == 200) {
       return new Reply(true, 0, null, start, end, signal);
+    }
+    if (response.statusCode() >= 500) {
+      return Reply.serverError(start, end, signal);
     }
     if (response.statusCode() != 429) {
       throw new IOException("provider answered " + response.statusCode() + ": " + response.body());
@@ -90,7 +94,25 @@ public final class ProviderClient implements AutoCloseable {
    * @param startNanos when the request was sent, in the ledger's time
    * @param endNanos when the answer arrived
    * @param signal what the answer's status, rate-limit headers and body say, for the gate's feedback
+   * @param status 200, 429, or 500 for any 5xx (an error unrelated to rate limits)
    */
   record Reply(boolean ok, long retryAfterNanos, String boundDimension, long startNanos, long endNanos,
-      ProviderSignal signal) {}
+      ProviderSignal signal, int status) {
+
+    /** A 200 ({@code ok}) or a 429. */
+    Reply(boolean ok, long retryAfterNanos, String boundDimension, long startNanos, long endNanos,
+        ProviderSignal signal) {
+      this(ok, retryAfterNanos, boundDimension, startNanos, endNanos, signal, ok ? 200 : 429);
+    }
+
+    /** A 5xx, recorded as a 500. */
+    static Reply serverError(long startNanos, long endNanos, ProviderSignal signal) {
+      return new Reply(false, 0, null, startNanos, endNanos, signal, 500);
+    }
+
+    /** Whether the provider answered an error unrelated to rate limits. */
+    boolean serverError() {
+      return status == 500;
+    }
+  }
 }

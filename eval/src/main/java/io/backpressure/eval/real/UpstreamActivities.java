@@ -10,8 +10,8 @@ public interface UpstreamActivities {
   /**
    * Ends with the call's 200. Depending on the configuration it retries 429s on the slot, waits in
    * a proxy, or is deferred by the gate (an {@code ApplicationFailure} of type {@code
-   * BackpressureDeferred}) or ends with an {@value #UPSTREAM_429} failure for the workflow to
-   * retry through the gate.
+   * BackpressureDeferred}) or ends with an {@value #UPSTREAM_429} or {@value #UPSTREAM_500} failure
+   * for the workflow to retry through the gate.
    *
    * @return the HTTP status of the successful attempt (200)
    */
@@ -20,4 +20,10 @@ public interface UpstreamActivities {
 
   /** The failure type of a gated call the provider answered with 429. Non-retryable. */
   String UPSTREAM_429 = "Upstream429";
+
+  /**
+   * The failure type of a gated call the provider answered with a 5xx (an error unrelated to rate
+   * limits; the grant was released). Non-retryable: the workflow retries it through the gate.
+   */
+  String UPSTREAM_500 = "Upstream500";
 }

@@ -74,7 +74,7 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
 
   private ProviderClient.Reply send(CallInput call) throws IOException, InterruptedException {
     ProviderClient.Reply reply = provider.send(call);
-    ledger.attempt(call, reply, reply.ok() || rejectedCount);
+    ledger.attempt(call, reply, reply.ok() || (rejectedCount && !reply.serverError()));
     return reply;
   }
 
@@ -100,7 +100,10 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
       }
       throw failure;
     }
-    ledger.attempt(call, reply, reply.ok() || rejectedCount);
+    ledger.attempt(call, reply, reply.ok() || (rejectedCount && !reply.serverError()));
+    if (reply.serverError()) {
+      throw ApplicationFailure.newNonRetryableFailure("the provider answered 500 to an admitted call", UPSTREAM_500);
+    }
     if (!reply.ok()) {
       throw ApplicationFailure.newNonRetryableFailure("the provider answered 429 to an admitted call", UPSTREAM_429);
     }
