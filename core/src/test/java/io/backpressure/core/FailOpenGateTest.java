@@ -4,7 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -222,5 +229,86 @@ class FailOpenGateTest {
         .hasMessageContaining("localFallback");
     assertThatThrownBy(() -> FailOpenGate.around(new FlakyGate(clock)).timeout(Duration.ZERO))
         .hasMessageContaining("timeout");
+  }
+
+  @Test
+  void openMode_concurrentCallersNeverShareAGrantId() throws Exception {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    flaky.down.set(true);
+    FailOpenGate gate = FailOpenGate.around(flaky).clock(clock).build();
+    int threads = 4;
+    int perThread = 50_000;
+    Set<String> ids = ConcurrentHashMap.newKeySet();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService callers = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        done.add(callers.submit(() -> {
+          start.await();
+          for (int i = 0; i < perThread; i++) {
+            ids.add(((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant().id());
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      callers.shutdownNow();
+    }
+    assertThat(gate.ungatedDecisions()).isEqualTo((long) threads * perThread);
+    assertThat(ids).hasSize(threads * perThread);
+  }
+
+  @Test
+  void close_shutsThePoolDown_interruptingAHungCall_andLaterCallsAreDecidedByTheMode()
+      throws InterruptedException {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    AtomicBoolean hang = new AtomicBoolean(true);
+    Gate sometimesHung = new Gate() {
+      @Override
+      public String target() {
+        return "test/model";
+      }
+
+      @Override
+      public Admission admit(AdmissionRequest request) {
+        if (!hang.get()) {
+          return new Admission.Admitted(new Grant("real", "a", "P1", request.cost(), false));
+        }
+        entered.countDown();
+        try {
+          new CountDownLatch(1).await();
+        } catch (InterruptedException e) {
+          interrupted.countDown();
+        }
+        throw new IllegalStateException("interrupted");
+      }
+
+      @Override
+      public boolean release(Grant grant, Cost actual) {
+        return true;
+      }
+    };
+    ManualClock clock = new ManualClock();
+    FailOpenGate gate;
+    try (FailOpenGate closing = FailOpenGate.around(sometimesHung)
+        .timeout(Duration.ofDays(1)).clock(clock).build()) {
+      gate = closing;
+      Thread caller = new Thread(() -> gate.admit("a", "P1", Cost.oneRequest()));
+      caller.start();
+      entered.await();
+    }
+    interrupted.await();
+    hang.set(false);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOfSatisfying(
+        Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
+    gate.close();
   }
 }
