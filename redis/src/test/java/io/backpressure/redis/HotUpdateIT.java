@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * cap plus the new burst, and within one refill interval (burst/cap = 0.1 s) the new rate holds in
  * every window. No worker is restarted.
  */
-class HotUpdateTest {
+class HotUpdateIT {
 
   @Test
   void loweringACapMidRunIsHonouredWithinOneRefillInterval() throws Exception {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * class backlogged. Counts, not times, are asserted: deferrals per admitted call, the class order
  * of admissions while all queues are backlogged, and admissions in any one-second window.
  */
-class HerdTest extends HarnessTest {
+class HerdIT extends HarnessTest {
   private static final double CAP = 10;
   private static final double BURST = 2;
   private static final int CALLS = 2;

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * admitted requests and tokens in every one-second window, at any alignment, stay within cap plus
  * burst, while the binding dimension is kept busy.
  */
-class MultiProcessCapTest {
+class MultiProcessCapIT {
   private static final double SECONDS = 30;
   private static final double REQUESTS = 150;
   private static final double REQUEST_BURST = 30;
