@@ -1,11 +1,17 @@
 package io.backpressure.integration;
 
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.ExpiredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.NotAdmittedException;
+import io.backpressure.client.RejectedException;
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
+import io.backpressure.core.RejectReason;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -22,9 +28,9 @@ import org.slf4j.LoggerFactory;
  *       {@code ActivityGate}, so a deferral ends the activity at once with the same {@code
  *       BackpressureDeferred} failure and the workflow waits on a durable timer (see the temporal
  *       module's README).
- *   <li><b>Elsewhere</b>, a call that is not admitted throws an {@link AdmissionException} before
- *       any traffic: {@link AdmissionDeferredException} carrying Δ and the booking, {@link
- *       AdmissionExpiredException}, or {@link AdmissionRejectedException}. The caller decides how
+ *   <li><b>Elsewhere</b>, a call that is not admitted throws a {@link NotAdmittedException} before
+ *       any traffic: {@link DeferredException} carrying Δ and the booking, {@link
+ *       ExpiredException}, or {@link RejectedException}. The caller decides how
  *       to wait; this class never sleeps.
  * </ul>
  *
@@ -74,7 +80,7 @@ public final class GatedCall {
    * @param maxTokens the call's completion limit, or {@code null}
    * @param usage what the call really cost, read from its reply; {@code null} from it errs on the
    *     strict side: it releases the debited cost (inside an activity, the estimate)
-   * @throws AdmissionException outside a Temporal activity, when the call is not admitted
+   * @throws NotAdmittedException outside a Temporal activity, when the call is not admitted
    * @throws IllegalStateException wrapping a checked exception that {@code call} threw (unchecked
    *     ones pass as they are)
    */
@@ -111,7 +117,7 @@ public final class GatedCall {
    * with {@link #release}. Not for Temporal activities: there, run the stream to its end inside
    * {@link #call} so the grant is released within the attempt.
    *
-   * @throws AdmissionException when the call is not admitted
+   * @throws NotAdmittedException when the call is not admitted
    */
   public Grant admit(GateContext context, Cost estimate, Long maxTokens) {
     Objects.requireNonNull(context, "context");
@@ -120,13 +126,20 @@ public final class GatedCall {
       return admitted.grant();
     }
     if (admission instanceof Admission.Deferred deferred) {
-      throw new AdmissionDeferredException(deferred.retryAfter(), deferred.booking());
+      throw new DeferredException(gate.target(), deferred.retryAfter(), deferred.booking());
     }
     if (admission instanceof Admission.Expired expired) {
-      throw new AdmissionExpiredException(expired.turnIn(), expired.message());
+      throw new ExpiredException(gate.target(), expired.turnIn(), expired.message());
     }
     Admission.Rejected rejected = (Admission.Rejected) admission;
-    throw new AdmissionRejectedException(rejected.reason(), rejected.message());
+    throw new RejectedException(gate.target(), rejected.reason(), rejected.message());
+  }
+
+  /** The rejection of a call that reached the gate with no {@link GateContext} at all. */
+  public RejectedException missingContext() {
+    return new RejectedException(gate.target(), RejectReason.INVALID_REQUEST,
+        "the call carries no GateContext: scope one with GateContext.of(tenant, priority).call(...), "
+            + "pass it as the per-call attribute '" + GateContext.KEY + "', or configure a default");
   }
 
   /** Whether {@link #call} runs inside a Temporal activity on this thread (and so never throws Δ). */

@@ -3,6 +3,10 @@ package io.backpressure.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.ExpiredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.RejectedException;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
@@ -60,10 +64,11 @@ class GatedCallTest {
     gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
 
     assertThatThrownBy(() -> gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10)))
-        .isInstanceOfSatisfying(AdmissionDeferredException.class, e -> {
+        .isInstanceOfSatisfying(DeferredException.class, e -> {
           assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
           assertThat(e.booking()).isNotEmpty();
-          assertThat(e).hasMessageContaining("deferred by the admission gate for");
+          assertThat(e.target()).isEqualTo(gated.gate().target());
+          assertThat(e).hasMessageContaining("deferred by the admission gate of " + gated.gate().target() + " for");
         });
     assertThat(calls).hasValue(1);
   }
@@ -74,7 +79,7 @@ class GatedCallTest {
 
     assertThatThrownBy(() -> gated.call(acme.withMaxWait(Duration.ofMillis(10)), Cost.of(1, 10), null,
             this::reply, r -> Cost.of(1, 10)))
-        .isInstanceOfSatisfying(AdmissionExpiredException.class,
+        .isInstanceOfSatisfying(ExpiredException.class,
             e -> assertThat(e.turnIn()).isGreaterThan(Duration.ofMillis(10)));
     assertThat(calls).hasValue(1);
   }
@@ -83,7 +88,7 @@ class GatedCallTest {
   void anUnknownClassIsRejectedNamingIt() {
     assertThatThrownBy(() -> gated.call(GateContext.of("acme", "P7"), Cost.of(1, 10), null, this::reply,
             r -> Cost.of(1, 10)))
-        .isInstanceOfSatisfying(AdmissionRejectedException.class,
+        .isInstanceOfSatisfying(RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.UNKNOWN_PRIORITY))
         .hasMessageContaining("P7");
     assertThat(calls).hasValue(0);
@@ -100,10 +105,10 @@ class GatedCallTest {
   @Test
   void theRetryWithTheBookingRedeemsItsPlace() {
     gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
-    AdmissionDeferredException deferred = null;
+    DeferredException deferred = null;
     try {
       gated.admit(acme, Cost.of(1, 10), null);
-    } catch (AdmissionDeferredException e) {
+    } catch (DeferredException e) {
       deferred = e;
     }
     assertThat(deferred).isNotNull();

@@ -3,21 +3,21 @@ package io.backpressure.langchain4j;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.ChatRequestOptions;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.service.AiServices;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.RejectedException;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.AdmissionRejectedException;
-import io.backpressure.integration.GateContext;
 import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
@@ -93,10 +93,10 @@ class GatedChatModelTest {
     GateContext context = GateContext.of("acme", "P2");
     context.call(() -> model.chat(PROMPT));
 
-    AdmissionDeferredException deferred = null;
+    DeferredException deferred = null;
     try {
       context.call(() -> model.chat(PROMPT));
-    } catch (AdmissionDeferredException e) {
+    } catch (DeferredException e) {
       deferred = e;
     }
 
@@ -153,7 +153,7 @@ class GatedChatModelTest {
     ChatModel model = GatedChatModel.builder(openAi(), gate).build();
 
     assertThatThrownBy(() -> model.chat(PROMPT))
-        .isInstanceOfSatisfying(AdmissionRejectedException.class,
+        .isInstanceOfSatisfying(RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.INVALID_REQUEST))
         .hasMessageContaining(GateContext.KEY);
     assertThat(provider.records()).isEmpty();
@@ -164,7 +164,7 @@ class GatedChatModelTest {
     ChatModel model = GatedChatModel.builder(openAi(), gate).build();
 
     assertThatThrownBy(() -> GateContext.of("acme", "P9").call(() -> model.chat(PROMPT)))
-        .isInstanceOfSatisfying(AdmissionRejectedException.class,
+        .isInstanceOfSatisfying(RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.UNKNOWN_PRIORITY))
         .hasMessageContaining("P9");
     assertThat(provider.records()).isEmpty();

@@ -9,12 +9,12 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import dev.langchain4j.model.output.TokenUsage;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.GateContext;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
@@ -92,7 +92,7 @@ class GatedStreamingChatModelTest {
 
     model.chat("second", second);
 
-    assertThat(second.error()).isInstanceOfSatisfying(AdmissionDeferredException.class,
+    assertThat(second.error()).isInstanceOfSatisfying(DeferredException.class,
         e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
     assertThat(second.parts).isEmpty();
     assertThat(gate.requests).hasSize(2);

@@ -3,14 +3,14 @@ package io.backpressure.springai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.RejectedException;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.AdmissionRejectedException;
-import io.backpressure.integration.GateContext;
 import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
@@ -95,7 +95,7 @@ class BackpressureAdvisorTest {
     ask("acme", "P2");
 
     assertThatThrownBy(() -> ask("acme", "P2"))
-        .isInstanceOfSatisfying(AdmissionDeferredException.class, e -> {
+        .isInstanceOfSatisfying(DeferredException.class, e -> {
           assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
           assertThat(e.booking()).isNotEmpty();
         });
@@ -115,7 +115,7 @@ class BackpressureAdvisorTest {
   @Test
   void aCallWithNoContextIsRejectedBeforeAnyTraffic() {
     assertThatThrownBy(() -> chat.prompt(PROMPT).call().content())
-        .isInstanceOfSatisfying(AdmissionRejectedException.class,
+        .isInstanceOfSatisfying(RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.INVALID_REQUEST));
     assertThat(provider.records()).isEmpty();
   }
@@ -149,7 +149,7 @@ class BackpressureAdvisorTest {
     assertThatThrownBy(() -> chat.prompt(PROMPT)
             .advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
             .stream().content().blockLast(Duration.ofSeconds(20)))
-        .isInstanceOf(AdmissionDeferredException.class);
+        .isInstanceOf(DeferredException.class);
     assertThat(provider.records()).hasSize(1);
   }
 }
