@@ -12,6 +12,7 @@ import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
+import io.backpressure.core.testing.RecordingGate;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,8 +38,8 @@ class GatedCallTest {
     String reply = gated.call(acme, Cost.of(1, 100), 50L, this::reply, r -> Cost.of(1, 180));
 
     assertThat(reply).isEqualTo("reply");
-    assertThat(gate.requests).singleElement().satisfies(r -> assertThat(r.maxTokens()).isEqualTo(50L));
-    assertThat(gate.releases).containsExactly(Cost.of(1, 180));
+    assertThat(gate.requests()).singleElement().satisfies(r -> assertThat(r.maxTokens()).isEqualTo(50L));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 180));
     assertThat(gated.insideActivity()).isFalse();
   }
 
@@ -49,14 +50,14 @@ class GatedCallTest {
     }, r -> Cost.of(1, 1)))
         .isInstanceOf(IllegalStateException.class)
         .hasCauseInstanceOf(IOException.class);
-    assertThat(gate.releases).containsExactly(Cost.of(1, 0));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 0));
   }
 
   @Test
   void aReplyWithoutUsageReleasesWhatWasDebited() {
     gated.call(acme, Cost.of(1, 100), null, this::reply, r -> null);
 
-    assertThat(gate.releases).containsExactly(Cost.of(1, 100));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 100));
   }
 
   @Test
@@ -99,7 +100,7 @@ class GatedCallTest {
     String reply = gated.call(acme, Cost.of(1, 100), null, this::reply, r -> Cost.of(1, -5));
 
     assertThat(reply).isEqualTo("reply");
-    assertThat(gate.releases).containsExactly(Cost.of(1, -5), Cost.of(1, 100));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, -5), Cost.of(1, 100));
   }
 
   @Test
@@ -117,6 +118,6 @@ class GatedCallTest {
     var grant = gated.admit(acme.withBooking(deferred.booking()), Cost.of(1, 10), null);
 
     assertThat(grant.tenant()).isEqualTo("acme");
-    assertThat(gate.requests.get(2).booking()).isEqualTo(deferred.booking());
+    assertThat(gate.requests().get(2).booking()).isEqualTo(deferred.booking());
   }
 }

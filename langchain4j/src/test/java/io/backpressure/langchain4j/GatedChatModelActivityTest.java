@@ -10,6 +10,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.temporal.Backpressure;
@@ -67,7 +68,7 @@ class GatedChatModelActivityTest {
       });
       assertThat(provider.records()).hasSize(1);
       var record = provider.records().get(0);
-      assertThat(gate.releases).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+      assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
     }
   }
 }

@@ -18,6 +18,7 @@ import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
@@ -77,13 +78,13 @@ class GatedChatModelTest {
     assertThat(answer).isNotEmpty();
     RequestRecord record = provider.records().get(0);
     assertThat(record.status()).isEqualTo(200);
-    assertThat(gate.requests).singleElement().satisfies(request -> {
+    assertThat(gate.requests()).singleElement().satisfies(request -> {
       assertThat(request.tenant()).isEqualTo("acme");
       assertThat(request.priority()).isEqualTo("P1");
       assertThat(request.cost()).isEqualTo(Cost.of(1, 100));
       assertThat(request.maxTokens()).isEqualTo(50L);
     });
-    assertThat(gate.releases).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
     assertThat(record.completionTokens()).isEqualTo(30);
   }
 
@@ -109,7 +110,7 @@ class GatedChatModelTest {
     String booking = deferred.booking();
     String answer = context.withBooking(booking).call(() -> model.chat(PROMPT));
     assertThat(answer).isNotEmpty();
-    assertThat(gate.requests.get(2).booking()).isEqualTo(booking);
+    assertThat(gate.requests().get(2).booking()).isEqualTo(booking);
     assertThat(provider.records()).hasSize(2).allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
   }
 
@@ -124,7 +125,7 @@ class GatedChatModelTest {
     model.chat(request);
 
     assertThat(response.tokenUsage().totalTokenCount()).isEqualTo(130);
-    assertThat(gate.requests).extracting(r -> r.tenant() + "/" + r.priority())
+    assertThat(gate.requests()).extracting(r -> r.tenant() + "/" + r.priority())
         .containsExactly("globex/P1", "fallback/P2");
   }
 
@@ -140,12 +141,12 @@ class GatedChatModelTest {
     String answer = GateContext.of("acme", "P2").call(() -> assistant.chat(PROMPT));
 
     assertThat(answer).isNotEmpty();
-    assertThat(gate.requests).singleElement().satisfies(r -> {
+    assertThat(gate.requests()).singleElement().satisfies(r -> {
       assertThat(r.tenant() + "/" + r.priority()).isEqualTo("acme/P2");
       assertThat(r.cost()).isEqualTo(Cost.of(1, 100));
     });
     RequestRecord record = provider.records().get(0);
-    assertThat(gate.releases).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
@@ -79,14 +80,14 @@ class BackpressureAdvisorTest {
 
     assertThat(answer).isNotEmpty();
     RequestRecord record = provider.records().get(0);
-    assertThat(gate.requests).singleElement().satisfies(request -> {
+    assertThat(gate.requests()).singleElement().satisfies(request -> {
       assertThat(request.tenant()).isEqualTo("acme");
       assertThat(request.priority()).isEqualTo("P1");
       assertThat(request.cost()).isEqualTo(Cost.of(1, 100));
       assertThat(request.maxTokens()).isEqualTo(50L);
     });
     assertThat(record.completionTokens()).isEqualTo(30);
-    assertThat(gate.releases).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
     assertThat(feedbackTargets).containsExactly("openai/gpt-4o-mini");
   }
 
@@ -108,7 +109,7 @@ class BackpressureAdvisorTest {
     clock.advance(Duration.ofSeconds(1));
     GateContext.of("initech", "P1").call(() -> chat.prompt(PROMPT).call().content());
 
-    assertThat(gate.requests).extracting(r -> r.tenant() + "/" + r.priority())
+    assertThat(gate.requests()).extracting(r -> r.tenant() + "/" + r.priority())
         .containsExactly("globex/P2", "initech/P1");
   }
 
@@ -136,10 +137,10 @@ class BackpressureAdvisorTest {
     assertThat(provider.records()).isNotEmpty().allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
     // The stream's failure reaches the caller before the advisor's release on the stream's thread.
     long until = System.nanoTime() + 5_000_000_000L;
-    while (gate.releases.isEmpty() && System.nanoTime() < until) {
+    while (gate.releasedWith().isEmpty() && System.nanoTime() < until) {
       java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
     }
-    assertThat(gate.releases).containsExactly(Cost.of(1, 0));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 0));
   }
 
   @Test
