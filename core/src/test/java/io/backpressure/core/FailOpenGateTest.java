@@ -52,6 +52,41 @@ class FailOpenGateTest {
     }
   }
 
+  /**
+   * Hangs in {@code admit} until interrupted (while {@code hang} is set; else admits), as a client
+   * whose server stopped answering does.
+   */
+  private static final class HungGate implements Gate {
+    final AtomicBoolean hang = new AtomicBoolean(true);
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch interrupted = new CountDownLatch(1);
+
+    @Override
+    public String target() {
+      return "test/model";
+    }
+
+    @Override
+    public Admission admit(AdmissionRequest request) {
+      if (!hang.get()) {
+        return new Admission.Admitted(new Grant("real", request.tenant(), request.priority(), request.cost(), false));
+      }
+      entered.countDown();
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException e) {
+        interrupted.countDown();
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException("interrupted");
+    }
+
+    @Override
+    public boolean release(Grant grant, Cost actual) {
+      return true;
+    }
+  }
+
   @Test
   void openMode_admitsUngatedWhileDown_probesSparingly_andGatesAgainWhenBack() {
     ManualClock clock = new ManualClock();
@@ -185,29 +220,7 @@ class FailOpenGateTest {
 
   @Test
   void timeout_abandonsAHungCall() throws InterruptedException {
-    CountDownLatch never = new CountDownLatch(1);
-    Gate hung = new Gate() {
-      @Override
-      public String target() {
-        return "test/model";
-      }
-
-      @Override
-      public Admission admit(AdmissionRequest request) {
-        try {
-          never.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        throw new IllegalStateException("interrupted");
-      }
-
-      @Override
-      public boolean release(Grant grant, Cost actual) {
-        return true;
-      }
-    };
-    FailOpenGate gate = FailOpenGate.around(hung).timeout(Duration.ofMillis(50)).build();
+    FailOpenGate gate = FailOpenGate.around(new HungGate()).timeout(Duration.ofMillis(50)).build();
     assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
     assertThat(gate.failures()).isEqualTo(1);
   }
@@ -267,45 +280,16 @@ class FailOpenGateTest {
   @Test
   void close_shutsThePoolDown_interruptingAHungCall_andLaterCallsAreDecidedByTheMode()
       throws InterruptedException {
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch interrupted = new CountDownLatch(1);
-    AtomicBoolean hang = new AtomicBoolean(true);
-    Gate sometimesHung = new Gate() {
-      @Override
-      public String target() {
-        return "test/model";
-      }
-
-      @Override
-      public Admission admit(AdmissionRequest request) {
-        if (!hang.get()) {
-          return new Admission.Admitted(new Grant("real", "a", "P1", request.cost(), false));
-        }
-        entered.countDown();
-        try {
-          new CountDownLatch(1).await();
-        } catch (InterruptedException e) {
-          interrupted.countDown();
-        }
-        throw new IllegalStateException("interrupted");
-      }
-
-      @Override
-      public boolean release(Grant grant, Cost actual) {
-        return true;
-      }
-    };
+    HungGate hung = new HungGate();
     ManualClock clock = new ManualClock();
     FailOpenGate gate;
-    try (FailOpenGate closing = FailOpenGate.around(sometimesHung)
-        .timeout(Duration.ofDays(1)).clock(clock).build()) {
+    try (FailOpenGate closing = FailOpenGate.around(hung).timeout(Duration.ofDays(1)).clock(clock).build()) {
       gate = closing;
-      Thread caller = new Thread(() -> gate.admit("a", "P1", Cost.oneRequest()));
-      caller.start();
-      entered.await();
+      new Thread(() -> gate.admit("a", "P1", Cost.oneRequest())).start();
+      hung.entered.await();
     }
-    interrupted.await();
-    hang.set(false);
+    hung.interrupted.await();
+    hung.hang.set(false);
     clock.advance(Duration.ofSeconds(1));
     assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOfSatisfying(
         Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
