@@ -1,11 +1,11 @@
 package io.backpressure.integration;
 
+import io.backpressure.client.Admitter;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.ExpiredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.NotAdmittedException;
 import io.backpressure.client.RejectedException;
-import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
@@ -16,8 +16,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The admit, call, release step that every framework integration runs around a provider call.
@@ -41,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe; one instance serves every call to its gate.
  */
 public final class GatedCall {
-  private static final Logger LOG = LoggerFactory.getLogger(GatedCall.class);
+  /** Outside activities: the gate's answer as a client-gate exception, releases that never throw. */
+  private static final Admitter DIRECT = Admitter.direct();
 
   private final Gate gate;
   private final TemporalActivities temporal;
@@ -121,18 +120,7 @@ public final class GatedCall {
    */
   public Grant admit(GateContext context, Cost estimate, Long maxTokens) {
     Objects.requireNonNull(context, "context");
-    Admission admission = gate.admit(request(context, estimate, maxTokens));
-    if (admission instanceof Admission.Admitted admitted) {
-      return admitted.grant();
-    }
-    if (admission instanceof Admission.Deferred deferred) {
-      throw new DeferredException(gate.target(), deferred.retryAfter(), deferred.booking());
-    }
-    if (admission instanceof Admission.Expired expired) {
-      throw new ExpiredException(gate.target(), expired.turnIn(), expired.message());
-    }
-    Admission.Rejected rejected = (Admission.Rejected) admission;
-    throw new RejectedException(gate.target(), rejected.reason(), rejected.message());
+    return DIRECT.admit(gate, request(context, estimate, maxTokens));
   }
 
   /** The rejection of a call that reached the gate with no {@link GateContext} at all. */
@@ -152,16 +140,7 @@ public final class GatedCall {
    * non-finite) is logged and replaced by the debited cost, so the grant is still released.
    */
   public void release(Grant grant, Cost actual) {
-    try {
-      gate.release(grant, actual);
-    } catch (RuntimeException refused) {
-      LOG.warn("release of grant {} with the reported usage failed; releasing the estimate", grant.id(), refused);
-      try {
-        gate.release(grant, grant.debited());
-      } catch (RuntimeException e) {
-        LOG.warn("release of grant {} failed", grant.id(), e);
-      }
-    }
+    DIRECT.release(gate, grant, actual);
   }
 
   /** What a call that failed is released with: the debited cost with no tokens. */
