@@ -7,20 +7,17 @@ import com.anthropic.core.http.HttpRequest;
 import com.anthropic.core.http.HttpRequestBody;
 import com.anthropic.core.http.HttpResponse;
 import io.backpressure.client.ClientGate;
-import io.backpressure.client.Exchange;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.GatedTransport;
+import io.backpressure.client.GatedTransport.TappedBody;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * anthropic-java's HTTP client with the gate in front: installed by {@link
@@ -32,55 +29,21 @@ import java.util.concurrent.CompletionException;
 public final class GatedHttpClient implements HttpClient {
 
   private final HttpClient transport;
-  private final ClientGate gate;
+  private final GatedTransport<HttpRequest, HttpResponse> gated;
 
   public GatedHttpClient(HttpClient transport, ClientGate gate) {
     this.transport = Objects.requireNonNull(transport, "transport");
-    this.gate = Objects.requireNonNull(gate, "gate");
+    this.gated = new GatedTransport<>(Objects.requireNonNull(gate, "gate"), new Sdk());
   }
 
   @Override
   public HttpResponse execute(HttpRequest request, RequestOptions options) {
-    if (!gated(request)) {
-      return transport.execute(withoutGateHeaders(request), options);
-    }
-    Exchange exchange = gate.admit(bytes(request.body().get()), name -> first(request, name));
-    HttpResponse response;
-    try {
-      response = transport.execute(withBody(request, exchange.body()), options);
-    } catch (RuntimeException | Error e) {
-      exchange.failed(e);
-      throw e;
-    }
-    return tapped(exchange, response);
+    return gated.execute(request, r -> transport.execute(r, options));
   }
 
   @Override
   public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions options) {
-    if (!gated(request)) {
-      return transport.executeAsync(withoutGateHeaders(request), options);
-    }
-    Exchange exchange;
-    try {
-      exchange = gate.admit(bytes(request.body().get()), name -> first(request, name));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    CompletableFuture<HttpResponse> sent;
-    try {
-      sent = transport.executeAsync(withBody(request, exchange.body()), options);
-    } catch (RuntimeException | Error e) {
-      exchange.failed(e);
-      throw e;
-    }
-    return sent.handle(
-        (response, failure) -> {
-          if (failure != null) {
-            exchange.failed(failure);
-            throw failure instanceof RuntimeException r ? r : new CompletionException(failure);
-          }
-          return tapped(exchange, response);
-        });
+    return gated.executeAsync(request, r -> transport.executeAsync(r, options));
   }
 
   @Override
@@ -88,47 +51,79 @@ public final class GatedHttpClient implements HttpClient {
     transport.close();
   }
 
-  private boolean gated(HttpRequest request) {
-    return request.body().isPresent() && gate.gates(request.method().name(), request.pathSegments());
-  }
-
-  private static HttpResponse tapped(Exchange exchange, HttpResponse response) {
-    exchange.answered(response.statusCode(), headers(response.headers()));
-    return new TappedResponse(response, exchange);
-  }
-
-  private static Map<String, List<String>> headers(Headers headers) {
-    Map<String, List<String>> map = new LinkedHashMap<>();
-    for (String name : headers.names()) {
-      map.put(name.toLowerCase(Locale.ROOT), headers.values(name));
+  /** anthropic-java's request and response types, as {@link GatedTransport} reads and changes them. */
+  private static final class Sdk implements GatedTransport.Sdk<HttpRequest, HttpResponse> {
+    @Override
+    public boolean hasBody(HttpRequest request) {
+      return request.body().isPresent();
     }
-    return map;
-  }
 
-  private static byte[] bytes(HttpRequestBody body) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    body.writeTo(out);
-    return out.toByteArray();
-  }
+    @Override
+    public byte[] requestBody(HttpRequest request) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      request.body().get().writeTo(out);
+      return out.toByteArray();
+    }
 
-  private static String first(HttpRequest request, String header) {
-    List<String> values = request.headers().values(header);
-    return values.isEmpty() ? null : values.get(0);
-  }
+    @Override
+    public String method(HttpRequest request) {
+      return request.method().name();
+    }
 
-  /** An ungated request as it should leave: the gate's headers stay here. */
-  private static HttpRequest withoutGateHeaders(HttpRequest request) {
-    for (String header : GateContext.HEADERS) {
-      if (!request.headers().values(header).isEmpty()) {
-        return request.toBuilder().removeAllHeaders(GateContext.HEADERS).build();
+    @Override
+    public List<String> pathSegments(HttpRequest request) {
+      return request.pathSegments();
+    }
+
+    @Override
+    public List<String> requestHeader(HttpRequest request, String name) {
+      return request.headers().values(name);
+    }
+
+    @Override
+    public HttpRequest withoutGateHeaders(HttpRequest request) {
+      for (String header : GateContext.HEADERS) {
+        if (!request.headers().values(header).isEmpty()) {
+          return request.toBuilder().removeAllHeaders(GateContext.HEADERS).build();
+        }
       }
+      return request;
     }
-    return request;
-  }
 
-  /** The request to send: the gate's body, without the gate's own headers. */
-  private static HttpRequest withBody(HttpRequest request, byte[] body) {
-    return request.toBuilder().removeAllHeaders(GateContext.HEADERS).body(new JsonBody(body)).build();
+    @Override
+    public HttpRequest withJsonBody(HttpRequest request, byte[] json) {
+      return request.toBuilder().removeAllHeaders(GateContext.HEADERS).body(new JsonBody(json)).build();
+    }
+
+    @Override
+    public int statusCode(HttpResponse response) {
+      return response.statusCode();
+    }
+
+    @Override
+    public Iterable<String> headerNames(HttpResponse response) {
+      return response.headers().names();
+    }
+
+    @Override
+    public List<String> answerHeader(HttpResponse response, String name) {
+      return response.headers().values(name);
+    }
+
+    @Override
+    public HttpResponse tapped(HttpResponse response, TappedBody body) {
+      return new TappedResponse(response, body);
+    }
+
+    @Override
+    public InputStream answerBody(HttpResponse response) {
+      return response.body();
+    }
+
+    @Override
+    public void close(HttpResponse response) {
+      response.close();
+    }
   }
 
   /** The (possibly adjusted) JSON body, sent as bytes. */
@@ -162,16 +157,7 @@ public final class GatedHttpClient implements HttpClient {
   }
 
   /** The answer with its body tapped; closing it releases the grant if the body did not. */
-  private static final class TappedResponse implements HttpResponse {
-    private final HttpResponse response;
-    private final Exchange exchange;
-    private InputStream body;
-
-    TappedResponse(HttpResponse response, Exchange exchange) {
-      this.response = response;
-      this.exchange = exchange;
-    }
-
+  private record TappedResponse(HttpResponse response, TappedBody tapped) implements HttpResponse {
     @Override
     public int statusCode() {
       return response.statusCode();
@@ -183,22 +169,13 @@ public final class GatedHttpClient implements HttpClient {
     }
 
     @Override
-    public synchronized InputStream body() {
-      if (body == null) {
-        body = exchange.tap(response.body());
-      }
-      return body;
+    public InputStream body() {
+      return tapped.get();
     }
 
     @Override
     public void close() {
-      try {
-        body().close();
-      } catch (IOException e) {
-        // the tap has released the grant; the transport's close below reports nothing either
-      } finally {
-        response.close();
-      }
+      tapped.close();
     }
   }
 }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.function.Function;
 
 /**
@@ -29,8 +30,17 @@ import java.util.function.Function;
  * }</pre>
  *
  * <p>A caller in the headers wins over the thread's context. Scopes nest; closing one restores the
- * context that was current when it was opened. Values are not checked here: the gate answers a
- * blank tenant or an unknown class with a rejection naming the field.
+ * context that was current when it was opened. {@link #call} and {@link #run} scope a context
+ * around one action:
+ *
+ * <pre>{@code
+ * String answer = GateContext.of("acme", "P1").call(() -> assistant.chat("Hello"));
+ * }</pre>
+ *
+ * <p>Frameworks that carry per-call attributes (Spring AI's advisor parameters, LangChain4j's
+ * {@code ChatRequestOptions} listener attributes) take the context from there, under {@link #KEY}.
+ * Values are not checked here: the gate answers a blank tenant or an unknown class with a rejection
+ * naming the field.
  *
  * @param tenant the tenant the call is for
  * @param priority the priority class, one of the gate policy's class names
@@ -40,6 +50,9 @@ import java.util.function.Function;
  *     default
  */
 public record GateContext(String tenant, String priority, String booking, Duration maxWait) {
+
+  /** The key under which frameworks' per-call attribute maps carry a context. */
+  public static final String KEY = "backpressure.context";
 
   /** Request header naming the tenant. */
   public static final String TENANT_HEADER = "x-backpressure-tenant";
@@ -128,6 +141,20 @@ public record GateContext(String tenant, String priority, String booking, Durati
     Scope scope = new Scope(CURRENT.get());
     CURRENT.set(this);
     return scope;
+  }
+
+  /** Runs {@code action} with this context current on this thread, then restores the previous one. */
+  public void run(Runnable action) {
+    try (Scope scope = open()) {
+      action.run();
+    }
+  }
+
+  /** Calls {@code action} with this context current on this thread, then restores the previous one. */
+  public <T> T call(Callable<T> action) throws Exception {
+    try (Scope scope = open()) {
+      return action.call();
+    }
   }
 
   /** An open context; close it on the thread that opened it. */

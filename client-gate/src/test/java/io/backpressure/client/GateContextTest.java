@@ -25,6 +25,22 @@ class GateContextTest {
   }
 
   @Test
+  void callAndRunScopeTheContextAroundOneAction_andRestoreThePreviousOneAlsoWhenItThrows()
+      throws Exception {
+    GateContext outer = GateContext.of("acme", "P2");
+    GateContext inner = GateContext.of("globex", "P1");
+    try (GateContext.Scope scope = outer.open()) {
+      assertThat(inner.call(GateContext::current)).hasValue(inner);
+      assertThat(GateContext.current()).hasValue(outer);
+      assertThatThrownBy(() -> inner.run(() -> {
+        throw new IllegalStateException("boom");
+      })).hasMessage("boom");
+      assertThat(GateContext.current()).hasValue(outer);
+    }
+    assertThat(GateContext.current()).isEmpty();
+  }
+
+  @Test
   void travelsAsRequestHeaders() {
     GateContext context = GateContext.of("acme", "P1").withBooking("b-7").withMaxWait(Duration.ofSeconds(30));
     Map<String, String> headers = context.headers();

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -41,9 +42,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Without a timeout the delegate runs on the caller's thread and only its own
  * errors (e.g. a Redis client's command timeout) count as failures; with one, it runs on a daemon
- * pool so that a hung call can be abandoned.
+ * pool so that a hung call can be abandoned. {@link #close()} shuts that pool down (it does not
+ * close the delegate); a closed gate decides every call by its {@link Mode}.
  */
-public final class FailOpenGate implements Gate {
+public final class FailOpenGate implements Gate, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FailOpenGate.class);
   private static final String LOCAL_PREFIX = "local";
 
@@ -71,6 +73,8 @@ public final class FailOpenGate implements Gate {
   private final ExecutorService pool;
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong ungated = new AtomicLong();
+  /** Numbers the grants of {@link Mode#OPEN}, so that no two callers hold the same grant id. */
+  private final AtomicLong openGrants = new AtomicLong();
   private final AtomicLong bypassUntil = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong nextLogAt = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong failuresAtLastLog = new AtomicLong();
@@ -143,7 +147,7 @@ public final class FailOpenGate implements Gate {
     ungated.incrementAndGet();
     return switch (mode) {
       case OPEN -> new Admission.Admitted(new Grant(
-          "open-" + ungated.get(), String.valueOf(request.tenant()), String.valueOf(request.priority()),
+          "open-" + openGrants.incrementAndGet(), String.valueOf(request.tenant()), String.valueOf(request.priority()),
           request.cost(), true));
       case CLOSED -> new Admission.Deferred(closedRetryAfter, request.booking() == null ? "" : request.booking());
       case LOCAL -> admitLocally(request);
@@ -298,6 +302,17 @@ public final class FailOpenGate implements Gate {
     }
   }
 
+  /**
+   * Shuts down the pool that runs delegate calls under a timeout, abandoning calls still under way
+   * (their callers are answered by the {@link Mode}). Idempotent; the delegate is not closed.
+   */
+  @Override
+  public void close() {
+    if (pool != null) {
+      pool.shutdownNow();
+    }
+  }
+
   private <T> T call(Supplier<T> action) {
     if (pool == null) {
       try {
@@ -308,7 +323,12 @@ public final class FailOpenGate implements Gate {
         throw new StateUnavailableException(e);
       }
     }
-    CompletableFuture<T> future = CompletableFuture.supplyAsync(action, pool);
+    CompletableFuture<T> future;
+    try {
+      future = CompletableFuture.supplyAsync(action, pool);
+    } catch (RejectedExecutionException e) {
+      throw new StateUnavailableException(e);
+    }
     try {
       return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {

@@ -47,11 +47,6 @@ final class SlidingWindow {
     }
   }
 
-  /** What may still be admitted now. */
-  double room() {
-    return allowance - sum;
-  }
-
   /** Records an admitted amount. */
   Entry add(long now, double amount) {
     Entry entry = new Entry(now, amount);

@@ -4,7 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -42,6 +49,41 @@ class FailOpenGateTest {
         throw new IllegalStateException("connection refused");
       }
       return real.release(grant, actual);
+    }
+  }
+
+  /**
+   * Hangs in {@code admit} until interrupted (while {@code hang} is set; else admits), as a client
+   * whose server stopped answering does.
+   */
+  private static final class HungGate implements Gate {
+    final AtomicBoolean hang = new AtomicBoolean(true);
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch interrupted = new CountDownLatch(1);
+
+    @Override
+    public String target() {
+      return "test/model";
+    }
+
+    @Override
+    public Admission admit(AdmissionRequest request) {
+      if (!hang.get()) {
+        return new Admission.Admitted(new Grant("real", request.tenant(), request.priority(), request.cost(), false));
+      }
+      entered.countDown();
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException e) {
+        interrupted.countDown();
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException("interrupted");
+    }
+
+    @Override
+    public boolean release(Grant grant, Cost actual) {
+      return true;
     }
   }
 
@@ -242,29 +284,7 @@ class FailOpenGateTest {
 
   @Test
   void timeout_abandonsAHungCall() throws InterruptedException {
-    CountDownLatch never = new CountDownLatch(1);
-    Gate hung = new Gate() {
-      @Override
-      public String target() {
-        return "test/model";
-      }
-
-      @Override
-      public Admission admit(AdmissionRequest request) {
-        try {
-          never.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        throw new IllegalStateException("interrupted");
-      }
-
-      @Override
-      public boolean release(Grant grant, Cost actual) {
-        return true;
-      }
-    };
-    FailOpenGate gate = FailOpenGate.around(hung).timeout(Duration.ofMillis(50)).build();
+    FailOpenGate gate = FailOpenGate.around(new HungGate()).timeout(Duration.ofMillis(50)).build();
     assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
     assertThat(gate.failures()).isEqualTo(1);
   }
@@ -286,5 +306,57 @@ class FailOpenGateTest {
         .hasMessageContaining("localFallback");
     assertThatThrownBy(() -> FailOpenGate.around(new FlakyGate(clock)).timeout(Duration.ZERO))
         .hasMessageContaining("timeout");
+  }
+
+  @Test
+  void openMode_concurrentCallersNeverShareAGrantId() throws Exception {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    flaky.down.set(true);
+    FailOpenGate gate = FailOpenGate.around(flaky).clock(clock).build();
+    int threads = 4;
+    int perThread = 50_000;
+    Set<String> ids = ConcurrentHashMap.newKeySet();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService callers = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        done.add(callers.submit(() -> {
+          start.await();
+          for (int i = 0; i < perThread; i++) {
+            ids.add(((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant().id());
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      callers.shutdownNow();
+    }
+    assertThat(gate.ungatedDecisions()).isEqualTo((long) threads * perThread);
+    assertThat(ids).hasSize(threads * perThread);
+  }
+
+  @Test
+  void close_shutsThePoolDown_interruptingAHungCall_andLaterCallsAreDecidedByTheMode()
+      throws InterruptedException {
+    HungGate hung = new HungGate();
+    ManualClock clock = new ManualClock();
+    FailOpenGate gate;
+    try (FailOpenGate closing = FailOpenGate.around(hung).timeout(Duration.ofDays(1)).clock(clock).build()) {
+      gate = closing;
+      new Thread(() -> gate.admit("a", "P1", Cost.oneRequest())).start();
+      hung.entered.await();
+    }
+    hung.interrupted.await();
+    hung.hang.set(false);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOfSatisfying(
+        Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
+    gate.close();
   }
 }

@@ -1,5 +1,6 @@
 package io.backpressure.core;
 
+import io.backpressure.core.testing.WindowPeak;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -208,18 +209,6 @@ final class Traffic {
 
   /** The most admitted (debited) of {@code dimension} in any window of {@code window} length. */
   static double maxInAnyWindow(List<Admitted> log, String dimension, Duration window) {
-    long w = window.toNanos();
-    double best = 0;
-    double inWindow = 0;
-    int head = 0;
-    for (int i = 0; i < log.size(); i++) {
-      inWindow += log.get(i).debited().amount(dimension);
-      while (log.get(i).nanos() - log.get(head).nanos() >= w) {
-        inWindow -= log.get(head).debited().amount(dimension);
-        head++;
-      }
-      best = Math.max(best, inWindow);
-    }
-    return best;
+    return WindowPeak.max(log, Admitted::nanos, a -> a.debited().amount(dimension), window.toNanos());
   }
 }

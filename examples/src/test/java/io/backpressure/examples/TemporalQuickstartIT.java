@@ -3,12 +3,9 @@ package io.backpressure.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Admission;
-import io.backpressure.core.AdmissionRequest;
-import io.backpressure.core.Cost;
-import io.backpressure.core.Gate;
-import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.examples.TemporalQuickstart.ChatInput;
 import io.backpressure.examples.TemporalQuickstart.ChatWorkflow;
 import io.temporal.client.WorkflowClient;
@@ -20,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** Runs the README's Temporal example on Temporal's in-process test server, in real time. */
@@ -30,7 +26,7 @@ class TemporalQuickstartIT {
   void deferredCallsWaitOnTimersAndAllComplete() throws Exception {
     Policy policy = Policy.builder("openai/gpt-4o")
         .requestsPerSecond(2).tokensPerSecond(10_000).priority("P1", 1).build();
-    CountingGate gate = new CountingGate(InMemoryGate.create(policy));
+    RecordingGate gate = new RecordingGate(InMemoryGate.create(policy));
     TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(
         TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     try {
@@ -52,45 +48,8 @@ class TemporalQuickstartIT {
     }
     // Six calls at once against a burst of two requests: some were deferred, and every one came
     // back and was admitted once.
-    assertThat(gate.admitted.get()).isEqualTo(6);
-    assertThat(gate.deferred.get()).isPositive();
-    assertThat(gate.released.get()).isEqualTo(6);
-  }
-
-  /** Counts the gate's answers. */
-  private static final class CountingGate implements Gate {
-    private final Gate delegate;
-    final AtomicInteger admitted = new AtomicInteger();
-    final AtomicInteger deferred = new AtomicInteger();
-    final AtomicInteger released = new AtomicInteger();
-
-    CountingGate(Gate delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public String target() {
-      return delegate.target();
-    }
-
-    @Override
-    public Admission admit(AdmissionRequest request) {
-      Admission answer = delegate.admit(request);
-      if (answer instanceof Admission.Admitted) {
-        admitted.incrementAndGet();
-      } else if (answer instanceof Admission.Deferred) {
-        deferred.incrementAndGet();
-      }
-      return answer;
-    }
-
-    @Override
-    public boolean release(Grant grant, Cost actual) {
-      boolean applied = delegate.release(grant, actual);
-      if (applied) {
-        released.incrementAndGet();
-      }
-      return applied;
-    }
+    assertThat(gate.admissions()).filteredOn(a -> a instanceof Admission.Admitted).hasSize(6);
+    assertThat(gate.admissions()).filteredOn(a -> a instanceof Admission.Deferred).isNotEmpty();
+    assertThat(gate.releases()).filteredOn(RecordingGate.Release::applied).hasSize(6);
   }
 }

@@ -1,17 +1,21 @@
 package io.backpressure.integration;
 
-import io.backpressure.core.Admission;
+import io.backpressure.client.Admitter;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.ExpiredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.NotAdmittedException;
+import io.backpressure.client.RejectedException;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
+import io.backpressure.core.RejectReason;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The admit, call, release step that every framework integration runs around a provider call.
@@ -22,9 +26,9 @@ import org.slf4j.LoggerFactory;
  *       {@code ActivityGate}, so a deferral ends the activity at once with the same {@code
  *       BackpressureDeferred} failure and the workflow waits on a durable timer (see the temporal
  *       module's README).
- *   <li><b>Elsewhere</b>, a call that is not admitted throws an {@link AdmissionException} before
- *       any traffic: {@link AdmissionDeferredException} carrying Δ and the booking, {@link
- *       AdmissionExpiredException}, or {@link AdmissionRejectedException}. The caller decides how
+ *   <li><b>Elsewhere</b>, a call that is not admitted throws a {@link NotAdmittedException} before
+ *       any traffic: {@link DeferredException} carrying Δ and the booking, {@link
+ *       ExpiredException}, or {@link RejectedException}. The caller decides how
  *       to wait; this class never sleeps.
  * </ul>
  *
@@ -35,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe; one instance serves every call to its gate.
  */
 public final class GatedCall {
-  private static final Logger LOG = LoggerFactory.getLogger(GatedCall.class);
+  /** Outside activities: the gate's answer as a client-gate exception, releases that never throw. */
+  private static final Admitter DIRECT = Admitter.direct();
 
   private final Gate gate;
   private final TemporalActivities temporal;
@@ -74,7 +79,7 @@ public final class GatedCall {
    * @param maxTokens the call's completion limit, or {@code null}
    * @param usage what the call really cost, read from its reply; {@code null} from it errs on the
    *     strict side: it releases the debited cost (inside an activity, the estimate)
-   * @throws AdmissionException outside a Temporal activity, when the call is not admitted
+   * @throws NotAdmittedException outside a Temporal activity, when the call is not admitted
    * @throws IllegalStateException wrapping a checked exception that {@code call} threw (unchecked
    *     ones pass as they are)
    */
@@ -111,22 +116,18 @@ public final class GatedCall {
    * with {@link #release}. Not for Temporal activities: there, run the stream to its end inside
    * {@link #call} so the grant is released within the attempt.
    *
-   * @throws AdmissionException when the call is not admitted
+   * @throws NotAdmittedException when the call is not admitted
    */
   public Grant admit(GateContext context, Cost estimate, Long maxTokens) {
     Objects.requireNonNull(context, "context");
-    Admission admission = gate.admit(request(context, estimate, maxTokens));
-    if (admission instanceof Admission.Admitted admitted) {
-      return admitted.grant();
-    }
-    if (admission instanceof Admission.Deferred deferred) {
-      throw new AdmissionDeferredException(deferred.retryAfter(), deferred.booking());
-    }
-    if (admission instanceof Admission.Expired expired) {
-      throw new AdmissionExpiredException(expired.turnIn(), expired.message());
-    }
-    Admission.Rejected rejected = (Admission.Rejected) admission;
-    throw new AdmissionRejectedException(rejected.reason(), rejected.message());
+    return DIRECT.admit(gate, request(context, estimate, maxTokens));
+  }
+
+  /** The rejection of a call that reached the gate with no {@link GateContext} at all. */
+  public RejectedException missingContext() {
+    return new RejectedException(gate.target(), RejectReason.INVALID_REQUEST,
+        "the call carries no GateContext: scope one with GateContext.of(tenant, priority).call(...), "
+            + "pass it as the per-call attribute '" + GateContext.KEY + "', or configure a default");
   }
 
   /** Whether {@link #call} runs inside a Temporal activity on this thread (and so never throws Δ). */
@@ -139,16 +140,7 @@ public final class GatedCall {
    * non-finite) is logged and replaced by the debited cost, so the grant is still released.
    */
   public void release(Grant grant, Cost actual) {
-    try {
-      gate.release(grant, actual);
-    } catch (RuntimeException refused) {
-      LOG.warn("release of grant {} with the reported usage failed; releasing the estimate", grant.id(), refused);
-      try {
-        gate.release(grant, grant.debited());
-      } catch (RuntimeException e) {
-        LOG.warn("release of grant {} failed", grant.id(), e);
-      }
-    }
+    DIRECT.release(gate, grant, actual);
   }
 
   /** What a call that failed is released with: the debited cost with no tokens. */

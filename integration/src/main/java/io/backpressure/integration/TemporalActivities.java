@@ -1,5 +1,6 @@
 package io.backpressure.integration;
 
+import io.backpressure.client.GateContext;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.temporal.ActivityGate;

@@ -3,11 +3,16 @@ package io.backpressure.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.ExpiredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.RejectedException;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
+import io.backpressure.core.testing.RecordingGate;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,8 +38,8 @@ class GatedCallTest {
     String reply = gated.call(acme, Cost.of(1, 100), 50L, this::reply, r -> Cost.of(1, 180));
 
     assertThat(reply).isEqualTo("reply");
-    assertThat(gate.requests).singleElement().satisfies(r -> assertThat(r.maxTokens()).isEqualTo(50L));
-    assertThat(gate.releases).containsExactly(Cost.of(1, 180));
+    assertThat(gate.requests()).singleElement().satisfies(r -> assertThat(r.maxTokens()).isEqualTo(50L));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 180));
     assertThat(gated.insideActivity()).isFalse();
   }
 
@@ -45,14 +50,14 @@ class GatedCallTest {
     }, r -> Cost.of(1, 1)))
         .isInstanceOf(IllegalStateException.class)
         .hasCauseInstanceOf(IOException.class);
-    assertThat(gate.releases).containsExactly(Cost.of(1, 0));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 0));
   }
 
   @Test
   void aReplyWithoutUsageReleasesWhatWasDebited() {
     gated.call(acme, Cost.of(1, 100), null, this::reply, r -> null);
 
-    assertThat(gate.releases).containsExactly(Cost.of(1, 100));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 100));
   }
 
   @Test
@@ -60,10 +65,11 @@ class GatedCallTest {
     gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
 
     assertThatThrownBy(() -> gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10)))
-        .isInstanceOfSatisfying(AdmissionDeferredException.class, e -> {
+        .isInstanceOfSatisfying(DeferredException.class, e -> {
           assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
           assertThat(e.booking()).isNotEmpty();
-          assertThat(e).hasMessageContaining("deferred by the admission gate for");
+          assertThat(e.target()).isEqualTo(gated.gate().target());
+          assertThat(e).hasMessageContaining("deferred by the admission gate of " + gated.gate().target() + " for");
         });
     assertThat(calls).hasValue(1);
   }
@@ -74,7 +80,7 @@ class GatedCallTest {
 
     assertThatThrownBy(() -> gated.call(acme.withMaxWait(Duration.ofMillis(10)), Cost.of(1, 10), null,
             this::reply, r -> Cost.of(1, 10)))
-        .isInstanceOfSatisfying(AdmissionExpiredException.class,
+        .isInstanceOfSatisfying(ExpiredException.class,
             e -> assertThat(e.turnIn()).isGreaterThan(Duration.ofMillis(10)));
     assertThat(calls).hasValue(1);
   }
@@ -83,7 +89,7 @@ class GatedCallTest {
   void anUnknownClassIsRejectedNamingIt() {
     assertThatThrownBy(() -> gated.call(GateContext.of("acme", "P7"), Cost.of(1, 10), null, this::reply,
             r -> Cost.of(1, 10)))
-        .isInstanceOfSatisfying(AdmissionRejectedException.class,
+        .isInstanceOfSatisfying(RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.UNKNOWN_PRIORITY))
         .hasMessageContaining("P7");
     assertThat(calls).hasValue(0);
@@ -94,16 +100,16 @@ class GatedCallTest {
     String reply = gated.call(acme, Cost.of(1, 100), null, this::reply, r -> Cost.of(1, -5));
 
     assertThat(reply).isEqualTo("reply");
-    assertThat(gate.releases).containsExactly(Cost.of(1, -5), Cost.of(1, 100));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, -5), Cost.of(1, 100));
   }
 
   @Test
   void theRetryWithTheBookingRedeemsItsPlace() {
     gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
-    AdmissionDeferredException deferred = null;
+    DeferredException deferred = null;
     try {
       gated.admit(acme, Cost.of(1, 10), null);
-    } catch (AdmissionDeferredException e) {
+    } catch (DeferredException e) {
       deferred = e;
     }
     assertThat(deferred).isNotNull();
@@ -112,6 +118,6 @@ class GatedCallTest {
     var grant = gated.admit(acme.withBooking(deferred.booking()), Cost.of(1, 10), null);
 
     assertThat(grant.tenant()).isEqualTo("acme");
-    assertThat(gate.requests.get(2).booking()).isEqualTo(deferred.booking());
+    assertThat(gate.requests().get(2).booking()).isEqualTo(deferred.booking());
   }
 }

@@ -12,8 +12,8 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.TokenUsage;
+import io.backpressure.client.GateContext;
 import io.backpressure.core.Cost;
-import io.backpressure.integration.GateContext;
 import io.backpressure.integration.TokenEstimator;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,8 +39,7 @@ final class ChatCalls {
     if (options != null && options.listenerAttributes().get(GateContext.KEY) instanceof GateContext attribute) {
       return attribute;
     }
-    GateContext current = GateContext.current();
-    return current != null ? current : defaultContext;
+    return GateContext.current().orElse(defaultContext);
   }
 
   /** One request and the estimated prompt tokens of every message. */

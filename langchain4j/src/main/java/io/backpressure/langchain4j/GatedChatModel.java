@@ -7,13 +7,11 @@ import dev.langchain4j.model.chat.ChatRequestOptions;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.NotAdmittedException;
 import io.backpressure.core.Gate;
-import io.backpressure.integration.AdmissionException;
-import io.backpressure.integration.AdmissionRejectedException;
-import io.backpressure.integration.GateContext;
 import io.backpressure.integration.GatedCall;
 import io.backpressure.integration.TokenEstimator;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 
@@ -31,7 +29,7 @@ import java.util.Set;
  * from the builder's default; the cost is one request plus the {@link TokenEstimator}'s estimate of
  * the messages, with the request's {@code maxOutputTokens} (or the model's default) as the
  * completion limit. Inside a Temporal activity a deferral ends the activity as {@code ActivityGate}
- * does; elsewhere the call throws an {@link AdmissionException} (a deferral carries Δ and the
+ * does; elsewhere the call throws a {@link NotAdmittedException} (a deferral carries Δ and the
  * booking) without reaching the provider. See {@link GatedCall}.
  *
  * <p>Turn off the wrapped model's own retries of 429 answers ({@code maxRetries(0)} on LangChain4j's
@@ -45,8 +43,8 @@ public final class GatedChatModel implements ChatModel {
 
   private GatedChatModel(Builder builder) {
     this.delegate = builder.delegate;
-    this.gatedCall = GatedCall.of(builder.gate, builder.activityMaxWait);
-    this.calls = new ChatCalls(builder.estimator, builder.defaultContext);
+    this.gatedCall = builder.gatedCall();
+    this.calls = builder.calls();
   }
 
   /** A builder wrapping {@code delegate} with admission through {@code gate}. */
@@ -59,7 +57,7 @@ public final class GatedChatModel implements ChatModel {
     Objects.requireNonNull(request, "request");
     GateContext context = calls.context(options);
     if (context == null) {
-      throw AdmissionRejectedException.missingContext();
+      throw gatedCall.missingContext();
     }
     return gatedCall.call(context, calls.estimate(request),
         ChatCalls.maxTokens(request, delegate.defaultRequestParameters()),
@@ -82,34 +80,17 @@ public final class GatedChatModel implements ChatModel {
     return delegate.supportedCapabilities();
   }
 
-  /** Options of a {@link GatedChatModel}; not thread-safe. */
-  public static final class Builder {
+  /** Options of a {@link GatedChatModel} (the shared ones are {@link GatedModelBuilder}'s); not thread-safe. */
+  public static final class Builder extends GatedModelBuilder<Builder> {
     private final ChatModel delegate;
-    private final Gate gate;
-    private TokenEstimator estimator = TokenEstimator.charsPerToken();
-    private GateContext defaultContext;
-    private Duration activityMaxWait = Duration.ofMinutes(10);
 
     private Builder(ChatModel delegate, Gate gate) {
+      super(gate);
       this.delegate = Objects.requireNonNull(delegate, "delegate");
-      this.gate = Objects.requireNonNull(gate, "gate");
     }
 
-    /** How prompt tokens are estimated before the call (default: four characters per token). */
-    public Builder estimator(TokenEstimator estimator) {
-      this.estimator = Objects.requireNonNull(estimator, "estimator");
-      return this;
-    }
-
-    /** The context of calls that carry none (default: none; such calls are rejected). */
-    public Builder defaultContext(GateContext context) {
-      this.defaultContext = Objects.requireNonNull(context, "context");
-      return this;
-    }
-
-    /** Inside a Temporal activity, the bound on a server-timed wait (default 10 min). */
-    public Builder activityMaxWait(Duration maxWait) {
-      this.activityMaxWait = Objects.requireNonNull(maxWait, "maxWait");
+    @Override
+    Builder self() {
       return this;
     }
 

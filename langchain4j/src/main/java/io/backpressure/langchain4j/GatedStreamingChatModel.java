@@ -8,15 +8,12 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.NotAdmittedException;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
-import io.backpressure.integration.AdmissionException;
-import io.backpressure.integration.AdmissionRejectedException;
-import io.backpressure.integration.GateContext;
 import io.backpressure.integration.GatedCall;
-import io.backpressure.integration.TokenEstimator;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +31,7 @@ import java.util.concurrent.ExecutionException;
  * }</pre>
  *
  * <p>A call that is not admitted never reaches the provider. Outside Temporal, the caller's handler
- * gets the {@link AdmissionException} in {@code onError} (a deferral carries Δ and the booking).
+ * gets the {@link NotAdmittedException} in {@code onError} (a deferral carries Δ and the booking).
  * Inside a Temporal activity, {@code chat} streams to the handler as usual but returns only when
  * the stream has ended, so that the grant is released within the attempt, and a deferral ends the
  * activity as {@code ActivityGate} does. Thread-safe when the wrapped model is.
@@ -46,8 +43,8 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
 
   private GatedStreamingChatModel(Builder builder) {
     this.delegate = builder.delegate;
-    this.gatedCall = GatedCall.of(builder.gate, builder.activityMaxWait);
-    this.calls = new ChatCalls(builder.estimator, builder.defaultContext);
+    this.gatedCall = builder.gatedCall();
+    this.calls = builder.calls();
   }
 
   /** A builder wrapping {@code delegate} with admission through {@code gate}. */
@@ -61,7 +58,7 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
     Objects.requireNonNull(handler, "handler");
     GateContext context = calls.context(options);
     if (context == null) {
-      handler.onError(AdmissionRejectedException.missingContext());
+      handler.onError(gatedCall.missingContext());
       return;
     }
     Cost estimate = calls.estimate(request);
@@ -73,7 +70,7 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
     Grant grant;
     try {
       grant = gatedCall.admit(context, estimate, maxTokens);
-    } catch (AdmissionException notAdmitted) {
+    } catch (NotAdmittedException notAdmitted) {
       handler.onError(notAdmitted);
       return;
     }
@@ -121,34 +118,17 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
     return delegate.supportedCapabilities();
   }
 
-  /** Options of a {@link GatedStreamingChatModel}; not thread-safe. */
-  public static final class Builder {
+  /** Options of a {@link GatedStreamingChatModel} (the shared ones are {@link GatedModelBuilder}'s); not thread-safe. */
+  public static final class Builder extends GatedModelBuilder<Builder> {
     private final StreamingChatModel delegate;
-    private final Gate gate;
-    private TokenEstimator estimator = TokenEstimator.charsPerToken();
-    private GateContext defaultContext;
-    private Duration activityMaxWait = Duration.ofMinutes(10);
 
     private Builder(StreamingChatModel delegate, Gate gate) {
+      super(gate);
       this.delegate = Objects.requireNonNull(delegate, "delegate");
-      this.gate = Objects.requireNonNull(gate, "gate");
     }
 
-    /** How prompt tokens are estimated before the call (default: four characters per token). */
-    public Builder estimator(TokenEstimator estimator) {
-      this.estimator = Objects.requireNonNull(estimator, "estimator");
-      return this;
-    }
-
-    /** The context of calls that carry none (default: none; such calls are rejected). */
-    public Builder defaultContext(GateContext context) {
-      this.defaultContext = Objects.requireNonNull(context, "context");
-      return this;
-    }
-
-    /** Inside a Temporal activity, the bound on a server-timed wait (default 10 min). */
-    public Builder activityMaxWait(Duration maxWait) {
-      this.activityMaxWait = Objects.requireNonNull(maxWait, "maxWait");
+    @Override
+    Builder self() {
       return this;
     }
 

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.GateContext;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
@@ -85,7 +85,7 @@ class AtTheCapIT {
           attempt.call(() -> model.chat("hello from " + context.tenant()));
           answered++;
           break;
-        } catch (AdmissionDeferredException e) {
+        } catch (DeferredException e) {
           deferrals.incrementAndGet();
           Thread.sleep(Math.max(1, e.retryAfter().toMillis()));
           attempt = context.withBooking(e.booking());

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import io.backpressure.client.GateContext;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
-import io.backpressure.integration.GateContext;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.temporal.Backpressure;
@@ -67,7 +68,7 @@ class GatedChatModelActivityTest {
       });
       assertThat(provider.records()).hasSize(1);
       var record = provider.records().get(0);
-      assertThat(gate.releases).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+      assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
     }
   }
 }

@@ -3,21 +3,22 @@ package io.backpressure.langchain4j;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.ChatRequestOptions;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.service.AiServices;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.RejectedException;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.AdmissionRejectedException;
-import io.backpressure.integration.GateContext;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
@@ -77,13 +78,13 @@ class GatedChatModelTest {
     assertThat(answer).isNotEmpty();
     RequestRecord record = provider.records().get(0);
     assertThat(record.status()).isEqualTo(200);
-    assertThat(gate.requests).singleElement().satisfies(request -> {
+    assertThat(gate.requests()).singleElement().satisfies(request -> {
       assertThat(request.tenant()).isEqualTo("acme");
       assertThat(request.priority()).isEqualTo("P1");
       assertThat(request.cost()).isEqualTo(Cost.of(1, 100));
       assertThat(request.maxTokens()).isEqualTo(50L);
     });
-    assertThat(gate.releases).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
     assertThat(record.completionTokens()).isEqualTo(30);
   }
 
@@ -93,10 +94,10 @@ class GatedChatModelTest {
     GateContext context = GateContext.of("acme", "P2");
     context.call(() -> model.chat(PROMPT));
 
-    AdmissionDeferredException deferred = null;
+    DeferredException deferred = null;
     try {
       context.call(() -> model.chat(PROMPT));
-    } catch (AdmissionDeferredException e) {
+    } catch (DeferredException e) {
       deferred = e;
     }
 
@@ -109,7 +110,7 @@ class GatedChatModelTest {
     String booking = deferred.booking();
     String answer = context.withBooking(booking).call(() -> model.chat(PROMPT));
     assertThat(answer).isNotEmpty();
-    assertThat(gate.requests.get(2).booking()).isEqualTo(booking);
+    assertThat(gate.requests().get(2).booking()).isEqualTo(booking);
     assertThat(provider.records()).hasSize(2).allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
   }
 
@@ -124,7 +125,7 @@ class GatedChatModelTest {
     model.chat(request);
 
     assertThat(response.tokenUsage().totalTokenCount()).isEqualTo(130);
-    assertThat(gate.requests).extracting(r -> r.tenant() + "/" + r.priority())
+    assertThat(gate.requests()).extracting(r -> r.tenant() + "/" + r.priority())
         .containsExactly("globex/P1", "fallback/P2");
   }
 
@@ -140,12 +141,12 @@ class GatedChatModelTest {
     String answer = GateContext.of("acme", "P2").call(() -> assistant.chat(PROMPT));
 
     assertThat(answer).isNotEmpty();
-    assertThat(gate.requests).singleElement().satisfies(r -> {
+    assertThat(gate.requests()).singleElement().satisfies(r -> {
       assertThat(r.tenant() + "/" + r.priority()).isEqualTo("acme/P2");
       assertThat(r.cost()).isEqualTo(Cost.of(1, 100));
     });
     RequestRecord record = provider.records().get(0);
-    assertThat(gate.releases).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
   }
 
   @Test
@@ -153,7 +154,7 @@ class GatedChatModelTest {
     ChatModel model = GatedChatModel.builder(openAi(), gate).build();
 
     assertThatThrownBy(() -> model.chat(PROMPT))
-        .isInstanceOfSatisfying(AdmissionRejectedException.class,
+        .isInstanceOfSatisfying(RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.INVALID_REQUEST))
         .hasMessageContaining(GateContext.KEY);
     assertThat(provider.records()).isEmpty();
@@ -164,7 +165,7 @@ class GatedChatModelTest {
     ChatModel model = GatedChatModel.builder(openAi(), gate).build();
 
     assertThatThrownBy(() -> GateContext.of("acme", "P9").call(() -> model.chat(PROMPT)))
-        .isInstanceOfSatisfying(AdmissionRejectedException.class,
+        .isInstanceOfSatisfying(RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.UNKNOWN_PRIORITY))
         .hasMessageContaining("P9");
     assertThat(provider.records()).isEmpty();

@@ -9,12 +9,13 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import dev.langchain4j.model.output.TokenUsage;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.GateContext;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
@@ -79,8 +80,8 @@ class GatedStreamingChatModelTest {
 
     assertThat(collector.end.get(1, TimeUnit.SECONDS).aiMessage().text()).isEqualTo("Hello");
     assertThat(collector.parts).containsExactly("Hel", "lo");
-    assertThat(gate.requests).singleElement().satisfies(r -> assertThat(r.cost()).isEqualTo(Cost.of(1, 10)));
-    assertThat(gate.releases).containsExactly(Cost.of(1, 14));
+    assertThat(gate.requests()).singleElement().satisfies(r -> assertThat(r.cost()).isEqualTo(Cost.of(1, 10)));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 14));
   }
 
   @Test
@@ -92,11 +93,11 @@ class GatedStreamingChatModelTest {
 
     model.chat("second", second);
 
-    assertThat(second.error()).isInstanceOfSatisfying(AdmissionDeferredException.class,
+    assertThat(second.error()).isInstanceOfSatisfying(DeferredException.class,
         e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
     assertThat(second.parts).isEmpty();
-    assertThat(gate.requests).hasSize(2);
-    assertThat(gate.releases).hasSize(1);
+    assertThat(gate.requests()).hasSize(2);
+    assertThat(gate.releasedWith()).hasSize(1);
   }
 
   @Test
@@ -115,7 +116,7 @@ class GatedStreamingChatModelTest {
 
       assertThat(collector.error()).isNotNull();
       assertThat(provider.records()).isNotEmpty().allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
-      assertThat(gate.releases).containsExactly(Cost.of(1, 0));
+      assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 0));
     }
   }
 }

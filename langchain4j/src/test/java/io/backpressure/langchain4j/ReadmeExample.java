@@ -2,11 +2,11 @@ package io.backpressure.langchain4j;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.GateContext;
 
 /** The README's example, compiled and run by {@link ReadmeExampleTest}. */
 final class ReadmeExample {
@@ -26,7 +26,7 @@ final class ReadmeExample {
         .build();
     try {
       return GateContext.of("acme", "P1").call(() -> model.chat("Hello"));
-    } catch (AdmissionDeferredException deferred) {
+    } catch (DeferredException deferred) {
       // Not sent. Free the thread; retry after Δ with GateContext.withBooking(deferred.booking()).
       return "retry in " + deferred.retryAfter().toMillis() + " ms";
     }

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One worker process of {@link MultiProcessCapTest}: {@code threads} callers admit random calls
+ * One worker process of {@link MultiProcessCapIT}: {@code threads} callers admit random calls
  * against one target for {@code seconds}, wait Δ and retry with the booking when deferred, release
  * what they were granted, and finally write one line per admission: the server's decision time
  * (µs), the requests and the tokens debited.

@@ -11,6 +11,7 @@ import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.testing.WindowPeak;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -297,14 +298,6 @@ class RedisClusterIT {
   private static double maxInAnyWindow(List<Stamp> log, long fromNanos, long toNanos) {
     List<Long> micros = log.stream().filter(s -> s.localNanos() >= fromNanos && s.localNanos() < toNanos)
         .map(Stamp::serverMicros).sorted().toList();
-    int best = 0;
-    int head = 0;
-    for (int i = 0; i < micros.size(); i++) {
-      while (micros.get(i) - micros.get(head) >= 1_000_000) {
-        head++;
-      }
-      best = Math.max(best, i - head + 1);
-    }
-    return best;
+    return WindowPeak.maxCount(micros, 1_000_000);
   }
 }

@@ -1,11 +1,10 @@
 package io.backpressure.springai;
 
+import io.backpressure.client.GateContext;
+import io.backpressure.client.NotAdmittedException;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
-import io.backpressure.integration.AdmissionException;
-import io.backpressure.integration.AdmissionRejectedException;
-import io.backpressure.integration.GateContext;
 import io.backpressure.integration.GatedCall;
 import io.backpressure.integration.TokenEstimator;
 import java.time.Duration;
@@ -54,7 +53,7 @@ import reactor.core.publisher.SignalType;
  * every model call of a retrying advisor above it is admitted anew.
  *
  * <p>Not admitted: inside a Temporal activity the call ends the activity as {@code ActivityGate}
- * does; elsewhere {@code call()} throws an {@link AdmissionException} (a deferral carries Δ and the
+ * does; elsewhere {@code call()} throws a {@link NotAdmittedException} (a deferral carries Δ and the
  * booking) and a stream fails with it, without reaching the provider. Inside an activity a stream
  * is run to its end on the activity thread and then replayed, so the grant is released within the
  * attempt. After each answer the {@link RateLimitFeedback} hears the provider's rate-limit report.
@@ -103,7 +102,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
 
   @Override
   public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
-    GateContext context = context(request.context(), GateContext.current());
+    GateContext context = context(request.context(), GateContext.current().orElse(null));
     ChatClientResponse response = gatedCall.call(context, estimate(request.prompt()), maxTokens(request.prompt()),
         () -> chain.nextCall(request), BackpressureAdvisor::usage);
     report(response);
@@ -160,7 +159,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
     if (defaultContext != null) {
       return defaultContext;
     }
-    throw AdmissionRejectedException.missingContext();
+    throw gatedCall.missingContext();
   }
 
   private String defaultPriority() {

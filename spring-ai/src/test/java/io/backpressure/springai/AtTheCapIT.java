@@ -2,10 +2,10 @@ package io.backpressure.springai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.GateContext;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.limit.LimitSpec;
@@ -87,7 +87,7 @@ class AtTheCapIT {
               .call().content();
           answered++;
           break;
-        } catch (AdmissionDeferredException e) {
+        } catch (DeferredException e) {
           deferrals.incrementAndGet();
           Thread.sleep(Math.max(1, e.retryAfter().toMillis()));
           attempt = context.withBooking(e.booking());

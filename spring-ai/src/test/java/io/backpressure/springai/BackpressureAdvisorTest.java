@@ -3,14 +3,15 @@ package io.backpressure.springai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.RejectedException;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.AdmissionRejectedException;
-import io.backpressure.integration.GateContext;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
@@ -79,14 +80,14 @@ class BackpressureAdvisorTest {
 
     assertThat(answer).isNotEmpty();
     RequestRecord record = provider.records().get(0);
-    assertThat(gate.requests).singleElement().satisfies(request -> {
+    assertThat(gate.requests()).singleElement().satisfies(request -> {
       assertThat(request.tenant()).isEqualTo("acme");
       assertThat(request.priority()).isEqualTo("P1");
       assertThat(request.cost()).isEqualTo(Cost.of(1, 100));
       assertThat(request.maxTokens()).isEqualTo(50L);
     });
     assertThat(record.completionTokens()).isEqualTo(30);
-    assertThat(gate.releases).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
     assertThat(feedbackTargets).containsExactly("openai/gpt-4o-mini");
   }
 
@@ -95,7 +96,7 @@ class BackpressureAdvisorTest {
     ask("acme", "P2");
 
     assertThatThrownBy(() -> ask("acme", "P2"))
-        .isInstanceOfSatisfying(AdmissionDeferredException.class, e -> {
+        .isInstanceOfSatisfying(DeferredException.class, e -> {
           assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
           assertThat(e.booking()).isNotEmpty();
         });
@@ -108,14 +109,14 @@ class BackpressureAdvisorTest {
     clock.advance(Duration.ofSeconds(1));
     GateContext.of("initech", "P1").call(() -> chat.prompt(PROMPT).call().content());
 
-    assertThat(gate.requests).extracting(r -> r.tenant() + "/" + r.priority())
+    assertThat(gate.requests()).extracting(r -> r.tenant() + "/" + r.priority())
         .containsExactly("globex/P2", "initech/P1");
   }
 
   @Test
   void aCallWithNoContextIsRejectedBeforeAnyTraffic() {
     assertThatThrownBy(() -> chat.prompt(PROMPT).call().content())
-        .isInstanceOfSatisfying(AdmissionRejectedException.class,
+        .isInstanceOfSatisfying(RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.INVALID_REQUEST));
     assertThat(provider.records()).isEmpty();
   }
@@ -136,10 +137,10 @@ class BackpressureAdvisorTest {
     assertThat(provider.records()).isNotEmpty().allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
     // The stream's failure reaches the caller before the advisor's release on the stream's thread.
     long until = System.nanoTime() + 5_000_000_000L;
-    while (gate.releases.isEmpty() && System.nanoTime() < until) {
+    while (gate.releasedWith().isEmpty() && System.nanoTime() < until) {
       java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
     }
-    assertThat(gate.releases).containsExactly(Cost.of(1, 0));
+    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 0));
   }
 
   @Test
@@ -149,7 +150,7 @@ class BackpressureAdvisorTest {
     assertThatThrownBy(() -> chat.prompt(PROMPT)
             .advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
             .stream().content().blockLast(Duration.ofSeconds(20)))
-        .isInstanceOf(AdmissionDeferredException.class);
+        .isInstanceOf(DeferredException.class);
     assertThat(provider.records()).hasSize(1);
   }
 }

@@ -1,9 +1,9 @@
 package io.backpressure.springai;
 
+import io.backpressure.client.DeferredException;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
-import io.backpressure.integration.AdmissionDeferredException;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ChatModel;
 
@@ -24,7 +24,7 @@ final class ReadmeExample {
       return chat.prompt("Hello")
           .advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
           .call().content();
-    } catch (AdmissionDeferredException deferred) {
+    } catch (DeferredException deferred) {
       // Not sent. Retry after Δ, passing GateContext.of("acme", "P1").withBooking(deferred.booking())
       // as the advisor parameter GateContext.KEY.
       return "retry in " + deferred.retryAfter().toMillis() + " ms";

@@ -17,8 +17,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 
 /**
  * Every configured target's gate, built once at start-up from {@code backpressure.*}: the state
- * (an {@link InMemoryGate}, or a Redis gate inside a {@link FailOpenGate} with the configured fail
- * mode), and around it a {@code MeteredGate} when the application has a {@code MeterRegistry}.
+ * (an {@link InMemoryGate}, or a {@code ResilientRedisGate} with the configured fail mode), and around it a {@code MeteredGate} when the application has a {@code MeterRegistry}.
  * Also exposed one bean per target ({@code @Qualifier("<key>") Gate}); the default target's is the
  * primary {@code Gate}. Closing it closes the Redis connections and removes the meters.
  *
@@ -59,7 +58,7 @@ public final class BackpressureGates implements AutoCloseable {
       properties.getTargets().forEach((key, target) -> {
         Policy policy = TargetPolicies.policy(key, target);
         Gate gate = redis ? RedisStates.gate(properties, policy, metering, resources::add) : inMemory(policy, metering, clock);
-        if (gate instanceof AutoCloseable closeable) {
+        if (gate instanceof AutoCloseable closeable && !resources.contains(closeable)) {
           resources.add(closeable);
         }
         gates.put(key, gate);
@@ -77,10 +76,6 @@ public final class BackpressureGates implements AutoCloseable {
   }
 
   private static void checkCommon(BackpressureProperties properties) {
-    double share = properties.getLocalShare();
-    if (!(share > 0 && share <= 1)) {
-      throw new InvalidConfigurationPropertyValueException("backpressure.local-share", share, "must be in (0, 1]");
-    }
     positive("backpressure.state-timeout", properties.getStateTimeout(), true);
     positive("backpressure.activity-max-wait", properties.getActivityMaxWait(), false);
     positive("backpressure.redis.command-timeout", properties.getRedis().getCommandTimeout(), false);

@@ -34,13 +34,10 @@ public class BackpressureProperties {
   private FailOpenGate.Mode failMode = FailOpenGate.Mode.OPEN;
 
   /**
-   * With Redis, how long one admission may wait for the state before the fail mode decides instead;
-   * unset to rely on the Redis command timeout alone.
+   * With Redis, how long one admission may wait for the state before the fail mode decides instead
+   * (it bounds the Redis command timeout); unset to rely on the Redis command timeout alone.
    */
   private Duration stateTimeout;
-
-  /** With fail mode local, the fraction of each cap the local fallback gate of this process admits. */
-  private double localShare = 1.0;
 
   /** The tenant of calls that carry no context (optional; without it such calls are rejected). */
   private String defaultTenant;
@@ -98,14 +95,6 @@ public class BackpressureProperties {
 
   public void setStateTimeout(Duration stateTimeout) {
     this.stateTimeout = stateTimeout;
-  }
-
-  public double getLocalShare() {
-    return localShare;
-  }
-
-  public void setLocalShare(double localShare) {
-    this.localShare = localShare;
   }
 
   public String getDefaultTenant() {

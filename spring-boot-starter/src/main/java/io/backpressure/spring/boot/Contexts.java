@@ -1,6 +1,6 @@
 package io.backpressure.spring.boot;
 
-import io.backpressure.integration.GateContext;
+import io.backpressure.client.GateContext;
 
 /** The default call context from {@code backpressure.default-tenant} and {@code default-priority}. */
 final class Contexts {

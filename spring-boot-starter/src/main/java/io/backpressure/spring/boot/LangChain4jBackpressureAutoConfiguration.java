@@ -2,7 +2,7 @@ package io.backpressure.spring.boot;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.StreamingChatModel;
-import io.backpressure.integration.GateContext;
+import io.backpressure.client.GateContext;
 import io.backpressure.integration.TokenEstimator;
 import io.backpressure.langchain4j.GatedChatModel;
 import io.backpressure.langchain4j.GatedStreamingChatModel;

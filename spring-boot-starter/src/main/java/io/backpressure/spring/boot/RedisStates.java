@@ -1,11 +1,12 @@
 package io.backpressure.spring.boot;
 
-import io.backpressure.core.Dimension;
-import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Policy;
-import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.redis.ResilientRedisGate;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -16,6 +17,13 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  * in-memory state need not have that module.
  */
 final class RedisStates {
+  /**
+   * How long start-up waits for the first connection to Redis (a first connection includes the
+   * client's own start and the scripts' loading, which take seconds on a loaded machine); after it
+   * the fail mode decides until Redis answers.
+   */
+  static final Duration STARTUP_WAIT = Duration.ofSeconds(10);
+
   private RedisStates() {}
 
   static boolean onClassPath() {
@@ -28,52 +36,63 @@ final class RedisStates {
   }
 
   /**
-   * The Redis gate of {@code policy}'s target inside a {@link FailOpenGate} with the configured fail
-   * mode. The stored policy wins over {@code policy} when the target already has one.
+   * The {@link ResilientRedisGate} of {@code policy}'s target with the configured fail mode: it
+   * connects in the background and never fails start-up for an unreachable Redis; start-up waits
+   * up to {@link #STARTUP_WAIT} for the first connection, so that an application whose Redis is
+   * there starts gated. The stored policy wins over {@code policy} when the target already has
+   * one. With several cluster seeds every one is given to the client, which tries them in order.
    *
    * @param metering wraps the gate in meters reading the stored policy, or {@code null} for none
-   * @param opened receives the connection, to be closed with the application context
+   * @param opened receives the gate, to be closed with the application context
    */
   static Gate gate(BackpressureProperties properties, Policy policy, GateMetering metering,
       Consumer<AutoCloseable> opened) {
-    RedisGate store = connect(properties.getRedis(), policy);
-    opened.accept(store);
-    FailOpenGate.Builder failOpen = FailOpenGate.around(store).mode(properties.getFailMode());
-    if (properties.getStateTimeout() != null) {
-      failOpen.timeout(properties.getStateTimeout());
-    }
-    if (properties.getFailMode() == FailOpenGate.Mode.LOCAL) {
-      failOpen.localFallback(scaled(store.policy(), properties.getLocalShare()));
-    }
-    Gate gate = failOpen.build();
-    return metering == null ? gate : metering.meter(gate, store::policy);
+    ResilientRedisGate gate = ResilientRedisGate.open(config(properties, policy));
+    opened.accept(gate);
+    gate.awaitConnected(STARTUP_WAIT);
+    return metering == null ? gate
+        : metering.meter(gate, () -> gate.connected() ? gate.redisGate().policy() : policy);
   }
 
-  private static RedisGate connect(BackpressureProperties.Redis redis, Policy policy) {
+  private static RedisGateConfig config(BackpressureProperties properties, Policy policy) {
+    BackpressureProperties.Redis redis = properties.getRedis();
     if (redis.getUrl() != null) {
-      return RedisGate.connect(config(redis, redis.getUrl(), false, policy, "backpressure.redis.url"));
+      return config(properties, RedisGateConfig.builder(redis.getUrl()), policy, "backpressure.redis.url");
     }
-    List<String> seeds = redis.getClusterNodes();
-    RuntimeException last = null;
-    for (int i = 0; i < seeds.size(); i++) {
-      String seed = seeds.get(i).contains("://") ? seeds.get(i) : "redis://" + seeds.get(i);
-      RedisGateConfig config = config(redis, seed, true, policy, "backpressure.redis.cluster-nodes[" + i + "]");
-      try {
-        return RedisGate.connect(config);
-      } catch (RuntimeException unreachable) {
-        last = unreachable;
-      }
-    }
-    throw last;
+    List<String> nodes = redis.getClusterNodes();
+    String withScheme = nodes.stream().filter(n -> n.contains("://")).findFirst().orElse(null);
+    List<String> seeds = nodes.stream().map(RedisStates::hostAndPort).toList();
+    RedisGateConfig.Builder builder = withScheme == null ? RedisGateConfig.builder()
+        : RedisGateConfig.builder(withScheme);
+    return config(properties, builder.cluster(seeds), policy, "backpressure.redis.cluster-nodes");
   }
 
-  private static RedisGateConfig config(BackpressureProperties.Redis redis, String url, boolean cluster, Policy policy,
-      String property) {
+  /** A cluster node given as {@code host:port} or as a URL, as {@code host:port}. */
+  private static String hostAndPort(String node) {
+    if (!node.contains("://")) {
+      return node;
+    }
     try {
-      return RedisGateConfig.builder(url)
+      URI uri = new URI(node);
+      return uri.getHost() + ":" + uri.getPort();
+    } catch (URISyntaxException e) {
+      throw new InvalidConfigurationPropertyValueException("backpressure.redis.cluster-nodes", "(not shown)",
+          "each node must be host:port or a redis:// URL");
+    }
+  }
+
+  private static RedisGateConfig config(BackpressureProperties properties, RedisGateConfig.Builder builder,
+      Policy policy, String property) {
+    BackpressureProperties.Redis redis = properties.getRedis();
+    Duration commandTimeout = redis.getCommandTimeout();
+    if (properties.getStateTimeout() != null && properties.getStateTimeout().compareTo(commandTimeout) < 0) {
+      commandTimeout = properties.getStateTimeout();
+    }
+    try {
+      return builder
           .policy(policy)
-          .cluster(cluster)
-          .commandTimeout(redis.getCommandTimeout())
+          .whenUnavailable(properties.getFailMode())
+          .commandTimeout(commandTimeout)
           .connectTimeout(redis.getConnectTimeout())
           .keyPrefix(redis.getKeyPrefix())
           .build();
@@ -81,14 +100,5 @@ final class RedisStates {
       // RedisGateConfig masks credentials in its messages; the value itself is never echoed.
       throw new InvalidConfigurationPropertyValueException(property, "(not shown)", e.getMessage());
     }
-  }
-
-  /** {@code policy} with every cap and burst multiplied by {@code share}. */
-  private static Policy scaled(Policy policy, double share) {
-    Policy scaled = policy;
-    for (Dimension d : policy.dimensions()) {
-      scaled = scaled.withDimension(new Dimension(d.name(), d.capPerSecond() * share, d.burst() * share));
-    }
-    return scaled;
   }
 }

@@ -1,6 +1,6 @@
 package io.backpressure.spring.boot;
 
-import io.backpressure.integration.GateContext;
+import io.backpressure.client.GateContext;
 import io.backpressure.integration.TokenEstimator;
 import io.backpressure.springai.BackpressureAdvisor;
 import io.backpressure.springai.RateLimitFeedback;

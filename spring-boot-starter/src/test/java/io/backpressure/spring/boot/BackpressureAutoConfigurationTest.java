@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
-import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.metrics.MeteredGate;
+import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.redis.TestRedis;
 import io.backpressure.temporal.ActivityGate;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -189,11 +189,12 @@ class BackpressureAutoConfigurationTest {
         .run(context -> {
           assertThat(context).hasNotFailed();
           Gate gate = context.getBean(Gate.class);
-          assertThat(gate).isInstanceOf(FailOpenGate.class);
+          assertThat(gate).isInstanceOf(ResilientRedisGate.class);
+          assertThat(((ResilientRedisGate) gate).connected()).isTrue();
 
           assertThat(gate.admit("acme", "P1", Cost.of(1, 0))).isInstanceOf(Admission.Admitted.class);
           assertThat(gate.admit("acme", "P1", Cost.of(1, 0))).isInstanceOf(Admission.Deferred.class);
-          assertThat(((FailOpenGate) gate).failures()).isZero();
+          assertThat(((ResilientRedisGate) gate).failOpen().failures()).isZero();
         });
   }
 }

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import io.backpressure.client.DeferredException;
 import io.backpressure.core.Clock;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.integration.AdmissionDeferredException;
 import io.backpressure.integration.TokenEstimator;
 import io.backpressure.langchain4j.GatedChatModel;
 import io.backpressure.mock.MockProvider;
@@ -72,7 +72,7 @@ class FrameworkBeansTest {
 
       assertThat(chat.prompt("x".repeat(400)).call().content()).isNotEmpty();
       assertThatThrownBy(() -> chat.prompt("x".repeat(400)).call().content())
-          .isInstanceOfSatisfying(AdmissionDeferredException.class,
+          .isInstanceOfSatisfying(DeferredException.class,
               e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
 
       assertThat(provider.records()).hasSize(1);
@@ -96,7 +96,7 @@ class FrameworkBeansTest {
           assertThat(model).isInstanceOf(GatedChatModel.class);
 
           assertThat(model.chat("hello")).isNotEmpty();
-          assertThatThrownBy(() -> model.chat("hello")).isInstanceOf(AdmissionDeferredException.class);
+          assertThatThrownBy(() -> model.chat("hello")).isInstanceOf(DeferredException.class);
           assertThat(provider.records()).hasSize(1)
               .allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
         });

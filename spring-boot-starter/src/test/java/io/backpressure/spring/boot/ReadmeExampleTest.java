@@ -2,8 +2,8 @@ package io.backpressure.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
-import io.backpressure.integration.GateContext;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import java.nio.file.Files;

@@ -2,11 +2,11 @@ package io.backpressure.samples.langchain4j;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.GateContext;
 import io.backpressure.langchain4j.GatedChatModel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,7 +82,7 @@ public final class SharedProvider {
           attempt.call(() -> model.chat(prompt));
           answered++;
           break;
-        } catch (AdmissionDeferredException deferred) {
+        } catch (DeferredException deferred) {
           deferrals++;
           Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
           attempt = context.withBooking(deferred.booking());

@@ -1,7 +1,7 @@
 package io.backpressure.samples.springai;
 
-import io.backpressure.integration.AdmissionDeferredException;
-import io.backpressure.integration.GateContext;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
 import io.backpressure.springai.BackpressureAdvisor;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,7 +69,7 @@ public class SharedProviderApplication {
           chat.prompt(prompt).advisors(a -> a.param(GateContext.KEY, current)).call().content();
           answered++;
           break;
-        } catch (AdmissionDeferredException deferred) {
+        } catch (DeferredException deferred) {
           deferrals++;
           Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
           attempt = context.withBooking(deferred.booking());

@@ -15,7 +15,7 @@ import picocli.CommandLine;
  * The demo, shortened to 20 s runs (about 50 s in all): a real-mode cross-priority run of naive and
  * bp on the Temporal test server and the mock provider over HTTP.
  */
-class DemoCommandTest {
+class DemoCommandIT {
   @TempDir
   Path dir;
 

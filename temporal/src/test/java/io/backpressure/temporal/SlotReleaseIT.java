@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * for 5 s, and a P1 call submitted right after it is served at once, whichever way the deferral is
  * waited out. The naive baseline, which sleeps its backoff on the slot, makes the P1 call wait.
  */
-class SlotReleaseTest extends HarnessTest {
+class SlotReleaseIT extends HarnessTest {
   private static final Duration DELTA = Duration.ofSeconds(5);
 
   private record Outcome(long p1Millis, long noisyWaitMillis, int maxRunning) {}
@@ -49,8 +49,12 @@ class SlotReleaseTest extends HarnessTest {
     return new Outcome(p1Millis, noisyWait, probe.maxRunning());
   }
 
+  /**
+   * The P1 call does not wait out the noisy call's deferral: it finishes in under half of Δ (on an
+   * idle machine in about 100 ms), where a backoff slept on the slot makes it take Δ.
+   */
   private static void assertSlotReleased(Outcome outcome) {
-    assertThat(outcome.p1Millis()).isLessThan(1_000);
+    assertThat(outcome.p1Millis()).isLessThan(DELTA.toMillis() / 2);
     assertThat(outcome.noisyWaitMillis()).isGreaterThanOrEqualTo(DELTA.toMillis());
     assertThat(outcome.maxRunning()).isEqualTo(1);
   }

@@ -6,6 +6,7 @@ import io.backpressure.core.Admission;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.testing.WindowPeak;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * class backlogged. Counts, not times, are asserted: deferrals per admitted call, the class order
  * of admissions while all queues are backlogged, and admissions in any one-second window.
  */
-class HerdTest extends HarnessTest {
+class HerdIT extends HarnessTest {
   private static final double CAP = 10;
   private static final double BURST = 2;
   private static final int CALLS = 2;
@@ -85,13 +86,8 @@ class HerdTest extends HarnessTest {
         break;
       }
     }
-    int maxPerSecond = 0;
-    for (int i = 0, j = 0; j < admitted.size(); j++) {
-      while (admitted.get(j).atMillis() - admitted.get(i).atMillis() >= 1000) {
-        i++;
-      }
-      maxPerSecond = Math.max(maxPerSecond, j - i + 1);
-    }
+    int maxPerSecond = WindowPeak.maxCount(
+        admitted.stream().map(RecordingGate.Attempt::atMillis).sorted().toList(), 1000);
     Result result = new Result((double) probe.deferrals() / gate.admitted(), okByClass, maxPerSecond);
     System.out.printf("herd gate=%s interceptor=%s deferrals_per_ok=%.2f ok_by_class=%s max_per_1s=%d%n",
         delegate.target(), interceptor != null, result.deferralsPerOk(), Arrays.toString(okByClass), maxPerSecond);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Policy;
+import io.backpressure.core.testing.WindowPeak;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * admitted requests and tokens in every one-second window, at any alignment, stay within cap plus
  * burst, while the binding dimension is kept busy.
  */
-class MultiProcessCapTest {
+class MultiProcessCapIT {
   private static final double SECONDS = 30;
   private static final double REQUESTS = 150;
   private static final double REQUEST_BURST = 30;
@@ -82,17 +83,6 @@ class MultiProcessCapTest {
 
   /** The most admitted in any one-second window [t, t + 1 s), over every alignment. */
   private static double maxInAnyWindow(List<Admitted> log, boolean requests) {
-    double best = 0;
-    double inWindow = 0;
-    int head = 0;
-    for (Admitted a : log) {
-      inWindow += requests ? a.requests() : a.tokens();
-      while (a.micros() - log.get(head).micros() >= 1_000_000) {
-        Admitted old = log.get(head++);
-        inWindow -= requests ? old.requests() : old.tokens();
-      }
-      best = Math.max(best, inWindow);
-    }
-    return best;
+    return WindowPeak.max(log, Admitted::micros, a -> requests ? a.requests() : a.tokens(), 1_000_000);
   }
 }

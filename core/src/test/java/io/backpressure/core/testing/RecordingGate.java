@@ -1,4 +1,4 @@
-package io.backpressure.client.test;
+package io.backpressure.core.testing;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
@@ -8,10 +8,16 @@ import io.backpressure.core.Grant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A gate that records what it was asked and released, around a real one. For tests only. */
+/**
+ * A gate that records what it was asked and released, around a real one, for assertions. Shared by
+ * every module's tests through the core's test-jar. Thread-safe.
+ */
 public final class RecordingGate implements Gate {
 
-  /** One release: the grant and the usage it was released with. */
+  /**
+   * One release asked of the gate: the grant, the usage, and whether the gate applied it (false
+   * also when the gate refused the usage by throwing).
+   */
   public record Release(Grant grant, Cost actual, boolean applied) {}
 
   private final Gate delegate;
@@ -38,7 +44,13 @@ public final class RecordingGate implements Gate {
 
   @Override
   public boolean release(Grant grant, Cost actual) {
-    boolean applied = delegate.release(grant, actual);
+    boolean applied;
+    try {
+      applied = delegate.release(grant, actual);
+    } catch (RuntimeException refused) {
+      releases.add(new Release(grant, actual, false));
+      throw refused;
+    }
     releases.add(new Release(grant, actual, applied));
     return applied;
   }
@@ -53,6 +65,11 @@ public final class RecordingGate implements Gate {
 
   public List<Release> releases() {
     return List.copyOf(releases);
+  }
+
+  /** The usage of every release, in order. */
+  public List<Cost> releasedWith() {
+    return releases.stream().map(Release::actual).toList();
   }
 
   /** Admitted grants not yet released. */

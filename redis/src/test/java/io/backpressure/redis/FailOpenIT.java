@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * fail-open wrapper, calls keep flowing while it is down (counted, one warning per log interval),
  * no exception reaches a caller, and gating resumes within 2 s of the restart.
  */
-class FailOpenTest {
+class FailOpenIT {
 
   private record Call(long nanos, boolean gated) {}
 

@@ -1,0 +1,186 @@
+package io.backpressure.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The SDK-neutral part of a gated HTTP client: which requests are gated, admitting them before they
+ * are sent, sending the gate's body without the gate's headers, and handing back the answer with its
+ * body tapped so that the grant is released with the usage. Ungated requests pass through, with the
+ * gate's headers removed. Each SDK module (openai-java, anthropic-java) implements its SDK's {@code
+ * HttpClient} by giving this class a {@link Sdk} view of that SDK's request and response types.
+ *
+ * <p>Thread-safe; one instance serves every request of its client.
+ *
+ * @param <Q> the SDK's request type
+ * @param <R> the SDK's response type
+ */
+public final class GatedTransport<Q, R> {
+
+  /** How one SDK's request and response types read and change; stateless. */
+  public interface Sdk<Q, R> {
+    /** Whether the request has a body (only requests with one are gated). */
+    boolean hasBody(Q request);
+
+    /** The request body's bytes. */
+    byte[] requestBody(Q request);
+
+    /** The HTTP method, in upper case. */
+    String method(Q request);
+
+    /** The request path's segments. */
+    List<String> pathSegments(Q request);
+
+    /** The request header's values, none when it is absent. */
+    List<String> requestHeader(Q request, String name);
+
+    /** The request without the {@link GateContext#HEADERS gate's headers}. */
+    Q withoutGateHeaders(Q request);
+
+    /** The request without the gate's headers, sending {@code json} as its body. */
+    Q withJsonBody(Q request, byte[] json);
+
+    /** The answer's status code. */
+    int statusCode(R response);
+
+    /** The answer's header names. */
+    Iterable<String> headerNames(R response);
+
+    /** The answer header's values. */
+    List<String> answerHeader(R response, String name);
+
+    /** The answer with its body read through {@code body} (see {@link TappedBody}). */
+    R tapped(R response, TappedBody body);
+
+    /** The answer's own body stream. */
+    InputStream answerBody(R response);
+
+    /** Closes the answer. */
+    void close(R response);
+  }
+
+  private final ClientGate gate;
+  private final Sdk<Q, R> sdk;
+
+  public GatedTransport(ClientGate gate, Sdk<Q, R> sdk) {
+    this.gate = Objects.requireNonNull(gate, "gate");
+    this.sdk = Objects.requireNonNull(sdk, "sdk");
+  }
+
+  /**
+   * Sends {@code request} through {@code send} on the calling thread, admitted first when it is
+   * gated.
+   *
+   * @throws NotAdmittedException outside Temporal, when the gate does not admit the call (nothing
+   *     was sent)
+   */
+  public R execute(Q request, Function<Q, R> send) {
+    if (!gated(request)) {
+      return send.apply(sdk.withoutGateHeaders(request));
+    }
+    Exchange exchange = admit(request);
+    R response;
+    try {
+      response = send.apply(sdk.withJsonBody(request, exchange.body()));
+    } catch (RuntimeException | Error e) {
+      exchange.failed(e);
+      throw e;
+    }
+    return tapped(exchange, response);
+  }
+
+  /**
+   * As {@link #execute}, for an asynchronous send; a refusal completes the future exceptionally.
+   */
+  public CompletableFuture<R> executeAsync(Q request, Function<Q, CompletableFuture<R>> send) {
+    if (!gated(request)) {
+      return send.apply(sdk.withoutGateHeaders(request));
+    }
+    Exchange exchange;
+    try {
+      exchange = admit(request);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<R> sent;
+    try {
+      sent = send.apply(sdk.withJsonBody(request, exchange.body()));
+    } catch (RuntimeException | Error e) {
+      exchange.failed(e);
+      throw e;
+    }
+    return sent.handle(
+        (response, failure) -> {
+          if (failure != null) {
+            exchange.failed(failure);
+            throw failure instanceof RuntimeException r ? r : new CompletionException(failure);
+          }
+          return tapped(exchange, response);
+        });
+  }
+
+  private boolean gated(Q request) {
+    return sdk.hasBody(request) && gate.gates(sdk.method(request), sdk.pathSegments(request));
+  }
+
+  private Exchange admit(Q request) {
+    return gate.admit(sdk.requestBody(request), name -> {
+      List<String> values = sdk.requestHeader(request, name);
+      return values.isEmpty() ? null : values.get(0);
+    });
+  }
+
+  private R tapped(Exchange exchange, R response) {
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    for (String name : sdk.headerNames(response)) {
+      headers.put(name.toLowerCase(Locale.ROOT), sdk.answerHeader(response, name));
+    }
+    exchange.answered(sdk.statusCode(response), headers);
+    return sdk.tapped(response, new TappedBody(() -> sdk.answerBody(response), () -> sdk.close(response), exchange));
+  }
+
+  /**
+   * An answer's body, tapped on first read so that reading it to its end (or closing it) releases
+   * the grant with the usage. Thread-safe.
+   */
+  public static final class TappedBody {
+    private final Supplier<InputStream> raw;
+    private final Runnable closeResponse;
+    private final Exchange exchange;
+    private InputStream body;
+
+    TappedBody(Supplier<InputStream> raw, Runnable closeResponse, Exchange exchange) {
+      this.raw = raw;
+      this.closeResponse = closeResponse;
+      this.exchange = exchange;
+    }
+
+    /** The tapped body; the same stream on every call. */
+    public synchronized InputStream get() {
+      if (body == null) {
+        body = exchange.tap(raw.get());
+      }
+      return body;
+    }
+
+    /** Closes the tapped body (releasing the grant if reading did not), then the answer. */
+    public void close() {
+      try {
+        get().close();
+      } catch (IOException e) {
+        // the tap has released the grant; the answer's close below reports nothing either
+      } finally {
+        closeResponse.run();
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package io.backpressure.langchain4j;
+
+import io.backpressure.client.GateContext;
+import io.backpressure.core.Gate;
+import io.backpressure.integration.GatedCall;
+import io.backpressure.integration.TokenEstimator;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The options {@link GatedChatModel.Builder} and {@link GatedStreamingChatModel.Builder} share: the
+ * gate, how prompt tokens are estimated, the context of calls that carry none, and the bound on a
+ * server-timed wait inside a Temporal activity. Not thread-safe.
+ *
+ * @param <B> the concrete builder, returned by every option for chaining
+ */
+abstract class GatedModelBuilder<B extends GatedModelBuilder<B>> {
+  private final Gate gate;
+  private TokenEstimator estimator = TokenEstimator.charsPerToken();
+  private GateContext defaultContext;
+  private Duration activityMaxWait = Duration.ofMinutes(10);
+
+  GatedModelBuilder(Gate gate) {
+    this.gate = Objects.requireNonNull(gate, "gate");
+  }
+
+  /** How prompt tokens are estimated before the call (default: four characters per token). */
+  public B estimator(TokenEstimator estimator) {
+    this.estimator = Objects.requireNonNull(estimator, "estimator");
+    return self();
+  }
+
+  /** The context of calls that carry none (default: none; such calls are rejected). */
+  public B defaultContext(GateContext context) {
+    this.defaultContext = Objects.requireNonNull(context, "context");
+    return self();
+  }
+
+  /** Inside a Temporal activity, the bound on a server-timed wait (default 10 min). */
+  public B activityMaxWait(Duration maxWait) {
+    this.activityMaxWait = Objects.requireNonNull(maxWait, "maxWait");
+    return self();
+  }
+
+  abstract B self();
+
+  /** The admit, call, release step around the gate. */
+  GatedCall gatedCall() {
+    return GatedCall.of(gate, activityMaxWait);
+  }
+
+  /** How each call's context and estimate are read. */
+  ChatCalls calls() {
+    return new ChatCalls(estimator, defaultContext);
+  }
+}
