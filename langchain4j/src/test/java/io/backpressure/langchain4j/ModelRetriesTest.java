@@ -11,7 +11,8 @@ import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
-import io.backpressure.integration.GateContext;
+import io.backpressure.core.testing.RecordingGate;
+import io.backpressure.client.GateContext;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
@@ -64,8 +65,8 @@ class ModelRetriesTest {
       assertThatThrownBy(() -> model.chat("second")).isInstanceOf(RateLimitException.class);
 
       assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
-      assertThat(gate.requests).hasSize(2);
-      assertThat(gate.releases).hasSize(2);
+      assertThat(gate.requests()).hasSize(2);
+      assertThat(gate.releases()).hasSize(2);
     }
   }
 }

@@ -6,7 +6,7 @@ import com.openai.client.OpenAIClient;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.ActivityAdmitter;
 import io.backpressure.client.GateContext;
-import io.backpressure.client.test.RecordingGate;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.core.Admission;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
@@ -38,8 +39,8 @@ class SdkRetriesTest {
       assertThatThrownBy(() -> ask(chat)).isInstanceOf(RuntimeException.class);
 
       assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
-      assertThat(gate.requests).hasSize(2);
-      assertThat(gate.releases).hasSize(2);
+      assertThat(gate.requests()).hasSize(2);
+      assertThat(gate.releases()).hasSize(2);
     }
   }
 
