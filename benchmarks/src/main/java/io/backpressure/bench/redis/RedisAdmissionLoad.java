@@ -38,6 +38,7 @@ import picocli.CommandLine.Option;
  * <pre>{@code
  * ./backpressure bench redis --url redis://127.0.0.1:6379 --tenants 10,10000 --seconds 10 --in-flight 32
  * ./backpressure bench redis --redis-cluster 127.0.0.1:7000,127.0.0.1:7001 --targets 12 --tenants 10
+ * ./backpressure bench redis --url redis://127.0.0.1:6379 --tenants 10,10000 --profile 20000
  * }</pre>
  */
 @Command(name = "redis", mixinStandardHelpOptions = true,
@@ -62,6 +63,11 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
 
   @Option(names = "--in-flight", defaultValue = "32", description = "Outstanding calls in the throughput run")
   int inFlight;
+
+  @Option(names = "--profile", paramLabel = "REPS", defaultValue = "0",
+      description = "Instead of the load: the admission script's server time by phase, each phase repeated REPS times "
+          + "in one call (--url only; see ScriptProfile)")
+  int profile;
 
   public RedisAdmissionLoad() {}
 
@@ -99,6 +105,12 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
           gates.gate(policy(names.get(t)));
           gate[t] = gates.strict(names.get(t));
         }
+        if (profile > 0) {
+          populate(new Call("admit", i -> gate[i % targets].admitAsync(AdmissionRequest.of(
+              "tenant-" + (i / targets) % n, "P" + (1 + i % 3), Cost.of(1, 100 + i % 400)))), n * targets);
+          ScriptProfile.run(url, gate[0], n, profile);
+          continue;
+        }
         try (PeerCalls peers = cluster ? PeerCalls.cluster(seedUrls, names) : PeerCalls.standalone(url, names)) {
           run(n, gate, peers, cluster);
         }
@@ -121,6 +133,9 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
     }
     if (!(seconds > 0 && seconds <= 3_600)) {
       return "--seconds must be in (0, 3600], got " + seconds;
+    }
+    if (profile < 0 || profile > 1_000_000 || (profile > 0 && clusterSeeds != null)) {
+      return "--profile must be in [0, 1000000], with --url, got " + profile;
     }
     if (inFlight < 1 || inFlight > 10_000) {
       return "--in-flight must be in [1, 10000], got " + inFlight;
