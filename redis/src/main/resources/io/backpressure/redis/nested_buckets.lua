@@ -41,6 +41,8 @@
 --   S[WS + k]               W_k, Σ w_t of class k's queues       weightSum[k]
 --   S[CC + at(k, d)]        a new queue's estimate correction    classCorrection[k][d]
 --   S[LT + at(k, d)]        L2 tail of queues within their share lightTail[k][d]
+--   S[EARLIEST]             at most the earliest last-seen time in the seen zset (µs), so that a
+--                           step looks for idle queues only when one may have expired (evict_idle)
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
 
@@ -56,11 +58,14 @@ local NEVER = -4611686018427387904
 -- Whether a first step creates L1 empty instead of full (set by guards.lua when the state was lost;
 -- NestedBuckets.startEmpty). L2 starts full, as every class's does when it becomes active.
 local START_EMPTY = false
+-- The server's TIME as read by guards.lua's give-up check (µs), reused as the step's time; nil when
+-- the guard did not read it.
+local SERVER_NOW
 -- P: the parameters (see load_config); S: the state, nil before the first step.
 local P
 local S
 local D, K
-local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, STATE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, EARLIEST, STATE_SIZE
 -- The safe window (W.head, W.next, W.sum[d]), loaded on demand; nil without a safe window.
 local W
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
@@ -83,18 +88,18 @@ end
 -- largest[d] (the largest cost that can ever fit), weight[k] (ω_k), horizon (H, s), horizon_micros,
 -- idle (idle TTL, µs), grant_ttl (µs), grant_px (ms), period (safe window, µs; 0 = none),
 -- allowance[d] (r_d · period), strict (1 in strict priority mode, else 0), then the struct formats
--- apply.lua adds. Returns nil and the stored
--- version when the caller's version is not the live one (the caller then reloads the policy and
--- asks again).
+-- apply.lua adds. Also reads whether the target has had state ('started', see guards.lua and
+-- load_state). Returns nil and the stored version when the caller's version is not the live one
+-- (the caller then reloads the policy and asks again).
 local function load_config(version)
-  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation')
+  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started')
   if not cfg[1] or cfg[1] ~= version then
     return nil, cfg[1] or ''
   end
   local v = cmsgpack.unpack(cfg[2])
   D, K = v[1], v[2]
   P = { dims = D, classes = K, rate = {}, burst = {}, largest = {}, weight = {}, allowance = {},
-        generation = tonumber(cfg[3]) }
+        generation = tonumber(cfg[3]), started = cfg[4] ~= false }
   for d = 1, D do
     P.rate[d] = v[2 + d]
     P.burst[d] = v[2 + D + d]
@@ -128,21 +133,36 @@ local function load_config(version)
   WS = CD + K
   CC = WS + K
   LT = CC + K * D
-  STATE_SIZE = LT + K * D
+  EARLIEST = LT + K * D + 1
+  STATE_SIZE = EARLIEST
   return P
 end
 
--- The decision time: the caller's microseconds, or the server's clock.
+-- The decision time: the caller's microseconds, or the server's clock (read once per call).
 local function current_time(argument)
   if argument ~= '' then
     return tonumber(argument)
+  end
+  if SERVER_NOW then
+    return SERVER_NOW
   end
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
+-- Reads the state, and checks for lost state (guards.lua explains 'started'): a present state key
+-- marks the target started; a missing one on a started target makes the first step create L1
+-- empty.
 local function load_state()
   local raw = redis.call('GET', KEYS[2])
+  if raw then
+    if not P.started then
+      redis.call('HSET', KEYS[1], 'started', '1')
+      P.started = true
+    end
+  elseif P.started then
+    START_EMPTY = true
+  end
   -- A state of another size (written by an older layout of this file) is not read: the target
   -- starts cold, as after a layout change.
   if raw and #raw == 8 * STATE_SIZE then
@@ -185,6 +205,13 @@ end
 
 local function save_queue(field, q)
   redis.call('HSET', KEYS[3], field, pack_queue(q))
+end
+
+-- Records in the seen zset that the queue of field is active until seen (µs), keeping S[EARLIEST]
+-- a lower bound of every score in it.
+local function index_seen(field, seen)
+  redis.call('ZADD', KEYS[4], fmt(seen), field)
+  S[EARLIEST] = min(S[EARLIEST], seen)
 end
 
 -- NestedBuckets.share: the dominant share σ = max_d c_d / r_d.
@@ -346,10 +373,17 @@ end
 
 -- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL (a deferred call counts as
 -- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds them without a scan; each queue is evicted once, so the work is
--- amortised O(1) per admission.
+-- amortised O(1) per admission. No queue can have expired while S[EARLIEST], a lower bound of the
+-- zset's scores, is within the TTL: then the step reads nothing; after a look-up the bound is
+-- raised to the zset's lowest score, so it is looked up about once per TTL.
 local function evict_idle(now)
+  if S[EARLIEST] >= now - P.idle then
+    return
+  end
   local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(now - P.idle))
   if #expired == 0 then
+    local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+    S[EARLIEST] = tonumber(first[2]) or huge
     return
   end
   local CHUNK = 512
@@ -378,6 +412,8 @@ local function evict_idle(now)
       S[WS + k] = 0
     end
   end
+  local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+  S[EARLIEST] = tonumber(first[2]) or huge
 end
 
 -- SlidingWindow, for all dimensions at once: the amounts admitted in the last period, oldest first
