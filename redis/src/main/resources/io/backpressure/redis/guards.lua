@@ -2,6 +2,8 @@
 -- nested_buckets.lua and admit.lua or release.lua). They leave the step's own KEYS and ARGV as the
 -- step expects them.
 --
+begin_call()
+
 -- 1. Give-up deadline. The client appends one argument: the server time (µs) after which it has
 --    given up on this call ('' = none, e.g. with the caller's clock). It is removed here, so ARGV is
 --    the step's own. A call that starts later than that returns {4} and changes nothing: when a

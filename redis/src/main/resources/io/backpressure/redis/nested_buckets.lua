@@ -9,7 +9,11 @@
 -- ulp; nothing else differs).
 --
 -- This file is not a script on its own: the client prepends it to admit.lua and release.lua, which
--- read the parameters and the state through it and then take their step.
+-- read the parameters and the state through it and then take their step. It runs either as part of
+-- one script per call (EVALSHA), where every local below starts afresh at each call, or inside the
+-- client's function library (FCALL, see Script.java), where this file runs once and its locals
+-- live on between calls: begin_call then forgets the previous call's values, and load_config keeps
+-- the parameters it decoded (DECODED) so that a call decodes only parameters it has not seen.
 --
 -- Units: time in integer microseconds (exact in a double up to 2^53 µs, about 285 years); rates in
 -- units per second; dt in seconds; shares (σ, L3 levels) in seconds of the whole cap.
@@ -68,11 +72,21 @@ local D, K
 local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, EARLIEST, STATE_SIZE
 -- The safe window (W.head, W.next, W.sum[d]), loaded on demand; nil without a safe window.
 local W
+-- Decoded parameters by their packed form, at most DECODED_MAX of them (one per target and cap
+-- change; feedback moves the caps continuously, so the table is emptied when full).
+local DECODED = {}
+local DECODED_COUNT = 0
+local DECODED_MAX = 64
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
 local active_weight = 0
 local nominal = {}
 local effective = {}
 local borrowing = {}
+
+-- Forgets the previous call's parameters, state and guard results (see the top of this file).
+local function begin_call()
+  P, S, W, SERVER_NOW, START_EMPTY = nil, nil, nil, nil, false
+end
 
 -- The flat index of (class k, dimension d).
 local function at(k, d)
@@ -84,42 +98,63 @@ local function fmt(x)
   return string.format('%.17g', x)
 end
 
--- Reads the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d] (B_d),
--- largest[d] (the largest cost that can ever fit), weight[k] (ω_k), horizon (H, s), horizon_micros,
--- idle (idle TTL, µs), grant_ttl (µs), grant_px (ms), period (safe window, µs; 0 = none),
--- allowance[d] (r_d · period), strict (1 in strict priority mode, else 0), then the struct formats
--- apply.lua adds. Also reads whether the target has had state ('started', see guards.lua and
--- load_state). Returns nil and the stored version when the caller's version is not the live one
--- (the caller then reloads the policy and asks again).
+-- Decodes the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d]
+-- (B_d), largest[d] (the largest cost that can ever fit), weight[k] (ω_k), horizon (H, s),
+-- horizon_micros, idle (idle TTL, µs), grant_ttl (µs), grant_px (ms), period (safe window, µs; 0 =
+-- none), allowance[d] (r_d · period), strict (1 in strict priority mode, else 0), then the struct
+-- formats apply.lua adds.
+local function decode_params(packed)
+  local v = cmsgpack.unpack(packed)
+  local dims, classes = v[1], v[2]
+  local p = { dims = dims, classes = classes, rate = {}, burst = {}, largest = {}, weight = {}, allowance = {} }
+  for d = 1, dims do
+    p.rate[d] = v[2 + d]
+    p.burst[d] = v[2 + dims + d]
+    p.largest[d] = v[2 + 2 * dims + d]
+  end
+  local i = 3 + 3 * dims
+  for k = 1, classes do
+    p.weight[k] = v[i]
+    i = i + 1
+  end
+  p.horizon, p.horizon_micros, p.idle, p.grant_ttl, p.grant_px, p.period =
+      v[i], v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5]
+  i = i + 6
+  for d = 1, dims do
+    p.allowance[d] = v[i]
+    i = i + 1
+  end
+  p.strict = v[i] == 1
+  i = i + 1
+  p.state_format, p.queue_format, p.meta_format, p.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
+  return p
+end
+
+-- Reads the parameters (decoded once per packed form, see DECODED), the generation and whether the
+-- target has had state ('started', see guards.lua and load_state). Returns nil and the stored
+-- version when the caller's version is not the live one (the caller then reloads the policy and
+-- asks again).
 local function load_config(version)
   local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started')
   if not cfg[1] or cfg[1] ~= version then
     return nil, cfg[1] or ''
   end
-  local v = cmsgpack.unpack(cfg[2])
-  D, K = v[1], v[2]
-  P = { dims = D, classes = K, rate = {}, burst = {}, largest = {}, weight = {}, allowance = {},
-        generation = tonumber(cfg[3]), started = cfg[4] ~= false }
-  for d = 1, D do
-    P.rate[d] = v[2 + d]
-    P.burst[d] = v[2 + D + d]
-    P.largest[d] = v[2 + 2 * D + d]
+  local decoded = DECODED[cfg[2]]
+  if not decoded then
+    decoded = decode_params(cfg[2])
+    if DECODED_COUNT >= DECODED_MAX then
+      DECODED, DECODED_COUNT = {}, 0
+    end
+    DECODED[cfg[2]] = decoded
+    DECODED_COUNT = DECODED_COUNT + 1
   end
-  local i = 3 + 3 * D
-  for k = 1, K do
-    P.weight[k] = v[i]
-    i = i + 1
+  -- The decoded tables are shared between calls and only read; P's own fields are this call's.
+  P = {}
+  for name, value in pairs(decoded) do
+    P[name] = value
   end
-  P.horizon, P.horizon_micros, P.idle, P.grant_ttl, P.grant_px, P.period =
-      v[i], v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5]
-  i = i + 6
-  for d = 1, D do
-    P.allowance[d] = v[i]
-    i = i + 1
-  end
-  P.strict = v[i] == 1
-  i = i + 1
-  P.state_format, P.queue_format, P.meta_format, P.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
+  P.generation, P.started = tonumber(cfg[3]), cfg[4] ~= false
+  D, K = P.dims, P.classes
   LAST, SEQ, G = 1, 2, 2
   LVL = G + D
   USE = LVL + K * D
