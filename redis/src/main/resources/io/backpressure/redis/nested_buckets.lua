@@ -77,6 +77,12 @@ local W
 local DECODED = {}
 local DECODED_COUNT = 0
 local DECODED_MAX = 64
+-- The state each call saved last, by state key, at most DECODED_MAX of them: {packed, S}. A call
+-- whose state key holds exactly what a call saved there reuses that S instead of unpacking it
+-- (only in the function library, where this table outlives the call). An entry is taken out when
+-- a call reads it and put back by end_step, so a call that fails halfway leaves none behind.
+local SAVED = {}
+local SAVED_COUNT = 0
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
 local active_weight = 0
 local nominal = {}
@@ -148,11 +154,9 @@ local function load_config(version)
     DECODED[cfg[2]] = decoded
     DECODED_COUNT = DECODED_COUNT + 1
   end
-  -- The decoded tables are shared between calls and only read; P's own fields are this call's.
-  P = {}
-  for name, value in pairs(decoded) do
-    P[name] = value
-  end
+  -- The decoded parameters are shared between calls and only read; the two fields that are not
+  -- parameters are set again by every call before anything reads them.
+  P = decoded
   P.generation, P.started = tonumber(cfg[3]), cfg[4] ~= false
   D, K = P.dims, P.classes
   LAST, SEQ, G = 1, 2, 2
@@ -198,15 +202,30 @@ local function load_state()
   elseif P.started then
     START_EMPTY = true
   end
+  local saved = SAVED[KEYS[2]]
+  if saved then
+    SAVED[KEYS[2]] = nil
+    SAVED_COUNT = SAVED_COUNT - 1
+  end
   -- A state of another size (written by an older layout of this file) is not read: the target
   -- starts cold, as after a layout change.
   if raw and #raw == 8 * STATE_SIZE then
-    S = { struct.unpack(P.state_format, raw) }
+    if saved and saved[1] == raw then
+      S = saved[2]
+    else
+      S = { struct.unpack(P.state_format, raw) }
+    end
   end
 end
 
 local function save_state()
-  redis.call('SET', KEYS[2], struct.pack(P.state_format, unpack(S, 1, STATE_SIZE)))
+  local packed = struct.pack(P.state_format, unpack(S, 1, STATE_SIZE))
+  redis.call('SET', KEYS[2], packed)
+  if SAVED_COUNT >= DECODED_MAX then
+    SAVED, SAVED_COUNT = {}, 0
+  end
+  SAVED[KEYS[2]] = { packed, S }
+  SAVED_COUNT = SAVED_COUNT + 1
 end
 
 -- One L3 queue: its level and capacity (shares), refill rate ρ_q (share/s), weight w_t, whether it

@@ -18,6 +18,7 @@ import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,8 +33,9 @@ import picocli.CommandLine.Option;
  * tenant and target makes every queue active; after a warm-up, (1) sequential round trips, the
  * three calls interleaved, are timed into HdrHistograms, and (2) each call kind in turn is kept
  * {@code --in-flight} deep with the async API and counted. On a single server the server's own
- * time per call is read from {@code INFO commandstats} (all commands of the phase, divided by the
- * calls completed).
+ * time per call is read from {@code INFO commandstats} (the phase's scripts and functions, which
+ * include the commands they call, or all its commands when it ran none, divided by the calls
+ * completed; see {@link PeerCalls#serverMicros()}).
  *
  * <pre>{@code
  * ./backpressure bench redis --url redis://127.0.0.1:6379 --tenants 10,10000 --seconds 10 --in-flight 32
@@ -64,6 +66,9 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
   @Option(names = "--in-flight", defaultValue = "32", description = "Outstanding calls in the throughput run")
   int inFlight;
 
+  @Mixin
+  TlsOptions tls = new TlsOptions();
+
   @Option(names = "--profile", paramLabel = "REPS", defaultValue = "0",
       description = "Instead of the load: the admission script's server time by phase, each phase repeated REPS times "
           + "in one call (--url only; see ScriptProfile)")
@@ -87,7 +92,7 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
     List<String> seedUrls;
     try {
       options = (cluster ? RedisGateConfig.builder().cluster(clusterSeeds) : RedisGateConfig.builder(url))
-          .commandTimeout(Duration.ofSeconds(5));
+          .commandTimeout(Duration.ofSeconds(5)).tls(tls.files());
       seedUrls = options.target("bench").build().clusterSeeds();
     } catch (IllegalArgumentException e) {
       System.err.println("bench redis: " + (cluster ? "--redis-cluster: " : "--url: ") + Redaction.scrub(e.getMessage(), url));
@@ -108,10 +113,11 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
         if (profile > 0) {
           populate(new Call("admit", i -> gate[i % targets].admitAsync(AdmissionRequest.of(
               "tenant-" + (i / targets) % n, "P" + (1 + i % 3), Cost.of(1, 100 + i % 400)))), n * targets);
-          ScriptProfile.run(url, gate[0], n, profile);
+          ScriptProfile.run(url, tls, gate[0], n, profile);
           continue;
         }
-        try (PeerCalls peers = cluster ? PeerCalls.cluster(seedUrls, names) : PeerCalls.standalone(url, names)) {
+        try (PeerCalls peers = cluster ? PeerCalls.cluster(seedUrls, names, tls)
+            : PeerCalls.standalone(url, names, tls)) {
           run(n, gate, peers, cluster);
         }
       }
@@ -120,6 +126,9 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
   }
 
   private String problem() {
+    if (tls.problem() != null) {
+      return tls.problem();
+    }
     if ((url == null) == (clusterSeeds == null)) {
       return "give either --url or --redis-cluster";
     }

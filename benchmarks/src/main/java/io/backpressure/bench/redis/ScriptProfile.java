@@ -3,6 +3,7 @@ package io.backpressure.bench.redis;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.redis.RedisGate;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -18,10 +19,12 @@ import java.util.List;
  * ({@code bench redis --profile REPS}). Two views, measured on the same target:
  *
  * <ul>
- *   <li>whole calls, from {@code INFO commandstats} over sequential calls: a script that returns at
- *       once with an admission's keys and arguments (what Redis spends on any {@code EVALSHA}), the
- *       admission's functions defined and nothing run (the prelude every call of a script pays),
- *       and the real admission;
+ *   <li>whole calls, from {@code INFO commandstats} over sequential calls: the admission as the
+ *       gate runs it where the server has functions ({@code FCALL}) and as one script ({@code
+ *       EVALSHA}, on a cluster or an older server), interleaved; a script that returns at once with
+ *       an admission's keys and arguments (what Redis spends on any {@code EVALSHA}); and the
+ *       admission's functions defined with nothing run (what every {@code EVALSHA} of it pays, and
+ *       a function does not);
  *   <li>the phases of one admission, each repeated {@code REPS} times inside one call of {@code
  *       profile.lua} and timed with {@code TIME} around the loop (a Lua-side timer; Redis's Lua has
  *       no other clock), less the empty loop.
@@ -43,8 +46,9 @@ final class ScriptProfile {
   }
 
   /** Profiles {@code gate}'s target, whose queues must be active (the load generator populates them). */
-  static void run(String url, RedisGate gate, int tenants, int reps) {
+  static void run(String url, TlsOptions tls, RedisGate gate, int tenants, int reps) {
     RedisClient client = RedisClient.create(url);
+    client.setOptions(ClientOptions.builder().sslOptions(tls.sslOptions()).build());
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
       new ScriptProfile(connection.sync()).print(gate, tenants, reps);
     } finally {
@@ -65,18 +69,23 @@ final class ScriptProfile {
 
     double bare = wholeCall("return 1", keys, args);
     double prelude = wholeCall(buckets + "\n" + functions + "\nreturn 1", keys, args);
-    redis.configResetstat();
+    // The same admission as a function (the gate's FCALL, where the server has functions) and as
+    // one script (EVALSHA, as on a cluster or an older server), interleaved so both see the same load.
+    String script = buckets + "\n" + resource("/io/backpressure/redis/guards.lua") + "\n"
+        + resource("/io/backpressure/redis/admit.lua") + "\n";
+    String sha = redis.scriptLoad(script);
+    String[] withGiveUp = java.util.Arrays.copyOf(args, args.length + 1);
+    withGiveUp[args.length] = "";
     AdmissionRequest request = AdmissionRequest.of("tenant-0", "P1", Cost.of(1, 100));
-    for (int i = 0; i < CALLS; i++) {
-      gate.admit(request);
+    redis.configResetstat();
+    for (int round = 0; round < 10; round++) {
+      for (int i = 0; i < CALLS / 10; i++) {
+        gate.admit(request);
+        redis.evalsha(sha, ScriptOutputType.MULTI, keys, withGiveUp);
+      }
     }
-    // The gate runs the step as a function where the server has them (FCALL), else by EVALSHA.
-    double admission = usecPerCall("fcall");
-    String how = "FCALL";
-    if (Double.isNaN(admission)) {
-      admission = usecPerCall("evalsha");
-      how = "EVALSHA";
-    }
+    double function = usecPerCall("fcall");
+    double evalsha = usecPerCall("evalsha");
 
     String[] withReps = java.util.Arrays.copyOf(args, args.length + 1);
     withReps[args.length] = Integer.toString(reps);
@@ -86,9 +95,10 @@ final class ScriptProfile {
 
     System.out.printf("%nScript profile, %d tenant%s active, %d repetitions per phase (µs of server time per call)%n",
         tenants, tenants == 1 ? "" : "s", reps);
-    System.out.printf("  %-56s %8.1f%n", "whole admission (" + how + ", INFO commandstats)", admission);
+    System.out.printf("  %-56s %8.1f%n", "whole admission by FCALL (INFO commandstats)", function);
+    System.out.printf("  %-56s %8.1f%n", "whole admission by EVALSHA (INFO commandstats)", evalsha);
     System.out.printf("  %-56s %8.1f%n", "  any EVALSHA with these keys and arguments", bare);
-    System.out.printf("  %-56s %8.1f%n", "  the script's functions defined, nothing run", prelude - bare);
+    System.out.printf("  %-56s %8.1f%n", "  the script's functions defined (EVALSHA only)", prelude - bare);
     double sum = 0;
     for (int i = 0; i < phases.size(); i += 2) {
       double micros = Double.parseDouble((String) phases.get(i + 1));
@@ -97,7 +107,7 @@ final class ScriptProfile {
         sum += micros;
       }
     }
-    System.out.printf("  %-56s %8.1f%n", "  the rest (GC, glue between phases)", admission - (prelude + sum));
+    System.out.printf("  %-56s %8.1f%n", "  sum of the phases (unindented)", sum);
   }
 
   /** {@code INFO commandstats}' µs per call of {@code script}, run {@link #CALLS} times by EVALSHA. */
