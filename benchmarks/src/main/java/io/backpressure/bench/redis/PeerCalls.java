@@ -112,6 +112,21 @@ final class PeerCalls implements AutoCloseable {
     return scripts > 0 ? scripts : all;
   }
 
+  /**
+   * The CPU time (µs) the server's main thread has used so far, user and system, from INFO cpu
+   * (Redis 6.2 and later; NaN before).
+   */
+  double serverCpuMicros() {
+    double seconds = Double.NaN;
+    for (String line : join(commands.info("cpu")).split("\\r?\\n")) {
+      if (line.startsWith("used_cpu_sys_main_thread:") || line.startsWith("used_cpu_user_main_thread:")) {
+        double value = Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+        seconds = Double.isNaN(seconds) ? value : seconds + value;
+      }
+    }
+    return seconds * 1e6;
+  }
+
   private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {
     return stage.toCompletableFuture().join();
   }

@@ -35,7 +35,9 @@ import picocli.CommandLine.Option;
  * {@code --in-flight} deep with the async API and counted. On a single server the server's own
  * time per call is read from {@code INFO commandstats} (the phase's scripts and functions, which
  * include the commands they call, or all its commands when it ran none, divided by the calls
- * completed; see {@link PeerCalls#serverMicros()}).
+ * completed; see {@link PeerCalls#serverMicros()}), and the CPU time of the server's main thread
+ * per call from {@code INFO cpu}, which counts command parsing and replies too and, unlike the
+ * statistics' wall-clock time, not the time the server waits for a core on a loaded machine.
  *
  * <pre>{@code
  * ./backpressure bench redis --url redis://127.0.0.1:6379 --tenants 10,10000 --seconds 10 --in-flight 32
@@ -173,20 +175,25 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
     Histogram[] latency = Measurement.sequential(calls, seconds);
     Rate[] rates = new Rate[calls.size()];
     double[] serverMicros = new double[calls.size()];
+    double[] serverCpu = new double[calls.size()];
     for (int c = 0; c < calls.size(); c++) {
+      double cpu = Double.NaN;
       if (!cluster) {
         peers.resetServerStats();
+        cpu = peers.serverCpuMicros();
       }
       rates[c] = Measurement.throughput(calls.get(c), inFlight, seconds);
       serverMicros[c] = cluster ? Double.NaN : peers.serverMicros() / rates[c].calls();
+      serverCpu[c] = cluster ? Double.NaN : (peers.serverCpuMicros() - cpu) / rates[c].calls();
     }
     System.out.printf("%n%d tenant%s per target%n", n, n == 1 ? "" : "s");
-    System.out.printf("%-9s | %-24s | %-12s | %-14s | %-10s | %-10s%n", "call", "p50 / p95 / p99 (µs)",
-        "ops/s", "server µs/call", "p50 ×INCR", "ops ÷INCR");
+    System.out.printf("%-9s | %-24s | %-12s | %-14s | %-14s | %-10s | %-10s%n", "call", "p50 / p95 / p99 (µs)",
+        "ops/s", "server µs/call", "server CPU µs", "p50 ×INCR", "ops ÷INCR");
     for (int c = 0; c < calls.size(); c++) {
-      System.out.printf("%-9s | %-24s | %-12.0f | %-14s | %-10.2f | %8.0f %%%n", calls.get(c).name(),
+      System.out.printf("%-9s | %-24s | %-12.0f | %-14s | %-14s | %-10.2f | %8.0f %%%n", calls.get(c).name(),
           Measurement.percentiles(latency[c]), rates[c].perSecond(),
           Double.isNaN(serverMicros[c]) ? "-" : String.format("%.1f", serverMicros[c]),
+          Double.isNaN(serverCpu[c]) ? "-" : String.format("%.1f", serverCpu[c]),
           (double) latency[c].getValueAtPercentile(50) / latency[0].getValueAtPercentile(50),
           100 * rates[c].perSecond() / rates[0].perSecond());
     }
