@@ -19,15 +19,16 @@ import java.util.List;
  * ({@code bench redis --profile REPS}). Two views, measured on the same target:
  *
  * <ul>
- *   <li>whole calls, from {@code INFO commandstats} over sequential calls: the admission as the
+ *   <li>whole calls, from {@code INFO commandstats} (wall clock) and {@code INFO cpu} (the
+ *       server's CPU) over sequential calls: the admission as the
  *       gate runs it where the server has functions ({@code FCALL}) and as one script ({@code
  *       EVALSHA}, on a cluster or an older server), interleaved; a script that returns at once with
  *       an admission's keys and arguments (what Redis spends on any {@code EVALSHA}); and the
  *       admission's functions defined with nothing run (what every {@code EVALSHA} of it pays, and
  *       a function does not);
  *   <li>the phases of one admission, each repeated {@code REPS} times inside one call of {@code
- *       profile.lua} and timed with {@code TIME} around the loop (a Lua-side timer; Redis's Lua has
- *       no other clock), less the empty loop.
+ *       profile.lua} and timed with {@code TIME} around the fastest of ten blocks (a Lua-side
+ *       timer; Redis's Lua has no other clock), less the empty loop.
  * </ul>
  *
  * The phase script is the gate's own {@code nested_buckets.lua} and the functions of {@code
@@ -78,11 +79,19 @@ final class ScriptProfile {
     withGiveUp[args.length] = "";
     AdmissionRequest request = AdmissionRequest.of("tenant-0", "P1", Cost.of(1, 100));
     redis.configResetstat();
+    double functionCpu = 0;
+    double evalshaCpu = 0;
     for (int round = 0; round < 10; round++) {
+      double start = cpuMicros();
       for (int i = 0; i < CALLS / 10; i++) {
         gate.admit(request);
+      }
+      double middle = cpuMicros();
+      for (int i = 0; i < CALLS / 10; i++) {
         redis.evalsha(sha, ScriptOutputType.MULTI, keys, withGiveUp);
       }
+      functionCpu += middle - start;
+      evalshaCpu += cpuMicros() - middle;
     }
     double function = usecPerCall("fcall");
     double evalsha = usecPerCall("evalsha");
@@ -96,7 +105,9 @@ final class ScriptProfile {
     System.out.printf("%nScript profile, %d tenant%s active, %d repetitions per phase (µs of server time per call)%n",
         tenants, tenants == 1 ? "" : "s", reps);
     System.out.printf("  %-56s %8.1f%n", "whole admission by FCALL (INFO commandstats)", function);
+    System.out.printf("  %-56s %8.1f%n", "  server CPU per call (INFO cpu)", functionCpu / CALLS);
     System.out.printf("  %-56s %8.1f%n", "whole admission by EVALSHA (INFO commandstats)", evalsha);
+    System.out.printf("  %-56s %8.1f%n", "  server CPU per call (INFO cpu)", evalshaCpu / CALLS);
     System.out.printf("  %-56s %8.1f%n", "  any EVALSHA with these keys and arguments", bare);
     System.out.printf("  %-56s %8.1f%n", "  the script's functions defined (EVALSHA only)", prelude - bare);
     double sum = 0;
@@ -118,6 +129,17 @@ final class ScriptProfile {
       redis.evalsha(sha, ScriptOutputType.MULTI, keys, args);
     }
     return usecPerCall("evalsha");
+  }
+
+  /** The CPU time (µs) of the server's main thread so far, user and system (INFO cpu). */
+  private double cpuMicros() {
+    double seconds = 0;
+    for (String line : redis.info("cpu").split("\\r?\\n")) {
+      if (line.startsWith("used_cpu_sys_main_thread:") || line.startsWith("used_cpu_user_main_thread:")) {
+        seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+      }
+    }
+    return seconds * 1e6;
   }
 
   private double usecPerCall(String command) {
