@@ -42,15 +42,15 @@ record Script(String text, String sha, String function) {
   static final String LIBRARY = library(ADMIT, RELEASE);
 
   static Script load(String... resources) {
-    return script(null, read(resources));
+    String text = read(resources);
+    return new Script(text, sha1(text), null);
   }
 
+  /** A step: the shared bucket arithmetic, then {@code resources}; its function is named by its digest. */
   private static Script step(String name, String... resources) {
-    String[] all = new String[resources.length + 1];
-    all[0] = BUCKETS;
-    System.arraycopy(resources, 0, all, 1, resources.length);
-    Script script = script(null, read(all));
-    return new Script(script.text(), script.sha(), "backpressure_" + name + "_" + script.sha().substring(0, 16));
+    String text = read(BUCKETS) + read(resources);
+    String sha = sha1(text);
+    return new Script(text, sha, "backpressure_" + name + "_" + sha.substring(0, 16));
   }
 
   private static String library(Script admit, Script release) {
@@ -73,10 +73,6 @@ record Script(String text, String sha, String function) {
         + "  KEYS, ARGV = keys, args\n"
         + "  return steps." + step + "()\n"
         + "end)\n";
-  }
-
-  private static Script script(String function, String body) {
-    return new Script(body, sha1(body), function);
   }
 
   private static String read(String... resources) {
