@@ -474,7 +474,7 @@ end
 -- (ids W.head .. W.next − 1), and their sums. A call fits iff sum + cost stays within C_d · period.
 local function load_window()
   local raw = redis.call('HGET', KEYS[5], 'meta')
-  W = { sum = {} }
+  W = { sum = {}, raw = raw }
   if raw then
     local v = { struct.unpack(P.meta_format, raw) }
     W.head, W.next = v[1], v[2]
@@ -489,8 +489,12 @@ local function load_window()
   end
 end
 
+-- Writes the meta record back, unless the step left it as it was read (W.raw).
 local function save_window()
-  redis.call('HSET', KEYS[5], 'meta', struct.pack(P.meta_format, W.head, W.next, unpack(W.sum, 1, D)))
+  local packed = struct.pack(P.meta_format, W.head, W.next, unpack(W.sum, 1, D))
+  if packed ~= W.raw then
+    redis.call('HSET', KEYS[5], 'meta', packed)
+  end
 end
 
 local function load_entry(id)
