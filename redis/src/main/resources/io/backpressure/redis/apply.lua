@@ -34,7 +34,7 @@ for i = 5, #ARGV do
 end
 local dims, classes = params[1], params[2]
 local period = params[3 + 3 * dims + classes + 5]
-params[#params + 1] = '<' .. string.rep('d', 3 + dims + 8 * classes * dims + 4 * classes)
+params[#params + 1] = '<' .. string.rep('d', 2 + dims + 8 * classes * dims + 4 * classes)
 params[#params + 1] = '<' .. string.rep('d', 10 + 3 * dims)
 params[#params + 1] = '<' .. string.rep('d', 2 + dims)
 params[#params + 1] = '<' .. string.rep('d', 1 + dims)
@@ -46,7 +46,7 @@ local generation = tonumber(current[3]) or 0
 if current[2] ~= ARGV[4] then
   generation = generation + 1
   redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-  redis.call('HDEL', KEYS[1], 'started')
+  redis.call('HDEL', KEYS[1], 'started', 'earliest')
 elseif period == 0 then
   -- No safe window any more: its record goes (a later one starts empty, as in NestedBuckets).
   redis.call('UNLINK', KEYS[5])

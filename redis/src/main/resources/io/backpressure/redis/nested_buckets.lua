@@ -20,7 +20,9 @@
 --
 -- Keys (all carry the target's hash tag, so they live in one cluster slot):
 --   KEYS[1] config hash: version, generation, layout, params (cmsgpack array, see load_config),
---           policy (JSON, for the clients)
+--           policy (JSON, for the clients), started (see guards.lua), earliest (at most the
+--           lowest score in the seen zset, µs, so that a step looks for idle queues only when one
+--           may have expired, see evict_idle; absent: unknown)
 --   KEYS[2] state: one struct-packed array of doubles (layout below); absent until the first step
 --   KEYS[3] queues hash: field "<class index from 0>:<tenant>" -> one struct-packed L3 queue
 --   KEYS[4] seen zset: the same fields, scored by the time they were last seen (idle eviction)
@@ -45,8 +47,6 @@
 --   S[WS + k]               W_k, Σ w_t of class k's queues       weightSum[k]
 --   S[CC + at(k, d)]        a new queue's estimate correction    classCorrection[k][d]
 --   S[LT + at(k, d)]        L2 tail of queues within their share lightTail[k][d]
---   S[EARLIEST]             at most the earliest last-seen time in the seen zset (µs), so that a
---                           step looks for idle queues only when one may have expired (evict_idle)
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
 
@@ -69,7 +69,10 @@ local SERVER_NOW
 local P
 local S
 local D, K
-local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, EARLIEST, STATE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, STATE_SIZE
+-- The config's 'earliest' as this call read it and as it stands (µs; 0 when unknown, huge when
+-- the seen zset is empty); end_step writes it back when it changed.
+local EARLIEST_READ, EARLIEST
 -- The safe window (W.head, W.next, W.sum[d]), loaded on demand; nil without a safe window.
 local W
 -- Decoded parameters by their packed form, at most DECODED_MAX of them (one per target and cap
@@ -141,7 +144,7 @@ end
 -- version when the caller's version is not the live one (the caller then reloads the policy and
 -- asks again).
 local function load_config(version)
-  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started')
+  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest')
   if not cfg[1] or cfg[1] ~= version then
     return nil, cfg[1] or ''
   end
@@ -158,6 +161,8 @@ local function load_config(version)
   -- parameters are set again by every call before anything reads them.
   P = decoded
   P.generation, P.started = tonumber(cfg[3]), cfg[4] ~= false
+  EARLIEST_READ = tonumber(cfg[5]) or 0
+  EARLIEST = EARLIEST_READ
   D, K = P.dims, P.classes
   LAST, SEQ, G = 1, 2, 2
   LVL = G + D
@@ -172,8 +177,7 @@ local function load_config(version)
   WS = CD + K
   CC = WS + K
   LT = CC + K * D
-  EARLIEST = LT + K * D + 1
-  STATE_SIZE = EARLIEST
+  STATE_SIZE = LT + K * D
   return P
 end
 
@@ -261,11 +265,17 @@ local function save_queue(field, q)
   redis.call('HSET', KEYS[3], field, pack_queue(q))
 end
 
--- Records in the seen zset that the queue of field is active until seen (µs), keeping S[EARLIEST]
+-- Records in the seen zset that the queue of field is active until seen (µs), keeping EARLIEST
 -- a lower bound of every score in it.
 local function index_seen(field, seen)
   redis.call('ZADD', KEYS[4], fmt(seen), field)
-  S[EARLIEST] = min(S[EARLIEST], seen)
+  EARLIEST = min(EARLIEST, seen)
+end
+
+-- EARLIEST raised to the seen zset's lowest score (huge when it is empty).
+local function find_earliest()
+  local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+  EARLIEST = tonumber(first[2]) or huge
 end
 
 -- NestedBuckets.share: the dominant share σ = max_d c_d / r_d.
@@ -427,17 +437,16 @@ end
 
 -- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL (a deferred call counts as
 -- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds them without a scan; each queue is evicted once, so the work is
--- amortised O(1) per admission. No queue can have expired while S[EARLIEST], a lower bound of the
+-- amortised O(1) per admission. No queue can have expired while EARLIEST, a lower bound of the
 -- zset's scores, is within the TTL: then the step reads nothing; after a look-up the bound is
 -- raised to the zset's lowest score, so it is looked up about once per TTL.
 local function evict_idle(now)
-  if S[EARLIEST] >= now - P.idle then
+  if EARLIEST >= now - P.idle then
     return
   end
   local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(now - P.idle))
   if #expired == 0 then
-    local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
-    S[EARLIEST] = tonumber(first[2]) or huge
+    find_earliest()
     return
   end
   local CHUNK = 512
@@ -466,8 +475,7 @@ local function evict_idle(now)
       S[WS + k] = 0
     end
   end
-  local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
-  S[EARLIEST] = tonumber(first[2]) or huge
+  find_earliest()
 end
 
 -- SlidingWindow, for all dimensions at once: the amounts admitted in the last period, oldest first
@@ -671,5 +679,12 @@ local function end_step()
   save_state()
   if W then
     save_window()
+  end
+  if EARLIEST ~= EARLIEST_READ then
+    if EARLIEST == huge then
+      redis.call('HDEL', KEYS[1], 'earliest')
+    else
+      redis.call('HSET', KEYS[1], 'earliest', fmt(EARLIEST))
+    end
   end
 end
