@@ -4,6 +4,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -26,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * One Lettuce connection (standalone, Sentinel or Cluster) and the scripts run over it. Thread-safe:
@@ -58,6 +60,12 @@ final class Connection implements AutoCloseable {
   private final StatefulConnection<String, String> connection;
   private final RedisClusterAsyncCommands<String, String> commands;
   private final Duration timeout;
+  /**
+   * Whether the admission and release steps run as functions of {@link Script#LIBRARY} ({@code
+   * FCALL}): on a standalone or Sentinel server that accepted the library at connect (Redis 7,
+   * Valkey); else, and on a cluster, they run with {@code EVALSHA}.
+   */
+  private volatile boolean functions;
 
   private Connection(ClientResources resources, AbstractRedisClient client,
       StatefulConnection<String, String> connection, RedisClusterAsyncCommands<String, String> commands,
@@ -121,7 +129,7 @@ final class Connection implements AutoCloseable {
         var connection = standalone.connect(StringCodec.UTF8);
         c = new Connection(resources, standalone, connection, connection.async(), config.commandTimeout());
       }
-      c.loadScripts(config.connectTimeout());
+      c.loadScripts(config.connectTimeout(), !config.cluster());
       return c;
     } catch (RuntimeException e) {
       if (client != null) {
@@ -157,20 +165,44 @@ final class Connection implements AutoCloseable {
   }
 
   /**
-   * Runs {@code script} with {@code EVALSHA}; if the server does not know it (restarted, flushed, a
-   * new cluster node), runs it once with {@code EVAL}, which caches it again.
+   * Runs {@code script}: a step of the function library with {@code FCALL} where the server took
+   * it (loading the library again if the server lost it: restarted, flushed, a promoted replica
+   * without it), else with {@code EVALSHA}; if the server does not know the script, runs it once
+   * with {@code EVAL}, which caches it again.
    */
   CompletableFuture<List<Object>> run(Script script, String[] keys, String... args) {
+    if (functions && script.function() != null) {
+      return fcall(script, keys, args).exceptionallyCompose(error -> {
+        String message = String.valueOf(cause(error).getMessage());
+        if (message.contains("Function not found")) {
+          return commands.functionLoad(Script.LIBRARY, true).toCompletableFuture()
+              .thenCompose(loaded -> fcall(script, keys, args));
+        }
+        if (message.startsWith("ERR unknown command")) {
+          functions = false;
+          return run(script, keys, args);
+        }
+        return CompletableFuture.failedFuture(cause(error));
+      });
+    }
     CompletableFuture<List<Object>> first =
         commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
     return first.exceptionallyCompose(error -> {
-      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      Throwable cause = cause(error);
       if (cause instanceof RedisNoScriptException
           || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
         return commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
       }
       return CompletableFuture.failedFuture(cause);
     });
+  }
+
+  private CompletableFuture<List<Object>> fcall(Script script, String[] keys, String[] args) {
+    return commands.<List<Object>>fcall(script.function(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+  }
+
+  private static Throwable cause(Throwable error) {
+    return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
   }
 
   /**
@@ -198,22 +230,36 @@ final class Connection implements AutoCloseable {
   }
 
   /**
-   * Loads the scripts. Lettuce may report the connection open a moment before its endpoint accepts
-   * commands; until the connect timeout, "not connected" means "try again".
+   * Loads the scripts, and with {@code library} the function library, which a server without
+   * functions (before Redis 7), or an ACL user without {@code FUNCTION}, refuses: the steps then run
+   * with {@code EVALSHA}. Lettuce may report the connection open a moment before its endpoint
+   * accepts commands; until the connect timeout, "not connected" means "try again".
    */
-  private void loadScripts(Duration connectTimeout) {
+  private void loadScripts(Duration connectTimeout, boolean library) {
     long deadline = System.nanoTime() + connectTimeout.toNanos();
     for (Script script : List.of(Script.ADMIT, Script.RELEASE, Script.APPLY, Script.LEVELS)) {
-      while (true) {
-        try {
-          await(commands.scriptLoad(script.text()).toCompletableFuture());
-          break;
-        } catch (RedisException e) {
-          if (!connection.isOpen() || System.nanoTime() > deadline || !String.valueOf(e.getMessage()).contains("not connected")) {
-            throw e;
-          }
-          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+      retryUntilConnected(deadline, () -> commands.scriptLoad(script.text()));
+    }
+    if (library) {
+      try {
+        retryUntilConnected(deadline, () -> commands.functionLoad(Script.LIBRARY, true));
+        functions = true;
+      } catch (RedisException e) {
+        functions = false;
+      }
+    }
+  }
+
+  private void retryUntilConnected(long deadline, Supplier<RedisFuture<String>> command) {
+    while (true) {
+      try {
+        await(command.get().toCompletableFuture());
+        return;
+      } catch (RedisException e) {
+        if (!connection.isOpen() || System.nanoTime() > deadline || !String.valueOf(e.getMessage()).contains("not connected")) {
+          throw e;
         }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
       }
     }
   }

@@ -10,14 +10,17 @@ import java.util.HexFormat;
 
 /**
  * One Lua script: its text (the resources named, concatenated) and its SHA-1, which is how Redis
- * names it in {@code EVALSHA}.
+ * names it in {@code EVALSHA}; for the admission and release steps also the name of the same step
+ * in the function {@link #LIBRARY} ({@code FCALL}, Redis 7 and Valkey), else null.
  */
-record Script(String text, String sha) {
+record Script(String text, String sha, String function) {
 
+  /** The shared bucket arithmetic every step starts with. */
+  private static final String BUCKETS = "nested_buckets.lua";
   /** The admission step: the shared bucket arithmetic, the guards, then admit.lua. */
-  static final Script ADMIT = load("nested_buckets.lua", "guards.lua", "admit.lua");
+  static final Script ADMIT = step("admit", "guards.lua", "admit.lua");
   /** The release step: the shared bucket arithmetic, the guards, then release.lua. */
-  static final Script RELEASE = load("nested_buckets.lua", "guards.lua", "release.lua");
+  static final Script RELEASE = step("release", "guards.lua", "release.lua");
   /** Writes a policy and its packed parameters. */
   static final Script APPLY = load("apply.lua");
   /** One worker's heartbeat; answers the number of live workers. */
@@ -27,7 +30,52 @@ record Script(String text, String sha) {
   /** Reads one queue's L3 bucket. */
   static final Script QUEUE = load("queue.lua");
 
+  /**
+   * The admission and release steps as one Redis function library, named by a digest of its text
+   * so that clients of different versions load theirs side by side. An {@code EVALSHA} runs its
+   * whole script at every call: it defines every function of nested_buckets.lua again and decodes
+   * the policy's parameters. The library runs nested_buckets.lua once, at the first call after it
+   * is loaded (Redis's standard libraries are not there while a library loads), and keeps its
+   * functions and the parameters it decoded between calls; each call starts with {@code
+   * begin_call} (guards.lua), so no state of a call survives into the next.
+   */
+  static final String LIBRARY = library(ADMIT, RELEASE);
+
   static Script load(String... resources) {
+    String text = read(resources);
+    return new Script(text, sha1(text), null);
+  }
+
+  /** A step: the shared bucket arithmetic, then {@code resources}; its function is named by its digest. */
+  private static Script step(String name, String... resources) {
+    String text = read(BUCKETS) + read(resources);
+    String sha = sha1(text);
+    return new Script(text, sha, "backpressure_" + name + "_" + sha.substring(0, 16));
+  }
+
+  private static String library(Script admit, Script release) {
+    String body = "local KEYS, ARGV\n"
+        + "local steps\n"
+        + "local function build()\n"
+        + read(BUCKETS)
+        + "local admit = function()\n" + read("guards.lua", "admit.lua") + "end\n"
+        + "local release = function()\n" + read("guards.lua", "release.lua") + "end\n"
+        + "return { admit = admit, release = release }\n"
+        + "end\n"
+        + register(admit.function(), "admit")
+        + register(release.function(), "release");
+    return "#!lua name=backpressure_" + sha1(body).substring(0, 16) + "\n" + body;
+  }
+
+  private static String register(String function, String step) {
+    return "redis.register_function('" + function + "', function(keys, args)\n"
+        + "  steps = steps or build()\n"
+        + "  KEYS, ARGV = keys, args\n"
+        + "  return steps." + step + "()\n"
+        + "end)\n";
+  }
+
+  private static String read(String... resources) {
     StringBuilder text = new StringBuilder();
     for (String resource : resources) {
       try (InputStream in = Script.class.getResourceAsStream(resource)) {
@@ -39,10 +87,13 @@ record Script(String text, String sha) {
         throw new UncheckedIOException(e);
       }
     }
-    String body = text.toString();
+    return text.toString();
+  }
+
+  private static String sha1(String text) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));
-      return new Script(body, HexFormat.of().formatHex(digest));
+      byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -35,7 +35,7 @@ local function touch(now, field, k, weight, cost, q, paying)
   q.seen = max(q.seen, now)
   S[SEQ] = S[SEQ] + 1
   q.seq = S[SEQ]
-  redis.call('ZADD', KEYS[4], fmt(q.seen), field)
+  index_seen(field, q.seen)
 
   q.w = weight
   local sigma = share(cost)
@@ -185,7 +185,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.
     if ready > q.seen then
       q.seen = ready
-      redis.call('ZADD', KEYS[4], fmt(ready), field)
+      index_seen(field, ready)
     end
     save_queue(field, q)
     return max(MIN_DEFER_MICROS, ready - now)

@@ -46,7 +46,7 @@ local generation = tonumber(current[3]) or 0
 if current[2] ~= ARGV[4] then
   generation = generation + 1
   redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-  redis.call('HDEL', KEYS[1], 'started')
+  redis.call('HDEL', KEYS[1], 'started', 'earliest')
 elseif period == 0 then
   -- No safe window any more: its record goes (a later one starts empty, as in NestedBuckets).
   redis.call('UNLINK', KEYS[5])

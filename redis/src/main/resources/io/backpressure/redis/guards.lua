@@ -2,6 +2,8 @@
 -- nested_buckets.lua and admit.lua or release.lua). They leave the step's own KEYS and ARGV as the
 -- step expects them.
 --
+begin_call()
+
 -- 1. Give-up deadline. The client appends one argument: the server time (µs) after which it has
 --    given up on this call ('' = none, e.g. with the caller's clock). It is removed here, so ARGV is
 --    the step's own. A call that starts later than that returns {4} and changes nothing: when a
@@ -10,7 +12,8 @@
 local give_up = table.remove(ARGV)
 if give_up ~= '' then
   local t = redis.call('TIME')
-  if tonumber(t[1]) * 1000000 + tonumber(t[2]) > tonumber(give_up) then
+  SERVER_NOW = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  if SERVER_NOW > tonumber(give_up) then
     return { 4 }
   end
 end
@@ -21,12 +24,5 @@ end
 --    policy back with 'started' set), the buckets restart empty rather than full: the provider's
 --    current window may already hold what the lost state had admitted, and full buckets would add
 --    a burst on top. A new target, or a new layout of its policy (apply.lua clears 'started'),
---    starts full, as the paper's buckets do.
-local started = redis.call('HEXISTS', KEYS[1], 'started') == 1
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  if not started then
-    redis.call('HSET', KEYS[1], 'started', '1')
-  end
-elseif started then
-  START_EMPTY = true
-end
+--    starts full, as the paper's buckets do. The step checks this where it reads the config and
+--    the state anyway (load_config and load_state in nested_buckets.lua), at no extra command.

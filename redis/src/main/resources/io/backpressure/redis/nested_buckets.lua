@@ -9,14 +9,20 @@
 -- ulp; nothing else differs).
 --
 -- This file is not a script on its own: the client prepends it to admit.lua and release.lua, which
--- read the parameters and the state through it and then take their step.
+-- read the parameters and the state through it and then take their step. It runs either as part of
+-- one script per call (EVALSHA), where every local below starts afresh at each call, or inside the
+-- client's function library (FCALL, see Script.java), where this file runs once and its locals
+-- live on between calls: begin_call then forgets the previous call's values, and load_config keeps
+-- the parameters it decoded (DECODED) so that a call decodes only parameters it has not seen.
 --
 -- Units: time in integer microseconds (exact in a double up to 2^53 µs, about 285 years); rates in
 -- units per second; dt in seconds; shares (σ, L3 levels) in seconds of the whole cap.
 --
 -- Keys (all carry the target's hash tag, so they live in one cluster slot):
 --   KEYS[1] config hash: version, generation, layout, params (cmsgpack array, see load_config),
---           policy (JSON, for the clients)
+--           policy (JSON, for the clients), started (see guards.lua), earliest (at most the
+--           lowest score in the seen zset, µs, so that a step looks for idle queues only when one
+--           may have expired, see evict_idle; absent: unknown)
 --   KEYS[2] state: one struct-packed array of doubles (layout below); absent until the first step
 --   KEYS[3] queues hash: field "<class index from 0>:<tenant>" -> one struct-packed L3 queue
 --   KEYS[4] seen zset: the same fields, scored by the time they were last seen (idle eviction)
@@ -56,18 +62,40 @@ local NEVER = -4611686018427387904
 -- Whether a first step creates L1 empty instead of full (set by guards.lua when the state was lost;
 -- NestedBuckets.startEmpty). L2 starts full, as every class's does when it becomes active.
 local START_EMPTY = false
+-- The server's TIME as read by guards.lua's give-up check (µs), reused as the step's time; nil when
+-- the guard did not read it.
+local SERVER_NOW
 -- P: the parameters (see load_config); S: the state, nil before the first step.
 local P
 local S
 local D, K
 local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, STATE_SIZE
+-- The config's 'earliest' as this call read it and as it stands (µs; 0 when unknown, huge when
+-- the seen zset is empty); end_step writes it back when it changed.
+local EARLIEST_READ, EARLIEST
 -- The safe window (W.head, W.next, W.sum[d]), loaded on demand; nil without a safe window.
 local W
+-- Decoded parameters by their packed form, at most DECODED_MAX of them (one per target and cap
+-- change; feedback moves the caps continuously, so the table is emptied when full).
+local DECODED = {}
+local DECODED_COUNT = 0
+local DECODED_MAX = 64
+-- The state each call saved last, by state key, at most DECODED_MAX of them: {packed, S}. A call
+-- whose state key holds exactly what a call saved there reuses that S instead of unpacking it
+-- (only in the function library, where this table outlives the call). An entry is taken out when
+-- a call reads it and put back by end_step, so a call that fails halfway leaves none behind.
+local SAVED = {}
+local SAVED_COUNT = 0
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
 local active_weight = 0
 local nominal = {}
 local effective = {}
 local borrowing = {}
+
+-- Forgets the previous call's parameters, state and guard results (see the top of this file).
+local function begin_call()
+  P, S, W, SERVER_NOW, START_EMPTY = nil, nil, nil, nil, false
+end
 
 -- The flat index of (class k, dimension d).
 local function at(k, d)
@@ -79,42 +107,63 @@ local function fmt(x)
   return string.format('%.17g', x)
 end
 
--- Reads the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d] (B_d),
--- largest[d] (the largest cost that can ever fit), weight[k] (ω_k), horizon (H, s), horizon_micros,
--- idle (idle TTL, µs), grant_ttl (µs), grant_px (ms), period (safe window, µs; 0 = none),
--- allowance[d] (r_d · period), strict (1 in strict priority mode, else 0), then the struct formats
--- apply.lua adds. Returns nil and the stored
+-- Decodes the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d]
+-- (B_d), largest[d] (the largest cost that can ever fit), weight[k] (ω_k), horizon (H, s),
+-- horizon_micros, idle (idle TTL, µs), grant_ttl (µs), grant_px (ms), period (safe window, µs; 0 =
+-- none), allowance[d] (r_d · period), strict (1 in strict priority mode, else 0), then the struct
+-- formats apply.lua adds.
+local function decode_params(packed)
+  local v = cmsgpack.unpack(packed)
+  local dims, classes = v[1], v[2]
+  local p = { dims = dims, classes = classes, rate = {}, burst = {}, largest = {}, weight = {}, allowance = {} }
+  for d = 1, dims do
+    p.rate[d] = v[2 + d]
+    p.burst[d] = v[2 + dims + d]
+    p.largest[d] = v[2 + 2 * dims + d]
+  end
+  local i = 3 + 3 * dims
+  for k = 1, classes do
+    p.weight[k] = v[i]
+    i = i + 1
+  end
+  p.horizon, p.horizon_micros, p.idle, p.grant_ttl, p.grant_px, p.period =
+      v[i], v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5]
+  i = i + 6
+  for d = 1, dims do
+    p.allowance[d] = v[i]
+    i = i + 1
+  end
+  p.strict = v[i] == 1
+  i = i + 1
+  p.state_format, p.queue_format, p.meta_format, p.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
+  return p
+end
+
+-- Reads the parameters (decoded once per packed form, see DECODED), the generation and whether the
+-- target has had state ('started', see guards.lua and load_state). Returns nil and the stored
 -- version when the caller's version is not the live one (the caller then reloads the policy and
 -- asks again).
 local function load_config(version)
-  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'fb_ramp')
+  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp')
   if not cfg[1] or cfg[1] ~= version then
     return nil, cfg[1] or ''
   end
-  local v = cmsgpack.unpack(cfg[2])
-  D, K = v[1], v[2]
-  P = { dims = D, classes = K, rate = {}, burst = {}, largest = {}, weight = {}, allowance = {},
-        generation = tonumber(cfg[3]), ramp = cfg[4] }
-  for d = 1, D do
-    P.rate[d] = v[2 + d]
-    P.burst[d] = v[2 + D + d]
-    P.largest[d] = v[2 + 2 * D + d]
+  local decoded = DECODED[cfg[2]]
+  if not decoded then
+    decoded = decode_params(cfg[2])
+    if DECODED_COUNT >= DECODED_MAX then
+      DECODED, DECODED_COUNT = {}, 0
+    end
+    DECODED[cfg[2]] = decoded
+    DECODED_COUNT = DECODED_COUNT + 1
   end
-  local i = 3 + 3 * D
-  for k = 1, K do
-    P.weight[k] = v[i]
-    i = i + 1
-  end
-  P.horizon, P.horizon_micros, P.idle, P.grant_ttl, P.grant_px, P.period =
-      v[i], v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5]
-  i = i + 6
-  for d = 1, D do
-    P.allowance[d] = v[i]
-    i = i + 1
-  end
-  P.strict = v[i] == 1
-  i = i + 1
-  P.state_format, P.queue_format, P.meta_format, P.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
+  -- The decoded parameters are shared between calls and only read (follow_ramp scales a copy); the
+  -- three fields that are not parameters are set again by every call before anything reads them.
+  P = decoded
+  P.generation, P.started, P.ramp = tonumber(cfg[3]), cfg[4] ~= false, cfg[6]
+  EARLIEST_READ = tonumber(cfg[5]) or 0
+  EARLIEST = EARLIEST_READ
+  D, K = P.dims, P.classes
   LAST, SEQ, G = 1, 2, 2
   LVL = G + D
   USE = LVL + K * D
@@ -132,10 +181,13 @@ local function load_config(version)
   return P
 end
 
--- The decision time: the caller's microseconds, or the server's clock.
+-- The decision time: the caller's microseconds, or the server's clock (read once per call).
 local function current_time(argument)
   if argument ~= '' then
     return tonumber(argument)
+  end
+  if SERVER_NOW then
+    return SERVER_NOW
   end
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -144,7 +196,8 @@ end
 -- The recovery ramp (EffectiveCaps.rampMultiplier): while one runs, feedback.lua keeps its start
 -- and end (µs) and its fraction f in the config hash's 'fb_ramp', and every decision scales the
 -- rates, bursts, largest costs and window allowances by f + (1 − f)·(now − start)/(end − start)
--- at its own time, so the ramp advances whether or not answers are reported.
+-- at its own time, so the ramp advances whether or not answers are reported. The scaled values go
+-- into a copy of P: the decoded parameters are shared with later calls.
 local function follow_ramp(now)
   if not P.ramp then
     return
@@ -154,23 +207,55 @@ local function follow_ramp(now)
     return
   end
   local m = r[3] + (1 - r[3]) * max(0, now - r[1]) / (r[2] - r[1])
-  for d = 1, D do
-    P.rate[d], P.burst[d] = P.rate[d] * m, P.burst[d] * m
-    P.largest[d], P.allowance[d] = P.largest[d] * m, P.allowance[d] * m
+  local ramped = {}
+  for key, value in pairs(P) do
+    ramped[key] = value
   end
+  ramped.rate, ramped.burst, ramped.largest, ramped.allowance = {}, {}, {}, {}
+  for d = 1, D do
+    ramped.rate[d], ramped.burst[d] = P.rate[d] * m, P.burst[d] * m
+    ramped.largest[d], ramped.allowance[d] = P.largest[d] * m, P.allowance[d] * m
+  end
+  P = ramped
 end
 
+-- Reads the state, and checks for lost state (guards.lua explains 'started'): a present state key
+-- marks the target started; a missing one on a started target makes the first step create L1
+-- empty.
 local function load_state()
   local raw = redis.call('GET', KEYS[2])
+  if raw then
+    if not P.started then
+      redis.call('HSET', KEYS[1], 'started', '1')
+      P.started = true
+    end
+  elseif P.started then
+    START_EMPTY = true
+  end
+  local saved = SAVED[KEYS[2]]
+  if saved then
+    SAVED[KEYS[2]] = nil
+    SAVED_COUNT = SAVED_COUNT - 1
+  end
   -- A state of another size (written by an older layout of this file) is not read: the target
   -- starts cold, as after a layout change.
   if raw and #raw == 8 * STATE_SIZE then
-    S = { struct.unpack(P.state_format, raw) }
+    if saved and saved[1] == raw then
+      S = saved[2]
+    else
+      S = { struct.unpack(P.state_format, raw) }
+    end
   end
 end
 
 local function save_state()
-  redis.call('SET', KEYS[2], struct.pack(P.state_format, unpack(S, 1, STATE_SIZE)))
+  local packed = struct.pack(P.state_format, unpack(S, 1, STATE_SIZE))
+  redis.call('SET', KEYS[2], packed)
+  if SAVED_COUNT >= DECODED_MAX then
+    SAVED, SAVED_COUNT = {}, 0
+  end
+  SAVED[KEYS[2]] = { packed, S }
+  SAVED_COUNT = SAVED_COUNT + 1
 end
 
 -- One L3 queue: its level and capacity (shares), refill rate ρ_q (share/s), weight w_t, whether it
@@ -204,6 +289,19 @@ end
 
 local function save_queue(field, q)
   redis.call('HSET', KEYS[3], field, pack_queue(q))
+end
+
+-- Records in the seen zset that the queue of field is active until seen (µs), keeping EARLIEST
+-- a lower bound of every score in it.
+local function index_seen(field, seen)
+  redis.call('ZADD', KEYS[4], fmt(seen), field)
+  EARLIEST = min(EARLIEST, seen)
+end
+
+-- EARLIEST raised to the seen zset's lowest score (huge when it is empty).
+local function find_earliest()
+  local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+  EARLIEST = tonumber(first[2]) or huge
 end
 
 -- NestedBuckets.share: the dominant share σ = max_d c_d / r_d.
@@ -365,10 +463,16 @@ end
 
 -- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL (a deferred call counts as
 -- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds them without a scan; each queue is evicted once, so the work is
--- amortised O(1) per admission.
+-- amortised O(1) per admission. No queue can have expired while EARLIEST, a lower bound of the
+-- zset's scores, is within the TTL: then the step reads nothing; after a look-up the bound is
+-- raised to the zset's lowest score, so it is looked up about once per TTL.
 local function evict_idle(now)
+  if EARLIEST >= now - P.idle then
+    return
+  end
   local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(now - P.idle))
   if #expired == 0 then
+    find_earliest()
     return
   end
   local CHUNK = 512
@@ -397,13 +501,14 @@ local function evict_idle(now)
       S[WS + k] = 0
     end
   end
+  find_earliest()
 end
 
 -- SlidingWindow, for all dimensions at once: the amounts admitted in the last period, oldest first
 -- (ids W.head .. W.next − 1), and their sums. A call fits iff sum + cost stays within C_d · period.
 local function load_window()
   local raw = redis.call('HGET', KEYS[5], 'meta')
-  W = { sum = {} }
+  W = { sum = {}, raw = raw }
   if raw then
     local v = { struct.unpack(P.meta_format, raw) }
     W.head, W.next = v[1], v[2]
@@ -418,8 +523,12 @@ local function load_window()
   end
 end
 
+-- Writes the meta record back, unless the step left it as it was read (W.raw).
 local function save_window()
-  redis.call('HSET', KEYS[5], 'meta', struct.pack(P.meta_format, W.head, W.next, unpack(W.sum, 1, D)))
+  local packed = struct.pack(P.meta_format, W.head, W.next, unpack(W.sum, 1, D))
+  if packed ~= W.raw then
+    redis.call('HSET', KEYS[5], 'meta', packed)
+  end
 end
 
 local function load_entry(id)
@@ -596,5 +705,12 @@ local function end_step()
   save_state()
   if W then
     save_window()
+  end
+  if EARLIEST ~= EARLIEST_READ then
+    if EARLIEST == huge then
+      redis.call('HDEL', KEYS[1], 'earliest')
+    else
+      redis.call('HSET', KEYS[1], 'earliest', fmt(EARLIEST))
+    end
   end
 end

@@ -7,6 +7,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Grant;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.lettuce.core.FlushMode;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.util.HashMap;
@@ -25,7 +26,7 @@ class ScriptsTest {
   }
 
   @Test
-  void oneEvalshaPerAdmissionAndPerRelease_noKeysOrScan_andEvictionWithoutAScan() {
+  void oneScriptCallPerAdmissionAndPerRelease_noKeysOrScan_andEvictionWithoutAScan() {
     RedisGate gate = TestRedis.shared().gate(policy("rt/model"), TimeSource.caller(clock));
     // Another test may have flushed the script cache: the first calls reload the scripts.
     gate.release(((Admission.Admitted) gate.admit("warm-up", "P1", Cost.of(0, 0))).grant(), Cost.of(0, 0));
@@ -45,7 +46,9 @@ class ScriptsTest {
       clock.advance(Duration.ofSeconds(6));
     }
     Map<String, Long> stats = commandCalls();
-    assertThat(stats.get("evalsha")).isEqualTo(calls);
+    // A function per call where the server has functions (Redis 7, Valkey), else a script.
+    assertThat(stats.get(functions() ? "fcall" : "evalsha")).isEqualTo(calls);
+    assertThat(stats).doesNotContainKeys(functions() ? "evalsha" : "fcall");
     assertThat(stats).doesNotContainKeys("keys", "scan", "hscan", "zscan", "hgetall", "hkeys", "eval");
     // Tenants of earlier rounds went idle and were evicted: only the last round's queues remain.
     assertThat(gate.policyStore().levels().orElseThrow().activeQueues().values().stream().mapToInt(i -> i).sum())
@@ -65,6 +68,21 @@ class ScriptsTest {
   }
 
   @Test
+  void aFlushedFunctionLibraryIsReloadedTransparently() {
+    RedisGate gate = TestRedis.shared().gate(policy("flush-functions/model"), TimeSource.caller(clock));
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.of(1, 10))).grant();
+    if (functions()) {
+      connection.await(connection.commands().functionFlush(FlushMode.SYNC).toCompletableFuture());
+    }
+    assertThat(gate.admit("a", "P1", Cost.of(1, 10))).isInstanceOf(Admission.Admitted.class);
+    if (functions()) {
+      connection.await(connection.commands().functionFlush(FlushMode.SYNC).toCompletableFuture());
+    }
+    assertThat(gate.release(grant, Cost.of(1, 10))).isTrue();
+    assertThat(gate.release(grant, Cost.of(1, 10))).isFalse();
+  }
+
+  @Test
   void everyKeyOfATargetIsHashTaggedIntoOneSlot() {
     RedisGateConfig config = TestRedis.shared().config().policy(policy("openai/gpt-4o"))
         .timeSource(TimeSource.caller(clock)).build();
@@ -78,6 +96,13 @@ class ScriptsTest {
     assertThat(keys.stream().map(SlotHash::getSlot).distinct()).hasSize(1);
     assertThat(keys.stream().map(k -> k.substring(k.indexOf('}') + 2).replaceAll(":[^:]*$", ":id")))
         .containsExactlyInAnyOrder("config", "state", "queues", "seen", "g:id", "b:id", "w:id");
+  }
+
+  /** Whether the server has functions (Redis 7 and later): then the gate runs its steps with FCALL. */
+  private boolean functions() {
+    String info = connection.await(connection.commands().info("server").toCompletableFuture());
+    String version = info.replaceAll("(?s).*redis_version:(\\d+).*", "$1");
+    return Integer.parseInt(version) >= 7;
   }
 
   private Map<String, Long> commandCalls() {

@@ -5,10 +5,12 @@ import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -53,18 +55,20 @@ final class PeerCalls implements AutoCloseable {
     }
   }
 
-  /** Over a standalone server. */
-  static PeerCalls standalone(String url, List<String> targets) {
+  /** Over a standalone server, with the TLS files given (used only for a rediss:// URL). */
+  static PeerCalls standalone(String url, List<String> targets, TlsOptions tls) {
     RedisClient client = RedisClient.create(url);
+    client.setOptions(ClientOptions.builder().sslOptions(tls.sslOptions()).build());
     StatefulRedisConnection<String, String> strings = client.connect(StringCodec.UTF8);
     StatefulRedisConnection<byte[], byte[]> bytes = client.connect(ByteArrayCodec.INSTANCE);
     return new PeerCalls(client, strings, strings.async(), bytes,
         Bucket4jLettuce.casBasedBuilder(bytes).build().asAsync(), targets);
   }
 
-  /** Over a cluster reached from {@code seeds} (Redis URLs). */
-  static PeerCalls cluster(List<String> seeds, List<String> targets) {
+  /** Over a cluster reached from {@code seeds} (Redis URLs), with the TLS files given. */
+  static PeerCalls cluster(List<String> seeds, List<String> targets, TlsOptions tls) {
     RedisClusterClient client = RedisClusterClient.create(seeds.stream().map(RedisURI::create).toList());
+    client.setOptions(ClusterClientOptions.builder().sslOptions(tls.sslOptions()).build());
     StatefulRedisClusterConnection<String, String> strings = client.connect(StringCodec.UTF8);
     StatefulRedisClusterConnection<byte[], byte[]> bytes = client.connect(ByteArrayCodec.INSTANCE);
     return new PeerCalls(client, strings, strings.async(), bytes,
@@ -86,17 +90,41 @@ final class PeerCalls implements AutoCloseable {
     join(commands.configResetstat());
   }
 
-  /** The server time (µs) spent on all commands since {@link #resetServerStats()}, from INFO commandstats. */
+  /**
+   * The server time (µs) spent on the calls since {@link #resetServerStats()}, from INFO
+   * commandstats: the scripts' and functions' time when scripts ran (it includes the commands they
+   * called, which the statistics list again on their own lines), else every command's.
+   */
   double serverMicros() {
-    double total = 0;
+    double all = 0;
+    double scripts = 0;
     for (String line : join(commands.info("commandstats")).split("\r?\n")) {
       int at = line.indexOf("usec=");
       if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info") && !line.startsWith("cmdstat_config") && at >= 0) {
         int end = line.indexOf(',', at);
-        total += Double.parseDouble(line.substring(at + 5, end < 0 ? line.length() : end));
+        double usec = Double.parseDouble(line.substring(at + 5, end < 0 ? line.length() : end));
+        all += usec;
+        if (line.startsWith("cmdstat_eval") || line.startsWith("cmdstat_fcall")) {
+          scripts += usec;
+        }
       }
     }
-    return total;
+    return scripts > 0 ? scripts : all;
+  }
+
+  /**
+   * The CPU time (µs) the server's main thread has used so far, user and system, from INFO cpu
+   * (Redis 6.2 and later; NaN before).
+   */
+  double serverCpuMicros() {
+    double seconds = Double.NaN;
+    for (String line : join(commands.info("cpu")).split("\\r?\\n")) {
+      if (line.startsWith("used_cpu_sys_main_thread:") || line.startsWith("used_cpu_user_main_thread:")) {
+        double value = Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+        seconds = Double.isNaN(seconds) ? value : seconds + value;
+      }
+    }
+    return seconds * 1e6;
   }
 
   private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {

@@ -18,6 +18,7 @@ import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,12 +33,16 @@ import picocli.CommandLine.Option;
  * tenant and target makes every queue active; after a warm-up, (1) sequential round trips, the
  * three calls interleaved, are timed into HdrHistograms, and (2) each call kind in turn is kept
  * {@code --in-flight} deep with the async API and counted. On a single server the server's own
- * time per call is read from {@code INFO commandstats} (all commands of the phase, divided by the
- * calls completed).
+ * time per call is read from {@code INFO commandstats} (the phase's scripts and functions, which
+ * include the commands they call, or all its commands when it ran none, divided by the calls
+ * completed; see {@link PeerCalls#serverMicros()}), and the CPU time of the server's main thread
+ * per call from {@code INFO cpu}, which counts command parsing and replies too and, unlike the
+ * statistics' wall-clock time, not the time the server waits for a core on a loaded machine.
  *
  * <pre>{@code
  * ./backpressure bench redis --url redis://127.0.0.1:6379 --tenants 10,10000 --seconds 10 --in-flight 32
  * ./backpressure bench redis --redis-cluster 127.0.0.1:7000,127.0.0.1:7001 --targets 12 --tenants 10
+ * ./backpressure bench redis --url redis://127.0.0.1:6379 --tenants 10,10000 --profile 20000
  * }</pre>
  */
 @Command(name = "redis", mixinStandardHelpOptions = true,
@@ -63,6 +68,14 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
   @Option(names = "--in-flight", defaultValue = "32", description = "Outstanding calls in the throughput run")
   int inFlight;
 
+  @Mixin
+  TlsOptions tls = new TlsOptions();
+
+  @Option(names = "--profile", paramLabel = "REPS", defaultValue = "0",
+      description = "Instead of the load: the admission script's server time by phase, each phase repeated REPS times "
+          + "in one call (--url only; see ScriptProfile)")
+  int profile;
+
   public RedisAdmissionLoad() {}
 
   public static void main(String[] args) {
@@ -81,7 +94,7 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
     List<String> seedUrls;
     try {
       options = (cluster ? RedisGateConfig.builder().cluster(clusterSeeds) : RedisGateConfig.builder(url))
-          .commandTimeout(Duration.ofSeconds(5));
+          .commandTimeout(Duration.ofSeconds(5)).tls(tls.files());
       seedUrls = options.target("bench").build().clusterSeeds();
     } catch (IllegalArgumentException e) {
       System.err.println("bench redis: " + (cluster ? "--redis-cluster: " : "--url: ") + Redaction.scrub(e.getMessage(), url));
@@ -99,7 +112,14 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
           gates.gate(policy(names.get(t)));
           gate[t] = gates.strict(names.get(t));
         }
-        try (PeerCalls peers = cluster ? PeerCalls.cluster(seedUrls, names) : PeerCalls.standalone(url, names)) {
+        if (profile > 0) {
+          populate(new Call("admit", i -> gate[i % targets].admitAsync(AdmissionRequest.of(
+              "tenant-" + (i / targets) % n, "P" + (1 + i % 3), Cost.of(1, 100 + i % 400)))), n * targets);
+          ScriptProfile.run(url, tls, gate[0], n, profile);
+          continue;
+        }
+        try (PeerCalls peers = cluster ? PeerCalls.cluster(seedUrls, names, tls)
+            : PeerCalls.standalone(url, names, tls)) {
           run(n, gate, peers, cluster);
         }
       }
@@ -108,6 +128,9 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
   }
 
   private String problem() {
+    if (tls.problem() != null) {
+      return tls.problem();
+    }
     if ((url == null) == (clusterSeeds == null)) {
       return "give either --url or --redis-cluster";
     }
@@ -121,6 +144,9 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
     }
     if (!(seconds > 0 && seconds <= 3_600)) {
       return "--seconds must be in (0, 3600], got " + seconds;
+    }
+    if (profile < 0 || profile > 1_000_000 || (profile > 0 && clusterSeeds != null)) {
+      return "--profile must be in [0, 1000000], with --url, got " + profile;
     }
     if (inFlight < 1 || inFlight > 10_000) {
       return "--in-flight must be in [1, 10000], got " + inFlight;
@@ -149,20 +175,25 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
     Histogram[] latency = Measurement.sequential(calls, seconds);
     Rate[] rates = new Rate[calls.size()];
     double[] serverMicros = new double[calls.size()];
+    double[] serverCpu = new double[calls.size()];
     for (int c = 0; c < calls.size(); c++) {
+      double cpu = Double.NaN;
       if (!cluster) {
         peers.resetServerStats();
+        cpu = peers.serverCpuMicros();
       }
       rates[c] = Measurement.throughput(calls.get(c), inFlight, seconds);
       serverMicros[c] = cluster ? Double.NaN : peers.serverMicros() / rates[c].calls();
+      serverCpu[c] = cluster ? Double.NaN : (peers.serverCpuMicros() - cpu) / rates[c].calls();
     }
     System.out.printf("%n%d tenant%s per target%n", n, n == 1 ? "" : "s");
-    System.out.printf("%-9s | %-24s | %-12s | %-14s | %-10s | %-10s%n", "call", "p50 / p95 / p99 (µs)",
-        "ops/s", "server µs/call", "p50 ×INCR", "ops ÷INCR");
+    System.out.printf("%-9s | %-24s | %-12s | %-14s | %-14s | %-10s | %-10s%n", "call", "p50 / p95 / p99 (µs)",
+        "ops/s", "server µs/call", "server CPU µs", "p50 ×INCR", "ops ÷INCR");
     for (int c = 0; c < calls.size(); c++) {
-      System.out.printf("%-9s | %-24s | %-12.0f | %-14s | %-10.2f | %8.0f %%%n", calls.get(c).name(),
+      System.out.printf("%-9s | %-24s | %-12.0f | %-14s | %-14s | %-10.2f | %8.0f %%%n", calls.get(c).name(),
           Measurement.percentiles(latency[c]), rates[c].perSecond(),
           Double.isNaN(serverMicros[c]) ? "-" : String.format("%.1f", serverMicros[c]),
+          Double.isNaN(serverCpu[c]) ? "-" : String.format("%.1f", serverCpu[c]),
           (double) latency[c].getValueAtPercentile(50) / latency[0].getValueAtPercentile(50),
           100 * rates[c].perSecond() / rates[0].perSecond());
     }
