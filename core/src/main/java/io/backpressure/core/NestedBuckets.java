@@ -416,6 +416,12 @@ final class NestedBuckets {
     long ready = Math.max(slot, turn);
     if (ready > now && maxWaitMicros >= 0 && Math.max(MIN_DEFER_MICROS, ready - now) > maxWaitMicros) {
       q.level += sigma;
+      if (!fresh && q.outstanding > 0) {
+        q.outstanding--;
+      }
+      if (q.outstanding == 0) {
+        leave(q);
+      }
       if (!fresh) {
         // A booked call gives its slot in its class's line back too.
         for (int d = 0; d < dims; d++) {
@@ -431,6 +437,9 @@ final class NestedBuckets {
     }
     booking.paid = true;
     booking.paidShare = sigma;
+    if (fresh || q.outstanding == 0) {
+      q.outstanding++;
+    }
     if (ready > now) {
       if (slot > now && slot >= turn) {
         for (int d = 0; d < dims; d++) {
@@ -539,6 +548,9 @@ final class NestedBuckets {
     }
     if (q != null) {
       q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
+      if (q.outstanding > 0 && --q.outstanding == 0) {
+        leave(q);
+      }
     }
   }
 
@@ -570,9 +582,7 @@ final class NestedBuckets {
       global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
       for (int k = 0; k < classes; k++) {
         double capacity = classCap[k][d];
-        classLevel[k][d] = activeQueues[k] == 0
-            ? capacity
-            : Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
+        classLevel[k][d] = Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
         classUse[k][d] *= decay;
         satisfiedUse[k][d] = satisfiedQueues[k] == 0 ? 0 : satisfiedUse[k][d] * decay;
       }
@@ -660,7 +670,11 @@ final class NestedBuckets {
     } else {
       bySeen.remove(q);
       refill(now, q);
-      withdraw(q);
+      if (q.outstanding > 0) {
+        withdraw(q);
+      } else {
+        activeQueues[k]++;
+      }
     }
     q.lastSeen = Math.max(q.lastSeen, now);
     q.seq = ++touches;
@@ -768,16 +782,29 @@ final class NestedBuckets {
     }
     gone.sort(Comparator.comparingLong(q -> q.seq));
     for (Queue q : gone) {
-      withdraw(q);
       queues[q.priority].remove(q.tenant);
-      if (--activeQueues[q.priority] == 0) {
-        for (int d = 0; d < dims; d++) {
-          allDemand[q.priority][d] = 0;
-          hungryDemand[q.priority][d] = 0;
-          satisfiedUse[q.priority][d] = 0;
-        }
-        weightSum[q.priority] = 0;
+      if (q.outstanding > 0) {
+        leave(q);
       }
+    }
+  }
+
+  /**
+   * Takes a queue out of its class's sums and active count: when it has no call in flight and none
+   * waiting (released), or when it has been idle for the idle TTL. A released queue keeps its
+   * bucket, so its next call re-enters with the level it left, not a fresh full bucket.
+   */
+  private void leave(Queue q) {
+    int k = q.priority;
+    withdraw(q);
+    q.outstanding = 0;
+    if (--activeQueues[k] == 0) {
+      for (int d = 0; d < dims; d++) {
+        allDemand[k][d] = 0;
+        hungryDemand[k][d] = 0;
+        satisfiedUse[k][d] = 0;
+      }
+      weightSum[k] = 0;
     }
   }
 
@@ -855,6 +882,11 @@ final class NestedBuckets {
     long lastSeen;
     long seq;
     long deferredAt = Long.MIN_VALUE / 2;
+    /**
+     * Its calls in flight (admitted, not released) plus its calls waiting with a booking. A queue
+     * counts toward its class's demand exactly while this is above zero.
+     */
+    int outstanding;
 
     Queue(String tenant, int priority, int dims) {
       this.tenant = tenant;

@@ -165,6 +165,37 @@ public abstract class GateConformanceSuite {
     assertThat(p2 / (p2 + p3)).isCloseTo(0.6, within(0.03));
   }
 
+  @Property(tries = 3)
+  void handOff_aClassOrTenantThatStopsHandsItsShareOverWithinASecondOfItsLastRelease(
+      @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+    // The idle TTL is far longer than the test: only the release of the last call can hand over.
+    Random random = new Random(seed);
+    boolean sameClass = random.nextBoolean();
+    double service = 0.05 + 0.2 * random.nextDouble();
+    double stop = 8 + 4 * random.nextDouble();
+    Policy policy = Policy.builder("test/model")
+        .dimension(Dimension.REQUESTS, 60, 60)
+        .priority("P1", 0.5).priority("P2", 0.5)
+        .idleTtl(Duration.ofSeconds(60))
+        .build();
+    ManualClock clock = new ManualClock();
+    String stays = sameClass ? "P1" : "P2";
+    Traffic traffic = new Traffic(newGate(policy, clock), clock)
+        .finishingCallers("stops", "P1", ONE, 16, service, stop)
+        .callers("stays", stays, ONE, ONE, 16, service, 0, Double.POSITIVE_INFINITY);
+    List<Traffic.Admitted> log = traffic.runUntil(stop + 10);
+
+    double lastRelease = log.stream().filter(a -> a.tenant().equals("stops"))
+        .mapToDouble(a -> a.nanos() / 1e9).max().orElseThrow() + service;
+    double before = Traffic.sum(log, 3, stop - 1, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false)
+        / (stop - 4);
+    double from = lastRelease + 1;
+    double handedOver = Traffic.sum(log, from, from + 3, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false)
+        / 3;
+    assertThat(before).isCloseTo(30, within(2.0));
+    assertThat(handedOver).isGreaterThanOrEqualTo(0.95 * 60);
+  }
+
   @Test
   void workConservation_aQueueThatUsesLittleLeavesTheRestToItsPeers() {
     Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60).priority("P1", 1).build();
