@@ -164,7 +164,7 @@ local function load_queue(field)
   end
   local v = { struct.unpack(P.queue_format, raw) }
   local q = { lvl = v[1], cap = v[2], rate = v[3], w = v[4], sat = v[5] == 1, last = v[6], seen = v[7],
-              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {} }
+              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {}, out = v[11 + 3 * D] }
   for d = 1, D do
     q.con[d] = v[10 + d]
     q.use[d] = v[10 + D + d]
@@ -180,7 +180,8 @@ local function pack_queue(q)
     v[10 + D + d] = q.use[d]
     v[10 + 2 * D + d] = q.corr[d]
   end
-  return struct.pack(P.queue_format, unpack(v, 1, 10 + 3 * D))
+  v[11 + 3 * D] = q.out
+  return struct.pack(P.queue_format, unpack(v, 1, 11 + 3 * D))
 end
 
 local function save_queue(field, q)
@@ -344,6 +345,25 @@ local function withdraw(q)
   S[WS + k] = max(0, S[WS + k] - q.w)
 end
 
+-- NestedBuckets.leave: takes a queue out of its class's sums and active count, when it has no call
+-- in flight and none waiting (q.out, Queue.outstanding, is 0) or has been idle for the idle TTL. A
+-- released queue keeps its bucket.
+local function leave(q)
+  local k = q.k
+  withdraw(q)
+  q.out = 0
+  S[N + k] = S[N + k] - 1
+  if S[N + k] == 0 then
+    for d = 1, D do
+      local kd = at(k, d)
+      S[AD + kd] = 0
+      S[HD + kd] = 0
+      S[SU + kd] = 0
+    end
+    S[WS + k] = 0
+  end
+end
+
 -- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL (a deferred call counts as
 -- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds them without a scan; each queue is evicted once, so the work is
 -- amortised O(1) per admission.
@@ -365,17 +385,8 @@ local function evict_idle(now)
   -- The Java gate evicts in least-recently-touched order; seq is the touch order.
   table.sort(gone, function(a, b) return a.seq < b.seq end)
   for _, q in ipairs(gone) do
-    local k = q.k
-    withdraw(q)
-    S[N + k] = S[N + k] - 1
-    if S[N + k] == 0 then
-      for d = 1, D do
-        local kd = at(k, d)
-        S[AD + kd] = 0
-        S[HD + kd] = 0
-        S[SU + kd] = 0
-      end
-      S[WS + k] = 0
+    if q.out > 0 then
+      leave(q)
     end
   end
 end
@@ -510,11 +521,7 @@ local function advance(now)
     for k = 1, K do
       local kd = at(k, d)
       local capacity = class_capacity(k, d)
-      if S[N + k] == 0 then
-        S[LVL + kd] = capacity
-      else
-        S[LVL + kd] = min(capacity, S[LVL + kd] + effective[kd] * dt)
-      end
+      S[LVL + kd] = min(capacity, S[LVL + kd] + effective[kd] * dt)
       S[USE + kd] = S[USE + kd] * decay
       if S[NS + k] == 0 then
         S[SU + kd] = 0
