@@ -90,7 +90,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if q.lvl >= -EPSILON then
       turn = now
     else
-      turn = turn_after(now, -q.lvl, sigma, q.rate)
+      turn = after(now, -q.lvl, q.rate)
     end
   else
     q.lvl = q.lvl - (sigma - booking.share)

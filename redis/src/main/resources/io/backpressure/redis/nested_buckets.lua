@@ -49,7 +49,6 @@ local MIN_DEFER_MICROS = 1000
 local EPSILON = 1e-9
 local CORRECTION_WEIGHT = 0.2
 local HEADROOM = 0.02
-local TURN_LEAD = 0.2
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
 local NEVER = -4611686018427387904
 
@@ -218,13 +217,6 @@ local function after(from, amount, rate)
     return from + micros(amount / rate)
   end
   return from + P.horizon_micros
-end
-
--- NestedBuckets.turnAfter: the turn of a fresh call whose queue is debt shares behind (its own
--- share sigma included): the calls ahead drain at (1 + TURN_LEAD) · rate, its own share at rate.
-local function turn_after(now, debt, sigma, rate)
-  local ahead = max(0, debt - sigma)
-  return after(after(now, ahead, rate * (1 + TURN_LEAD)), min(debt, sigma), rate)
 end
 
 -- NestedBuckets.computeShares, classCap: L2 capacity, max(B_d, share · H); an inactive class is
