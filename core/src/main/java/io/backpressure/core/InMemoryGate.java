@@ -254,8 +254,7 @@ public final class InMemoryGate implements Gate {
 
   /**
    * The tenant-share bucket of the queue {@code (tenant, priority)}, or empty when that queue is not
-   * known (never seen, or expired after its idle TTL). A queue whose calls were all released keeps
-   * its bucket here until then, though it no longer counts toward its class's demand.
+   * active (never seen, or expired after its idle TTL).
    */
   public synchronized Optional<QueueState> queueState(String tenant, String priority) {
     int k = buckets.policy().priorityIndex(priority);

@@ -66,14 +66,16 @@ import java.util.Map;
  *
  * <p><b>Hand-off on release.</b> Each queue counts its outstanding calls: admitted and not yet
  * released, or deferred with a booking. When the count falls to zero (its last call released, or
- * its last waiting call expired) the queue leaves its class's sums and active count at once, so a
- * tenant or class that has finished hands its share to the others at the next step, whatever the
- * idle TTL. Its bucket is kept: its next call re-enters with the level it left (refilled at its
- * last rate), so releasing everything is no way to a fresh full bucket; only the idle TTL forgets
- * the queue. An inactive class's L2 bucket likewise keeps its level and refills at the share the
- * class would get on becoming active. A grant never released (or a booking never redeemed) keeps
- * its queue counted until the idle TTL, as before. The count is one integer per queue, updated in
- * O(1) per admission and release.
+ * its last waiting call expired) the queue is marked as last seen one share horizon {@code H}
+ * short of the idle TTL ago, so the idle eviction takes it out of its class's sums {@code H} after
+ * that release unless it calls again: a tenant or class that has finished hands its share to the
+ * others within {@code H} (1 s by default) whatever the idle TTL, while one whose calls come less
+ * than {@code H} apart keeps its share between them. A queue that leaves keeps nothing, but after
+ * {@code H} idle its L3 bucket would have refilled to its capacity ({@code ρ_q · H}) anyway, so
+ * releasing and calling again is no way to a fuller bucket. A grant never released (or a booking
+ * never redeemed) keeps its queue for the idle TTL, as before. The count is one integer per queue,
+ * updated in O(1) per admission and release; moving the queue in the last-seen order is O(log
+ * queues), as every admission already does.
  *
  * <h2>One step: each call's Δ is its turn in a weighted fair schedule</h2>
  *
@@ -81,8 +83,11 @@ import java.util.Map;
  * into L3 at its first attempt, even when it is not admitted: L3 may go into debt, and the debt is
  * the queue's place in the schedule, a virtual finish time counted in shares (start-time fair
  * queuing with the queue's refill as its clock). The call's <i>turn</i> is when its queue has
- * earned back its debt at its current rate: {@code debt / ρ_q} seconds from now. A queue's state
- * is O(1) however many of its calls wait: a debt, not a list.
+ * earned back its debt: {@code (debt − σ) / ((1 + TURN_LEAD) · ρ_q) + σ / ρ_q} from now. The calls
+ * ahead of it are expected to drain a little faster than the current rate, because rates move
+ * (classes come and go) and a promise made against a deep backlog at a low rate would leave the
+ * cap idle when the rate rose; a call that comes back a little early is caught by the line below.
+ * A queue's state is O(1) however many of its calls wait: a debt, not a list.
  *
  * <p>Admit iff every L1 and L2 bucket (and safe window) holds the cost and the call's turn has
  * come; then debit L1 and L2. A class that <i>borrows</i> (its effective rate is above its nominal
@@ -134,13 +139,12 @@ import java.util.Map;
  * deferred by its own buckets: satisfied, it hands {@code 54.5 − 16 = 38.5/s} to P3, whose {@code
  * eff} becomes 44/s and whose single queue refills at {@code ρ_f = 44/60 = 0.733} share/s. Each
  * flood call pays {@code 1/60} share; after 10 s the debt is about {@code (150 − 44) · 10 / 60 =
- * 17.7} shares, so the next call's turn is {@code 17.7 / 0.733 ≈ 24 s} away: one deferral to its
- * turn, not one per wake-up. Between its calls (each takes about 100 ms, and at 4 calls/s it has
- * none outstanding most of the time) a P1 tenant leaves the sums; while none of the four has a call
- * outstanding P1 is inactive and P3 is entitled to the whole 60/s. P3 borrows, so its calls leave
- * {@code 0.02 · 60 = 1.2}
- * requests of L1 free; a P1 call finds them and is admitted at once. A flood call sent with {@code
- * maxWait = 1 s} instead, its turn ~24 s away, is answered {@code Expired} at once, and the flood's
+ * 17.7} shares, so the next call's turn is {@code 17.7 / (1.2 · 0.733) ≈ 20 s} away: one deferral
+ * to its turn, not one per wake-up. A P1 tenant's calls come about 250 ms apart, less than {@code
+ * H}, so it keeps its share between them; when the four stop, P1 leaves the sums 1 s after their
+ * last release and P3 is entitled to the whole 60/s. P3 borrows, so its calls leave {@code 0.02 ·
+ * 60 = 1.2} requests of L1 free; a P1 call finds them and is admitted at once. A flood call sent with {@code
+ * maxWait = 1 s} instead, its turn ~20 s away, is answered {@code Expired} at once, and the flood's
  * debt stays what it was.
  *
  * <h2>The Lua twin</h2>
@@ -167,12 +171,12 @@ import java.util.Map;
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
  *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
  *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
- *   <tr><td>{@link #admit}, {@code touch}, {@code headroom}, {@code after}</td>
- *       <td>{@code admit}, {@code touch}, {@code headroom}, {@code after}</td></tr>
+ *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code after}</td>
+ *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code after}</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
  *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
- *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code leave}, {@code evictIdle}, {@code seenUntil}</td>
- *       <td>{@code refill}, {@code contribute}, {@code withdraw}, {@code leave}, {@code evict_idle}, the {@code ZADD} in {@code admit}</td></tr>
+ *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evictIdle}, {@code seenUntil}</td>
+ *       <td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evict_idle}, the {@code ZADD} in {@code admit}</td></tr>
  *   <tr><td>{@link #release}</td><td>{@code release.lua}</td></tr>
  *   <tr><td>{@code WaitingLines} (in {@link InMemoryGate})</td><td>the {@code w:<k>} lists, {@code purge_waiting}</td></tr>
  * </table>
@@ -193,6 +197,8 @@ final class NestedBuckets {
    * their share are admitted at once.
    */
   static final double HEADROOM = 0.02;
+  /** How much faster than its current rate a queue's backlog is expected to drain (see turnAfter). */
+  static final double TURN_LEAD = 0.2;
   /** Weight of the newest release in a queue's estimate correction (an exponential average). */
   static final double CORRECTION_WEIGHT = 0.2;
 
@@ -285,7 +291,7 @@ final class NestedBuckets {
    * Makes the first step create L1 empty instead of full: for a stand-in that takes over from state
    * that was admitting at the cap a moment ago (a fail-over to a local gate, state lost and
    * rebuilt), so that the provider's current window does not see a fresh burst on top. Only L1 is
-   * the cap; the class buckets (L2) start full, as they do at any target's first step, so
+   * the cap; the class buckets (L2) start full, as every class's does when it becomes active, so
    * the first calls find only L1 short and line up behind their class's tails at the cap's pace
    * (a queue within its share behind the light tail, spaced at {@code c_d / r_d}) rather than all
    * being told the same turn.
@@ -374,7 +380,7 @@ final class NestedBuckets {
     long turn;
     if (fresh) {
       q.level -= sigma;
-      turn = q.level >= -EPSILON ? now : after(now, -q.level, q.rate);
+      turn = q.level >= -EPSILON ? now : turnAfter(now, -q.level, sigma, q.rate);
     } else {
       q.level -= sigma - booking.paidShare;
       turn = booking.readyAt;
@@ -429,7 +435,7 @@ final class NestedBuckets {
         q.outstanding--;
       }
       if (q.outstanding == 0) {
-        leave(q);
+        released(now, q);
       }
       if (!fresh) {
         // A booked call gives its slot in its class's line back too.
@@ -484,6 +490,18 @@ final class NestedBuckets {
       }
     }
     return 0;
+  }
+
+  /**
+   * When a fresh call whose queue is {@code debt} shares behind (its own share {@code sigma}
+   * included) has its turn: the calls ahead of it drain at {@code (1 + TURN_LEAD) · rate}, its own
+   * share at {@code rate}. A deep backlog's turns are therefore promised a little early: a call
+   * that comes back early lines up in its class's line, while one promised too late would leave
+   * the cap idle when the rate rises.
+   */
+  private long turnAfter(long now, double debt, double sigma, double rate) {
+    double ahead = Math.max(0, debt - sigma);
+    return after(after(now, ahead, rate * (1 + TURN_LEAD)), Math.min(debt, sigma), rate);
   }
 
   /**
@@ -546,7 +564,7 @@ final class NestedBuckets {
     if (q != null) {
       q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
       if (q.outstanding > 0 && --q.outstanding == 0) {
-        leave(q);
+        released(now, q);
       }
     }
   }
@@ -579,7 +597,9 @@ final class NestedBuckets {
       global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
       for (int k = 0; k < classes; k++) {
         double capacity = classCap[k][d];
-        classLevel[k][d] = Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
+        classLevel[k][d] = activeQueues[k] == 0
+            ? capacity
+            : Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
         classUse[k][d] *= decay;
         satisfiedUse[k][d] = satisfiedQueues[k] == 0 ? 0 : satisfiedUse[k][d] * decay;
       }
@@ -667,11 +687,7 @@ final class NestedBuckets {
     } else {
       bySeen.remove(q);
       refill(now, q);
-      if (q.outstanding > 0) {
-        withdraw(q);
-      } else {
-        activeQueues[k]++;
-      }
+      withdraw(q);
     }
     q.lastSeen = Math.max(q.lastSeen, now);
     q.seq = ++touches;
@@ -779,29 +795,31 @@ final class NestedBuckets {
     }
     gone.sort(Comparator.comparingLong(q -> q.seq));
     for (Queue q : gone) {
+      withdraw(q);
       queues[q.priority].remove(q.tenant);
-      if (q.outstanding > 0) {
-        leave(q);
+      if (--activeQueues[q.priority] == 0) {
+        for (int d = 0; d < dims; d++) {
+          allDemand[q.priority][d] = 0;
+          hungryDemand[q.priority][d] = 0;
+          satisfiedUse[q.priority][d] = 0;
+        }
+        weightSum[q.priority] = 0;
       }
     }
   }
 
   /**
-   * Takes a queue out of its class's sums and active count: when it has no call in flight and none
-   * waiting (released), or when it has been idle for the idle TTL. A released queue keeps its
-   * bucket, so its next call re-enters with the level it left, not a fresh full bucket.
+   * A queue's last outstanding call was released (or expired): it counts as last seen one share
+   * horizon short of the idle TTL ago, so it leaves the sums one share horizon from now unless it
+   * calls again. Calls a little apart keep their queue; a finished one hands its share over within
+   * {@code H}, whatever the idle TTL.
    */
-  private void leave(Queue q) {
-    int k = q.priority;
-    withdraw(q);
-    q.outstanding = 0;
-    if (--activeQueues[k] == 0) {
-      for (int d = 0; d < dims; d++) {
-        allDemand[k][d] = 0;
-        hungryDemand[k][d] = 0;
-        satisfiedUse[k][d] = 0;
-      }
-      weightSum[k] = 0;
+  private void released(long now, Queue q) {
+    long seen = now - Math.max(0, idleTtlMicros - horizonMicros);
+    if (seen < q.lastSeen) {
+      bySeen.remove(q);
+      q.lastSeen = seen;
+      bySeen.add(q);
     }
   }
 
@@ -880,8 +898,8 @@ final class NestedBuckets {
     long seq;
     long deferredAt = Long.MIN_VALUE / 2;
     /**
-     * Its calls in flight (admitted, not released) plus its calls waiting with a booking. A queue
-     * counts toward its class's demand exactly while this is above zero.
+     * Its calls in flight (admitted, not released) plus its calls waiting with a booking; when it
+     * falls to zero the queue is due to leave one share horizon later (see {@code released}).
      */
     int outstanding;
 

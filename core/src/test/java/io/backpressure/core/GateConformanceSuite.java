@@ -197,6 +197,53 @@ public abstract class GateConformanceSuite {
   }
 
   @Test
+  void estimates_aNewQueueStartsFromTheCorrectionItsClassLearnt() {
+    Policy policy = requestsAndTokens().priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    // "long" estimates 100 tokens per call and uses 600: its class learns the 500 it misses.
+    for (int i = 0; i < 20; i++) {
+      clock.advance(Duration.ofMillis(100));
+      Admission answer = gate.admit(AdmissionRequest.of("long", "P1", Cost.of(1, 100)));
+      assertThat(answer).isInstanceOf(Admission.Admitted.class);
+      gate.release(((Admission.Admitted) answer).grant(), Cost.of(1, 600));
+    }
+    clock.advance(Duration.ofMillis(100));
+    Admission first = gate.admit(AdmissionRequest.of("new", "P1", Cost.of(1, 100)));
+    // 100 + 500 · (1 − 0.8^20) ≈ 594 tokens, not the bare estimate.
+    assertThat(first).isInstanceOfSatisfying(Admission.Admitted.class,
+        a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isCloseTo(594, within(2.0)));
+    // The new queue's own correction starts there too and keeps learning from its releases.
+    gate.release(((Admission.Admitted) first).grant(), Cost.of(1, 600));
+    clock.advance(Duration.ofMillis(100));
+    Admission second = gate.admit(AdmissionRequest.of("new", "P1", Cost.of(1, 100)));
+    assertThat(second).isInstanceOfSatisfying(Admission.Admitted.class,
+        a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isCloseTo(595, within(2.0)));
+  }
+
+  @Test
+  void idleQueues_aDeferredCallKeepsItsQueueActiveUntilItsTurn() {
+    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 10)
+        .priority("P1", 1).idleTtl(Duration.ofSeconds(1)).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    // 40 calls at once: 10 fit the burst, the other 30 are told turns up to 3 s away.
+    Duration longest = Duration.ZERO;
+    for (int i = 0; i < 40; i++) {
+      Admission answer = gate.admit(AdmissionRequest.of("a", "P1", ONE));
+      if (answer instanceof Admission.Deferred d && d.retryAfter().compareTo(longest) > 0) {
+        longest = d.retryAfter();
+      }
+    }
+    assertThat(longest).isGreaterThan(Duration.ofMillis(2_500));
+    // Past the idle TTL but before the last turn, another queue's step evicts idle queues.
+    clock.advance(Duration.ofMillis(2_000));
+    gate.admit(AdmissionRequest.of("b", "P1", ONE));
+    assertThat(levels(gate).activeQueues().get("P1")).isEqualTo(2);
+    assertThat(queueState(gate, "a", "P1")).isNotNull();
+  }
+
+  @Test
   void workConservation_aQueueThatUsesLittleLeavesTheRestToItsPeers() {
     Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60).priority("P1", 1).build();
     ManualClock clock = new ManualClock();

@@ -225,7 +225,7 @@ public final class RedisPolicyStore implements AutoCloseable {
 
   /**
    * The tenant-share bucket of the queue {@code (tenant, priority)} as stored, or empty when that
-   * queue is not known (never seen, expired after its idle TTL, or the class is unknown).
+   * queue is not active (or the class is unknown).
    */
   public Optional<QueueState> queueState(String tenant, String priority) {
     Policy policy = read().map(Stored::policy).orElse(null);

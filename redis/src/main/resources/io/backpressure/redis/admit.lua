@@ -30,11 +30,7 @@ local function touch(now, field, k, weight, cost, q, paying)
     S[N + k] = S[N + k] + 1
   else
     refill(now, q)
-    if q.out > 0 then
-      withdraw(q)
-    else
-      S[N + k] = S[N + k] + 1
-    end
+    withdraw(q)
   end
   q.seen = max(q.seen, now)
   S[SEQ] = S[SEQ] + 1
@@ -90,7 +86,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if q.lvl >= -EPSILON then
       turn = now
     else
-      turn = after(now, -q.lvl, q.rate)
+      turn = turn_after(now, -q.lvl, sigma, q.rate)
     end
   else
     q.lvl = q.lvl - (sigma - booking.share)
@@ -156,7 +152,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
       q.out = q.out - 1
     end
     if q.out == 0 then
-      leave(q)
+      released(now, field, q)
     end
     if not fresh then
       -- A booked call gives its slot in its class's line back too.

@@ -49,6 +49,7 @@ local MIN_DEFER_MICROS = 1000
 local EPSILON = 1e-9
 local CORRECTION_WEIGHT = 0.2
 local HEADROOM = 0.02
+local TURN_LEAD = 0.2
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
 local NEVER = -4611686018427387904
 
@@ -219,6 +220,13 @@ local function after(from, amount, rate)
   return from + P.horizon_micros
 end
 
+-- NestedBuckets.turnAfter: the turn of a fresh call whose queue is debt shares behind (its own
+-- share sigma included): the calls ahead drain at (1 + TURN_LEAD) · rate, its own share at rate.
+local function turn_after(now, debt, sigma, rate)
+  local ahead = max(0, debt - sigma)
+  return after(after(now, ahead, rate * (1 + TURN_LEAD)), min(debt, sigma), rate)
+end
+
 -- NestedBuckets.computeShares, classCap: L2 capacity, max(B_d, share · H); an inactive class is
 -- sized for the share it would get on becoming active.
 local function class_capacity(k, d)
@@ -337,22 +345,14 @@ local function withdraw(q)
   S[WS + k] = max(0, S[WS + k] - q.w)
 end
 
--- NestedBuckets.leave: takes a queue out of its class's sums and active count, when it has no call
--- in flight and none waiting (q.out, Queue.outstanding, is 0) or has been idle for the idle TTL. A
--- released queue keeps its bucket.
-local function leave(q)
-  local k = q.k
-  withdraw(q)
-  q.out = 0
-  S[N + k] = S[N + k] - 1
-  if S[N + k] == 0 then
-    for d = 1, D do
-      local kd = at(k, d)
-      S[AD + kd] = 0
-      S[HD + kd] = 0
-      S[SU + kd] = 0
-    end
-    S[WS + k] = 0
+-- NestedBuckets.released: the queue's last outstanding call (q.out, Queue.outstanding) was released
+-- or expired; it counts as seen one share horizon short of the idle TTL ago, so evict_idle takes it
+-- out of the sums one share horizon from now unless it calls again.
+local function released(now, field, q)
+  local seen = now - max(0, P.idle - P.horizon_micros)
+  if seen < q.seen then
+    q.seen = seen
+    redis.call('ZADD', KEYS[4], fmt(seen), field)
   end
 end
 
@@ -377,8 +377,17 @@ local function evict_idle(now)
   -- The Java gate evicts in least-recently-touched order; seq is the touch order.
   table.sort(gone, function(a, b) return a.seq < b.seq end)
   for _, q in ipairs(gone) do
-    if q.out > 0 then
-      leave(q)
+    local k = q.k
+    withdraw(q)
+    S[N + k] = S[N + k] - 1
+    if S[N + k] == 0 then
+      for d = 1, D do
+        local kd = at(k, d)
+        S[AD + kd] = 0
+        S[HD + kd] = 0
+        S[SU + kd] = 0
+      end
+      S[WS + k] = 0
     end
   end
 end
@@ -513,7 +522,11 @@ local function advance(now)
     for k = 1, K do
       local kd = at(k, d)
       local capacity = class_capacity(k, d)
-      S[LVL + kd] = min(capacity, S[LVL + kd] + effective[kd] * dt)
+      if S[N + k] == 0 then
+        S[LVL + kd] = capacity
+      else
+        S[LVL + kd] = min(capacity, S[LVL + kd] + effective[kd] * dt)
+      end
       S[USE + kd] = S[USE + kd] * decay
       if S[NS + k] == 0 then
         S[SU + kd] = 0

@@ -79,7 +79,7 @@ if q then
   if q.out > 0 then
     q.out = q.out - 1
     if q.out == 0 then
-      leave(q)
+      released(now, field, q)
     end
   end
   save_queue(field, q)
