@@ -449,6 +449,16 @@ public abstract class GateConformanceSuite {
     assertThat(admitted).isGreaterThanOrEqualTo(0.95 * 60);
   }
 
+  @Test
+  void workConservation_underAnOpenLoopFloodTheCapStaysBusy_onArrivalsThatOnceLeftItIdle() {
+    // Arrival sequences on which turns promised at the current rate (no turn lead) left the cap
+    // below 95 % busy: the flood's rate rises as classes come and go, and promises made at the
+    // lower rate come back too late.
+    for (long seed : new long[] {3, 4, 5, 7}) {
+      workConservation_underAnOpenLoopFloodTheCapStaysBusy(seed);
+    }
+  }
+
   @Property(tries = 2)
   void boundedWork_deferralsPerAdmittedCallStaySmallHoweverDeepTheBacklog(
       @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
