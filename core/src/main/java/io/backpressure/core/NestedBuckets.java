@@ -64,6 +64,19 @@ import java.util.Map;
  * queues by last-seen time in a sorted set, this class in a tree, so finding the idle ones is
  * O(log queues)). Usage rates are exponentially weighted averages with time constant {@code H}.
  *
+ * <p><b>Hand-off on release.</b> Each queue counts its outstanding calls: admitted and not yet
+ * released, or deferred with a booking. When the count falls to zero (its last call released, or
+ * its last waiting call expired) the queue is marked as last seen one share horizon {@code H}
+ * short of the idle TTL ago, so the idle eviction takes it out of its class's sums {@code H} after
+ * that release unless it calls again: a tenant or class that has finished hands its share to the
+ * others within {@code H} (1 s by default) whatever the idle TTL, while one whose calls come less
+ * than {@code H} apart keeps its share between them. A queue that leaves keeps nothing, but after
+ * {@code H} idle its L3 bucket would have refilled to its capacity ({@code ρ_q · H}) anyway, so
+ * releasing and calling again is no way to a fuller bucket. A grant never released (or a booking
+ * never redeemed) keeps its queue for the idle TTL, as before. The count is one integer per queue,
+ * updated in O(1) per admission and release; moving the queue in the last-seen order is O(log
+ * queues), as every admission already does.
+ *
  * <h2>One step: each call's Δ is its turn in a weighted fair schedule</h2>
  *
  * Refill L1 and L2 by the elapsed time; refill the queue's L3. The call pays its share {@code σ}
@@ -127,8 +140,10 @@ import java.util.Map;
  * eff} becomes 44/s and whose single queue refills at {@code ρ_f = 44/60 = 0.733} share/s. Each
  * flood call pays {@code 1/60} share; after 10 s the debt is about {@code (150 − 44) · 10 / 60 =
  * 17.7} shares, so the next call's turn is {@code 17.7 / (1.2 · 0.733) ≈ 20 s} away: one deferral
- * to its turn, not one per wake-up. P3 borrows, so its calls leave {@code 0.02 · 60 = 1.2}
- * requests of L1 free; a P1 call finds them and is admitted at once. A flood call sent with {@code
+ * to its turn, not one per wake-up. A P1 tenant's calls come about 250 ms apart, less than {@code
+ * H}, so it keeps its share between them; when the four stop, P1 leaves the sums 1 s after their
+ * last release and P3 is entitled to the whole 60/s. P3 borrows, so its calls leave {@code 0.02 ·
+ * 60 = 1.2} requests of L1 free; a P1 call finds them and is admitted at once. A flood call sent with {@code
  * maxWait = 1 s} instead, its turn ~20 s away, is answered {@code Expired} at once, and the flood's
  * debt stays what it was.
  *
@@ -152,16 +167,16 @@ import java.util.Map;
  *   <tr><td>{@code lastMicros}, {@code touches}</td><td>{@code S[LAST]}, {@code S[SEQ]}</td></tr>
  *   <tr><td>{@code nominal}, {@code effective}, {@code borrowing} (per step)</td>
  *       <td>{@code nominal}, {@code effective}, {@code borrowing}</td></tr>
- *   <tr><td>{@code Queue.level/capacity/rate/weight/capped/lastMicros/lastSeen/seq/deferredAt}</td>
- *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred}</td></tr>
+ *   <tr><td>{@code Queue.level/capacity/rate/weight/capped/lastMicros/lastSeen/seq/deferredAt/outstanding}</td>
+ *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
  *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
  *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code after}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code after}</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
  *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
- *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code evictIdle}, {@code seenUntil}</td>
- *       <td>{@code refill}, {@code contribute}, {@code withdraw}, {@code evict_idle}, the {@code ZADD} in {@code admit}</td></tr>
+ *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evictIdle}, {@code seenUntil}</td>
+ *       <td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evict_idle}, the {@code ZADD} in {@code admit}</td></tr>
  *   <tr><td>{@link #release}</td><td>{@code release.lua}</td></tr>
  *   <tr><td>{@code WaitingLines} (in {@link InMemoryGate})</td><td>the {@code w:<k>} lists, {@code purge_waiting}</td></tr>
  * </table>
@@ -416,6 +431,12 @@ final class NestedBuckets {
     long ready = Math.max(slot, turn);
     if (ready > now && maxWaitMicros >= 0 && Math.max(MIN_DEFER_MICROS, ready - now) > maxWaitMicros) {
       q.level += sigma;
+      if (!fresh && q.outstanding > 0) {
+        q.outstanding--;
+      }
+      if (q.outstanding == 0) {
+        released(now, q);
+      }
       if (!fresh) {
         // A booked call gives its slot in its class's line back too.
         for (int d = 0; d < dims; d++) {
@@ -431,6 +452,9 @@ final class NestedBuckets {
     }
     booking.paid = true;
     booking.paidShare = sigma;
+    if (fresh || q.outstanding == 0) {
+      q.outstanding++;
+    }
     if (ready > now) {
       if (slot > now && slot >= turn) {
         for (int d = 0; d < dims; d++) {
@@ -539,6 +563,9 @@ final class NestedBuckets {
     }
     if (q != null) {
       q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
+      if (q.outstanding > 0 && --q.outstanding == 0) {
+        released(now, q);
+      }
     }
   }
 
@@ -781,6 +808,21 @@ final class NestedBuckets {
     }
   }
 
+  /**
+   * A queue's last outstanding call was released (or expired): it counts as last seen one share
+   * horizon short of the idle TTL ago, so it leaves the sums one share horizon from now unless it
+   * calls again. Calls a little apart keep their queue; a finished one hands its share over within
+   * {@code H}, whatever the idle TTL.
+   */
+  private void released(long now, Queue q) {
+    long seen = now - Math.max(0, idleTtlMicros - horizonMicros);
+    if (seen < q.lastSeen) {
+      bySeen.remove(q);
+      q.lastSeen = seen;
+      bySeen.add(q);
+    }
+  }
+
   /** Keeps a queue whose call waits until {@code until} (µs) active for an idle TTL after it. */
   private void seenUntil(Queue q, long until) {
     if (until > q.lastSeen) {
@@ -855,6 +897,11 @@ final class NestedBuckets {
     long lastSeen;
     long seq;
     long deferredAt = Long.MIN_VALUE / 2;
+    /**
+     * Its calls in flight (admitted, not released) plus its calls waiting with a booking; when it
+     * falls to zero the queue is due to leave one share horizon later (see {@code released}).
+     */
+    int outstanding;
 
     Queue(String tenant, int priority, int dims) {
       this.tenant = tenant;

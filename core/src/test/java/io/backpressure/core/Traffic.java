@@ -50,6 +50,20 @@ final class Traffic {
     return this;
   }
 
+  /**
+   * Closed-loop callers as above that finish at {@code stopSeconds}: they start no new call after
+   * it, but a call already waiting at the gate still comes back for its turn and is released.
+   */
+  Traffic finishingCallers(String tenant, String priority, Cost cost, int callers, double serviceSeconds,
+      double stopSeconds) {
+    for (int i = 0; i < callers; i++) {
+      Caller caller = new Caller(tenant, priority, cost, cost, serviceSeconds, stopSeconds);
+      caller.finishesWaitingCall = true;
+      schedule(i * 1e-6, caller, Kind.ATTEMPT, null);
+    }
+    return this;
+  }
+
   Traffic callers(String tenant, String priority, Cost cost, int callers) {
     return callers(tenant, priority, cost, cost, callers, 0, 0, Double.POSITIVE_INFINITY);
   }
@@ -98,7 +112,7 @@ final class Traffic {
         gate.release(e.grant, c.actual);
         continue;
       }
-      if (e.nanos / 1e9 >= c.stopSeconds) {
+      if (e.nanos / 1e9 >= c.stopSeconds && !(c.finishesWaitingCall && c.booking != null)) {
         continue;
       }
       if (c.firstNanos < 0) {
@@ -181,6 +195,7 @@ final class Traffic {
     final double stopSeconds;
     String booking;
     boolean oneShot;
+    boolean finishesWaitingCall;
     Duration maxWait;
     long firstNanos = -1;
     int deferred;

@@ -21,7 +21,7 @@ local function touch(now, field, k, weight, cost, q, paying)
   local fresh = not q
   if not q then
     q = { k = k, lvl = huge, cap = huge, rate = 0, w = 0, sat = false, last = now, seen = 0, seq = 0,
-          deferred = NEVER, con = {}, use = {}, corr = {} }
+          deferred = NEVER, con = {}, use = {}, corr = {}, out = 0 }
     for d = 1, D do
       q.con[d] = 0
       q.use[d] = 0
@@ -148,6 +148,12 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local ready = max(slot, turn)
   if ready > now and max_wait >= 0 and max(MIN_DEFER_MICROS, ready - now) > max_wait then
     q.lvl = q.lvl + sigma
+    if not fresh and q.out > 0 then
+      q.out = q.out - 1
+    end
+    if q.out == 0 then
+      released(now, field, q)
+    end
     if not fresh then
       -- A booked call gives its slot in its class's line back too.
       for d = 1, D do
@@ -165,6 +171,9 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   end
   booking.paid = true
   booking.share = sigma
+  if fresh or q.out == 0 then
+    q.out = q.out + 1
+  end
   if ready > now then
     if slot > now and slot >= turn then
       for d = 1, D do

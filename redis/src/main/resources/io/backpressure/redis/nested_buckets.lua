@@ -268,7 +268,7 @@ local function load_queue(field)
   end
   local v = { struct.unpack(P.queue_format, raw) }
   local q = { lvl = v[1], cap = v[2], rate = v[3], w = v[4], sat = v[5] == 1, last = v[6], seen = v[7],
-              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {} }
+              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {}, out = v[11 + 3 * D] }
   for d = 1, D do
     q.con[d] = v[10 + d]
     q.use[d] = v[10 + D + d]
@@ -284,7 +284,8 @@ local function pack_queue(q)
     v[10 + D + d] = q.use[d]
     v[10 + 2 * D + d] = q.corr[d]
   end
-  return struct.pack(P.queue_format, unpack(v, 1, 10 + 3 * D))
+  v[11 + 3 * D] = q.out
+  return struct.pack(P.queue_format, unpack(v, 1, 11 + 3 * D))
 end
 
 local function save_queue(field, q)
@@ -459,6 +460,17 @@ local function withdraw(q)
     S[NS + k] = S[NS + k] - 1
   end
   S[WS + k] = max(0, S[WS + k] - q.w)
+end
+
+-- NestedBuckets.released: the queue's last outstanding call (q.out, Queue.outstanding) was released
+-- or expired; it counts as seen one share horizon short of the idle TTL ago, so evict_idle takes it
+-- out of the sums one share horizon from now unless it calls again.
+local function released(now, field, q)
+  local seen = now - max(0, P.idle - P.horizon_micros)
+  if seen < q.seen then
+    q.seen = seen
+    redis.call('ZADD', KEYS[4], fmt(seen), field)
+  end
 end
 
 -- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL (a deferred call counts as

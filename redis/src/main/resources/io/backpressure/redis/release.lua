@@ -77,6 +77,12 @@ if entry then
 end
 if q then
   q.lvl = min(q.cap, q.lvl + paid_share - share(actual))
+  if q.out > 0 then
+    q.out = q.out - 1
+    if q.out == 0 then
+      released(now, field, q)
+    end
+  end
   save_queue(field, q)
 end
 end_step()
