@@ -469,7 +469,7 @@ local function released(now, field, q)
   local seen = now - max(0, P.idle - P.horizon_micros)
   if seen < q.seen then
     q.seen = seen
-    redis.call('ZADD', KEYS[4], fmt(seen), field)
+    index_seen(field, seen)
   end
 end
 
