@@ -263,7 +263,9 @@ end
 -- per dimension its demand contribution (w_t · c_d / σ), usage average and estimate correction.
 local function load_queue(field)
   local raw = redis.call('HGET', KEYS[3], field)
-  if not raw then
+  -- A record of another size (written by an older layout of this file) is not read: the queue
+  -- starts afresh, as a new one would.
+  if not raw or #raw ~= 8 * (11 + 3 * D) then
     return nil
   end
   local v = { struct.unpack(P.queue_format, raw) }
