@@ -11,12 +11,15 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One worker process of {@link MultiProcessCapIT}: {@code threads} callers admit random calls
- * against one target for {@code seconds}, wait Δ and retry with the booking when deferred, release
- * what they were granted, and finally write one line per admission: the server's decision time
- * (µs), the requests and the tokens debited.
+ * A worker process of the multi-process tests: {@code threads} callers admit calls against one
+ * target for {@code seconds}, wait Δ and retry with the booking when deferred, release what they
+ * were granted, and finally write one line per admission: the server's decision time (µs), the
+ * requests and the tokens debited. It never reports a provider answer.
  *
- * <p>Arguments: url keyPrefix target seconds threads outputFile
+ * <p>Arguments: url keyPrefix target seconds threads outputFile [calls], where calls is {@code
+ * mixed} (the default, {@link MultiProcessCapIT}: random calls of 16 tenants in three classes) or
+ * {@code steady} ({@link FeedbackTwoProcessIT}: one request at a time of tenant {@code child} in
+ * {@code P1}).
  */
 public final class AdmitLoad {
   private AdmitLoad() {}
@@ -27,12 +30,13 @@ public final class AdmitLoad {
     long until = System.nanoTime() + (long) (Double.parseDouble(args[3]) * 1e9);
     int threads = Integer.parseInt(args[4]);
     Path out = Path.of(args[5]);
+    boolean steady = args.length > 6 && args[6].equals("steady");
     List<String> lines = new ArrayList<>();
     try (RedisGate gate = RedisGate.connect(config)) {
       List<Thread> callers = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
         Thread caller = new Thread(() -> {
-          List<String> mine = run(gate, until);
+          List<String> mine = run(gate, until, steady);
           synchronized (lines) {
             lines.addAll(mine);
           }
@@ -47,14 +51,16 @@ public final class AdmitLoad {
     Files.write(out, lines);
   }
 
-  private static List<String> run(RedisGate gate, long until) {
+  private static List<String> run(RedisGate gate, long until, boolean steady) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     List<String> admitted = new ArrayList<>();
     AdmissionRequest request = null;
     while (System.nanoTime() < until) {
       if (request == null) {
-        Cost cost = Cost.of(1, 50 + random.nextInt(300));
-        request = AdmissionRequest.of("tenant-" + random.nextInt(16), "P" + (1 + random.nextInt(3)), cost);
+        request = steady
+            ? AdmissionRequest.of("child", "P1", Cost.oneRequest())
+            : AdmissionRequest.of("tenant-" + random.nextInt(16), "P" + (1 + random.nextInt(3)),
+                Cost.of(1, 50 + random.nextInt(300)));
       }
       RedisGate.Decision decision = gate.decide(request).join();
       if (decision.admission() instanceof Admission.Admitted a) {

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The effective caps are shared across processes: a second JVM ({@link SteadyAdmitter}, four
+ * The effective caps are shared across processes: a second JVM ({@link AdmitLoad}, four
  * callers always waiting) admits against one target on one Redis while this process, which alone sees the
  * provider's answers, reports a 429 that carries a lower {@code limit} header. From the child's log
  * of admissions (stamped with the server's decision time), its rate is the configured cap before
@@ -45,9 +45,9 @@ class FeedbackTwoProcessIT {
     String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
 
     try (RedisGate seesTheAnswers = RedisGate.connect(config)) {
-      Process child = new ProcessBuilder(java, "-Xmx256m", "-cp", classpath, SteadyAdmitter.class.getName(),
+      Process child = new ProcessBuilder(java, "-Xmx256m", "-cp", classpath, AdmitLoad.class.getName(),
           TestRedis.shared().url(), config.keyPrefix(), config.target(), Double.toString(CHILD_SECONDS), "4",
-          log.toString())
+          log.toString(), "steady")
           .redirectErrorStream(true)
           .redirectOutput(dir.resolve("child.log").toFile())
           .start();
@@ -69,7 +69,7 @@ class FeedbackTwoProcessIT {
           .as("child finished").isTrue();
       assertThat(child.exitValue()).as("child exit code; log in %s", dir).isZero();
 
-      List<Long> times = Files.readAllLines(log).stream().map(Long::parseLong).sorted().toList();
+      List<Long> times = Files.readAllLines(log).stream().map(line -> Long.parseLong(line.split(" ")[0])).sorted().toList();
       assertThat(times.get(0)).as("the child admitted for 2 s before the report").isLessThan(before - 2 * SECOND);
       assertThat(times.get(times.size() - 1)).as("and for 3 s after it").isGreaterThan(after + 3 * SECOND);
       long ahead = times.stream().filter(t -> t >= before - 2 * SECOND && t < before).count();
