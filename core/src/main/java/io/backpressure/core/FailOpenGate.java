@@ -130,8 +130,9 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   @Override
   public Admission admit(AdmissionRequest request) {
     long now = clock.nanoTime();
+    // During an outage only one call at a time asks the state (the probe); the others decide at once.
     boolean probe = failing;
-    if (probe ? now >= bypassUntil.get() && probing.compareAndSet(false, true) : now >= bypassUntil.get()) {
+    if (now >= bypassUntil.get() && (!probe || probing.compareAndSet(false, true))) {
       try {
         Admission answer = call(() -> delegate.admit(request));
         answered();

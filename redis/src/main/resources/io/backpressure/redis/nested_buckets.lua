@@ -69,7 +69,7 @@ local SERVER_NOW
 local P
 local S
 local D, K
-local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, STATE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, STATE_SIZE, QUEUE_SIZE
 -- The config's 'earliest' as this call read it and as it stands (µs; 0 when unknown, huge when
 -- the seen zset is empty); end_step writes it back when it changed.
 local EARLIEST_READ, EARLIEST
@@ -178,6 +178,8 @@ local function load_config(version)
   CC = WS + K
   LT = CC + K * D
   STATE_SIZE = LT + K * D
+  -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out.
+  QUEUE_SIZE = 11 + 3 * D
   return P
 end
 
@@ -265,12 +267,12 @@ local function load_queue(field)
   local raw = redis.call('HGET', KEYS[3], field)
   -- A record of another size (written by an older layout of this file) is not read: the queue
   -- starts afresh, as a new one would.
-  if not raw or #raw ~= 8 * (11 + 3 * D) then
+  if not raw or #raw ~= 8 * QUEUE_SIZE then
     return nil
   end
   local v = { struct.unpack(P.queue_format, raw) }
   local q = { lvl = v[1], cap = v[2], rate = v[3], w = v[4], sat = v[5] == 1, last = v[6], seen = v[7],
-              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {}, out = v[11 + 3 * D] }
+              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {}, out = v[QUEUE_SIZE] }
   for d = 1, D do
     q.con[d] = v[10 + d]
     q.use[d] = v[10 + D + d]
@@ -286,8 +288,8 @@ local function pack_queue(q)
     v[10 + D + d] = q.use[d]
     v[10 + 2 * D + d] = q.corr[d]
   end
-  v[11 + 3 * D] = q.out
-  return struct.pack(P.queue_format, unpack(v, 1, 11 + 3 * D))
+  v[QUEUE_SIZE] = q.out
+  return struct.pack(P.queue_format, unpack(v, 1, QUEUE_SIZE))
 end
 
 local function save_queue(field, q)
