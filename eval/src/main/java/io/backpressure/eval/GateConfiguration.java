@@ -40,10 +40,13 @@ import java.util.Map;
  * usage. {@code bp} learns from it; {@code bp-static} runs with {@link FeedbackPolicy#DISABLED}, so
  * its caps stay as configured.
  *
- * <p>Deadlines: a call of a tenant with {@code deadline_s} asks with {@code maxWait} = what is left
- * of its budget ({@code submitted + deadline_s − now}, at least 0); a call without one asks with
- * its class's {@code max_wait_s} when the workload's {@code priorities} give one (the request's
- * default, standing in for the policy's per-class {@code max_wait}), else with no limit.
+ * <p>Deadlines: a call of a tenant with {@code deadline_s} must be <em>answered</em> by its
+ * deadline, so it asks with {@code maxWait} = what is left of its budget less the provider's
+ * expected latency ({@code submitted + deadline_s − now − p95}, at least 0, where {@code p95} is the
+ * 95th percentile of the workload's latency model, {@link Workload.Upstream#p95LatencyMs}); a turn
+ * that comes later could only be answered after the caller has given up. A call without a deadline
+ * asks with its class's {@code max_wait_s} when the workload's {@code priorities} give one (the
+ * request's default, standing in for the policy's per-class {@code max_wait}), else with no limit.
  *
  * <h2>The policy, derived from the workload (the documented bp choices)</h2>
  *
@@ -220,14 +223,24 @@ final class GateConfiguration implements Configuration {
 
   /**
    * How much longer the caller of {@code call} waits for its turn at {@code now}: what is left of
-   * its deadline, else its class's {@code max_wait_s}, else null (no limit).
+   * its deadline less the provider's p95 latency (the time the answer takes once sent), else its
+   * class's {@code max_wait_s}, else null (no limit).
    */
   static Duration maxWait(Workload workload, SimCall call, long now) {
     if (call.deadlineNanos != Long.MAX_VALUE) {
-      return Duration.ofNanos(Math.max(0, call.deadlineNanos - now));
+      long answer = answerMarginNanos(workload);
+      return Duration.ofNanos(Math.max(0, call.deadlineNanos - now - answer));
     }
     Double classWait = workload.priorities().get(call.classIndex).maxWaitS();
     return classWait == null ? null : Duration.ofNanos(Math.round(classWait * 1e9));
+  }
+
+  /**
+   * What a caller with a deadline keeps back from its budget for the provider's answer: the
+   * workload's p95 service latency, in nanoseconds (the real mode passes the same figure).
+   */
+  static long answerMarginNanos(Workload workload) {
+    return Math.round(workload.upstream().p95LatencyMs() * 1e6);
   }
 
   /** The gated activity. */

@@ -255,13 +255,15 @@ final class RealRunner implements Runner {
     return new LoopInput(q, t.name(), t.priority(), rank, calls, stopAt, t.promptTokens().min(), t.promptTokens().max(),
         t.completionTokens().min(), t.completionTokens().max(), t.maxTokens(), seed, gated, classKey,
         fifoTickets ? origin / 1_000_000L : 0, t.deadlineS() == null ? 0 : Math.round(t.deadlineS() * 1000),
-        classWait == null ? 0 : Math.round(classWait * 1000));
+        classWait == null ? 0 : Math.round(classWait * 1000),
+        Math.round(GateConfiguration.answerMarginNanos(workload) / 1e6));
   }
 
   private static LoopInput withSeed(LoopInput in, long seed) {
     return new LoopInput(in.queue(), in.tenant(), in.priority(), in.classRank(), in.calls(), in.stopAtEpochMillis(),
         in.promptMin(), in.promptMax(), in.completionMin(), in.completionMax(), in.maxTokens(), seed, in.gated(),
-        in.classKey(), in.fifoOriginEpochMillis(), in.deadlineMillis(), in.classMaxWaitMillis());
+        in.classKey(), in.fifoOriginEpochMillis(), in.deadlineMillis(), in.classMaxWaitMillis(),
+        in.answerMarginMillis());
   }
 
   private static WorkflowStub startAt(WorkflowClient client, String taskQueue, String id, LoopInput in, long atNanos,

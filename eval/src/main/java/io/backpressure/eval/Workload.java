@@ -181,6 +181,15 @@ record Workload(
       return (latencyMinMs + latencyMaxMs) / 2;
     }
 
+    /**
+     * The 95th percentile of a 200's service latency, in milliseconds: what a caller that must be
+     * answered by its deadline keeps back from its budget for the answer (see {@code
+     * GateConfiguration#maxWait}).
+     */
+    double p95LatencyMs() {
+      return latencyMinMs + 0.95 * (latencyMaxMs - latencyMinMs);
+    }
+
     /** The caps at t = 0, as the file's {@code requests_per_s} and {@code tokens_per_s} give them. */
     Caps initialCaps() {
       return new Caps(requestsPerS, tokensPerS);

@@ -15,6 +15,7 @@ import java.time.Duration;
  * @param maxTokens the tenant's {@code max_tokens}, or null (the gate's reservation bound)
  * @param deadlineEpochMillis when the caller gives up on the call; 0 for never
  * @param classMaxWaitMillis the class's wait limit when the call has no deadline; 0 for none
+ * @param answerMarginMillis what the caller keeps back from its deadline for the provider's answer
  */
 public record CallInput(
     String callId,
@@ -26,12 +27,17 @@ public record CallInput(
     long completionTokens,
     Long maxTokens,
     long deadlineEpochMillis,
-    long classMaxWaitMillis) {
+    long classMaxWaitMillis,
+    long answerMarginMillis) {
 
-  /** How much longer the caller waits for the call's turn at {@code nowEpochMillis}, or null for no limit. */
+  /**
+   * How much longer the caller waits for the call's turn at {@code nowEpochMillis}, or null for no
+   * limit: with a deadline, what is left of it less the answer margin (a later turn could only be
+   * answered after the deadline), at least 0.
+   */
   Duration maxWait(long nowEpochMillis) {
     if (deadlineEpochMillis > 0) {
-      return Duration.ofMillis(Math.max(0, deadlineEpochMillis - nowEpochMillis));
+      return Duration.ofMillis(Math.max(0, deadlineEpochMillis - nowEpochMillis - answerMarginMillis));
     }
     return classMaxWaitMillis > 0 ? Duration.ofMillis(classMaxWaitMillis) : null;
   }

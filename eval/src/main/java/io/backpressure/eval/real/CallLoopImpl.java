@@ -44,7 +44,8 @@ public final class CallLoopImpl implements CallLoop {
       UpstreamActivities upstream = Workflow.newActivityStub(UpstreamActivities.class, options(in));
       long now = Workflow.currentTimeMillis();
       CallInput call = new CallInput(id + "/" + i, in.queue(), in.tenant(), in.priority(), now, prompt, completion,
-          in.maxTokens(), in.deadlineMillis() > 0 ? now + in.deadlineMillis() : 0, in.classMaxWaitMillis());
+          in.maxTokens(), in.deadlineMillis() > 0 ? now + in.deadlineMillis() : 0, in.classMaxWaitMillis(),
+          in.answerMarginMillis());
       try {
         if (in.gated()) {
           gated(call, in);

@@ -36,7 +36,7 @@ final class ClientWarmUp {
   static void run(CostModel costModel) {
     Policy policy = Policy.builder("warm-up").requestsPerMinute(60).tokensPerMinute(1_000_000)
         .priority("P1", 1.0).build();
-    CallInput call = new CallInput("warm-up", 0, "warm-up", "P1", 0, 100, 50, null, 0, 0);
+    CallInput call = new CallInput("warm-up", 0, "warm-up", "P1", 0, 100, 50, null, 0, 0, 0);
     OpenAIClient client = GatedOpenAI.builder()
         .gate(InMemoryGate.create(policy))
         .costModel(costModel)

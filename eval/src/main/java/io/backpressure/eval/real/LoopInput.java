@@ -24,6 +24,8 @@ package io.backpressure.eval.real;
  *     (milliseconds since this instant at scheduling), see {@link CallLoopImpl#priorityKey}
  * @param deadlineMillis the caller gives up this long after submitting a call; 0 for never
  * @param classMaxWaitMillis gated: the class's wait limit for calls without a deadline; 0 for none
+ * @param answerMarginMillis gated, with a deadline: what the caller keeps back from its budget for
+ *     the provider's answer (the workload's p95 service latency, the figure the simulator uses)
  */
 public record LoopInput(
     int queue,
@@ -42,4 +44,5 @@ public record LoopInput(
     int classKey,
     long fifoOriginEpochMillis,
     long deadlineMillis,
-    long classMaxWaitMillis) {}
+    long classMaxWaitMillis,
+    long answerMarginMillis) {}

@@ -87,6 +87,6 @@ class OpenAiProviderTest {
   }
 
   private static CallInput call(String id) {
-    return new CallInput(id, 0, "acme", "P1", System.currentTimeMillis(), 100, 50, null, 0, 0);
+    return new CallInput(id, 0, "acme", "P1", System.currentTimeMillis(), 100, 50, null, 0, 0, 0);
   }
 }
