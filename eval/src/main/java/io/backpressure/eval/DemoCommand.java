@@ -1,5 +1,14 @@
 package io.backpressure.eval;
 
+import io.backpressure.eval.measure.Stats;
+import io.backpressure.eval.real.RealOptions;
+import io.backpressure.eval.real.RealRunner;
+import io.backpressure.eval.report.Format;
+import io.backpressure.eval.report.Plots;
+import io.backpressure.eval.report.Summary;
+import io.backpressure.eval.sim.Configuration;
+import io.backpressure.eval.workload.Workload;
+import io.backpressure.eval.workload.Workloads;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

@@ -1,13 +1,14 @@
 package io.backpressure.eval;
 
+import io.backpressure.eval.real.LoopbackTestServer;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code ./backpressure dev-server [--port 7233]}: the Temporal Java SDK's test server as a process

@@ -1,6 +1,23 @@
 package io.backpressure.eval;
 
 import io.backpressure.core.Redaction;
+import io.backpressure.eval.real.RealOptions;
+import io.backpressure.eval.real.RealRunner;
+import io.backpressure.eval.real.RedisLocation;
+import io.backpressure.eval.real.TemporalStack;
+import io.backpressure.eval.report.Format;
+import io.backpressure.eval.report.MatrixTable;
+import io.backpressure.eval.report.Plots;
+import io.backpressure.eval.report.ReportMarkdown;
+import io.backpressure.eval.report.Summary;
+import io.backpressure.eval.report.SummaryJson;
+import io.backpressure.eval.sim.Configuration;
+import io.backpressure.eval.sim.GateConfiguration;
+import io.backpressure.eval.sim.Runner;
+import io.backpressure.eval.sim.SimRunner;
+import io.backpressure.eval.workload.Fault;
+import io.backpressure.eval.workload.Workload;
+import io.backpressure.eval.workload.Workloads;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -139,7 +156,7 @@ public final class EvalCommand implements Callable<Integer> {
     int threadCount;
     boolean real;
     try {
-      Runner modeRunner = Runner.forMode(mode);
+      Runner modeRunner = runnerFor(mode);
       real = modeRunner instanceof RealRunner;
       if (redis != null && redisCluster != null) {
         throw new IllegalArgumentException("--redis and --redis-cluster exclude each other: give one");
@@ -300,5 +317,24 @@ public final class EvalCommand implements Callable<Integer> {
       default -> throw new IllegalArgumentException("--when-unavailable must be one of open, closed, local, got '"
           + text + "'");
     };
+  }
+
+  /** The modes accepted by {@code --mode}. */
+  private static final List<String> MODES = List.of("sim", "real");
+
+  /**
+   * The runner for {@code mode}.
+   *
+   * @throws IllegalArgumentException listing the allowed modes
+   */
+  private static Runner runnerFor(String mode) {
+    String m = mode == null ? "" : mode.strip().toLowerCase(Locale.ROOT);
+    if (m.equals("sim")) {
+      return new SimRunner();
+    }
+    if (m.equals("real")) {
+      return new RealOptions(null, "default", null, 1, null).runner();
+    }
+    throw new IllegalArgumentException("unknown --mode '" + mode + "'; allowed: " + String.join(", ", MODES));
   }
 }

@@ -1,5 +1,11 @@
 package io.backpressure.eval;
 
+import io.backpressure.eval.measure.Metrics;
+import io.backpressure.eval.measure.RunMetrics;
+import io.backpressure.eval.report.Summary;
+import io.backpressure.eval.sim.Configuration;
+import io.backpressure.eval.sim.Runner;
+import io.backpressure.eval.workload.Workload;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,14 +21,14 @@ import java.util.concurrent.Future;
  * one {@link Summary} per workload. Each run is independent and deterministic, and results are
  * placed by index, so the summaries do not depend on the number of threads or on scheduling.
  */
-final class Evaluation {
+public final class Evaluation {
   private Evaluation() {}
 
   /**
    * The seed of each repeat, derived from {@code seed}: every configuration's repeat {@code i} uses
    * {@code seeds[i]}, so configurations meet the same random draws (common random numbers).
    */
-  static long[] repeatSeeds(long seed, int repeats) {
+  public static long[] repeatSeeds(long seed, int repeats) {
     SplittableRandom random = new SplittableRandom(seed);
     long[] seeds = new long[repeats];
     for (int i = 0; i < repeats; i++) {
@@ -37,7 +43,7 @@ final class Evaluation {
    * @param threads worker threads, at least 1
    * @throws IllegalArgumentException if a configuration cannot run a workload (message from the run)
    */
-  static List<Summary> run(Runner runner, List<Workload> workloads, List<Configuration> configs, int repeats,
+  public static List<Summary> run(Runner runner, List<Workload> workloads, List<Configuration> configs, int repeats,
       long seed, int threads, ProgressBar progress) {
     long[] seeds = repeatSeeds(seed, repeats);
     ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {

@@ -22,9 +22,9 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * java.util.logging}, which is bridged to SLF4J. Not thread-safe: set up once, at the start of a
  * command.
  */
-final class LibraryLogs {
+public final class LibraryLogs {
   static final String FILE = "libraries.log";
-  static final String WORKERS_FILE = "workers.log";
+  public static final String WORKERS_FILE = "workers.log";
   private static final Pattern WARNING = Pattern.compile("\\] WARN |^WARNING: ");
   private static final Pattern ERROR = Pattern.compile("\\] ERROR |^SEVERE: ");
   private final Path dir;

@@ -6,14 +6,14 @@ import java.io.PrintStream;
  * A one-line progress bar redrawn with {@code \r}, for long runs on a terminal. Silent when
  * disabled (no console: CI logs, tests). Thread-safe.
  */
-final class ProgressBar {
+public final class ProgressBar {
   private static final int WIDTH = 30;
   private final PrintStream out;
   private final int total;
   private final boolean enabled;
   private int done;
 
-  ProgressBar(PrintStream out, int total, boolean enabled) {
+  public ProgressBar(PrintStream out, int total, boolean enabled) {
     this.out = out;
     this.total = total;
     this.enabled = enabled && total > 0;

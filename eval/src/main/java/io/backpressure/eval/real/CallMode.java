@@ -1,10 +1,12 @@
 package io.backpressure.eval.real;
 
+import io.backpressure.eval.sim.SdkRetry;
+
 /** What an activity does with its slot: one per configuration. */
 public sealed interface CallMode {
 
   /** {@code naive} and {@code tn}: send, and on a 429 sleep {@code backoff} on the slot and send again. */
-  record SdkRetry(Backoff backoff) implements CallMode {}
+  public record SdkRetry(Backoff backoff) implements CallMode {}
 
   /** {@code gateway}: wait for the tenant's slice in the proxy, then as {@link SdkRetry}; slot held throughout. */
   record Proxy(GatewaySlices slices, Backoff backoff) implements CallMode {}

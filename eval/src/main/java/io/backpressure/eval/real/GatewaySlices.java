@@ -1,5 +1,7 @@
 package io.backpressure.eval.real;
 
+import io.backpressure.eval.sim.GatewayConfiguration;
+
 /**
  * The {@code gateway} configuration's proxy state: per tenant a static slice of requests (and
  * tokens) per fixed 60 s window aligned to the run's origin, as the simulator's {@code
@@ -8,8 +10,7 @@ package io.backpressure.eval.real;
  * the reply. Thread-safe.
  */
 public final class GatewaySlices {
-  /** The proxy's accounting window. */
-  public static final long WINDOW_NANOS = 60_000_000_000L;
+  private static final long WINDOW_NANOS = GatewayConfiguration.WINDOW_NANOS;
   private final Ledger ledger;
   private final double[] requestSlice;
   private final double[] tokenSlice;

@@ -1,0 +1,218 @@
+package io.backpressure.eval.measure;
+
+import io.backpressure.eval.workload.Fault;
+import io.backpressure.eval.workload.Workload;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a run's faults did at the provider, from the requests that reached it (eval/README.md,
+ * faults): the most requests in any window of one upstream period that lies wholly outside every
+ * fault's own duration, the same after the gate's shared state was lost, and per fault how long
+ * after its end the provider again answered 90 % of the cap.
+ *
+ * <p>Windows slide: each starts at a request's arrival, so the maxima do not depend on how windows
+ * are aligned. A fault's own duration ({@link Span}) runs from its first step to its closing step
+ * as they took effect (SIGCONT sent, the restarted server answering, the replacement worker
+ * polling, the provider's switch off), not as scheduled; a fault whose closing step never took
+ * effect lasts to the run's end. A slow provider's fault lasts until the last answer it slowed was
+ * sent (calls it admitted before its switch went off keep their latency). An instant fault
+ * ({@code redis-flush}, {@code worker-kill} without {@code +D}) excludes no window. "After state
+ * loss" is every such window that starts at or after the first loss (a FLUSHALL, or the restart of
+ * a killed redis-server).
+ *
+ * <p>Recovery of a fault ending at {@code E}: the time from {@code E} until the provider has
+ * answered {@code ⌈0.9 · R · period⌉} requests with 200, all sent after {@code E}, within one
+ * period — the gate admits at least 90 % of {@code R} again and the provider takes them. {@code R}
+ * is the cap, or the rate of 200s the same run reached outside its faults' own durations (from
+ * {@code warmup_s} to the end) when that is lower: on a machine too loaded for the stack to reach
+ * the cap at all, recovery is measured against what it reached without faults, not against a rate
+ * nothing could reach. When recovery never happens, the time left until the run's end.
+ */
+public final class FaultWindows {
+  /** The share of the cap, per period, a recovered gate admits again. */
+  static final double RECOVERED_SHARE = 0.9;
+  /** The resolution at which time inside faults is left out of the rate {@code R}. */
+  private static final long RATE_STEP_NANOS = 1_000_000L;
+
+  private FaultWindows() {}
+
+  /**
+   * One request at the provider, in nanoseconds since the run's origin.
+   *
+   * @param arrivalNanos when the provider received it
+   * @param ok whether it answered 200
+   * @param finishNanos when the provider answered it
+   */
+  public record Arrival(long arrivalNanos, boolean ok, long finishNanos) {
+
+    /** A request answered the moment it arrived. */
+    Arrival(long arrivalNanos, boolean ok) {
+      this(arrivalNanos, ok, arrivalNanos);
+    }
+  }
+
+  /**
+   * The requests dimension of a run with faults.
+   *
+   * @param maxOutsideFaults the most requests in a window wholly outside every fault's duration
+   * @param maxAfterStateLoss the same over windows starting at or after the first state loss; NaN
+   *     when no fault lost the state
+   * @param recoveryS per fault (as written on the command line): seconds from its end until the
+   *     provider answered 90 % of {@code recoveryRateRps} within one period again; NaN for a fault
+   *     that never ended
+   * @param recoveryRateRps {@code R}: the cap, or the run's rate of 200s outside its faults when
+   *     lower, in requests per second
+   */
+  public record Result(double maxOutsideFaults, double maxAfterStateLoss, Map<String, Double> recoveryS,
+      double recoveryRateRps) {}
+
+  /**
+   * One step of a fault that took effect ({@code FaultInjector}).
+   *
+   * @param closing whether it ended its fault
+   * @param nanos when it had taken effect (the signal sent, the server or worker ready), since the
+   *     run's origin
+   */
+  public record Step(Fault fault, boolean closing, long nanos) {}
+
+  /**
+   * One fault as it happened.
+   *
+   * @param fault as written on the command line
+   * @param startNanos its first step, since the run's origin
+   * @param endNanos its closing step ({@code startNanos} for an instant fault); -1 when it never
+   *     ended
+   * @param stateLostNanos when it lost the gate's shared state; -1 when it did not
+   */
+  public record Span(String fault, long startNanos, long endNanos, long stateLostNanos) {
+
+    /** {@code fault} exactly as scheduled. */
+    static Span scheduled(Fault fault) {
+      double lost = fault.stateLostAtS();
+      return new Span(fault.toString(), Workload.nanos(fault.atS()), Workload.nanos(fault.endS()),
+          Double.isNaN(lost) ? -1 : Workload.nanos(lost));
+    }
+
+    /**
+     * {@code fault} as its {@code steps} took effect; a step that never did falls back to the
+     * schedule for its start, and to "never ended" for its end.
+     */
+    public static Span of(Fault fault, List<Step> steps) {
+      long start = steps.stream().filter(s -> s.fault().equals(fault) && !s.closing())
+          .mapToLong(Step::nanos).findFirst().orElse(Workload.nanos(fault.atS()));
+      boolean closes = fault.durationS() > 0;
+      long end = !closes ? start : steps.stream().filter(s -> s.fault().equals(fault) && s.closing())
+          .mapToLong(Step::nanos).findFirst().orElse(-1);
+      long lost = switch (fault.kind()) {
+        case "redis-flush" -> start;
+        case "redis-kill" -> end;
+        default -> -1;
+      };
+      return new Span(fault.toString(), start, end, lost);
+    }
+  }
+
+  /**
+   * @param arrivals every request that reached the provider, any order
+   * @param capPerPeriod the requests cap of one period (the workload's own share of it)
+   * @param periodNanos the provider's period
+   * @param warmupNanos where the rate outside the faults is counted from
+   * @param endNanos the run's end
+   */
+  public static Result of(List<Span> faults, List<Arrival> arrivals, double capPerPeriod, long periodNanos,
+      long warmupNanos, long endNanos) {
+    long[] all = arrivals.stream().mapToLong(Arrival::arrivalNanos).sorted().toArray();
+    long[] ok = arrivals.stream().filter(Arrival::ok).mapToLong(Arrival::arrivalNanos).sorted().toArray();
+    faults = faults.stream().map(f -> untilTheLastSlowAnswer(f, arrivals)).toList();
+    List<Span> closed = faults.stream().map(f -> f.endNanos() >= 0 ? f
+        : new Span(f.fault(), f.startNanos(), Long.MAX_VALUE, f.stateLostNanos())).toList();
+    long lostAt = faults.stream().mapToLong(Span::stateLostNanos).filter(t -> t >= 0).min().orElse(-1);
+    double outside = maxWindow(all, periodNanos, closed, Long.MIN_VALUE);
+    double afterLoss = lostAt < 0 ? Double.NaN : maxWindow(all, periodNanos, closed, lostAt);
+    double perPeriod = Math.min(capPerPeriod, rateOutsideFaults(ok, closed, warmupNanos, endNanos) * periodNanos);
+    int needed = Math.max(1, (int) Math.ceil(RECOVERED_SHARE * perPeriod - 1e-9));
+    Map<String, Double> recovery = new LinkedHashMap<>();
+    for (Span f : faults) {
+      recovery.put(f.fault(), f.endNanos() < 0 ? Double.NaN
+          : recoveryNanos(ok, f.endNanos(), needed, periodNanos, endNanos) / 1e9);
+    }
+    return new Result(outside, afterLoss, recovery, perPeriod * 1e9 / periodNanos);
+  }
+
+  /**
+   * The most arrivals within {@code [s, s + period)} over window starts {@code s} at an arrival at
+   * or after {@code from}, skipping windows that overlap a fault's own duration.
+   */
+  static double maxWindow(long[] sorted, long period, List<Span> faults, long from) {
+    int best = 0;
+    int head = 0;
+    for (int tail = 0; tail < sorted.length; tail++) {
+      long start = sorted[tail];
+      head = Math.max(head, tail);
+      while (head < sorted.length && sorted[head] < start + period) {
+        head++;
+      }
+      if (start >= from && !overlapsAFault(start, start + period, faults)) {
+        best = Math.max(best, head - tail);
+      }
+    }
+    return best;
+  }
+
+  /** A {@code provider-slow} span ends when the last request that arrived during it was answered. */
+  private static Span untilTheLastSlowAnswer(Span f, List<Arrival> arrivals) {
+    if (!f.fault().startsWith("provider-slow@") || f.endNanos() < 0) {
+      return f;
+    }
+    long last = arrivals.stream().filter(a -> a.arrivalNanos() >= f.startNanos() && a.arrivalNanos() < f.endNanos())
+        .mapToLong(Arrival::finishNanos).max().orElse(f.endNanos());
+    return new Span(f.fault(), f.startNanos(), Math.max(f.endNanos(), last), f.stateLostNanos());
+  }
+
+  /** 200s per nanosecond over [{@code from}, {@code to}) outside every fault's own duration; 0 if none is left. */
+  private static double rateOutsideFaults(long[] okSorted, List<Span> faults, long from, long to) {
+    long count = Arrays.stream(okSorted).filter(t -> t >= from && t < to && !inAFault(t, faults)).count();
+    long length = to - from;
+    for (long t = from; t < to; t += RATE_STEP_NANOS) {
+      if (inAFault(t, faults)) {
+        length -= Math.min(RATE_STEP_NANOS, to - t);
+      }
+    }
+    return length <= 0 ? 0 : count / (double) length;
+  }
+
+  private static boolean inAFault(long t, List<Span> faults) {
+    return faults.stream().anyMatch(f -> t >= f.startNanos() && t < f.endNanos());
+  }
+
+  private static boolean overlapsAFault(long start, long end, List<Span> faults) {
+    for (Span f : faults) {
+      if (f.endNanos() > f.startNanos() && start < f.endNanos() && end > f.startNanos()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** See the class comment; {@code okSorted} holds the 200s' arrivals. */
+  static long recoveryNanos(long[] okSorted, long faultEnd, int needed, long period, long runEnd) {
+    int first = Arrays.binarySearch(okSorted, faultEnd);
+    first = first >= 0 ? firstOf(okSorted, first) : -first - 1;
+    for (int last = first + needed - 1; last < okSorted.length; last++) {
+      if (okSorted[last] - okSorted[last - needed + 1] < period) {
+        return okSorted[last] - faultEnd;
+      }
+    }
+    return Math.max(0, runEnd - faultEnd);
+  }
+
+  private static int firstOf(long[] sorted, int index) {
+    while (index > 0 && sorted[index - 1] == sorted[index]) {
+      index--;
+    }
+    return index;
+  }
+}

@@ -1,0 +1,301 @@
+package io.backpressure.eval.real;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.temporal.client.WorkflowClient;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.stream.LongStream;
+
+/**
+ * The workers of one real run: one {@link RealWorker} in this process, or {@code n} worker
+ * processes ({@link WorkerMain}, same classpath) that share the gate through Redis and split the
+ * workload's slots among them as evenly as possible (the run has the workload's slots in all). Each
+ * process keeps its own {@link Ledger}; at the end the processes' ledgers are merged call by call (a
+ * deferred call may run again on another process).
+ */
+final class WorkerGroup implements AutoCloseable {
+  static final ObjectMapper JSON = new ObjectMapper();
+  /** How long worker processes may take to start and connect. */
+  static final long READY_TIMEOUT_SECONDS = 120;
+  private final WorkflowClient client;
+  private final RealWorker.Spec spec;
+  private final MeterRegistry registry;
+  private final TemporalStack stack;
+  private final Path log;
+  private final List<Child> children = new CopyOnWriteArrayList<>();
+  private RealWorker local;
+  private long childCpuNanos;
+  private int lost;
+  private boolean closed;
+
+  private WorkerGroup(WorkflowClient client, RealWorker.Spec spec, MeterRegistry registry, TemporalStack stack,
+      Path log) {
+    this.client = client;
+    this.spec = spec;
+    this.registry = registry;
+    this.stack = stack;
+    this.log = log;
+  }
+
+  /**
+   * Gets the workers of one run ready: with one worker nothing yet; with several, starts the worker
+   * processes and waits until each is connected to the Temporal service and polling. {@link
+   * #begin} then starts them on the run's ledger.
+   *
+   * @param log where worker processes' output goes (appended), or null for this process's stderr
+   * @throws IllegalStateException if a worker process does not get ready in {@value #READY_TIMEOUT_SECONDS} s
+   */
+  static WorkerGroup prepare(TemporalStack stack, int workers, RealWorker.Spec spec, MeterRegistry registry,
+      Path log) {
+    if (workers == 1) {
+      return new WorkerGroup(stack.client(), spec, registry, stack, log);
+    }
+    if (spec.slots() < workers) {
+      throw new IllegalArgumentException("--workers must be at most the workload's slots (" + spec.slots()
+          + " after scaling): the workers share them, got " + workers);
+    }
+    if (stack.target() == null) {
+      throw new IllegalStateException("worker processes need a Temporal service reachable on a port");
+    }
+    WorkerGroup group = new WorkerGroup(null, spec, registry, stack, log);
+    try {
+      for (int i = 0; i < workers; i++) {
+        group.children.add(group.spawn(spec.slots() / workers + (i < spec.slots() % workers ? 1 : 0)));
+      }
+      for (Child child : group.children) {
+        awaitReady(child);
+      }
+    } catch (RuntimeException e) {
+      group.close();
+      throw e;
+    }
+    return group;
+  }
+
+  /** Starts one worker process with {@code slots} slots (not yet ready). */
+  private Child spawn(int slots) {
+    try {
+      Path specFile = Files.createTempFile("bp-eval-spec", ".json");
+      specFile.toFile().deleteOnExit();
+      JSON.writeValue(specFile.toFile(), spec.withSlots(slots));
+      Path out = Files.createTempFile("bp-eval-ledger", ".json");
+      out.toFile().deleteOnExit();
+      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+          WorkerMain.class.getName(), specFile.toString(), stack.target(), stack.namespace(), out.toString(),
+          stack.tls() ? WorkerMain.TLS : WorkerMain.PLAIN)
+          .redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()));
+      Process process = builder.start();
+      return new Child(process, out, new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), slots,
+          new AtomicBoolean());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start a worker process", e);
+    }
+  }
+
+  /** Whether the workers run in processes of their own (so one can be killed). */
+  boolean hasProcesses() {
+    return !children.isEmpty();
+  }
+
+  /**
+   * Kills one live worker process (SIGKILL), as a fault; its ledger is lost.
+   *
+   * @return the slots it had, or 0 when none was alive
+   */
+  int killOne() {
+    for (Child child : children) {
+      if (child.process.isAlive()) {
+        child.process.destroyForcibly();
+        return child.slots;
+      }
+    }
+    return 0;
+  }
+
+  /** Starts a replacement worker process with {@code slots} slots on {@code ledger}'s run and waits until it polls. */
+  void replace(int slots, Ledger ledger) {
+    Child child = spawn(slots);
+    children.add(child);
+    awaitReady(child);
+    sendOrigin(child, ledger);
+  }
+
+  private static void awaitReady(Child child) {
+    BufferedReader out = new BufferedReader(new InputStreamReader(child.process.getInputStream(), StandardCharsets.UTF_8));
+    try {
+      String line = CompletableFuture.supplyAsync(() -> {
+        try {
+          return out.readLine();
+        } catch (IOException e) {
+          return null;
+        }
+      }).get(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      if (!WorkerMain.READY.equals(line)) {
+        throw new IllegalStateException("a worker process ended before it was ready; see its messages"
+            + (child.process.isAlive() ? "" : " (exit " + child.process.exitValue() + ")"));
+      }
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("a worker process was not connected after " + READY_TIMEOUT_SECONDS + " s");
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot read a worker process's output", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /** Starts the workers on {@code ledger}: the local worker, or each process at the ledger's origin. */
+  void begin(Ledger ledger) {
+    if (children.isEmpty()) {
+      local = RealWorker.start(client, spec, ledger, registry);
+      return;
+    }
+    for (Child child : children) {
+      sendOrigin(child, ledger);
+    }
+  }
+
+  private static void sendOrigin(Child child, Ledger ledger) {
+    try {
+      child.in.write(ledger.originEpochNanos() + "\n");
+      child.in.flush();
+      child.begun.set(true);
+    } catch (IOException e) {
+      throw new UncheckedIOException("worker process ended early", e);
+    }
+  }
+
+  /**
+   * Closes every ledger at the ledger's current end and returns the merged record of the worker
+   * processes still alive; a process that died (a fault, a crash) is counted in {@link #lost} and
+   * its ledger is missing from the record. A replacement still starting up had no part in the run. Call once, after {@code ledger.close(end)}.
+   */
+  Ledger.Snapshot snapshot(Ledger ledger) {
+    if (children.isEmpty()) {
+      return ledger.snapshot();
+    }
+    List<Ledger.Snapshot> parts = new ArrayList<>();
+    for (Child child : children) {
+      if (!child.begun.get()) {
+        child.process.destroyForcibly();
+        continue;
+      }
+      try (Writer w = child.in) {
+        w.write(ledger.closedAt() + "\n");
+      } catch (IOException e) {
+        lost++;
+        continue;
+      }
+      try {
+        if (!child.process.waitFor(60, TimeUnit.SECONDS) || child.process.exitValue() != 0) {
+          lost++;
+          continue;
+        }
+        WorkerMain.Report report = JSON.readValue(child.out.toFile(), WorkerMain.Report.class);
+        parts.add(report.snapshot());
+        childCpuNanos += report.cpuNanos();
+      } catch (IOException e) {
+        lost++;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+    return merge(parts);
+  }
+
+  /** Worker processes whose ledgers {@link #snapshot} could not collect (they died). */
+  int lost() {
+    return lost;
+  }
+
+  /** CPU time of the worker processes (known after {@link #snapshot}). */
+  long childCpuNanos() {
+    return childCpuNanos;
+  }
+
+  /** Several processes' ledgers as one: attempts together, calls joined by id. */
+  static Ledger.Snapshot merge(List<Ledger.Snapshot> parts) {
+    List<Ledger.Attempt> attempts = new ArrayList<>();
+    Map<String, Ledger.Call> calls = new LinkedHashMap<>();
+    for (Ledger.Snapshot part : parts) {
+      attempts.addAll(part.attempts());
+      for (Ledger.Call c : part.calls()) {
+        calls.merge(c.callId(), c, (a, b) -> new Ledger.Call(a.callId(), a.queue(),
+            Math.min(a.submittedNanos(), b.submittedNanos()), Math.max(a.finishedNanos(), b.finishedNanos()),
+            merged(a.outcome(), b.outcome()), a.slotHeldNanos() + b.slotHeldNanos(), a.deferrals() + b.deferrals(),
+            a.attempts() + b.attempts(), earliest(a.firstAttemptNanos(), b.firstAttemptNanos())));
+      }
+    }
+    return new Ledger.Snapshot(attempts, new ArrayList<>(calls.values()),
+        concat(parts, Ledger.Snapshot::admissionNanos), concat(parts, Ledger.Snapshot::timerExcessNanos),
+        concat(parts, Ledger.Snapshot::scheduleToStartNanos), concat(parts, Ledger.Snapshot::rejectionRoundTripNanos),
+        parts.stream().mapToLong(Ledger.Snapshot::failedOpenAdmissions).sum());
+  }
+
+  /** The outcome of a call two processes saw: any end over none, OK over the others. */
+  private static Ledger.Outcome merged(Ledger.Outcome a, Ledger.Outcome b) {
+    for (Ledger.Outcome o : List.of(Ledger.Outcome.OK, Ledger.Outcome.FAILED, Ledger.Outcome.EXPIRED)) {
+      if (a == o || b == o) {
+        return o;
+      }
+    }
+    return Ledger.Outcome.UNFINISHED;
+  }
+
+  /** The earlier of two instants, -1 meaning none. */
+  private static long earliest(long a, long b) {
+    return a < 0 ? b : b < 0 ? a : Math.min(a, b);
+  }
+
+  private static long[] concat(List<Ledger.Snapshot> parts, Function<Ledger.Snapshot, long[]> f) {
+    return parts.stream().flatMapToLong(p -> LongStream.of(f.apply(p))).toArray();
+  }
+
+  /** Stops every worker; idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (local != null) {
+      local.close();
+    }
+    for (Child child : children) {
+      child.process.destroy();
+      try {
+        child.process.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      child.process.destroyForcibly();
+      File out = child.out.toFile();
+      out.delete();
+    }
+  }
+
+  /** One worker process; {@code begun} once it has the run's origin. */
+  private record Child(Process process, Path out, Writer in, int slots, AtomicBoolean begun) {}
+}

@@ -1,0 +1,83 @@
+package io.backpressure.eval.sim;
+
+import io.backpressure.eval.workload.Workload;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One way of running the same workload (eval/README.md, configurations): how waiting activities reach slots, and what an
+ * activity does with its slot. Each is a small model of what the paper describes.
+ */
+public sealed interface Configuration
+    permits NaiveConfiguration, TemporalNativeConfiguration, GatewayConfiguration, GateConfiguration {
+
+  /** Every configuration's name, in report order. */
+  List<String> NAMES = List.of("naive", "tn", "gateway", "bp", "bp-static", "bp-no-drf", "bp-no-priority",
+      "bp-no-safe-window", "bp-oracle", "bp-mean-estimate", "bp-429-held", "bp-reserve-tight");
+
+  /** The name used on the command line and as the JSON key. */
+  String name();
+
+  /** The task queue in front of the worker slots for one run. */
+  default Dispatch dispatch(Workload workload) {
+    return Dispatch.fifo();
+  }
+
+  /**
+   * Fails fast when this configuration cannot run {@code workload}.
+   *
+   * @throws IllegalArgumentException naming what is missing
+   */
+  default void validate(Workload workload) {}
+
+  /** The per-run activity logic; may keep per-run state (a gate, proxy counters). */
+  ActivityBehaviour behaviour(Workload workload, ActivityContext context);
+
+  /**
+   * The configuration named {@code name}.
+   *
+   * @throws IllegalArgumentException listing the allowed names
+   */
+  static Configuration named(String name) {
+    return switch (name) {
+      case "naive" -> new NaiveConfiguration();
+      case "tn" -> new TemporalNativeConfiguration();
+      case "gateway" -> new GatewayConfiguration();
+      case "bp" -> new GateConfiguration(GateConfiguration.Variant.FULL);
+      case "bp-static" -> new GateConfiguration(GateConfiguration.Variant.STATIC);
+      case "bp-no-drf" -> new GateConfiguration(GateConfiguration.Variant.NO_DRF);
+      case "bp-no-priority" -> new GateConfiguration(GateConfiguration.Variant.NO_PRIORITY);
+      case "bp-no-safe-window" -> new GateConfiguration(GateConfiguration.Variant.NO_SAFE_WINDOW);
+      case "bp-oracle" -> new GateConfiguration(GateConfiguration.Variant.ORACLE);
+      case "bp-mean-estimate" -> new GateConfiguration(GateConfiguration.Variant.MEAN_ESTIMATE);
+      case "bp-429-held" -> new GateConfiguration(GateConfiguration.Variant.REJECTED_HELD);
+      case "bp-reserve-tight" -> new GateConfiguration(GateConfiguration.Variant.TIGHT_RESERVATION);
+      default -> throw new IllegalArgumentException(
+          "unknown configuration '" + name + "'; allowed: " + String.join(", ", NAMES));
+    };
+  }
+
+  /**
+   * The configurations of a comma-separated list, in the order given, each once.
+   *
+   * @throws IllegalArgumentException on an empty list or an unknown name
+   */
+  static List<Configuration> parseList(String csv) {
+    Set<String> names = new LinkedHashSet<>();
+    for (String part : csv.split(",")) {
+      if (!part.isBlank()) {
+        names.add(part.strip());
+      }
+    }
+    if (names.isEmpty()) {
+      throw new IllegalArgumentException("--configs names no configuration; allowed: " + String.join(", ", NAMES));
+    }
+    List<Configuration> list = new ArrayList<>();
+    for (String name : names) {
+      list.add(named(name));
+    }
+    return list;
+  }
+}

@@ -1,0 +1,297 @@
+package io.backpressure.eval.workload;
+
+import io.backpressure.core.Dimension;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One evaluation workload, as read from the YAML schema of eval/README.md by {@link WorkloadReader}.
+ * Immutable and range-checked by the reader; times in seconds, rates per second.
+ *
+ * @param name the workload's name (also the default output folder)
+ * @param description what it models and which parameters were chosen, and why
+ * @param durationS the run length in virtual seconds, warm-up included
+ * @param warmupS the start of the contention window
+ * @param upstream the provider's caps, window model and latency
+ * @param priorities the classes, highest first, with their weights {@code ω_k}
+ * @param slots the number of worker slots shared by every activity
+ * @param gate the gate options (reservation mode)
+ * @param tenants the tenants; each tenant is one queue {@code (t, k)}
+ * @param scale the divisor this workload was scaled down by ({@link #scaled}); 1 as written
+ */
+public record Workload(
+    String name,
+    String description,
+    double durationS,
+    double warmupS,
+    Upstream upstream,
+    List<PriorityWeight> priorities,
+    int slots,
+    GateOptions gate,
+    List<Tenant> tenants,
+    double scale) {
+
+  public Workload {
+    Objects.requireNonNull(name, "name");
+    priorities = List.copyOf(priorities);
+    tenants = List.copyOf(tenants);
+  }
+
+  /** This workload with another run length, for short runs. */
+  public Workload withDuration(double seconds) {
+    if (!(seconds > warmupS)) {
+      throw new IllegalArgumentException(
+          "the duration must exceed the workload's warmup_s (" + warmupS + " s), got " + seconds);
+    }
+    return new Workload(name, description, seconds, warmupS, upstream, priorities, slots, gate, tenants, scale);
+  }
+
+  /**
+   * This workload scaled down by {@code divisor}, keeping its shape: the caps, the open-loop rates,
+   * the worker slots and every closed-loop tenant's workflows are divided by it (counts rounded,
+   * at least 1), so offered load, entitlements and contention keep their proportions while the
+   * engine handles {@code divisor} times fewer calls per second. Call sizes, latency, durations and
+   * weights are unchanged. Scaling an already scaled workload multiplies the divisors.
+   *
+   * @param divisor in [1, 1000]
+   * @throws IllegalArgumentException out of range
+   */
+  public Workload scaled(double divisor) {
+    if (!(divisor >= 1 && divisor <= 1000)) {
+      throw new IllegalArgumentException("--scale must be in [1, 1000], got " + divisor);
+    }
+    if (divisor == 1) {
+      return this;
+    }
+    Upstream up = new Upstream(upstream.window(), upstream.periodS(),
+        upstream.requestsPerS() == null ? null : upstream.requestsPerS() / divisor,
+        upstream.tokensPerS() == null ? null : upstream.tokensPerS() / divisor,
+        upstream.rejectedCount(), upstream.latencyMinMs(), upstream.latencyMaxMs(),
+        upstream.schedule().stream().map(c -> new CapChange(c.atS(), c.caps().divided(divisor))).toList(),
+        upstream.outside().divided(divisor), upstream.errorRate());
+    List<Tenant> scaledTenants = tenants.stream().map(t -> new Tenant(t.name(), t.priority(), t.weight(),
+        t.openLoop() ? t.workflows() : (int) Math.max(1, Math.round(t.workflows() / divisor)), t.callsPerWorkflow(),
+        t.promptTokens(), t.completionTokens(), t.maxTokens(),
+        t.openLoopRps() == null ? null : t.openLoopRps() / divisor, t.startS(), t.stopS(), t.deadlineS())).toList();
+    GateOptions scaledGate = new GateOptions(gate.reservation(), gate.defaultMaxTokens(),
+        gate.caps() == null ? null : gate.caps().divided(divisor));
+    return new Workload(name, description, durationS, warmupS, up, priorities,
+        (int) Math.max(1, Math.round(slots / divisor)), scaledGate, scaledTenants, scale * divisor);
+  }
+
+  /** {@code s} seconds of the run's time, in nanoseconds (rounded). */
+  public static long nanos(double s) {
+    return Math.round(s * 1e9);
+  }
+
+  /** The rank of class {@code priority} (0 is the highest), or -1. */
+  public int classIndex(String priority) {
+    for (int k = 0; k < priorities.size(); k++) {
+      if (priorities.get(k).name().equals(priority)) {
+        return k;
+      }
+    }
+    return -1;
+  }
+
+  /** The weight {@code ω_k} of class {@code priority}. */
+  public double classWeight(String priority) {
+    return priorities.get(classIndex(priority)).weight();
+  }
+
+  /**
+   * A class, its weight and its default wait limit.
+   *
+   * @param name the class's name
+   * @param weight {@code ω_k}
+   * @param maxWaitS the longest a call of this class waits for its turn when the call carries no
+   *     deadline of its own (long form {@code {weight: w, max_wait_s: s}}), or null for no limit
+   */
+  public record PriorityWeight(String name, double weight, Double maxWaitS) {
+
+    /** A class of the short form: weight only, no wait limit. */
+    PriorityWeight(String name, double weight) {
+      this(name, weight, null);
+    }
+  }
+
+  /**
+   * A cap per dimension, per second; null where the dimension is not capped (or not given).
+   *
+   * @param requestsPerS requests per second, or null
+   * @param tokensPerS tokens per second, or null
+   */
+  public record Caps(Double requestsPerS, Double tokensPerS) {
+    static final Caps NONE = new Caps(null, null);
+
+    /** The cap of {@code dimension} ({@code requests} or {@code tokens}), or null. */
+    public Double of(String dimension) {
+      return Dimension.REQUESTS.equals(dimension) ? requestsPerS : tokensPerS;
+    }
+
+    Caps divided(double divisor) {
+      return new Caps(requestsPerS == null ? null : requestsPerS / divisor,
+          tokensPerS == null ? null : tokensPerS / divisor);
+    }
+  }
+
+  /**
+   * From {@code atS} on, the provider's true caps are {@code caps} (drift); a dimension not given
+   * keeps its previous cap.
+   */
+  public record CapChange(double atS, Caps caps) {}
+
+  /**
+   * The provider.
+   *
+   * @param window {@code fixed}, {@code sliding} or {@code bucket}
+   * @param periodS the accounting period in seconds
+   * @param requestsPerS the request cap per second, or null when requests are not capped
+   * @param tokensPerS the token cap per second, or null when tokens are not capped
+   * @param rejectedCount whether a 429 counts against the window
+   * @param latencyMinMs the shortest service latency of a 200
+   * @param latencyMaxMs the longest service latency of a 200 (uniform in between)
+   * @param schedule changes of the true caps over the run, by increasing {@code atS}; empty for
+   *     caps that never change
+   * @param outside traffic on the same caps that never asks the gate, spread evenly (requests/s
+   *     and tokens/s; 0 where none)
+   * @param errorRate the share of answers that are 500s unrelated to rate limits, in [0, 1)
+   */
+  public record Upstream(
+      String window,
+      double periodS,
+      Double requestsPerS,
+      Double tokensPerS,
+      boolean rejectedCount,
+      double latencyMinMs,
+      double latencyMaxMs,
+      List<CapChange> schedule,
+      Caps outside,
+      double errorRate) {
+
+    public Upstream {
+      schedule = List.copyOf(schedule);
+      Objects.requireNonNull(outside, "outside");
+    }
+
+    /** A provider whose caps never change, with no outside traffic and no errors. */
+    public Upstream(String window, double periodS, Double requestsPerS, Double tokensPerS, boolean rejectedCount,
+        double latencyMinMs, double latencyMaxMs) {
+      this(window, periodS, requestsPerS, tokensPerS, rejectedCount, latencyMinMs, latencyMaxMs, List.of(),
+          Caps.NONE, 0);
+    }
+
+    /** The mean service latency of a 200, in milliseconds. */
+    public double meanLatencyMs() {
+      return (latencyMinMs + latencyMaxMs) / 2;
+    }
+
+    /**
+     * The 95th percentile of a 200's service latency, in milliseconds: what a caller that must be
+     * answered by its deadline keeps back from its budget for the answer (see {@code
+     * GateConfiguration#maxWait}).
+     */
+    public double p95LatencyMs() {
+      return latencyMinMs + 0.95 * (latencyMaxMs - latencyMinMs);
+    }
+
+    /** The caps at t = 0, as the file's {@code requests_per_s} and {@code tokens_per_s} give them. */
+    public Caps initialCaps() {
+      return new Caps(requestsPerS, tokensPerS);
+    }
+
+    /** The true caps at {@code seconds} into the run: the initial caps, changed by every schedule entry due by then. */
+    public Caps capsAt(double seconds) {
+      Double requests = requestsPerS;
+      Double tokens = tokensPerS;
+      for (CapChange change : schedule) {
+        if (change.atS() > seconds) {
+          break;
+        }
+        requests = change.caps().requestsPerS() != null ? change.caps().requestsPerS() : requests;
+        tokens = change.caps().tokensPerS() != null ? change.caps().tokensPerS() : tokens;
+      }
+      return new Caps(requests, tokens);
+    }
+
+    /** Outside traffic of {@code dimension} per second (0 when none). */
+    public double outsideOf(String dimension) {
+      Double v = outside.of(dimension);
+      return v == null ? 0 : v;
+    }
+
+    /** Whether the caps drift or outside traffic shares them: the cap in use changes over time. */
+    public boolean drifts() {
+      return !schedule.isEmpty() || outsideOf(Dimension.REQUESTS) > 0 || outsideOf(Dimension.TOKENS) > 0;
+    }
+  }
+
+  /**
+   * @param reservation debit {@code prompt + max_tokens} at admission and refund after the reply
+   * @param defaultMaxTokens the completion bound reserved for calls that carry no {@code max_tokens}
+   * @param caps the caps the operator configured in the gate, or null for the upstream's caps at
+   *     t = 0; a dimension not given takes the upstream's
+   */
+  public record GateOptions(boolean reservation, long defaultMaxTokens, Caps caps) {
+
+    /** The gate's configured caps for {@code upstream}. */
+    public Caps configuredCaps(Upstream upstream) {
+      if (caps == null) {
+        return upstream.initialCaps();
+      }
+      return new Caps(caps.requestsPerS() != null ? caps.requestsPerS() : upstream.requestsPerS(),
+          caps.tokensPerS() != null ? caps.tokensPerS() : upstream.tokensPerS());
+    }
+  }
+
+  /**
+   * One tenant, which is one queue: it belongs to one class.
+   *
+   * @param name the tenant's name
+   * @param priority its class
+   * @param weight its weight {@code w_t}
+   * @param workflows closed loop: this many workflows, each running its calls one after another; 0
+   *     for an open-loop tenant
+   * @param callsPerWorkflow calls per workflow (closed loop)
+   * @param promptTokens the input size of each call (what the gate is told up front)
+   * @param completionTokens the output size of each call before the {@code max_tokens} clamp
+   * @param maxTokens the call's {@code max_tokens}, or null
+   * @param openLoopRps open loop: Poisson arrivals at this rate, each one call; null for closed loop
+   * @param startS when the tenant starts submitting
+   * @param stopS when it stops submitting new calls, or null for never
+   * @param deadlineS the caller gives up this long after submitting a call, or null for never
+   */
+  public record Tenant(
+      String name,
+      String priority,
+      double weight,
+      int workflows,
+      long callsPerWorkflow,
+      TokenCount promptTokens,
+      TokenCount completionTokens,
+      Long maxTokens,
+      Double openLoopRps,
+      double startS,
+      Double stopS,
+      Double deadlineS) {
+
+    public boolean openLoop() {
+      return openLoopRps != null;
+    }
+
+    /** The deadline in nanoseconds after submission, or {@code Long.MAX_VALUE} for none. */
+    public long deadlineNanos() {
+      return deadlineS == null ? Long.MAX_VALUE : Math.round(deadlineS * 1e9);
+    }
+
+    /** The completion the provider produces for a drawn {@code completion}: clamped by max_tokens. */
+    public long clampCompletion(long completion) {
+      return maxTokens == null ? completion : Math.min(completion, maxTokens);
+    }
+
+    /** Mean tokens the provider counts per call: prompt plus clamped completion. */
+    public double meanTokensPerCall() {
+      return promptTokens.mean() + completionTokens.meanClampedAt(maxTokens);
+    }
+  }
+}
