@@ -257,7 +257,8 @@ public final class RealRunner implements Runner {
     long stopAt = t.stopS() == null ? 0 : (origin + Workload.nanos(t.stopS())) / 1_000_000L;
     int rank = workload.classIndex(t.priority());
     boolean gated = configuration instanceof GateConfiguration;
-    int classKey = configuration instanceof TemporalNativeConfiguration ? rank + 1 : 0;
+    int classKey = configuration instanceof TemporalNativeConfiguration
+        ? TemporalNativeConfiguration.priorityKey(rank) : 0;
     Double classWait = workload.priorities().get(rank).maxWaitS();
     return new LoopInput(q, t.name(), t.priority(), rank, calls, stopAt, t.promptTokens().min(), t.promptTokens().max(),
         t.completionTokens().min(), t.completionTokens().max(), t.maxTokens(), seed, gated, classKey,

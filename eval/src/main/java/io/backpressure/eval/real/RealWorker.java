@@ -89,7 +89,8 @@ final class RealWorker implements AutoCloseable {
           rejectedCount, null, false, false, GatewayConfiguration.requestSlices(workload),
           GatewayConfiguration.tokenSlices(workload), redisUrl, redisPrefix);
     }
-    Double dispatch = configuration instanceof TemporalNativeConfiguration ? up.requestsPerS() : null;
+    Double dispatch = configuration instanceof TemporalNativeConfiguration
+        ? TemporalNativeConfiguration.dispatchPerSecond(workload) : null;
     return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, dispatch,
         rejectedCount, null, false, false, null, null, redisUrl, redisPrefix);
   }

@@ -18,7 +18,7 @@ import io.backpressure.eval.workload.Workload;
  */
 public final class GatewayConfiguration implements Configuration {
   /** The proxy's accounting window, in nanoseconds (the simulator's and the real run's). */
-  public static final long WINDOW_NANOS = 60_000_000_000L;
+  private static final long WINDOW_NANOS = 60_000_000_000L;
 
   @Override
   public String name() {
@@ -54,55 +54,91 @@ public final class GatewayConfiguration implements Configuration {
     return slices;
   }
 
-  /** The proxy's per-run state: one slice per tenant. */
-  private static final class Proxy implements ActivityBehaviour {
-    private final ActivityContext context;
+  /**
+   * The proxy's accounting, the one model of both modes (the simulator's {@link Proxy} and the
+   * real run's {@code GatewaySlices}): per tenant the requests and tokens used in the current 60 s
+   * window, counted from the run's origin ({@code floorDiv}, so an instant before the origin
+   * belongs to window −1). Times are nanoseconds since the run's origin. Not thread-safe.
+   */
+  public static final class Slices {
     private final double[] requestSlice;
     private final double[] tokenSlice;
     private final long[] window;
     private final double[] requestsUsed;
     private final double[] tokensUsed;
 
+    /**
+     * @param requestSlice per tenant, requests per window ({@code +∞} when requests are not capped)
+     * @param tokenSlice per tenant, tokens per window ({@code +∞} when tokens are not capped)
+     */
+    public Slices(double[] requestSlice, double[] tokenSlice) {
+      this.requestSlice = requestSlice.clone();
+      this.tokenSlice = tokenSlice.clone();
+      int n = requestSlice.length;
+      this.window = new long[n];
+      this.requestsUsed = new double[n];
+      this.tokensUsed = new double[n];
+    }
+
+    /**
+     * Takes one request from tenant {@code queue}'s slice if it has room at {@code now}: a request
+     * left, and tokens still below the limit (a call's usage is charged only after its reply).
+     *
+     * @return whether the call may be sent; if not, it waits {@link #untilNextWindow}
+     */
+    public boolean tryTake(int queue, long now) {
+      roll(queue, now);
+      if (requestsUsed[queue] + 1 <= requestSlice[queue] && tokensUsed[queue] < tokenSlice[queue]) {
+        requestsUsed[queue] += 1;
+        return true;
+      }
+      return false;
+    }
+
+    /** Nanoseconds from {@code now} to the start of the next window. */
+    public static long untilNextWindow(long now) {
+      return (Math.floorDiv(now, WINDOW_NANOS) + 1) * WINDOW_NANOS - now;
+    }
+
+    /** Charges {@code tokens} the provider reported at {@code now} to tenant {@code queue}'s slice. */
+    public void charge(int queue, double tokens, long now) {
+      roll(queue, now);
+      tokensUsed[queue] += tokens;
+    }
+
+    /** Starts a fresh window for tenant {@code queue} if {@code now} is past its current one. */
+    private void roll(int queue, long now) {
+      long current = Math.floorDiv(now, WINDOW_NANOS);
+      if (current != window[queue]) {
+        window[queue] = current;
+        requestsUsed[queue] = 0;
+        tokensUsed[queue] = 0;
+      }
+    }
+  }
+
+  /** The simulated proxy: a call waits on its slot for its tenant's slice. */
+  private static final class Proxy implements ActivityBehaviour {
+    private final ActivityContext context;
+    private final Slices slices;
+
     Proxy(Workload workload, ActivityContext context) {
       this.context = context;
-      int n = workload.tenants().size();
-      requestSlice = requestSlices(workload);
-      tokenSlice = tokenSlices(workload);
-      window = new long[n];
-      requestsUsed = new double[n];
-      tokensUsed = new double[n];
+      this.slices = new Slices(requestSlices(workload), tokenSlices(workload));
     }
 
     @Override
     public void start(SimCall call) {
       int t = call.queue;
       long now = context.now();
-      long current = roll(t, now);
-      if (requestsUsed[t] + 1 <= requestSlice[t] && tokensUsed[t] < tokenSlice[t]) {
-        requestsUsed[t] += 1;
+      if (slices.tryTake(t, now)) {
         SdkRetry.untilOk(context, call, () -> {
-          chargeTokens(t, call.totalTokens());
+          slices.charge(t, call.totalTokens(), context.now());
           context.succeed(call);
         });
       } else {
-        context.after(call, (current + 1) * WINDOW_NANOS - now, () -> start(call));
+        context.after(call, Slices.untilNextWindow(now), () -> start(call));
       }
-    }
-
-    private void chargeTokens(int t, double tokens) {
-      roll(t, context.now());
-      tokensUsed[t] += tokens;
-    }
-
-    /** Starts a fresh window for tenant {@code t} if {@code now} is past its current one; returns the window. */
-    private long roll(int t, long now) {
-      long current = now / WINDOW_NANOS;
-      if (current != window[t]) {
-        window[t] = current;
-        requestsUsed[t] = 0;
-        tokensUsed[t] = 0;
-      }
-      return current;
     }
   }
 }

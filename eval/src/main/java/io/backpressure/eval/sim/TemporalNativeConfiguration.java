@@ -18,9 +18,27 @@ public final class TemporalNativeConfiguration implements Configuration {
     return "tn";
   }
 
+  /**
+   * The throttle, the one model of both modes (the simulator's {@link Dispatch#throttled} and the
+   * real worker's activities-per-second limit): the request cap, in activities per second, or null
+   * when the workload caps no requests (no throttle).
+   */
+  public static Double dispatchPerSecond(Workload workload) {
+    return workload.upstream().requestsPerS();
+  }
+
+  /**
+   * The task-queue priority of class rank {@code classRank} (0 is the highest): Temporal's {@code
+   * Priority.priorityKey}, where 1 is the highest; the simulator's throttled dispatch orders by the
+   * same rank.
+   */
+  public static int priorityKey(int classRank) {
+    return classRank + 1;
+  }
+
   @Override
   public Dispatch dispatch(Workload workload) {
-    Double cap = workload.upstream().requestsPerS();
+    Double cap = dispatchPerSecond(workload);
     return Dispatch.throttled(cap == null ? UNTHROTTLED_PER_S : cap);
   }
 
