@@ -17,7 +17,7 @@ import java.util.Map;
  * records (eval/README.md, "Noisy estimates and reservation: ablations"). Run from the test
  * classpath:
  *
- * <pre>java -cp ... io.backpressure.eval.FidelityProbe WORKLOAD CONFIG[,CONFIG...] REPEATS SEED</pre>
+ * <pre>java -cp ... io.backpressure.eval.sim.FidelityProbe WORKLOAD CONFIG[,CONFIG...] REPEATS SEED</pre>
  *
  * Per configuration, means over the repeats (the same repeat seeds as {@code eval}):
  *
