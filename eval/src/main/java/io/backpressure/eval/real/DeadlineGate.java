@@ -6,8 +6,6 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.feedback.ProviderSignal;
-import io.backpressure.temporal.Backpressure;
-import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -20,10 +18,10 @@ import java.util.function.Supplier;
  * call {@link #within} the call's {@link Terms} and this gate puts them on every admission made
  * meanwhile on the activity's thread: the caller's remaining wait budget, and the workload's own
  * estimate and {@code max_tokens}, so the gate decides exactly as in the simulator. Decisions are
- * otherwise the delegate's, except that an {@link Admission.Expired} is thrown here as the
- * non-retryable {@code BackpressureExpired} failure the activity gate would map it to: the activity
- * gate describes an expiry with the request's own {@code maxWait}, which its requests do not carry.
- * Thread-safe (the terms are per thread).
+ * the delegate's; an {@link Admission.Expired} is answered as such, and the activity gate turns it
+ * into the non-retryable {@code BackpressureExpired} failure (thrown here, it would reach the
+ * activity gate's fail-open wrapper as an outage, and the call would be admitted). Thread-safe (the
+ * terms are per thread).
  */
 public final class DeadlineGate implements Gate {
   private final Gate gate;
@@ -60,11 +58,7 @@ public final class DeadlineGate implements Gate {
 
   @Override
   public Admission admit(AdmissionRequest request) {
-    Admission admission = gate.admit(withTerms(request, terms.get()));
-    if (admission instanceof Admission.Expired expired) {
-      throw ApplicationFailure.newNonRetryableFailure(expired.message(), Backpressure.EXPIRED);
-    }
-    return admission;
+    return gate.admit(withTerms(request, terms.get()));
   }
 
   private static AdmissionRequest withTerms(AdmissionRequest request, Terms terms) {
