@@ -30,6 +30,8 @@ public final class InMemoryGate implements Gate {
   private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
   private final EffectiveCaps caps;
+  /** The policy's dimension names, in order; a live update never changes them. */
+  private final List<String> dimensionNames;
   private double[] appliedCaps;
   private boolean ramping;
   private final WaitingLines waiting;
@@ -42,6 +44,7 @@ public final class InMemoryGate implements Gate {
     this.buckets = new NestedBuckets(Objects.requireNonNull(policy, "policy"));
     this.policy = policy;
     this.appliedCaps = configuredCaps(policy);
+    this.dimensionNames = policy.dimensionNames();
     this.caps = new EffectiveCaps(policy.dimensionNames(), appliedCaps, policy.feedback());
     this.waiting = new WaitingLines(policy.priorities().size(), this::waits);
   }
@@ -205,7 +208,8 @@ public final class InMemoryGate implements Gate {
       grants.put(id, booking);
       granted = booking;
     }
-    Cost debited = Arrays.equals(granted.debit, granted.estimate) ? request.cost() : toCost(policy, granted.debit);
+    Cost debited = Arrays.equals(granted.debit, granted.estimate) ? request.cost()
+        : Cost.of(dimensionNames, granted.debit);
     return new Admission.Admitted(new Grant(id, request.tenant(), request.priority(), debited, false));
   }
 
@@ -313,13 +317,5 @@ public final class InMemoryGate implements Gate {
       }
       it.remove();
     }
-  }
-
-  private static Cost toCost(Policy policy, double[] amounts) {
-    Map<String, Double> map = new HashMap<>();
-    for (int d = 0; d < amounts.length; d++) {
-      map.put(policy.dimensions().get(d).name(), amounts[d]);
-    }
-    return new Cost(map);
   }
 }
