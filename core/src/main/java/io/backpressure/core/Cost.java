@@ -72,9 +72,25 @@ public final class Cost {
       throw new IllegalArgumentException("Cost.of: " + dimensions.size() + " dimensions but "
           + amounts.length + " amounts");
     }
-    Cost cost = NONE;
+    double requests = 0;
+    double tokens = 0;
+    int named = 0;
     for (int d = 0; d < amounts.length; d++) {
-      cost = cost.with(dimensions.get(d), amounts[d]);
+      String dimension = dimensions.get(d);
+      if (dimension.equals(Dimension.REQUESTS)) {
+        requests = checked(dimension, amounts[d]);
+        named |= REQUESTS;
+      } else if (dimension.equals(Dimension.TOKENS)) {
+        tokens = checked(dimension, amounts[d]);
+        named |= TOKENS;
+      }
+    }
+    // The usual policy (requests, tokens, or both) takes one object; any other dimension is added.
+    Cost cost = new Cost(requests, tokens, named, NO_NAMES, NO_AMOUNTS);
+    for (int d = 0; d < amounts.length; d++) {
+      if (!dimensions.get(d).equals(Dimension.REQUESTS) && !dimensions.get(d).equals(Dimension.TOKENS)) {
+        cost = cost.with(dimensions.get(d), amounts[d]);
+      }
     }
     return cost;
   }
@@ -92,14 +108,7 @@ public final class Cost {
    *     {@code [0, 1e15]}
    */
   public Cost with(String dimension, double amount) {
-    Objects.requireNonNull(dimension, "dimension");
-    if (dimension.isBlank()) {
-      throw new IllegalArgumentException("a cost's dimension must be a non-empty name");
-    }
-    if (!(amount >= 0 && amount <= PolicyChecks.MAX_AMOUNT)) {
-      throw new IllegalArgumentException("cost." + dimension + " must be a finite number in [0, "
-          + (long) PolicyChecks.MAX_AMOUNT + "], got " + amount);
-    }
+    checked(Objects.requireNonNull(dimension, "dimension"), amount);
     if (dimension.equals(Dimension.REQUESTS)) {
       return new Cost(amount, tokens, named | REQUESTS, otherNames, otherAmounts);
     }
@@ -119,6 +128,35 @@ public final class Cost {
     }
     amounts[i] = amount;
     return new Cost(requests, tokens, named, names, amounts);
+  }
+
+  /** {@code amount}, once it is known to be a valid amount of {@code dimension}. */
+  private static double checked(String dimension, double amount) {
+    if (dimension.isBlank()) {
+      throw new IllegalArgumentException("a cost's dimension must be a non-empty name");
+    }
+    if (!(amount >= 0 && amount <= PolicyChecks.MAX_AMOUNT)) {
+      throw new IllegalArgumentException("cost." + dimension + " must be a finite number in [0, "
+          + (long) PolicyChecks.MAX_AMOUNT + "], got " + amount);
+    }
+    return amount;
+  }
+
+  /**
+   * Writes the amount of each of {@code dimensions} into {@code into}, in the same order (zero for
+   * one this cost does not name), without allocating.
+   *
+   * @return false when this cost names a dimension that is not among {@code dimensions}
+   */
+  public boolean amountsIn(List<String> dimensions, double[] into) {
+    int found = 0;
+    for (int d = 0; d < into.length; d++) {
+      String dimension = dimensions.get(d);
+      boolean named = names(dimension);
+      into[d] = named ? amount(dimension) : 0;
+      found += named ? 1 : 0;
+    }
+    return found == size();
   }
 
   /** The requests of this cost; zero when it names none. */

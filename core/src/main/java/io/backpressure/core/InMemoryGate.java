@@ -32,6 +32,8 @@ public final class InMemoryGate implements Gate {
   private final EffectiveCaps caps;
   /** The policy's dimension names, in order; a live update never changes them. */
   private final List<String> dimensionNames;
+  /** The actual cost of the release in progress, per dimension (guarded by the lock). */
+  private final double[] released;
   private double[] appliedCaps;
   private boolean ramping;
   private final WaitingLines waiting;
@@ -45,6 +47,7 @@ public final class InMemoryGate implements Gate {
     this.policy = policy;
     this.appliedCaps = configuredCaps(policy);
     this.dimensionNames = policy.dimensionNames();
+    this.released = new double[dimensionNames.size()];
     this.caps = new EffectiveCaps(policy.dimensionNames(), appliedCaps, policy.feedback());
     this.waiting = new WaitingLines(policy.priorities().size(), this::waits);
   }
@@ -217,20 +220,18 @@ public final class InMemoryGate implements Gate {
   public boolean release(Grant grant, Cost actual) {
     Objects.requireNonNull(grant, "grant");
     Objects.requireNonNull(actual, "actual");
-    Policy policy = this.policy;
-    double[] amounts = RequestCheck.amounts(policy, actual);
-    if (amounts == null) {
-      throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
-    }
-    if (grant.failedOpen()) {
-      return false;
-    }
     synchronized (this) {
+      if (!actual.amountsIn(dimensionNames, released)) {
+        throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
+      }
+      if (grant.failedOpen()) {
+        return false;
+      }
       NestedBuckets.Booking record = grants.remove(grant.id());
       if (record == null) {
         return false;
       }
-      buckets.release(clock.nanoTime() / 1_000, record, amounts);
+      buckets.release(clock.nanoTime() / 1_000, record, released);
       return true;
     }
   }
