@@ -225,8 +225,8 @@ public final class Cost {
     if (this == other) {
       return true;
     }
-    if (!(other instanceof Cost that) || named != that.named || otherNames.length != that.otherNames.length
-        || Double.compare(requests, that.requests) != 0 || Double.compare(tokens, that.tokens) != 0) {
+    if (!(other instanceof Cost that) || named != that.named
+        || otherNames.length != that.otherNames.length || Double.compare(requests, that.requests) != 0 || Double.compare(tokens, that.tokens) != 0) {
       return false;
     }
     for (int i = 0; i < otherNames.length; i++) {

@@ -58,8 +58,10 @@ class CostTest {
 
   @Test
   void badAmountsAreRefusedWithTheDimensionAndTheRangeNamed() {
-    assertRefused(() -> Cost.requests(-1), "cost.requests must be a finite number in [0, 1000000000000000], got -1.0");
-    assertRefused(() -> Cost.requests(1).tokens(Double.NaN), "cost.tokens must be a finite number in [0, 1000000000000000], got NaN");
+    assertRefused(() -> Cost.requests(-1),
+        "cost.requests must be a finite number in [0, 1000000000000000], got -1.0");
+    assertRefused(() -> Cost.requests(1).tokens(Double.NaN),
+        "cost.tokens must be a finite number in [0, 1000000000000000], got NaN");
     assertRefused(() -> Cost.requests(Double.POSITIVE_INFINITY), "cost.requests");
     assertRefused(() -> Cost.of("images", 2e15), "cost.images");
     assertRefused(() -> Cost.requests(1).with("seconds", -0.5), "cost.seconds");
@@ -74,6 +76,7 @@ class CostTest {
   }
 
   private static void assertRefused(Runnable build, String message) {
-    assertThatThrownBy(build::run).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+    assertThatThrownBy(build::run)
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
   }
 }

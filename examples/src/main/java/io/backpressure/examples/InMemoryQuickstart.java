@@ -27,7 +27,8 @@ public final class InMemoryQuickstart {
   /** Makes one gated call and returns how many times the gate deferred it. */
   static int chat(Gate gate, String tenant, String priority, String prompt)
       throws InterruptedException {
-    AdmissionRequest request = AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(prompt.length() / 4.0));
+    AdmissionRequest request =
+        AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(prompt.length() / 4.0));
     for (int deferrals = 0; ; deferrals++) {
       Admission admission = gate.admit(request);
       if (admission instanceof Admission.Admitted admitted) {

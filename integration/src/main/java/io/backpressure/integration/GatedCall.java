@@ -137,7 +137,8 @@ public final class GatedCall {
 
   /**
    * Releases {@code grant} with {@code actual}; never throws. A usage the gate refuses (one naming a
-   * dimension its policy does not have) is logged and replaced by the debited cost, so the grant is still released.
+   * dimension its policy does not have) is logged and replaced by the debited cost, so the grant is
+   * still released.
    */
   public void release(Grant grant, Cost actual) {
     DIRECT.release(gate, grant, actual);

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * public Reply chat(ChatInput input) {            // ChatInput implements GatedRequest
- *   return gate.call(input, () -> provider.chat(input), reply -> Cost.requests(1).tokens(reply.totalTokens()));
+ *   return gate.call(input, () -> provider.chat(input),
+ *       reply -> Cost.requests(1).tokens(reply.totalTokens()));
  * }
  * }</pre>
  *
@@ -288,8 +289,8 @@ public final class ActivityGate {
 
   /**
    * Releases {@code grant}; never throws, so that it cannot mask the call's own outcome. A usage the
-   * gate refuses (one naming a dimension its policy does not have) is logged and replaced by the debited cost, so the grant is
-   * still released.
+   * gate refuses (one naming a dimension its policy does not have) is logged and replaced by the
+   * debited cost, so the grant is still released.
    */
   private void release(Grant grant, Supplier<Cost> actual) {
     try {
