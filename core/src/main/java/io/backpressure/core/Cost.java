@@ -24,15 +24,15 @@ import java.util.Set;
  * returns a new cost.
  */
 public final class Cost {
-  private static final int REQUESTS = 1;
-  private static final int TOKENS = 2;
+  private static final int REQUESTS_BIT = 1;
+  private static final int TOKENS_BIT = 2;
   private static final String[] NO_NAMES = {};
   private static final double[] NO_AMOUNTS = {};
   private static final Cost NONE = new Cost(0, 0, 0, NO_NAMES, NO_AMOUNTS);
 
   private final double requests;
   private final double tokens;
-  /** Which standard dimensions the cost names: bits {@link #REQUESTS} and {@link #TOKENS}. */
+  /** Which standard dimensions the cost names: bits {@link #REQUESTS_BIT} and {@link #TOKENS_BIT}. */
   private final int named;
   /** The other dimensions, in the order they were first named, and their amounts. */
   private final String[] otherNames;
@@ -51,7 +51,11 @@ public final class Cost {
     return NONE;
   }
 
-  /** {@code requests} requests and nothing else yet; add tokens with {@link #tokens(double)}. */
+  /**
+   * A new cost of {@code requests} requests and nothing else yet; add tokens with {@link
+   * #tokens(double)}. Static: it starts a cost, so to set the requests of an existing one use
+   * {@code cost.with(Dimension.REQUESTS, n)}.
+   */
   public static Cost requests(double requests) {
     return NONE.with(Dimension.REQUESTS, requests);
   }
@@ -79,20 +83,21 @@ public final class Cost {
       String dimension = dimensions.get(d);
       if (dimension.equals(Dimension.REQUESTS)) {
         requests = checked(dimension, amounts[d]);
-        named |= REQUESTS;
+        named |= REQUESTS_BIT;
       } else if (dimension.equals(Dimension.TOKENS)) {
         tokens = checked(dimension, amounts[d]);
-        named |= TOKENS;
+        named |= TOKENS_BIT;
+      } else {
+        // A policy with other dimensions: built one dimension at a time.
+        Cost cost = NONE;
+        for (int e = 0; e < amounts.length; e++) {
+          cost = cost.with(dimensions.get(e), amounts[e]);
+        }
+        return cost;
       }
     }
-    // The usual policy (requests, tokens, or both) takes one object; any other dimension is added.
-    Cost cost = new Cost(requests, tokens, named, NO_NAMES, NO_AMOUNTS);
-    for (int d = 0; d < amounts.length; d++) {
-      if (!dimensions.get(d).equals(Dimension.REQUESTS) && !dimensions.get(d).equals(Dimension.TOKENS)) {
-        cost = cost.with(dimensions.get(d), amounts[d]);
-      }
-    }
-    return cost;
+    // The usual policy (requests, tokens, or both): one object.
+    return new Cost(requests, tokens, named, NO_NAMES, NO_AMOUNTS);
   }
 
   /** This cost with {@code tokens} tokens. */
@@ -110,10 +115,10 @@ public final class Cost {
   public Cost with(String dimension, double amount) {
     checked(Objects.requireNonNull(dimension, "dimension"), amount);
     if (dimension.equals(Dimension.REQUESTS)) {
-      return new Cost(amount, tokens, named | REQUESTS, otherNames, otherAmounts);
+      return new Cost(amount, tokens, named | REQUESTS_BIT, otherNames, otherAmounts);
     }
     if (dimension.equals(Dimension.TOKENS)) {
-      return new Cost(requests, amount, named | TOKENS, otherNames, otherAmounts);
+      return new Cost(requests, amount, named | TOKENS_BIT, otherNames, otherAmounts);
     }
     int i = indexOf(dimension);
     String[] names = otherNames;
@@ -184,10 +189,10 @@ public final class Cost {
   /** Whether this cost names {@code dimension} (with any amount, zero included). */
   public boolean names(String dimension) {
     if (dimension.equals(Dimension.REQUESTS)) {
-      return (named & REQUESTS) != 0;
+      return (named & REQUESTS_BIT) != 0;
     }
     if (dimension.equals(Dimension.TOKENS)) {
-      return (named & TOKENS) != 0;
+      return (named & TOKENS_BIT) != 0;
     }
     return indexOf(dimension) >= 0;
   }
@@ -200,10 +205,10 @@ public final class Cost {
   /** The dimensions this cost names: requests, tokens, then the others in the order first named. */
   public Set<String> dimensions() {
     Set<String> out = new LinkedHashSet<>();
-    if ((named & REQUESTS) != 0) {
+    if ((named & REQUESTS_BIT) != 0) {
       out.add(Dimension.REQUESTS);
     }
-    if ((named & TOKENS) != 0) {
+    if ((named & TOKENS_BIT) != 0) {
       out.add(Dimension.TOKENS);
     }
     Collections.addAll(out, otherNames);
