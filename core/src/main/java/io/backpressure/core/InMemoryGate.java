@@ -33,7 +33,7 @@ public final class InMemoryGate implements Gate {
   /** The policy's dimension names, in order; a live update never changes them. */
   private final List<String> dimensionNames;
   /** The actual cost of the release in progress, per dimension (guarded by the lock). */
-  private final double[] released;
+  private final double[] releaseAmounts;
   private double[] appliedCaps;
   private boolean ramping;
   private final WaitingLines waiting;
@@ -47,7 +47,7 @@ public final class InMemoryGate implements Gate {
     this.policy = policy;
     this.appliedCaps = configuredCaps(policy);
     this.dimensionNames = policy.dimensionNames();
-    this.released = new double[dimensionNames.size()];
+    this.releaseAmounts = new double[dimensionNames.size()];
     this.caps = new EffectiveCaps(policy.dimensionNames(), appliedCaps, policy.feedback());
     this.waiting = new WaitingLines(policy.priorities().size(), this::waits);
   }
@@ -221,7 +221,7 @@ public final class InMemoryGate implements Gate {
     Objects.requireNonNull(grant, "grant");
     Objects.requireNonNull(actual, "actual");
     synchronized (this) {
-      if (!actual.amountsIn(dimensionNames, released)) {
+      if (!actual.amountsIn(dimensionNames, releaseAmounts)) {
         throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
       }
       if (grant.failedOpen()) {
@@ -231,7 +231,7 @@ public final class InMemoryGate implements Gate {
       if (record == null) {
         return false;
       }
-      buckets.release(clock.nanoTime() / 1_000, record, released);
+      buckets.release(clock.nanoTime() / 1_000, record, releaseAmounts);
       return true;
     }
   }
