@@ -62,7 +62,7 @@ class AdminCommandTest {
     assertThat(json.path("levels").isNull()).as("no admission yet").isTrue();
 
     try (RedisGate gate = gate(new ManualClock())) {
-      assertThat(gate.admit("acme", "P1", Cost.of(1, 600))).isInstanceOf(Admission.Admitted.class);
+      assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(600))).isInstanceOf(Admission.Admitted.class);
     }
     JsonNode levels = admin("show", "--target", TARGET, "--json").json().path("levels");
     assertThat(levels.path("global").path("requests").asDouble()).isEqualTo(999);
@@ -86,7 +86,7 @@ class AdminCommandTest {
     try (RedisGate gate = gate(clock)) {
       for (int i = 0; i < 3; i++) {
         clock.advance(Duration.ofMillis(50));
-        assertThat(gate.admit("acme", "P1", Cost.of(1, 10))).isInstanceOf(Admission.Admitted.class);
+        assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Admitted.class);
       }
       Run set = admin("set", "cap", "requests", "--per-second", "1", "--burst", "1", "--target", TARGET, "--json");
       assertThat(set.code()).as(set.err()).isZero();
@@ -96,12 +96,12 @@ class AdminCommandTest {
 
       // At the same pace as before: the new burst holds one request, and the next needs a second.
       clock.advance(Duration.ofMillis(50));
-      assertThat(gate.admit("acme", "P1", Cost.of(1, 10))).isInstanceOf(Admission.Admitted.class);
+      assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Admitted.class);
       clock.advance(Duration.ofMillis(50));
-      Admission next = gate.admit("acme", "P1", Cost.of(1, 10));
+      Admission next = gate.admit("acme", "P1", Cost.requests(1).tokens(10));
       assertThat(next).isInstanceOf(Admission.Deferred.class);
       assertThat(((Admission.Deferred) next).retryAfter()).isBetween(Duration.ofMillis(900), Duration.ofMillis(1000));
-      assertThat(gate.admit("acme", "P1", Cost.of(2, 10))).as("a cost above the new burst never fits")
+      assertThat(gate.admit("acme", "P1", Cost.requests(2).tokens(10))).as("a cost above the new burst never fits")
           .isInstanceOfSatisfying(Admission.Rejected.class, r -> assertThat(r.message()).contains("burst"));
     }
   }

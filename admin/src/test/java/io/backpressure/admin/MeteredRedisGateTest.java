@@ -37,7 +37,7 @@ class MeteredRedisGateTest {
           .levels(() -> redis.policyStore().levels().orElse(null))
           .levelsMaxAge(Duration.ofNanos(1))
           .build();
-      assertThat(gate.admit("acme", "P1", Cost.of(1, 2_500))).isInstanceOf(Admission.Admitted.class);
+      assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(2_500))).isInstanceOf(Admission.Admitted.class);
 
       assertThat(gauge(registry, "backpressure.bucket.level", "tokens")).isEqualTo(7_500);
       assertThat(gauge(registry, "backpressure.bucket.utilization", "tokens")).isEqualTo(0.25);

@@ -85,11 +85,10 @@ class GatedAnthropicTest {
         // system: 3 + ⌈6/3.5⌉ + ⌈9/3.5⌉ = 8; user: 3 + 2 + 20 = 25; priming 3
         assertThat(gate.requests()).singleElement().satisfies(request ->
             assertThat(request.cost())
-                .isEqualTo(Cost.of("requests", 1, "input_tokens", 36, "output_tokens", 200)));
+                .isEqualTo(Cost.requests(1).with("input_tokens", 36).with("output_tokens", 200)));
         assertThat(gate.releases()).singleElement().satisfies(release ->
             assertThat(release.actual())
-                .isEqualTo(Cost.of("requests", 1, "input_tokens", reply.usage().inputTokens(),
-                    "output_tokens", reply.usage().outputTokens())));
+                .isEqualTo(Cost.requests(1).with("input_tokens", reply.usage().inputTokens()).with("output_tokens", reply.usage().outputTokens())));
         assertThat(reply.usage().outputTokens()).isEqualTo(30);
         assertThat(answers).singleElement()
             .satisfies(answer -> assertThat(answer.header("anthropic-ratelimit-requests-limit")).isNull());
@@ -139,7 +138,7 @@ class GatedAnthropicTest {
         assertThat(limited.header("anthropic-ratelimit-requests-remaining")).isEqualTo("0");
         assertThat(limited.header("retry-after")).isNotNull();
         assertThat(gate.releases().get(1).actual())
-            .isEqualTo(Cost.of("requests", 1, "input_tokens", 0, "output_tokens", 0));
+            .isEqualTo(Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0));
         assertThat(gate.outstanding()).isZero();
       } finally {
         client.close();
@@ -164,7 +163,7 @@ class GatedAnthropicTest {
         });
         assertThat(gate.releases()).singleElement().satisfies(release ->
             assertThat(release.actual())
-                .isEqualTo(Cost.of("requests", 1, "input_tokens", 0, "output_tokens", 0)));
+                .isEqualTo(Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0)));
       } finally {
         client.close();
       }
@@ -210,7 +209,7 @@ class GatedAnthropicTest {
       }
       assertThat(gate.releases()).singleElement().satisfies(release ->
           assertThat(release.actual())
-              .isEqualTo(Cost.of("requests", 1, "input_tokens", 21, "output_tokens", 15)));
+              .isEqualTo(Cost.requests(1).with("input_tokens", 21).with("output_tokens", 15)));
     }
   }
 
@@ -233,7 +232,7 @@ class GatedAnthropicTest {
       // input as message_start reported it; output: 35 characters at 3.5 per token
       assertThat(gate.releases()).singleElement().satisfies(release ->
           assertThat(release.actual())
-              .isEqualTo(Cost.of("requests", 1, "input_tokens", 21, "output_tokens", 10)));
+              .isEqualTo(Cost.requests(1).with("input_tokens", 21).with("output_tokens", 10)));
       assertThat(gate.outstanding()).isZero();
       assertThat(responder.requests()).hasSize(1);
     }

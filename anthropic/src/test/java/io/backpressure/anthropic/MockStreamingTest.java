@@ -62,8 +62,7 @@ class MockStreamingTest {
       RequestRecord record = provider.records().get(0);
       assertThat(gate.releases()).singleElement().satisfies(release ->
           assertThat(release.actual())
-              .isEqualTo(Cost.of("requests", 1, "input_tokens", record.promptTokens(),
-                  "output_tokens", record.completionTokens())));
+              .isEqualTo(Cost.requests(1).with("input_tokens", record.promptTokens()).with("output_tokens", record.completionTokens())));
     }
   }
 

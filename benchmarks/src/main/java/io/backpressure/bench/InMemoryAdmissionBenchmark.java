@@ -44,9 +44,9 @@ public class InMemoryAdmissionBenchmark {
     requests = new AdmissionRequest[tenants];
     String[] classes = {"P1", "P2", "P3"};
     for (int t = 0; t < tenants; t++) {
-      requests[t] = AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.of(1, 100 + t % 400));
+      requests[t] = AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + t % 400));
     }
-    actual = Cost.of(1, 250);
+    actual = Cost.requests(1).tokens(250);
   }
 
   private static Policy policy(Duration grantTtl) {

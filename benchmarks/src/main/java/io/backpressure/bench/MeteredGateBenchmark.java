@@ -66,9 +66,9 @@ public class MeteredGateBenchmark {
     String[] classes = {"P1", "P2", "P3"};
     requests = new AdmissionRequest[30];
     for (int t = 0; t < requests.length; t++) {
-      requests[t] = AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.of(1, 100 + 10 * t));
+      requests[t] = AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + 10 * t));
     }
-    actual = Cost.of(1, 250);
+    actual = Cost.requests(1).tokens(250);
   }
 
   /** Per-thread position in the request list. */

@@ -43,7 +43,7 @@ public class TargetsBenchmark {
     InMemoryGate gate;
     AdmissionRequest[] requests;
     int next;
-    final Cost actual = Cost.of(1, 250);
+    final Cost actual = Cost.requests(1).tokens(250);
 
     @Setup
     public void setUp(TargetsBenchmark shared) {
@@ -56,7 +56,7 @@ public class TargetsBenchmark {
       String[] classes = {"P1", "P2", "P3"};
       requests = new AdmissionRequest[10];
       for (int t = 0; t < requests.length; t++) {
-        requests[t] = AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.of(1, 100 + t * 37));
+        requests[t] = AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + t * 37));
       }
     }
   }

@@ -2,8 +2,6 @@ package io.backpressure.client;
 
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -83,17 +81,13 @@ public record CostModel(Set<String> dimensions) {
   }
 
   private Cost cost(long tokens, long input, long output) {
-    Map<String, Double> amounts = new LinkedHashMap<>();
-    put(amounts, Dimension.REQUESTS, 1);
-    put(amounts, Dimension.TOKENS, tokens);
-    put(amounts, INPUT_TOKENS, input);
-    put(amounts, OUTPUT_TOKENS, output);
-    return new Cost(amounts);
+    Cost cost = with(Cost.none(), Dimension.REQUESTS, 1);
+    cost = with(cost, Dimension.TOKENS, tokens);
+    cost = with(cost, INPUT_TOKENS, input);
+    return with(cost, OUTPUT_TOKENS, output);
   }
 
-  private void put(Map<String, Double> amounts, String dimension, double amount) {
-    if (dimensions.contains(dimension)) {
-      amounts.put(dimension, amount);
-    }
+  private Cost with(Cost cost, String dimension, double amount) {
+    return dimensions.contains(dimension) ? cost.with(dimension, amount) : cost;
   }
 }

@@ -13,18 +13,18 @@ class CostModelTest {
   @Test
   void chargesRequestsAndTotalTokens() {
     CostModel model = CostModel.REQUESTS_AND_TOKENS;
-    assertThat(model.estimate(CALL)).isEqualTo(Cost.of(1, 120));
-    assertThat(model.actual(new Usage(118, 37))).isEqualTo(Cost.of(1, 155));
-    assertThat(model.failed()).isEqualTo(Cost.of(1, 0));
+    assertThat(model.estimate(CALL)).isEqualTo(Cost.requests(1).tokens(120));
+    assertThat(model.actual(new Usage(118, 37))).isEqualTo(Cost.requests(1).tokens(155));
+    assertThat(model.failed()).isEqualTo(Cost.requests(1).tokens(0));
   }
 
   @Test
   void chargesInputAndOutputSeparatelyReservingTheCompletionLimit() {
     CostModel model = CostModel.SEPARATE_INPUT_OUTPUT;
     assertThat(model.estimate(CALL))
-        .isEqualTo(Cost.of("requests", 1, "input_tokens", 120, "output_tokens", 400));
+        .isEqualTo(Cost.requests(1).with("input_tokens", 120).with("output_tokens", 400));
     assertThat(model.actual(new Usage(118, 37)))
-        .isEqualTo(Cost.of("requests", 1, "input_tokens", 118, "output_tokens", 37));
+        .isEqualTo(Cost.requests(1).with("input_tokens", 118).with("output_tokens", 37));
     assertThat(model.estimate(new ProviderCall("m", 5, null, false)).amount("output_tokens")).isZero();
   }
 

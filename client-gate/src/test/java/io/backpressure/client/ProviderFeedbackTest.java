@@ -45,7 +45,7 @@ class ProviderFeedbackTest {
         .priority("P1", 1).feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build()).build(), clock);
     ProviderFeedback feedback = ProviderFeedback.toGate(gate);
     for (int i = 0; i < 400; i++) {
-      Admission answer = gate.admit(AdmissionRequest.of("acme", "P1", Cost.oneRequest()));
+      Admission answer = gate.admit(AdmissionRequest.of("acme", "P1", Cost.requests(1)));
       assertThat(answer).as("call %d at 40/s under a cap of 60/s", i).isInstanceOf(Admission.Admitted.class);
       Grant grant = ((Admission.Admitted) answer).grant();
       int inWindow = i % 40;
@@ -54,7 +54,7 @@ class ProviderFeedbackTest {
           "x-ratelimit-limit-requests", List.of("60"),
           "x-ratelimit-remaining-requests", List.of(Integer.toString(60 - inWindow - 1)),
           "x-ratelimit-reset-requests", List.of((1000 - 25 * inWindow) + "ms"))), grant);
-      gate.release(grant, Cost.oneRequest());
+      gate.release(grant, Cost.requests(1));
     }
     assertThat(gate.feedbackState().dimensions().get("requests").outside()).isLessThan(6.0);
     assertThat(gate.feedbackState().dimensions().get("requests").effective()).isEqualTo(60.0);

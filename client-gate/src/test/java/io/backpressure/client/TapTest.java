@@ -94,7 +94,7 @@ class TapTest {
     }
     assertThat(dialect.events).containsExactly("first|one\ntwo", "null|{\"x\":1}", "null|last, with no blank line");
     assertThat(gate.releases()).singleElement()
-        .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.of(1, 10 + 3)));
+        .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(10 + 3)));
   }
 
   @Test
@@ -106,7 +106,7 @@ class TapTest {
     body.close();
     body.close();
     assertThat(gate.releases()).singleElement()
-        .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.of(1, 10)));
+        .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(10)));
   }
 
   @Test
@@ -117,7 +117,7 @@ class TapTest {
     body.read();
     body.close();
     assertThat(gate.releases()).singleElement()
-        .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.of(1, 12)));
+        .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(12)));
   }
 
   @Test
@@ -140,7 +140,7 @@ class TapTest {
     assertThat(exchange.tap(raw)).isSameAs(raw);
     exchange.failed(new IOException("late"));
     assertThat(gate.releases()).singleElement()
-        .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.of(1, 0)));
+        .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(0)));
   }
 
   @Test

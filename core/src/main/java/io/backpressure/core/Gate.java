@@ -35,7 +35,7 @@ public interface Gate {
    *
    * @return true when this release was applied, false when the grant was already released, expired
    *     or failed open
-   * @throws IllegalArgumentException if {@code actual} has a negative or non-finite amount
+   * @throws IllegalArgumentException if {@code actual} names a dimension the policy does not have
    */
   boolean release(Grant grant, Cost actual);
 

@@ -30,6 +30,10 @@ public final class InMemoryGate implements Gate {
   private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
   private final EffectiveCaps caps;
+  /** The policy's dimension names, in order; a live update never changes them. */
+  private final List<String> dimensionNames;
+  /** The actual cost of the release in progress, per dimension (guarded by the lock). */
+  private final double[] releaseAmounts;
   private double[] appliedCaps;
   private boolean ramping;
   private final WaitingLines waiting;
@@ -42,6 +46,8 @@ public final class InMemoryGate implements Gate {
     this.buckets = new NestedBuckets(Objects.requireNonNull(policy, "policy"));
     this.policy = policy;
     this.appliedCaps = configuredCaps(policy);
+    this.dimensionNames = policy.dimensionNames();
+    this.releaseAmounts = new double[dimensionNames.size()];
     this.caps = new EffectiveCaps(policy.dimensionNames(), appliedCaps, policy.feedback());
     this.waiting = new WaitingLines(policy.priorities().size(), this::waits);
   }
@@ -205,7 +211,8 @@ public final class InMemoryGate implements Gate {
       grants.put(id, booking);
       granted = booking;
     }
-    Cost debited = Arrays.equals(granted.debit, granted.estimate) ? request.cost() : toCost(policy, granted.debit);
+    Cost debited = Arrays.equals(granted.debit, granted.estimate) ? request.cost()
+        : Cost.of(dimensionNames, granted.debit);
     return new Admission.Admitted(new Grant(id, request.tenant(), request.priority(), debited, false));
   }
 
@@ -213,20 +220,18 @@ public final class InMemoryGate implements Gate {
   public boolean release(Grant grant, Cost actual) {
     Objects.requireNonNull(grant, "grant");
     Objects.requireNonNull(actual, "actual");
-    Policy policy = this.policy;
-    double[] amounts = RequestCheck.amounts(policy, actual);
-    if (amounts == null) {
-      throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
-    }
-    if (grant.failedOpen()) {
-      return false;
-    }
     synchronized (this) {
+      if (!actual.amountsIn(dimensionNames, releaseAmounts)) {
+        throw new IllegalArgumentException(RequestCheck.problem(policy, actual, "actual"));
+      }
+      if (grant.failedOpen()) {
+        return false;
+      }
       NestedBuckets.Booking record = grants.remove(grant.id());
       if (record == null) {
         return false;
       }
-      buckets.release(clock.nanoTime() / 1_000, record, amounts);
+      buckets.release(clock.nanoTime() / 1_000, record, releaseAmounts);
       return true;
     }
   }
@@ -313,13 +318,5 @@ public final class InMemoryGate implements Gate {
       }
       it.remove();
     }
-  }
-
-  private static Cost toCost(Policy policy, double[] amounts) {
-    Map<String, Double> map = new HashMap<>();
-    for (int d = 0; d < amounts.length; d++) {
-      map.put(policy.dimensions().get(d).name(), amounts[d]);
-    }
-    return new Cost(map);
   }
 }

@@ -789,6 +789,9 @@ final class NestedBuckets {
    * leave the sums, in touch order.
    */
   private void evictIdle(long now) {
+    if (bySeen.isEmpty() || now - bySeen.first().lastSeen <= idleTtlMicros) {
+      return;
+    }
     List<Queue> gone = new ArrayList<>();
     while (!bySeen.isEmpty() && now - bySeen.first().lastSeen > idleTtlMicros) {
       gone.add(bySeen.pollFirst());

@@ -6,7 +6,7 @@ public enum RejectReason {
   NEVER_FITS,
   /** The priority class is not one of the policy's classes. */
   UNKNOWN_PRIORITY,
-  /** A field of the request is malformed: empty tenant, negative or non-finite cost, unknown dimension. */
+  /** A field of the request is malformed: empty tenant, a cost naming an unknown dimension, bad maxTokens. */
   INVALID_REQUEST,
   /** The shared state is unreachable and the gate is configured to fail closed with rejection. */
   STATE_UNAVAILABLE

@@ -1,7 +1,7 @@
 package io.backpressure.core;
 
 import java.time.Duration;
-import java.util.Map;
+import java.util.List;
 
 /**
  * Checks an admission request against a policy and resolves it into the numbers the admission
@@ -75,33 +75,29 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
   }
 
   /**
-   * The amounts of {@code cost} in policy order, or null when one is unknown, negative or not
-   * finite.
+   * The amounts of {@code cost} in policy order, or null when it names a dimension the policy does
+   * not have. (The amounts themselves are in range: {@link Cost} refuses any other.)
    */
   public static double[] amounts(Policy policy, Cost cost) {
-    double[] amounts = new double[policy.dimensions().size()];
-    for (Map.Entry<String, Double> e : cost.amounts().entrySet()) {
-      int d = policy.dimensionIndex(e.getKey());
-      double value = e.getValue();
-      if (d < 0 || !Double.isFinite(value) || value < 0 || value > PolicyChecks.MAX_AMOUNT) {
-        return null;
+    List<Dimension> dimensions = policy.dimensions();
+    double[] amounts = new double[dimensions.size()];
+    int named = 0;
+    for (int d = 0; d < amounts.length; d++) {
+      String name = dimensions.get(d).name();
+      if (cost.names(name)) {
+        amounts[d] = cost.amount(name);
+        named++;
       }
-      amounts[d] = value;
     }
-    return amounts;
+    return named == cost.size() ? amounts : null;
   }
 
   /** Describes what is wrong with {@code cost}, naming the field and the allowed range. */
   public static String problem(Policy policy, Cost cost, String field) {
-    for (Map.Entry<String, Double> e : cost.amounts().entrySet()) {
-      if (policy.dimensionIndex(e.getKey()) < 0) {
-        return field + "." + e.getKey() + " is not a dimension of target " + policy.target()
+    for (String dimension : cost.dimensions()) {
+      if (policy.dimensionIndex(dimension) < 0) {
+        return field + "." + dimension + " is not a dimension of target " + policy.target()
             + "; known: " + policy.dimensionNames();
-      }
-      double value = e.getValue();
-      if (!Double.isFinite(value) || value < 0 || value > PolicyChecks.MAX_AMOUNT) {
-        return field + "." + e.getKey() + " must be a finite number in [0, " + (long) PolicyChecks.MAX_AMOUNT
-            + "], got " + value;
       }
     }
     return field + " is valid";

@@ -58,19 +58,19 @@ class FailOpenGateFeedbackTest {
 
   @Test
   void gatingThatResumesAfterFailingOpenStartsTheRamp() {
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     assertThat(real.feedbackState().ramps()).isZero();
 
     down.set(true);
-    assertThat(gate.admit("a", "P1", Cost.oneRequest()))
+    assertThat(gate.admit("a", "P1", Cost.requests(1)))
         .isInstanceOfSatisfying(Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
     down.set(false);
     clock.advance(Duration.ofSeconds(1));
-    gate.admit("a", "P1", Cost.oneRequest());
+    gate.admit("a", "P1", Cost.requests(1));
 
     assertThat(real.feedbackState().ramps()).isEqualTo(1);
     assertThat(real.feedbackState().rampMultiplier()).isEqualTo(0.25);
-    gate.admit("a", "P1", Cost.oneRequest());
+    gate.admit("a", "P1", Cost.requests(1));
     assertThat(real.feedbackState().ramps()).as("once per outage").isEqualTo(1);
   }
 }

@@ -95,10 +95,10 @@ class FailOpenGateTest {
 
     flaky.down.set(true);
     for (int i = 0; i < 100; i++) {
-      Admission answer = gate.admit("a", "P1", Cost.oneRequest());
+      Admission answer = gate.admit("a", "P1", Cost.requests(1));
       assertThat(answer).isInstanceOfSatisfying(Admission.Admitted.class, a -> {
         assertThat(a.grant().failedOpen()).isTrue();
-        assertThat(gate.release(a.grant(), Cost.oneRequest())).isFalse();
+        assertThat(gate.release(a.grant(), Cost.requests(1))).isFalse();
       });
     }
     assertThat(gate.failures()).isEqualTo(1);
@@ -107,9 +107,9 @@ class FailOpenGateTest {
 
     flaky.down.set(false);
     clock.advance(Duration.ofMillis(500));
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Deferred.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Deferred.class);
   }
 
   /**
@@ -152,17 +152,17 @@ class FailOpenGateTest {
     };
     FailOpenGate gate = FailOpenGate.around(stalling).probeInterval(Duration.ofMillis(500)).clock(clock).build();
     flaky.down.set(true);
-    assertThat(((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant().failedOpen()).isTrue();
+    assertThat(((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant().failedOpen()).isTrue();
     flaky.down.set(false);
     stalled.set(true);
     clock.advance(Duration.ofMillis(500));
 
     java.util.concurrent.CompletableFuture<Admission> probe =
-        java.util.concurrent.CompletableFuture.supplyAsync(() -> gate.admit("a", "P1", Cost.oneRequest()));
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> gate.admit("a", "P1", Cost.requests(1)));
     entered.await();
     int asked = flaky.calls;
     for (int i = 0; i < 5; i++) {
-      assertThat(((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant().failedOpen())
+      assertThat(((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant().failedOpen())
           .as("call %d while the probe waits", i).isTrue();
     }
     assertThat(flaky.calls).as("nobody else asked the stalled state").isEqualTo(asked);
@@ -170,7 +170,7 @@ class FailOpenGateTest {
     stalled.set(false);
     resume.countDown();
     assertThat(((Admission.Admitted) probe.get()).grant().failedOpen()).isFalse();
-    Admission next = gate.admit("a", "P1", Cost.oneRequest());
+    Admission next = gate.admit("a", "P1", Cost.requests(1));
     assertThat(next).isInstanceOfSatisfying(Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isFalse());
     assertThat(flaky.calls).as("the probe's call and the next one").isEqualTo(asked + 2);
     assertThat(gate.ungatedDecisions()).isEqualTo(6);
@@ -183,7 +183,7 @@ class FailOpenGateTest {
     FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.CLOSED)
         .closedRetryAfter(Duration.ofSeconds(2)).clock(clock).build();
     flaky.down.set(true);
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOfSatisfying(Admission.Deferred.class,
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOfSatisfying(Admission.Deferred.class,
         d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofSeconds(2)));
   }
 
@@ -195,12 +195,12 @@ class FailOpenGateTest {
         .localFallback(POLICY).clock(clock).build();
     flaky.down.set(true);
     // Empty at the start of the outage: the first call waits for one request's worth of refill.
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOfSatisfying(Admission.Deferred.class,
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOfSatisfying(Admission.Deferred.class,
         d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(100)));
     clock.advance(Duration.ofMillis(200));
-    Admission first = gate.admit("b", "P1", Cost.oneRequest());
+    Admission first = gate.admit("b", "P1", Cost.requests(1));
     assertThat(first).isInstanceOf(Admission.Admitted.class);
-    assertThat(gate.release(((Admission.Admitted) first).grant(), Cost.oneRequest())).isTrue();
+    assertThat(gate.release(((Admission.Admitted) first).grant(), Cost.requests(1))).isTrue();
     assertThat(gate.ungatedDecisions()).isEqualTo(2);
   }
 
@@ -211,7 +211,7 @@ class FailOpenGateTest {
     FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL)
         .localFallback(POLICY).probeInterval(Duration.ofSeconds(60)).clock(clock).build();
     flaky.down.set(true);
-    AdmissionRequest request = AdmissionRequest.of("a", "P1", Cost.oneRequest());
+    AdmissionRequest request = AdmissionRequest.of("a", "P1", Cost.requests(1));
     // Three callers line up on the empty local bucket (only the global cap is empty: the queue is
     // within its share, so they line up behind the light tail, one request's refill apart) and do
     // not all wake at once; each comes back when told, with its booking, and is admitted.
@@ -235,23 +235,23 @@ class FailOpenGateTest {
         .localFallback(POLICY).probeInterval(Duration.ofMillis(500)).clock(clock).build();
     flaky.down.set(true);
     clock.advance(Duration.ofSeconds(1));
-    gate.admit("a", "P1", Cost.oneRequest());
+    gate.admit("a", "P1", Cost.requests(1));
     clock.advance(Duration.ofMillis(150));
-    Grant local = ((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant();
-    Admission.Deferred waiting = (Admission.Deferred) gate.admit("a", "P1", Cost.oneRequest());
+    Grant local = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant();
+    Admission.Deferred waiting = (Admission.Deferred) gate.admit("a", "P1", Cost.requests(1));
 
     flaky.down.set(false);
     clock.advance(Duration.ofMillis(500));
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
-    assertThat(gate.release(local, Cost.oneRequest())).as("its outage's gate still releases it").isTrue();
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.release(local, Cost.requests(1))).as("its outage's gate still releases it").isTrue();
 
     flaky.down.set(true);
     clock.advance(Duration.ofMillis(500));
     // The second outage's gate starts empty again and does not know the first one's booking.
-    assertThat(gate.admit(AdmissionRequest.of("a", "P1", Cost.oneRequest()).withBooking(waiting.booking())))
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1)).withBooking(waiting.booking())))
         .isInstanceOfSatisfying(Admission.Deferred.class,
             d -> assertThat(d.booking()).isNotEqualTo(waiting.booking()).startsWith("local2:"));
-    assertThat(gate.release(local, Cost.oneRequest())).isFalse();
+    assertThat(gate.release(local, Cost.requests(1))).isFalse();
   }
 
   @Test
@@ -277,15 +277,15 @@ class FailOpenGateTest {
     };
     FailOpenGate gate = FailOpenGate.around(delegate).mode(FailOpenGate.Mode.LOCAL).localFallback(POLICY)
         .clock(clock).build();
-    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant();
-    assertThat(gate.release(grant, Cost.oneRequest())).isTrue();
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant();
+    assertThat(gate.release(grant, Cost.requests(1))).isTrue();
     assertThat(released[0]).isEqualTo(grant);
   }
 
   @Test
   void timeout_abandonsAHungCall() throws InterruptedException {
     FailOpenGate gate = FailOpenGate.around(new HungGate()).timeout(Duration.ofMillis(50)).build();
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     assertThat(gate.failures()).isEqualTo(1);
   }
 
@@ -293,9 +293,9 @@ class FailOpenGateTest {
   void badReleaseInputIsTheCallersError_notAnOutage() {
     ManualClock clock = new ManualClock();
     FailOpenGate gate = FailOpenGate.around(new FlakyGate(clock)).clock(clock).build();
-    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant();
-    assertThatThrownBy(() -> gate.release(grant, Cost.of("requests", -1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("actual.requests");
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant();
+    assertThatThrownBy(() -> gate.release(grant, Cost.requests(1).with("gpus", 1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("actual.gpus");
     assertThat(gate.failures()).isZero();
   }
 
@@ -325,7 +325,7 @@ class FailOpenGateTest {
         done.add(callers.submit(() -> {
           start.await();
           for (int i = 0; i < perThread; i++) {
-            ids.add(((Admission.Admitted) gate.admit("a", "P1", Cost.oneRequest())).grant().id());
+            ids.add(((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant().id());
           }
           return null;
         }));
@@ -349,13 +349,13 @@ class FailOpenGateTest {
     FailOpenGate gate;
     try (FailOpenGate closing = FailOpenGate.around(hung).timeout(Duration.ofDays(1)).clock(clock).build()) {
       gate = closing;
-      new Thread(() -> gate.admit("a", "P1", Cost.oneRequest())).start();
+      new Thread(() -> gate.admit("a", "P1", Cost.requests(1))).start();
       hung.entered.await();
     }
     hung.interrupted.await();
     hung.hang.set(false);
     clock.advance(Duration.ofSeconds(1));
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOfSatisfying(
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOfSatisfying(
         Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
     gate.close();
   }

@@ -137,8 +137,8 @@ class FeedbackLoopTest {
       clock.set(Math.max(clock.nanoTime(), e.nanos()));
       double t = e.nanos() / 1e9;
       if (e.answer()) {
-        gate.release(e.grant(), Cost.oneRequest());
-        gate.feedback(e.grant(), e.signal().withUsage(Cost.oneRequest()));
+        gate.release(e.grant(), Cost.requests(1));
+        gate.feedback(e.grant(), e.signal().withUsage(Cost.requests(1)));
         if (t >= WARMUP) {
           lowestEffective = Math.min(lowestEffective,
               gate.feedbackState().dimensions().get("requests").effective());
@@ -146,7 +146,7 @@ class FeedbackLoopTest {
         events.add(new Event(e.nanos(), e.caller(), false, null, null, null));
         continue;
       }
-      AdmissionRequest request = AdmissionRequest.of("tenant-" + e.caller() % 4, "P1", Cost.oneRequest());
+      AdmissionRequest request = AdmissionRequest.of("tenant-" + e.caller() % 4, "P1", Cost.requests(1));
       Admission answer = gate.admit(e.booking() == null ? request : request.withBooking(e.booking()));
       if (answer instanceof Admission.Deferred d) {
         events.add(new Event(e.nanos() + d.retryAfter().toNanos(), e.caller(), false, null, null, d.booking()));

@@ -37,7 +37,7 @@ public abstract class GateConformanceSuite {
     return 300;
   }
 
-  static final Cost ONE = Cost.oneRequest();
+  static final Cost ONE = Cost.requests(1);
 
   static Policy.Builder requestsAndTokens() {
     return Policy.builder("test/model")
@@ -65,7 +65,7 @@ public abstract class GateConformanceSuite {
       double tokens = 20 + random.nextInt(1500);
       double start = random.nextDouble() * horizon / 2;
       double stop = start + random.nextDouble() * horizon;
-      traffic.callers("t" + t, priority, Cost.of(1, tokens), Cost.of(1, tokens),
+      traffic.callers("t" + t, priority, Cost.requests(1).tokens(tokens), Cost.requests(1).tokens(tokens),
           1 + random.nextInt(12), random.nextDouble() * 0.3, start, stop);
     }
     List<Traffic.Admitted> log = traffic.runUntil(horizon);
@@ -100,9 +100,9 @@ public abstract class GateConformanceSuite {
     Policy policy = requestsAndTokens().priority("P1", 1).tenantWeight("t_heavy", 2).build();
     ManualClock clock = new ManualClock();
     Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .callers("t_heavy", "P1", Cost.of(1, 400), 8)
-        .callers("t_light_a", "P1", Cost.of(1, 100), 8)
-        .callers("t_light_b", "P1", Cost.of(1, 100), 8);
+        .callers("t_heavy", "P1", Cost.requests(1).tokens(400), 8)
+        .callers("t_light_a", "P1", Cost.requests(1).tokens(100), 8)
+        .callers("t_light_b", "P1", Cost.requests(1).tokens(100), 8);
     double end = shareSeconds();
     List<Traffic.Admitted> log = traffic.runUntil(end);
 
@@ -204,19 +204,19 @@ public abstract class GateConformanceSuite {
     // "long" estimates 100 tokens per call and uses 600: its class learns the 500 it misses.
     for (int i = 0; i < 20; i++) {
       clock.advance(Duration.ofMillis(100));
-      Admission answer = gate.admit(AdmissionRequest.of("long", "P1", Cost.of(1, 100)));
+      Admission answer = gate.admit(AdmissionRequest.of("long", "P1", Cost.requests(1).tokens(100)));
       assertThat(answer).isInstanceOf(Admission.Admitted.class);
-      gate.release(((Admission.Admitted) answer).grant(), Cost.of(1, 600));
+      gate.release(((Admission.Admitted) answer).grant(), Cost.requests(1).tokens(600));
     }
     clock.advance(Duration.ofMillis(100));
-    Admission first = gate.admit(AdmissionRequest.of("new", "P1", Cost.of(1, 100)));
+    Admission first = gate.admit(AdmissionRequest.of("new", "P1", Cost.requests(1).tokens(100)));
     // 100 + 500 · (1 − 0.8^20) ≈ 594 tokens, not the bare estimate.
     assertThat(first).isInstanceOfSatisfying(Admission.Admitted.class,
         a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isCloseTo(594, within(2.0)));
     // The new queue's own correction starts there too and keeps learning from its releases.
-    gate.release(((Admission.Admitted) first).grant(), Cost.of(1, 600));
+    gate.release(((Admission.Admitted) first).grant(), Cost.requests(1).tokens(600));
     clock.advance(Duration.ofMillis(100));
-    Admission second = gate.admit(AdmissionRequest.of("new", "P1", Cost.of(1, 100)));
+    Admission second = gate.admit(AdmissionRequest.of("new", "P1", Cost.requests(1).tokens(100)));
     assertThat(second).isInstanceOfSatisfying(Admission.Admitted.class,
         a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isCloseTo(595, within(2.0)));
   }
@@ -266,7 +266,7 @@ public abstract class GateConformanceSuite {
     Policy policy = requestsAndTokens().priority("P1", 1).build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
-    Cost cost = Cost.of(1, 6_000);
+    Cost cost = Cost.requests(1).tokens(6_000);
     assertThat(gate.admit("a", "P1", cost)).isInstanceOf(Admission.Admitted.class);
     assertThat(gate.admit("a", "P1", cost)).isInstanceOf(Admission.Admitted.class);
     Admission third = gate.admit("a", "P1", cost);
@@ -298,7 +298,7 @@ public abstract class GateConformanceSuite {
   void neverFits_isRejectedAtOnce_notDeferred() {
     Policy policy = requestsAndTokens().priority("P1", 1).build();
     Gate gate = newGate(policy, new ManualClock());
-    Admission answer = gate.admit("a", "P1", Cost.of(1, 12_001));
+    Admission answer = gate.admit("a", "P1", Cost.requests(1).tokens(12_001));
     assertThat(answer).isInstanceOfSatisfying(Admission.Rejected.class, r -> {
       assertThat(r.reason()).isEqualTo(RejectReason.NEVER_FITS);
       assertThat(r.message()).contains("cost.tokens").contains("12000");
@@ -310,13 +310,13 @@ public abstract class GateConformanceSuite {
     Policy policy = requestsAndTokens().priority("P1", 1).reservation(true, 1024).build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
-    Admission answer = gate.admit(AdmissionRequest.of("a", "P1", Cost.of(1, 100)).withMaxTokens(900));
+    Admission answer = gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(100)).withMaxTokens(900));
     Grant grant = ((Admission.Admitted) answer).grant();
     assertThat(grant.debited().amount(Dimension.TOKENS)).isEqualTo(1000);
-    Grant defaulted = ((Admission.Admitted) gate.admit("a", "P1", Cost.of(1, 100))).grant();
+    Grant defaulted = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(100))).grant();
     assertThat(defaulted.debited().amount(Dimension.TOKENS)).isEqualTo(1124);
-    assertThat(gate.release(grant, Cost.of(1, 300))).isTrue();
-    assertThat(gate.release(defaulted, Cost.of(1, 300))).isTrue();
+    assertThat(gate.release(grant, Cost.requests(1).tokens(300))).isTrue();
+    assertThat(gate.release(defaulted, Cost.requests(1).tokens(300))).isTrue();
   }
 
   @Test
@@ -325,7 +325,7 @@ public abstract class GateConformanceSuite {
     Policy policy = requestsAndTokens().priority("P1", 1).build();
     ManualClock clock = new ManualClock();
     Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .callers("a", "P1", Cost.of(1, 100), Cost.of(1, 300), 20, 0.1, 0, Double.POSITIVE_INFINITY);
+        .callers("a", "P1", Cost.requests(1).tokens(100), Cost.requests(1).tokens(300), 20, 0.1, 0, Double.POSITIVE_INFINITY);
     double end = shareSeconds() / 2;
     List<Traffic.Admitted> log = traffic.runUntil(end);
 
@@ -339,18 +339,18 @@ public abstract class GateConformanceSuite {
     Policy policy = Policy.builder("test/model").dimension(Dimension.TOKENS, 1_000, 1_000).priority("P1", 1).build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
-    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.of("tokens", 800))).grant();
-    assertThat(gate.admit("a", "P1", Cost.of("tokens", 800))).isInstanceOf(Admission.Deferred.class);
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.none().tokens(800))).grant();
+    assertThat(gate.admit("a", "P1", Cost.none().tokens(800))).isInstanceOf(Admission.Deferred.class);
 
-    assertThat(gate.release(grant, Cost.of("tokens", 100))).isTrue();
-    assertThat(gate.release(grant, Cost.of("tokens", 0))).isFalse();
+    assertThat(gate.release(grant, Cost.none().tokens(100))).isTrue();
+    assertThat(gate.release(grant, Cost.none().tokens(0))).isFalse();
     // 700 came back once: 900 available now, and a second refund would have made it 1000.
-    assertThat(gate.admit("b", "P1", Cost.of("tokens", 900))).isInstanceOf(Admission.Admitted.class);
-    assertThat(gate.admit("c", "P1", Cost.of("tokens", 1))).isInstanceOf(Admission.Deferred.class);
+    assertThat(gate.admit("b", "P1", Cost.none().tokens(900))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("c", "P1", Cost.none().tokens(1))).isInstanceOf(Admission.Deferred.class);
 
     // Never released: the 900 stay debited and only refill brings capacity back (strict side).
     clock.advance(Duration.ofMillis(500));
-    assertThat(gate.admit("d", "P1", Cost.of("tokens", 600))).isInstanceOf(Admission.Deferred.class);
+    assertThat(gate.admit("d", "P1", Cost.none().tokens(600))).isInstanceOf(Admission.Deferred.class);
   }
 
   @Test
@@ -388,10 +388,7 @@ public abstract class GateConformanceSuite {
     Policy policy = requestsAndTokens().priority("P1", 1).build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
-    assertRejected(gate.admit("a", "P1", Cost.of(1, -5)), RejectReason.INVALID_REQUEST, "cost.tokens");
-    assertRejected(gate.admit("a", "P1", Cost.of(1, Double.NaN)), RejectReason.INVALID_REQUEST, "cost.tokens");
-    assertRejected(gate.admit("a", "P1", Cost.of(Double.POSITIVE_INFINITY, 1)), RejectReason.INVALID_REQUEST, "cost.requests");
-    assertRejected(gate.admit("a", "P1", Cost.of("requests", 1, "gpus", 1)), RejectReason.INVALID_REQUEST, "cost.gpus");
+    assertRejected(gate.admit("a", "P1", Cost.requests(1).with("gpus", 1)), RejectReason.INVALID_REQUEST, "cost.gpus");
     assertRejected(gate.admit("", "P1", ONE), RejectReason.INVALID_REQUEST, "tenant");
     assertRejected(gate.admit(null, "P1", ONE), RejectReason.INVALID_REQUEST, "tenant");
     assertRejected(gate.admit("a", "P9", ONE), RejectReason.UNKNOWN_PRIORITY, "P1");

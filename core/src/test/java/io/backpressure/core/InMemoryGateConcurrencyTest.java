@@ -63,7 +63,7 @@ class InMemoryGateConcurrencyTest {
           if (clock.nanoTime() < retryAt) {
             continue;
           }
-          AdmissionRequest request = AdmissionRequest.of(tenant, priority, Cost.of(1, tokens));
+          AdmissionRequest request = AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(tokens));
           Admission answer = gate.admit(booking == null ? request : request.withBooking(booking));
           if (answer instanceof Admission.Admitted) {
             log.add(new Admitted(clock.lastRead.get(), 1, tokens));

@@ -20,7 +20,7 @@ class InMemoryGateFeedbackTest {
   private final ManualClock clock = new ManualClock();
   private final InMemoryGate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o")
       .requestsPerSecond(60).priority("P1", 1).feedback(FEEDBACK).build(), clock);
-  private final Traffic traffic = new Traffic(gate, clock).callers("acme", "P1", Cost.oneRequest(), 8);
+  private final Traffic traffic = new Traffic(gate, clock).callers("acme", "P1", Cost.requests(1), 8);
 
   /** Mutation tried: {@code InMemoryGate.applyCaps} not reconfiguring the rule (60/s throughout). */
   @Test

@@ -46,7 +46,7 @@ class InMemoryGatesTest {
   private static int burst(Gate gate) {
     int admitted = 0;
     for (int i = 0; i < 10; i++) {
-      admitted += gate.admit("t" + i, "P1", Cost.oneRequest()) instanceof Admission.Admitted ? 1 : 0;
+      admitted += gate.admit("t" + i, "P1", Cost.requests(1)) instanceof Admission.Admitted ? 1 : 0;
     }
     return admitted;
   }
@@ -70,8 +70,8 @@ class InMemoryGatesTest {
     });
     holder.start();
     held.await();
-    CompletableFuture<Admission> onB = CompletableFuture.supplyAsync(() -> b.admit("t", "P1", Cost.oneRequest()));
-    CompletableFuture<Admission> onA = CompletableFuture.supplyAsync(() -> a.admit("t", "P1", Cost.oneRequest()));
+    CompletableFuture<Admission> onB = CompletableFuture.supplyAsync(() -> b.admit("t", "P1", Cost.requests(1)));
+    CompletableFuture<Admission> onA = CompletableFuture.supplyAsync(() -> a.admit("t", "P1", Cost.requests(1)));
     try {
       assertThat(onB.get(30, TimeUnit.SECONDS)).isInstanceOf(Admission.Admitted.class);
       assertThat(onA).as("a's call waits for a's lock").isNotDone();

@@ -20,12 +20,12 @@ class SafeWindowDefaultTest {
     int admitted = 0;
     String booking = null;
     while (clock.nanoTime() < MINUTE.toNanos()) {
-      AdmissionRequest request = AdmissionRequest.of("acme", "P1", Cost.oneRequest()).withBooking(booking);
+      AdmissionRequest request = AdmissionRequest.of("acme", "P1", Cost.requests(1)).withBooking(booking);
       Admission admission = gate.admit(request);
       if (admission instanceof Admission.Admitted a) {
         admitted++;
         booking = null;
-        gate.release(a.grant(), Cost.oneRequest());
+        gate.release(a.grant(), Cost.requests(1));
       } else if (admission instanceof Admission.Deferred d) {
         booking = d.booking();
         clock.advance(d.retryAfter());

@@ -27,12 +27,13 @@ public final class InMemoryQuickstart {
   /** Makes one gated call and returns how many times the gate deferred it. */
   static int chat(Gate gate, String tenant, String priority, String prompt)
       throws InterruptedException {
-    AdmissionRequest request = AdmissionRequest.of(tenant, priority, Cost.of(1, prompt.length() / 4.0));
+    AdmissionRequest request =
+        AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(prompt.length() / 4.0));
     for (int deferrals = 0; ; deferrals++) {
       Admission admission = gate.admit(request);
       if (admission instanceof Admission.Admitted admitted) {
         int tokensUsed = callModel(prompt);    // your LLM client, with its own retries turned off
-        gate.release(admitted.grant(), Cost.of(1, tokensUsed));
+        gate.release(admitted.grant(), Cost.requests(1).tokens(tokensUsed));
         return deferrals;
       } else if (admission instanceof Admission.Deferred deferred) {
         Thread.sleep(deferred.retryAfter().toMillis());    // on Temporal: a durable timer instead

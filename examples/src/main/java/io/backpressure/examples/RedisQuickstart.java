@@ -21,10 +21,10 @@ public final class RedisQuickstart {
     // Connects in the background; while Redis is unreachable, calls go ungated (OPEN, the default).
     try (ResilientRedisGate gate = ResilientRedisGate.open(RedisGateConfig.builder(url).policy(policy).build())) {
       gate.awaitConnected(Duration.ofSeconds(2)); // optional: start gated if Redis is there
-      Admission admission = gate.admit(AdmissionRequest.of("acme", "P1", Cost.of(1, 420)));
+      Admission admission = gate.admit(AdmissionRequest.of("acme", "P1", Cost.requests(1).tokens(420)));
       if (admission instanceof Admission.Admitted admitted) {
         int tokensUsed = 512;                  // what the provider's reply reports
-        gate.release(admitted.grant(), Cost.of(1, tokensUsed));
+        gate.release(admitted.grant(), Cost.requests(1).tokens(tokensUsed));
         System.out.println(admitted.grant().failedOpen() ? "admitted ungated" : "admitted");
       } else {
         System.out.println(admission);         // Deferred, Expired or Rejected: as in the in-memory example

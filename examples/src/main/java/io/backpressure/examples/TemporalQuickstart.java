@@ -31,7 +31,7 @@ public final class TemporalQuickstart {
       implements GatedRequest {
     @Override
     public Cost cost() {
-      return Cost.of(1, prompt.length() / 4.0);    // one request, the estimated prompt tokens
+      return Cost.requests(1).tokens(prompt.length() / 4.0);    // one request, the estimated prompt tokens
     }
   }
 
@@ -50,7 +50,7 @@ public final class TemporalQuickstart {
 
     @Override
     public String chat(ChatInput input) {
-      return gate.call(input, () -> callModel(input), reply -> Cost.of(1, reply.length() / 4.0));
+      return gate.call(input, () -> callModel(input), reply -> Cost.requests(1).tokens(reply.length() / 4.0));
     }
 
     /** Stands in for your LLM client, built with its own retries off (openai-java: maxRetries(0)). */

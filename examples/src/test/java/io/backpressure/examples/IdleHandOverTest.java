@@ -46,11 +46,11 @@ class IdleHandOverTest {
         if (k == 0 && ms >= STOP_SECOND * 1_000) {
           continue;
         }
-        AdmissionRequest request = AdmissionRequest.of("tenant-" + k, "P" + (k + 1), Cost.oneRequest());
+        AdmissionRequest request = AdmissionRequest.of("tenant-" + k, "P" + (k + 1), Cost.requests(1));
         Admission answer = gate.admit(bookings[k] == null ? request : request.withBooking(bookings[k]));
         if (answer instanceof Admission.Admitted a) {
           bookings[k] = null;
-          gate.release(a.grant(), Cost.oneRequest());
+          gate.release(a.grant(), Cost.requests(1));
           admitted[ms / 1_000] += k;
         } else if (answer instanceof Admission.Deferred d) {
           bookings[k] = d.booking();

@@ -48,10 +48,10 @@ class RedisMemoryPerTenantIT {
         try (RedisGate gate = RedisGate.connect(
             RedisGateConfig.builder(url).keyPrefix(prefix).policy(policy).build())) {
           for (int i = 0; i < tenants; i++) {
-            Admission a = gate.admit(AdmissionRequest.of("tenant-" + i, "P1", Cost.of(1, 400)));
-            gate.release(((Admission.Admitted) a).grant(), Cost.of(1, 400));
+            Admission a = gate.admit(AdmissionRequest.of("tenant-" + i, "P1", Cost.requests(1).tokens(400)));
+            gate.release(((Admission.Admitted) a).grant(), Cost.requests(1).tokens(400));
           }
-          Admission inFlight = gate.admit(AdmissionRequest.of("tenant-0", "P1", Cost.of(1, 400)));
+          Admission inFlight = gate.admit(AdmissionRequest.of("tenant-0", "P1", Cost.requests(1).tokens(400)));
           String grantId = ((Admission.Admitted) inFlight).grant().id();
           grantBytes = usage(redis, prefix + ":{" + target + "}:g:" + grantId);
         }

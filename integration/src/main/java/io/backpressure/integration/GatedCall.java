@@ -75,7 +75,7 @@ public final class GatedCall {
    * Admits a call, runs it, and releases the grant with {@code usage(reply)}.
    *
    * @param context tenant, class, wait limit and booking; must not be null
-   * @param estimate the cost to debit, for example {@code Cost.of(1, promptTokens)}
+   * @param estimate the cost to debit, for example {@code Cost.requests(1).tokens(promptTokens)}
    * @param maxTokens the call's completion limit, or {@code null}
    * @param usage what the call really cost, read from its reply; {@code null} from it errs on the
    *     strict side: it releases the debited cost (inside an activity, the estimate)
@@ -136,8 +136,9 @@ public final class GatedCall {
   }
 
   /**
-   * Releases {@code grant} with {@code actual}; never throws. A usage the gate refuses (negative,
-   * non-finite) is logged and replaced by the debited cost, so the grant is still released.
+   * Releases {@code grant} with {@code actual}; never throws. A usage the gate refuses (one naming a
+   * dimension its policy does not have) is logged and replaced by the debited cost, so the grant is
+   * still released.
    */
   public void release(Grant grant, Cost actual) {
     DIRECT.release(gate, grant, actual);
@@ -145,7 +146,7 @@ public final class GatedCall {
 
   /** What a call that failed is released with: the debited cost with no tokens. */
   public static Cost failureUsage(Cost debited) {
-    return debited.amounts().containsKey(Dimension.TOKENS) ? debited.with(Dimension.TOKENS, 0) : debited;
+    return debited.names(Dimension.TOKENS) ? debited.with(Dimension.TOKENS, 0) : debited;
   }
 
   static AdmissionRequest request(GateContext context, Cost estimate, Long maxTokens) {

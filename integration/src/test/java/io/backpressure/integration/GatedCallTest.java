@@ -35,36 +35,36 @@ class GatedCallTest {
 
   @Test
   void runsAnAdmittedCallAndReleasesItsTrueUsage() {
-    String reply = gated.call(acme, Cost.of(1, 100), 50L, this::reply, r -> Cost.of(1, 180));
+    String reply = gated.call(acme, Cost.requests(1).tokens(100), 50L, this::reply, r -> Cost.requests(1).tokens(180));
 
     assertThat(reply).isEqualTo("reply");
     assertThat(gate.requests()).singleElement().satisfies(r -> assertThat(r.maxTokens()).isEqualTo(50L));
-    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 180));
+    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(180));
     assertThat(gated.insideActivity()).isFalse();
   }
 
   @Test
   void aCallThatThrowsIsReleasedWithNoTokensAndItsFailureSurfaces() {
-    assertThatThrownBy(() -> gated.call(acme, Cost.of(1, 100), null, () -> {
+    assertThatThrownBy(() -> gated.call(acme, Cost.requests(1).tokens(100), null, () -> {
       throw new IOException("connection reset");
-    }, r -> Cost.of(1, 1)))
+    }, r -> Cost.requests(1).tokens(1)))
         .isInstanceOf(IllegalStateException.class)
         .hasCauseInstanceOf(IOException.class);
-    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 0));
+    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(0));
   }
 
   @Test
   void aReplyWithoutUsageReleasesWhatWasDebited() {
-    gated.call(acme, Cost.of(1, 100), null, this::reply, r -> null);
+    gated.call(acme, Cost.requests(1).tokens(100), null, this::reply, r -> null);
 
-    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 100));
+    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(100));
   }
 
   @Test
   void aDeferralThrowsBeforeTheCallCarryingDeltaAndBooking() {
-    gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
+    gated.call(acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
 
-    assertThatThrownBy(() -> gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10)))
+    assertThatThrownBy(() -> gated.call(acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10)))
         .isInstanceOfSatisfying(DeferredException.class, e -> {
           assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
           assertThat(e.booking()).isNotEmpty();
@@ -76,10 +76,10 @@ class GatedCallTest {
 
   @Test
   void aTurnPastTheWaitLimitExpiresAtOnce() {
-    gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
+    gated.call(acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
 
-    assertThatThrownBy(() -> gated.call(acme.withMaxWait(Duration.ofMillis(10)), Cost.of(1, 10), null,
-            this::reply, r -> Cost.of(1, 10)))
+    assertThatThrownBy(() -> gated.call(acme.withMaxWait(Duration.ofMillis(10)), Cost.requests(1).tokens(10), null,
+            this::reply, r -> Cost.requests(1).tokens(10)))
         .isInstanceOfSatisfying(ExpiredException.class,
             e -> assertThat(e.turnIn()).isGreaterThan(Duration.ofMillis(10)));
     assertThat(calls).hasValue(1);
@@ -87,8 +87,8 @@ class GatedCallTest {
 
   @Test
   void anUnknownClassIsRejectedNamingIt() {
-    assertThatThrownBy(() -> gated.call(GateContext.of("acme", "P7"), Cost.of(1, 10), null, this::reply,
-            r -> Cost.of(1, 10)))
+    assertThatThrownBy(() -> gated.call(GateContext.of("acme", "P7"), Cost.requests(1).tokens(10), null, this::reply,
+            r -> Cost.requests(1).tokens(10)))
         .isInstanceOfSatisfying(RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.UNKNOWN_PRIORITY))
         .hasMessageContaining("P7");
@@ -97,25 +97,25 @@ class GatedCallTest {
 
   @Test
   void aUsageTheGateRefusesIsReplacedByTheDebitedCostWithoutThrowing() {
-    String reply = gated.call(acme, Cost.of(1, 100), null, this::reply, r -> Cost.of(1, -5));
+    String reply = gated.call(acme, Cost.requests(1).tokens(100), null, this::reply, r -> Cost.requests(1).with("gpus", 1));
 
     assertThat(reply).isEqualTo("reply");
-    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, -5), Cost.of(1, 100));
+    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).with("gpus", 1), Cost.requests(1).tokens(100));
   }
 
   @Test
   void theRetryWithTheBookingRedeemsItsPlace() {
-    gated.call(acme, Cost.of(1, 10), null, this::reply, r -> Cost.of(1, 10));
+    gated.call(acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
     DeferredException deferred = null;
     try {
-      gated.admit(acme, Cost.of(1, 10), null);
+      gated.admit(acme, Cost.requests(1).tokens(10), null);
     } catch (DeferredException e) {
       deferred = e;
     }
     assertThat(deferred).isNotNull();
     clock.advance(deferred.retryAfter());
 
-    var grant = gated.admit(acme.withBooking(deferred.booking()), Cost.of(1, 10), null);
+    var grant = gated.admit(acme.withBooking(deferred.booking()), Cost.requests(1).tokens(10), null);
 
     assertThat(grant.tenant()).isEqualTo("acme");
     assertThat(gate.requests().get(2).booking()).isEqualTo(deferred.booking());

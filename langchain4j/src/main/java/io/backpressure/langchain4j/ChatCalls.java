@@ -48,7 +48,7 @@ final class ChatCalls {
     for (ChatMessage message : request.messages()) {
       texts.add(text(message));
     }
-    return Cost.of(1, estimator.estimate(texts));
+    return Cost.requests(1).tokens(estimator.estimate(texts));
   }
 
   /** The request's {@code maxOutputTokens}, else the model's default, else {@code null}. */
@@ -73,7 +73,7 @@ final class ChatCalls {
       }
       total = zeroIfNull(usage.inputTokenCount()) + zeroIfNull(usage.outputTokenCount());
     }
-    return Cost.of(1, total);
+    return Cost.requests(1).tokens(total);
   }
 
   private static int zeroIfNull(Integer value) {

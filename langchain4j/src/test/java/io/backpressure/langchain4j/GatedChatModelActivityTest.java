@@ -68,7 +68,7 @@ class GatedChatModelActivityTest {
       });
       assertThat(provider.records()).hasSize(1);
       var record = provider.records().get(0);
-      assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+      assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     }
   }
 }

@@ -81,10 +81,10 @@ class GatedChatModelTest {
     assertThat(gate.requests()).singleElement().satisfies(request -> {
       assertThat(request.tenant()).isEqualTo("acme");
       assertThat(request.priority()).isEqualTo("P1");
-      assertThat(request.cost()).isEqualTo(Cost.of(1, 100));
+      assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(100));
       assertThat(request.maxTokens()).isEqualTo(50L);
     });
-    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     assertThat(record.completionTokens()).isEqualTo(30);
   }
 
@@ -143,10 +143,10 @@ class GatedChatModelTest {
     assertThat(answer).isNotEmpty();
     assertThat(gate.requests()).singleElement().satisfies(r -> {
       assertThat(r.tenant() + "/" + r.priority()).isEqualTo("acme/P2");
-      assertThat(r.cost()).isEqualTo(Cost.of(1, 100));
+      assertThat(r.cost()).isEqualTo(Cost.requests(1).tokens(100));
     });
     RequestRecord record = provider.records().get(0);
-    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
   }
 
   @Test

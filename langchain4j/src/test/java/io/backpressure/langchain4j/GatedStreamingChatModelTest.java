@@ -80,8 +80,8 @@ class GatedStreamingChatModelTest {
 
     assertThat(collector.end.get(1, TimeUnit.SECONDS).aiMessage().text()).isEqualTo("Hello");
     assertThat(collector.parts).containsExactly("Hel", "lo");
-    assertThat(gate.requests()).singleElement().satisfies(r -> assertThat(r.cost()).isEqualTo(Cost.of(1, 10)));
-    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 14));
+    assertThat(gate.requests()).singleElement().satisfies(r -> assertThat(r.cost()).isEqualTo(Cost.requests(1).tokens(10)));
+    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(14));
   }
 
   @Test
@@ -116,7 +116,7 @@ class GatedStreamingChatModelTest {
 
       assertThat(collector.error()).isNotNull();
       assertThat(provider.records()).isNotEmpty().allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
-      assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 0));
+      assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(0));
     }
   }
 }

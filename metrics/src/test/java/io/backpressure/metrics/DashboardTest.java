@@ -57,11 +57,11 @@ class DashboardTest {
         .levels(inner::levels)
         .feedback(inner::feedbackState)
         .build();
-    Admission first = gate.admit("acme", "P1", Cost.of(1, 400));
-    gate.admit("acme", "P1", Cost.of(1, 400));
-    gate.admit("acme", "P1", Cost.of(1, 400));
-    gate.admit("acme", "P2", Cost.of(1, 5_000));
-    gate.release(((Admission.Admitted) first).grant(), Cost.of(1, 100));
+    Admission first = gate.admit("acme", "P1", Cost.requests(1).tokens(400));
+    gate.admit("acme", "P1", Cost.requests(1).tokens(400));
+    gate.admit("acme", "P1", Cost.requests(1).tokens(400));
+    gate.admit("acme", "P2", Cost.requests(1).tokens(5_000));
+    gate.release(((Admission.Admitted) first).grant(), Cost.requests(1).tokens(100));
     gate.feedback(((Admission.Admitted) first).grant(), ProviderSignal.rateLimited("requests", null));
     return registry.scrape();
   }

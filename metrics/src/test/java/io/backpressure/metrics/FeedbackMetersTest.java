@@ -50,7 +50,7 @@ class FeedbackMetersTest {
     assertThat(registry.get("backpressure.feedback.decreases").functionCounter().count()).isEqualTo(1);
     assertThat(registry.get("backpressure.feedback.adoptions").functionCounter().count()).isEqualTo(1);
 
-    gate.admit("acme", "P1", Cost.of(0, 0));
+    gate.admit("acme", "P1", Cost.requests(0).tokens(0));
     assertThat(registry.get("backpressure.bucket.utilization").tag("dimension", "tokens").gauge().value())
         .as("a full bucket under the lower cap is idle").isCloseTo(0.0, offset(1e-9));
 

@@ -44,13 +44,13 @@ class MeteredGateTest {
     InMemoryGate inner = InMemoryGate.create(policy(), clock);
     MeteredGate gate = MeteredGate.builder(inner, registry).levelsMaxAge(Duration.ofNanos(1)).build();
 
-    Grant first = admitted(gate.admit("acme", "P1", Cost.of(1, 400)));
-    Grant second = admitted(gate.admit("acme", "P1", Cost.of(1, 400)));
-    Admission third = gate.admit("acme", "P1", Cost.of(1, 100));
+    Grant first = admitted(gate.admit("acme", "P1", Cost.requests(1).tokens(400)));
+    Grant second = admitted(gate.admit("acme", "P1", Cost.requests(1).tokens(400)));
+    Admission third = gate.admit("acme", "P1", Cost.requests(1).tokens(100));
     assertThat(third).isInstanceOf(Admission.Deferred.class);
     Duration delta = ((Admission.Deferred) third).retryAfter();
-    assertThat(gate.admit("acme", "P1", Cost.of(1, 5_000))).isInstanceOf(Admission.Rejected.class);
-    assertThat(gate.admit("acme", "P9", Cost.of(1, 10))).isInstanceOf(Admission.Rejected.class);
+    assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(5_000))).isInstanceOf(Admission.Rejected.class);
+    assertThat(gate.admit("acme", "P9", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Rejected.class);
 
     assertThat(admissions("P1", "admitted", "none")).isEqualTo(2);
     assertThat(admissions("P1", "deferred", "none")).isEqualTo(1);
@@ -64,9 +64,9 @@ class MeteredGateTest {
     assertThat(defer.totalTime(TimeUnit.NANOSECONDS)).isEqualTo(delta.toNanos());
     assertThat(registry.get(MeterNames.ADMISSION_LATENCY).timer().count()).isEqualTo(5);
 
-    assertThat(gate.release(first, Cost.of(1, 150))).isTrue();
-    assertThat(gate.release(second, Cost.of(1, 600))).isTrue();
-    assertThat(gate.release(first, Cost.of(1, 150))).isFalse();
+    assertThat(gate.release(first, Cost.requests(1).tokens(150))).isTrue();
+    assertThat(gate.release(second, Cost.requests(1).tokens(600))).isTrue();
+    assertThat(gate.release(first, Cost.requests(1).tokens(150))).isFalse();
 
     assertThat(cost(MeterNames.COST_RECONCILED, "P1", "tokens")).isEqualTo(750);
     assertThat(cost(MeterNames.COST_RECONCILED, "P1", "requests")).isEqualTo(2);
@@ -105,9 +105,9 @@ class MeteredGateTest {
     FailOpenGate failOpen = FailOpenGate.around(down).clock(clock).build();
     MeteredGate gate = MeteredGate.builder(failOpen, registry).policy(MeteredGateTest::policy).build();
 
-    Grant grant = admitted(gate.admit("acme", "P2", Cost.of(1, 300)));
+    Grant grant = admitted(gate.admit("acme", "P2", Cost.requests(1).tokens(300)));
     assertThat(grant.failedOpen()).isTrue();
-    assertThat(gate.release(grant, Cost.of(1, 280))).isFalse();
+    assertThat(gate.release(grant, Cost.requests(1).tokens(280))).isFalse();
 
     assertThat(admissions("P2", "failed_open", "none")).isEqualTo(1);
     assertThat(admissions("P2", "admitted", "none")).isZero();
@@ -123,7 +123,7 @@ class MeteredGateTest {
   @Test
   void aDelegateThatThrowsIsCountedAsErrorAndRethrown() {
     MeteredGate gate = MeteredGate.builder(new Unreachable(), registry).policy(MeteredGateTest::policy).build();
-    assertThatThrownBy(() -> gate.admit("acme", "P1", Cost.of(1, 1))).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> gate.admit("acme", "P1", Cost.requests(1).tokens(1))).isInstanceOf(IllegalStateException.class);
     assertThat(admissions("P1", "error", "none")).isEqualTo(1);
     assertThat(registry.get(MeterNames.ADMISSION_LATENCY).timer().count()).isEqualTo(1);
   }
@@ -131,7 +131,7 @@ class MeteredGateTest {
   @Test
   void tenantTagIsOffByDefaultAndBoundedWhenOn() {
     InMemoryGate inner = InMemoryGate.create(policy(), clock);
-    MeteredGate.builder(inner, registry).build().admit("acme", "P1", Cost.of(1, 1));
+    MeteredGate.builder(inner, registry).build().admit("acme", "P1", Cost.requests(1).tokens(1));
     assertThat(registry.get(MeterNames.ADMISSIONS).counters())
         .allSatisfy(c -> assertThat(c.getId().getTag("tenant")).isNull());
 
@@ -139,7 +139,7 @@ class MeteredGateTest {
     MeteredGate gate = MeteredGate.builder(InMemoryGate.create(policy(), clock), tagged)
         .tenantTag(true).maxTaggedTenants(2).build();
     for (String tenant : new String[] {"a", "b", "c", "d", "a"}) {
-      admitted(gate.admit(tenant, "P1", Cost.of(0, 1)));
+      admitted(gate.admit(tenant, "P1", Cost.requests(0).tokens(1)));
     }
     assertThat(tagged.get(MeterNames.ADMISSIONS).tags("tenant", "a", "outcome", "admitted").counter().count())
         .isEqualTo(2);

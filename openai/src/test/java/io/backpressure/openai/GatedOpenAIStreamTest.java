@@ -89,7 +89,7 @@ class GatedOpenAIStreamTest {
       assertThat(sent.path("stream").asBoolean()).isTrue();
       assertThat(sent.path("stream_options").path("include_usage").asBoolean()).isTrue();
       assertThat(gate.releases()).singleElement()
-          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.of(1, 15)));
+          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(15)));
     }
   }
 
@@ -115,7 +115,7 @@ class GatedOpenAIStreamTest {
           .isFalse();
       // No usage reported: released with the prompt estimate and the streamed text's tokens.
       assertThat(gate.releases()).singleElement()
-          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.of(1, 9 + 1)));
+          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 1)));
     }
   }
 
@@ -137,7 +137,7 @@ class GatedOpenAIStreamTest {
       // The provider stalled; closing the stream released 9 prompt tokens (estimate) and the two
       // tokens "Hello world" streamed so far.
       assertThat(gate.releases()).singleElement()
-          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.of(1, 9 + 2)));
+          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 2)));
       assertThat(gate.outstanding()).isZero();
     }
   }
@@ -155,7 +155,7 @@ class GatedOpenAIStreamTest {
         client.close();
       }
       assertThat(gate.releases()).singleElement()
-          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.of(1, 9 + 2)));
+          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 2)));
     }
   }
 }

@@ -82,13 +82,13 @@ class GatedOpenAITest {
           assertThat(request.tenant()).isEqualTo("acme");
           assertThat(request.priority()).isEqualTo("P1");
           // 3 framing + "user" + "hello world" + 3 priming, in o200k_base
-          assertThat(request.cost()).isEqualTo(Cost.of(1, 9));
+          assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(9));
           assertThat(request.maxTokens()).isEqualTo(40L);
         });
         long total = reply.usage().orElseThrow().totalTokens();
         assertThat(gate.releases()).singleElement().satisfies(release -> {
           assertThat(release.applied()).isTrue();
-          assertThat(release.actual()).isEqualTo(Cost.of(1, total));
+          assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(total));
         });
         assertThat(answers).singleElement().satisfies(answer -> {
           assertThat(answer.statusCode()).isEqualTo(200);
@@ -151,7 +151,7 @@ class GatedOpenAITest {
         assertThat(limited.header("x-ratelimit-limit-requests")).isEqualTo("1");
         assertThat(limited.header("X-RateLimit-Remaining-Requests")).isEqualTo("0");
         assertThat(Long.parseLong(limited.header("retry-after-ms"))).isPositive();
-        assertThat(gate.releases().get(1).actual()).isEqualTo(Cost.of(1, 0));
+        assertThat(gate.releases().get(1).actual()).isEqualTo(Cost.requests(1).tokens(0));
         assertThat(gate.outstanding()).isZero();
       } finally {
         client.close();
@@ -180,7 +180,7 @@ class GatedOpenAITest {
           assertThat(answer.header("x-ratelimit-remaining-requests")).isNull();
         });
         assertThat(gate.releases()).singleElement()
-            .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.of(1, 0)));
+            .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(0)));
       } finally {
         client.close();
       }
@@ -254,7 +254,7 @@ class GatedOpenAITest {
             client.async().chat().completions().create(params("gpt-4o-mini", "first")).get();
         assertThat(gate.requests().get(0).tenant()).isEqualTo("acme");
         assertThat(gate.releases()).singleElement().satisfies(release ->
-            assertThat(release.actual()).isEqualTo(Cost.of(1, reply.usage().orElseThrow().totalTokens())));
+            assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(reply.usage().orElseThrow().totalTokens())));
 
         var second = client.async().chat().completions().create(params("gpt-4o-mini", "second"));
         assertThatThrownBy(second::get).hasCauseInstanceOf(DeferredException.class);

@@ -63,7 +63,7 @@ class MockStreamingTest {
       RequestRecord record = provider.records().get(0);
       assertThat(gate.releases()).singleElement().satisfies(release ->
           assertThat(release.actual())
-              .isEqualTo(Cost.of(1, record.promptTokens() + record.completionTokens())));
+              .isEqualTo(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens())));
       assertThat(record.completionTokens()).isEqualTo(40);
     }
   }

@@ -12,9 +12,7 @@ import io.backpressure.core.feedback.ProviderSignal;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -352,11 +350,6 @@ public final class RedisGate implements Gate, AutoCloseable {
   }
 
   private static Cost toCost(Policy policy, double[] amounts) {
-    Map<String, Double> map = new HashMap<>();
-    List<String> names = policy.dimensionNames();
-    for (int d = 0; d < amounts.length; d++) {
-      map.put(names.get(d), amounts[d]);
-    }
-    return new Cost(map);
+    return Cost.of(policy.dimensionNames(), amounts);
   }
 }

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *     .policy(Policy.fromYaml(Path.of("policy.yaml")))
  *     .build();                                   // whenUnavailable(OPEN) is the default
  * try (ResilientRedisGate gate = ResilientRedisGate.open(config)) {
- *   Admission answer = gate.admit("acme", "P1", Cost.of(1, 420));
+ *   Admission answer = gate.admit("acme", "P1", Cost.requests(1).tokens(420));
  * }
  * }</pre>
  *

@@ -58,9 +58,9 @@ public final class AdmitLoad {
     while (System.nanoTime() < until) {
       if (request == null) {
         request = steady
-            ? AdmissionRequest.of("child", "P1", Cost.oneRequest())
+            ? AdmissionRequest.of("child", "P1", Cost.requests(1))
             : AdmissionRequest.of("tenant-" + random.nextInt(16), "P" + (1 + random.nextInt(3)),
-                Cost.of(1, 50 + random.nextInt(300)));
+                Cost.requests(1).tokens(50 + random.nextInt(300)));
       }
       RedisGate.Decision decision = gate.decide(request).join();
       if (decision.admission() instanceof Admission.Admitted a) {

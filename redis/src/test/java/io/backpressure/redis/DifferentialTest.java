@@ -66,7 +66,7 @@ class DifferentialTest {
         // A worker checks requests against its copy of the policy, refreshed by its next call that
         // reaches the server; a release of an unknown grant is such a call and changes nothing.
         assertThat(redis.release(new Grant(new Ids().grant(), "nobody", policy.priorityNames().get(0),
-            Cost.of("tokens", 0), false), Cost.of("tokens", 0))).isFalse();
+            Cost.none().tokens(0), false), Cost.none().tokens(0))).isFalse();
       } else if (op < 25 && !grants.isEmpty()) {
         lastOp = "release";
         Grant[] pair = grants.get(random.nextInt(grants.size()));
@@ -251,7 +251,7 @@ class DifferentialTest {
     double burst = policy.dimensions().get(policy.dimensionIndex(Dimension.TOKENS)).burst();
     double tokens = random.nextInt(50) == 0 ? burst * 1.5 : random.nextInt((int) Math.max(2, burst / 3));
     boolean requests = policy.dimensionIndex(Dimension.REQUESTS) >= 0;
-    Cost cost = random.nextInt(10) == 0 || !requests ? Cost.of("tokens", tokens) : Cost.of(1, tokens);
+    Cost cost = random.nextInt(10) == 0 || !requests ? Cost.none().tokens(tokens) : Cost.requests(1).tokens(tokens);
     AdmissionRequest request = AdmissionRequest.of(tenant, priority, cost);
     if (policy.reservation() && random.nextBoolean()) {
       request = request.withMaxTokens(random.nextInt(400));

@@ -50,11 +50,11 @@ class FailOpenIT {
         callers.submit(() -> {
           while (running.get()) {
             try {
-              Admission answer = gate.admit(tenant, "P1", Cost.oneRequest());
+              Admission answer = gate.admit(tenant, "P1", Cost.requests(1));
               boolean gated = !(answer instanceof Admission.Admitted a) || !a.grant().failedOpen();
               calls.add(new Call(System.nanoTime(), gated));
               if (answer instanceof Admission.Admitted a) {
-                gate.release(a.grant(), Cost.oneRequest());
+                gate.release(a.grant(), Cost.requests(1));
               }
               Thread.sleep(5);
             } catch (InterruptedException e) {

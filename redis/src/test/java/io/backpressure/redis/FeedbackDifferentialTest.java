@@ -85,7 +85,7 @@ class FeedbackDifferentialTest {
     }
     Duration retryAfter = random.nextInt(3) == 0 ? Duration.ofMillis(random.nextInt(3_000)) : null;
     ProviderSignal signal = new ProviderSignal(status, exhausted, Map.of(), retryAfter,
-        Cost.of(1, random.nextInt(500)), random.nextInt(3) == 0 ? 1 : 0, false);
+        Cost.requests(1).tokens(random.nextInt(500)), random.nextInt(3) == 0 ? 1 : 0, false);
     for (int d = 0; d < DIMS.size(); d++) {
       if (random.nextInt(4) == 0) {
         continue;

@@ -126,12 +126,12 @@ class FeedbackSharedTest {
     int admitted = 0;
     while (nextAttempt < until) {
       clock.set(Math.max(clock.nanoTime(), nextAttempt));
-      AdmissionRequest request = AdmissionRequest.of("acme", "P1", Cost.oneRequest());
+      AdmissionRequest request = AdmissionRequest.of("acme", "P1", Cost.requests(1));
       Admission answer = gate.admit(booking == null ? request : request.withBooking(booking));
       if (answer instanceof Admission.Admitted a) {
         admitted++;
         booking = null;
-        gate.release(a.grant(), Cost.oneRequest());
+        gate.release(a.grant(), Cost.requests(1));
       } else if (answer instanceof Admission.Deferred d) {
         booking = d.booking();
         nextAttempt = clock.nanoTime() + d.retryAfter().toNanos();

@@ -55,7 +55,7 @@ class FeedbackTwoProcessIT {
       // Long enough for the child's JVM to start and admit for a few seconds, even on a loaded machine.
       Thread.sleep(7_000);
 
-      AdmissionRequest request = AdmissionRequest.of("parent", "P1", Cost.oneRequest());
+      AdmissionRequest request = AdmissionRequest.of("parent", "P1", Cost.requests(1));
       Grant grant = admitted(seesTheAnswers, request);
       long before = seesTheAnswers.decide(request.withMaxWait(Duration.ZERO)).join().decidedAtMicros();
       seesTheAnswers.feedback(grant, ProviderSignal.rateLimited("requests", Duration.ofMillis(500))
@@ -96,7 +96,7 @@ class FeedbackTwoProcessIT {
     while (true) {
       Admission answer = gate.admit(request);
       if (answer instanceof Admission.Admitted a) {
-        gate.release(a.grant(), Cost.oneRequest());
+        gate.release(a.grant(), Cost.requests(1));
         return a.grant();
       }
       if (!(answer instanceof Admission.Deferred d)) {

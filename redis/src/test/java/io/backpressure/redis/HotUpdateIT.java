@@ -41,13 +41,13 @@ class HotUpdateIT {
       RedisGate gate = i % 2 == 0 ? first : second;
       String tenant = "tenant-" + i;
       workers.submit(() -> {
-        AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.oneRequest());
+        AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
         while (running.get()) {
           RedisGate.Decision decision = connection.await(gate.decide(request));
           if (decision.admission() instanceof Admission.Admitted a) {
             admitted.add(decision.decidedAtMicros());
-            gate.release(a.grant(), Cost.oneRequest());
-            request = AdmissionRequest.of(tenant, "P1", Cost.oneRequest());
+            gate.release(a.grant(), Cost.requests(1));
+            request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
           } else if (decision.admission() instanceof Admission.Deferred d) {
             Thread.sleep(Math.max(1, d.retryAfter().toMillis()));
             request = request.withBooking(d.booking());

@@ -25,7 +25,7 @@ class LostStateTest {
   private static int admitted(RedisGate gate, int calls) {
     int n = 0;
     for (int i = 0; i < calls; i++) {
-      if (gate.admit("t" + i, "P1", Cost.oneRequest()) instanceof Admission.Admitted) {
+      if (gate.admit("t" + i, "P1", Cost.requests(1)) instanceof Admission.Admitted) {
         n++;
       }
     }
@@ -39,12 +39,12 @@ class LostStateTest {
   private static int callFor(RedisGate gate, ManualClock clock, double seconds) {
     long end = clock.nanoTime() + (long) (seconds * 1e9);
     int n = 0;
-    AdmissionRequest request = AdmissionRequest.of("steady", "P1", Cost.oneRequest());
+    AdmissionRequest request = AdmissionRequest.of("steady", "P1", Cost.requests(1));
     while (clock.nanoTime() <= end) {
       Admission answer = gate.admit(request);
       if (answer instanceof Admission.Admitted) {
         n++;
-        request = AdmissionRequest.of("steady", "P1", Cost.oneRequest());
+        request = AdmissionRequest.of("steady", "P1", Cost.requests(1));
       } else {
         Admission.Deferred deferred = (Admission.Deferred) answer;
         clock.advance(deferred.retryAfter());
@@ -94,7 +94,7 @@ class LostStateTest {
     gate.connection().await(gate.connection().commands().del(gate.keys().state()).toCompletableFuture());
     InMemoryGate reference = InMemoryGate.createEmpty(POLICY, clock);
     for (int step = 0; step < 40; step++) {
-      AdmissionRequest request = AdmissionRequest.of("t" + step % 3, "P1", Cost.oneRequest());
+      AdmissionRequest request = AdmissionRequest.of("t" + step % 3, "P1", Cost.requests(1));
       Admission redis = gate.admit(request);
       Admission memory = reference.admit(request);
       assertThat(redis.getClass()).as("step %d", step).isEqualTo(memory.getClass());
@@ -108,7 +108,7 @@ class LostStateTest {
   @Test
   void aScriptThatStartsAfterTheClientGaveUp_changesNothing() {
     RedisGate gate = TestRedis.shared().gate(POLICY, TimeSource.server());
-    assertThat(gate.admit("warm", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("warm", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     Connection connection = gate.connection();
     Keys keys = gate.keys();
     String before = connection.await(connection.commands().get(keys.state()).toCompletableFuture());

@@ -99,7 +99,7 @@ class RedisClusterIT {
         clock.advance(Duration.ofMillis(random.nextInt(40)));
         if (random.nextInt(5) == 0 && !grants.isEmpty()) {
           Granted pair = grants.remove(random.nextInt(grants.size()));
-          Cost actual = Cost.of(1, random.nextInt(600));
+          Cost actual = Cost.requests(1).tokens(random.nextInt(600));
           assertThat(clustered.strict(pair.target()).release(pair.clustered(), actual)).as("release at step %d", step)
               .isEqualTo(single.strict(pair.target()).release(pair.single(), actual));
           continue;
@@ -107,7 +107,7 @@ class RedisClusterIT {
         String target = targets.get(random.nextInt(targets.size()));
         String tenant = "tenant-" + random.nextInt(5);
         AdmissionRequest request = AdmissionRequest.of(tenant, random.nextBoolean() ? "P1" : "P2",
-            Cost.of(1, 50 + random.nextInt(400)));
+            Cost.requests(1).tokens(50 + random.nextInt(400)));
         String[] booked = bookings.remove(target + "/" + tenant);
         Admission a = clustered.strict(target).admit(booked == null ? request : request.withBooking(booked[0]));
         Admission b = single.strict(target).admit(booked == null ? request : request.withBooking(booked[1]));
@@ -237,7 +237,7 @@ class RedisClusterIT {
       }
       for (int t : onVictim) {
         // The registry's own gate of the target answers from the promoted master too.
-        Admission answer = registry.gate(policies[t].target()).admit("probe", "P1", Cost.oneRequest());
+        Admission answer = registry.gate(policies[t].target()).admit("probe", "P1", Cost.requests(1));
         assertThat(answer instanceof Admission.Deferred
             || answer instanceof Admission.Admitted a && !a.grant().failedOpen())
             .as("%s through the registry after the failover: %s", policies[t].target(), answer).isTrue();
@@ -263,7 +263,7 @@ class RedisClusterIT {
         }
         called = true;
         AdmissionRequest request = pending[t] != null ? pending[t]
-            : AdmissionRequest.of("tenant-" + random.nextInt(4), "P1", Cost.oneRequest());
+            : AdmissionRequest.of("tenant-" + random.nextInt(4), "P1", Cost.requests(1));
         try {
           Admission answer = gates[t].admit(request);
           if (answer instanceof Admission.Admitted a) {
@@ -271,7 +271,7 @@ class RedisClusterIT {
             if (a.grant().failedOpen()) {
               seen[t].ungated.add(System.nanoTime());
             }
-            gates[t].release(a.grant(), Cost.oneRequest());
+            gates[t].release(a.grant(), Cost.requests(1));
           } else if (answer instanceof Admission.Deferred d) {
             seen[t].deferred.add(System.nanoTime());
             pending[t] = request.withBooking(d.booking());

@@ -73,7 +73,7 @@ class RedisGatesTest {
   private static int admittedOfTen(Gate gate) {
     int admitted = 0;
     for (int i = 0; i < 10; i++) {
-      Admission answer = gate.admit("t" + i, "P1", Cost.oneRequest());
+      Admission answer = gate.admit("t" + i, "P1", Cost.requests(1));
       if (answer instanceof Admission.Admitted a) {
         assertThat(a.grant().failedOpen()).isFalse();
         admitted++;

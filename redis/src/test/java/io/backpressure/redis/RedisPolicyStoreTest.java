@@ -93,11 +93,11 @@ class RedisPolicyStoreTest {
     InMemoryGate memory = InMemoryGate.create(policy, clock);
     assertThat(gate.policyStore().levels()).isEmpty();
     for (String tenant : new String[] {"a", "b", "acme"}) {
-      gate.admit(tenant, "P1", Cost.of(1, 100));
-      memory.admit(tenant, "P1", Cost.of(1, 100));
+      gate.admit(tenant, "P1", Cost.requests(1).tokens(100));
+      memory.admit(tenant, "P1", Cost.requests(1).tokens(100));
     }
-    gate.admit("c", "P2", Cost.of(1, 10));
-    memory.admit("c", "P2", Cost.of(1, 10));
+    gate.admit("c", "P2", Cost.requests(1).tokens(10));
+    memory.admit("c", "P2", Cost.requests(1).tokens(10));
 
     InMemoryGate.Levels redis = gate.policyStore().levels().orElseThrow();
     InMemoryGate.Levels reference = memory.levels();
@@ -117,7 +117,7 @@ class RedisPolicyStoreTest {
   @Test
   void applyWithNewNames_resetsTheState_andIgnoresGrantsOfTheOldLayout() {
     RedisGate gate = TestRedis.shared().gate(policy(), TimeSource.caller(clock));
-    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.of(1, 100))).grant();
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(100))).grant();
     assertThat(gate.policyStore().levels()).isPresent();
 
     Policy renamed = Policy.builder("store/model").dimension(Dimension.REQUESTS, 10, 10)
@@ -125,12 +125,12 @@ class RedisPolicyStoreTest {
     gate.policyStore().apply(renamed);
     assertThat(gate.policyStore().levels()).isEmpty();
 
-    assertThat(gate.release(grant, Cost.of("requests", 0))).isFalse();
-    assertThat(gate.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Rejected.class);
+    assertThat(gate.release(grant, Cost.requests(0))).isFalse();
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Rejected.class);
     for (int i = 0; i < 10; i++) {
-      assertThat(gate.admit("t" + i, "gold", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+      assertThat(gate.admit("t" + i, "gold", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     }
-    assertThat(gate.admit("t", "gold", Cost.oneRequest())).isInstanceOf(Admission.Deferred.class);
+    assertThat(gate.admit("t", "gold", Cost.requests(1))).isInstanceOf(Admission.Deferred.class);
     assertThat(gate.policy()).isEqualTo(renamed);
   }
 }

@@ -54,13 +54,13 @@ class RedisStallIT {
         callers.submit(() -> {
           while (running.get()) {
             started.incrementAndGet();
-            AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.oneRequest());
+            AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
             try {
               while (true) {
                 Admission answer = gate.admit(request);
                 if (answer instanceof Admission.Admitted a) {
                   admits.add(new Admit(System.nanoTime(), !a.grant().failedOpen()));
-                  gate.release(a.grant(), Cost.oneRequest());
+                  gate.release(a.grant(), Cost.requests(1));
                   finished.incrementAndGet();
                   break;
                 }

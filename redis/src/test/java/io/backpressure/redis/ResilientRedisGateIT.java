@@ -38,7 +38,7 @@ class ResilientRedisGateIT {
     Policy policy = Policy.builder("startup/model").dimension("requests", 5, 1).priority("P1", 1).build();
     try (ResilientRedisGate gate = ResilientRedisGate.open(RedisGateConfig.builder(server.url()).policy(policy)
         .keyPrefix(TestRedis.freshPrefix()).build())) {
-      Admission early = gate.admit("a", "P1", Cost.oneRequest());
+      Admission early = gate.admit("a", "P1", Cost.requests(1));
       assertThat(early).isInstanceOfSatisfying(Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
       assertThat(gate.connected()).isFalse();
 
@@ -48,7 +48,7 @@ class ResilientRedisGateIT {
       int deferred = 0;
       int gated = 0;
       for (int i = 0; i < 5; i++) {
-        Admission answer = gate.admit("a", "P1", Cost.oneRequest());
+        Admission answer = gate.admit("a", "P1", Cost.requests(1));
         if (answer instanceof Admission.Deferred) {
           deferred++;
         } else if (answer instanceof Admission.Admitted a && !a.grant().failedOpen()) {
@@ -86,13 +86,13 @@ class ResilientRedisGateIT {
         String tenant = "t" + i;
         admitted.add(callers.submit(() -> {
           int n = 0;
-          AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.oneRequest());
+          AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
           while (System.nanoTime() < end) {
             Admission answer = worker.admit(request);
             if (answer instanceof Admission.Admitted a) {
               assertThat(a.grant().failedOpen()).isFalse();
               n++;
-              request = AdmissionRequest.of(tenant, "P1", Cost.oneRequest());
+              request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
             } else {
               Admission.Deferred d = (Admission.Deferred) answer;
               Thread.sleep(Math.max(1, d.retryAfter().toMillis()));

@@ -29,16 +29,16 @@ class ScriptsTest {
   void oneScriptCallPerAdmissionAndPerRelease_noKeysOrScan_andEvictionWithoutAScan() {
     RedisGate gate = TestRedis.shared().gate(policy("rt/model"), TimeSource.caller(clock));
     // Another test may have flushed the script cache: the first calls reload the scripts.
-    gate.release(((Admission.Admitted) gate.admit("warm-up", "P1", Cost.of(0, 0))).grant(), Cost.of(0, 0));
+    gate.release(((Admission.Admitted) gate.admit("warm-up", "P1", Cost.requests(0).tokens(0))).grant(), Cost.requests(0).tokens(0));
     connection.await(connection.commands().configResetstat().toCompletableFuture());
     int calls = 0;
     for (int round = 0; round < 3; round++) {
       for (int t = 0; t < 200; t++) {
         clock.advance(Duration.ofMillis(1));
-        Admission answer = gate.admit("tenant-" + round + "-" + t, t % 2 == 0 ? "P1" : "P2", Cost.of(1, 10));
+        Admission answer = gate.admit("tenant-" + round + "-" + t, t % 2 == 0 ? "P1" : "P2", Cost.requests(1).tokens(10));
         calls++;
         if (answer instanceof Admission.Admitted a) {
-          gate.release(a.grant(), Cost.of(1, 5));
+          gate.release(a.grant(), Cost.requests(1).tokens(5));
           calls++;
         }
       }
@@ -59,27 +59,27 @@ class ScriptsTest {
   @Test
   void aFlushedScriptCacheIsReloadedTransparently() {
     RedisGate gate = TestRedis.shared().gate(policy("flush/model"), TimeSource.caller(clock));
-    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.of(1, 10))).grant();
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(10))).grant();
     connection.await(connection.commands().scriptFlush().toCompletableFuture());
-    assertThat(gate.admit("a", "P1", Cost.of(1, 10))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Admitted.class);
     connection.await(connection.commands().scriptFlush().toCompletableFuture());
-    assertThat(gate.release(grant, Cost.of(1, 10))).isTrue();
-    assertThat(gate.release(grant, Cost.of(1, 10))).isFalse();
+    assertThat(gate.release(grant, Cost.requests(1).tokens(10))).isTrue();
+    assertThat(gate.release(grant, Cost.requests(1).tokens(10))).isFalse();
   }
 
   @Test
   void aFlushedFunctionLibraryIsReloadedTransparently() {
     RedisGate gate = TestRedis.shared().gate(policy("flush-functions/model"), TimeSource.caller(clock));
-    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.of(1, 10))).grant();
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(10))).grant();
     if (functions()) {
       connection.await(connection.commands().functionFlush(FlushMode.SYNC).toCompletableFuture());
     }
-    assertThat(gate.admit("a", "P1", Cost.of(1, 10))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Admitted.class);
     if (functions()) {
       connection.await(connection.commands().functionFlush(FlushMode.SYNC).toCompletableFuture());
     }
-    assertThat(gate.release(grant, Cost.of(1, 10))).isTrue();
-    assertThat(gate.release(grant, Cost.of(1, 10))).isFalse();
+    assertThat(gate.release(grant, Cost.requests(1).tokens(10))).isTrue();
+    assertThat(gate.release(grant, Cost.requests(1).tokens(10))).isFalse();
   }
 
   @Test
@@ -87,8 +87,8 @@ class ScriptsTest {
     RedisGateConfig config = TestRedis.shared().config().policy(policy("openai/gpt-4o"))
         .timeSource(TimeSource.caller(clock)).build();
     RedisGate gate = RedisGate.over(connection, false, config);
-    gate.admit("a", "P1", Cost.of(50, 10));
-    Admission deferred = gate.admit("a", "P1", Cost.of(1, 10));
+    gate.admit("a", "P1", Cost.requests(50).tokens(10));
+    Admission deferred = gate.admit("a", "P1", Cost.requests(1).tokens(10));
     assertThat(deferred).isInstanceOf(Admission.Deferred.class);
 
     List<String> keys = connection.await(connection.commands().keys(config.keyPrefix() + ":*").toCompletableFuture());

@@ -171,7 +171,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
     for (Message message : prompt.getInstructions()) {
       texts.add(message.getText() == null ? "" : message.getText());
     }
-    return Cost.of(1, estimator.estimate(texts));
+    return Cost.requests(1).tokens(estimator.estimate(texts));
   }
 
   private static Long maxTokens(Prompt prompt) {
@@ -185,7 +185,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
     ChatResponseMetadata metadata = metadata(response);
     Usage usage = metadata == null ? null : metadata.getUsage();
     Integer total = usage == null ? null : usage.getTotalTokens();
-    return total == null || total == 0 ? null : Cost.of(1, total);
+    return total == null || total == 0 ? null : Cost.requests(1).tokens(total);
   }
 
   /** The total usage of a stream run to its end: the last chunk that reports any. */

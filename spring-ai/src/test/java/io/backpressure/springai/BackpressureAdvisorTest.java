@@ -83,11 +83,11 @@ class BackpressureAdvisorTest {
     assertThat(gate.requests()).singleElement().satisfies(request -> {
       assertThat(request.tenant()).isEqualTo("acme");
       assertThat(request.priority()).isEqualTo("P1");
-      assertThat(request.cost()).isEqualTo(Cost.of(1, 100));
+      assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(100));
       assertThat(request.maxTokens()).isEqualTo(50L);
     });
     assertThat(record.completionTokens()).isEqualTo(30);
-    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     assertThat(feedbackTargets).containsExactly("openai/gpt-4o-mini");
   }
 
@@ -140,7 +140,7 @@ class BackpressureAdvisorTest {
     while (gate.releasedWith().isEmpty() && System.nanoTime() < until) {
       java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
     }
-    assertThat(gate.releasedWith()).containsExactly(Cost.of(1, 0));
+    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(0));
   }
 
   @Test

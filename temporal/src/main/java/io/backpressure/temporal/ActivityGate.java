@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * public Reply chat(ChatInput input) {            // ChatInput implements GatedRequest
- *   return gate.call(input, () -> provider.chat(input), reply -> Cost.of(1, reply.totalTokens()));
+ *   return gate.call(input, () -> provider.chat(input),
+ *       reply -> Cost.requests(1).tokens(reply.totalTokens()));
  * }
  * }</pre>
  *
@@ -146,7 +147,7 @@ public final class ActivityGate {
    *   HttpResponse<String> r = http.send(request, BodyHandlers.ofString());
    *   answers.report(ProviderSignals.parse(r.statusCode(), r.headers().map(), r.body(), Instant.now()));
    *   return Reply.of(r);
-   * }, reply -> Cost.of(1, reply.totalTokens()));
+   * }, reply -> Cost.requests(1).tokens(reply.totalTokens()));
    * }</pre>
    */
   public <R> R call(GatedRequest request, ReportingCall<R> call, Function<? super R, Cost> usage) {
@@ -288,8 +289,8 @@ public final class ActivityGate {
 
   /**
    * Releases {@code grant}; never throws, so that it cannot mask the call's own outcome. A usage the
-   * gate refuses (negative, non-finite) is logged and replaced by the debited cost, so the grant is
-   * still released.
+   * gate refuses (one naming a dimension its policy does not have) is logged and replaced by the
+   * debited cost, so the grant is still released.
    */
   private void release(Grant grant, Supplier<Cost> actual) {
     try {
@@ -312,7 +313,7 @@ public final class ActivityGate {
 
   /** The default usage of a failed call: what was debited, with no tokens. */
   private static Cost requestOnly(Cost debited, Throwable failure) {
-    return debited.amounts().containsKey(Dimension.TOKENS) ? debited.with(Dimension.TOKENS, 0) : debited;
+    return debited.names(Dimension.TOKENS) ? debited.with(Dimension.TOKENS, 0) : debited;
   }
 
   /** Options of an {@link ActivityGate}. Not thread-safe; build once at worker start. */

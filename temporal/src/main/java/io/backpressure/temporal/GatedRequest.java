@@ -13,7 +13,7 @@ import java.util.Objects;
  * <pre>{@code
  * public record ChatInput(String tenant, String priority, String prompt, Long maxTokens)
  *     implements GatedRequest {
- *   public Cost cost() { return Cost.of(1, prompt.length() / 4.0); }
+ *   public Cost cost() { return Cost.requests(1).tokens(prompt.length() / 4.0); }
  * }
  * }</pre>
  *
@@ -29,7 +29,7 @@ public interface GatedRequest {
   /** The priority class, one of the gate policy's class names (for example {@code P1}). */
   String priority();
 
-  /** The estimated cost, for example {@code Cost.of(1, promptTokens)}. */
+  /** The estimated cost, for example {@code Cost.requests(1).tokens(promptTokens)}. */
   Cost cost();
 
   /**

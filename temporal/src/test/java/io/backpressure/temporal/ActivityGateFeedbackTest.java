@@ -48,7 +48,7 @@ class ActivityGateFeedbackTest extends HarnessTest {
           throw new IOException("HTTP 429");
         }
         return "ok:" + input.tenant();
-      }, reply -> Cost.of(1, 150));
+      }, reply -> Cost.requests(1).tokens(150));
     }
 
     @Override
@@ -102,7 +102,7 @@ class ActivityGateFeedbackTest extends HarnessTest {
     assertThat(harness.workflow(queue, "wf-" + UUID.randomUUID()).chat(new ChatInput("a", "P1", 400, "ok"), 60_000))
         .isEqualTo("ok:a");
     assertThat(gate.signals).hasSize(1);
-    assertThat(gate.signals.get(0).usage()).isEqualTo(Cost.of(1, 150));
+    assertThat(gate.signals.get(0).usage()).isEqualTo(Cost.requests(1).tokens(150));
     assertThat(gate.grants.get(0)).isNotNull();
     assertThat(memory.feedbackState().dimensions().get("requests").effective()).as("1800/min adopted")
         .isEqualTo(0.95 * 30);

@@ -40,7 +40,7 @@ final class ChatActivitiesImpl implements ChatActivities {
   public String chatByPriority(String mode) {
     probe.enter();
     try {
-      return gate.call(Cost.oneRequest(), () -> provider(mode, "priority"), reply -> Cost.oneRequest());
+      return gate.call(Cost.requests(1), () -> provider(mode, "priority"), reply -> Cost.requests(1));
     } finally {
       probe.exit();
     }
@@ -62,7 +62,7 @@ final class ChatActivitiesImpl implements ChatActivities {
 
   /** The provider reports half the estimated tokens as used, so reconciliation is visible. */
   private static Cost usage(ChatInput input) {
-    return input.tokens() > 0 ? Cost.of(1, input.tokens() / 2.0) : Cost.oneRequest();
+    return input.tokens() > 0 ? Cost.requests(1).tokens(input.tokens() / 2.0) : Cost.requests(1);
   }
 
   private static String provider(String mode, String tenant) throws Exception {

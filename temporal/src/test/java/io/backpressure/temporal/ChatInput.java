@@ -18,6 +18,6 @@ public record ChatInput(String tenant, String priority, int tokens, String mode)
 
   @Override
   public Cost cost() {
-    return tokens > 0 ? Cost.of(1, tokens) : Cost.oneRequest();
+    return tokens > 0 ? Cost.requests(1).tokens(tokens) : Cost.requests(1);
   }
 }

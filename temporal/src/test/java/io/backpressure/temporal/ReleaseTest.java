@@ -46,7 +46,7 @@ class ReleaseTest extends HarnessTest {
   void releasesTheTrueUsageOnSuccess() {
     RecordingGate gate = gate();
     assertThat(run(gate, Workflows.Plain.class, "ok")).isEqualTo("ok:a");
-    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.of(1, 200));
+    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.requests(1).tokens(200));
   }
 
   @Test
@@ -54,7 +54,7 @@ class ReleaseTest extends HarnessTest {
     RecordingGate gate = gate();
     assertThat(run(gate, Workflows.Plain.class, "error"))
         .isEqualTo("failed:java.io.IOException:RETRY_STATE_NON_RETRYABLE_FAILURE");
-    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.of(1, 0));
+    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.requests(1).tokens(0));
   }
 
   @Test
@@ -82,6 +82,6 @@ class ReleaseTest extends HarnessTest {
   void releasesWhenTheActivityIsCancelled() {
     RecordingGate gate = gate();
     assertThat(run(gate, Workflows.Cancelling.class, "hang")).startsWith("failed:CanceledFailure:");
-    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.of(1, 0));
+    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.requests(1).tokens(0));
   }
 }

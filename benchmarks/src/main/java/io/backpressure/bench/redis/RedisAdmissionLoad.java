@@ -114,7 +114,7 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
         }
         if (profile > 0) {
           populate(new Call("admit", i -> gate[i % targets].admitAsync(AdmissionRequest.of(
-              "tenant-" + (i / targets) % n, "P" + (1 + i % 3), Cost.of(1, 100 + i % 400)))), n * targets);
+              "tenant-" + (i / targets) % n, "P" + (1 + i % 3), Cost.requests(1).tokens(100 + i % 400)))), n * targets);
           ScriptProfile.run(url, tls, gate[0], n, profile);
           continue;
         }
@@ -165,7 +165,7 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
   private void run(int n, RedisGate[] gate, PeerCalls peers, boolean cluster) throws Exception {
     int t = gate.length;
     IntFunction<AdmissionRequest> request = i -> AdmissionRequest.of(
-        "tenant-" + (i / t) % n, "P" + (1 + i % 3), Cost.of(1, 100 + i % 400));
+        "tenant-" + (i / t) % n, "P" + (1 + i % 3), Cost.requests(1).tokens(100 + i % 400));
     List<Call> calls = List.of(
         new Call("INCR", peers::incr),
         new Call("bucket4j", peers::bucket4j),

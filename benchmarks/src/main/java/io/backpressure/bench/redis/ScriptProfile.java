@@ -77,7 +77,7 @@ final class ScriptProfile {
     String sha = redis.scriptLoad(script);
     String[] withGiveUp = java.util.Arrays.copyOf(args, args.length + 1);
     withGiveUp[args.length] = "";
-    AdmissionRequest request = AdmissionRequest.of("tenant-0", "P1", Cost.of(1, 100));
+    AdmissionRequest request = AdmissionRequest.of("tenant-0", "P1", Cost.requests(1).tokens(100));
     redis.configResetstat();
     double functionCpu = 0;
     double evalshaCpu = 0;

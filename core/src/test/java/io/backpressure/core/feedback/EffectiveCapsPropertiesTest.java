@@ -53,7 +53,7 @@ class EffectiveCapsPropertiesTest {
         Arbitraries.longs().between(0, 3_000).map(Duration::ofMillis).injectNull(0.5),
         Arbitraries.doubles().between(0, 2_000))
         .as((status, exhausted, l, r, t, retry, tokens) -> new ProviderSignal(status,
-            status == 429 ? exhausted : Set.of(), java.util.Map.of(), retry, Cost.of(1, tokens), 0, false)
+            status == 429 ? exhausted : Set.of(), java.util.Map.of(), retry, Cost.requests(1).tokens(tokens), 0, false)
             .withLimit(tokens > 1_000 ? "tokens" : "requests", l, r, t));
     Arbitrary<ProviderSignal> signal = Arbitraries.frequencyOf(
         net.jqwik.api.Tuple.of(20, plain), net.jqwik.api.Tuple.of(1, Arbitraries.just(ProviderSignal.resumedAfterOutage())));

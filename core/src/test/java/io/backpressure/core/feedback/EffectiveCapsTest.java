@@ -200,14 +200,14 @@ class EffectiveCapsTest {
   @Test
   void ownUseIsTheLargerOfTheDebitAndTheReportedUsage() {
     io.backpressure.core.Grant grant = new io.backpressure.core.Grant("g1", "acme", "P1",
-        io.backpressure.core.Cost.of(1, 1_100), false);
-    ProviderSignal used = ProviderSignal.ofStatus(200).withUsage(io.backpressure.core.Cost.of(1, 300));
+        io.backpressure.core.Cost.requests(1).tokens(1_100), false);
+    ProviderSignal used = ProviderSignal.ofStatus(200).withUsage(io.backpressure.core.Cost.requests(1).tokens(300));
     assertThat(EffectiveCaps.ownUse(DIMS, grant, used)).containsExactly(1.0, 1_100.0);
     assertThat(EffectiveCaps.ownUse(DIMS, null, used)).containsExactly(1.0, 300.0);
     assertThat(EffectiveCaps.ownUse(DIMS, grant, ProviderSignal.ofStatus(200))).containsExactly(1.0, 1_100.0);
     assertThat(EffectiveCaps.ownUse(DIMS, null, ProviderSignal.ofStatus(200))).isNull();
     io.backpressure.core.Grant open = new io.backpressure.core.Grant("open-1", "acme", "P1",
-        io.backpressure.core.Cost.of(1, 1_100), true);
+        io.backpressure.core.Cost.requests(1).tokens(1_100), true);
     assertThat(EffectiveCaps.ownUse(DIMS, open, ProviderSignal.ofStatus(200))).isNull();
   }
 

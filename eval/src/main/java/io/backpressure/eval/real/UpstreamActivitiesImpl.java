@@ -1,15 +1,12 @@
 package io.backpressure.eval.real;
 
 import io.backpressure.core.Cost;
-import io.backpressure.core.Dimension;
 import io.backpressure.temporal.ActivityGate;
 import io.backpressure.temporal.Backpressure;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -118,13 +115,7 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
   }
 
   private static Cost cost(CallMode.Gated gated, double tokens) {
-    Map<String, Double> amounts = new LinkedHashMap<>();
-    if (gated.requests()) {
-      amounts.put(Dimension.REQUESTS, 1.0);
-    }
-    if (gated.tokens()) {
-      amounts.put(Dimension.TOKENS, tokens);
-    }
-    return new Cost(amounts);
+    Cost cost = gated.requests() ? Cost.requests(1) : Cost.none();
+    return gated.tokens() ? cost.tokens(tokens) : cost;
   }
 }

@@ -212,14 +212,8 @@ public final class GateConfiguration implements Configuration {
   }
 
   private static Cost cost(boolean requests, double requestAmount, boolean tokens, double tokenAmount) {
-    Map<String, Double> amounts = new LinkedHashMap<>();
-    if (requests) {
-      amounts.put(Dimension.REQUESTS, requestAmount);
-    }
-    if (tokens) {
-      amounts.put(Dimension.TOKENS, tokenAmount);
-    }
-    return new Cost(amounts);
+    Cost cost = requests ? Cost.requests(requestAmount) : Cost.none();
+    return tokens ? cost.tokens(tokenAmount) : cost;
   }
 
   /**

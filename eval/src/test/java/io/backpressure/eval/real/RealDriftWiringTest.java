@@ -50,10 +50,10 @@ class RealDriftWiringTest {
     ManualClock clock = new ManualClock();
     InMemoryGate gate = InMemoryGate.create(GateConfiguration.policy(w, GateConfiguration.Variant.FULL), clock);
     DeadlineGate wrapped = new DeadlineGate(new TimedGate(gate, new Ledger(0)));
-    Admission admission = wrapped.admit(AdmissionRequest.of("t_p1_a", "P1", Cost.of(1, 100)));
+    Admission admission = wrapped.admit(AdmissionRequest.of("t_p1_a", "P1", Cost.requests(1).tokens(100)));
     assertThat(admission).isInstanceOf(Admission.Admitted.class);
     Admission.Admitted admitted = (Admission.Admitted) admission;
-    wrapped.release(admitted.grant(), Cost.of(1, 150));
+    wrapped.release(admitted.grant(), Cost.requests(1).tokens(150));
     wrapped.feedback(admitted.grant(), ProviderSignals.parse(200, Map.of(
         "x-ratelimit-limit-requests", List.of("60"), "x-ratelimit-remaining-requests", List.of("59"),
         "x-ratelimit-reset-requests", List.of("900ms")), null, Instant.EPOCH));

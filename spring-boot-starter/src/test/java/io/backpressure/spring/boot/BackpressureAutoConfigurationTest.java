@@ -166,7 +166,7 @@ class BackpressureAutoConfigurationTest {
           Gate gate = context.getBean(Gate.class);
           assertThat(gate).isInstanceOf(MeteredGate.class);
 
-          Admission admission = gate.admit("acme", "P1", Cost.of(1, 100));
+          Admission admission = gate.admit("acme", "P1", Cost.requests(1).tokens(100));
 
           assertThat(admission).isInstanceOf(Admission.Admitted.class);
           MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -192,8 +192,8 @@ class BackpressureAutoConfigurationTest {
           assertThat(gate).isInstanceOf(ResilientRedisGate.class);
           assertThat(((ResilientRedisGate) gate).connected()).isTrue();
 
-          assertThat(gate.admit("acme", "P1", Cost.of(1, 0))).isInstanceOf(Admission.Admitted.class);
-          assertThat(gate.admit("acme", "P1", Cost.of(1, 0))).isInstanceOf(Admission.Deferred.class);
+          assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0))).isInstanceOf(Admission.Admitted.class);
+          assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0))).isInstanceOf(Admission.Deferred.class);
           assertThat(((ResilientRedisGate) gate).failOpen().failures()).isZero();
         });
   }

@@ -38,7 +38,7 @@ class RedisStartupIT {
           Gate gate = context.getBean(Gate.class);
           assertThat(gate).isInstanceOfSatisfying(ResilientRedisGate.class,
               resilient -> assertThat(resilient.connected()).isFalse());
-          assertThat(gate.admit("acme", "P1", Cost.of(1, 0))).isInstanceOfSatisfying(Admission.Admitted.class,
+          assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0))).isInstanceOfSatisfying(Admission.Admitted.class,
               a -> assertThat(a.grant().failedOpen()).as("admitted ungated while Redis is down").isTrue());
         });
   }
