@@ -201,6 +201,11 @@ final class NestedBuckets {
   static final double TURN_LEAD = 0.2;
   /** Weight of the newest release in a queue's estimate correction (an exponential average). */
   static final double CORRECTION_WEIGHT = 0.2;
+  /**
+   * The part of a call's completion bound charged, as the estimate correction, while its class has
+   * seen no release (see "Estimates"): half, the mean of a completion spread evenly up to its bound.
+   */
+  static final double PRIOR_FRACTION = 0.5;
 
   private Policy policy;
   private final int dims;
@@ -233,6 +238,8 @@ final class NestedBuckets {
   private final double[][] satisfiedUse;
   /** Per class, the estimate correction a new queue starts from (learnt from every release). */
   private final double[][] classCorrection;
+  /** Per class, whether it has seen a release; until then its calls are charged the prior. */
+  private final boolean[] classLearnt;
   private final SlidingWindow[] windows;
   private final long[] classDeferred;
   private long horizonMicros;
@@ -269,6 +276,7 @@ final class NestedBuckets {
     this.allDemand = new double[classes][dims];
     this.satisfiedUse = new double[classes][dims];
     this.classCorrection = new double[classes][dims];
+    this.classLearnt = new boolean[classes];
     this.windows = new SlidingWindow[dims];
     this.classDeferred = new long[classes];
     java.util.Arrays.fill(classDeferred, Long.MIN_VALUE / 2);
@@ -357,22 +365,27 @@ final class NestedBuckets {
 
   /**
    * One admission attempt at {@code now} (microseconds). {@code estimate} is the caller's cost;
-   * {@code reserve}, in reservation mode, what to debit from L1 and L2 instead (null otherwise).
+   * {@code reserve}, in reservation mode, what to debit and pace by instead (null otherwise);
+   * {@code completion}, per dimension, the call's completion bound, of which a class that has seen
+   * no release charges {@link #PRIOR_FRACTION} on top of the estimate.
    * {@code booking} is the call's place in line: fresh on the first attempt (this step pays the
    * call's share into L3 and fills it in), or the one returned with an earlier deferral. Returns
    * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
    * holds what was debited, for {@link #release}.
    */
-  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking,
-      long maxWaitMicros) {
+  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, double[] completion,
+      Booking booking, long maxWaitMicros) {
     advance(now);
     Queue q = queues[k].get(tenant);
     double[] paced = booking.paced;
     for (int d = 0; d < dims; d++) {
-      paced[d] = Math.min(largest[d], estimate[d] + (q == null ? classCorrection[k][d] : q.correction[d]));
+      // In reservation mode L3 paces by the reservation L1 and L2 debit: a call whose turn has come
+      // finds them holding it, instead of being deferred again for the difference.
+      paced[d] = reserve != null ? reserve[d]
+          : Math.min(largest[d], estimate[d] + correction(q, k, d, completion[d]));
     }
     booking.estimate = estimate;
-    double[] cost = reserve == null ? paced : reserve;
+    double[] cost = paced;
     booking.debit = cost;
     q = touch(now, tenant, k, paced, !booking.paid);
     double sigma = share(paced);
@@ -493,6 +506,18 @@ final class NestedBuckets {
   }
 
   /**
+   * What a call of queue {@code q} (null: not active yet) in class {@code k} is charged in dimension
+   * {@code d} beyond its estimate: {@link #PRIOR_FRACTION} of its completion bound while the class
+   * has seen no release, then the queue's correction (a new queue's starts from its class's).
+   */
+  private double correction(Queue q, int k, int d, double completion) {
+    if (!classLearnt[k]) {
+      return PRIOR_FRACTION * completion;
+    }
+    return q == null ? classCorrection[k][d] : q.correction[d];
+  }
+
+  /**
    * When a fresh call whose queue is {@code debt} shares behind (its own share {@code sigma}
    * included) has its turn: the calls ahead of it drain at {@code (1 + TURN_LEAD) · rate}, its own
    * share at {@code rate}. A deep backlog's turns are therefore promised a little early: a call
@@ -533,7 +558,7 @@ final class NestedBuckets {
    * Reconciles an admitted call: {@code debited − actual} goes back to L1 and L2 (a negative
    * amount takes more), the queue's L3 gets back the difference between the share it paid and the
    * share the call really had, and the queue's estimate correction learns from {@code actual −
-   * estimate}.
+   * estimate}; the class has then seen a release, which ends its prior.
    */
   void release(long now, Booking grant, double[] actual) {
     advance(now);
@@ -561,6 +586,7 @@ final class NestedBuckets {
       double error = Math.max(0, actual[d] - grant.estimate[d]);
       classCorrection[k][d] += CORRECTION_WEIGHT * (error - classCorrection[k][d]);
     }
+    classLearnt[k] = true;
     if (q != null) {
       q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
       if (q.outstanding > 0 && --q.outstanding == 0) {

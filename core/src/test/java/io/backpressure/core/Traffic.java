@@ -226,4 +226,12 @@ final class Traffic {
   static double maxInAnyWindow(List<Admitted> log, String dimension, Duration window) {
     return WindowPeak.max(log, Admitted::nanos, a -> a.debited().amount(dimension), window.toNanos());
   }
+
+  /**
+   * The most of {@code dimension} that calls admitted in any window of {@code window} length
+   * really used (what a provider counts once every call is reconciled).
+   */
+  static double maxUsedInAnyWindow(List<Admitted> log, String dimension, Duration window) {
+    return WindowPeak.max(log, Admitted::nanos, a -> a.actual().amount(dimension), window.toNanos());
+  }
 }
