@@ -18,8 +18,8 @@ import java.util.Map;
  *     reservation mode reserves, and otherwise the cold-start prior of a class that has not seen a
  *     release yet
  */
-public record RequestCheck(
-    int priorityIndex, double[] estimate, double[] reserve, Admission.Rejected rejection, double[] completion) {
+public record RequestCheck(int priorityIndex, double[] estimate, double[] reserve,
+    Admission.Rejected rejection, double[] completion) {
 
   /** Longest tenant name accepted. */
   public static final int MAX_TENANT_LENGTH = 256;

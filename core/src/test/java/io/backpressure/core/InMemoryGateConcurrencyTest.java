@@ -64,7 +64,8 @@ class InMemoryGateConcurrencyTest {
             continue;
           }
           // No completion: never released, the calls are charged their estimate and nothing more.
-          AdmissionRequest request = AdmissionRequest.of(tenant, priority, Cost.of(1, tokens)).withMaxTokens(0);
+          AdmissionRequest request =
+              AdmissionRequest.of(tenant, priority, Cost.of(1, tokens)).withMaxTokens(0);
           Admission answer = gate.admit(booking == null ? request : request.withBooking(booking));
           if (answer instanceof Admission.Admitted) {
             log.add(new Admitted(clock.lastRead.get(), 1, tokens));
