@@ -182,8 +182,8 @@ public final class InMemoryGate implements Gate {
       if (fresh) {
         booking = new NestedBuckets.Booking(request.tenant(), k, check.estimate().length);
       }
-      long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(), booking,
-          maxWait == null ? -1 : maxWait.toNanos() / 1_000);
+      long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(),
+          check.completion(), booking, maxWait == null ? -1 : maxWait.toNanos() / 1_000);
       if (wait < 0) {
         if (!fresh) {
           bookings.remove(request.booking());

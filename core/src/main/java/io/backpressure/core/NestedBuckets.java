@@ -126,9 +126,25 @@ import java.util.Map;
  * {@code estimate + that correction} (never above the largest cost that fits), so a tenant whose
  * completions run long is charged closer to what it will use before the provider counts it. A new
  * queue starts from its class's correction, learnt from every release in the class, so tenants that
- * call rarely are not charged the bare prompt. In reservation mode L1 and L2 are debited {@code
- * estimate + max_tokens} instead, which never under-counts, while L3 still paces the queue by the
- * corrected estimate.
+ * call rarely are not charged the bare prompt.
+ *
+ * <p><b>Cold start.</b> Until its class has seen a release nothing has been learnt, and charging
+ * the bare prompt lets the first calls of a fresh gate fill the provider's first window with far
+ * more than the gate counts (eval/README.md, "Noisy estimates and reservation: ablations": 82 % of
+ * noisy-estimates' 429s came from that window). So a class that has seen no release charges each
+ * call {@link #PRIOR_FRACTION} of its completion bound on top of its estimate: half of its {@code
+ * max_tokens}, or of the policy's {@code default_max_tokens} when it sets none (the mean of a
+ * completion spread evenly up to its bound). The class's first release ends the prior, for its
+ * queues and for new ones: from then on the corrections above apply, learnt from zero as before.
+ * With prompts of 400 tokens and no {@code max_tokens} (default 1 024) the first calls are charged
+ * 912 tokens each, not 400. The whole bound was measured too (eval/README.md): fewer 429s still,
+ * but more deferrals where calls are far below their bound (request-bound, 150 tokens a call).
+ *
+ * <p><b>Reservation mode</b> debits {@code estimate + max_tokens} (or the default), which never
+ * under-counts, and L3 paces the queue by that same reservation: a call whose turn has come finds
+ * L1, L2 and the safe window holding what it will debit. (Pacing L3 by the corrected estimate while
+ * L1 needed the whole reservation sent calls back at their turn to find L1 short: 3.2 deferrals
+ * per call.) Releases refund the unused part to every layer alike.
  *
  * <h2>A worked example</h2>
  *
@@ -162,6 +178,7 @@ import java.util.Map;
  *       <td>{@code S[HD+..]}, {@code S[AD+..]}, {@code S[SU+..]}</td></tr>
  *   <tr><td>{@code classTail}, {@code lightTail}, {@code classCorrection}</td>
  *       <td>{@code S[CT+..]}, {@code S[LT+..]}, {@code S[CC+..]}</td></tr>
+ *   <tr><td>{@code classLearnt}</td><td>{@code S[CL+k]} (1 once the class has seen a release)</td></tr>
  *   <tr><td>{@code activeQueues}, {@code satisfiedQueues}, {@code classDeferred}, {@code weightSum}</td>
  *       <td>{@code S[N+k]}, {@code S[NS+k]}, {@code S[CD+k]}, {@code S[WS+k]}</td></tr>
  *   <tr><td>{@code lastMicros}, {@code touches}</td><td>{@code S[LAST]}, {@code S[SEQ]}</td></tr>
@@ -173,6 +190,8 @@ import java.util.Map;
  *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code after}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code after}</td></tr>
+ *   <tr><td>{@code correction}, {@link #PRIOR_FRACTION}</td><td>{@code correction}, {@code PRIOR_FRACTION}
+ *       (admit.lua; the completion bound arrives in ARGV)</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
  *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
  *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evictIdle}, {@code seenUntil}</td>
@@ -201,6 +220,11 @@ final class NestedBuckets {
   static final double TURN_LEAD = 0.2;
   /** Weight of the newest release in a queue's estimate correction (an exponential average). */
   static final double CORRECTION_WEIGHT = 0.2;
+  /**
+   * The part of a call's completion bound charged, as the estimate correction, while its class has
+   * seen no release (see "Estimates"): half, the mean of a completion spread evenly up to its bound.
+   */
+  static final double PRIOR_FRACTION = 0.5;
 
   private Policy policy;
   private final int dims;
@@ -233,6 +257,8 @@ final class NestedBuckets {
   private final double[][] satisfiedUse;
   /** Per class, the estimate correction a new queue starts from (learnt from every release). */
   private final double[][] classCorrection;
+  /** Per class, whether it has seen a release; until then its calls are charged the prior. */
+  private final boolean[] classLearnt;
   private final SlidingWindow[] windows;
   private final long[] classDeferred;
   private long horizonMicros;
@@ -269,6 +295,7 @@ final class NestedBuckets {
     this.allDemand = new double[classes][dims];
     this.satisfiedUse = new double[classes][dims];
     this.classCorrection = new double[classes][dims];
+    this.classLearnt = new boolean[classes];
     this.windows = new SlidingWindow[dims];
     this.classDeferred = new long[classes];
     java.util.Arrays.fill(classDeferred, Long.MIN_VALUE / 2);
@@ -357,22 +384,27 @@ final class NestedBuckets {
 
   /**
    * One admission attempt at {@code now} (microseconds). {@code estimate} is the caller's cost;
-   * {@code reserve}, in reservation mode, what to debit from L1 and L2 instead (null otherwise).
+   * {@code reserve}, in reservation mode, what to debit and pace by instead (null otherwise);
+   * {@code completion}, per dimension, the call's completion bound, of which a class that has seen
+   * no release charges {@link #PRIOR_FRACTION} on top of the estimate.
    * {@code booking} is the call's place in line: fresh on the first attempt (this step pays the
    * call's share into L3 and fills it in), or the one returned with an earlier deferral. Returns
    * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
    * holds what was debited, for {@link #release}.
    */
-  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking,
-      long maxWaitMicros) {
+  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, double[] completion,
+      Booking booking, long maxWaitMicros) {
     advance(now);
     Queue q = queues[k].get(tenant);
     double[] paced = booking.paced;
     for (int d = 0; d < dims; d++) {
-      paced[d] = Math.min(largest[d], estimate[d] + (q == null ? classCorrection[k][d] : q.correction[d]));
+      // In reservation mode L3 paces by the reservation L1 and L2 debit: a call whose turn has come
+      // finds them holding it, instead of being deferred again for the difference.
+      paced[d] = reserve != null ? reserve[d]
+          : Math.min(largest[d], estimate[d] + correction(q, k, d, completion[d]));
     }
     booking.estimate = estimate;
-    double[] cost = reserve == null ? paced : reserve;
+    double[] cost = paced;
     booking.debit = cost;
     q = touch(now, tenant, k, paced, !booking.paid);
     double sigma = share(paced);
@@ -493,6 +525,18 @@ final class NestedBuckets {
   }
 
   /**
+   * What a call of queue {@code q} (null: not active yet) in class {@code k} is charged in dimension
+   * {@code d} beyond its estimate: {@link #PRIOR_FRACTION} of its completion bound while the class
+   * has seen no release, then the queue's correction (a new queue's starts from its class's).
+   */
+  private double correction(Queue q, int k, int d, double completion) {
+    if (!classLearnt[k]) {
+      return PRIOR_FRACTION * completion;
+    }
+    return q == null ? classCorrection[k][d] : q.correction[d];
+  }
+
+  /**
    * When a fresh call whose queue is {@code debt} shares behind (its own share {@code sigma}
    * included) has its turn: the calls ahead of it drain at {@code (1 + TURN_LEAD) · rate}, its own
    * share at {@code rate}. A deep backlog's turns are therefore promised a little early: a call
@@ -533,7 +577,7 @@ final class NestedBuckets {
    * Reconciles an admitted call: {@code debited − actual} goes back to L1 and L2 (a negative
    * amount takes more), the queue's L3 gets back the difference between the share it paid and the
    * share the call really had, and the queue's estimate correction learns from {@code actual −
-   * estimate}.
+   * estimate}; the class has then seen a release, which ends its prior.
    */
   void release(long now, Booking grant, double[] actual) {
     advance(now);
@@ -561,6 +605,7 @@ final class NestedBuckets {
       double error = Math.max(0, actual[d] - grant.estimate[d]);
       classCorrection[k][d] += CORRECTION_WEIGHT * (error - classCorrection[k][d]);
     }
+    classLearnt[k] = true;
     if (q != null) {
       q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
       if (q.outstanding > 0 && --q.outstanding == 0) {

@@ -10,11 +10,16 @@ import java.util.List;
  *
  * @param priorityIndex the class index, 0 highest
  * @param estimate the caller's cost per dimension, in the policy's dimension order
- * @param reserve in reservation mode, what to debit instead: the estimate with {@code max_tokens}
- *     (or the default) added to the tokens; null otherwise
+ * @param reserve in reservation mode, what to debit instead: the estimate with {@code completion}
+ *     added; null otherwise
  * @param rejection non-null when the request must be rejected; the other fields are then unset
+ * @param completion per dimension, the most the call's completion can add to its estimate: its
+ *     {@code max_tokens} (or the policy's {@code default_max_tokens}) in tokens, 0 elsewhere; what
+ *     reservation mode reserves, and otherwise the cold-start prior of a class that has not seen a
+ *     release yet
  */
-public record RequestCheck(int priorityIndex, double[] estimate, double[] reserve, Admission.Rejected rejection) {
+public record RequestCheck(int priorityIndex, double[] estimate, double[] reserve,
+    Admission.Rejected rejection, double[] completion) {
 
   /** Longest tenant name accepted. */
   public static final int MAX_TENANT_LENGTH = 256;
@@ -46,11 +51,15 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
       return reject(RejectReason.INVALID_REQUEST,
           "maxWait must be zero or a positive duration, got " + request.maxWait());
     }
-    double[] reserve = null;
+    double[] completion = new double[cost.length];
     int tokens = policy.dimensionIndex(Dimension.TOKENS);
+    if (tokens >= 0) {
+      completion[tokens] = maxTokens != null ? maxTokens : policy.defaultMaxTokens();
+    }
+    double[] reserve = null;
     if (policy.reservation() && tokens >= 0) {
       reserve = cost.clone();
-      reserve[tokens] += maxTokens != null ? maxTokens : policy.defaultMaxTokens();
+      reserve[tokens] += completion[tokens];
     }
     double[] debit = reserve == null ? cost : reserve;
     for (int d = 0; d < debit.length; d++) {
@@ -63,7 +72,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
                 + " be admitted; allowed range [0, " + largest + "]");
       }
     }
-    return new RequestCheck(k, cost, reserve, null);
+    return new RequestCheck(k, cost, reserve, null, completion);
   }
 
   /**
@@ -104,7 +113,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
   }
 
   private static RequestCheck reject(RejectReason reason, String message) {
-    return new RequestCheck(-1, null, null, new Admission.Rejected(reason, message));
+    return new RequestCheck(-1, null, null, new Admission.Rejected(reason, message), null);
   }
 
   private static String abbreviate(String text) {

@@ -63,7 +63,9 @@ class InMemoryGateConcurrencyTest {
           if (clock.nanoTime() < retryAt) {
             continue;
           }
-          AdmissionRequest request = AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(tokens));
+          // No completion: never released, the calls are charged their estimate and nothing more.
+          AdmissionRequest request =
+              AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(tokens)).withMaxTokens(0);
           Admission answer = gate.admit(booking == null ? request : request.withBooking(booking));
           if (answer instanceof Admission.Admitted) {
             log.add(new Admitted(clock.lastRead.get(), 1, tokens));

@@ -31,10 +31,17 @@ final class Traffic {
   private final List<Outcome> outcomes = new ArrayList<>();
   private long sequence;
   private long deferrals;
+  private Long maxTokens;
 
   Traffic(Gate gate, ManualClock clock) {
     this.gate = gate;
     this.clock = clock;
+  }
+
+  /** Every call asks with this {@code max_tokens} (default: none, so the policy's default applies). */
+  Traffic maxTokens(long maxTokens) {
+    this.maxTokens = maxTokens;
+    return this;
   }
 
   /**
@@ -120,6 +127,9 @@ final class Traffic {
         c.deferred = 0;
       }
       AdmissionRequest request = AdmissionRequest.of(c.tenant, c.priority, c.estimate);
+      if (maxTokens != null) {
+        request = request.withMaxTokens(maxTokens);
+      }
       if (c.booking != null) {
         request = request.withBooking(c.booking);
       }

@@ -7,8 +7,9 @@
 -- ARGV: 1 the policy version the caller validated the request against, 2 the time in µs ('' = the
 --       server's TIME), 3 tenant, 4 class index (0 = highest), 5 tenant weight w_t, 6 '1' when a
 --       booking is presented, 7 '1' in reservation mode, 8 the call's wait limit in µs (-1: none;
---       RequestCheck.maxWait), then the estimate per dimension (in the policy's order) and, in
---       reservation mode, what to reserve per dimension
+--       RequestCheck.maxWait), then the estimate per dimension (in the policy's order) and the
+--       call's completion bound per dimension (RequestCheck.completion: in reservation mode added
+--       to the estimate and reserved, otherwise the source of a cold class's prior)
 -- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as exact decimals);
 -- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[8] (1);
 -- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
@@ -60,22 +61,36 @@ local function touch(now, field, k, weight, cost, q, paying)
   return q
 end
 
--- NestedBuckets.admit: paces the estimate by the queue's correction, pays the call's share into L3
+-- NestedBuckets.correction: what a call of queue q (nil: not active yet) in class k is charged in
+-- dimension d beyond its estimate: PRIOR_FRACTION of its completion bound while the class has seen
+-- no release, then the queue's correction (a new queue's starts from its class's).
+local function correction(q, k, d, completion)
+  if S[CL + k] == 0 then
+    return PRIOR_FRACTION * completion
+  end
+  if q then
+    return q.corr[d]
+  end
+  return S[CC + at(k, d)]
+end
+
+-- NestedBuckets.admit: paces the estimate by the queue's correction (in reservation mode: by the
+-- reservation, which L1 and L2 debit too), pays the call's share into L3
 -- at its first attempt (the debt is the queue's line), then admits iff every L1 and L2 bucket (and
 -- the safe window) holds the cost and the call's turn has come. Returns Δ in µs, 0 when admitted and
 -- debited (booking.debit is what was debited, booking.entry the window entry), or −(its turn) when
 -- the turn comes after max_wait µs (max_wait < 0: no limit); an expired call pays nothing.
-local function admit(now, field, k, weight, estimate, reserve, booking, max_wait)
+local function admit(now, field, k, weight, estimate, reserve, completion, booking, max_wait)
   local q = load_queue(field)
   local paced = {}
   for d = 1, D do
-    local correction = S[CC + at(k, d)]
-    if q then
-      correction = q.corr[d]
+    if reserve then
+      paced[d] = reserve[d]
+    else
+      paced[d] = min(P.largest[d], estimate[d] + correction(q, k, d, completion[d]))
     end
-    paced[d] = min(P.largest[d], estimate[d] + correction)
   end
-  local cost = reserve or paced
+  local cost = paced
   booking.debit = cost
   q = touch(now, field, k, weight, paced, q, not booking.paid)
   local sigma = share(paced)
@@ -251,14 +266,16 @@ local k = tonumber(ARGV[4]) + 1
 local weight = tonumber(ARGV[5])
 local max_wait = tonumber(ARGV[8])
 local estimate = {}
+local completion = {}
 local reserve
 for d = 1, D do
   estimate[d] = tonumber(ARGV[8 + d])
+  completion[d] = tonumber(ARGV[8 + D + d])
 end
 if ARGV[7] == '1' then
   reserve = {}
   for d = 1, D do
-    reserve[d] = tonumber(ARGV[8 + D + d])
+    reserve[d] = estimate[d] + completion[d]
   end
 end
 
@@ -282,7 +299,7 @@ end
 
 begin_step(now)
 local field = (k - 1) .. ':' .. tenant
-local wait = admit(now, field, k, weight, estimate, reserve, booking, max_wait)
+local wait = admit(now, field, k, weight, estimate, reserve, completion, booking, max_wait)
 end_step()
 if wait < 0 then
   if not fresh then

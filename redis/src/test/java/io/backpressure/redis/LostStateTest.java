@@ -115,10 +115,10 @@ class LostStateTest {
     String version = gate.policyStore().read().orElseThrow().version();
     String[] scriptKeys = keys.step(keys.grant("g-late"), keys.booking("b-late"), keys.booking("b-late"),
         keys.waiting(0));
-    // ARGV as RedisGate sends it (no wait limit, one request), with a give-up deadline long past
-    // (1 µs after the epoch); the guard answers 4, which is not Expired's 3.
+    // ARGV as RedisGate sends it (no wait limit, one request, no completion bound), with a give-up
+    // deadline long past (1 µs after the epoch); the guard answers 4, which is not Expired's 3.
     List<Object> reply = connection.await(connection.run(Script.ADMIT, scriptKeys,
-        version, "", "late", "0", "1.0", "0", "0", "-1", "1", "1"));
+        version, "", "late", "0", "1.0", "0", "0", "-1", "1", "0", "1"));
     assertThat(reply).containsExactly(4L);
     assertThat(connection.await(connection.commands().get(keys.state()).toCompletableFuture())).isEqualTo(before);
     assertThat(connection.await(connection.commands().exists(keys.grant("g-late"), keys.booking("b-late"))

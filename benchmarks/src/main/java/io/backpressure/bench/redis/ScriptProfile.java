@@ -64,7 +64,7 @@ final class ScriptProfile {
     String[] keys = {base + "config", base + "state", base + "queues", base + "seen", base + "window",
         base + "g:profile", base + "b:profile", base + "b:profile", base + "w:0"};
     String version = redis.hget(base + "config", "version");
-    String[] args = {version, "", "tenant-0", "0", "1.0", "0", "0", "-1", "1.0", "100.0"};
+    String[] args = {version, "", "tenant-0", "0", "1.0", "0", "0", "-1", "1.0", "100.0", "0.0", "1024.0"};
     String functions = prefix(resource("/io/backpressure/redis/admit.lua"));
     String buckets = resource("/io/backpressure/redis/nested_buckets.lua");
 

@@ -66,9 +66,10 @@ import java.util.Map;
  *   <li>Classes and weights from {@code priorities} ({@code bp-no-priority}: all weights 1); tenant
  *       weights from the tenants; reservation and {@code default_max_tokens} from {@code gate}.
  *   <li>Cost estimate: 1 request and the prompt tokens (the completion is known only from the
- *       reply); in reservation mode the request carries the tenant's {@code max_tokens} (none: the
- *       gate's default). The estimate ablations ({@code bp-oracle}, {@code bp-mean-estimate},
- *       {@code bp-reserve-tight}) change only this, as {@link TokenEstimate} describes; {@code
+ *       reply); the request carries the tenant's {@code max_tokens} (none: the gate's default),
+ *       reserved in reservation mode and the bound of a cold class's prior otherwise. The
+ *       estimate ablations ({@code bp-oracle}, {@code bp-mean-estimate}, {@code
+ *       bp-reserve-tight}) change only this, as {@link TokenEstimate} describes; {@code
  *       bp-429-held} changes only what a 429 is released with.
  *   <li>Feedback: the defaults of {@link FeedbackPolicy} with the provider's accounting period
  *       {@code upstream.period_s} ({@code bp-static}: {@link FeedbackPolicy#DISABLED}).

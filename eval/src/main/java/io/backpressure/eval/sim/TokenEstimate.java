@@ -9,8 +9,9 @@ import io.backpressure.eval.workload.Workload;
  *
  * <ul>
  *   <li>{@link #PROMPT}: the documented bp choice. The estimate is the prompt (the completion is
- *       known only from the reply); in reservation mode (the workload's {@code gate.reservation})
- *       the call carries the tenant's {@code max_tokens} (none: the gate's default).
+ *       known only from the reply). The call carries the tenant's {@code max_tokens} (none: the
+ *       gate's default), which reservation mode (the workload's {@code gate.reservation}) reserves
+ *       and which a class that has seen no release charges half of.
  *   <li>{@link #MEAN}: the estimate is the tenant's mean call, prompt plus the mean (clamped)
  *       completion, as if the gate's learnt correction were known before the first reply; what
  *       differs from {@link #PROMPT} is the cold start, before the first releases teach it. In
@@ -51,9 +52,9 @@ public enum TokenEstimate {
   }
 
   /**
-   * The call's {@code max_tokens} as the gate is told it, or null for the gate's default; read only
-   * in reservation mode. The oracle reserves the completion exactly (at least 1 token, the least a
-   * limit may be).
+   * The call's {@code max_tokens} as the gate is told it, or null for the gate's default: reserved in
+   * reservation mode, otherwise the bound of a cold class's prior. The oracle tells its completion
+   * exactly (at least 1 token, the least a limit may be).
    */
   public Long maxTokens(Workload.Tenant tenant, long completion) {
     return switch (this) {
