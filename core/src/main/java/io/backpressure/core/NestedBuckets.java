@@ -252,6 +252,14 @@ final class NestedBuckets {
   /** Σ w_t over each class's active queues ({@code W_k}). */
   private final double[] weightSum;
   private long touches;
+  /**
+   * Per class and dimension, the cost of the class's overdue calls (units): calls that came back at
+   * the slot a line had given them and found its capacity taken. Until they are back, the calls of
+   * other classes' queues using their share leave it free in L1 and the safe window (unless the
+   * overdue class borrows). It fades with time constant {@code H}, so a caller that never comes
+   * back does not hold it for long.
+   */
+  private final double[][] overdue;
 
   @SuppressWarnings("unchecked")
   NestedBuckets(Policy policy) {
@@ -280,6 +288,7 @@ final class NestedBuckets {
     this.activeQueues = new int[classes];
     this.weightSum = new double[classes];
     this.satisfiedQueues = new int[classes];
+    this.overdue = new double[classes][dims];
     this.queues = new Map[classes];
     for (int k = 0; k < classes; k++) {
       queues[k] = new HashMap<>();
@@ -377,6 +386,14 @@ final class NestedBuckets {
     q = touch(now, tenant, k, paced, !booking.paid);
     double sigma = share(paced);
     boolean fresh = !booking.paid;
+    // An overdue call takes its promise back first: it owes no overdue call anything.
+    boolean wasOverdue = booking.overdue;
+    if (wasOverdue) {
+      for (int d = 0; d < dims; d++) {
+        overdue[k][d] = Math.max(0, overdue[k][d] - paced[d]);
+      }
+      booking.overdue = false;
+    }
     long turn;
     if (fresh) {
       q.level -= sigma;
@@ -395,6 +412,9 @@ final class NestedBuckets {
         continue;
       }
       double need = q.satisfied ? cost[d] : cost[d] + headroom(k, d, cost[d]);
+      if (!q.satisfied && !wasOverdue) {
+        need += overdueOfOthers(k, d);
+      }
       if (need > global[d] + EPSILON) {
         globalSlot[d] = now + micros((need - global[d]) / rate[d]);
       }
@@ -413,6 +433,7 @@ final class NestedBuckets {
     long slot = now;
     long behind = fresh ? now : Math.max(now, booking.readyAt);
     // A booked call back before its turn keeps its place; one back at or after it may have lost it.
+    // If that turn was a slot in a line, the call is overdue while it waits again (see overdue).
     boolean lineUp = fresh || now >= booking.readyAt;
     for (int d = 0; d < dims; d++) {
       boolean light = q.satisfied && classSlot[d] <= now;
@@ -456,7 +477,14 @@ final class NestedBuckets {
       q.outstanding++;
     }
     if (ready > now) {
-      if (slot > now && slot >= turn) {
+      if (booking.lined && !fresh && now >= booking.readyAt) {
+        booking.overdue = true;
+        for (int d = 0; d < dims; d++) {
+          overdue[k][d] += paced[d];
+        }
+      }
+      booking.lined = slot > now && slot >= turn;
+      if (booking.lined) {
         for (int d = 0; d < dims; d++) {
           long[] tail = lightSlot[d] ? lightTail[k] : classTail[k];
           tail[d] = Math.max(tail[d], classSlot[d]);
@@ -514,6 +542,22 @@ final class NestedBuckets {
       return 0;
     }
     return Math.max(0, Math.min(HEADROOM * largest[d], largest[d] - cost));
+  }
+
+  /**
+   * What a call of class {@code k} must leave free in dimension {@code d}'s shared buckets for the
+   * overdue calls of other classes (units): capacity their lines promised them and others took. A
+   * class that borrows is owed nothing: what it was promised was handed down by the others, who may
+   * take it back at once.
+   */
+  private double overdueOfOthers(int k, int d) {
+    double owed = 0;
+    for (int j = 0; j < classes; j++) {
+      if (j != k && !borrowing[j][d]) {
+        owed += overdue[j][d];
+      }
+    }
+    return owed;
   }
 
   /**
@@ -602,6 +646,7 @@ final class NestedBuckets {
             : Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
         classUse[k][d] *= decay;
         satisfiedUse[k][d] = satisfiedQueues[k] == 0 ? 0 : satisfiedUse[k][d] * decay;
+        overdue[k][d] *= decay;
       }
     }
   }
@@ -857,6 +902,10 @@ final class NestedBuckets {
     final String tenant;
     final int priority;
     boolean paid;
+    /** Whether its turn is a slot a line gave it (its class's or light line), not only its L3 turn. */
+    boolean lined;
+    /** Whether it came back at that slot, found its capacity taken, and counts in {@code overdue}. */
+    boolean overdue;
     double paidShare;
     long readyAt;
     long expiresAt;
