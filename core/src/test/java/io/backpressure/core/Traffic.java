@@ -31,6 +31,8 @@ final class Traffic {
   private final List<Outcome> outcomes = new ArrayList<>();
   private long sequence;
   private long deferrals;
+  /** How late a deferred caller comes back after its Δ (s), as a timer on a busy worker does. */
+  private double wakeUpLagSeconds;
 
   Traffic(Gate gate, ManualClock clock) {
     this.gate = gate;
@@ -99,6 +101,12 @@ final class Traffic {
     }
   }
 
+  /** Makes every deferred caller come back {@code seconds} after its Δ instead of exactly at it. */
+  Traffic wakeUpLag(double seconds) {
+    this.wakeUpLagSeconds = seconds;
+    return this;
+  }
+
   /** Runs until {@code untilSeconds} of virtual time; returns the admissions so far. */
   List<Admitted> runUntil(double untilSeconds) {
     long until = (long) (untilSeconds * 1e9);
@@ -141,7 +149,7 @@ final class Traffic {
         deferrals++;
         c.deferred++;
         c.booking = d.booking();
-        schedule(e.nanos / 1e9 + d.retryAfter().toNanos() / 1e9, c, Kind.ATTEMPT, null);
+        schedule(e.nanos / 1e9 + d.retryAfter().toNanos() / 1e9 + wakeUpLagSeconds, c, Kind.ATTEMPT, null);
       } else if (answer instanceof Admission.Expired) {
         c.booking = null;
         outcomes.add(new Outcome(c.firstNanos, c.tenant, c.priority, e.nanos - c.firstNanos, c.deferred, true, deadline));
