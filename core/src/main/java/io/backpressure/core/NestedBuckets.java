@@ -107,6 +107,24 @@ import java.util.Map;
  * first time starts with full buckets, inside the same step, so concurrent first calls cannot
  * over-admit.
  *
+ * <p><b>Promises across classes: overdue calls.</b> Lines are per class, so a slot promised in one
+ * class's line is invisible to the calls of the others: a timer fires a little late, and in
+ * between a call of another class finds the bucket (or the safe window) holding enough and takes
+ * it. The late call then lines up again at the back of its class's line, a whole line's length
+ * later, and it can happen again: under three saturating classes this repeated bounce, not the
+ * share, set the top class's p95. A call that comes back at or after a slot a line gave it and
+ * finds its capacity taken is therefore <i>overdue</i>: it lines up again as before, and until it
+ * is back its cost counts in its class's {@code overdue} level, per dimension. Every call of
+ * another class's queue using its share must leave the overdue levels of the other classes free
+ * in L1 and the safe window, besides its own cost and headroom, so the promised capacity waits
+ * for the caller it was promised to. Three exceptions keep the rest of the rule whole: a queue
+ * within its share owes nothing (it is admitted at once however many calls of others are
+ * overdue), an overdue call owes no other overdue call (they would all wait for one another), and
+ * a class that borrows is owed nothing (what it was promised was handed down by classes that may
+ * take it back at once). An overdue call that never comes back is forgotten: the levels decay
+ * with time constant {@code H}. The state is one number per class and dimension and two flags per
+ * booking; the step costs O(classes × dimensions) more.
+ *
  * <p><b>Deadlines.</b> A call with a wait limit (its own {@link AdmissionRequest#maxWait()}, or its
  * class's {@code max_wait}) whose Δ would exceed it is answered {@code Expired} at once: it pays
  * nothing (a first attempt's share is not taken; a booked call's share goes back to its queue, and
@@ -162,6 +180,9 @@ import java.util.Map;
  *       <td>{@code S[HD+..]}, {@code S[AD+..]}, {@code S[SU+..]}</td></tr>
  *   <tr><td>{@code classTail}, {@code lightTail}, {@code classCorrection}</td>
  *       <td>{@code S[CT+..]}, {@code S[LT+..]}, {@code S[CC+..]}</td></tr>
+ *   <tr><td>{@code overdue}</td><td>{@code S[OD+..]}</td></tr>
+ *   <tr><td>{@code Booking.paidShare/readyAt/expiresAt/lined/overdue}</td>
+ *       <td>the stored booking's fields 3, 4, 5, 7, 8 ({@code booking.share/ready/exp/lined/overdue})</td></tr>
  *   <tr><td>{@code activeQueues}, {@code satisfiedQueues}, {@code classDeferred}, {@code weightSum}</td>
  *       <td>{@code S[N+k]}, {@code S[NS+k]}, {@code S[CD+k]}, {@code S[WS+k]}</td></tr>
  *   <tr><td>{@code lastMicros}, {@code touches}</td><td>{@code S[LAST]}, {@code S[SEQ]}</td></tr>
@@ -171,8 +192,8 @@ import java.util.Map;
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
  *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
  *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
- *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code after}</td>
- *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code after}</td></tr>
+ *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}</td>
+ *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
  *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
  *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evictIdle}, {@code seenUntil}</td>
