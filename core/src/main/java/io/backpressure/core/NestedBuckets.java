@@ -107,6 +107,24 @@ import java.util.Map;
  * first time starts with full buckets, inside the same step, so concurrent first calls cannot
  * over-admit.
  *
+ * <p><b>Promises across classes: overdue calls.</b> Lines are per class, so a slot promised in one
+ * class's line is invisible to the calls of the others: a timer fires a little late, and in
+ * between a call of another class finds the bucket (or the safe window) holding enough and takes
+ * it. The late call then lines up again at the back of its class's line, a whole line's length
+ * later, and it can happen again: under three saturating classes this repeated bounce, not the
+ * share, set the top class's p95. A call that comes back at or after a slot a line gave it and
+ * finds its capacity taken is therefore <i>overdue</i>: it lines up again as before, and until it
+ * is back its cost counts in its class's {@code overdue} level, per dimension. Every call of
+ * another class's queue using its share must leave the overdue levels of the other classes free
+ * in L1 and the safe window, besides its own cost and headroom, so the promised capacity waits
+ * for the caller it was promised to. Three exceptions keep the rest of the rule whole: a queue
+ * within its share owes nothing (it is admitted at once however many calls of others are
+ * overdue), an overdue call owes no other overdue call (they would all wait for one another), and
+ * a class that borrows is owed nothing (what it was promised was handed down by classes that may
+ * take it back at once). An overdue call that never comes back is forgotten: the levels decay
+ * with time constant {@code H}. The state is one number per class and dimension and two flags per
+ * booking; the step costs O(classes × dimensions) more.
+ *
  * <p><b>Deadlines.</b> A call with a wait limit (its own {@link AdmissionRequest#maxWait()}, or its
  * class's {@code max_wait}) whose Δ would exceed it is answered {@code Expired} at once: it pays
  * nothing (a first attempt's share is not taken; a booked call's share goes back to its queue, and
@@ -179,6 +197,9 @@ import java.util.Map;
  *   <tr><td>{@code classTail}, {@code lightTail}, {@code classCorrection}</td>
  *       <td>{@code S[CT+..]}, {@code S[LT+..]}, {@code S[CC+..]}</td></tr>
  *   <tr><td>{@code classLearnt}</td><td>{@code S[CL+k]} (1 once the class has seen a release)</td></tr>
+ *   <tr><td>{@code overdue}</td><td>{@code S[OD+..]}</td></tr>
+ *   <tr><td>{@code Booking.paidShare/readyAt/expiresAt/lined/overdue}</td>
+ *       <td>the stored booking's fields 3, 4, 5, 7, 8 ({@code booking.share/ready/exp/lined/overdue})</td></tr>
  *   <tr><td>{@code activeQueues}, {@code satisfiedQueues}, {@code classDeferred}, {@code weightSum}</td>
  *       <td>{@code S[N+k]}, {@code S[NS+k]}, {@code S[CD+k]}, {@code S[WS+k]}</td></tr>
  *   <tr><td>{@code lastMicros}, {@code touches}</td><td>{@code S[LAST]}, {@code S[SEQ]}</td></tr>
@@ -188,8 +209,8 @@ import java.util.Map;
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
  *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
  *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
- *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code after}</td>
- *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code after}</td></tr>
+ *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}</td>
+ *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}</td></tr>
  *   <tr><td>{@code correction}, {@link #PRIOR_FRACTION}</td><td>{@code correction}, {@code PRIOR_FRACTION}
  *       (admit.lua; the completion bound arrives in ARGV)</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
@@ -278,6 +299,14 @@ final class NestedBuckets {
   /** Σ w_t over each class's active queues ({@code W_k}). */
   private final double[] weightSum;
   private long touches;
+  /**
+   * Per class and dimension, the cost of the class's overdue calls (units): calls that came back at
+   * the slot a line had given them and found its capacity taken. Until they are back, the calls of
+   * other classes' queues using their share leave it free in L1 and the safe window (unless the
+   * overdue class borrows). It fades with time constant {@code H}, so a caller that never comes
+   * back does not hold it for long.
+   */
+  private final double[][] overdue;
 
   @SuppressWarnings("unchecked")
   NestedBuckets(Policy policy) {
@@ -307,6 +336,7 @@ final class NestedBuckets {
     this.activeQueues = new int[classes];
     this.weightSum = new double[classes];
     this.satisfiedQueues = new int[classes];
+    this.overdue = new double[classes][dims];
     this.queues = new Map[classes];
     for (int k = 0; k < classes; k++) {
       queues[k] = new HashMap<>();
@@ -409,6 +439,14 @@ final class NestedBuckets {
     q = touch(now, tenant, k, paced, !booking.paid);
     double sigma = share(paced);
     boolean fresh = !booking.paid;
+    // An overdue call takes its promise back first: it owes no overdue call anything.
+    boolean wasOverdue = booking.overdue;
+    if (wasOverdue) {
+      for (int d = 0; d < dims; d++) {
+        overdue[k][d] = Math.max(0, overdue[k][d] - paced[d]);
+      }
+      booking.overdue = false;
+    }
     long turn;
     if (fresh) {
       q.level -= sigma;
@@ -427,6 +465,9 @@ final class NestedBuckets {
         continue;
       }
       double need = q.satisfied ? cost[d] : cost[d] + headroom(k, d, cost[d]);
+      if (!q.satisfied && !wasOverdue) {
+        need += overdueOfOthers(k, d);
+      }
       if (need > global[d] + EPSILON) {
         globalSlot[d] = now + micros((need - global[d]) / rate[d]);
       }
@@ -445,6 +486,7 @@ final class NestedBuckets {
     long slot = now;
     long behind = fresh ? now : Math.max(now, booking.readyAt);
     // A booked call back before its turn keeps its place; one back at or after it may have lost it.
+    // If that turn was a slot in a line, the call is overdue while it waits again (see overdue).
     boolean lineUp = fresh || now >= booking.readyAt;
     for (int d = 0; d < dims; d++) {
       boolean light = q.satisfied && classSlot[d] <= now;
@@ -488,7 +530,14 @@ final class NestedBuckets {
       q.outstanding++;
     }
     if (ready > now) {
-      if (slot > now && slot >= turn) {
+      if (booking.lined && !fresh && now >= booking.readyAt) {
+        booking.overdue = true;
+        for (int d = 0; d < dims; d++) {
+          overdue[k][d] += paced[d];
+        }
+      }
+      booking.lined = slot > now && slot >= turn;
+      if (booking.lined) {
         for (int d = 0; d < dims; d++) {
           long[] tail = lightSlot[d] ? lightTail[k] : classTail[k];
           tail[d] = Math.max(tail[d], classSlot[d]);
@@ -558,6 +607,22 @@ final class NestedBuckets {
       return 0;
     }
     return Math.max(0, Math.min(HEADROOM * largest[d], largest[d] - cost));
+  }
+
+  /**
+   * What a call of class {@code k} must leave free in dimension {@code d}'s shared buckets for the
+   * overdue calls of other classes (units): capacity their lines promised them and others took. A
+   * class that borrows is owed nothing: what it was promised was handed down by the others, who may
+   * take it back at once.
+   */
+  private double overdueOfOthers(int k, int d) {
+    double owed = 0;
+    for (int j = 0; j < classes; j++) {
+      if (j != k && !borrowing[j][d]) {
+        owed += overdue[j][d];
+      }
+    }
+    return owed;
   }
 
   /**
@@ -647,6 +712,7 @@ final class NestedBuckets {
             : Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
         classUse[k][d] *= decay;
         satisfiedUse[k][d] = satisfiedQueues[k] == 0 ? 0 : satisfiedUse[k][d] * decay;
+        overdue[k][d] *= decay;
       }
     }
   }
@@ -905,6 +971,10 @@ final class NestedBuckets {
     final String tenant;
     final int priority;
     boolean paid;
+    /** Whether its turn is a slot a line gave it (its class's or light line), not only its L3 turn. */
+    boolean lined;
+    /** Whether it came back at that slot, found its capacity taken, and counts in {@code overdue}. */
+    boolean overdue;
     double paidShare;
     long readyAt;
     long expiresAt;

@@ -32,6 +32,8 @@ final class Traffic {
   private long sequence;
   private long deferrals;
   private Long maxTokens;
+  /** How late a deferred caller comes back after its Δ (s), as a timer on a busy worker does. */
+  private double wakeUpLagSeconds;
 
   Traffic(Gate gate, ManualClock clock) {
     this.gate = gate;
@@ -106,6 +108,12 @@ final class Traffic {
     }
   }
 
+  /** Makes every deferred caller come back {@code seconds} after its Δ instead of exactly at it. */
+  Traffic wakeUpLag(double seconds) {
+    this.wakeUpLagSeconds = seconds;
+    return this;
+  }
+
   /** Runs until {@code untilSeconds} of virtual time; returns the admissions so far. */
   List<Admitted> runUntil(double untilSeconds) {
     long until = (long) (untilSeconds * 1e9);
@@ -151,7 +159,7 @@ final class Traffic {
         deferrals++;
         c.deferred++;
         c.booking = d.booking();
-        schedule(e.nanos / 1e9 + d.retryAfter().toNanos() / 1e9, c, Kind.ATTEMPT, null);
+        schedule(e.nanos / 1e9 + d.retryAfter().toNanos() / 1e9 + wakeUpLagSeconds, c, Kind.ATTEMPT, null);
       } else if (answer instanceof Admission.Expired) {
         c.booking = null;
         outcomes.add(new Outcome(c.firstNanos, c.tenant, c.priority, e.nanos - c.firstNanos, c.deferred, true, deadline));

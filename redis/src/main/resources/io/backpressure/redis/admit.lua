@@ -95,6 +95,15 @@ local function admit(now, field, k, weight, estimate, reserve, completion, booki
   q = touch(now, field, k, weight, paced, q, not booking.paid)
   local sigma = share(paced)
   local fresh = not booking.paid
+  -- An overdue call takes its promise back first: it owes no overdue call anything.
+  local was_overdue = booking.overdue
+  if was_overdue then
+    for d = 1, D do
+      local kd = at(k, d)
+      S[OD + kd] = max(0, S[OD + kd] - paced[d])
+    end
+    booking.overdue = false
+  end
   local turn
   if fresh then
     q.lvl = q.lvl - sigma
@@ -121,6 +130,9 @@ local function admit(now, field, k, weight, estimate, reserve, completion, booki
       local need = cost[d]
       if not q.within then
         need = cost[d] + headroom(k, d, cost[d])
+        if not was_overdue then
+          need = need + overdue_of_others(k, d)
+        end
       end
       if need > S[G + d] + EPSILON then
         global_slot[d] = now + micros((need - S[G + d]) / P.rate[d])
@@ -137,7 +149,8 @@ local function admit(now, field, k, weight, estimate, reserve, completion, booki
   end
   -- A call that finds a shared bucket short lines up behind its own class's tail, spaced at the
   -- class's effective rate, or behind its class's light tail when its queue is within its share.
-  -- A booked call back before its turn keeps its place.
+  -- A booked call back before its turn keeps its place; one back at or after it may have lost it.
+  -- If that turn was a slot in a line, the call is overdue while it waits again.
   local slot = now
   local behind = now
   if not fresh then
@@ -190,7 +203,15 @@ local function admit(now, field, k, weight, estimate, reserve, completion, booki
     q.out = q.out + 1
   end
   if ready > now then
-    if slot > now and slot >= turn then
+    if booking.lined and not fresh and now >= booking.ready then
+      booking.overdue = true
+      for d = 1, D do
+        local kd = at(k, d)
+        S[OD + kd] = S[OD + kd] + paced[d]
+      end
+    end
+    booking.lined = slot > now and slot >= turn
+    if booking.lined then
       for d = 1, D do
         local tail = CT
         if light_slot[d] then
@@ -281,20 +302,23 @@ end
 
 -- InMemoryGate.admit: a presented booking counts only if it is live, of this generation of the
 -- policy's layout, and of this same queue; otherwise the call starts afresh. A stored booking is
--- {tenant, class, paid share, ready at, expires at, generation}.
+-- {tenant, class, paid share, ready at, expires at, generation, 1 when its turn is a slot a line
+-- gave it else 0, 1 when overdue else 0}.
 local booking
 if ARGV[6] == '1' then
   local raw = redis.call('GET', KEYS[8])
   if raw then
     local b = cmsgpack.unpack(raw)
     if b[5] > now and b[6] == P.generation and b[1] == tenant and b[2] == k then
-      booking = { paid = true, share = b[3], ready = b[4], exp = b[5] }
+      booking = { paid = true, share = b[3], ready = b[4], exp = b[5], lined = b[7] == 1,
+                  overdue = b[8] == 1 }
     end
   end
 end
 local fresh = booking == nil
 if fresh then
-  booking = { paid = false, share = 0, ready = 0, exp = now + P.grant_ttl }
+  booking = { paid = false, share = 0, ready = 0, exp = now + P.grant_ttl, lined = false,
+              overdue = false }
 end
 
 begin_step(now)
@@ -309,7 +333,8 @@ if wait < 0 then
   return { 3, -wait, now }
 end
 if wait > 0 then
-  local stored = cmsgpack.pack({ tenant, k, booking.share, booking.ready, booking.exp, P.generation })
+  local stored = cmsgpack.pack({ tenant, k, booking.share, booking.ready, booking.exp, P.generation,
+                                 booking.lined and 1 or 0, booking.overdue and 1 or 0 })
   if fresh then
     redis.call('SET', KEYS[7], stored, 'PX', fmt(P.grant_px))
     redis.call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))

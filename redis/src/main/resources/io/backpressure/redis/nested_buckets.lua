@@ -47,6 +47,7 @@
 --   S[WS + k]               W_k, Σ w_t of class k's queues       weightSum[k]
 --   S[CC + at(k, d)]        a new queue's estimate correction    classCorrection[k][d]
 --   S[LT + at(k, d)]        L2 tail of queues within their share lightTail[k][d]
+--   S[OD + at(k, d)]        cost of the class's overdue calls   overdue[k][d]
 --   S[CL + k]               1 once class k has seen a release    classLearnt[k]
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
@@ -71,7 +72,7 @@ local SERVER_NOW
 local P
 local S
 local D, K
-local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, CL, STATE_SIZE, QUEUE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, OD, CL, STATE_SIZE, QUEUE_SIZE
 -- The config's 'earliest' as this call read it and as it stands (µs; 0 when unknown, huge when
 -- the seen zset is empty); end_step writes it back when it changed.
 local EARLIEST_READ, EARLIEST
@@ -179,7 +180,8 @@ local function load_config(version)
   WS = CD + K
   CC = WS + K
   LT = CC + K * D
-  CL = LT + K * D
+  OD = LT + K * D
+  CL = OD + K * D
   STATE_SIZE = CL + K
   -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out.
   QUEUE_SIZE = 11 + 3 * D
@@ -333,6 +335,18 @@ local function headroom(k, d, cost)
     return 0
   end
   return max(0, min(HEADROOM * P.largest[d], P.largest[d] - cost))
+end
+
+-- NestedBuckets.overdueOfOthers: what a call of class k must leave free in dimension d's shared
+-- buckets for the overdue calls of the other classes that do not borrow (units).
+local function overdue_of_others(k, d)
+  local owed = 0
+  for j = 1, K do
+    if j ~= k and not borrowing[at(j, d)] then
+      owed = owed + S[OD + at(j, d)]
+    end
+  end
+  return owed
 end
 
 -- NestedBuckets.after: the time amount takes to refill at rate, from from (µs); one share horizon
@@ -668,6 +682,7 @@ local function advance(now)
       else
         S[SU + kd] = S[SU + kd] * decay
       end
+      S[OD + kd] = S[OD + kd] * decay
     end
   end
 end
