@@ -526,7 +526,7 @@ public abstract class GateConformanceSuite {
     // free until it is back: the top class's calls are seldom deferred more than twice.
     Policy policy = requestsAndTokens().priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2).build();
     ManualClock clock = new ManualClock();
-    Cost call = Cost.of(1, 410);
+    Cost call = Cost.requests(1).tokens(410);
     Traffic traffic = new Traffic(newGate(policy, clock), clock).wakeUpLag(0.015);
     for (String k : List.of("P1", "P2", "P3")) {
       for (String t : List.of("a", "b")) {
