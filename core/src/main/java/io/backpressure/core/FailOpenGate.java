@@ -349,7 +349,9 @@ public final class FailOpenGate implements Gate, AutoCloseable {
           delegate.target(), during);
     }
     handBack();
-    resumed();
+    if (mode == Mode.OPEN) {
+      resumed();
+    }
   }
 
   /**
@@ -383,8 +385,11 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   }
 
   /**
-   * Gating has resumed after calls went unpaced: the delegate starts its recovery ramp, so the
-   * calls that waited do not all go at once.
+   * Gating has resumed after calls went unpaced (OPEN): the delegate starts its recovery ramp, so
+   * the calls that waited do not all go at once. Not after LOCAL or CLOSED: the local gates paced
+   * their calls from empty buckets (and the hand-back charged their tail), CLOSED admitted none, so
+   * there is nothing for a ramp to take off, and it would only hold gating below the cap for the
+   * ramp's duration after every outage (the evaluation README, faults).
    */
   private void resumed() {
     try {
