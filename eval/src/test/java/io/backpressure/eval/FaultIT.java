@@ -20,11 +20,10 @@ import picocli.CommandLine;
  * processes sharing a harness-owned redis-server, in {@code --when-unavailable local} (the mode
  * that bounds what reaches the provider while Redis is away). The run completes with every fault
  * injected and checks the targets: no call failed; outside each fault's own duration no provider
- * window saw more than cap + burst, and after the state was lost none more than the cap plus what
- * {@link #afterStateLossBound} allows for the workers' return to Redis at different moments and
- * for send-time jitter; after each fault the provider answered 90 % of the cap (or of the rate the
- * run reached outside its faults, on a machine too loaded to reach the cap) within one second,
- * within 2 s of the fault's end as it took effect (for worker-kill: the replacement polling, when
+ * window saw more than cap + burst, and after the state was lost none more than the cap plus the
+ * one request of send-time jitter {@link #afterStateLossBound} explains; after each fault the
+ * provider answered 90 % of the cap (or of the rate the run reached outside its faults, on a
+ * machine too loaded to reach the cap) within one second, within 2 s of the fault's end as it took effect (for worker-kill: the replacement polling, when
  * it does before the run ends). The dead worker is counted (its ledger is lost, the evaluation is
  * not).
  */
@@ -40,17 +39,18 @@ class FaultIT {
   /** The target: recovery within this many seconds of a fault's end. */
   static final double RECOVERY_S = 2.0;
   /**
-   * The most a provider window may see after a state loss in {@code local} mode with {@code
-   * workers} workers. Each worker returns to the shared state when its own probe is answered, so
-   * for up to one probe interval plus one command timeout (100 + 250 ms, ResilientRedisGate's and
-   * RedisGateConfig's defaults) the returned workers share a fresh, empty bucket refilling at the
-   * cap while each other worker still admits at its local cap / workers. On top of that one request
-   * of send-time jitter: the gate's window counts admissions, the provider's counts arrivals a few
-   * milliseconds later (runs without faults show 16 against 15).
+   * The most a provider window may see after a state loss in {@code local} mode: the cap, plus one
+   * request of send-time jitter. The gate holds the cap in its own time: the buckets restart empty,
+   * the safe window counts every admission, and on its return to the shared state each worker
+   * charges it with what it admitted locally in the hand-back horizon (FailOpenGate), which covers
+   * the moments in which the workers that returned first share the state with one that still
+   * admits its local share. The provider counts arrivals, a few milliseconds after admission and not
+   * by the same delay for every call: when one call of a window reaches it late and the next ones
+   * on time, its window holds one more than the gate's (runs without faults show 16 against 15; eval
+   * README, faults). Without the hand-back the staggered return allows about 15 + ⌈7.5 · 0.35⌉ = 18.
    */
-  static double afterStateLossBound(double cap, int workers) {
-    double skewS = 0.100 + 0.250;
-    return cap + Math.ceil((workers - 1) / (double) workers * cap * skewS) + 1;
+  static double afterStateLossBound(double cap) {
+    return cap + 1;
   }
 
   @Test
@@ -84,7 +84,7 @@ class FaultIT {
     assertThat(bp.get("upstream_max_outside_faults").get("requests").get("mean").asDouble()).as(context)
         .isLessThanOrEqualTo(bound);
     assertThat(bp.get("upstream_max_after_state_loss").get("requests").get("mean").asDouble()).as(context)
-        .isLessThanOrEqualTo(afterStateLossBound(cap, 2));
+        .isLessThanOrEqualTo(afterStateLossBound(cap));
     boolean replaced = out.toString().lines().filter(l -> l.startsWith("fault " + WORKER_KILL + ": step at")
         && !l.contains("failed")).count() == 2;
     for (String fault : MATRIX) {
