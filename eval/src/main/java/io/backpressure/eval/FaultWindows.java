@@ -27,7 +27,9 @@ import java.util.Map;
  * is the cap, or the rate of 200s the same run reached outside its faults' own durations (from
  * {@code warmup_s} to the end) when that is lower: on a machine too loaded for the stack to reach
  * the cap at all, recovery is measured against what it reached without faults, not against a rate
- * nothing could reach. When recovery never happens, the time left until the run's end.
+ * nothing could reach. When recovery never happens, the time left until the run's end, or until
+ * the next fault starts when one does first (a window completed during another fault would count
+ * that fault's duration too).
  *
  * <p>How far to trust a recovery time: {@code belowRecoveredShare} is the share of the windows of
  * one period outside every fault (from {@code warmup_s} on, starting every tenth of a period) that
@@ -135,7 +137,7 @@ final class FaultWindows {
     Map<String, Double> recovery = new LinkedHashMap<>();
     for (Span f : faults) {
       recovery.put(f.fault(), f.endNanos() < 0 ? Double.NaN
-          : recoveryNanos(ok, f.endNanos(), needed, periodNanos, endNanos) / 1e9);
+          : recoveryNanos(ok, f.endNanos(), needed, periodNanos, nextStart(faults, f, endNanos)) / 1e9);
     }
     return new Result(outside, afterLoss, recovery, perPeriod * 1e9 / periodNanos,
         belowShare(ok, closed, needed, periodNanos, warmupNanos, endNanos));
@@ -225,16 +227,29 @@ final class FaultWindows {
     return false;
   }
 
-  /** See the class comment; {@code okSorted} holds the 200s' arrivals. */
-  static long recoveryNanos(long[] okSorted, long faultEnd, int needed, long period, long runEnd) {
+  /**
+   * Where the recovery from {@code f} stops being observable: the start of the next fault that
+   * starts after {@code f}'s end, or the run's end.
+   */
+  private static long nextStart(List<Span> faults, Span f, long runEnd) {
+    return faults.stream().mapToLong(Span::startNanos).filter(start -> start > f.endNanos()).min()
+        .orElse(runEnd);
+  }
+
+  /**
+   * See the class comment; {@code okSorted} holds the 200s' arrivals. Only 200s that arrived before
+   * {@code until} count (the run's end, or the next fault's start: a window of 200s completed
+   * during another fault measures that fault too); when none do, the time until {@code until}.
+   */
+  static long recoveryNanos(long[] okSorted, long faultEnd, int needed, long period, long until) {
     int first = Arrays.binarySearch(okSorted, faultEnd);
     first = first >= 0 ? firstOf(okSorted, first) : -first - 1;
-    for (int last = first + needed - 1; last < okSorted.length; last++) {
+    for (int last = first + needed - 1; last < okSorted.length && okSorted[last] < until; last++) {
       if (okSorted[last] - okSorted[last - needed + 1] < period) {
         return okSorted[last] - faultEnd;
       }
     }
-    return Math.max(0, runEnd - faultEnd);
+    return Math.max(0, until - faultEnd);
   }
 
   private static int firstOf(long[] sorted, int index) {

@@ -137,4 +137,18 @@ class FaultWindowsTest {
     assertThat(noisy.recoveryRateRps()).isCloseTo(8.21, org.assertj.core.data.Offset.offset(0.01));
     assertThat(noisy.belowRecoveredShare()).isCloseTo(86 / 262.0, org.assertj.core.data.Offset.offset(1e-9));
   }
+
+  @Test
+  void aRecoveryCutShortByTheNextFault_endsAtThatFaultsStart() {
+    List<FaultWindows.Arrival> arrivals = new ArrayList<>();
+    steady(arrivals, 0, 5, 10, true);
+    steady(arrivals, 7, 8, 3, true); // after redis-kill@5+2: too few to recover before the errors
+    steady(arrivals, 8, 10, 10, false); // provider-errors@8+2: every call answered 500
+    steady(arrivals, 10, 20, 10, true);
+    FaultWindows.Result r = FaultWindows.of(scheduled("redis-kill@5+2", "provider-errors@8+2"), arrivals, 10,
+        SECOND, 0, Simulation.seconds(20));
+    assertThat(r.recoveryS().get("redis-kill@5+2")).as("censored at the next fault's start, 1 s after the end")
+        .isEqualTo(1.0);
+    assertThat(r.recoveryS().get("provider-errors@8+2")).isCloseTo(0.8, org.assertj.core.data.Offset.offset(1e-9));
+  }
 }
