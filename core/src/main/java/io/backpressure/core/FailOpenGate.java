@@ -138,7 +138,10 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     });
   }
 
-  /** A builder around {@code delegate}; defaults: mode OPEN, no timeout, probe every 500 ms. */
+  /**
+   * A builder around {@code delegate}; defaults: mode OPEN, no timeout, probe every 500 ms, hand
+   * back 500 ms.
+   */
   public static Builder around(Gate delegate) {
     return new Builder(delegate);
   }
@@ -474,7 +477,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     private Duration probeInterval = Duration.ofMillis(500);
     private Duration closedRetryAfter = Duration.ofSeconds(1);
     private Duration logInterval = Duration.ofSeconds(10);
-    private Duration handBack = Duration.ofSeconds(1);
+    private Duration handBack = Duration.ofMillis(500);
     private Supplier<? extends Gate> localFactory;
     private Policy localPolicy;
     private Clock clock = Clock.system();
@@ -515,8 +518,9 @@ public final class FailOpenGate implements Gate, AutoCloseable {
 
     /**
      * When the state answers again, charge it with what was admitted without it within this long
-     * before (default 1 s; see the class comment for why the stagger between workers' returns is
-     * the least it should be, and why much more holds gating off after an outage).
+     * before (default 500 ms, one default probe interval; see the class comment for why the
+     * stagger between workers' returns is the least it should be, and why much more holds gating
+     * off after an outage).
      */
     public Builder handBack(Duration horizon) {
       this.handBack = positive("handBack", horizon);
