@@ -574,12 +574,14 @@ final class NestedBuckets {
    * Debits {@code spent} from L1 only, after refilling to {@code now}: calls admitted without the
    * state (see {@link Gate#charge}). L1 alone bounds what the provider sees; the classes and queues
    * did not take part in those calls, so their buckets and shares stay as they are. The level may
-   * go negative, as after a release that used more than its debit.
+   * go negative, but a charge takes it at most one burst below empty: calls let through ungated at
+   * many times the cap were mostly refused by the provider, and a level a burst below empty
+   * already holds the gate off until a burst's worth of the cap has passed.
    */
   void charge(long now, double[] spent) {
     advance(now);
     for (int d = 0; d < dims; d++) {
-      global[d] -= spent[d];
+      global[d] = Math.max(global[d] - spent[d], Math.min(global[d], -burst[d]));
     }
   }
 

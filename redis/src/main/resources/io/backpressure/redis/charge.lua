@@ -14,10 +14,10 @@ if not config then
 end
 local now = current_time(ARGV[2])
 follow_ramp(now)
--- L1 only, and it may go below empty; refill pays it back at the cap's rate.
+-- L1 only; it may go below empty, at most one burst below (refill pays it back at the cap's rate).
 begin_step(now)
 for d = 1, D do
-  S[G + d] = S[G + d] - tonumber(ARGV[2 + d])
+  S[G + d] = max(S[G + d] - tonumber(ARGV[2 + d]), min(S[G + d], -P.burst[d]))
 end
 end_step()
 return { 1 }

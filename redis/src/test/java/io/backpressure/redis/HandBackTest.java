@@ -68,6 +68,23 @@ class HandBackTest {
   }
 
   @Test
+  void aChargeTakesL1AtMostOneBurstBelowEmpty_asTheReferenceDoes() {
+    ManualClock clock = new ManualClock();
+    clock.advance(Duration.ofSeconds(100));
+    RedisGate redis = TestRedis.shared().gate(POLICY, TimeSource.caller(clock));
+    InMemoryGate memory = InMemoryGate.create(POLICY, clock);
+    redis.charge(Cost.of(Dimension.REQUESTS, 500));
+    memory.charge(Cost.of(Dimension.REQUESTS, 500));
+    assertThat(memory.levels().global().get(Dimension.REQUESTS)).as("L1 after a flood of 500 ungated calls")
+        .isEqualTo(-15.0);
+    clock.advance(Duration.ofMillis(2_100));
+    assertThat(redis.admit("t", "P1", Cost.oneRequest())).as("2 s of refill at 15/s pay back one burst")
+        .isInstanceOf(Admission.Admitted.class);
+    memory.admit("t", "P1", Cost.oneRequest());
+    decideAlike(redis, memory, clock);
+  }
+
+  @Test
   void aBadAmount_isRefusedNamingTheField_andChangesNothing() {
     ManualClock clock = new ManualClock();
     clock.advance(Duration.ofSeconds(100));
