@@ -59,7 +59,9 @@ import org.slf4j.LoggerFactory;
  * before its return, and the other's charge covers the windows after. The horizon is deliberately
  * short rather than a whole provider period: a period's worth would leave the state a period below
  * empty and hold gating off for about a second after every outage (see the evaluation README,
- * faults). Each recorded spend is handed back once: records are taken out before the charge (a
+ * faults); and the state takes a charge at most one burst below empty, so that an OPEN flood at
+ * many times the cap (mostly refused by the provider) does not hold it off for seconds. Each
+ * recorded spend is handed back once: records are taken out before the charge (a
  * charge that fails puts them back and the outage goes on), and a call decided by the mode while
  * the outage was ending hands its own spend back. A charge whose reply is lost is not retried, so
  * the state errs on the strict side at most by that much.
