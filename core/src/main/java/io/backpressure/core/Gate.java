@@ -50,4 +50,16 @@ public interface Gate {
    * @param grant the admitted call's grant, or null for a signal about no call in particular
    */
   default void feedback(Grant grant, ProviderSignal signal) {}
+
+  /**
+   * Debits {@code spent} from the target's global buckets (L1) without admitting anything: what
+   * calls admitted without this gate cost while it could not answer (a fail-open wrapper's
+   * ungated or local admissions, handed back when it answers again), so that the provider windows
+   * after its return count them. The level may go below empty, at most one burst below; refill
+   * pays it back at the cap's rate. Not idempotent: each spend is to be handed back once. Gates that keep no shared state
+   * ignore it (the default).
+   *
+   * @throws IllegalArgumentException if {@code spent} has a negative or non-finite amount
+   */
+  default void charge(Cost spent) {}
 }

@@ -236,6 +236,23 @@ public final class InMemoryGate implements Gate {
     }
   }
 
+  @Override
+  public void charge(Cost spent) {
+    Objects.requireNonNull(spent, "spent");
+    Policy policy = this.policy;
+    double[] amounts = RequestCheck.amounts(policy, spent);
+    if (amounts == null) {
+      throw new IllegalArgumentException(RequestCheck.problem(policy, spent, "spent"));
+    }
+    synchronized (this) {
+      long now = clock.nanoTime() / 1_000;
+      if (ramping) {
+        applyCaps(now);
+      }
+      buckets.charge(now, amounts);
+    }
+  }
+
   /** Bucket levels for metrics and inspection: a copy, consistent at one instant. */
   public synchronized Levels levels() {
     NestedBuckets.Snapshot s = buckets.snapshot();

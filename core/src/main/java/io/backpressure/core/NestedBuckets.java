@@ -218,6 +218,7 @@ import java.util.Map;
  *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evictIdle}, {@code seenUntil}</td>
  *       <td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evict_idle}, the {@code ZADD} in {@code admit}</td></tr>
  *   <tr><td>{@link #release}</td><td>{@code release.lua}</td></tr>
+ *   <tr><td>{@link #charge}</td><td>{@code charge.lua}</td></tr>
  *   <tr><td>{@code WaitingLines} (in {@link InMemoryGate})</td><td>the {@code w:<k>} lists, {@code purge_waiting}</td></tr>
  * </table>
  */
@@ -676,6 +677,21 @@ final class NestedBuckets {
       if (q.outstanding > 0 && --q.outstanding == 0) {
         released(now, q);
       }
+    }
+  }
+
+  /**
+   * Debits {@code spent} from L1 only, after refilling to {@code now}: calls admitted without the
+   * state (see {@link Gate#charge}). L1 alone bounds what the provider sees; the classes and queues
+   * did not take part in those calls, so their buckets and shares stay as they are. The level may
+   * go negative, but a charge takes it at most one burst below empty: calls let through ungated at
+   * many times the cap were mostly refused by the provider, and a level a burst below empty
+   * already holds the gate off until a burst's worth of the cap has passed.
+   */
+  void charge(long now, double[] spent) {
+    advance(now);
+    for (int d = 0; d < dims; d++) {
+      global[d] = Math.max(global[d] - spent[d], Math.min(global[d], -burst[d]));
     }
   }
 

@@ -8,7 +8,10 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** The fail-open wrapper passes answers on, and starts the delegate's recovery ramp when gating resumes. */
+/**
+ * The fail-open wrapper passes answers on, and starts the delegate's recovery ramp when gating
+ * resumes after calls went ungated (OPEN), not after LOCAL.
+ */
 class FailOpenGateFeedbackTest {
   private static final Policy POLICY = Policy.builder("test/model").requestsPerSecond(60).priority("P1", 1)
       .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build()).build();
@@ -72,5 +75,21 @@ class FailOpenGateFeedbackTest {
     assertThat(real.feedbackState().rampMultiplier()).isEqualTo(0.25);
     gate.admit("a", "P1", Cost.requests(1));
     assertThat(real.feedbackState().ramps()).as("once per outage").isEqualTo(1);
+  }
+
+  @Test
+  void gatingThatResumesAfterALocalOutage_startsNoRamp() {
+    FailOpenGate local = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL).localFallback(POLICY)
+        .probeInterval(Duration.ofMillis(500)).clock(clock).build();
+    assertThat(local.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    down.set(true);
+    local.admit("a", "P1", Cost.oneRequest());
+    down.set(false);
+    clock.advance(Duration.ofSeconds(1));
+    local.admit("a", "P1", Cost.oneRequest());
+
+    assertThat(local.failures()).isEqualTo(1);
+    assertThat(real.feedbackState().ramps()).as("the local gate paced the calls: nothing to ramp").isZero();
+    assertThat(real.feedbackState().rampMultiplier()).isEqualTo(1.0);
   }
 }

@@ -35,8 +35,8 @@ import java.util.function.Supplier;
  *
  * <p>While the server is unreachable, commands fail at once instead of queueing (so a fail-open
  * wrapper decides without waiting), and the client reconnects in the background with a delay that
- * grows from 10 ms to at most 500 ms, so gating resumes within about half a second of the server's
- * return.
+ * grows from 10 ms to at most {@link #RECONNECT_AT_MOST} (100 ms), so gating resumes within about a
+ * tenth of a second of the server's return.
  *
  * <p>On a Redis Cluster the client routes each script by its keys, which all carry the target's
  * hash tag (see {@link Keys}), so a target's every step runs on the master of its slot. It follows
@@ -49,7 +49,16 @@ import java.util.function.Supplier;
  * answers {@code NOSCRIPT} with {@code EVAL}, which loads them there.
  */
 final class Connection implements AutoCloseable {
-  private static final Delay RECONNECT = Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS);
+  /**
+   * The longest pause between two reconnect attempts. Short, for a gate: every moment a worker is
+   * not reconnected after the server's return it decides by its fail-open mode, and in a group of
+   * workers the last one back sets how long the others share the state with its local or ungated
+   * calls (the hand-back in {@link io.backpressure.core.FailOpenGate} covers that stagger). An
+   * attempt is one TCP connect to a server that is down: ten a second cost it nothing.
+   */
+  static final Duration RECONNECT_AT_MOST = Duration.ofMillis(100);
+  private static final Delay RECONNECT =
+      Delay.exponential(Duration.ofMillis(10), RECONNECT_AT_MOST, 2, TimeUnit.MILLISECONDS);
   /** How often a cluster's topology is re-read even when nothing suggests it changed. */
   static final Duration PERIODIC_REFRESH = Duration.ofSeconds(10);
   /** The least time between two refreshes triggered by redirects or failures. */

@@ -144,6 +144,48 @@ public final class RedisGate implements Gate, AutoCloseable {
     return connection.await(release(grant, actual, live, 0));
   }
 
+  /**
+   * Debits {@code spent} from the target's global buckets: one {@code EVALSHA} of {@code
+   * charge.lua} (see {@link Gate#charge}).
+   *
+   * @throws IllegalArgumentException if {@code spent} has an unknown dimension or a negative or
+   *     non-finite amount
+   * @throws RedisException when Redis does not answer within the command timeout
+   */
+  @Override
+  public void charge(Cost spent) {
+    Objects.requireNonNull(spent, "spent");
+    RedisPolicyStore.Stored stored = live;
+    if (RequestCheck.amounts(stored.policy(), spent) == null) {
+      throw new IllegalArgumentException(RequestCheck.problem(stored.policy(), spent, "spent"));
+    }
+    connection.await(charge(spent, stored, 0));
+  }
+
+  private CompletableFuture<Void> charge(Cost spent, RedisPolicyStore.Stored stored, int stale) {
+    double[] amounts = RequestCheck.amounts(stored.policy(), spent);
+    if (amounts == null) {
+      return CompletableFuture.failedFuture(new RedisException(
+          "the policy of target '" + target + "' changed under a charge: " + RequestCheck.problem(stored.policy(), spent, "spent")));
+    }
+    String[] args = new String[2 + amounts.length];
+    args[0] = stored.version();
+    args[1] = now();
+    for (int d = 0; d < amounts.length; d++) {
+      args[2 + d] = Double.toString(amounts[d]);
+    }
+    return connection.run(Script.CHARGE, keys.step(), withGiveUp(args)).thenCompose(reply -> {
+      long code = (Long) reply.get(0);
+      if (code == GAVE_UP) {
+        return CompletableFuture.failedFuture(gaveUp());
+      }
+      if (code != 2) {
+        return CompletableFuture.completedFuture(null);
+      }
+      return refresh(stale, (String) reply.get(1)).thenCompose(next -> charge(spent, next, stale + 1));
+    });
+  }
+
   /** The connection this gate runs its scripts over. */
   Connection connection() {
     return connection;

@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  *       configured {@linkplain RedisGateConfig#whenUnavailable() mode}: OPEN (default) admits
  *       ungated, CLOSED defers, LOCAL decides with an in-memory gate. One call at a time probes Redis,
  *       {@link #PROBE} apart; one warning per ten seconds, no stack traces; gating resumes with the
- *       first answer.
+ *       first answer, after the worker has charged Redis with what it admitted without it in the
+ *       last {@linkplain #handBack hand-back horizon}, so the windows after the workers' staggered
+ *       return hold the cap.
  *   <li><b>LOCAL</b>: each outage starts a new in-memory gate whose buckets start empty, with this
  *       worker's share of every cap: the cap divided by the number of workers that were alive when
  *       Redis last answered. Every worker refreshes a liveness entry for its target once a second
@@ -94,7 +96,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
       return thread;
     });
     FailOpenGate.Builder builder = FailOpenGate.around(new Connected()).mode(config.whenUnavailable())
-        .probeInterval(PROBE);
+        .probeInterval(PROBE).handBack(handBack(config));
     if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
       builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Clock.system()));
     }
@@ -193,6 +195,17 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   }
 
   /**
+   * How far back a worker's calls decided without Redis are charged to it on return: the longest a
+   * worker can go on deciding by its mode after Redis is back and another worker has returned — a
+   * reconnect attempt ({@code Connection.RECONNECT_AT_MOST}), a probe interval and a command timeout
+   * (450 ms by default). See {@link FailOpenGate}'s hand-back for why that, and not a whole provider
+   * period.
+   */
+  static Duration handBack(RedisGateConfig config) {
+    return Connection.RECONNECT_AT_MOST.plus(PROBE).plus(config.commandTimeout());
+  }
+
+  /**
    * {@code policy} with every cap divided between {@code workers}, bursts kept (see the class
    * comment).
    */
@@ -273,6 +286,11 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     @Override
     public void feedback(Grant grant, ProviderSignal signal) {
       connected().feedback(grant, signal);
+    }
+
+    @Override
+    public void charge(Cost spent) {
+      connected().charge(spent);
     }
 
     private RedisGate connected() {

@@ -21,6 +21,11 @@ record Script(String text, String sha, String function) {
   static final Script ADMIT = step("admit", "guards.lua", "admit.lua");
   /** The release step: the shared bucket arithmetic, the guards, then release.lua. */
   static final Script RELEASE = step("release", "guards.lua", "release.lua");
+  /**
+   * Charges L1 with what was admitted without the state (a fail-open hand-back): the shared bucket
+   * arithmetic, the guards, then charge.lua. Run with {@code EVALSHA} (it is not in the library).
+   */
+  static final Script CHARGE = load(BUCKETS, "guards.lua", "charge.lua");
   /** Writes a policy and its packed parameters. */
   static final Script APPLY = load("apply.lua");
   /** One worker's heartbeat; answers the number of live workers. */

@@ -388,7 +388,8 @@ public final class Metrics {
    * gate let through ungated while Redis did not answer) and {@code workers_lost} (worker processes
    * that died, whose ledgers are lost); with faults ({@link FaultWindows}) {@code
    * upstream_max_outside_faults.requests}, {@code upstream_max_after_state_loss.requests} (when a
-   * fault lost the state), {@code fault_recovery_s.{fault}} and {@code fault_recovery_rate_rps}.
+   * fault lost the state), {@code fault_recovery_s.{fault}}, {@code fault_recovery_rate_rps} and
+   * {@code fault_recovery_below_share}.
    */
   private static void measured(Map<String, RunMetrics.Value> values, Recording recording, double slotNanos) {
     Recording.Measured m = recording.measured();
@@ -412,6 +413,7 @@ public final class Metrics {
       }
       values.put("fault_recovery_s", new RunMetrics.ByKey(faults.recoveryS()));
       values.put("fault_recovery_rate_rps", scalar(faults.recoveryRateRps()));
+      values.put("fault_recovery_below_share", scalar(faults.belowRecoveredShare()));
     }
   }
 

@@ -117,4 +117,40 @@ class FaultWindowsTest {
     // From 8.2 s: nine answers within one second, the ninth at 9.0 s.
     assertThat(r.recoveryS().get("provider-slow@5+2")).isCloseTo(0.8, org.assertj.core.data.Offset.offset(1e-6));
   }
+
+  @Test
+  void theShareOfFaultFreeWindowsBelowTheRecoveryMark_showsHowNoisyTheStackIsWithoutFaults() {
+    List<FaultWindows.Arrival> steadyRun = new ArrayList<>();
+    steady(steadyRun, 0, 20, 10, true);
+    FaultWindows.Result even = FaultWindows.of(scheduled("redis-stop@10+2"), steadyRun, 10, SECOND, 0,
+        Simulation.seconds(20));
+    assertThat(even.belowRecoveredShare()).as("10 a second, every window holds the 9 needed").isZero();
+
+    // A stack that alternates 2 s at 10/s and 1 s at 5/s, no fault: R = 8.2/s (25 of every 3 s
+    // outside the fault), a recovery needs 8 in a window, and a window more than about 40 % inside
+    // a slow second holds fewer: a third of them.
+    List<FaultWindows.Arrival> swinging = new ArrayList<>();
+    for (int s = 0; s < 30; s += 3) {
+      steady(swinging, s, s + 2, 10, true);
+      steady(swinging, s + 2, s + 3, 5, true);
+    }
+    FaultWindows.Result noisy = FaultWindows.of(scheduled("redis-stop@15+2"), swinging, 10, SECOND, 0,
+        Simulation.seconds(30));
+    assertThat(noisy.recoveryRateRps()).isCloseTo(8.21, org.assertj.core.data.Offset.offset(0.01));
+    assertThat(noisy.belowRecoveredShare()).isCloseTo(86 / 262.0, org.assertj.core.data.Offset.offset(1e-9));
+  }
+
+  @Test
+  void aRecoveryCutShortByTheNextFault_endsAtThatFaultsStart() {
+    List<FaultWindows.Arrival> arrivals = new ArrayList<>();
+    steady(arrivals, 0, 5, 10, true);
+    steady(arrivals, 7, 8, 3, true); // after redis-kill@5+2: too few to recover before the errors
+    steady(arrivals, 8, 10, 10, false); // provider-errors@8+2: every call answered 500
+    steady(arrivals, 10, 20, 10, true);
+    FaultWindows.Result r = FaultWindows.of(scheduled("redis-kill@5+2", "provider-errors@8+2"), arrivals, 10,
+        SECOND, 0, Simulation.seconds(20));
+    assertThat(r.recoveryS().get("redis-kill@5+2")).as("censored at the next fault's start, 1 s after the end")
+        .isEqualTo(1.0);
+    assertThat(r.recoveryS().get("provider-errors@8+2")).isCloseTo(0.8, org.assertj.core.data.Offset.offset(1e-9));
+  }
 }

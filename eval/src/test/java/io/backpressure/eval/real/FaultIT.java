@@ -22,13 +22,13 @@ import picocli.CommandLine;
  * processes sharing a harness-owned redis-server, in {@code --when-unavailable local} (the mode
  * that bounds what reaches the provider while Redis is away). The run completes with every fault
  * injected and checks the targets: no call failed; outside each fault's own duration no provider
- * window saw more than cap + burst, and after the state was lost none more than the cap plus what
- * {@link #afterStateLossBound} allows for the workers' return to Redis at different moments and
- * for send-time jitter; after each fault the provider answered 90 % of the cap (or of the rate the
- * run reached outside its faults, on a machine too loaded to reach the cap) within one second,
- * within 2 s of the fault's end as it took effect (for worker-kill: the replacement polling, when
- * it does before the run ends). The dead worker is counted (its ledger is lost, the evaluation is
- * not).
+ * window saw more than cap + burst, and after the state was lost none more than the cap plus the
+ * send-time jitter {@link #afterStateLossBound} explains; after each fault the provider answered
+ * 90 % of the cap (or of the rate the run reached outside its faults, on a machine too loaded to
+ * reach the cap) within one second, within 2 s of the fault's end as it took effect (for
+ * worker-kill: the replacement polling, when it does before the run ends), when the machine lets
+ * the stack hold that rate without faults ({@link #MEASURABLE_BELOW_SHARE}). The dead worker is
+ * counted (its ledger is lost, the evaluation is not).
  */
 class FaultIT {
   /**
@@ -42,17 +42,28 @@ class FaultIT {
   /** The target: recovery within this many seconds of a fault's end. */
   static final double RECOVERY_S = 2.0;
   /**
-   * The most a provider window may see after a state loss in {@code local} mode with {@code
-   * workers} workers. Each worker returns to the shared state when its own probe is answered, so
-   * for up to one probe interval plus one command timeout (100 + 250 ms, ResilientRedisGate's and
-   * RedisGateConfig's defaults) the returned workers share a fresh, empty bucket refilling at the
-   * cap while each other worker still admits at its local cap / workers. On top of that one request
-   * of send-time jitter: the gate's window counts admissions, the provider's counts arrivals a few
-   * milliseconds later (runs without faults show 16 against 15).
+   * Recovery times are checked only when at most this share of the run's fault-free windows holds
+   * fewer 200s than a recovered gate needs ({@code fault_recovery_below_share}): above it the
+   * stack's own swings, with no fault at all, take longer than the target to reach the mark (on
+   * the shared machine 42 % and 61 % gave 2.2 and 3.7 s, 22–33 % stayed within 1.8 s; eval
+   * README, faults). The cap and the calls are checked whatever the load.
    */
-  static double afterStateLossBound(double cap, int workers) {
-    double skewS = 0.100 + 0.250;
-    return cap + Math.ceil((workers - 1) / (double) workers * cap * skewS) + 1;
+  static final double MEASURABLE_BELOW_SHARE = 0.25;
+  /**
+   * The most a provider window may see after a state loss in {@code local} mode: the cap, plus two
+   * requests of send-time jitter. The gate holds the cap in its own time: the buckets restart empty,
+   * the safe window counts every admission, and on its return to the shared state each worker
+   * charges it with what it admitted locally in the hand-back horizon (FailOpenGate), which covers
+   * the moments in which the workers that returned first share the state with one that still
+   * admits its local share ({@code FailOpenHandBackTest} checks exactly that, 17 without the
+   * hand-back and at most 15 with it, on a virtual clock). The provider counts arrivals, which
+   * follow admissions by a delay that varies from call to call: on the loaded machine arrivals
+   * bunch (gaps of a few milliseconds, then 150 ms), and windows of 16 appear before any state loss
+   * as well as after it; one run at load ≈ 23 saw 17 (eval README, faults). Buckets restarting full,
+   * the defect this also guards against, allow 30.
+   */
+  static double afterStateLossBound(double cap) {
+    return cap + 2;
   }
 
   @Test
@@ -86,15 +97,22 @@ class FaultIT {
     assertThat(bp.get("upstream_max_outside_faults").get("requests").get("mean").asDouble()).as(context)
         .isLessThanOrEqualTo(bound);
     assertThat(bp.get("upstream_max_after_state_loss").get("requests").get("mean").asDouble()).as(context)
-        .isLessThanOrEqualTo(afterStateLossBound(cap, 2));
+        .isLessThanOrEqualTo(afterStateLossBound(cap));
     boolean replaced = out.toString().lines().filter(l -> l.startsWith("fault " + WORKER_KILL + ": step at")
         && !l.contains("failed")).count() == 2;
+    double below = bp.get("fault_recovery_below_share").get("mean").asDouble();
     for (String fault : MATRIX) {
       if (fault.equals(WORKER_KILL) && !replaced) {
         continue; // the replacement was not polling before the run ended: that recovery never began
       }
       JsonNode recovery = bp.get("fault_recovery_s").get(fault).get("mean");
       assertThat(recovery.isNumber()).as(fault + " ended\n" + context).isTrue();
+      if (below > MEASURABLE_BELOW_SHARE) {
+        System.out.printf("FaultIT: %s recovered in %.2f s, not checked: %.0f %% of the fault-free windows"
+            + " held fewer than 90 %% of the rate reached (machine too loaded to measure recovery)%n",
+            fault, recovery.asDouble(), 100 * below);
+        continue;
+      }
       assertThat(recovery.asDouble()).as(fault + "\n" + context).isLessThanOrEqualTo(RECOVERY_S);
     }
   }
