@@ -3,9 +3,7 @@ package io.backpressure.core;
 import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -313,13 +311,16 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     if (batch.isEmpty()) {
       return true;
     }
-    Map<String, Double> total = new LinkedHashMap<>();
+    Cost sum = Cost.none();
     for (Spend s : batch) {
-      s.cost().amounts().forEach((dimension, amount) -> total.merge(dimension, amount, Double::sum));
+      for (String dimension : s.cost().dimensions()) {
+        sum = sum.with(dimension, sum.amount(dimension) + s.cost().amount(dimension));
+      }
     }
+    Cost total = sum;
     try {
       call(() -> {
-        delegate.charge(new Cost(total));
+        delegate.charge(total);
         return null;
       });
       return true;

@@ -81,12 +81,12 @@ class FailOpenGateFeedbackTest {
   void gatingThatResumesAfterALocalOutage_startsNoRamp() {
     FailOpenGate local = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL).localFallback(POLICY)
         .probeInterval(Duration.ofMillis(500)).clock(clock).build();
-    assertThat(local.admit("a", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(local.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     down.set(true);
-    local.admit("a", "P1", Cost.oneRequest());
+    local.admit("a", "P1", Cost.requests(1));
     down.set(false);
     clock.advance(Duration.ofSeconds(1));
-    local.admit("a", "P1", Cost.oneRequest());
+    local.admit("a", "P1", Cost.requests(1));
 
     assertThat(local.failures()).isEqualTo(1);
     assertThat(real.feedbackState().ramps()).as("the local gate paced the calls: nothing to ramp").isZero();

@@ -96,11 +96,11 @@ class FailOpenHandBackTest {
         if (nextAt[c] > now) {
           continue;
         }
-        AdmissionRequest request = pending[c] != null ? pending[c] : AdmissionRequest.of("t" + c, "P1", Cost.oneRequest());
+        AdmissionRequest request = pending[c] != null ? pending[c] : AdmissionRequest.of("t" + c, "P1", Cost.requests(1));
         Admission answer = gate.admit(request);
         if (answer instanceof Admission.Admitted a) {
           admittedAt.add(now);
-          gate.release(a.grant(), Cost.oneRequest());
+          gate.release(a.grant(), Cost.requests(1));
           pending[c] = null;
           nextAt[c] = now;
         } else if (answer instanceof Admission.Deferred d) {
@@ -178,14 +178,14 @@ class FailOpenHandBackTest {
         .build();
     link.down = true;
     for (int i = 0; i < 30; i++) {
-      assertThat(gate.admit("t", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+      assertThat(gate.admit("t", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
       clock.advance(Duration.ofMillis(20));
     }
     link.down = false;
     clock.advance(PROBE);
-    assertThat(gate.admit("t", "P1", Cost.oneRequest())).as("the probe").isInstanceOf(Admission.Admitted.class);
-    gate.admit("t", "P1", Cost.oneRequest());
-    gate.admit("t", "P1", Cost.oneRequest());
+    assertThat(gate.admit("t", "P1", Cost.requests(1))).as("the probe").isInstanceOf(Admission.Admitted.class);
+    gate.admit("t", "P1", Cost.requests(1));
+    gate.admit("t", "P1", Cost.requests(1));
     // 30 ungated calls 20 ms apart from 0 to 0.58 s, the state back at 0.7 s: 0.22 … 0.58 s are
     // within the 0.5 s before, 19 calls, charged in one call.
     assertThat(link.charged).containsExactly(Cost.of(Dimension.REQUESTS, 19.0));
@@ -209,16 +209,16 @@ class FailOpenHandBackTest {
         .build();
     link.down = true;
     for (int i = 0; i < 5; i++) {
-      gate.admit("t", "P1", Cost.oneRequest());
+      gate.admit("t", "P1", Cost.requests(1));
     }
     link.down = false;
     clock.advance(PROBE);
-    gate.admit("t", "P1", Cost.oneRequest());
+    gate.admit("t", "P1", Cost.requests(1));
     assertThat(link.charged).as("the first hand-back failed").isEmpty();
-    assertThat(gate.admit("t", "P1", Cost.oneRequest()).toString())
+    assertThat(gate.admit("t", "P1", Cost.requests(1)).toString())
         .as("still in the outage: decided by the mode (OPEN) until the next probe").contains("open-");
     clock.advance(PROBE);
-    gate.admit("t", "P1", Cost.oneRequest());
+    gate.admit("t", "P1", Cost.requests(1));
     assertThat(link.charged).as("the next answer hands back the 5 calls and the one decided in between")
         .containsExactly(Cost.of(Dimension.REQUESTS, 6.0));
   }
@@ -231,19 +231,19 @@ class FailOpenHandBackTest {
         .probeInterval(PROBE).handBack(Duration.ofSeconds(1)).clock(clock).build();
     link.down = true;
     int local = 0;
-    AdmissionRequest request = AdmissionRequest.of("t", "P1", Cost.oneRequest());
+    AdmissionRequest request = AdmissionRequest.of("t", "P1", Cost.requests(1));
     for (int i = 0; i < 50; i++) {
       Admission answer = gate.admit(request);
       if (answer instanceof Admission.Admitted) {
         local++;
-        request = AdmissionRequest.of("t", "P1", Cost.oneRequest());
+        request = AdmissionRequest.of("t", "P1", Cost.requests(1));
       } else if (answer instanceof Admission.Deferred d) {
         request = request.withBooking(d.booking());
       }
       clock.advance(Duration.ofMillis(10));
     }
     link.down = false;
-    gate.admit("t", "P1", Cost.oneRequest());
+    gate.admit("t", "P1", Cost.requests(1));
     assertThat(local).as("admitted by the empty local gate in 0.5 s at 7.5/s").isBetween(3, 4);
     assertThat(link.charged).containsExactly(Cost.of(Dimension.REQUESTS, (double) local));
   }

@@ -25,7 +25,7 @@ class HandBackTest {
   /** Both gates answer the same calls alike (kind and Δ), 40 calls 37 ms apart. */
   private static void decideAlike(RedisGate redis, InMemoryGate memory, ManualClock clock) {
     for (int step = 0; step < 40; step++) {
-      AdmissionRequest request = AdmissionRequest.of("t" + step % 3, "P1", Cost.oneRequest());
+      AdmissionRequest request = AdmissionRequest.of("t" + step % 3, "P1", Cost.requests(1));
       Admission fromRedis = redis.admit(request);
       Admission fromMemory = memory.admit(request);
       assertThat(fromRedis.getClass()).as("step %d", step).isEqualTo(fromMemory.getClass());
@@ -44,9 +44,9 @@ class HandBackTest {
     InMemoryGate memory = InMemoryGate.create(POLICY, clock);
     redis.charge(Cost.of(Dimension.REQUESTS, 20));
     memory.charge(Cost.of(Dimension.REQUESTS, 20));
-    assertThat(redis.admit("t", "P1", Cost.oneRequest()))
+    assertThat(redis.admit("t", "P1", Cost.requests(1)))
         .as("a full bucket of 15 charged 20 is 5 below empty").isInstanceOf(Admission.Deferred.class);
-    memory.admit("t", "P1", Cost.oneRequest());
+    memory.admit("t", "P1", Cost.requests(1));
     decideAlike(redis, memory, clock);
   }
 
@@ -55,7 +55,7 @@ class HandBackTest {
     ManualClock clock = new ManualClock();
     clock.advance(Duration.ofSeconds(100));
     RedisGate redis = TestRedis.shared().gate(POLICY, TimeSource.caller(clock));
-    assertThat(redis.admit("warm", "P1", Cost.oneRequest())).isInstanceOf(Admission.Admitted.class);
+    assertThat(redis.admit("warm", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     clock.advance(Duration.ofSeconds(5));
     Connection connection = redis.connection();
     connection.await(connection.commands().del(redis.keys().state(), redis.keys().config()).toCompletableFuture());
@@ -78,9 +78,9 @@ class HandBackTest {
     assertThat(memory.levels().global().get(Dimension.REQUESTS)).as("L1 after a flood of 500 ungated calls")
         .isEqualTo(-15.0);
     clock.advance(Duration.ofMillis(2_100));
-    assertThat(redis.admit("t", "P1", Cost.oneRequest())).as("2 s of refill at 15/s pay back one burst")
+    assertThat(redis.admit("t", "P1", Cost.requests(1))).as("2 s of refill at 15/s pay back one burst")
         .isInstanceOf(Admission.Admitted.class);
-    memory.admit("t", "P1", Cost.oneRequest());
+    memory.admit("t", "P1", Cost.requests(1));
     decideAlike(redis, memory, clock);
   }
 

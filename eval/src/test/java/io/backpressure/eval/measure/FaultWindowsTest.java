@@ -123,7 +123,7 @@ class FaultWindowsTest {
     List<FaultWindows.Arrival> steadyRun = new ArrayList<>();
     steady(steadyRun, 0, 20, 10, true);
     FaultWindows.Result even = FaultWindows.of(scheduled("redis-stop@10+2"), steadyRun, 10, SECOND, 0,
-        Simulation.seconds(20));
+        Workload.nanos(20));
     assertThat(even.belowRecoveredShare()).as("10 a second, every window holds the 9 needed").isZero();
 
     // A stack that alternates 2 s at 10/s and 1 s at 5/s, no fault: R = 8.2/s (25 of every 3 s
@@ -135,7 +135,7 @@ class FaultWindowsTest {
       steady(swinging, s + 2, s + 3, 5, true);
     }
     FaultWindows.Result noisy = FaultWindows.of(scheduled("redis-stop@15+2"), swinging, 10, SECOND, 0,
-        Simulation.seconds(30));
+        Workload.nanos(30));
     assertThat(noisy.recoveryRateRps()).isCloseTo(8.21, org.assertj.core.data.Offset.offset(0.01));
     assertThat(noisy.belowRecoveredShare()).isCloseTo(86 / 262.0, org.assertj.core.data.Offset.offset(1e-9));
   }
@@ -148,7 +148,7 @@ class FaultWindowsTest {
     steady(arrivals, 8, 10, 10, false); // provider-errors@8+2: every call answered 500
     steady(arrivals, 10, 20, 10, true);
     FaultWindows.Result r = FaultWindows.of(scheduled("redis-kill@5+2", "provider-errors@8+2"), arrivals, 10,
-        SECOND, 0, Simulation.seconds(20));
+        SECOND, 0, Workload.nanos(20));
     assertThat(r.recoveryS().get("redis-kill@5+2")).as("censored at the next fault's start, 1 s after the end")
         .isEqualTo(1.0);
     assertThat(r.recoveryS().get("provider-errors@8+2")).isCloseTo(0.8, org.assertj.core.data.Offset.offset(1e-9));
