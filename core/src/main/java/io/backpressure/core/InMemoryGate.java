@@ -183,7 +183,7 @@ public final class InMemoryGate implements Gate {
         booking = new NestedBuckets.Booking(request.tenant(), k, check.estimate().length);
       }
       long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(),
-          check.completion(), booking, maxWait == null ? -1 : maxWait.toNanos() / 1_000);
+          booking, maxWait == null ? -1 : maxWait.toNanos() / 1_000);
       if (wait < 0) {
         if (!fresh) {
           bookings.remove(request.booking());

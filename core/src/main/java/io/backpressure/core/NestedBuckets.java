@@ -146,17 +146,12 @@ import java.util.Map;
  * queue starts from its class's correction, learnt from every release in the class, so tenants that
  * call rarely are not charged the bare prompt.
  *
- * <p><b>Cold start.</b> Until its class has seen a release nothing has been learnt, and charging
- * the bare prompt lets the first calls of a fresh gate fill the provider's first window with far
- * more than the gate counts (eval/README.md, "Noisy estimates and reservation: ablations": 82 % of
- * noisy-estimates' 429s came from that window). So a class that has seen no release charges each
- * call {@link #PRIOR_FRACTION} of its completion bound on top of its estimate: half of its {@code
- * max_tokens}, or of the policy's {@code default_max_tokens} when it sets none (the mean of a
- * completion spread evenly up to its bound). The class's first release ends the prior, for its
- * queues and for new ones: from then on the corrections above apply, learnt from zero as before.
- * With prompts of 400 tokens and no {@code max_tokens} (default 1 024) the first calls are charged
- * 912 tokens each, not 400. The whole bound was measured too (eval/README.md): fewer 429s still,
- * but more deferrals where calls are far below their bound (request-bound, 150 tokens a call).
+ * <p><b>Cold start.</b> Until its class has seen a release nothing has been learnt, and the
+ * first calls of a fresh gate are charged their bare estimates: on noisy-estimates most of the
+ * 429s fall in the provider's first window. A prior (a part of the completion bound charged until
+ * the class's first release) removes most of them but shifts the shares of many small tenants for
+ * the rest of the run; it is not part of the rule (eval/README.md, "Noisy estimates and
+ * reservation: ablations", has the measurements).
  *
  * <p><b>Reservation mode</b> debits {@code estimate + max_tokens} (or the default), which never
  * under-counts, and L3 paces the queue by that same reservation: a call whose turn has come finds
@@ -196,7 +191,6 @@ import java.util.Map;
  *       <td>{@code S[HD+..]}, {@code S[AD+..]}, {@code S[SU+..]}</td></tr>
  *   <tr><td>{@code classTail}, {@code lightTail}, {@code classCorrection}</td>
  *       <td>{@code S[CT+..]}, {@code S[LT+..]}, {@code S[CC+..]}</td></tr>
- *   <tr><td>{@code classLearnt}</td><td>{@code S[CL+k]} (1 once the class has seen a release)</td></tr>
  *   <tr><td>{@code overdue}</td><td>{@code S[OD+..]}</td></tr>
  *   <tr><td>{@code Booking.paidShare/readyAt/expiresAt/lined/overdue}</td>
  *       <td>the stored booking's fields 3, 4, 5, 7, 8 ({@code booking.share/ready/exp/lined/overdue})</td></tr>
@@ -211,8 +205,7 @@ import java.util.Map;
  *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}</td></tr>
- *   <tr><td>{@code correction}, {@link #PRIOR_FRACTION}</td><td>{@code correction}, {@code PRIOR_FRACTION}
- *       (admit.lua; the completion bound arrives in ARGV)</td></tr>
+ *   <tr><td>{@code correction}</td><td>{@code correction} (admit.lua)</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
  *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
  *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evictIdle}, {@code seenUntil}</td>
@@ -242,11 +235,6 @@ final class NestedBuckets {
   static final double TURN_LEAD = 0.2;
   /** Weight of the newest release in a queue's estimate correction (an exponential average). */
   static final double CORRECTION_WEIGHT = 0.2;
-  /**
-   * The part of a call's completion bound charged, as the estimate correction, while its class has
-   * seen no release (see "Estimates"): half, the mean of a completion spread evenly up to its bound.
-   */
-  static final double PRIOR_FRACTION = 0.5;
 
   private Policy policy;
   private final int dims;
@@ -279,8 +267,6 @@ final class NestedBuckets {
   private final double[][] satisfiedUse;
   /** Per class, the estimate correction a new queue starts from (learnt from every release). */
   private final double[][] classCorrection;
-  /** Per class, whether it has seen a release; until then its calls are charged the prior. */
-  private final boolean[] classLearnt;
   private final SlidingWindow[] windows;
   private final long[] classDeferred;
   private long horizonMicros;
@@ -325,7 +311,6 @@ final class NestedBuckets {
     this.allDemand = new double[classes][dims];
     this.satisfiedUse = new double[classes][dims];
     this.classCorrection = new double[classes][dims];
-    this.classLearnt = new boolean[classes];
     this.windows = new SlidingWindow[dims];
     this.classDeferred = new long[classes];
     java.util.Arrays.fill(classDeferred, Long.MIN_VALUE / 2);
@@ -415,16 +400,14 @@ final class NestedBuckets {
 
   /**
    * One admission attempt at {@code now} (microseconds). {@code estimate} is the caller's cost;
-   * {@code reserve}, in reservation mode, what to debit and pace by instead (null otherwise);
-   * {@code completion}, per dimension, the call's completion bound, of which a class that has seen
-   * no release charges {@link #PRIOR_FRACTION} on top of the estimate.
+   * {@code reserve}, in reservation mode, what to debit and pace by instead (null otherwise).
    * {@code booking} is the call's place in line: fresh on the first attempt (this step pays the
    * call's share into L3 and fills it in), or the one returned with an earlier deferral. Returns
    * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
    * holds what was debited, for {@link #release}.
    */
-  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, double[] completion,
-      Booking booking, long maxWaitMicros) {
+  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking,
+      long maxWaitMicros) {
     advance(now);
     Queue q = queues[k].get(tenant);
     double[] paced = booking.paced;
@@ -432,7 +415,7 @@ final class NestedBuckets {
       // In reservation mode L3 paces by the reservation L1 and L2 debit: a call whose turn has come
       // finds them holding it, instead of being deferred again for the difference.
       paced[d] = reserve != null ? reserve[d]
-          : Math.min(largest[d], estimate[d] + correction(q, k, d, completion[d]));
+          : Math.min(largest[d], estimate[d] + correction(q, k, d));
     }
     booking.estimate = estimate;
     double[] cost = paced;
@@ -576,13 +559,9 @@ final class NestedBuckets {
 
   /**
    * What a call of queue {@code q} (null: not active yet) in class {@code k} is charged in dimension
-   * {@code d} beyond its estimate: {@link #PRIOR_FRACTION} of its completion bound while the class
-   * has seen no release, then the queue's correction (a new queue's starts from its class's).
+   * {@code d} beyond its estimate: the queue's correction, a new queue's its class's.
    */
-  private double correction(Queue q, int k, int d, double completion) {
-    if (!classLearnt[k]) {
-      return PRIOR_FRACTION * completion;
-    }
+  private double correction(Queue q, int k, int d) {
     return q == null ? classCorrection[k][d] : q.correction[d];
   }
 
@@ -643,7 +622,7 @@ final class NestedBuckets {
    * Reconciles an admitted call: {@code debited − actual} goes back to L1 and L2 (a negative
    * amount takes more), the queue's L3 gets back the difference between the share it paid and the
    * share the call really had, and the queue's estimate correction learns from {@code actual −
-   * estimate}; the class has then seen a release, which ends its prior.
+   * estimate}.
    */
   void release(long now, Booking grant, double[] actual) {
     advance(now);
@@ -671,7 +650,6 @@ final class NestedBuckets {
       double error = Math.max(0, actual[d] - grant.estimate[d]);
       classCorrection[k][d] += CORRECTION_WEIGHT * (error - classCorrection[k][d]);
     }
-    classLearnt[k] = true;
     if (q != null) {
       q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
       if (q.outstanding > 0 && --q.outstanding == 0) {

@@ -14,9 +14,8 @@ import java.util.List;
  *     added; null otherwise
  * @param rejection non-null when the request must be rejected; the other fields are then unset
  * @param completion per dimension, the most the call's completion can add to its estimate: its
- *     {@code max_tokens} (or the policy's {@code default_max_tokens}) in tokens, 0 elsewhere; what
- *     reservation mode reserves, and otherwise the cold-start prior of a class that has not seen a
- *     release yet
+ *     {@code max_tokens} (or the policy's {@code default_max_tokens}) in tokens, 0 elsewhere: what
+ *     reservation mode reserves
  */
 public record RequestCheck(int priorityIndex, double[] estimate, double[] reserve,
     Admission.Rejected rejection, double[] completion) {

@@ -59,7 +59,7 @@ public abstract class GateConformanceSuite {
     Gate gate = newGate(policy, clock);
     Random random = new Random(seed);
     // Every call uses exactly its estimate and writes no completion (max_tokens 0): what is
-    // debited is what is used, and no class's cold start charges a prior that a release refunds.
+    // debited is what is used.
     Traffic traffic = new Traffic(gate, clock).maxTokens(0);
     double horizon = capRespectSeconds();
     for (int t = 0; t < 8; t++) {
@@ -221,32 +221,6 @@ public abstract class GateConformanceSuite {
     Admission second = gate.admit(AdmissionRequest.of("new", "P1", Cost.requests(1).tokens(100)));
     assertThat(second).isInstanceOfSatisfying(Admission.Admitted.class,
         a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isCloseTo(595, within(2.0)));
-  }
-
-  @Test
-  void estimates_aClassThatHasSeenNoReleaseChargesHalfItsCallsCompletionBound() {
-    Policy policy = requestsAndTokens().priority("P1", 0.5).priority("P2", 0.5).build();
-    ManualClock clock = new ManualClock();
-    Gate gate = newGate(policy, clock);
-    // Before any reply the correction is unknown: half the call's max_tokens, else half the default.
-    Admission bounded = gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(100)).withMaxTokens(600));
-    assertThat(bounded).isInstanceOfSatisfying(Admission.Admitted.class,
-        a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isEqualTo(400));
-    Admission defaulted = gate.admit(AdmissionRequest.of("b", "P1", Cost.requests(1).tokens(100)));
-    assertThat(defaulted).isInstanceOfSatisfying(Admission.Admitted.class,
-        a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isEqualTo(100 + 512));
-    // One release (the call used exactly its estimate) ends P1's prior, for its queues and new ones;
-    // P2 has seen no release and still charges it.
-    gate.release(((Admission.Admitted) bounded).grant(), Cost.requests(1).tokens(100));
-    clock.advance(Duration.ofMillis(100));
-    for (String tenant : List.of("a", "b", "new")) {
-      Admission learnt = gate.admit(AdmissionRequest.of(tenant, "P1", Cost.requests(1).tokens(100)).withMaxTokens(600));
-      assertThat(learnt).as(tenant).isInstanceOfSatisfying(Admission.Admitted.class,
-          a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isEqualTo(100));
-    }
-    Admission cold = gate.admit(AdmissionRequest.of("c", "P2", Cost.requests(1).tokens(100)).withMaxTokens(600));
-    assertThat(cold).isInstanceOfSatisfying(Admission.Admitted.class,
-        a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isEqualTo(400));
   }
 
   @Test

@@ -9,7 +9,7 @@
 --       booking is presented, 7 '1' in reservation mode, 8 the call's wait limit in µs (-1: none;
 --       RequestCheck.maxWait), then the estimate per dimension (in the policy's order) and the
 --       call's completion bound per dimension (RequestCheck.completion: in reservation mode added
---       to the estimate and reserved, otherwise the source of a cold class's prior)
+--       to the estimate and reserved; unused otherwise)
 -- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as exact decimals);
 -- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[8] (1);
 -- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
@@ -62,12 +62,8 @@ local function touch(now, field, k, weight, cost, q, paying)
 end
 
 -- NestedBuckets.correction: what a call of queue q (nil: not active yet) in class k is charged in
--- dimension d beyond its estimate: PRIOR_FRACTION of its completion bound while the class has seen
--- no release, then the queue's correction (a new queue's starts from its class's).
-local function correction(q, k, d, completion)
-  if S[CL + k] == 0 then
-    return PRIOR_FRACTION * completion
-  end
+-- dimension d beyond its estimate: the queue's correction, a new queue's its class's.
+local function correction(q, k, d)
   if q then
     return q.corr[d]
   end
@@ -80,14 +76,14 @@ end
 -- the safe window) holds the cost and the call's turn has come. Returns Δ in µs, 0 when admitted and
 -- debited (booking.debit is what was debited, booking.entry the window entry), or −(its turn) when
 -- the turn comes after max_wait µs (max_wait < 0: no limit); an expired call pays nothing.
-local function admit(now, field, k, weight, estimate, reserve, completion, booking, max_wait)
+local function admit(now, field, k, weight, estimate, reserve, booking, max_wait)
   local q = load_queue(field)
   local paced = {}
   for d = 1, D do
     if reserve then
       paced[d] = reserve[d]
     else
-      paced[d] = min(P.largest[d], estimate[d] + correction(q, k, d, completion[d]))
+      paced[d] = min(P.largest[d], estimate[d] + correction(q, k, d))
     end
   end
   local cost = paced
@@ -323,7 +319,7 @@ end
 
 begin_step(now)
 local field = (k - 1) .. ':' .. tenant
-local wait = admit(now, field, k, weight, estimate, reserve, completion, booking, max_wait)
+local wait = admit(now, field, k, weight, estimate, reserve, booking, max_wait)
 end_step()
 if wait < 0 then
   if not fresh then

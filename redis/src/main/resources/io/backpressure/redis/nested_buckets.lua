@@ -48,7 +48,6 @@
 --   S[CC + at(k, d)]        a new queue's estimate correction    classCorrection[k][d]
 --   S[LT + at(k, d)]        L2 tail of queues within their share lightTail[k][d]
 --   S[OD + at(k, d)]        cost of the class's overdue calls   overdue[k][d]
---   S[CL + k]               1 once class k has seen a release    classLearnt[k]
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
 
@@ -56,7 +55,6 @@ local SATISFIED_FRACTION = 0.5
 local MIN_DEFER_MICROS = 1000
 local EPSILON = 1e-9
 local CORRECTION_WEIGHT = 0.2
-local PRIOR_FRACTION = 0.5
 local HEADROOM = 0.02
 local TURN_LEAD = 0.2
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
@@ -72,7 +70,7 @@ local SERVER_NOW
 local P
 local S
 local D, K
-local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, OD, CL, STATE_SIZE, QUEUE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, OD, STATE_SIZE, QUEUE_SIZE
 -- The config's 'earliest' as this call read it and as it stands (µs; 0 when unknown, huge when
 -- the seen zset is empty); end_step writes it back when it changed.
 local EARLIEST_READ, EARLIEST
@@ -181,8 +179,7 @@ local function load_config(version)
   CC = WS + K
   LT = CC + K * D
   OD = LT + K * D
-  CL = OD + K * D
-  STATE_SIZE = CL + K
+  STATE_SIZE = OD + K * D
   -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out.
   QUEUE_SIZE = 11 + 3 * D
   return P

@@ -40,9 +40,8 @@ end
 -- NestedBuckets.release: debit − actual goes back to (or, when negative, is taken from) L1, L2, the
 -- safe window's entry (while it is inside the window) and the usage averages; L3 gets back the
 -- difference between the share paid and the share the call really had; the queue's estimate
--- correction and its class's (the start of a new queue's) learn from actual − estimate, and the
--- class has seen a release, which ends its prior. Levels may go negative; refill pays the
--- overshoot back.
+-- correction and its class's (the start of a new queue's) learn from actual − estimate. Levels may
+-- go negative; refill pays the overshoot back.
 begin_step(now)
 local field = (k - 1) .. ':' .. tenant
 local q = load_queue(field)
@@ -74,7 +73,6 @@ for d = 1, D do
   local error = max(0, actual[d] - estimate[d])
   S[CC + kd] = S[CC + kd] + CORRECTION_WEIGHT * (error - S[CC + kd])
 end
-S[CL + k] = 1
 if entry then
   save_entry(entry_id, entry)
 end

@@ -67,7 +67,7 @@ import java.util.Map;
  *       weights from the tenants; reservation and {@code default_max_tokens} from {@code gate}.
  *   <li>Cost estimate: 1 request and the prompt tokens (the completion is known only from the
  *       reply); the request carries the tenant's {@code max_tokens} (none: the gate's default),
- *       reserved in reservation mode and the bound of a cold class's prior otherwise. The
+ *       reserved in reservation mode. The
  *       estimate ablations ({@code bp-oracle}, {@code bp-mean-estimate}, {@code
  *       bp-reserve-tight}) change only this, as {@link TokenEstimate} describes; {@code
  *       bp-429-held} changes only what a 429 is released with.

@@ -10,8 +10,7 @@ import io.backpressure.eval.workload.Workload;
  * <ul>
  *   <li>{@link #PROMPT}: the documented bp choice. The estimate is the prompt (the completion is
  *       known only from the reply). The call carries the tenant's {@code max_tokens} (none: the
- *       gate's default), which reservation mode (the workload's {@code gate.reservation}) reserves
- *       and which a class that has seen no release charges half of.
+ *       gate's default), which reservation mode (the workload's {@code gate.reservation}) reserves.
  *   <li>{@link #MEAN}: the estimate is the tenant's mean call, prompt plus the mean (clamped)
  *       completion, as if the gate's learnt correction were known before the first reply; what
  *       differs from {@link #PROMPT} is the cold start, before the first releases teach it. In
@@ -53,7 +52,7 @@ public enum TokenEstimate {
 
   /**
    * The call's {@code max_tokens} as the gate is told it, or null for the gate's default: reserved in
-   * reservation mode, otherwise the bound of a cold class's prior. The oracle tells its completion
+   * reservation mode. The oracle tells its completion
    * exactly (at least 1 token, the least a limit may be).
    */
   public Long maxTokens(Workload.Tenant tenant, long completion) {

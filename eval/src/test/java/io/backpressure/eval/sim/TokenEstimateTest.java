@@ -62,23 +62,20 @@ class TokenEstimateTest {
   }
 
   @Test
-  void theColdStartPriorKeepsTheFirstWindowFromBeingOverrun() {
+  void theMeanEstimateLearnsNothingAtTheColdStartSoTheFirstWindowIsNotOverrun() {
     Recording bp = SimulationTest.run(NOISY, "bp", 1);
     Recording mean = SimulationTest.run(NOISY, "bp-mean-estimate", 1);
-    // Charged their 400-token prompts only, bp's first 16 calls overflowed the provider's first
-    // window and 44 retries into it were refused; charged half the default max_tokens on top until
-    // their class has seen a release, few are.
-    assertThat(rateLimitedInFirstWindow(bp)).as("bp: 429s in the first window").isLessThan(15);
-    assertThat(rateLimitedInFirstWindow(mean)).as("bp-mean-estimate: 429s in the first window")
-        .isLessThanOrEqualTo(1);
+    // bp's first 16 calls are charged their 400-token prompts before any reply teaches the
+    // correction; the provider's first window overflows and every retry into it is refused.
+    assertThat(rateLimitedInFirstWindow(bp)).isGreaterThan(10);
+    assertThat(rateLimitedInFirstWindow(mean)).isLessThanOrEqualTo(1);
   }
 
   @Test
-  void holdingARejectedCallsTokensShortensWhatIsLeftOfTheColdStartCascade() {
+  void holdingARejectedCallsTokensShortensTheColdStartCascade() {
     Recording bp = SimulationTest.run(NOISY, "bp", 1);
     Recording held = SimulationTest.run(NOISY, "bp-429-held", 1);
-    assertThat(rateLimitedInFirstWindow(held)).as("bp-429-held against bp (%d)", rateLimitedInFirstWindow(bp))
-        .isLessThanOrEqualTo(rateLimitedInFirstWindow(bp));
+    assertThat(rateLimitedInFirstWindow(held)).isPositive().isLessThan(rateLimitedInFirstWindow(bp) / 2);
   }
 
   @Test
