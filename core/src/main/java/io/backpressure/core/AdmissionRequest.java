@@ -2,6 +2,7 @@ package io.backpressure.core;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One call asking to be admitted.
@@ -18,7 +19,8 @@ import java.util.Objects;
  *     limit); a call whose turn would come later is answered {@link Admission.Expired} at once
  */
 public record AdmissionRequest(
-    String tenant, String priority, Cost cost, Long maxTokens, String booking, Duration maxWait) {
+    String tenant, String priority, Cost cost, @Nullable Long maxTokens, @Nullable String booking,
+    @Nullable Duration maxWait) {
 
   public AdmissionRequest {
     Objects.requireNonNull(cost, "cost");

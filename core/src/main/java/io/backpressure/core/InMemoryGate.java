@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The gate with its state in this JVM: the reference implementation of the admission rule (see
@@ -101,7 +102,7 @@ public final class InMemoryGate implements Gate {
    * through the hot-update path, as a policy whose caps (and bursts, in proportion) are {@code E_d}.
    */
   @Override
-  public void feedback(Grant grant, ProviderSignal signal) {
+  public void feedback(@Nullable Grant grant, ProviderSignal signal) {
     Objects.requireNonNull(signal, "signal");
     Policy policy = this.policy;
     double[] own = EffectiveCaps.ownUse(policy.dimensionNames(), grant, signal);
@@ -173,7 +174,7 @@ public final class InMemoryGate implements Gate {
         booking = null;
       }
       boolean fresh = booking == null;
-      if (fresh) {
+      if (booking == null) {
         booking = new NestedBuckets.Booking(request.tenant(), k, check.estimate().length);
       }
       long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(), booking,
@@ -183,7 +184,7 @@ public final class InMemoryGate implements Gate {
           bookings.remove(request.booking());
         }
         waiting.purge(k, now);
-        return Admission.Expired.of(Duration.ofNanos(-wait * 1_000), maxWait);
+        return Admission.Expired.of(Duration.ofNanos(-wait * 1_000), Objects.requireNonNull(maxWait));
       }
       if (wait > 0) {
         id = request.booking();
@@ -194,7 +195,7 @@ public final class InMemoryGate implements Gate {
           waiting.add(k, id, now);
         }
         waiting.purge(k, now);
-        return new Admission.Deferred(Duration.ofNanos(wait * 1_000), id);
+        return new Admission.Deferred(Duration.ofNanos(wait * 1_000), Objects.requireNonNull(id));
       }
       if (!fresh) {
         bookings.remove(request.booking());

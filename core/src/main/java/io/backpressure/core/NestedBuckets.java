@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The admission rule: three layers of token buckets decided in one step. Not thread-safe; {@link
@@ -253,7 +254,7 @@ final class NestedBuckets {
   private final double[] weightSum;
   private long touches;
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array is created raw
   NestedBuckets(Policy policy) {
     this.dims = policy.dimensions().size();
     this.classes = policy.priorities().size();
@@ -363,7 +364,7 @@ final class NestedBuckets {
    * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
    * holds what was debited, for {@link #release}.
    */
-  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking,
+  long admit(long now, String tenant, int k, double[] estimate, double @Nullable [] reserve, Booking booking,
       long maxWaitMicros) {
     advance(now);
     Queue q = queues[k].get(tenant);
@@ -677,7 +678,7 @@ final class NestedBuckets {
   private Queue touch(long now, String tenant, int k, double[] cost, boolean paying) {
     Queue q = queues[k].get(tenant);
     boolean fresh = q == null;
-    if (fresh) {
+    if (q == null) {
       q = new Queue(tenant, k, dims);
       q.lastMicros = now;
       queues[k].put(tenant, q);
@@ -844,7 +845,7 @@ final class NestedBuckets {
   }
 
   /** The L3 state of one queue as of its last step, or null when the queue is not active. */
-  QueueState queue(String tenant, int k) {
+  @Nullable QueueState queue(String tenant, int k) {
     Queue q = queues[k].get(tenant);
     return q == null ? null : new QueueState(q.level, q.capacity, q.rate, q.weight, q.lastMicros);
   }
@@ -865,6 +866,7 @@ final class NestedBuckets {
     double[] debit;
     SlidingWindow.Entry[] entries;
 
+    @SuppressWarnings("NullAway.Init") // estimate, debit and entries are set at the first admit
     Booking(String tenant, int priority, int dims) {
       this.tenant = tenant;
       this.priority = priority;

@@ -2,6 +2,7 @@ package io.backpressure.core;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A priority class, its weight {@code ω_k} and its default wait limit. Under backlog, classes share
@@ -13,7 +14,7 @@ import java.util.Objects;
  *     may wait for its turn before it is answered {@link Admission.Expired}; {@code null} for no
  *     limit
  */
-public record PriorityClass(String name, double weight, Duration maxWait) {
+public record PriorityClass(String name, double weight, @Nullable Duration maxWait) {
   public PriorityClass {
     Objects.requireNonNull(name, "name");
     PolicyChecks.name("priorities.name", name);

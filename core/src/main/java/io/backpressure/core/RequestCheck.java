@@ -2,6 +2,7 @@ package io.backpressure.core;
 
 import java.time.Duration;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks an admission request against a policy and resolves it into the numbers the admission
@@ -13,8 +14,11 @@ import java.util.Map;
  * @param reserve in reservation mode, what to debit instead: the estimate with {@code max_tokens}
  *     (or the default) added to the tokens; null otherwise
  * @param rejection non-null when the request must be rejected; the other fields are then unset
+ *     (no amounts, no class)
  */
-public record RequestCheck(int priorityIndex, double[] estimate, double[] reserve, Admission.Rejected rejection) {
+public record RequestCheck(
+    int priorityIndex, double[] estimate, double @Nullable [] reserve,
+    Admission.@Nullable Rejected rejection) {
 
   /** Longest tenant name accepted. */
   public static final int MAX_TENANT_LENGTH = 256;
@@ -70,7 +74,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
    * The wait limit that applies to {@code request}: its own {@code maxWait}, else its class's
    * {@code max_wait}, else null (no limit).
    */
-  public Duration maxWait(Policy policy, AdmissionRequest request) {
+  public @Nullable Duration maxWait(Policy policy, AdmissionRequest request) {
     return request.maxWait() != null ? request.maxWait() : policy.priorities().get(priorityIndex).maxWait();
   }
 
@@ -78,7 +82,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
    * The amounts of {@code cost} in policy order, or null when one is unknown, negative or not
    * finite.
    */
-  public static double[] amounts(Policy policy, Cost cost) {
+  public static double @Nullable [] amounts(Policy policy, Cost cost) {
     double[] amounts = new double[policy.dimensions().size()];
     for (Map.Entry<String, Double> e : cost.amounts().entrySet()) {
       int d = policy.dimensionIndex(e.getKey());
@@ -108,7 +112,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
   }
 
   private static RequestCheck reject(RejectReason reason, String message) {
-    return new RequestCheck(-1, null, null, new Admission.Rejected(reason, message));
+    return new RequestCheck(-1, new double[0], null, new Admission.Rejected(reason, message));
   }
 
   private static String abbreviate(String text) {

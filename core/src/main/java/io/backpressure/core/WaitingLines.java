@@ -20,7 +20,7 @@ final class WaitingLines {
   private final ArrayDeque<Entry>[] lines;
   private final Liveness liveness;
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array is created raw
   WaitingLines(int classes, Liveness liveness) {
     this.lines = new ArrayDeque[classes];
     for (int k = 0; k < classes; k++) {
