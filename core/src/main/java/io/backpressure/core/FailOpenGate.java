@@ -70,7 +70,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   private final Duration closedRetryAfter;
   private final Duration logInterval;
   private final @Nullable Supplier<? extends Gate> localFactory;
-  private final Clock clock;
+  private final Ticker clock;
   private final @Nullable ExecutorService pool;
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong ungated = new AtomicLong();
@@ -388,7 +388,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     private Duration logInterval = Duration.ofSeconds(10);
     private @Nullable Supplier<? extends Gate> localFactory;
     private @Nullable Policy localPolicy;
-    private Clock clock = Clock.system();
+    private Ticker clock = Ticker.system();
 
     private Builder(Gate delegate) {
       this.delegate = Objects.requireNonNull(delegate, "delegate");
@@ -447,7 +447,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     }
 
     /** The clock for the probe and log intervals (default: the system clock). */
-    public Builder clock(Clock clock) {
+    public Builder clock(Ticker clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }

@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * queue nothing lasting: the debt it paid is what its own wait would have refilled.
  */
 public final class InMemoryGate implements Gate {
-  private final Clock clock;
+  private final Ticker clock;
   private final NestedBuckets buckets;
   private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
@@ -38,7 +38,7 @@ public final class InMemoryGate implements Gate {
   private long nextId;
   private long nextExpiry;
 
-  private InMemoryGate(Policy policy, Clock clock) {
+  private InMemoryGate(Policy policy, Ticker clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.buckets = new NestedBuckets(Objects.requireNonNull(policy, "policy"));
     this.policy = policy;
@@ -49,11 +49,11 @@ public final class InMemoryGate implements Gate {
 
   /** A gate on the system clock. */
   public static InMemoryGate create(Policy policy) {
-    return new InMemoryGate(policy, Clock.system());
+    return new InMemoryGate(policy, Ticker.system());
   }
 
   /** A gate on the given clock (virtual time in tests and the simulator). */
-  public static InMemoryGate create(Policy policy, Clock clock) {
+  public static InMemoryGate create(Policy policy, Ticker clock) {
     return new InMemoryGate(policy, clock);
   }
 
@@ -63,7 +63,7 @@ public final class InMemoryGate implements Gate {
    * as {@link FailOpenGate}'s local fallback, so that the provider's current window does not see a
    * fresh burst on top of what the other gate admitted.
    */
-  public static InMemoryGate createEmpty(Policy policy, Clock clock) {
+  public static InMemoryGate createEmpty(Policy policy, Ticker clock) {
     InMemoryGate gate = new InMemoryGate(policy, clock);
     gate.buckets.startEmpty();
     return gate;

@@ -714,15 +714,6 @@ final class NestedBuckets {
     return q;
   }
 
-  /** A queue's recent dominant-share rate, {@code max_d use_d / r_d}, in shares per second. */
-  private double usedShare(Queue q) {
-    double used = 0;
-    for (int d = 0; d < dims; d++) {
-      used = Math.max(used, q.use[d] / rate[d]);
-    }
-    return used;
-  }
-
   /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
   private double equalisationRate(int k) {
     double hungry = Double.POSITIVE_INFINITY;

@@ -108,9 +108,9 @@ public abstract class GateConformanceSuite {
 
     double from = 10;
     double span = end - from;
-    double heavy = dominantShareRate(log, "t_heavy", from, end, policy) / 2;
-    double lightA = dominantShareRate(log, "t_light_a", from, end, policy);
-    double lightB = dominantShareRate(log, "t_light_b", from, end, policy);
+    double heavy = dominantShareRate(log, "t_heavy", from, end) / 2;
+    double lightA = dominantShareRate(log, "t_light_a", from, end);
+    double lightB = dominantShareRate(log, "t_light_b", from, end);
     double mean = (heavy + lightA + lightB) / 3;
     assertThat(heavy).isCloseTo(mean, within(0.02 * mean));
     assertThat(lightA).isCloseTo(mean, within(0.02 * mean));
@@ -121,7 +121,7 @@ public abstract class GateConformanceSuite {
     assertThat(tokens).isGreaterThan(0.97 * 12_000);
   }
 
-  private static double dominantShareRate(List<Traffic.Admitted> log, String tenant, double from, double to, Policy policy) {
+  private static double dominantShareRate(List<Traffic.Admitted> log, String tenant, double from, double to) {
     double requests = Traffic.sum(log, from, to, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false);
     double tokens = Traffic.sum(log, from, to, Dimension.TOKENS, a -> a.tenant().equals(tenant), false);
     return Math.max(requests / 60, tokens / 12_000) / (to - from);

@@ -1,6 +1,6 @@
 package io.backpressure.eval;
 
-import io.backpressure.core.Clock;
+import io.backpressure.core.Ticker;
 import io.backpressure.core.ManualClock;
 import io.backpressure.mock.limit.Verdict;
 import java.util.ArrayList;
@@ -35,7 +35,6 @@ import java.util.function.Consumer;
  * <p>Not thread-safe; one instance runs once.
  */
 final class Simulation implements ActivityContext {
-  private final Workload workload;
   private final long endNanos;
   private final ManualClock clock = new ManualClock();
   private final PriorityQueue<Event> events = new PriorityQueue<>();
@@ -54,7 +53,6 @@ final class Simulation implements ActivityContext {
   private long wakeAt = Long.MAX_VALUE;
 
   Simulation(Workload workload, Configuration configuration, long seed) {
-    this.workload = workload;
     this.endNanos = seconds(workload.durationS());
     this.recorder = new Recorder(workload.tenants().size());
     SplittableRandom root = new SplittableRandom(seed);
@@ -110,7 +108,7 @@ final class Simulation implements ActivityContext {
   }
 
   @Override
-  public Clock clock() {
+  public Ticker clock() {
     return clock;
   }
 

@@ -346,7 +346,7 @@ public final class RedisGate implements Gate, AutoCloseable {
 
   private String now() {
     if (timeSource instanceof TimeSource.Caller caller) {
-      return Long.toString(caller.clock().nanoTime() / 1_000);
+      return Long.toString(caller.clock().epochNanos() / 1_000);
     }
     return "";
   }

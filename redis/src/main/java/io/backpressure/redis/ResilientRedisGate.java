@@ -2,7 +2,7 @@ package io.backpressure.redis;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
-import io.backpressure.core.Clock;
+import io.backpressure.core.Ticker;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.FailOpenGate;
@@ -96,7 +96,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     FailOpenGate.Builder builder = FailOpenGate.around(new Connected()).mode(config.whenUnavailable())
         .probeInterval(PROBE);
     if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
-      builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Clock.system()));
+      builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Ticker.system()));
     }
     this.gate = builder.build();
   }

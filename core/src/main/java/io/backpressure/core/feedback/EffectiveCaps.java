@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Why</h2>
  *
- * The paper ("Backpressure: …", its assumptions A1 and A2) takes the caps as static and known and
+ * The paper ("Dispatch Control for Priority-Based, Multi-Tenant Workflows under Multi-Resource
+ * External Rate Limits", its assumptions A1 and A2) takes the caps as static and known and
  * the gate as the provider's only consumer. In practice a deployment's limit is lowered on the fly,
  * a workspace carries a lower limit than the tier, another application spends from the same key.
  * With caps configured too high every worker keeps overshooting; the provider's answers say so,

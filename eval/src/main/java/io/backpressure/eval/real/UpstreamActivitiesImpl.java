@@ -2,7 +2,6 @@ package io.backpressure.eval.real;
 
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
-import io.backpressure.temporal.ActivityGate;
 import io.backpressure.temporal.Backpressure;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
@@ -109,12 +108,6 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
     }
     ledger.finished(call, ledger.now(), true);
     return 200;
-  }
-
-  /** Reports {@code reply}'s provider answer to the gate's feedback, and returns it. */
-  private static ProviderClient.Reply report(ActivityGate.Answers answers, ProviderClient.Reply reply) {
-    answers.report(reply.signal());
-    return reply;
   }
 
   private static Cost cost(CallMode.Gated gated, double tokens) {
