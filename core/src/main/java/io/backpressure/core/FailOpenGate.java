@@ -378,7 +378,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     }
   }
 
-  /** Configures a {@link FailOpenGate}. */
+  /** Configures a {@link FailOpenGate}. Not thread-safe: configure it on one thread, then build. */
   public static final class Builder {
     private final Gate delegate;
     private Mode mode = Mode.OPEN;

@@ -160,6 +160,8 @@ public final class InMemoryGate implements Gate {
     }
     int k = check.priorityIndex();
     Duration maxWait = check.maxWait(policy, request);
+    String tenant = Objects.requireNonNull(request.tenant(), "checked");
+    String priority = Objects.requireNonNull(request.priority(), "checked");
     String id;
     NestedBuckets.Booking granted;
     synchronized (this) {
@@ -175,9 +177,9 @@ public final class InMemoryGate implements Gate {
       }
       boolean fresh = booking == null;
       if (booking == null) {
-        booking = new NestedBuckets.Booking(request.tenant(), k, check.estimate().length);
+        booking = new NestedBuckets.Booking(tenant, k, check.estimate().length);
       }
-      long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(), booking,
+      long wait = buckets.admit(now, tenant, k, check.estimate(), check.reserve(), booking,
           maxWait == null ? -1 : maxWait.toNanos() / 1_000);
       if (wait < 0) {
         if (!fresh) {
@@ -207,7 +209,7 @@ public final class InMemoryGate implements Gate {
       granted = booking;
     }
     Cost debited = Arrays.equals(granted.debit, granted.estimate) ? request.cost() : toCost(policy, granted.debit);
-    return new Admission.Admitted(new Grant(id, request.tenant(), request.priority(), debited, false));
+    return new Admission.Admitted(new Grant(id, tenant, priority, debited, false));
   }
 
   @Override
@@ -233,7 +235,7 @@ public final class InMemoryGate implements Gate {
   }
 
   /** Bucket levels for metrics and inspection: a copy, consistent at one instant. */
-  public synchronized Levels levels() {
+  public synchronized GateLevels levels() {
     NestedBuckets.Snapshot s = buckets.snapshot();
     Policy policy = buckets.policy();
     Map<String, Double> global = new LinkedHashMap<>();
@@ -258,7 +260,7 @@ public final class InMemoryGate implements Gate {
       long oldest = waiting.oldest(k);
       ages.put(name, Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, s.micros() - oldest) * 1_000));
     }
-    return new Levels(global, classes, rates, active, ages);
+    return new GateLevels(global, classes, rates, active, ages);
   }
 
   /**
@@ -269,26 +271,6 @@ public final class InMemoryGate implements Gate {
     int k = buckets.policy().priorityIndex(priority);
     return k < 0 ? Optional.empty() : Optional.ofNullable(buckets.queue(tenant, k));
   }
-
-  /**
-   * A consistent copy of the gate's buckets.
-   *
-   * @param global L1 level per dimension
-   * @param classes L2 level per class and dimension
-   * @param admittedRates recently admitted units per second, per class and dimension (an average
-   *     over the share horizon, net of reconciliation)
-   * @param activeQueues active queues per class
-   * @param queueAges per class, how long the oldest call still waiting for its turn has waited
-   *     since its first attempt (zero when none waits), as of the gate's last admission step; a
-   *     deferred call counts as waiting until it is admitted, expires, or its booking is forgotten
-   *     after the grant TTL
-   */
-  public record Levels(
-      Map<String, Double> global,
-      Map<String, Map<String, Double>> classes,
-      Map<String, Map<String, Double>> admittedRates,
-      Map<String, Integer> activeQueues,
-      Map<String, Duration> queueAges) {}
 
   /** Whether the booking {@code id} is still a call waiting for its turn at {@code now}. */
   private boolean waits(String id, long now) {

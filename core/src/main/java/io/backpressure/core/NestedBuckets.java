@@ -113,7 +113,7 @@ import org.jspecify.annotations.Nullable;
  * nothing (a first attempt's share is not taken; a booked call's share goes back to its queue, and
  * its slot in its class's line is taken off the tail), so the calls behind it move up. The gate
  * also reports, per class, how long the oldest call still waiting has waited since its first
- * attempt ({@link InMemoryGate.Levels#queueAges()}).
+ * attempt ({@link GateLevels#queueAges()}).
  *
  * <p>On release, the difference between debited and actual cost is returned to (or taken from) L1,
  * L2 and the safe window, L3 gets back the difference between the share paid and the share the call

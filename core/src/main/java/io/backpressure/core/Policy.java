@@ -250,7 +250,10 @@ public record Policy(
     return priorities.stream().map(PriorityClass::name).toList();
   }
 
-  /** Builds a {@link Policy}; every setter checks its range at once. */
+  /**
+   * Builds a {@link Policy}; every setter checks its range at once.
+   * Not thread-safe: configure it on one thread, then build.
+   */
   public static final class Builder {
     private final String target;
     private final List<Dimension> dimensions = new ArrayList<>();

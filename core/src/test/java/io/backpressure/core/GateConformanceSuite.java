@@ -22,7 +22,7 @@ public abstract class GateConformanceSuite {
   protected abstract Gate newGate(Policy policy, ManualClock clock);
 
   /** The levels of a gate this suite built. */
-  protected abstract InMemoryGate.Levels levels(Gate gate);
+  protected abstract GateLevels levels(Gate gate);
 
   /** The tenant-share bucket of one queue of a gate this suite built, or null when not active. */
   protected abstract QueueState queueState(Gate gate, String tenant, String priority);
@@ -543,7 +543,7 @@ public abstract class GateConformanceSuite {
     Admission.Deferred first = (Admission.Deferred) gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxWait(patient));
     assertThat(first.retryAfter()).isEqualTo(Duration.ofMillis(100));
     QueueState before = queueState(gate, "a", "P1");
-    InMemoryGate.Levels levels = levels(gate);
+    GateLevels levels = levels(gate);
 
     // With no limit of its own, a call gets the class's 50 ms: its turn is at least 100 ms away,
     // so it expires at once, and nothing changes.

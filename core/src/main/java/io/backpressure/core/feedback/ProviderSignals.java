@@ -76,7 +76,7 @@ public final class ProviderSignals {
    * @param receivedAt when the answer arrived (wall clock), to turn reset instants and HTTP dates
    *     into durations
    */
-  public static ProviderSignal parse(int status, Map<String, List<String>> headers, String body,
+  public static ProviderSignal parse(int status, Map<String, List<String>> headers, @Nullable String body,
       Instant receivedAt) {
     Parse p = new Parse(headers, receivedAt);
     Map<String, ProviderSignal.RateLimit> limits = new HashMap<>();
