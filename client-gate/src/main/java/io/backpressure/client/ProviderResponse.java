@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One answer of the provider to a gated call, as handed to {@link ProviderFeedback}.
-  *
-  * <p>A value, safe to read from any thread.
+ *
+ * <p>A value, safe to read from any thread.
  *
  * @param target the gate's target the call was admitted under
  * @param model the model the request named

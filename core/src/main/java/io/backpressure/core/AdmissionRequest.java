@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One call asking to be admitted.
-  *
-  * <p>A value, safe to read from any thread.
+ *
+ * <p>A value, safe to read from any thread.
  *
  * @param tenant who the call is for; entitled in proportion to its weight
  * @param priority the priority class name, one of the policy's classes
@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  *     limit); a call whose turn would come later is answered {@link Admission.Expired} at once
  */
 public record AdmissionRequest(
-    @Nullable String tenant, @Nullable String priority, Cost cost, @Nullable Long maxTokens, @Nullable String booking,
-    @Nullable Duration maxWait) {
+    @Nullable String tenant, @Nullable String priority, Cost cost, @Nullable Long maxTokens,
+    @Nullable String booking, @Nullable Duration maxWait) {
 
   public AdmissionRequest {
     Objects.requireNonNull(cost, "cost");

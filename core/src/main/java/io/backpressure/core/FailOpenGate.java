@@ -245,7 +245,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     return id.startsWith(prefix) ? id.substring(prefix.length()) : null;
   }
 
-  /** The local gate's own id inside {@code id}, which {@link #outageOf} found to be of {@code outage}. */
+  /** The local gate's own id inside {@code id}, which {@link #outageOf} found is of {@code outage}. */
   private static String localId(Outage outage, String id) {
     return Objects.requireNonNull(unwrap(outage, id), "id of another outage");
   }

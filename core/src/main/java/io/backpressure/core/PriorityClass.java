@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A priority class, its weight {@code ω_k} and its default wait limit. Under backlog, classes share
  * each dimension in proportion to their weights (or, in strict mode, in their order).
-  *
-  * <p>A value, safe to read from any thread.
+ *
+ * <p>A value, safe to read from any thread.
  *
  * @param name the class's name, e.g. {@code P1}
  * @param weight {@code ω_k}, in (0, 1e15]

@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
  * Checks an admission request against a policy and resolves it into the numbers the admission
  * rule works on. Shared by every backend, so they all reject the same requests with the same
  * messages.
-  *
-  * <p>Shared by the backends (the in-memory and the Redis gate), not an API for applications. A value;
-  * its arrays are not copied, so no one may change them.
+ *
+ * <p>Shared by the backends (the in-memory and the Redis gate), not an API for applications. A value;
+ * its arrays are not copied, so no one may change them.
  *
  * @param priorityIndex the class index, 0 highest
  * @param estimate the caller's cost per dimension, in the policy's dimension order

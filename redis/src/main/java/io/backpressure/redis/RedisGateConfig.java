@@ -25,8 +25,8 @@ import org.jspecify.annotations.Nullable;
  * rest of the topology from it and follows it (see {@code Connection}).
  *
  * <p>{@link #toString()} masks the URL's credentials.
-  *
-  * <p>A value, safe to read from any thread.
+ *
+ * <p>A value, safe to read from any thread.
  *
  * @param url the server, as above
  * @param target the target whose state to use, e.g. {@code openai/gpt-4o}

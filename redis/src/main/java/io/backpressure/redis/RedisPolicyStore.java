@@ -61,8 +61,8 @@ public final class RedisPolicyStore implements AutoCloseable {
 
   /**
    * A policy as stored, with its version.
-    *
-    * <p>A value, safe to read from any thread.
+   *
+   * <p>A value, safe to read from any thread.
    *
    * @param policy the policy
    * @param version changes with every write, never repeats ({@code <counter>-<random>})

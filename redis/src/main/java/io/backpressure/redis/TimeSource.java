@@ -18,9 +18,9 @@ import java.util.Objects;
  *       Keep clocks within a millisecond or two with NTP or chrony, and use the same time source
  *       on every worker of a target.
  * </ul>
-  *
-  * <p>A time source is a value that any number of gates and threads may share; a caller clock must
-  * itself be safe to read from any thread.
+ *
+ * <p>A time source is a value that any number of gates and threads may share; a caller clock must
+ * itself be safe to read from any thread.
  */
 public sealed interface TimeSource permits TimeSource.Server, TimeSource.Caller {
 

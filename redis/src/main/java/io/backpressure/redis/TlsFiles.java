@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
  * PEM files for a {@code rediss://} connection: the certificate authorities to trust instead of the
  * JVM's default trust store, and a client certificate with its private key for servers that
  * require one (mutual TLS). The server's certificate and host name are always verified.
-  *
-  * <p>A value, safe to read from any thread.
+ *
+ * <p>A value, safe to read from any thread.
  *
  * @param trustedCertificates CA certificates (PEM), or null for the JVM's trust store
  * @param clientCertificate the client's certificate chain (PEM), or null for none

@@ -22,9 +22,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Also defines the failure types every part of this module raises. Each is an {@link
  * io.temporal.failure.ApplicationFailure}; a workflow sees it as the cause of an {@link
  * ActivityFailure}.
-  *
-  * <p>Its methods run in workflow code, on the workflow's own thread as Temporal requires; they keep
-  * no state between workflows.
+ *
+ * <p>Its methods run in workflow code, on the workflow's own thread as Temporal requires; they keep
+ * no state between workflows.
  */
 public final class Backpressure {
 

@@ -21,8 +21,8 @@ import java.time.Duration;
  *   ramp: {fraction: 0.5, duration: 1s}     # recovery: from half of E_d back to E_d within 1 s; fraction 1 turns it off
  *   outage_errors: 5     # provider errors in a row that make an outage (then the ramp on return)
  * }</pre>
-  *
-  * <p>A value, safe to read from any thread.
+ *
+ * <p>A value, safe to read from any thread.
  *
  * @param enabled false for caps exactly as configured (no learning; signals are ignored)
  * @param period the provider's accounting period: a {@code limit} header of {@code L} means

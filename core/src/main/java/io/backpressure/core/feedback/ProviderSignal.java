@@ -56,8 +56,8 @@ public record ProviderSignal(
   /**
    * One dimension's rate-limit headers. Each part is null when the provider did not send it (or
    * sent something unreadable).
-    *
-    * <p>A value, safe to read from any thread.
+   *
+   * <p>A value, safe to read from any thread.
    *
    * @param limit the most the provider allows per its accounting period, in the dimension's units
    * @param remaining what is left of it now
