@@ -6,11 +6,10 @@ import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.RedisPolicyStore;
 import io.backpressure.redis.TlsFiles;
 import io.lettuce.core.RedisException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.NoSuchElementException;
 import java.util.function.Function;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -42,17 +41,7 @@ final class ConnectionOptions {
   @Option(names = "--json", description = "Print one JSON document on stdout, errors included.")
   boolean json;
 
-  @Option(names = "--redis-ca", paramLabel = "FILE",
-      description = "PEM file of the CA(s) to trust for a rediss:// URL (default: the JVM's trust store).")
-  Path caFile;
-
-  @Option(names = "--redis-cert", paramLabel = "FILE",
-      description = "PEM client certificate for a rediss:// server that requires one (with --redis-key).")
-  Path certFile;
-
-  @Option(names = "--redis-key", paramLabel = "FILE",
-      description = "PEM (PKCS#8) private key of --redis-cert.")
-  Path keyFile;
+  @Mixin RedisTlsOptions tls = new RedisTlsOptions();
 
   /**
    * Connects to {@code target}'s policy store, runs {@code action} and closes the connection.
@@ -77,7 +66,7 @@ final class ConnectionOptions {
           .keyPrefix(keyPrefix)
           .commandTimeout(Duration.ofMillis(timeoutMs))
           .connectTimeout(Duration.ofMillis(timeoutMs))
-          .tls(tls())
+          .tls(tlsFiles())
           .build();
     } catch (IllegalArgumentException e) {
       String message = Redaction.scrub(e.getMessage(), url);
@@ -112,23 +101,11 @@ final class ConnectionOptions {
   }
 
   /** The TLS files given, or null; each must be readable. */
-  private TlsFiles tls() {
-    if (caFile == null && certFile == null && keyFile == null) {
-      return null;
+  private TlsFiles tlsFiles() {
+    RedisTlsOptions.Problem problem = tls.problem();
+    if (problem != null) {
+      throw AdminException.invalid(problem.option(), problem.message());
     }
-    if ((certFile == null) != (keyFile == null)) {
-      throw AdminException.invalid(certFile == null ? "--redis-cert" : "--redis-key",
-          "--redis-cert and --redis-key go together");
-    }
-    readable("--redis-ca", caFile);
-    readable("--redis-cert", certFile);
-    readable("--redis-key", keyFile);
-    return new TlsFiles(caFile, certFile, keyFile);
-  }
-
-  private static void readable(String option, Path file) {
-    if (file != null && !Files.isReadable(file)) {
-      throw AdminException.invalid(option, option + " must name a readable PEM file, got '" + file + "'");
-    }
+    return tls.files();
   }
 }

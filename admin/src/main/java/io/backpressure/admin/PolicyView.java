@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.backpressure.core.Dimension;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.GateLevels;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityClass;
 import java.io.IOException;
@@ -33,7 +33,7 @@ final class PolicyView {
    * class and dimension, {@code active_queues} per class, {@code admitted_per_second} per class
    * and dimension, {@code queue_age_seconds} per class (the wait of the oldest call still waiting).
    */
-  static ObjectNode json(Policy policy, InMemoryGate.Levels levels) {
+  static ObjectNode json(Policy policy, GateLevels levels) {
     ObjectNode node = Output.JSON.createObjectNode();
     ObjectNode global = node.putObject("global");
     ObjectNode utilization = node.putObject("utilization");
@@ -62,7 +62,7 @@ final class PolicyView {
   }
 
   /** The text report of {@code admin show}. */
-  static String text(Policy policy, String version, InMemoryGate.Levels levels) {
+  static String text(Policy policy, String version, GateLevels levels) {
     StringBuilder out = new StringBuilder();
     out.append("target ").append(policy.target()).append("   policy version ").append(version).append("\n\n");
     out.append(String.format("%-16s %14s %14s %14s", "dimension", "cap/s", "cap/min", "burst"));

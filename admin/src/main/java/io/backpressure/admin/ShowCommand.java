@@ -1,7 +1,7 @@
 package io.backpressure.admin;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.GateLevels;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.redis.RedisPolicyStore;
 import java.util.NoSuchElementException;
@@ -24,7 +24,7 @@ final class ShowCommand extends TargetCommand {
     return Output.run(spec, connection.json, () -> connection.withStore(target, store -> {
       RedisPolicyStore.Stored stored = store.read().orElseThrow(
           () -> new NoSuchElementException("target '" + target + "' has no policy in Redis"));
-      InMemoryGate.Levels levels = store.levels().orElse(null);
+      GateLevels levels = store.levels().orElse(null);
       ObjectNode json = Output.JSON.createObjectNode();
       json.put("target", target);
       json.put("version", stored.version());

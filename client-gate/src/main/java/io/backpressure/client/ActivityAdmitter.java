@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gated client calls made inside Temporal activities: admission runs through {@link
@@ -57,7 +58,7 @@ public final class ActivityAdmitter implements Admitter {
 
   /** A non-retryable {@value Backpressure#REJECTED} failure with details {@code [reason, message]}. */
   @Override
-  public RuntimeException refused(RejectReason reason, String message) {
+  public RuntimeException refused(RejectReason reason, @Nullable String message) {
     return ApplicationFailure.newNonRetryableFailure(
         "admission rejected (" + reason + "): " + message, Backpressure.REJECTED, reason.name(), message);
   }

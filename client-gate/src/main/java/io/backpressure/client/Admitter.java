@@ -5,6 +5,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a gated client turns the gate's answer into "send now" or an exception: {@link #direct()}
@@ -29,7 +30,7 @@ public interface Admitter {
    * The exception for a call the client refuses before asking any gate (no caller, no route), of
    * the same kind as this admitter's rejections.
    */
-  RuntimeException refused(RejectReason reason, String message);
+  RuntimeException refused(RejectReason reason, @Nullable String message);
 
   /**
    * Outside Temporal: throws {@link DeferredException}, {@link ExpiredException} or {@link

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The gate in front of one provider API, independent of the SDK: the {@code openai} and {@code
@@ -168,7 +169,7 @@ public final class ClientGate {
   /** Options of a {@link ClientGate}. Not thread-safe; build once. */
   public static final class Builder {
     private final Dialect dialect;
-    private ModelRoutes routes;
+    private @Nullable ModelRoutes routes;
     private Admitter admitter = Admitter.direct();
     private CallerResolver resolver = CallerResolver.fromContext();
     private ProviderFeedback feedback = ProviderFeedback.NONE;

@@ -23,6 +23,8 @@ import java.util.Set;
  * refunds what the model did not write. A call that failed is released as one request with no
  * tokens: the provider counted the call but generated nothing.
  *
+ * <p>A value, safe to read from any thread.
+ *
  * @param dimensions the dimensions to charge, each one of {@code requests}, {@code tokens}, {@code
  *     input_tokens}, {@code output_tokens}, and all of them dimensions of the gate's policy (a cost
  *     naming a dimension the policy lacks is rejected by the gate)

@@ -6,6 +6,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +54,7 @@ final class DirectAdmitter implements Admitter {
   }
 
   @Override
-  public RuntimeException refused(RejectReason reason, String message) {
+  public RuntimeException refused(RejectReason reason, @Nullable String message) {
     return new RejectedException(null, reason, message);
   }
 }

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,7 +92,7 @@ public final class Exchange {
   }
 
   /** Releases with the usage of a complete answer's JSON body; the debited cost when it has none. */
-  void completed(JsonNode answer) {
+  void completed(@Nullable JsonNode answer) {
     Cost actual =
         answer == null
             ? grant.debited()

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who a gated client call is for, set by the caller around the call.
@@ -49,7 +50,8 @@ import java.util.function.Function;
  * @param maxWait the longest the caller will wait for the call's turn, or null for the class's
  *     default
  */
-public record GateContext(String tenant, String priority, String booking, Duration maxWait) {
+public record GateContext(
+    String tenant, @Nullable String priority, @Nullable String booking, @Nullable Duration maxWait) {
 
   /** The key under which frameworks' per-call attribute maps carry a context. */
   public static final String KEY = "backpressure.context";
@@ -108,7 +110,7 @@ public record GateContext(String tenant, String priority, String booking, Durati
    * @throws IllegalArgumentException naming the header when the wait limit is not a number of
    *     milliseconds in [0, 365 days]
    */
-  public static GateContext fromHeaders(Function<String, String> header) {
+  public static @Nullable GateContext fromHeaders(Function<String, @Nullable String> header) {
     String tenant = header.apply(TENANT_HEADER);
     if (tenant == null) {
       return null;

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The SDK-neutral part of a gated HTTP client: which requests are gated, admitting them before they
@@ -26,7 +27,10 @@ import java.util.function.Supplier;
  */
 public final class GatedTransport<Q, R> {
 
-  /** How one SDK's request and response types read and change; stateless. */
+  /**
+   * How one SDK's request and response types read and change; stateless, so safe to use from any
+   * thread.
+   */
   public interface Sdk<Q, R> {
     /** Whether the request has a body (only requests with one are gated). */
     boolean hasBody(Q request);
@@ -156,7 +160,7 @@ public final class GatedTransport<Q, R> {
     private final Supplier<InputStream> raw;
     private final Runnable closeResponse;
     private final Exchange exchange;
-    private InputStream body;
+    private @Nullable InputStream body;
 
     TappedBody(Supplier<InputStream> raw, Runnable closeResponse, Exchange exchange) {
       this.raw = raw;

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which gate a call goes to, chosen by the model its request names: one gate per model or
@@ -43,7 +44,7 @@ public final class ModelRoutes {
 
   private final Map<String, Gate> exact;
   private final List<Map.Entry<String, Gate>> prefixes;
-  private final Gate fallback;
+  private final @Nullable Gate fallback;
 
   private ModelRoutes(Builder builder) {
     this.exact = Map.copyOf(builder.exact);
@@ -155,7 +156,7 @@ public final class ModelRoutes {
   public static final class Builder {
     private final Map<String, Gate> exact = new LinkedHashMap<>();
     private final Map<String, Gate> prefixes = new LinkedHashMap<>();
-    private Gate fallback;
+    private @Nullable Gate fallback;
 
     private Builder() {}
 

@@ -3,6 +3,8 @@ package io.backpressure.client;
 /**
  * What the gate learns about one provider call from its request body, before it is sent.
  *
+ * <p>A value, safe to read from any thread.
+ *
  * @param model the model named in the request
  * @param promptTokens the estimated input tokens (messages and system prompt, with the chat
  *     format's framing)

@@ -4,6 +4,7 @@ import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.feedback.ProviderSignals;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Receives every answer of the provider to a gated call, so that the caps can follow what the
@@ -22,7 +23,7 @@ public interface ProviderFeedback {
    * Receives an answer together with the grant its call was admitted with. The client gate calls
    * this one; by default it drops the grant and calls {@link #observe(ProviderResponse)}.
    */
-  default void observe(ProviderResponse response, Grant grant) {
+  default void observe(ProviderResponse response, @Nullable Grant grant) {
     observe(response);
   }
 
@@ -40,7 +41,7 @@ public interface ProviderFeedback {
       }
 
       @Override
-      public void observe(ProviderResponse response, Grant grant) {
+      public void observe(ProviderResponse response, @Nullable Grant grant) {
         gate.feedback(grant,
             ProviderSignals.parse(response.statusCode(), response.headers(), null, Instant.now()));
       }

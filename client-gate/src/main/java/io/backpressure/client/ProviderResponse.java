@@ -3,9 +3,12 @@ package io.backpressure.client;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One answer of the provider to a gated call, as handed to {@link ProviderFeedback}.
+ *
+ * <p>A value, safe to read from any thread.
  *
  * @param target the gate's target the call was admitted under
  * @param model the model the request named
@@ -22,7 +25,7 @@ public record ProviderResponse(
   }
 
   /** The first value of header {@code name} (any case), or null. */
-  public String header(String name) {
+  public @Nullable String header(String name) {
     List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
     return values == null || values.isEmpty() ? null : values.get(0);
   }

@@ -1,6 +1,7 @@
 package io.backpressure.client;
 
 import io.backpressure.core.RejectReason;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Never: the same call will be refused again (a bad tenant or class, a cost that can never fit, a
@@ -10,7 +11,7 @@ public final class RejectedException extends NotAdmittedException {
 
   private final RejectReason reason;
 
-  public RejectedException(String target, RejectReason reason, String message) {
+  public RejectedException(@Nullable String target, RejectReason reason, @Nullable String message) {
     super(target, "admission rejected (" + reason + "): " + message);
     this.reason = reason;
   }

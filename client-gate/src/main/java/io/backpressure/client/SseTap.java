@@ -5,6 +5,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A streamed answer's body, split into server-sent events as the SDK reads it and fed to the
@@ -21,7 +22,7 @@ final class SseTap extends FilterInputStream {
   private final Exchange exchange;
   private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
   private final StringBuilder data = new StringBuilder();
-  private String event;
+  private @Nullable String event;
   private boolean hasData;
   private boolean done;
 

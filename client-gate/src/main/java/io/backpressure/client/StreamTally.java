@@ -1,5 +1,7 @@
 package io.backpressure.client;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Follows one streamed answer event by event and says what it cost. Used by one stream only; not
  * thread-safe.
@@ -12,7 +14,7 @@ public interface StreamTally {
    * @param event the {@code event:} field, or null when the event has none
    * @param data the {@code data:} lines joined by newlines
    */
-  void onEvent(String event, String data);
+  void onEvent(@Nullable String event, String data);
 
   /**
    * What to release with. When the stream reported its usage, that; otherwise what the stream

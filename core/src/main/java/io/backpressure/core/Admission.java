@@ -15,6 +15,8 @@ import java.util.Objects;
  *   case Admission.Rejected r -> fail(r.message());
  * }
  * }</pre>
+ *
+ * <p>Every answer is a value, safe to hand from thread to thread.
  */
 public sealed interface Admission permits Admission.Admitted, Admission.Deferred, Admission.Expired, Admission.Rejected {
 

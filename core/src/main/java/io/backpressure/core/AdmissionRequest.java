@@ -2,9 +2,12 @@ package io.backpressure.core;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One call asking to be admitted.
+ *
+ * <p>A value, safe to read from any thread.
  *
  * @param tenant who the call is for; entitled in proportion to its weight
  * @param priority the priority class name, one of the policy's classes
@@ -18,7 +21,8 @@ import java.util.Objects;
  *     limit); a call whose turn would come later is answered {@link Admission.Expired} at once
  */
 public record AdmissionRequest(
-    String tenant, String priority, Cost cost, Long maxTokens, String booking, Duration maxWait) {
+    @Nullable String tenant, @Nullable String priority, Cost cost, @Nullable Long maxTokens,
+    @Nullable String booking, @Nullable Duration maxWait) {
 
   public AdmissionRequest {
     Objects.requireNonNull(cost, "cost");

@@ -5,6 +5,8 @@ import java.util.Objects;
 /**
  * One capped resource of a target.
  *
+ * <p>A value, safe to read from any thread.
+ *
  * @param name the dimension's name, e.g. {@code requests} or {@code tokens}
  * @param capPerSecond the provider's cap {@code C_d}, in units per second (a per-minute cap is
  *     divided by 60 when the policy is built)

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,14 +92,14 @@ public final class FailOpenGate implements Gate, AutoCloseable {
 
   private final Gate delegate;
   private final Mode mode;
-  private final Duration timeout;
+  private final @Nullable Duration timeout;
   private final Duration probeInterval;
   private final Duration closedRetryAfter;
   private final Duration logInterval;
   private final long handBackNanos;
-  private final Supplier<? extends Gate> localFactory;
-  private final Clock clock;
-  private final ExecutorService pool;
+  private final @Nullable Supplier<? extends Gate> localFactory;
+  private final Ticker clock;
+  private final @Nullable ExecutorService pool;
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong ungated = new AtomicLong();
   /** Numbers the grants of {@link Mode#OPEN}, so that no two callers hold the same grant id. */
@@ -115,7 +116,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   private volatile boolean failing;
   private final Object outageLock = new Object();
   /** The local gate of the current or the last outage (LOCAL mode); null before the first. */
-  private volatile Outage outage;
+  private volatile @Nullable Outage outage;
   /** Whether {@link #outage} still serves the current outage (false once the delegate answered). */
   private volatile boolean outageOpen;
 
@@ -128,8 +129,9 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     this.logInterval = b.logInterval;
     this.handBackNanos = b.handBack.toNanos();
     this.clock = b.clock;
-    this.localFactory = b.localPolicy != null
-        ? () -> InMemoryGate.createEmpty(b.localPolicy, b.clock)
+    Policy localPolicy = b.localPolicy;
+    this.localFactory = localPolicy != null
+        ? () -> InMemoryGate.createEmpty(localPolicy, b.clock)
         : b.localFactory;
     this.pool = timeout == null ? null : Executors.newCachedThreadPool(r -> {
       Thread thread = new Thread(r, "backpressure-fail-open");
@@ -205,7 +207,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
         return false;
       }
       return current.gate().release(
-          new Grant(unwrap(current, grant.id()), grant.tenant(), grant.priority(), grant.debited(), false), actual);
+          new Grant(localId(current, grant.id()), grant.tenant(), grant.priority(), grant.debited(), false), actual);
     }
     try {
       boolean applied = call(() -> delegate.release(grant, actual));
@@ -244,7 +246,9 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     }
     synchronized (outageLock) {
       if (outage == null || !outageOpen) {
-        Gate gate = Objects.requireNonNull(localFactory.get(), "localFallback factory returned null");
+        Gate gate = Objects.requireNonNull(
+            Objects.requireNonNull(localFactory, "localFallback").get(),
+            "localFallback factory returned null");
         outage = new Outage(outage == null ? 1 : outage.number() + 1, gate);
         outageOpen = true;
       }
@@ -274,9 +278,14 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   }
 
   /** The local gate's own id inside {@code id}, or null when {@code id} is not of {@code outage}. */
-  private static String unwrap(Outage outage, String id) {
+  private static @Nullable String unwrap(Outage outage, String id) {
     String prefix = LOCAL_PREFIX + outage.number() + ":";
     return id.startsWith(prefix) ? id.substring(prefix.length()) : null;
+  }
+
+  /** The local gate's own id inside {@code id}, which {@link #outageOf} found is of {@code outage}. */
+  private static String localId(Outage outage, String id) {
+    return Objects.requireNonNull(unwrap(outage, id), "id of another outage");
   }
 
   /**
@@ -366,14 +375,14 @@ public final class FailOpenGate implements Gate, AutoCloseable {
    * other and never reaches the caller.
    */
   @Override
-  public void feedback(Grant grant, ProviderSignal signal) {
+  public void feedback(@Nullable Grant grant, ProviderSignal signal) {
     long now = clock.nanoTime();
     long number = grant == null ? 0 : outageOf(grant.id());
-    if (number > 0) {
+    if (grant != null && number > 0) {
       Outage current = outage;
       if (current != null && current.number() == number) {
         current.gate().feedback(
-            new Grant(unwrap(current, grant.id()), grant.tenant(), grant.priority(), grant.debited(), false), signal);
+            new Grant(localId(current, grant.id()), grant.tenant(), grant.priority(), grant.debited(), false), signal);
       }
       return;
     }
@@ -420,7 +429,9 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   }
 
   private <T> T call(Supplier<T> action) {
-    if (pool == null) {
+    ExecutorService pool = this.pool;
+    Duration timeout = this.timeout;
+    if (pool == null || timeout == null) {
       try {
         return action.get();
       } catch (IllegalArgumentException e) {
@@ -451,7 +462,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     }
   }
 
-  private void failed(long now, Throwable cause) {
+  private void failed(long now, @Nullable Throwable cause) {
     long count = failures.incrementAndGet();
     failing = true;
     bypassUntil.set(now + probeInterval.toNanos());
@@ -467,23 +478,23 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   private static final class StateUnavailableException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    StateUnavailableException(Throwable cause) {
+    StateUnavailableException(@Nullable Throwable cause) {
       super(cause);
     }
   }
 
-  /** Configures a {@link FailOpenGate}. */
+  /** Configures a {@link FailOpenGate}. Not thread-safe: configure it on one thread, then build. */
   public static final class Builder {
     private final Gate delegate;
     private Mode mode = Mode.OPEN;
-    private Duration timeout;
+    private @Nullable Duration timeout;
     private Duration probeInterval = Duration.ofMillis(500);
     private Duration closedRetryAfter = Duration.ofSeconds(1);
     private Duration logInterval = Duration.ofSeconds(10);
     private Duration handBack = Duration.ofMillis(500);
-    private Supplier<? extends Gate> localFactory;
-    private Policy localPolicy;
-    private Clock clock = Clock.system();
+    private @Nullable Supplier<? extends Gate> localFactory;
+    private @Nullable Policy localPolicy;
+    private Ticker clock = Ticker.system();
 
     private Builder(Gate delegate) {
       this.delegate = Objects.requireNonNull(delegate, "delegate");
@@ -553,7 +564,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     }
 
     /** The clock for the probe and log intervals (default: the system clock). */
-    public Builder clock(Clock clock) {
+    public Builder clock(Ticker clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }

@@ -1,6 +1,7 @@
 package io.backpressure.core;
 
 import io.backpressure.core.feedback.ProviderSignal;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The admission gate of one target (one external cap set, such as {@code openai/gpt-4o}). Ask it
@@ -49,7 +50,7 @@ public interface Gate {
    *
    * @param grant the admitted call's grant, or null for a signal about no call in particular
    */
-  default void feedback(Grant grant, ProviderSignal signal) {}
+  default void feedback(@Nullable Grant grant, ProviderSignal signal) {}
 
   /**
    * Debits {@code spent} from the target's global buckets (L1) without admitting anything: what

@@ -6,6 +6,8 @@ import java.util.Objects;
  * The ticket of an admitted call: what was debited, to be reconciled by {@link Gate#release(Grant,
  * Cost)}.
  *
+ * <p>A value, safe to read from any thread.
+ *
  * @param id unique per admission; releasing the same id twice changes nothing the second time
  * @param tenant the tenant that was admitted
  * @param priority the priority class it was admitted in

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The gate with its state in this JVM: the reference implementation of the admission rule (see
@@ -25,7 +26,7 @@ import java.util.Optional;
  * queue nothing lasting: the debt it paid is what its own wait would have refilled.
  */
 public final class InMemoryGate implements Gate {
-  private final Clock clock;
+  private final Ticker clock;
   private final NestedBuckets buckets;
   private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
@@ -41,7 +42,7 @@ public final class InMemoryGate implements Gate {
   private long nextId;
   private long nextExpiry;
 
-  private InMemoryGate(Policy policy, Clock clock) {
+  private InMemoryGate(Policy policy, Ticker clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.buckets = new NestedBuckets(Objects.requireNonNull(policy, "policy"));
     this.policy = policy;
@@ -54,11 +55,11 @@ public final class InMemoryGate implements Gate {
 
   /** A gate on the system clock. */
   public static InMemoryGate create(Policy policy) {
-    return new InMemoryGate(policy, Clock.system());
+    return new InMemoryGate(policy, Ticker.system());
   }
 
   /** A gate on the given clock (virtual time in tests and the simulator). */
-  public static InMemoryGate create(Policy policy, Clock clock) {
+  public static InMemoryGate create(Policy policy, Ticker clock) {
     return new InMemoryGate(policy, clock);
   }
 
@@ -68,7 +69,7 @@ public final class InMemoryGate implements Gate {
    * as {@link FailOpenGate}'s local fallback, so that the provider's current window does not see a
    * fresh burst on top of what the other gate admitted.
    */
-  public static InMemoryGate createEmpty(Policy policy, Clock clock) {
+  public static InMemoryGate createEmpty(Policy policy, Ticker clock) {
     InMemoryGate gate = new InMemoryGate(policy, clock);
     gate.buckets.startEmpty();
     return gate;
@@ -107,7 +108,7 @@ public final class InMemoryGate implements Gate {
    * through the hot-update path, as a policy whose caps (and bursts, in proportion) are {@code E_d}.
    */
   @Override
-  public void feedback(Grant grant, ProviderSignal signal) {
+  public void feedback(@Nullable Grant grant, ProviderSignal signal) {
     Objects.requireNonNull(signal, "signal");
     Policy policy = this.policy;
     double[] own = EffectiveCaps.ownUse(policy.dimensionNames(), grant, signal);
@@ -165,6 +166,8 @@ public final class InMemoryGate implements Gate {
     }
     int k = check.priorityIndex();
     Duration maxWait = check.maxWait(policy, request);
+    String tenant = Objects.requireNonNull(request.tenant(), "checked");
+    String priority = Objects.requireNonNull(request.priority(), "checked");
     String id;
     NestedBuckets.Booking granted;
     synchronized (this) {
@@ -179,17 +182,17 @@ public final class InMemoryGate implements Gate {
         booking = null;
       }
       boolean fresh = booking == null;
-      if (fresh) {
-        booking = new NestedBuckets.Booking(request.tenant(), k, check.estimate().length);
+      if (booking == null) {
+        booking = new NestedBuckets.Booking(tenant, k, check.estimate().length);
       }
-      long wait = buckets.admit(now, request.tenant(), k, check.estimate(), check.reserve(),
-          booking, maxWait == null ? -1 : maxWait.toNanos() / 1_000);
+      long wait = buckets.admit(now, tenant, k, check.estimate(), check.reserve(), booking,
+          maxWait == null ? -1 : maxWait.toNanos() / 1_000);
       if (wait < 0) {
         if (!fresh) {
           bookings.remove(request.booking());
         }
         waiting.purge(k, now);
-        return Admission.Expired.of(Duration.ofNanos(-wait * 1_000), maxWait);
+        return Admission.Expired.of(Duration.ofNanos(-wait * 1_000), Objects.requireNonNull(maxWait));
       }
       if (wait > 0) {
         id = request.booking();
@@ -200,7 +203,7 @@ public final class InMemoryGate implements Gate {
           waiting.add(k, id, now);
         }
         waiting.purge(k, now);
-        return new Admission.Deferred(Duration.ofNanos(wait * 1_000), id);
+        return new Admission.Deferred(Duration.ofNanos(wait * 1_000), Objects.requireNonNull(id));
       }
       if (!fresh) {
         bookings.remove(request.booking());
@@ -213,7 +216,7 @@ public final class InMemoryGate implements Gate {
     }
     Cost debited = Arrays.equals(granted.debit, granted.estimate) ? request.cost()
         : Cost.of(dimensionNames, granted.debit);
-    return new Admission.Admitted(new Grant(id, request.tenant(), request.priority(), debited, false));
+    return new Admission.Admitted(new Grant(id, tenant, priority, debited, false));
   }
 
   @Override
@@ -254,7 +257,7 @@ public final class InMemoryGate implements Gate {
   }
 
   /** Bucket levels for metrics and inspection: a copy, consistent at one instant. */
-  public synchronized Levels levels() {
+  public synchronized GateLevels levels() {
     NestedBuckets.Snapshot s = buckets.snapshot();
     Policy policy = buckets.policy();
     Map<String, Double> global = new LinkedHashMap<>();
@@ -279,7 +282,7 @@ public final class InMemoryGate implements Gate {
       long oldest = waiting.oldest(k);
       ages.put(name, Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, s.micros() - oldest) * 1_000));
     }
-    return new Levels(global, classes, rates, active, ages);
+    return new GateLevels(global, classes, rates, active, ages);
   }
 
   /**
@@ -290,26 +293,6 @@ public final class InMemoryGate implements Gate {
     int k = buckets.policy().priorityIndex(priority);
     return k < 0 ? Optional.empty() : Optional.ofNullable(buckets.queue(tenant, k));
   }
-
-  /**
-   * A consistent copy of the gate's buckets.
-   *
-   * @param global L1 level per dimension
-   * @param classes L2 level per class and dimension
-   * @param admittedRates recently admitted units per second, per class and dimension (an average
-   *     over the share horizon, net of reconciliation)
-   * @param activeQueues active queues per class
-   * @param queueAges per class, how long the oldest call still waiting for its turn has waited
-   *     since its first attempt (zero when none waits), as of the gate's last admission step; a
-   *     deferred call counts as waiting until it is admitted, expires, or its booking is forgotten
-   *     after the grant TTL
-   */
-  public record Levels(
-      Map<String, Double> global,
-      Map<String, Map<String, Double>> classes,
-      Map<String, Map<String, Double>> admittedRates,
-      Map<String, Integer> activeQueues,
-      Map<String, Duration> queueAges) {}
 
   /** Whether the booking {@code id} is still a call waiting for its turn at {@code now}. */
   private boolean waits(String id, long now) {

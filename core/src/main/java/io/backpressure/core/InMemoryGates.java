@@ -20,20 +20,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safe.
  */
 public final class InMemoryGates {
-  private final Clock clock;
+  private final Ticker clock;
   private final Map<String, InMemoryGate> gates = new ConcurrentHashMap<>();
 
-  private InMemoryGates(Clock clock) {
+  private InMemoryGates(Ticker clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
   /** A registry whose gates run on the system clock. */
   public static InMemoryGates create() {
-    return new InMemoryGates(Clock.system());
+    return new InMemoryGates(Ticker.system());
   }
 
   /** A registry whose gates run on {@code clock} (virtual time in tests and the simulator). */
-  public static InMemoryGates create(Clock clock) {
+  public static InMemoryGates create(Ticker clock) {
     return new InMemoryGates(clock);
   }
 

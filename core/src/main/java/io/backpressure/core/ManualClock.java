@@ -3,8 +3,13 @@ package io.backpressure.core;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A clock that moves only when told to: virtual time for tests and the simulator. Thread-safe. */
-public final class ManualClock implements Clock {
+/**
+ * A clock that moves only when told to: virtual time, in nanoseconds from the start value, for
+ * tests and the simulator. It serves as a gate's {@link Ticker} and, for backends that take the
+ * caller's time, as the {@link EpochClock} shared by everything given the same instance (both read
+ * the same value). Thread-safe.
+ */
+public final class ManualClock implements Ticker, EpochClock {
   private final AtomicLong nanos;
 
   public ManualClock() {
@@ -17,6 +22,11 @@ public final class ManualClock implements Clock {
 
   @Override
   public long nanoTime() {
+    return nanos.get();
+  }
+
+  @Override
+  public long epochNanos() {
     return nanos.get();
   }
 

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The admission rule: three layers of token buckets decided in one step. Not thread-safe; {@link
@@ -130,7 +131,7 @@ import java.util.Map;
  * nothing (a first attempt's share is not taken; a booked call's share goes back to its queue, and
  * its slot in its class's line is taken off the tail), so the calls behind it move up. The gate
  * also reports, per class, how long the oldest call still waiting has waited since its first
- * attempt ({@link InMemoryGate.Levels#queueAges()}).
+ * attempt ({@link GateLevels#queueAges()}).
  *
  * <p>On release, the difference between debited and actual cost is returned to (or taken from) L1,
  * L2 and the safe window, L3 gets back the difference between the share paid and the share the call
@@ -295,7 +296,7 @@ final class NestedBuckets {
    */
   private final double[][] overdue;
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array is created raw
   NestedBuckets(Policy policy) {
     this.dims = policy.dimensions().size();
     this.classes = policy.priorities().size();
@@ -406,7 +407,7 @@ final class NestedBuckets {
    * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
    * holds what was debited, for {@link #release}.
    */
-  long admit(long now, String tenant, int k, double[] estimate, double[] reserve, Booking booking,
+  long admit(long now, String tenant, int k, double[] estimate, double @Nullable [] reserve, Booking booking,
       long maxWaitMicros) {
     advance(now);
     Queue q = queues[k].get(tenant);
@@ -782,7 +783,7 @@ final class NestedBuckets {
   private Queue touch(long now, String tenant, int k, double[] cost, boolean paying) {
     Queue q = queues[k].get(tenant);
     boolean fresh = q == null;
-    if (fresh) {
+    if (q == null) {
       q = new Queue(tenant, k, dims);
       q.lastMicros = now;
       queues[k].put(tenant, q);
@@ -816,15 +817,6 @@ final class NestedBuckets {
     q.capacity = Math.max(sigma, q.rate * horizon);
     q.level = Math.min(q.level, q.capacity);
     return q;
-  }
-
-  /** A queue's recent dominant-share rate, {@code max_d use_d / r_d}, in shares per second. */
-  private double usedShare(Queue q) {
-    double used = 0;
-    for (int d = 0; d < dims; d++) {
-      used = Math.max(used, q.use[d] / rate[d]);
-    }
-    return used;
   }
 
   /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
@@ -952,7 +944,7 @@ final class NestedBuckets {
   }
 
   /** The L3 state of one queue as of its last step, or null when the queue is not active. */
-  QueueState queue(String tenant, int k) {
+  @Nullable QueueState queue(String tenant, int k) {
     Queue q = queues[k].get(tenant);
     return q == null ? null : new QueueState(q.level, q.capacity, q.rate, q.weight, q.lastMicros);
   }
@@ -977,6 +969,7 @@ final class NestedBuckets {
     double[] debit;
     SlidingWindow.Entry[] entries;
 
+    @SuppressWarnings("NullAway.Init") // estimate, debit and entries are set at the first admit
     Booking(String tenant, int priority, int dims) {
       this.tenant = tenant;
       this.priority = priority;

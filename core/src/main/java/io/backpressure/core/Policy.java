@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The caps, weights and options of one target's gate. Immutable; build one with {@link
@@ -47,7 +48,7 @@ public record Policy(
     boolean reservation,
     long defaultMaxTokens,
     Duration idleTtl,
-    Duration safeWindow,
+    @Nullable Duration safeWindow,
     Duration shareHorizon,
     Duration grantTtl,
     PriorityMode priorityMode,
@@ -249,7 +250,10 @@ public record Policy(
     return priorities.stream().map(PriorityClass::name).toList();
   }
 
-  /** Builds a {@link Policy}; every setter checks its range at once. */
+  /**
+   * Builds a {@link Policy}; every setter checks its range at once.
+   * Not thread-safe: configure it on one thread, then build.
+   */
   public static final class Builder {
     private final String target;
     private final List<Dimension> dimensions = new ArrayList<>();
@@ -260,8 +264,8 @@ public record Policy(
     private long defaultMaxTokens = 1024;
     private Duration idleTtl = Duration.ofSeconds(10);
     /** The provider's accounting period when a cap was given in it; the safe window's default. */
-    private Duration providerPeriod;
-    private Duration safeWindow;
+    private @Nullable Duration providerPeriod;
+    private @Nullable Duration safeWindow;
     private boolean safeWindowGiven;
     private Duration shareHorizon = Duration.ofSeconds(1);
     private Duration grantTtl = Duration.ofMinutes(15);
@@ -328,7 +332,7 @@ public record Policy(
      * limit of its own is answered {@link Admission.Expired} when its turn would come after {@code
      * maxWait} ({@code null}: no limit).
      */
-    public Builder priority(String name, double weight, Duration maxWait) {
+    public Builder priority(String name, double weight, @Nullable Duration maxWait) {
       priorities.add(new PriorityClass(name, weight, maxWait));
       return this;
     }
@@ -377,7 +381,7 @@ public record Policy(
      * of {@code P} would otherwise see up to one burst more than {@code C_d·P} in one of them, at a
      * cold start for example (docs/deploying.md, {@code safe_window}, has the measured cost).
      */
-    public Builder safeWindow(Duration window) {
+    public Builder safeWindow(@Nullable Duration window) {
       this.safeWindow = window;
       this.safeWindowGiven = true;
       return this;

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads and writes the policy YAML format. Unknown keys are errors that name them, so a typo never
@@ -163,7 +164,7 @@ final class PolicyYaml {
    * The {@code safe_window} value: a duration, or {@code off} (also {@code false} or {@code null})
    * for none. Left out, it is the provider's period when a cap is given {@code per_minute}.
    */
-  private static Duration safeWindow(JsonNode root) {
+  private static @Nullable Duration safeWindow(JsonNode root) {
     JsonNode value = root.get("safe_window");
     if (value.isNull() || (value.isBoolean() && !value.asBoolean())
         || (value.isTextual() && value.asText().strip().equals("off"))) {

@@ -4,6 +4,8 @@ package io.backpressure.core;
  * The tenant-share (L3) bucket of one active queue {@code (tenant, class)}, as of the queue's last
  * step: what an operator or a test inspects to see a queue's place in line.
  *
+ * <p>A copy, safe to read from any thread.
+ *
  * @param level shares banked (negative: the debt of the calls booked and not yet due), in seconds
  *     of the whole cap
  * @param capacity the most the bucket banks, in the same unit

@@ -4,6 +4,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps credentials out of everything the project prints: reports, logs, error messages, {@code
@@ -20,7 +21,7 @@ public final class Redaction {
   private Redaction() {}
 
   /** {@code url} with its user name and password masked: {@code redis://***@host:6379}. */
-  public static String url(String url) {
+  public static @Nullable String url(@Nullable String url) {
     if (url == null) {
       return null;
     }

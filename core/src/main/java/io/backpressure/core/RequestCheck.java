@@ -2,23 +2,29 @@ package io.backpressure.core;
 
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks an admission request against a policy and resolves it into the numbers the admission
  * rule works on. Shared by every backend, so they all reject the same requests with the same
  * messages.
  *
+ * <p>Shared by the backends (the in-memory and the Redis gate), not an API for applications. A value;
+ * its arrays are not copied, so no one may change them.
+ *
  * @param priorityIndex the class index, 0 highest
  * @param estimate the caller's cost per dimension, in the policy's dimension order
  * @param reserve in reservation mode, what to debit instead: the estimate with {@code completion}
  *     added; null otherwise
  * @param rejection non-null when the request must be rejected; the other fields are then unset
+ *     (no amounts, no class)
  * @param completion per dimension, the most the call's completion can add to its estimate: its
  *     {@code max_tokens} (or the policy's {@code default_max_tokens}) in tokens, 0 elsewhere: what
  *     reservation mode reserves
  */
-public record RequestCheck(int priorityIndex, double[] estimate, double[] reserve,
-    Admission.Rejected rejection, double[] completion) {
+public record RequestCheck(
+    int priorityIndex, double[] estimate, double @Nullable [] reserve,
+    Admission.@Nullable Rejected rejection, double[] completion) {
 
   /** Longest tenant name accepted. */
   public static final int MAX_TENANT_LENGTH = 256;
@@ -78,7 +84,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
    * The wait limit that applies to {@code request}: its own {@code maxWait}, else its class's
    * {@code max_wait}, else null (no limit).
    */
-  public Duration maxWait(Policy policy, AdmissionRequest request) {
+  public @Nullable Duration maxWait(Policy policy, AdmissionRequest request) {
     return request.maxWait() != null ? request.maxWait() : policy.priorities().get(priorityIndex).maxWait();
   }
 
@@ -86,7 +92,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
    * The amounts of {@code cost} in policy order, or null when it names a dimension the policy does
    * not have. (The amounts themselves are in range: {@link Cost} refuses any other.)
    */
-  public static double[] amounts(Policy policy, Cost cost) {
+  public static double @Nullable [] amounts(Policy policy, Cost cost) {
     List<Dimension> dimensions = policy.dimensions();
     double[] amounts = new double[dimensions.size()];
     int named = 0;
@@ -112,7 +118,7 @@ public record RequestCheck(int priorityIndex, double[] estimate, double[] reserv
   }
 
   private static RequestCheck reject(RejectReason reason, String message) {
-    return new RequestCheck(-1, null, null, new Admission.Rejected(reason, message), null);
+    return new RequestCheck(-1, new double[0], null, new Admission.Rejected(reason, message), new double[0]);
   }
 
   private static String abbreviate(String text) {

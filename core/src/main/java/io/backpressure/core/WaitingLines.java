@@ -4,7 +4,7 @@ import java.util.ArrayDeque;
 
 /**
  * Per class, the deferred calls in the order of their first attempts, to tell the age of the
- * oldest one still waiting ({@link InMemoryGate.Levels#queueAges()}). Calls are added when first
+ * oldest one still waiting ({@link GateLevels#queueAges()}). Calls are added when first
  * deferred and dropped lazily from the head once admitted, expired or forgotten, so each call is
  * added and dropped once: O(1) amortised per admission, whatever the backlog. Not thread-safe; the
  * gate's lock guards it. The Redis backend keeps the same lines as lists ({@code admit.lua}).
@@ -20,7 +20,7 @@ final class WaitingLines {
   private final ArrayDeque<Entry>[] lines;
   private final Liveness liveness;
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array is created raw
   WaitingLines(int classes, Liveness liveness) {
     this.lines = new ArrayDeque[classes];
     for (int k = 0; k < classes; k++) {

@@ -25,7 +25,7 @@ class FailOpenGateTest {
     final AtomicBoolean down = new AtomicBoolean();
     int calls;
 
-    FlakyGate(Clock clock) {
+    FlakyGate(Ticker clock) {
       this.real = InMemoryGate.create(POLICY, clock);
     }
 

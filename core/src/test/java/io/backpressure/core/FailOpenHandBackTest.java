@@ -27,7 +27,7 @@ class FailOpenHandBackTest {
   private static final class SharedState {
     InMemoryGate gate;
 
-    SharedState(Clock clock) {
+    SharedState(Ticker clock) {
       this.gate = InMemoryGate.create(POLICY, clock);
     }
   }

@@ -22,7 +22,7 @@ public abstract class GateConformanceSuite {
   protected abstract Gate newGate(Policy policy, ManualClock clock);
 
   /** The levels of a gate this suite built. */
-  protected abstract InMemoryGate.Levels levels(Gate gate);
+  protected abstract GateLevels levels(Gate gate);
 
   /** The tenant-share bucket of one queue of a gate this suite built, or null when not active. */
   protected abstract QueueState queueState(Gate gate, String tenant, String priority);
@@ -110,9 +110,9 @@ public abstract class GateConformanceSuite {
 
     double from = 10;
     double span = end - from;
-    double heavy = dominantShareRate(log, "t_heavy", from, end, policy) / 2;
-    double lightA = dominantShareRate(log, "t_light_a", from, end, policy);
-    double lightB = dominantShareRate(log, "t_light_b", from, end, policy);
+    double heavy = dominantShareRate(log, "t_heavy", from, end) / 2;
+    double lightA = dominantShareRate(log, "t_light_a", from, end);
+    double lightB = dominantShareRate(log, "t_light_b", from, end);
     double mean = (heavy + lightA + lightB) / 3;
     assertThat(heavy).isCloseTo(mean, within(0.02 * mean));
     assertThat(lightA).isCloseTo(mean, within(0.02 * mean));
@@ -123,7 +123,7 @@ public abstract class GateConformanceSuite {
     assertThat(tokens).isGreaterThan(0.97 * 12_000);
   }
 
-  private static double dominantShareRate(List<Traffic.Admitted> log, String tenant, double from, double to, Policy policy) {
+  private static double dominantShareRate(List<Traffic.Admitted> log, String tenant, double from, double to) {
     double requests = Traffic.sum(log, from, to, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false);
     double tokens = Traffic.sum(log, from, to, Dimension.TOKENS, a -> a.tenant().equals(tenant), false);
     return Math.max(requests / 60, tokens / 12_000) / (to - from);
@@ -587,7 +587,7 @@ public abstract class GateConformanceSuite {
     Admission.Deferred first = (Admission.Deferred) gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxWait(patient));
     assertThat(first.retryAfter()).isEqualTo(Duration.ofMillis(100));
     QueueState before = queueState(gate, "a", "P1");
-    InMemoryGate.Levels levels = levels(gate);
+    GateLevels levels = levels(gate);
 
     // With no limit of its own, a call gets the class's 50 ms: its turn is at least 100 ms away,
     // so it expires at once, and nothing changes.

@@ -16,7 +16,7 @@ class InMemoryGateConcurrencyTest {
    * A clock that moves a microsecond per read and tells each thread the time its last
    * read saw, so every admission is logged at exactly the time the gate decided it.
    */
-  private static final class SteppingClock implements Clock {
+  private static final class SteppingClock implements Ticker {
     private final AtomicLong nanos = new AtomicLong();
     private final ThreadLocal<Long> lastRead = new ThreadLocal<>();
 

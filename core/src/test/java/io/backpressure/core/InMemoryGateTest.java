@@ -7,7 +7,7 @@ class InMemoryGateTest extends GateConformanceSuite {
   }
 
   @Override
-  protected InMemoryGate.Levels levels(Gate gate) {
+  protected GateLevels levels(Gate gate) {
     return ((InMemoryGate) gate).levels();
   }
 

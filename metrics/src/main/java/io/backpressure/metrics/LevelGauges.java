@@ -2,7 +2,7 @@ package io.backpressure.metrics;
 
 import static io.backpressure.metrics.MeterNames.*;
 
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.GateLevels;
 import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.FeedbackState;
 import io.micrometer.core.instrument.Gauge;
@@ -27,12 +27,12 @@ final class LevelGauges {
   private static final Logger LOG = LoggerFactory.getLogger(LevelGauges.class);
 
   private final Supplier<Policy> policies;
-  private final Supplier<InMemoryGate.Levels> levels;
+  private final Supplier<GateLevels> levels;
   private final Supplier<FeedbackState> feedback;
   private final long maxAgeNanos;
   private Sample sample;
 
-  private LevelGauges(Supplier<Policy> policies, Supplier<InMemoryGate.Levels> levels,
+  private LevelGauges(Supplier<Policy> policies, Supplier<GateLevels> levels,
       Supplier<FeedbackState> feedback, long maxAgeNanos) {
     this.policies = policies;
     this.levels = levels;
@@ -47,7 +47,7 @@ final class LevelGauges {
    * configured}.
    */
   static void register(MeterRegistry registry, Tags target, Policy policy, Supplier<Policy> policies,
-      Supplier<InMemoryGate.Levels> levels, Supplier<FeedbackState> feedback, long maxAgeNanos,
+      Supplier<GateLevels> levels, Supplier<FeedbackState> feedback, long maxAgeNanos,
       Consumer<Meter> registered) {
     LevelGauges g = new LevelGauges(policies, levels, feedback, maxAgeNanos);
     List<String> dims = policy.dimensionNames();
@@ -106,7 +106,7 @@ final class LevelGauges {
   }
 
   /** One reading of the policy and the levels; either is null when it could not be read. */
-  private record Sample(long takenAt, Policy policy, InMemoryGate.Levels levels, FeedbackState feedback) {
+  private record Sample(long takenAt, Policy policy, GateLevels levels, FeedbackState feedback) {
     double cap(String dim) {
       int d = policy == null ? -1 : policy.dimensionIndex(dim);
       return d < 0 ? Double.NaN : policy.dimensions().get(d).capPerSecond();

@@ -7,6 +7,7 @@ import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
+import io.backpressure.core.GateLevels;
 import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
@@ -262,7 +263,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
     private final Gate delegate;
     private final MeterRegistry registry;
     private Supplier<Policy> policies;
-    private Supplier<InMemoryGate.Levels> levels;
+    private Supplier<GateLevels> levels;
     private Supplier<FeedbackState> feedbackStates;
     private boolean tenantTag;
     private int maxTaggedTenants = 1_000;
@@ -304,7 +305,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
      * #levelsMaxAge(Duration)}). Defaults to {@link InMemoryGate#levels()} for an in-memory gate;
      * without it, no level gauges are registered. A source that throws makes them read NaN.
      */
-    public Builder levels(Supplier<InMemoryGate.Levels> source) {
+    public Builder levels(Supplier<GateLevels> source) {
       this.levels = Objects.requireNonNull(source, "source");
       return this;
     }

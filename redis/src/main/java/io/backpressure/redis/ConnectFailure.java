@@ -79,6 +79,6 @@ final class ConnectFailure {
     } catch (RuntimeException e) {
       // The URL was checked when the configuration was built; fall back to its redacted form.
     }
-    return Redaction.url(url);
+    return String.valueOf(Redaction.url(url));
   }
 }

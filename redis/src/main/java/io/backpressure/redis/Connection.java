@@ -19,6 +19,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One Lettuce connection (standalone, Sentinel or Cluster) and the scripts run over it. Thread-safe:
@@ -157,13 +159,15 @@ final class Connection implements AutoCloseable {
   }
 
   /** JDK TLS with the configured CA and client certificate files, or Lettuce's defaults. */
-  private static SslOptions sslOptions(TlsFiles tls) {
+  private static SslOptions sslOptions(@Nullable TlsFiles tls) {
     SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
     if (tls != null && tls.trustedCertificates() != null) {
       ssl.trustManager(tls.trustedCertificates().toFile());
     }
-    if (tls != null && tls.clientCertificate() != null) {
-      ssl.keyManager(tls.clientCertificate().toFile(), tls.clientKey().toFile(), null);
+    Path certificate = tls == null ? null : tls.clientCertificate();
+    Path key = tls == null ? null : tls.clientKey();
+    if (certificate != null && key != null) {
+      ssl.keyManager(certificate.toFile(), key.toFile(), null);
     }
     return ssl.build();
   }
@@ -224,7 +228,7 @@ final class Connection implements AutoCloseable {
       // them plus the client's own work, which on a starved machine can take seconds at first use.
       return future.get(timeout.toNanos() * 4 + TimeUnit.SECONDS.toNanos(10), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
+      Throwable cause = e.getCause() == null ? e : e.getCause();
       if (cause instanceof RedisException redis) {
         throw redis;
       }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client side of {@code feedback.lua}: lays out a signal as the script's arguments and reads
@@ -32,7 +33,7 @@ final class FeedbackScript {
    * the rest.
    */
   static CompletableFuture<List<Object>> run(Connection connection, Keys keys,
-      RedisPolicyStore.Stored stored, String now, Grant grant, ProviderSignal signal) {
+      RedisPolicyStore.Stored stored, String now, @Nullable Grant grant, @Nullable ProviderSignal signal) {
     Policy policy = stored.policy();
     FeedbackPolicy f = policy.feedback();
     List<String> names = policy.dimensionNames();
@@ -72,11 +73,11 @@ final class FeedbackScript {
   }
 
   /** The live policy version when the reply says the caller's was stale; null otherwise. */
-  static String stale(List<Object> reply) {
+  static @Nullable String stale(List<Object> reply) {
     return (Long) reply.get(0) == 2 ? (String) reply.get(1) : null;
   }
 
-  private static String nanos(Duration d) {
+  private static String nanos(@Nullable Duration d) {
     return d == null ? "" : Long.toString(Math.min(MAX_NANOS, d.toNanos()));
   }
 

@@ -3,6 +3,7 @@ package io.backpressure.redis;
 import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Grant and booking ids, made by the client before the call so the script can store them: a random
@@ -35,7 +36,7 @@ final class Ids {
   }
 
   /** Whether {@code id} can be a booking id of this backend (anything else counts as no booking). */
-  static boolean isBooking(String id) {
+  static boolean isBooking(@Nullable String id) {
     return id != null && BOOKING.matcher(id).matches();
   }
 }

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -205,7 +206,7 @@ public final class RedisGate implements Gate, AutoCloseable {
    * @throws RedisException when Redis does not answer within the command timeout
    */
   @Override
-  public void feedback(Grant grant, ProviderSignal signal) {
+  public void feedback(@Nullable Grant grant, ProviderSignal signal) {
     Objects.requireNonNull(signal, "signal");
     connection.await(feedback(grant, signal, live, 0));
   }
@@ -216,7 +217,8 @@ public final class RedisGate implements Gate, AutoCloseable {
   }
 
   /** One feedback step ({@code signal} null: a read) with the policy's parameters, reloaded when stale. */
-  private CompletableFuture<java.util.Optional<FeedbackState>> feedback(Grant grant, ProviderSignal signal,
+  private CompletableFuture<java.util.Optional<FeedbackState>> feedback(
+      @Nullable Grant grant, @Nullable ProviderSignal signal,
       RedisPolicyStore.Stored stored, int stale) {
     return FeedbackScript.run(connection, keys, stored, now(), grant, signal).thenCompose(reply -> {
       String liveVersion = FeedbackScript.stale(reply);
@@ -254,6 +256,8 @@ public final class RedisGate implements Gate, AutoCloseable {
     }
     double[] estimate = check.estimate();
     double[] completion = check.completion();
+    String tenant = Objects.requireNonNull(request.tenant(), "checked");
+    String priority = Objects.requireNonNull(request.priority(), "checked");
     String grantId = ids.grant();
     String bookingId = ids.booking();
     String presented = Ids.isBooking(request.booking()) ? request.booking() : null;
@@ -264,9 +268,9 @@ public final class RedisGate implements Gate, AutoCloseable {
     String[] args = new String[8 + 2 * dims];
     args[0] = stored.version();
     args[1] = now();
-    args[2] = request.tenant();
+    args[2] = tenant;
     args[3] = Integer.toString(check.priorityIndex());
-    args[4] = Double.toString(policy.tenantWeight(request.tenant()));
+    args[4] = Double.toString(policy.tenantWeight(tenant));
     args[5] = presented != null ? "1" : "0";
     args[6] = check.reserve() != null ? "1" : "0";
     args[7] = Long.toString(maxWait == null ? -1 : maxWait.toNanos() / 1_000);
@@ -288,19 +292,20 @@ public final class RedisGate implements Gate, AutoCloseable {
           debit[d] = Double.parseDouble((String) reply.get(2 + d));
         }
         Cost debited = Arrays.equals(debit, estimate) ? request.cost() : toCost(policy, debit);
-        Grant grant = new Grant(grantId, request.tenant(), request.priority(), debited, false);
+        Grant grant = new Grant(grantId, tenant, priority, debited, false);
         return CompletableFuture.completedFuture(new Decision(new Admission.Admitted(grant), (Long) reply.get(1)));
       }
       if (code == 3) {
         Duration turn = Duration.ofNanos((Long) reply.get(1) * 1_000);
         return CompletableFuture.completedFuture(
-            new Decision(Admission.Expired.of(turn, maxWait), (Long) reply.get(2)));
+            new Decision(Admission.Expired.of(turn, Objects.requireNonNull(maxWait)), (Long) reply.get(2)));
       }
       if (code == 1) {
         long waitMicros = (Long) reply.get(1);
         String booking = (Long) reply.get(3) == 0 ? bookingId : presented;
         return CompletableFuture.completedFuture(new Decision(
-            new Admission.Deferred(Duration.ofNanos(waitMicros * 1_000), booking), (Long) reply.get(2)));
+            new Admission.Deferred(Duration.ofNanos(waitMicros * 1_000), Objects.requireNonNull(booking)),
+            (Long) reply.get(2)));
       }
       return refresh(stale, (String) reply.get(1)).thenCompose(next -> attempt(request, next, stale + 1));
     });
@@ -384,7 +389,7 @@ public final class RedisGate implements Gate, AutoCloseable {
 
   private String now() {
     if (timeSource instanceof TimeSource.Caller caller) {
-      return Long.toString(caller.clock().nanoTime() / 1_000);
+      return Long.toString(caller.clock().epochNanos() / 1_000);
     }
     return "";
   }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to reach a target's state on Redis or Valkey. Build one with {@link #builder(String)}.
@@ -24,6 +25,8 @@ import java.util.regex.Pattern;
  * rest of the topology from it and follows it (see {@code Connection}).
  *
  * <p>{@link #toString()} masks the URL's credentials.
+ *
+ * <p>A value, safe to read from any thread.
  *
  * @param url the server, as above
  * @param target the target whose state to use, e.g. {@code openai/gpt-4o}
@@ -46,7 +49,7 @@ import java.util.regex.Pattern;
 public record RedisGateConfig(
     String url,
     String target,
-    Policy initialPolicy,
+    @Nullable Policy initialPolicy,
     TimeSource timeSource,
     Duration commandTimeout,
     Duration connectTimeout,
@@ -55,7 +58,7 @@ public record RedisGateConfig(
     List<String> clusterSeeds,
     PolicyOwnership ownership,
     FailOpenGate.Mode whenUnavailable,
-    TlsFiles tls) {
+    @Nullable TlsFiles tls) {
 
   /** {@code HOST:PORT}, the host a name, an IPv4 address or a bracketed IPv6 address. */
   private static final Pattern SEED = Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+):([0-9]{1,5})");
@@ -125,10 +128,10 @@ public record RedisGateConfig(
    * @throws IllegalArgumentException naming the seed when it is not {@code HOST:PORT} with a port
    *     in [1, 65535]
    */
-  static String seedUrl(String base, String seed) {
+  static String seedUrl(@Nullable String base, @Nullable String seed) {
     Matcher m = seed == null ? null : SEED.matcher(seed.strip());
     int port = m != null && m.matches() ? Integer.parseInt(m.group(2)) : 0;
-    if (port < 1 || port > 65_535) {
+    if (m == null || port < 1 || port > 65_535) {
       throw new IllegalArgumentException("clusterSeeds: each seed must be HOST:PORT with a port in [1, 65535], got '"
           + seed + "'");
     }
@@ -159,11 +162,14 @@ public record RedisGateConfig(
     }
   }
 
-  /** Builds a {@link RedisGateConfig}; values are checked by {@link #build()}. */
+  /**
+   * Builds a {@link RedisGateConfig}; values are checked by {@link #build()}.
+   * Not thread-safe: configure it on one thread, then build.
+   */
   public static final class Builder {
-    private final String url;
-    private String target;
-    private Policy initialPolicy;
+    private final @Nullable String url;
+    private @Nullable String target;
+    private @Nullable Policy initialPolicy;
     private TimeSource timeSource = TimeSource.server();
     private Duration commandTimeout = Duration.ofMillis(250);
     private Duration connectTimeout = Duration.ofSeconds(2);
@@ -172,9 +178,9 @@ public record RedisGateConfig(
     private List<String> seeds = List.of();
     private PolicyOwnership ownership = PolicyOwnership.CREATE_IF_ABSENT;
     private FailOpenGate.Mode whenUnavailable = FailOpenGate.Mode.OPEN;
-    private TlsFiles tls;
+    private @Nullable TlsFiles tls;
 
-    private Builder(String url) {
+    private Builder(@Nullable String url) {
       this.url = url;
     }
 
@@ -273,6 +279,7 @@ public record RedisGateConfig(
       return cluster(seeds.toArray(String[]::new));
     }
 
+    @SuppressWarnings("NullAway") // a null target is rejected by the constructor, naming the field
     public RedisGateConfig build() {
       return buildFor(target, initialPolicy);
     }
@@ -281,7 +288,7 @@ public record RedisGateConfig(
      * This builder's server and options for {@code otherTarget} and its policy (null: the stored
      * one), without changing the builder.
      */
-    RedisGateConfig buildFor(String otherTarget, Policy policy) {
+    RedisGateConfig buildFor(String otherTarget, @Nullable Policy policy) {
       List<String> seedUrls = new ArrayList<>();
       for (String seed : seeds) {
         seedUrls.add(seedUrl(url, seed));

@@ -9,6 +9,7 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The gates of many targets (one per model or deployment) in one process, over one connection: one
@@ -112,7 +113,7 @@ public final class RedisGates implements AutoCloseable {
     connection.close();
   }
 
-  private Entry entry(String target, Policy policy) {
+  private Entry entry(String target, @Nullable Policy policy) {
     Entry known = gates.get(target);
     if (known != null) {
       return known;

@@ -1,7 +1,7 @@
 package io.backpressure.redis;
 
 import io.backpressure.core.Dimension;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.GateLevels;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
 import io.backpressure.core.QueueState;
@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +61,8 @@ public final class RedisPolicyStore implements AutoCloseable {
 
   /**
    * A policy as stored, with its version.
+   *
+   * <p>A value, safe to read from any thread.
    *
    * @param policy the policy
    * @param version changes with every write, never repeats ({@code <counter>-<random>})
@@ -172,7 +175,7 @@ public final class RedisPolicyStore implements AutoCloseable {
    * recently admitted rate per class and dimension, active queues per class. Empty before the first admission (and after a
    * layout change), when every bucket is full.
    */
-  public Optional<InMemoryGate.Levels> levels() {
+  public Optional<GateLevels> levels() {
     Policy policy = read().map(Stored::policy).orElse(null);
     List<String> levelKeys = new ArrayList<>(List.of(keys.config(), keys.state()));
     for (int k = 0; policy != null && k < policy.priorities().size(); k++) {
@@ -187,7 +190,7 @@ public final class RedisPolicyStore implements AutoCloseable {
     boolean named = policy != null && policy.dimensions().size() == dims && policy.priorities().size() == classes;
     List<String> dimNames = new ArrayList<>();
     for (int d = 0; d < dims; d++) {
-      dimNames.add(named ? policy.dimensions().get(d).name() : "d" + d);
+      dimNames.add(named && policy != null ? policy.dimensions().get(d).name() : "d" + d);
     }
     int i = 2;
     Map<String, Double> global = new LinkedHashMap<>();
@@ -220,7 +223,7 @@ public final class RedisPolicyStore implements AutoCloseable {
       long oldest = (long) Double.parseDouble((String) reply.get(i++));
       ages.put(className(policy, named, k), Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, last - oldest) * 1_000));
     }
-    return Optional.of(new InMemoryGate.Levels(global, levels, rates, active, ages));
+    return Optional.of(new GateLevels(global, levels, rates, active, ages));
   }
 
   /**
@@ -265,8 +268,8 @@ public final class RedisPolicyStore implements AutoCloseable {
         + " times while reading its feedback state; try again");
   }
 
-  private static String className(Policy policy, boolean named, int k) {
-    return named ? policy.priorities().get(k).name() : "k" + k;
+  private static String className(@Nullable Policy policy, boolean named, int k) {
+    return named && policy != null ? policy.priorities().get(k).name() : "k" + k;
   }
 
   /** Reads policy and version in one step. */

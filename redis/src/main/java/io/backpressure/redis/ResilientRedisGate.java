@@ -2,7 +2,7 @@ package io.backpressure.redis;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
-import io.backpressure.core.Clock;
+import io.backpressure.core.Ticker;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.FailOpenGate;
@@ -16,11 +16,13 @@ import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +85,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   private final ScheduledExecutorService background;
   private final FailOpenGate gate;
   private final AtomicInteger liveWorkers = new AtomicInteger(1);
-  private volatile RedisGate redis;
+  private volatile @Nullable RedisGate redis;
   private volatile String lastConnectFailure = "not connected to Redis yet";
   private volatile boolean closed;
 
@@ -98,7 +100,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     FailOpenGate.Builder builder = FailOpenGate.around(new Connected()).mode(config.whenUnavailable())
         .probeInterval(PROBE).handBack(handBack(config));
     if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
-      builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Clock.system()));
+      builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Ticker.system()));
     }
     this.gate = builder.build();
   }
@@ -130,7 +132,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
 
   /** Hands the provider's answer to the shared state (or to the local gate during an outage). */
   @Override
-  public void feedback(Grant grant, ProviderSignal signal) {
+  public void feedback(@Nullable Grant grant, ProviderSignal signal) {
     gate.feedback(grant, signal);
   }
 
@@ -221,7 +223,8 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
 
   private Policy knownPolicy() {
     RedisGate connected = redis;
-    return connected != null ? connected.policy() : config.initialPolicy();
+    return connected != null ? connected.policy()
+        : Objects.requireNonNull(config.initialPolicy(), "whenUnavailable LOCAL needs the policy");
   }
 
   /** One connection attempt; on failure the next is scheduled, on success the heartbeats start. */
@@ -257,6 +260,9 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
 
   private void heartbeat() {
     RedisGate connected = redis;
+    if (connected == null) {
+      return;
+    }
     try {
       List<Object> reply = connected.connection().await(connected.connection().run(Script.ALIVE,
           new String[] {workersKey}, workerId, Long.toString(ALIVE_FOR.toNanos() / 1_000)));
@@ -284,7 +290,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     }
 
     @Override
-    public void feedback(Grant grant, ProviderSignal signal) {
+    public void feedback(@Nullable Grant grant, ProviderSignal signal) {
       connected().feedback(grant, signal);
     }
 

@@ -7,13 +7,15 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One Lua script: its text (the resources named, concatenated) and its SHA-1, which is how Redis
  * names it in {@code EVALSHA}; for the admission and release steps also the name of the same step
  * in the function {@link #LIBRARY} ({@code FCALL}, Redis 7 and Valkey), else null.
  */
-record Script(String text, String sha, String function) {
+record Script(String text, String sha, @Nullable String function) {
 
   /** The shared bucket arithmetic every step starts with. */
   private static final String BUCKETS = "nested_buckets.lua";
@@ -67,8 +69,8 @@ record Script(String text, String sha, String function) {
         + "local release = function()\n" + read("guards.lua", "release.lua") + "end\n"
         + "return { admit = admit, release = release }\n"
         + "end\n"
-        + register(admit.function(), "admit")
-        + register(release.function(), "release");
+        + register(Objects.requireNonNull(admit.function()), "admit")
+        + register(Objects.requireNonNull(release.function()), "release");
     return "#!lua name=backpressure_" + sha1(body).substring(0, 16) + "\n" + body;
   }
 

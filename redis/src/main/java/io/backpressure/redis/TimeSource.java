@@ -1,7 +1,6 @@
 package io.backpressure.redis;
 
-import io.backpressure.core.Clock;
-import java.time.Instant;
+import io.backpressure.core.EpochClock;
 import java.util.Objects;
 
 /**
@@ -11,7 +10,7 @@ import java.util.Objects;
  * <ul>
  *   <li>{@link #server()} (the default): the scripts read the server's {@code TIME}. One clock for
  *       every worker; worker clock skew cannot matter.
- *   <li>{@link #caller(Clock)}: the worker sends its own time with every call, for managed services
+ *   <li>{@link #caller(EpochClock)}: the worker sends its own time with every call, for managed services
  *       that forbid {@code TIME} in scripts (and for tests in virtual time). The trade-off: a worker
  *       whose clock runs ahead by {@code s} seconds refills the buckets early, so for as long as it
  *       is ahead the target can admit up to {@code C_d · s} more than its cap (a worker behind
@@ -19,6 +18,9 @@ import java.util.Objects;
  *       Keep clocks within a millisecond or two with NTP or chrony, and use the same time source
  *       on every worker of a target.
  * </ul>
+ *
+ * <p>A time source is a value that any number of gates and threads may share; a caller clock must
+ * itself be safe to read from any thread.
  */
 public sealed interface TimeSource permits TimeSource.Server, TimeSource.Caller {
 
@@ -31,7 +33,7 @@ public sealed interface TimeSource permits TimeSource.Server, TimeSource.Caller 
    * @param clock nanoseconds on an epoch every worker of the target shares (Unix time for real
    *     deployments; any origin for a single process in virtual time)
    */
-  record Caller(Clock clock) implements TimeSource {
+  record Caller(EpochClock clock) implements TimeSource {
     public Caller {
       Objects.requireNonNull(clock, "clock");
     }
@@ -43,15 +45,12 @@ public sealed interface TimeSource permits TimeSource.Server, TimeSource.Caller 
   }
 
   /** The caller's clock; see the class comment for the clock-skew trade-off. */
-  static TimeSource caller(Clock clock) {
+  static TimeSource caller(EpochClock clock) {
     return new Caller(clock);
   }
 
   /** The caller's wall clock (Unix time in nanoseconds, microsecond resolution or better). */
   static TimeSource wallClock() {
-    return new Caller(() -> {
-      Instant now = Instant.now();
-      return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-    });
+    return new Caller(EpochClock.unix());
   }
 }

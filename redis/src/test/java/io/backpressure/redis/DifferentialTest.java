@@ -6,6 +6,7 @@ import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
+import io.backpressure.core.GateLevels;
 import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
@@ -131,8 +132,8 @@ class DifferentialTest {
 
   /** What both remember after a step: the levels, and the bucket of the queue last touched. */
   private static void compareState(int step, InMemoryGate memory, RedisGate redis, AdmissionRequest touched) {
-    InMemoryGate.Levels a = memory.levels();
-    InMemoryGate.Levels b = redis.policyStore().levels().orElseThrow();
+    GateLevels a = memory.levels();
+    GateLevels b = redis.policyStore().levels().orElseThrow();
     assertThat(b.activeQueues()).as("active queues after step %d", step).isEqualTo(a.activeQueues());
     assertThat(b.queueAges()).as("queue ages after step %d", step).isEqualTo(a.queueAges());
     assertClose(step, "L1 (" + lastOp + ")", b.global(), a.global());

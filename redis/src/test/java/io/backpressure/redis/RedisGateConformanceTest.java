@@ -2,7 +2,7 @@ package io.backpressure.redis;
 
 import io.backpressure.core.Gate;
 import io.backpressure.core.GateConformanceSuite;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.GateLevels;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.QueueState;
@@ -19,7 +19,7 @@ class RedisGateConformanceTest extends GateConformanceSuite {
   }
 
   @Override
-  protected InMemoryGate.Levels levels(Gate gate) {
+  protected GateLevels levels(Gate gate) {
     return ((RedisGate) gate).policyStore().levels().orElseThrow();
   }
 

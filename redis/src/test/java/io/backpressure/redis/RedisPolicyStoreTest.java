@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
+import io.backpressure.core.GateLevels;
 import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.InvalidPolicyException;
@@ -99,8 +100,8 @@ class RedisPolicyStoreTest {
     gate.admit("c", "P2", Cost.requests(1).tokens(10));
     memory.admit("c", "P2", Cost.requests(1).tokens(10));
 
-    InMemoryGate.Levels redis = gate.policyStore().levels().orElseThrow();
-    InMemoryGate.Levels reference = memory.levels();
+    GateLevels redis = gate.policyStore().levels().orElseThrow();
+    GateLevels reference = memory.levels();
     assertThat(redis.activeQueues()).containsExactlyEntriesOf(reference.activeQueues())
         .containsEntry("P1", 3).containsEntry("P2", 1);
     assertThat(redis.global()).containsOnlyKeys(Dimension.REQUESTS, Dimension.TOKENS);

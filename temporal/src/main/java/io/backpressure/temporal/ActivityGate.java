@@ -20,6 +20,7 @@ import java.util.concurrent.Callable;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,14 +126,20 @@ public final class ActivityGate {
     return admitAndCall(admission, call, usage, null);
   }
 
-  /** Where a gated call reports what the provider answered. */
+  /**
+   * Where a gated call reports what the provider answered.
+   * Used by the one activity thread that runs the call.
+   */
   @FunctionalInterface
   public interface Answers {
     /** One answer's status and rate-limit headers, e.g. from {@link ProviderSignals#parse}. */
     void report(ProviderSignal signal);
   }
 
-  /** A provider call that reports the provider's answers (a success, a 429, an error) as it gets them. */
+  /**
+   * A provider call that reports the provider's answers (a success, a 429, an error) as it gets them.
+   * Runs on the activity's thread.
+   */
   @FunctionalInterface
   public interface ReportingCall<R> {
     R call(Answers answers) throws Exception;
@@ -185,7 +192,7 @@ public final class ActivityGate {
   }
 
   private <R> R admitAndCall(AdmissionRequest request, Callable<R> call,
-      Function<? super R, Cost> usage, ReportedAnswers answers) {
+      Function<? super R, Cost> usage, @Nullable ReportedAnswers answers) {
     Grant grant = admit(request);
     try {
       return callAdmitted(grant, call, usage);
@@ -211,8 +218,9 @@ public final class ActivityGate {
     ActivityScope scope = ActivityScope.current();
     boolean workflowTimed = scope != null && scope.workflowTimed();
     ActivityExecutionContext context = workflowTimed ? null : Activity.getExecutionContext();
-    ServerDeferral previous = workflowTimed ? null : ServerDeferral.read(context);
-    String booking = workflowTimed ? scope.booking() : previous == null ? null : previous.booking();
+    ServerDeferral previous = context == null ? null : ServerDeferral.read(context);
+    String booking = scope != null && workflowTimed ? scope.booking()
+        : previous == null ? null : previous.booking();
     long waitedInPlaceNanos = 0;
     while (true) {
       Admission admission = gate.admit(booking == null ? request : request.withBooking(booking));
@@ -245,7 +253,7 @@ public final class ActivityGate {
       if (waited + retryAfterMillis > maxWait.toMillis()) {
         throw Failures.expired(waited, retryAfterMillis, maxWait, null);
       }
-      new ServerDeferral(since, booking).write(context);
+      new ServerDeferral(since, booking).write(Objects.requireNonNull(context));
       throw Failures.deferred(retryAfterMillis, booking, false);
     }
   }

@@ -1,6 +1,7 @@
 package io.backpressure.temporal;
 
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the workflow side told this activity execution through its headers, visible to {@link
@@ -10,17 +11,17 @@ import java.util.function.Supplier;
  *     interceptor), so a deferral must end the activity with a non-retryable failure
  * @param booking the booking of the previous deferral of this call, or {@code null}
  */
-record ActivityScope(boolean workflowTimed, String booking) {
+record ActivityScope(boolean workflowTimed, @Nullable String booking) {
 
   private static final ThreadLocal<ActivityScope> CURRENT = new ThreadLocal<>();
 
   /** The scope of the activity running on this thread, or {@code null} when none was set. */
-  static ActivityScope current() {
+  static @Nullable ActivityScope current() {
     return CURRENT.get();
   }
 
   /** Runs {@code body} with {@code scope} current on this thread; a null scope runs it unchanged. */
-  static <T> T with(ActivityScope scope, Supplier<T> body) {
+  static <T> T with(@Nullable ActivityScope scope, Supplier<T> body) {
     if (scope == null) {
       return body.get();
     }

@@ -5,6 +5,7 @@ import io.temporal.workflow.Functions;
 import io.temporal.workflow.WorkflowThreadLocal;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The workflow side, explicit form: run one gated activity call and, while the gate defers it, sleep
@@ -21,6 +22,9 @@ import java.util.Objects;
  * <p>Also defines the failure types every part of this module raises. Each is an {@link
  * io.temporal.failure.ApplicationFailure}; a workflow sees it as the cause of an {@link
  * ActivityFailure}.
+ *
+ * <p>Its methods run in workflow code, on the workflow's own thread as Temporal requires; they keep
+ * no state between workflows.
  */
 public final class Backpressure {
 
@@ -96,5 +100,5 @@ public final class Backpressure {
   }
 
   /** An activity call made inside {@link #run}, presenting {@code booking} (null on the first). */
-  record Scope(String booking) {}
+  record Scope(@Nullable String booking) {}
 }

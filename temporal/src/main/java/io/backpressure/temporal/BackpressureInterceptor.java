@@ -7,6 +7,7 @@ import io.temporal.common.interceptors.WorkflowInboundCallsInterceptor;
 import io.temporal.common.interceptors.WorkflowInboundCallsInterceptorBase;
 import io.temporal.common.interceptors.WorkflowOutboundCallsInterceptor;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The worker-side wiring of workflow-timed deferral. Register it on the worker factory that runs
@@ -38,9 +39,9 @@ import java.time.Duration;
  */
 public final class BackpressureInterceptor extends WorkerInterceptorBase {
 
-  private final Duration transparentMaxWait;
+  private final @Nullable Duration transparentMaxWait;
 
-  private BackpressureInterceptor(Duration transparentMaxWait) {
+  private BackpressureInterceptor(@Nullable Duration transparentMaxWait) {
     this.transparentMaxWait = transparentMaxWait;
   }
 

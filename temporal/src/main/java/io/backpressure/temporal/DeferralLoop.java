@@ -3,6 +3,7 @@ package io.backpressure.temporal;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The workflow-side wait of one gated call, shared by {@link Backpressure#run} and the transparent
@@ -29,7 +30,7 @@ final class DeferralLoop {
    * Handles the failure of one attempt: rethrows it unless it is a deferral; throws an expiry when
    * waiting would pass the bound; otherwise sleeps Δ and returns the booking for the next attempt.
    */
-  String awaitDeferral(ActivityFailure failure) {
+  @Nullable String awaitDeferral(ActivityFailure failure) {
     Failures.Deferral deferral = Failures.deferral(failure);
     if (deferral == null
         || Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {

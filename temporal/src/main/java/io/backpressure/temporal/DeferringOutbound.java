@@ -6,6 +6,7 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The workflow outbound half of {@link BackpressureInterceptor}: adds the deferral headers and, in
@@ -15,9 +16,9 @@ import java.time.Duration;
 final class DeferringOutbound extends WorkflowOutboundCallsInterceptorBase {
 
   private final WorkflowOutboundCallsInterceptor next;
-  private final Duration transparentMaxWait;
+  private final @Nullable Duration transparentMaxWait;
 
-  DeferringOutbound(WorkflowOutboundCallsInterceptor next, Duration transparentMaxWait) {
+  DeferringOutbound(WorkflowOutboundCallsInterceptor next, @Nullable Duration transparentMaxWait) {
     super(next);
     this.next = next;
     this.transparentMaxWait = transparentMaxWait;
@@ -25,18 +26,19 @@ final class DeferringOutbound extends WorkflowOutboundCallsInterceptorBase {
 
   @Override
   public <R> ActivityOutput<R> executeActivity(ActivityInput<R> input) {
-    if (transparentMaxWait == null) {
+    Duration maxWait = transparentMaxWait;
+    if (maxWait == null) {
       Backpressure.Scope scope = Backpressure.currentScope();
       return next.executeActivity(
           scope == null ? input : Headers.workflowTimed(input, scope.booking()));
     }
     ActivityOutput<R> first = next.executeActivity(Headers.workflowTimed(input, null));
-    Promise<R> result = Async.function(() -> untilAdmitted(input, first.getResult()));
+    Promise<R> result = Async.function(() -> untilAdmitted(input, first.getResult(), maxWait));
     return new ActivityOutput<>(first.getActivityId(), result);
   }
 
-  private <R> R untilAdmitted(ActivityInput<R> input, Promise<R> attempt) {
-    DeferralLoop loop = new DeferralLoop(transparentMaxWait);
+  private <R> R untilAdmitted(ActivityInput<R> input, Promise<R> attempt, Duration maxWait) {
+    DeferralLoop loop = new DeferralLoop(maxWait);
     while (true) {
       try {
         return attempt.get();

@@ -5,6 +5,7 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationErrorCategory;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds and reads the three failure types of {@link Backpressure}. The detail layouts are part of
@@ -35,7 +36,7 @@ final class Failures {
 
   /** The bound was hit: waiting {@code retryAfterMillis} more would exceed {@code maxWait}. */
   static ApplicationFailure expired(
-      long waitedMillis, long retryAfterMillis, Duration maxWait, Throwable cause) {
+      long waitedMillis, long retryAfterMillis, Duration maxWait, @Nullable Throwable cause) {
     return ApplicationFailure.newBuilder()
         .setType(Backpressure.EXPIRED)
         .setMessage(
@@ -76,7 +77,7 @@ final class Failures {
   }
 
   /** The deferral that {@code failure} reports, or {@code null} when it reports something else. */
-  static Deferral deferral(ActivityFailure failure) {
+  static @Nullable Deferral deferral(ActivityFailure failure) {
     if (failure.getCause() instanceof ApplicationFailure cause
         && Backpressure.DEFERRED.equals(cause.getType())) {
       Long retryAfterMillis = cause.getDetails().get(0, Long.class);
@@ -92,5 +93,5 @@ final class Failures {
    * @param retryAfterMillis how long to wait before the next attempt, at least 1
    * @param booking the booking the next attempt presents
    */
-  record Deferral(long retryAfterMillis, String booking) {}
+  record Deferral(long retryAfterMillis, @Nullable String booking) {}
 }

@@ -2,6 +2,7 @@ package io.backpressure.temporal;
 
 import io.backpressure.core.Cost;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the gate needs to know about one provider call: whose it is, how urgent, what it costs.
@@ -37,7 +38,7 @@ public interface GatedRequest {
    * reservation mode debits {@code tokens + maxTokens} up front and refunds the unused part on
    * release.
    */
-  default Long maxTokens() {
+  default @Nullable Long maxTokens() {
     return null;
   }
 

@@ -7,6 +7,7 @@ import io.temporal.common.interceptors.Header;
 import io.temporal.common.interceptors.WorkflowOutboundCallsInterceptor.ActivityInput;
 import java.util.HashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The two activity headers through which the workflow side tells the activity side how to defer.
@@ -26,7 +27,7 @@ final class Headers {
   private Headers() {}
 
   /** {@code input} with the headers of a workflow-timed attempt that presents {@code booking}. */
-  static <R> ActivityInput<R> workflowTimed(ActivityInput<R> input, String booking) {
+  static <R> ActivityInput<R> workflowTimed(ActivityInput<R> input, @Nullable String booking) {
     Map<String, Payload> values = new HashMap<>(input.getHeader().getValues());
     values.put(DEFERRAL, encode("workflow"));
     if (booking == null) {
@@ -44,7 +45,7 @@ final class Headers {
   }
 
   /** The scope the headers describe, or {@code null} when the workflow side set none. */
-  static ActivityScope read(Header header) {
+  static @Nullable ActivityScope read(Header header) {
     Map<String, Payload> values = header.getValues();
     Payload deferral = values.get(DEFERRAL);
     if (deferral == null) {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +20,7 @@ final class ReportedAnswers implements ActivityGate.Answers {
   private static final Logger log = LoggerFactory.getLogger(ReportedAnswers.class);
 
   private final List<ProviderSignal> signals = new ArrayList<>();
-  private Cost used;
+  private @Nullable Cost used;
 
   @Override
   public void report(ProviderSignal signal) {

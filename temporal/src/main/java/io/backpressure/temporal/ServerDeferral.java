@@ -2,6 +2,7 @@ package io.backpressure.temporal;
 
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.common.converter.DataConverterException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state a server-timed deferral hands to the next attempt through the activity's heartbeat
@@ -20,7 +21,7 @@ record ServerDeferral(long sinceEpochMillis, String booking) {
   private static final String PREFIX = "backpressure/1 ";
 
   /** The state the previous attempt left, or {@code null} when it left none of ours. */
-  static ServerDeferral read(ActivityExecutionContext context) {
+  static @Nullable ServerDeferral read(ActivityExecutionContext context) {
     String details;
     try {
       details = context.getHeartbeatDetails(String.class).orElse(null);

@@ -1,5 +1,6 @@
 package io.backpressure.bench.redis;
 
+import io.backpressure.admin.RedisTlsOptions;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
@@ -56,7 +57,7 @@ final class PeerCalls implements AutoCloseable {
   }
 
   /** Over a standalone server, with the TLS files given (used only for a rediss:// URL). */
-  static PeerCalls standalone(String url, List<String> targets, TlsOptions tls) {
+  static PeerCalls standalone(String url, List<String> targets, RedisTlsOptions tls) {
     RedisClient client = RedisClient.create(url);
     client.setOptions(ClientOptions.builder().sslOptions(tls.sslOptions()).build());
     StatefulRedisConnection<String, String> strings = client.connect(StringCodec.UTF8);
@@ -66,7 +67,7 @@ final class PeerCalls implements AutoCloseable {
   }
 
   /** Over a cluster reached from {@code seeds} (Redis URLs), with the TLS files given. */
-  static PeerCalls cluster(List<String> seeds, List<String> targets, TlsOptions tls) {
+  static PeerCalls cluster(List<String> seeds, List<String> targets, RedisTlsOptions tls) {
     RedisClusterClient client = RedisClusterClient.create(seeds.stream().map(RedisURI::create).toList());
     client.setOptions(ClusterClientOptions.builder().sslOptions(tls.sslOptions()).build());
     StatefulRedisClusterConnection<String, String> strings = client.connect(StringCodec.UTF8);

@@ -1,5 +1,6 @@
 package io.backpressure.bench.redis;
 
+import io.backpressure.admin.RedisTlsOptions;
 import io.backpressure.bench.redis.Measurement.Call;
 import io.backpressure.bench.redis.Measurement.Rate;
 import io.backpressure.core.AdmissionRequest;
@@ -69,7 +70,7 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
   int inFlight;
 
   @Mixin
-  TlsOptions tls = new TlsOptions();
+  RedisTlsOptions tls = new RedisTlsOptions();
 
   @Option(names = "--profile", paramLabel = "REPS", defaultValue = "0",
       description = "Instead of the load: the admission script's server time by phase, each phase repeated REPS times "
@@ -129,7 +130,7 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
 
   private String problem() {
     if (tls.problem() != null) {
-      return tls.problem();
+      return tls.problem().message();
     }
     if ((url == null) == (clusterSeeds == null)) {
       return "give either --url or --redis-cluster";

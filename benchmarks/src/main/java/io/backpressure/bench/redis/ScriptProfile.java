@@ -1,5 +1,6 @@
 package io.backpressure.bench.redis;
 
+import io.backpressure.admin.RedisTlsOptions;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.redis.RedisGate;
@@ -47,7 +48,7 @@ final class ScriptProfile {
   }
 
   /** Profiles {@code gate}'s target, whose queues must be active (the load generator populates them). */
-  static void run(String url, TlsOptions tls, RedisGate gate, int tenants, int reps) {
+  static void run(String url, RedisTlsOptions tls, RedisGate gate, int tenants, int reps) {
     RedisClient client = RedisClient.create(url);
     client.setOptions(ClientOptions.builder().sslOptions(tls.sslOptions()).build());
     try (StatefulRedisConnection<String, String> connection = client.connect()) {

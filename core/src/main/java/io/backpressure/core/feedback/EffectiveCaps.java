@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The effective caps {@code E_d ≤ C_d} that admission decides against, learned from what the
@@ -15,7 +16,8 @@ import java.util.Objects;
  *
  * <h2>Why</h2>
  *
- * The paper ("Backpressure: …", its assumptions A1 and A2) takes the caps as static and known and
+ * The paper ("Dispatch Control for Priority-Based, Multi-Tenant Workflows under Multi-Resource
+ * External Rate Limits", its assumptions A1 and A2) takes the caps as static and known and
  * the gate as the provider's only consumer. In practice a deployment's limit is lowered on the fly,
  * a workspace carries a lower limit than the tier, another application spends from the same key.
  * With caps configured too high every worker keeps overshooting; the provider's answers say so,
@@ -198,7 +200,7 @@ public final class EffectiveCaps {
    * @param own what this call used of each dimension (policy order), counted as this gate's own
    *     traffic when the provider answered; null to count nothing
    */
-  public void observe(long now, ProviderSignal signal, double[] own) {
+  public void observe(long now, ProviderSignal signal, double @Nullable [] own) {
     Objects.requireNonNull(signal, "signal");
     if (!policy.enabled()) {
       return;
@@ -259,7 +261,8 @@ public final class EffectiveCaps {
    * known, null when neither is. Unknown dimensions and amounts that are negative or not finite
    * count as zero.
    */
-  public static double[] ownUse(List<String> names, io.backpressure.core.Grant grant, ProviderSignal signal) {
+  public static double @Nullable [] ownUse(
+      List<String> names, io.backpressure.core.@Nullable Grant grant, ProviderSignal signal) {
     io.backpressure.core.Cost debited = grant != null && !grant.failedOpen() ? grant.debited() : null;
     io.backpressure.core.Cost used = signal.usage();
     if (debited == null && used == null) {
@@ -272,7 +275,7 @@ public final class EffectiveCaps {
     return out;
   }
 
-  private static double amount(io.backpressure.core.Cost cost, String dimension) {
+  private static double amount(io.backpressure.core.@Nullable Cost cost, String dimension) {
     double amount = cost == null ? 0 : cost.amount(dimension);
     return Double.isFinite(amount) && amount > 0 ? amount : 0;
   }

@@ -22,6 +22,8 @@ import java.time.Duration;
  *   outage_errors: 5     # provider errors in a row that make an outage (then the ramp on return)
  * }</pre>
  *
+ * <p>A value, safe to read from any thread.
+ *
  * @param enabled false for caps exactly as configured (no learning; signals are ignored)
  * @param period the provider's accounting period: a {@code limit} header of {@code L} means
  *     {@code L / period} units per second (OpenAI and Anthropic count per minute)
@@ -114,7 +116,10 @@ public record FeedbackPolicy(
     return b;
   }
 
-  /** Builds a {@link FeedbackPolicy}; ranges are checked by {@link #build()}. */
+  /**
+   * Builds a {@link FeedbackPolicy}; ranges are checked by {@link #build()}.
+   * Not thread-safe: configure it on one thread, then build.
+   */
   public static final class Builder {
     private boolean enabled = true;
     private Duration period = Duration.ofMinutes(1);

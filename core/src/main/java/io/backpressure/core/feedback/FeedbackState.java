@@ -5,6 +5,8 @@ import java.util.Map;
 /**
  * What a gate has learned from the provider, at one instant: for metrics and {@code admin show}.
  *
+ * <p>A copy, safe to read from any thread.
+ *
  * @param dimensions per dimension name, in the policy's order
  * @param rampMultiplier the recovery ramp's factor on every effective cap now: 1 when no ramp runs
  * @param outage true while the provider has failed {@code outage_errors} times in a row
@@ -30,6 +32,8 @@ public record FeedbackState(
 
   /**
    * One dimension, rates in units per second.
+   *
+   * <p>A value, safe to read from any thread.
    *
    * @param configured the configured cap {@code C_d}
    * @param effective the effective cap {@code E_d ≤ C_d}

@@ -9,6 +9,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The value formats of rate-limit headers. Each parser returns null for text it cannot read (the
@@ -29,7 +30,7 @@ final class HeaderValues {
    * A Go duration as OpenAI sends it in {@code x-ratelimit-reset-*}: {@code 1s}, {@code 6m0s},
    * {@code 12ms}, {@code 1h2m3.5s}, {@code 0s}; at most a day.
    */
-  static Duration goDuration(String text) {
+  static @Nullable Duration goDuration(String text) {
     if (text == null || text.isEmpty() || text.length() > MAX_LENGTH) {
       return null;
     }
@@ -58,7 +59,7 @@ final class HeaderValues {
   }
 
   /** A non-negative decimal count ({@code 60}, {@code 11982}, {@code 0.5}); null otherwise. */
-  static Double count(String text) {
+  static @Nullable Double count(String text) {
     if (text == null || text.length() > MAX_LENGTH || !NUMBER.matcher(text).matches()) {
       return null;
     }
@@ -70,7 +71,7 @@ final class HeaderValues {
    * An RFC 3339 instant as Anthropic sends it in {@code anthropic-ratelimit-*-reset}, as the time
    * from {@code now} until then (zero when it has passed).
    */
-  static Duration untilInstant(String text, Instant now) {
+  static @Nullable Duration untilInstant(String text, Instant now) {
     if (text == null || text.length() > MAX_LENGTH) {
       return null;
     }
@@ -85,7 +86,7 @@ final class HeaderValues {
    * {@code retry-after}: whole (or decimal) seconds, or an HTTP date (RFC 9110's IMF-fixdate, which
    * {@link DateTimeFormatter#RFC_1123_DATE_TIME} reads), as the time from {@code now}.
    */
-  static Duration retryAfter(String text, Instant now) {
+  static @Nullable Duration retryAfter(String text, Instant now) {
     if (text == null || text.length() > MAX_LENGTH) {
       return null;
     }
@@ -101,7 +102,7 @@ final class HeaderValues {
   }
 
   /** {@code retry-after-ms}: milliseconds, possibly fractional. */
-  static Duration retryAfterMillis(String text) {
+  static @Nullable Duration retryAfterMillis(String text) {
     Double millis = count(text);
     if (millis == null || millis * 1e6 > MAX_DURATION_NANOS) {
       return null;
@@ -109,7 +110,7 @@ final class HeaderValues {
     return Duration.ofNanos(Math.round(millis * 1e6));
   }
 
-  private static Duration until(Instant then, Instant now) {
+  private static @Nullable Duration until(Instant then, Instant now) {
     Duration d = Duration.between(now, then);
     if (d.isNegative()) {
       return Duration.ZERO;

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one provider answer says about the caps: its status, which dimension it found exhausted, and
@@ -30,8 +31,8 @@ public record ProviderSignal(
     int status,
     Set<String> exhausted,
     Map<String, RateLimit> limits,
-    Duration retryAfter,
-    Cost usage,
+    @Nullable Duration retryAfter,
+    @Nullable Cost usage,
     int ignored,
     boolean resumed) {
 
@@ -56,11 +57,13 @@ public record ProviderSignal(
    * One dimension's rate-limit headers. Each part is null when the provider did not send it (or
    * sent something unreadable).
    *
+   * <p>A value, safe to read from any thread.
+   *
    * @param limit the most the provider allows per its accounting period, in the dimension's units
    * @param remaining what is left of it now
    * @param reset how long until the allowance is whole again
    */
-  public record RateLimit(Double limit, Double remaining, Duration reset) {
+  public record RateLimit(@Nullable Double limit, @Nullable Double remaining, @Nullable Duration reset) {
     public RateLimit {
       if (limit != null && !(limit >= 0 && Double.isFinite(limit))) {
         throw new IllegalArgumentException("limit must be a finite number >= 0, got " + limit);

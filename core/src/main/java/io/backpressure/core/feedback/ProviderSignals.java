@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,7 +76,7 @@ public final class ProviderSignals {
    * @param receivedAt when the answer arrived (wall clock), to turn reset instants and HTTP dates
    *     into durations
    */
-  public static ProviderSignal parse(int status, Map<String, List<String>> headers, String body,
+  public static ProviderSignal parse(int status, Map<String, List<String>> headers, @Nullable String body,
       Instant receivedAt) {
     Parse p = new Parse(headers, receivedAt);
     Map<String, ProviderSignal.RateLimit> limits = new HashMap<>();
@@ -145,7 +146,7 @@ public final class ProviderSignals {
       }
     }
 
-    <T> T value(String name, java.util.function.Function<String, T> read) {
+    <T> @Nullable T value(String name, java.util.function.Function<String, T> read) {
       String text = headers.get(name);
       if (text == null) {
         return null;
@@ -157,7 +158,7 @@ public final class ProviderSignals {
       return value;
     }
 
-    String errorType(String body) {
+    @Nullable String errorType(String body) {
       String text = body.length() > MAX_BODY ? body.substring(0, MAX_BODY) : body;
       try {
         JsonNode root = JSON.readTree(text);

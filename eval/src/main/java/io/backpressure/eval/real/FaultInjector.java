@@ -27,7 +27,6 @@ final class FaultInjector implements AutoCloseable {
   private final MockProvider provider;
   private int providerErrors;
   private int providerSlow;
-  private final WorkerGroup workers;
   private final Ledger ledger;
   /**
    * One thread per step that may block (a replacement worker's JVM takes seconds to start polling
@@ -49,7 +48,6 @@ final class FaultInjector implements AutoCloseable {
   FaultInjector(List<Fault> faults, OwnedRedis redis, WorkerGroup workers, Ledger ledger, MockProvider provider) {
     this.redis = redis;
     this.provider = provider;
-    this.workers = workers;
     this.ledger = ledger;
     check(faults, redis != null, workers.hasProcesses() ? 2 : 1);
     this.timer = Executors.newScheduledThreadPool(Math.max(1, 2 * faults.size()), r -> {

@@ -108,12 +108,6 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
     return 200;
   }
 
-  /** Reports {@code reply}'s provider answer to the gate's feedback, and returns it. */
-  private static ProviderClient.Reply report(ActivityGate.Answers answers, ProviderClient.Reply reply) {
-    answers.report(reply.signal());
-    return reply;
-  }
-
   private static Cost cost(CallMode.Gated gated, double tokens) {
     Cost cost = gated.requests() ? Cost.requests(1) : Cost.none();
     return gated.tokens() ? cost.tokens(tokens) : cost;

@@ -1,6 +1,6 @@
 package io.backpressure.eval.sim;
 
-import io.backpressure.core.Clock;
+import io.backpressure.core.Ticker;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -14,7 +14,7 @@ interface ActivityContext {
   long now();
 
   /** The virtual clock, for a gate driven in virtual time. */
-  Clock clock();
+  Ticker clock();
 
   /**
    * Runs {@code action} after {@code delayNanos} (the slot stays held: an in-activity wait). If the

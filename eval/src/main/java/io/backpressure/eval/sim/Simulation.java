@@ -1,6 +1,6 @@
 package io.backpressure.eval.sim;
 
-import io.backpressure.core.Clock;
+import io.backpressure.core.Ticker;
 import io.backpressure.core.ManualClock;
 import io.backpressure.eval.measure.Recorder;
 import io.backpressure.eval.measure.Recording;
@@ -38,7 +38,6 @@ import java.util.function.Consumer;
  * <p>Not thread-safe; one instance runs once.
  */
 final class Simulation implements ActivityContext {
-  private final Workload workload;
   private final long endNanos;
   private final ManualClock clock = new ManualClock();
   private final PriorityQueue<Event> events = new PriorityQueue<>();
@@ -57,7 +56,6 @@ final class Simulation implements ActivityContext {
   private long wakeAt = Long.MAX_VALUE;
 
   Simulation(Workload workload, Configuration configuration, long seed) {
-    this.workload = workload;
     this.endNanos = Workload.nanos(workload.durationS());
     this.recorder = new Recorder(workload.tenants().size());
     SplittableRandom root = new SplittableRandom(seed);
@@ -113,7 +111,7 @@ final class Simulation implements ActivityContext {
   }
 
   @Override
-  public Clock clock() {
+  public Ticker clock() {
     return clock;
   }
 

@@ -80,7 +80,7 @@ public final class WorkloadReader {
     List<Workload.Tenant> tenants = new ArrayList<>();
     Set<String> names = new HashSet<>();
     for (int i = 0; i < tenantList.size(); i++) {
-      Workload.Tenant tenant = tenant(tenantList.get(i), "tenants[" + i + "].", priorities, gate, duration);
+      Workload.Tenant tenant = tenant(tenantList.get(i), "tenants[" + i + "].", priorities, duration);
       if (!names.add(tenant.name())) {
         throw new WorkloadException("tenants[" + i + "].name", "tenant name '" + tenant.name() + "' appears twice");
       }
@@ -276,8 +276,7 @@ public final class WorkloadReader {
   }
 
   private static Workload.Tenant tenant(
-      JsonNode node, String path, List<Workload.PriorityWeight> priorities, Workload.GateOptions gate,
-      double duration) {
+      JsonNode node, String path, List<Workload.PriorityWeight> priorities, double duration) {
     if (node == null || !node.isObject()) {
       throw new WorkloadException(path.substring(0, path.length() - 1), path + " must be a mapping");
     }

@@ -1,6 +1,6 @@
 package io.backpressure.spring.boot;
 
-import io.backpressure.core.Clock;
+import io.backpressure.core.Ticker;
 import io.backpressure.core.Gate;
 import io.backpressure.metrics.MeteredGate;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The gates: one per entry of {@code backpressure.targets}, as {@link BackpressureGates} and as one
  * {@link Gate} bean per target, metered in the application's {@code MeterRegistry} when there is
- * one. In-memory gates read time from the application's {@link Clock} bean when it has one (tests
+ * one. In-memory gates read time from the application's {@link Ticker} bean when it has one (tests
  * drive a {@code ManualClock}), else from the system clock. Off with {@code
  * backpressure.enabled=false} or when no target is configured.
  */
@@ -32,8 +32,8 @@ public class BackpressureAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   BackpressureGates backpressureGates(BackpressureProperties properties, ObjectProvider<GateMetering> metering,
-      ObjectProvider<Clock> clock) {
-    return BackpressureGates.build(properties, metering.getIfAvailable(), clock.getIfAvailable(Clock::system));
+      ObjectProvider<Ticker> clock) {
+    return BackpressureGates.build(properties, metering.getIfAvailable(), clock.getIfAvailable(Ticker::system));
   }
 
   @Bean

@@ -1,6 +1,6 @@
 package io.backpressure.spring.boot;
 
-import io.backpressure.core.Clock;
+import io.backpressure.core.Ticker;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
@@ -43,7 +43,7 @@ public final class BackpressureGates implements AutoCloseable {
    * @param metering wraps each gate in meters, or {@code null} for none
    * @param clock the clock of in-memory gates (Redis gates take the server's time)
    */
-  static BackpressureGates build(BackpressureProperties properties, GateMetering metering, Clock clock) {
+  static BackpressureGates build(BackpressureProperties properties, GateMetering metering, Ticker clock) {
     checkCommon(properties);
     String defaultKey = defaultKey(properties);
     boolean redis = properties.getRedis().getUrl() != null || !properties.getRedis().getClusterNodes().isEmpty();
@@ -70,7 +70,7 @@ public final class BackpressureGates implements AutoCloseable {
     return new BackpressureGates(gates, defaultKey, resources);
   }
 
-  private static Gate inMemory(Policy policy, GateMetering metering, Clock clock) {
+  private static Gate inMemory(Policy policy, GateMetering metering, Ticker clock) {
     InMemoryGate memory = InMemoryGate.create(policy, clock);
     return metering == null ? memory : metering.meter(memory, memory::policy);
   }

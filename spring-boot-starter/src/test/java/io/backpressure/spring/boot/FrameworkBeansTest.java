@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.backpressure.client.DeferredException;
-import io.backpressure.core.Clock;
+import io.backpressure.core.Ticker;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.integration.TokenEstimator;
@@ -42,7 +42,7 @@ class FrameworkBeansTest {
         .withConfiguration(AutoConfigurations.of(BackpressureAutoConfiguration.class,
             SpringAiBackpressureAutoConfiguration.class, LangChain4jBackpressureAutoConfiguration.class,
             TemporalBackpressureAutoConfiguration.class))
-        .withBean(Clock.class, ManualClock::new)
+        .withBean(Ticker.class, ManualClock::new)
         .withPropertyValues(
             "backpressure.targets.openai.name=openai/gpt-4o-mini",
             "backpressure.targets.openai.requests-per-minute=60",
