@@ -562,7 +562,7 @@ final class NestedBuckets {
    * What a call of queue {@code q} (null: not active yet) in class {@code k} is charged in dimension
    * {@code d} beyond its estimate: the queue's correction, a new queue's its class's.
    */
-  private double correction(Queue q, int k, int d) {
+  private double correction(@Nullable Queue q, int k, int d) {
     return q == null ? classCorrection[k][d] : q.correction[d];
   }
 
