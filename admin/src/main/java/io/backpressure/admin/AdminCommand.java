@@ -23,7 +23,9 @@ import picocli.CommandLine.Spec;
  * the wrong type); {@value #UNREACHABLE} Redis did not answer; {@value #NO_POLICY} the target has
  * no policy yet (write one with {@code apply}).
  */
-@Command(name = "admin", mixinStandardHelpOptions = true,
+@Command(
+    name = "admin",
+    mixinStandardHelpOptions = true,
     description = "Inspect and hot-update a target's caps and weights in Redis.",
     subcommands = {ShowCommand.class, SetCommand.class, ApplyCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
@@ -37,12 +39,16 @@ import picocli.CommandLine.Spec;
 public final class AdminCommand implements Callable<Integer> {
   /** Done. */
   public static final int OK = 0;
+
   /** Invalid input: a value out of range, a malformed policy file, an unknown name. */
   public static final int INVALID = 1;
+
   /** Usage error: unknown option, missing argument, value of the wrong type. */
   public static final int USAGE = 2;
+
   /** Redis did not answer (unreachable, timed out or failing). */
   public static final int UNREACHABLE = 3;
+
   /** The target has no policy in Redis yet. */
   public static final int NO_POLICY = 4;
 

@@ -20,7 +20,9 @@ import picocli.CommandLine.Spec;
  * file is parsed and checked in full before Redis is touched, so an invalid file changes nothing
  * and the error names the bad field; the write itself is one atomic step.
  */
-@Command(name = "apply", mixinStandardHelpOptions = true,
+@Command(
+    name = "apply",
+    mixinStandardHelpOptions = true,
     description = {
       "Replaces a target's policy with a policy file (the format of docs/policy.yaml).",
       "The file is validated before anything is written; the write is atomic and workers use",
@@ -30,44 +32,74 @@ final class ApplyCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ConnectionOptions connection;
 
-  @Option(names = {"-f", "--file"}, required = true, paramLabel = "FILE", description = "The policy file (YAML).")
+  @Option(
+      names = {"-f", "--file"},
+      required = true,
+      paramLabel = "FILE",
+      description = "The policy file (YAML).")
   Path file;
 
-  @Option(names = "--target", paramLabel = "T",
+  @Option(
+      names = "--target",
+      paramLabel = "T",
       description = "Refuse the file unless its target is this one (default: the file's target).")
   String target;
 
-  @Option(names = "--dry-run", description = "Validate the file and print the policy; write nothing.")
+  @Option(
+      names = "--dry-run",
+      description = "Validate the file and print the policy; write nothing.")
   boolean dryRun;
 
   @Override
   public Integer call() {
-    return Output.run(spec, connection.json, () -> {
-      Policy policy = load();
-      ObjectNode json = Output.JSON.createObjectNode();
-      json.put("target", policy.target());
-      json.put("file", file.toString());
-      if (dryRun) {
-        json.put("written", false);
-        json.set("policy", PolicyView.json(policy));
-        return new Output.Result(
-            "valid: " + file + " (nothing written)\n" + PolicyView.text(policy, "(not written)", null), json);
-      }
-      return connection.withStore(policy.target(), store -> {
-        Optional<RedisPolicyStore.Stored> before = store.read();
-        RedisPolicyStore.Stored stored = store.apply(policy);
-        boolean reset = before.isPresent()
-            && (!before.get().policy().dimensionNames().equals(policy.dimensionNames())
-                || !before.get().policy().priorityNames().equals(policy.priorityNames()));
-        json.put("written", true);
-        json.put("version", stored.version());
-        json.put("previous_version", before.map(RedisPolicyStore.Stored::version).orElse(null));
-        json.put("state_reset", reset);
-        String text = String.format("%s: applied %s (policy version %s)%s%n", policy.target(), file, stored.version(),
-            reset ? "; dimensions or classes changed, so the live bucket state was reset" : "");
-        return new Output.Result(text, json);
-      });
-    });
+    return Output.run(
+        spec,
+        connection.json,
+        () -> {
+          Policy policy = load();
+          ObjectNode json = Output.JSON.createObjectNode();
+          json.put("target", policy.target());
+          json.put("file", file.toString());
+          if (dryRun) {
+            json.put("written", false);
+            json.set("policy", PolicyView.json(policy));
+            return new Output.Result(
+                "valid: "
+                    + file
+                    + " (nothing written)\n"
+                    + PolicyView.text(policy, "(not written)", null),
+                json);
+          }
+          return connection.withStore(
+              policy.target(),
+              store -> {
+                Optional<RedisPolicyStore.Stored> before = store.read();
+                RedisPolicyStore.Stored stored = store.apply(policy);
+                boolean reset =
+                    before.isPresent()
+                        && (!before.get().policy().dimensionNames().equals(policy.dimensionNames())
+                            || !before
+                                .get()
+                                .policy()
+                                .priorityNames()
+                                .equals(policy.priorityNames()));
+                json.put("written", true);
+                json.put("version", stored.version());
+                json.put(
+                    "previous_version", before.map(RedisPolicyStore.Stored::version).orElse(null));
+                json.put("state_reset", reset);
+                String text =
+                    String.format(
+                        "%s: applied %s (policy version %s)%s%n",
+                        policy.target(),
+                        file,
+                        stored.version(),
+                        reset
+                            ? "; dimensions or classes changed, so the live bucket state was reset"
+                            : "");
+                return new Output.Result(text, json);
+              });
+        });
   }
 
   private Policy load() {
@@ -84,7 +116,8 @@ final class ApplyCommand implements Callable<Integer> {
       throw AdminException.invalid(e.field(), file + ": " + e.getMessage());
     }
     if (target != null && !target.equals(policy.target())) {
-      throw AdminException.invalid("target",
+      throw AdminException.invalid(
+          "target",
           file + ": target is '" + policy.target() + "' but --target is '" + target + "'");
     }
     return policy;

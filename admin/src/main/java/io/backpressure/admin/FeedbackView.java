@@ -24,46 +24,86 @@ final class FeedbackView {
     node.put("ramps", state.ramps());
     node.put("ignored", state.ignored());
     ObjectNode dims = node.putObject("dimensions");
-    state.dimensions().forEach((name, d) -> {
-      ObjectNode dim = dims.putObject(name);
-      dim.put("configured", d.configured());
-      dim.put("effective", d.effective());
-      dim.put("applied", d.applied());
-      if (Double.isNaN(d.limit())) {
-        dim.putNull("provider_limit");
-      } else {
-        dim.put("provider_limit", d.limit());
-      }
-      dim.put("outside", d.outside());
-      dim.put("cooldown_s", d.cooldownSeconds());
-    });
+    state
+        .dimensions()
+        .forEach(
+            (name, d) -> {
+              ObjectNode dim = dims.putObject(name);
+              dim.put("configured", d.configured());
+              dim.put("effective", d.effective());
+              dim.put("applied", d.applied());
+              if (Double.isNaN(d.limit())) {
+                dim.putNull("provider_limit");
+              } else {
+                dim.put("provider_limit", d.limit());
+              }
+              dim.put("outside", d.outside());
+              dim.put("cooldown_s", d.cooldownSeconds());
+            });
     return node;
   }
 
   /** The feedback section of {@code admin show}'s text report. */
   static String text(FeedbackPolicy policy, FeedbackState state) {
     StringBuilder out = new StringBuilder("\n");
-    out.append("feedback         ").append(policy.enabled() ? "on" : "off")
-        .append(" (period ").append(PolicyView.duration(policy.period()))
-        .append(", decrease ").append(Output.number(policy.decrease()))
-        .append(", increase ").append(Output.number(policy.increase())).append("·cap/s")
-        .append(", floor ").append(Output.number(policy.floor()))
-        .append(", headroom ").append(Output.number(policy.headroom()))
-        .append(", ramp ").append(Output.number(policy.rampFraction()))
-        .append(" over ").append(PolicyView.duration(policy.rampDuration())).append(")\n");
-    out.append(String.format("%-16s %12s %12s %12s %16s %12s %10s%n", "dimension", "cap/s", "effective/s",
-        "applied/s", "provider limit/s", "outside/s", "cooldown"));
-    state.dimensions().forEach((name, d) -> out.append(String.format("%-16s %12s %12s %12s %16s %12s %10s%n",
-        name, Output.number(d.configured()), Output.number(d.effective()), Output.number(d.applied()),
-        Double.isNaN(d.limit()) ? "-" : Output.number(d.limit()), Output.number(d.outside()),
-        d.cooldownSeconds() > 0 ? String.format(java.util.Locale.ROOT, "%.1fs", d.cooldownSeconds()) : "-")));
-    out.append("learning         ramp factor ").append(Output.number(state.rampMultiplier()))
+    out.append("feedback         ")
+        .append(policy.enabled() ? "on" : "off")
+        .append(" (period ")
+        .append(PolicyView.duration(policy.period()))
+        .append(", decrease ")
+        .append(Output.number(policy.decrease()))
+        .append(", increase ")
+        .append(Output.number(policy.increase()))
+        .append("·cap/s")
+        .append(", floor ")
+        .append(Output.number(policy.floor()))
+        .append(", headroom ")
+        .append(Output.number(policy.headroom()))
+        .append(", ramp ")
+        .append(Output.number(policy.rampFraction()))
+        .append(" over ")
+        .append(PolicyView.duration(policy.rampDuration()))
+        .append(")\n");
+    out.append(
+        String.format(
+            "%-16s %12s %12s %12s %16s %12s %10s%n",
+            "dimension",
+            "cap/s",
+            "effective/s",
+            "applied/s",
+            "provider limit/s",
+            "outside/s",
+            "cooldown"));
+    state
+        .dimensions()
+        .forEach(
+            (name, d) ->
+                out.append(
+                    String.format(
+                        "%-16s %12s %12s %12s %16s %12s %10s%n",
+                        name,
+                        Output.number(d.configured()),
+                        Output.number(d.effective()),
+                        Output.number(d.applied()),
+                        Double.isNaN(d.limit()) ? "-" : Output.number(d.limit()),
+                        Output.number(d.outside()),
+                        d.cooldownSeconds() > 0
+                            ? String.format(java.util.Locale.ROOT, "%.1fs", d.cooldownSeconds())
+                            : "-")));
+    out.append("learning         ramp factor ")
+        .append(Output.number(state.rampMultiplier()))
         .append(state.outage() ? ", provider outage" : "")
-        .append("; answers ").append(state.signals())
-        .append(", decreases ").append(state.decreases())
-        .append(", limits adopted ").append(state.adoptions())
-        .append(", ramps ").append(state.ramps())
-        .append(", values ignored ").append(state.ignored()).append('\n');
+        .append("; answers ")
+        .append(state.signals())
+        .append(", decreases ")
+        .append(state.decreases())
+        .append(", limits adopted ")
+        .append(state.adoptions())
+        .append(", ramps ")
+        .append(state.ramps())
+        .append(", values ignored ")
+        .append(state.ignored())
+        .append('\n');
     return out.toString();
   }
 }

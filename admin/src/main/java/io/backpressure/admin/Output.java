@@ -44,7 +44,8 @@ final class Output {
         out.print(write(root));
         out.flush();
       } else {
-        err.println("admin: " + e.getMessage() + (e.field() == null ? "" : " (field: " + e.field() + ")"));
+        err.println(
+            "admin: " + e.getMessage() + (e.field() == null ? "" : " (field: " + e.field() + ")"));
         err.flush();
       }
       return e.exitCode();

@@ -30,8 +30,8 @@ final class PolicyView {
 
   /**
    * The levels as JSON: {@code global} and {@code utilization} per dimension, {@code classes} per
-   * class and dimension, {@code active_queues} per class, {@code admitted_per_second} per class
-   * and dimension, {@code queue_age_seconds} per class (the wait of the oldest call still waiting).
+   * class and dimension, {@code active_queues} per class, {@code admitted_per_second} per class and
+   * dimension, {@code queue_age_seconds} per class (the wait of the oldest call still waiting).
    */
   static ObjectNode json(Policy policy, GateLevels levels) {
     ObjectNode node = Output.JSON.createObjectNode();
@@ -45,17 +45,23 @@ final class PolicyView {
       }
     }
     ObjectNode classes = node.putObject("classes");
-    levels.classes().forEach((k, byDim) -> {
-      ObjectNode klass = classes.putObject(k);
-      new TreeMap<>(byDim).forEach(klass::put);
-    });
+    levels
+        .classes()
+        .forEach(
+            (k, byDim) -> {
+              ObjectNode klass = classes.putObject(k);
+              new TreeMap<>(byDim).forEach(klass::put);
+            });
     ObjectNode active = node.putObject("active_queues");
     levels.activeQueues().forEach(active::put);
     ObjectNode rates = node.putObject("admitted_per_second");
-    levels.admittedRates().forEach((k, byDim) -> {
-      ObjectNode klass = rates.putObject(k);
-      new TreeMap<>(byDim).forEach(klass::put);
-    });
+    levels
+        .admittedRates()
+        .forEach(
+            (k, byDim) -> {
+              ObjectNode klass = rates.putObject(k);
+              new TreeMap<>(byDim).forEach(klass::put);
+            });
     ObjectNode ages = node.putObject("queue_age_seconds");
     levels.queueAges().forEach((k, age) -> ages.put(k, age.toNanos() / 1e9));
     return node;
@@ -64,15 +70,25 @@ final class PolicyView {
   /** The text report of {@code admin show}. */
   static String text(Policy policy, String version, GateLevels levels) {
     StringBuilder out = new StringBuilder();
-    out.append("target ").append(policy.target()).append("   policy version ").append(version).append("\n\n");
+    out.append("target ")
+        .append(policy.target())
+        .append("   policy version ")
+        .append(version)
+        .append("\n\n");
     out.append(String.format("%-16s %14s %14s %14s", "dimension", "cap/s", "cap/min", "burst"));
     out.append(levels == null ? "\n" : String.format(" %14s %6s%n", "level", "used"));
     for (Dimension d : policy.dimensions()) {
-      out.append(String.format("%-16s %14s %14s %14s", d.name(), Output.number(d.capPerSecond()),
-          Output.number(d.capPerSecond() * 60), Output.number(d.burst())));
+      out.append(
+          String.format(
+              "%-16s %14s %14s %14s",
+              d.name(),
+              Output.number(d.capPerSecond()),
+              Output.number(d.capPerSecond() * 60),
+              Output.number(d.burst())));
       Double level = levels == null ? null : levels.global().get(d.name());
       if (level != null) {
-        out.append(String.format(" %14s %5.0f%%", Output.number(level), 100 * (1 - level / d.burst())));
+        out.append(
+            String.format(" %14s %5.0f%%", Output.number(level), 100 * (1 - level / d.burst())));
       }
       out.append('\n');
     }
@@ -103,25 +119,37 @@ final class PolicyView {
           out.append(String.format(" %14s", rate == null ? "-" : Output.number(rate)));
         }
         java.time.Duration age = levels.queueAges().get(k.name());
-        out.append(String.format(" %14s", age == null ? "-" : Output.number(age.toNanos() / 1e9) + " s"));
+        out.append(
+            String.format(" %14s", age == null ? "-" : Output.number(age.toNanos() / 1e9) + " s"));
       } else {
         out.append(String.format(" %14s", 0));
       }
       out.append('\n');
     }
-    out.append('\n').append("tenants          default weight ").append(Output.number(policy.defaultTenantWeight()));
-    new TreeMap<>(policy.tenantWeights()).forEach(
-        (t, w) -> out.append(", ").append(t).append(' ').append(Output.number(w)));
+    out.append('\n')
+        .append("tenants          default weight ")
+        .append(Output.number(policy.defaultTenantWeight()));
+    new TreeMap<>(policy.tenantWeights())
+        .forEach((t, w) -> out.append(", ").append(t).append(' ').append(Output.number(w)));
     out.append('\n');
-    out.append("reservation      ").append(policy.reservation() ? "on" : "off")
-        .append(" (default max_tokens ").append(policy.defaultMaxTokens()).append(")\n");
-    out.append("timing           idle_ttl ").append(duration(policy.idleTtl()))
-        .append(", safe_window ").append(policy.safeWindow() == null ? "off" : duration(policy.safeWindow()))
-        .append(", share_horizon ").append(duration(policy.shareHorizon()))
-        .append(", grant_ttl ").append(duration(policy.grantTtl())).append('\n');
-    out.append(levels == null
-        ? "levels           all buckets full: no admission since the policy was written\n"
-        : "levels           as of the target's last admission or release\n");
+    out.append("reservation      ")
+        .append(policy.reservation() ? "on" : "off")
+        .append(" (default max_tokens ")
+        .append(policy.defaultMaxTokens())
+        .append(")\n");
+    out.append("timing           idle_ttl ")
+        .append(duration(policy.idleTtl()))
+        .append(", safe_window ")
+        .append(policy.safeWindow() == null ? "off" : duration(policy.safeWindow()))
+        .append(", share_horizon ")
+        .append(duration(policy.shareHorizon()))
+        .append(", grant_ttl ")
+        .append(duration(policy.grantTtl()))
+        .append('\n');
+    out.append(
+        levels == null
+            ? "levels           all buckets full: no admission since the policy was written\n"
+            : "levels           as of the target's last admission or release\n");
     return out.toString();
   }
 

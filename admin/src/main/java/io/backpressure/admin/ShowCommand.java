@@ -11,7 +11,9 @@ import picocli.CommandLine.Command;
  * {@code admin show}: the target's caps, weights and options, its live bucket levels, and what it
  * learned from the provider (effective caps, outside traffic, cooldowns).
  */
-@Command(name = "show", mixinStandardHelpOptions = true,
+@Command(
+    name = "show",
+    mixinStandardHelpOptions = true,
     description = {
       "Shows a target's caps, weights and options, and its live bucket levels.",
       "Levels: global bucket level and use per dimension, class bucket levels, active queues.",
@@ -21,28 +23,39 @@ import picocli.CommandLine.Command;
 final class ShowCommand extends TargetCommand {
   @Override
   public Integer call() {
-    return Output.run(spec, connection.json, () -> connection.withStore(target, store -> {
-      RedisPolicyStore.Stored stored = store.read().orElseThrow(
-          () -> new NoSuchElementException("target '" + target + "' has no policy in Redis"));
-      GateLevels levels = store.levels().orElse(null);
-      ObjectNode json = Output.JSON.createObjectNode();
-      json.put("target", target);
-      json.put("version", stored.version());
-      json.set("policy", PolicyView.json(stored.policy()));
-      if (levels == null) {
-        json.putNull("levels");
-      } else {
-        json.set("levels", PolicyView.json(stored.policy(), levels));
-      }
-      FeedbackState feedback = store.feedbackState().orElse(null);
-      String text = PolicyView.text(stored.policy(), stored.version(), levels);
-      if (feedback == null) {
-        json.putNull("feedback");
-      } else {
-        json.set("feedback", FeedbackView.json(stored.policy().feedback(), feedback));
-        text += FeedbackView.text(stored.policy().feedback(), feedback);
-      }
-      return new Output.Result(text, json);
-    }));
+    return Output.run(
+        spec,
+        connection.json,
+        () ->
+            connection.withStore(
+                target,
+                store -> {
+                  RedisPolicyStore.Stored stored =
+                      store
+                          .read()
+                          .orElseThrow(
+                              () ->
+                                  new NoSuchElementException(
+                                      "target '" + target + "' has no policy in Redis"));
+                  GateLevels levels = store.levels().orElse(null);
+                  ObjectNode json = Output.JSON.createObjectNode();
+                  json.put("target", target);
+                  json.put("version", stored.version());
+                  json.set("policy", PolicyView.json(stored.policy()));
+                  if (levels == null) {
+                    json.putNull("levels");
+                  } else {
+                    json.set("levels", PolicyView.json(stored.policy(), levels));
+                  }
+                  FeedbackState feedback = store.feedbackState().orElse(null);
+                  String text = PolicyView.text(stored.policy(), stored.version(), levels);
+                  if (feedback == null) {
+                    json.putNull("feedback");
+                  } else {
+                    json.set("feedback", FeedbackView.json(stored.policy().feedback(), feedback));
+                    text += FeedbackView.text(stored.policy().feedback(), feedback);
+                  }
+                  return new Output.Result(text, json);
+                }));
   }
 }

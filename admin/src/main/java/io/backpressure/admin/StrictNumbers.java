@@ -10,7 +10,8 @@ import picocli.CommandLine.TypeConversionException;
  * A rejected value is a usage error that picocli reports with the option's name.
  */
 final class StrictNumbers {
-  private static final Pattern DECIMAL = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d{1,3})?");
+  private static final Pattern DECIMAL =
+      Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d{1,3})?");
   private static final Pattern INTEGER = Pattern.compile("[+-]?\\d{1,10}");
 
   private StrictNumbers() {}
@@ -20,7 +21,8 @@ final class StrictNumbers {
     @Override
     public Double convert(String value) {
       if (value == null || !DECIMAL.matcher(value).matches()) {
-        throw new TypeConversionException("'" + value + "' is not a decimal number (such as 12000, 0.5 or 7.2e5)");
+        throw new TypeConversionException(
+            "'" + value + "' is not a decimal number (such as 12000, 0.5 or 7.2e5)");
       }
       return Double.parseDouble(value);
     }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.TestRedis;
@@ -26,7 +25,8 @@ import picocli.CommandLine;
 
 class AdminCommandTest {
   private static final String TARGET = "openai/gpt-4o";
-  private static final String POLICY = """
+  private static final String POLICY =
+      """
       target: openai/gpt-4o
       dimensions:
         requests: {per_second: 1000, burst: 1000}
@@ -56,27 +56,43 @@ class AdminCommandTest {
     assertThat(show.code()).as(show.err()).isZero();
     JsonNode json = show.json();
     assertThat(json.path("version").asText()).isEqualTo(version);
-    assertThat(json.path("policy").path("dimensions").path("tokens").path("per_second").asDouble()).isEqualTo(12_000);
+    assertThat(json.path("policy").path("dimensions").path("tokens").path("per_second").asDouble())
+        .isEqualTo(12_000);
     assertThat(json.path("policy").path("priorities").path("P1").asDouble()).isEqualTo(0.5);
-    assertThat(json.path("policy").path("tenants").path("weights").path("acme").asDouble()).isEqualTo(2.0);
+    assertThat(json.path("policy").path("tenants").path("weights").path("acme").asDouble())
+        .isEqualTo(2.0);
     assertThat(json.path("levels").isNull()).as("no admission yet").isTrue();
 
     try (RedisGate gate = gate(new ManualClock())) {
-      assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(600))).isInstanceOf(Admission.Admitted.class);
+      assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(600)))
+          .isInstanceOf(Admission.Admitted.class);
     }
     JsonNode levels = admin("show", "--target", TARGET, "--json").json().path("levels");
     assertThat(levels.path("global").path("requests").asDouble()).isEqualTo(999);
     assertThat(levels.path("global").path("tokens").asDouble()).isEqualTo(11_400);
-    assertThat(levels.path("utilization").path("tokens").asDouble()).isCloseTo(0.05, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(levels.path("utilization").path("tokens").asDouble())
+        .isCloseTo(0.05, org.assertj.core.data.Offset.offset(1e-9));
     assertThat(levels.path("active_queues").path("P1").asInt()).isEqualTo(1);
-    assertThat(levels.path("queue_age_seconds").path("P1").isNumber()).as("no call waiting: age 0").isTrue();
+    assertThat(levels.path("queue_age_seconds").path("P1").isNumber())
+        .as("no call waiting: age 0")
+        .isTrue();
     assertThat(levels.path("queue_age_seconds").path("P1").asDouble()).isEqualTo(0);
     // One 600-token call, averaged over the one-second share horizon.
-    assertThat(levels.path("admitted_per_second").path("P1").path("tokens").asDouble()).isEqualTo(600);
+    assertThat(levels.path("admitted_per_second").path("P1").path("tokens").asDouble())
+        .isEqualTo(600);
 
     Run text = admin("show", "--target", TARGET);
     assertThat(text.code()).isZero();
-    assertThat(text.out()).contains("target openai/gpt-4o", "tokens", "12000", "720000", "P1", "acme 2", "tokens/s", "oldest wait");
+    assertThat(text.out())
+        .contains(
+            "target openai/gpt-4o",
+            "tokens",
+            "12000",
+            "720000",
+            "P1",
+            "acme 2",
+            "tokens/s",
+            "oldest wait");
   }
 
   @Test
@@ -86,9 +102,21 @@ class AdminCommandTest {
     try (RedisGate gate = gate(clock)) {
       for (int i = 0; i < 3; i++) {
         clock.advance(Duration.ofMillis(50));
-        assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Admitted.class);
+        assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(10)))
+            .isInstanceOf(Admission.Admitted.class);
       }
-      Run set = admin("set", "cap", "requests", "--per-second", "1", "--burst", "1", "--target", TARGET, "--json");
+      Run set =
+          admin(
+              "set",
+              "cap",
+              "requests",
+              "--per-second",
+              "1",
+              "--burst",
+              "1",
+              "--target",
+              TARGET,
+              "--json");
       assertThat(set.code()).as(set.err()).isZero();
       assertThat(set.json().path("changed").asText()).isEqualTo("dimensions.requests");
       assertThat(set.json().path("from").path("per_second").asDouble()).isEqualTo(1000);
@@ -96,13 +124,17 @@ class AdminCommandTest {
 
       // At the same pace as before: the new burst holds one request, and the next needs a second.
       clock.advance(Duration.ofMillis(50));
-      assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Admitted.class);
+      assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(10)))
+          .isInstanceOf(Admission.Admitted.class);
       clock.advance(Duration.ofMillis(50));
       Admission next = gate.admit("acme", "P1", Cost.requests(1).tokens(10));
       assertThat(next).isInstanceOf(Admission.Deferred.class);
-      assertThat(((Admission.Deferred) next).retryAfter()).isBetween(Duration.ofMillis(900), Duration.ofMillis(1000));
-      assertThat(gate.admit("acme", "P1", Cost.requests(2).tokens(10))).as("a cost above the new burst never fits")
-          .isInstanceOfSatisfying(Admission.Rejected.class, r -> assertThat(r.message()).contains("burst"));
+      assertThat(((Admission.Deferred) next).retryAfter())
+          .isBetween(Duration.ofMillis(900), Duration.ofMillis(1000));
+      assertThat(gate.admit("acme", "P1", Cost.requests(2).tokens(10)))
+          .as("a cost above the new burst never fits")
+          .isInstanceOfSatisfying(
+              Admission.Rejected.class, r -> assertThat(r.message()).contains("burst"));
     }
   }
 
@@ -131,7 +163,10 @@ class AdminCommandTest {
       {POLICY.replace("P2: 0.3", "P2: zero"), "priorities.P2"},
       {POLICY + "idle_ttl: soon\n", "idle_ttl"},
       {POLICY + "grant_tll: 15m\n", "grant_tll"},
-      {POLICY.replace("{per_minute: 720000}", "{per_minute: 720000, per_second: 12000}"), "dimensions.tokens"},
+      {
+        POLICY.replace("{per_minute: 720000}", "{per_minute: 720000, per_second: 12000}"),
+        "dimensions.tokens"
+      },
       {POLICY + "safe_window: 0s\n", "safe_window"},
       {POLICY.replace("acme: 2.0", "acme: 0"), "tenants.weights.acme"},
       {"target: [openai\n", "(document)"},
@@ -157,20 +192,43 @@ class AdminCommandTest {
   void badSetValuesChangeNothingAndNameTheField() throws IOException {
     assertThat(admin("apply", "-f", file(POLICY).toString()).code()).isZero();
     JsonNode before = admin("show", "--target", TARGET, "--json").json();
-    assertError(admin("set", "cap", "requests", "--per-second", "-1", "--target", TARGET, "--json"),
-        AdminCommand.INVALID, "dimensions.requests.cap");
-    assertError(admin("set", "cap", "requests", "--per-second", "10", "--burst", "0", "--target", TARGET, "--json"),
-        AdminCommand.INVALID, "dimensions.requests.burst");
-    assertError(admin("set", "cap", "watts", "--per-second", "10", "--target", TARGET, "--json"),
-        AdminCommand.INVALID, "dimensions");
-    assertError(admin("set", "weight", "--class", "P9", "1", "--target", TARGET, "--json"),
-        AdminCommand.INVALID, "priorities");
-    assertError(admin("set", "weight", "--class", "P1", "0", "--target", TARGET, "--json"),
-        AdminCommand.INVALID, "priorities.P1");
-    assertError(admin("set", "weight", "--tenant", "acme", "-3", "--target", TARGET, "--json"),
-        AdminCommand.INVALID, "tenants.weights.acme");
+    assertError(
+        admin("set", "cap", "requests", "--per-second", "-1", "--target", TARGET, "--json"),
+        AdminCommand.INVALID,
+        "dimensions.requests.cap");
+    assertError(
+        admin(
+            "set",
+            "cap",
+            "requests",
+            "--per-second",
+            "10",
+            "--burst",
+            "0",
+            "--target",
+            TARGET,
+            "--json"),
+        AdminCommand.INVALID,
+        "dimensions.requests.burst");
+    assertError(
+        admin("set", "cap", "watts", "--per-second", "10", "--target", TARGET, "--json"),
+        AdminCommand.INVALID,
+        "dimensions");
+    assertError(
+        admin("set", "weight", "--class", "P9", "1", "--target", TARGET, "--json"),
+        AdminCommand.INVALID,
+        "priorities");
+    assertError(
+        admin("set", "weight", "--class", "P1", "0", "--target", TARGET, "--json"),
+        AdminCommand.INVALID,
+        "priorities.P1");
+    assertError(
+        admin("set", "weight", "--tenant", "acme", "-3", "--target", TARGET, "--json"),
+        AdminCommand.INVALID,
+        "tenants.weights.acme");
     // Not a decimal number at all: a usage error, as for any value of the wrong type.
-    assertThat(admin("set", "weight", "--tenant", "acme", "NaN", "--target", TARGET).code()).isEqualTo(AdminCommand.USAGE);
+    assertThat(admin("set", "weight", "--tenant", "acme", "NaN", "--target", TARGET).code())
+        .isEqualTo(AdminCommand.USAGE);
     assertThat(admin("set", "cap", "requests", "--per-second", "10f", "--target", TARGET).code())
         .isEqualTo(AdminCommand.USAGE);
     assertThat(admin("show", "--target", TARGET, "--json").json()).isEqualTo(before);
@@ -179,28 +237,66 @@ class AdminCommandTest {
   @Test
   void exitCodesTellScriptsWhatWentWrong() throws IOException {
     assertThat(admin("show", "--target", "nobody/none").code()).isEqualTo(AdminCommand.NO_POLICY);
-    assertError(admin("set", "cap", "requests", "--per-second", "5", "--target", "nobody/none", "--json"),
-        AdminCommand.NO_POLICY, "target");
+    assertError(
+        admin("set", "cap", "requests", "--per-second", "5", "--target", "nobody/none", "--json"),
+        AdminCommand.NO_POLICY,
+        "target");
 
-    Run down = run("show", "--target", TARGET, "--redis", "redis://127.0.0.1:" + TestRedis.freePort(),
-        "--timeout-ms", "1000");
+    Run down =
+        run(
+            "show",
+            "--target",
+            TARGET,
+            "--redis",
+            "redis://127.0.0.1:" + TestRedis.freePort(),
+            "--timeout-ms",
+            "1000");
     assertThat(down.code()).isEqualTo(AdminCommand.UNREACHABLE);
     assertThat(down.err()).contains("did not answer", "(field: --redis)");
-    assertError(run("show", "--target", TARGET, "--redis", "http://example", "--json"), AdminCommand.INVALID, "--redis");
-    assertError(run("show", "--target", TARGET, "--redis-cluster", "127.0.0.1", "--json"), AdminCommand.INVALID,
+    assertError(
+        run("show", "--target", TARGET, "--redis", "http://example", "--json"),
+        AdminCommand.INVALID,
+        "--redis");
+    assertError(
+        run("show", "--target", TARGET, "--redis-cluster", "127.0.0.1", "--json"),
+        AdminCommand.INVALID,
         "--redis-cluster");
-    Run clusterDown = run("show", "--target", TARGET, "--redis-cluster", "127.0.0.1:" + TestRedis.freePort(),
-        "--timeout-ms", "1000");
+    Run clusterDown =
+        run(
+            "show",
+            "--target",
+            TARGET,
+            "--redis-cluster",
+            "127.0.0.1:" + TestRedis.freePort(),
+            "--timeout-ms",
+            "1000");
     assertThat(clusterDown.code()).isEqualTo(AdminCommand.UNREACHABLE);
     assertThat(clusterDown.err()).contains("Redis at cluster 127.0.0.1:", "did not answer");
-    assertError(admin("show", "--target", TARGET, "--timeout-ms", "0", "--json"), AdminCommand.INVALID, "--timeout-ms");
+    assertError(
+        admin("show", "--target", TARGET, "--timeout-ms", "0", "--json"),
+        AdminCommand.INVALID,
+        "--timeout-ms");
 
     assertThat(run().code()).isEqualTo(AdminCommand.USAGE);
     assertThat(run("set").code()).isEqualTo(AdminCommand.USAGE);
     assertThat(admin("show").code()).as("--target missing").isEqualTo(AdminCommand.USAGE);
-    assertThat(admin("set", "cap", "requests", "--target", TARGET).code()).as("no rate").isEqualTo(AdminCommand.USAGE);
-    assertThat(admin("set", "cap", "requests", "--per-second", "1", "--per-minute", "60", "--target", TARGET).code())
-        .as("two rates").isEqualTo(AdminCommand.USAGE);
+    assertThat(admin("set", "cap", "requests", "--target", TARGET).code())
+        .as("no rate")
+        .isEqualTo(AdminCommand.USAGE);
+    assertThat(
+            admin(
+                    "set",
+                    "cap",
+                    "requests",
+                    "--per-second",
+                    "1",
+                    "--per-minute",
+                    "60",
+                    "--target",
+                    TARGET)
+                .code())
+        .as("two rates")
+        .isEqualTo(AdminCommand.USAGE);
     assertThat(admin("set", "cap", "requests", "--per-second", "lots", "--target", TARGET).code())
         .isEqualTo(AdminCommand.USAGE);
     assertThat(admin("show", "--target", TARGET, "--colour").code()).isEqualTo(AdminCommand.USAGE);
@@ -208,8 +304,15 @@ class AdminCommandTest {
 
   @Test
   void dryRunValidatesWithoutRedis() throws IOException {
-    Run run = run("apply", "-f", file(POLICY).toString(), "--dry-run", "--redis",
-        "redis://127.0.0.1:" + TestRedis.freePort(), "--json");
+    Run run =
+        run(
+            "apply",
+            "-f",
+            file(POLICY).toString(),
+            "--dry-run",
+            "--redis",
+            "redis://127.0.0.1:" + TestRedis.freePort(),
+            "--json");
     assertThat(run.code()).as(run.err()).isZero();
     assertThat(run.json().path("written").asBoolean()).isFalse();
     assertThat(run.json().path("policy").path("target").asText()).isEqualTo(TARGET);
@@ -223,12 +326,13 @@ class AdminCommandTest {
   }
 
   private RedisGate gate(ManualClock clock) {
-    return RedisGate.connect(RedisGateConfig.builder(TestRedis.shared().url())
-        .target(TARGET)
-        .keyPrefix(prefix)
-        .timeSource(TimeSource.caller(clock))
-        .commandTimeout(Duration.ofSeconds(5))
-        .build());
+    return RedisGate.connect(
+        RedisGateConfig.builder(TestRedis.shared().url())
+            .target(TARGET)
+            .keyPrefix(prefix)
+            .timeSource(TimeSource.caller(clock))
+            .commandTimeout(Duration.ofSeconds(5))
+            .build());
   }
 
   private Path file(String text) throws IOException {
@@ -249,10 +353,11 @@ class AdminCommandTest {
   static Run run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int code = new CommandLine(new AdminCommand())
-        .setOut(new PrintWriter(out))
-        .setErr(new PrintWriter(err))
-        .execute(args);
+    int code =
+        new CommandLine(new AdminCommand())
+            .setOut(new PrintWriter(out))
+            .setErr(new PrintWriter(err))
+            .execute(args);
     return new Run(code, out.toString(), err.toString());
   }
 }

@@ -26,28 +26,57 @@ class MeteredRedisGateTest {
 
   @Test
   void gaugesReadCapsAndLevelsFromRedisAndFollowAnAdminSet() {
-    Policy policy = Policy.builder("openai/gpt-4o").requestsPerSecond(100).tokensPerSecond(10_000)
-        .priority("P1", 0.7).priority("P2", 0.3).build();
+    Policy policy =
+        Policy.builder("openai/gpt-4o")
+            .requestsPerSecond(100)
+            .tokensPerSecond(10_000)
+            .priority("P1", 0.7)
+            .priority("P2", 0.3)
+            .build();
     MeterRegistry registry = new SimpleMeterRegistry();
-    try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder(TestRedis.shared().url()).policy(policy)
-        .keyPrefix(prefix).timeSource(TimeSource.caller(new ManualClock())).commandTimeout(Duration.ofSeconds(5))
-        .build())) {
-      MeteredGate gate = MeteredGate.builder(FailOpenGate.around(redis).build(), registry)
-          .policy(() -> redis.policyStore().policy())
-          .levels(() -> redis.policyStore().levels().orElse(null))
-          .levelsMaxAge(Duration.ofNanos(1))
-          .build();
-      assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(2_500))).isInstanceOf(Admission.Admitted.class);
+    try (RedisGate redis =
+        RedisGate.connect(
+            RedisGateConfig.builder(TestRedis.shared().url())
+                .policy(policy)
+                .keyPrefix(prefix)
+                .timeSource(TimeSource.caller(new ManualClock()))
+                .commandTimeout(Duration.ofSeconds(5))
+                .build())) {
+      MeteredGate gate =
+          MeteredGate.builder(FailOpenGate.around(redis).build(), registry)
+              .policy(() -> redis.policyStore().policy())
+              .levels(() -> redis.policyStore().levels().orElse(null))
+              .levelsMaxAge(Duration.ofNanos(1))
+              .build();
+      assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(2_500)))
+          .isInstanceOf(Admission.Admitted.class);
 
       assertThat(gauge(registry, "backpressure.bucket.level", "tokens")).isEqualTo(7_500);
       assertThat(gauge(registry, "backpressure.bucket.utilization", "tokens")).isEqualTo(0.25);
-      assertThat(registry.get("backpressure.queues.active").tag("priority", "P1").gauge().value()).isEqualTo(1);
-      assertThat(registry.get("backpressure.admissions").tags("priority", "P1", "outcome", "admitted")
-          .counter().count()).isEqualTo(1);
+      assertThat(registry.get("backpressure.queues.active").tag("priority", "P1").gauge().value())
+          .isEqualTo(1);
+      assertThat(
+              registry
+                  .get("backpressure.admissions")
+                  .tags("priority", "P1", "outcome", "admitted")
+                  .counter()
+                  .count())
+          .isEqualTo(1);
       assertThat(registry.get("backpressure.state.failures").functionCounter().count()).isZero();
 
-      AdminCommandTest.Run set = AdminCommandTest.run("set", "cap", "tokens", "--per-second", "20000",
-          "--target", "openai/gpt-4o", "--redis", TestRedis.shared().url(), "--key-prefix", prefix);
+      AdminCommandTest.Run set =
+          AdminCommandTest.run(
+              "set",
+              "cap",
+              "tokens",
+              "--per-second",
+              "20000",
+              "--target",
+              "openai/gpt-4o",
+              "--redis",
+              TestRedis.shared().url(),
+              "--key-prefix",
+              prefix);
       assertThat(set.code()).as(set.err()).isZero();
       assertThat(gauge(registry, "backpressure.cap", "tokens")).isEqualTo(20_000);
     }

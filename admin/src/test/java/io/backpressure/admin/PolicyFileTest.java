@@ -24,8 +24,9 @@ class PolicyFileTest {
   void theDocumentedExampleLoads() throws IOException {
     Policy policy = Policy.fromYaml(FILE);
     assertThat(policy.target()).isEqualTo("openai/gpt-4o");
-    assertThat(policy.dimensions()).containsExactly(
-        new Dimension("requests", 60, 60), new Dimension("tokens", 12_000, 12_000));
+    assertThat(policy.dimensions())
+        .containsExactly(
+            new Dimension("requests", 60, 60), new Dimension("tokens", 12_000, 12_000));
     assertThat(policy.priorityNames()).containsExactly("P1", "P2", "P3");
     assertThat(policy.tenantWeight("acme")).isEqualTo(2.0);
     assertThat(policy.tenantWeight("anyone")).isEqualTo(1.0);
@@ -40,13 +41,31 @@ class PolicyFileTest {
     JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(FILE));
     Set<String> keys = new TreeSet<>();
     collect(root, "", keys);
-    assertThat(keys).contains(
-        "target", "dimensions.requests.per_minute", "dimensions.requests.burst", "priorities.P1",
-        "tenants.default_weight", "tenants.weights.acme", "reservation.enabled",
-        "reservation.default_max_tokens", "idle_ttl", "safe_window", "share_horizon", "grant_ttl",
-        "feedback.enabled", "feedback.period", "feedback.decrease", "feedback.increase", "feedback.floor",
-        "feedback.headroom", "feedback.cooldown", "feedback.outside_weight", "feedback.ramp.fraction",
-        "feedback.ramp.duration", "feedback.outage_errors");
+    assertThat(keys)
+        .contains(
+            "target",
+            "dimensions.requests.per_minute",
+            "dimensions.requests.burst",
+            "priorities.P1",
+            "tenants.default_weight",
+            "tenants.weights.acme",
+            "reservation.enabled",
+            "reservation.default_max_tokens",
+            "idle_ttl",
+            "safe_window",
+            "share_horizon",
+            "grant_ttl",
+            "feedback.enabled",
+            "feedback.period",
+            "feedback.decrease",
+            "feedback.increase",
+            "feedback.floor",
+            "feedback.headroom",
+            "feedback.cooldown",
+            "feedback.outside_weight",
+            "feedback.ramp.fraction",
+            "feedback.ramp.duration",
+            "feedback.outage_errors");
   }
 
   @Test
@@ -57,13 +76,15 @@ class PolicyFileTest {
   }
 
   private static void collect(JsonNode node, String prefix, Set<String> keys) {
-    node.fields().forEachRemaining(e -> {
-      String key = prefix + e.getKey();
-      if (e.getValue().isObject()) {
-        collect(e.getValue(), key + ".", keys);
-      } else {
-        keys.add(key);
-      }
-    });
+    node.fields()
+        .forEachRemaining(
+            e -> {
+              String key = prefix + e.getKey();
+              if (e.getValue().isObject()) {
+                collect(e.getValue(), key + ".", keys);
+              } else {
+                keys.add(key);
+              }
+            });
   }
 }

@@ -59,8 +59,9 @@ class RedisTlsOptionsTest {
   @Test
   void aCertificateWithoutItsKeyNamesTheMissingOption() throws IOException {
     RedisTlsOptions tls = parse("--redis-cert", pem("client.pem").toString());
-    assertThat(tls.problem()).isEqualTo(
-        new RedisTlsOptions.Problem("--redis-key", "--redis-cert and --redis-key go together"));
+    assertThat(tls.problem())
+        .isEqualTo(
+            new RedisTlsOptions.Problem("--redis-key", "--redis-cert and --redis-key go together"));
     RedisTlsOptions keyOnly = parse("--redis-key", pem("client.key").toString());
     assertThat(keyOnly.problem().option()).isEqualTo("--redis-cert");
   }
@@ -69,8 +70,10 @@ class RedisTlsOptionsTest {
   void anUnreadableFileNamesItsOption() {
     Path missing = dir.resolve("missing.pem");
     RedisTlsOptions tls = parse("--redis-ca", missing.toString());
-    assertThat(tls.problem()).isEqualTo(new RedisTlsOptions.Problem(
-        "--redis-ca", "--redis-ca must name a readable PEM file, got '" + missing + "'"));
+    assertThat(tls.problem())
+        .isEqualTo(
+            new RedisTlsOptions.Problem(
+                "--redis-ca", "--redis-ca must name a readable PEM file, got '" + missing + "'"));
   }
 
   @Test

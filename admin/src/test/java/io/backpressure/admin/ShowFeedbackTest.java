@@ -22,13 +22,24 @@ class ShowFeedbackTest {
 
   @Test
   void showsEffectiveCapsLimitsAndCooldowns() throws Exception {
-    Policy policy = Policy.builder(TARGET).requestsPerSecond(60).tokensPerSecond(6_000).priority("P1", 1)
-        .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build()).build();
-    try (RedisGate gate = RedisGate.connect(RedisGateConfig.builder(TestRedis.shared().url())
-        .keyPrefix(prefix).policy(policy).build())) {
+    Policy policy =
+        Policy.builder(TARGET)
+            .requestsPerSecond(60)
+            .tokensPerSecond(6_000)
+            .priority("P1", 1)
+            .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build())
+            .build();
+    try (RedisGate gate =
+        RedisGate.connect(
+            RedisGateConfig.builder(TestRedis.shared().url())
+                .keyPrefix(prefix)
+                .policy(policy)
+                .build())) {
       JsonNode before = new ObjectMapper().readTree(show("--json").out()).path("feedback");
-      assertThat(before.path("dimensions").path("requests").path("effective").asDouble()).isEqualTo(60);
-      assertThat(before.path("dimensions").path("requests").path("provider_limit").isNull()).isTrue();
+      assertThat(before.path("dimensions").path("requests").path("effective").asDouble())
+          .isEqualTo(60);
+      assertThat(before.path("dimensions").path("requests").path("provider_limit").isNull())
+          .isTrue();
 
       gate.feedback(null, ProviderSignal.ofStatus(200).withLimit("tokens", 3_000.0, null, null));
       gate.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(30)));
@@ -46,18 +57,41 @@ class ShowFeedbackTest {
     JsonNode tokens = json.path("dimensions").path("tokens");
     assertThat(tokens.path("effective").asDouble()).isEqualTo(2_850);
     assertThat(tokens.path("provider_limit").asDouble()).isEqualTo(3_000);
-    assertThat(new ObjectMapper().readTree(show("--json").out()).path("policy").path("dimensions")
-        .path("requests").path("per_second").asDouble()).as("C_d as configured").isEqualTo(60);
+    assertThat(
+            new ObjectMapper()
+                .readTree(show("--json").out())
+                .path("policy")
+                .path("dimensions")
+                .path("requests")
+                .path("per_second")
+                .asDouble())
+        .as("C_d as configured")
+        .isEqualTo(60);
 
     AdminCommandTest.Run text = show();
     assertThat(text.code()).as(text.err()).isZero();
-    assertThat(text.out()).contains("feedback         on (period 1s", "effective/s", "provider limit/s",
-        "2850", "3000", "limits adopted 1", "decreases 1");
+    assertThat(text.out())
+        .contains(
+            "feedback         on (period 1s",
+            "effective/s",
+            "provider limit/s",
+            "2850",
+            "3000",
+            "limits adopted 1",
+            "decreases 1");
   }
 
   private AdminCommandTest.Run show(String... more) {
-    List<String> args = new ArrayList<>(List.of("show", "--target", TARGET, "--redis", TestRedis.shared().url(),
-        "--key-prefix", prefix));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "show",
+                "--target",
+                TARGET,
+                "--redis",
+                TestRedis.shared().url(),
+                "--key-prefix",
+                prefix));
     args.addAll(List.of(more));
     return AdminCommandTest.run(args.toArray(String[]::new));
   }

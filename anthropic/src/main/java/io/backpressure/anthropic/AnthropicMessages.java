@@ -63,7 +63,8 @@ public final class AnthropicMessages implements Dialect {
     long prompt = ChatTokens.count(TokenCounter.forModel(model.asText()), chat);
     JsonNode limit = body.path("max_tokens");
     Long maxTokens = limit.canConvertToLong() ? limit.asLong() : null;
-    return new ProviderCall(model.asText(), prompt, maxTokens, body.path("stream").asBoolean(false));
+    return new ProviderCall(
+        model.asText(), prompt, maxTokens, body.path("stream").asBoolean(false));
   }
 
   @Override
@@ -74,7 +75,8 @@ public final class AnthropicMessages implements Dialect {
   @Override
   public Optional<Usage> usage(JsonNode answer) {
     JsonNode usage = answer.path("usage");
-    if (!usage.path("input_tokens").canConvertToLong() || !usage.path("output_tokens").canConvertToLong()) {
+    if (!usage.path("input_tokens").canConvertToLong()
+        || !usage.path("output_tokens").canConvertToLong()) {
       return Optional.empty();
     }
     return Optional.of(new Usage(input(usage), Math.max(0, usage.path("output_tokens").asLong())));

@@ -59,7 +59,10 @@ public final class GatedAnthropic {
     return this;
   }
 
-  /** {@link Admitter#direct()} by default; {@code ActivityAdmitter.create()} inside Temporal activities. */
+  /**
+   * {@link Admitter#direct()} by default; {@code ActivityAdmitter.create()} inside Temporal
+   * activities.
+   */
   public GatedAnthropic admitter(Admitter admitter) {
     gate.admitter(admitter);
     return this;

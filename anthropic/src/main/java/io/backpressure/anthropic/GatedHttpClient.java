@@ -51,7 +51,9 @@ public final class GatedHttpClient implements HttpClient {
     transport.close();
   }
 
-  /** anthropic-java's request and response types, as {@link GatedTransport} reads and changes them. */
+  /**
+   * anthropic-java's request and response types, as {@link GatedTransport} reads and changes them.
+   */
   private static final class Sdk implements GatedTransport.Sdk<HttpRequest, HttpResponse> {
     @Override
     public boolean hasBody(HttpRequest request) {
@@ -92,7 +94,10 @@ public final class GatedHttpClient implements HttpClient {
 
     @Override
     public HttpRequest withJsonBody(HttpRequest request, byte[] json) {
-      return request.toBuilder().removeAllHeaders(GateContext.HEADERS).body(new JsonBody(json)).build();
+      return request.toBuilder()
+          .removeAllHeaders(GateContext.HEADERS)
+          .body(new JsonBody(json))
+          .build();
     }
 
     @Override

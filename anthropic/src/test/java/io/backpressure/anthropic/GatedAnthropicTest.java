@@ -31,7 +31,9 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
-/** The real anthropic-java client, gated, against the mock provider and a loopback SSE responder. */
+/**
+ * The real anthropic-java client, gated, against the mock provider and a loopback SSE responder.
+ */
 class GatedAnthropicTest {
 
   private static final String MODEL = "claude-haiku-4-5";
@@ -58,7 +60,11 @@ class GatedAnthropicTest {
         .feedback(answers::add)
         .clientOptions(
             options ->
-                options.baseUrl(baseUrl).apiKey("sk-ant-test").maxRetries(5).timeout(Duration.ofSeconds(20)))
+                options
+                    .baseUrl(baseUrl)
+                    .apiKey("sk-ant-test")
+                    .maxRetries(5)
+                    .timeout(Duration.ofSeconds(20)))
         .build();
   }
 
@@ -75,7 +81,10 @@ class GatedAnthropicTest {
   void reservesTheOutputLimitAndReleasesWithTheAnswersInputAndOutput() throws Exception {
     RecordingGate gate = separateLimits(500);
     MockProviderConfig config =
-        MockProviderConfig.builder().latencyMs(0, 0).completionTokens(new CompletionTokens.Fixed(30)).build();
+        MockProviderConfig.builder()
+            .latencyMs(0, 0)
+            .completionTokens(new CompletionTokens.Fixed(30))
+            .build();
     try (MockProvider provider = MockProvider.start(config);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(provider.url(), gate);
@@ -83,15 +92,27 @@ class GatedAnthropicTest {
         Message reply = client.messages().create(params(200));
 
         // system: 3 + ⌈6/3.5⌉ + ⌈9/3.5⌉ = 8; user: 3 + 2 + 20 = 25; priming 3
-        assertThat(gate.requests()).singleElement().satisfies(request ->
-            assertThat(request.cost())
-                .isEqualTo(Cost.requests(1).with("input_tokens", 36).with("output_tokens", 200)));
-        assertThat(gate.releases()).singleElement().satisfies(release ->
-            assertThat(release.actual())
-                .isEqualTo(Cost.requests(1).with("input_tokens", reply.usage().inputTokens()).with("output_tokens", reply.usage().outputTokens())));
+        assertThat(gate.requests())
+            .singleElement()
+            .satisfies(
+                request ->
+                    assertThat(request.cost())
+                        .isEqualTo(
+                            Cost.requests(1).with("input_tokens", 36).with("output_tokens", 200)));
+        assertThat(gate.releases())
+            .singleElement()
+            .satisfies(
+                release ->
+                    assertThat(release.actual())
+                        .isEqualTo(
+                            Cost.requests(1)
+                                .with("input_tokens", reply.usage().inputTokens())
+                                .with("output_tokens", reply.usage().outputTokens())));
         assertThat(reply.usage().outputTokens()).isEqualTo(30);
-        assertThat(answers).singleElement()
-            .satisfies(answer -> assertThat(answer.header("anthropic-ratelimit-requests-limit")).isNull());
+        assertThat(answers)
+            .singleElement()
+            .satisfies(
+                answer -> assertThat(answer.header("anthropic-ratelimit-requests-limit")).isNull());
       } finally {
         client.close();
       }
@@ -101,7 +122,8 @@ class GatedAnthropicTest {
   @Test
   void theOutputTokenLimitDefersACallBeforeItIsSent() throws Exception {
     RecordingGate gate = separateLimits(300);
-    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build());
+    try (MockProvider provider =
+            MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(provider.url(), gate);
       try {
@@ -130,7 +152,8 @@ class GatedAnthropicTest {
       AnthropicClient client = client(provider.url(), gate);
       try {
         client.messages().create(params(20));
-        assertThatThrownBy(() -> client.messages().create(params(20))).isInstanceOf(RateLimitException.class);
+        assertThatThrownBy(() -> client.messages().create(params(20)))
+            .isInstanceOf(RateLimitException.class);
 
         assertThat(provider.records()).extracting(r -> r.status()).containsExactly(200, 429);
         ProviderResponse limited = answers.get(1);
@@ -149,21 +172,31 @@ class GatedAnthropicTest {
   @Test
   void a429WithoutHeadersIsReleasedAndReportedToo() throws Exception {
     RecordingGate gate = separateLimits(5_000);
-    String error = "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}";
-    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.json(429, Map.of(), error));
+    String error =
+        "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}";
+    try (LoopbackResponder responder =
+            LoopbackResponder.start(LoopbackResponder.Answer.json(429, Map.of(), error));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(responder.baseUrl(), gate);
       try {
-        assertThatThrownBy(() -> client.messages().create(params(20))).isInstanceOf(RateLimitException.class);
+        assertThatThrownBy(() -> client.messages().create(params(20)))
+            .isInstanceOf(RateLimitException.class);
 
         assertThat(responder.requests()).hasSize(1);
-        assertThat(answers).singleElement().satisfies(answer -> {
-          assertThat(answer.statusCode()).isEqualTo(429);
-          assertThat(answer.header("retry-after")).isNull();
-        });
-        assertThat(gate.releases()).singleElement().satisfies(release ->
-            assertThat(release.actual())
-                .isEqualTo(Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0)));
+        assertThat(answers)
+            .singleElement()
+            .satisfies(
+                answer -> {
+                  assertThat(answer.statusCode()).isEqualTo(429);
+                  assertThat(answer.header("retry-after")).isNull();
+                });
+        assertThat(gate.releases())
+            .singleElement()
+            .satisfies(
+                release ->
+                    assertThat(release.actual())
+                        .isEqualTo(
+                            Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0)));
       } finally {
         client.close();
       }
@@ -175,16 +208,26 @@ class GatedAnthropicTest {
   }
 
   private static final String START =
-      event("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","
-          + "\"role\":\"assistant\",\"model\":\"" + MODEL + "\",\"content\":[],\"stop_reason\":null,"
-          + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":21,\"output_tokens\":1}}}");
+      event(
+          "message_start",
+          "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","
+              + "\"role\":\"assistant\",\"model\":\""
+              + MODEL
+              + "\",\"content\":[],\"stop_reason\":null,"
+              + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":21,\"output_tokens\":1}}}");
   private static final String BLOCK_START =
-      event("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,"
-          + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+      event(
+          "content_block_start",
+          "{\"type\":\"content_block_start\",\"index\":0,"
+              + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
 
   private static String delta(String text) {
-    return event("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,"
-        + "\"delta\":{\"type\":\"text_delta\",\"text\":\"" + text + "\"}}");
+    return event(
+        "content_block_delta",
+        "{\"type\":\"content_block_delta\",\"index\":0,"
+            + "\"delta\":{\"type\":\"text_delta\",\"text\":\""
+            + text
+            + "\"}}");
   }
 
   @Test
@@ -196,20 +239,29 @@ class GatedAnthropicTest {
             BLOCK_START,
             delta("Hello"),
             event("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}"),
-            event("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
-                + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}"),
+            event(
+                "message_delta",
+                "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
+                    + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}"),
             event("message_stop", "{\"type\":\"message_stop\"}"));
-    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.events(events, false));
+    try (LoopbackResponder responder =
+            LoopbackResponder.start(LoopbackResponder.Answer.events(events, false));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(responder.baseUrl(), gate);
-      try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(params(100))) {
-        assertThat(stream.stream().filter(RawMessageStreamEvent::isMessageDelta).count()).isEqualTo(1);
+      try (StreamResponse<RawMessageStreamEvent> stream =
+          client.messages().createStreaming(params(100))) {
+        assertThat(stream.stream().filter(RawMessageStreamEvent::isMessageDelta).count())
+            .isEqualTo(1);
       } finally {
         client.close();
       }
-      assertThat(gate.releases()).singleElement().satisfies(release ->
-          assertThat(release.actual())
-              .isEqualTo(Cost.requests(1).with("input_tokens", 21).with("output_tokens", 15)));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release ->
+                  assertThat(release.actual())
+                      .isEqualTo(
+                          Cost.requests(1).with("input_tokens", 21).with("output_tokens", 15)));
     }
   }
 
@@ -217,10 +269,12 @@ class GatedAnthropicTest {
   void aStreamCancelledMidwayReleasesItsReportedInputAndTheDeliveredText() throws Exception {
     RecordingGate gate = separateLimits(5_000);
     List<String> events = List.of(START, BLOCK_START, delta("x".repeat(35)));
-    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.events(events, true));
+    try (LoopbackResponder responder =
+            LoopbackResponder.start(LoopbackResponder.Answer.events(events, true));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(responder.baseUrl(), gate);
-      try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(params(100))) {
+      try (StreamResponse<RawMessageStreamEvent> stream =
+          client.messages().createStreaming(params(100))) {
         Iterator<RawMessageStreamEvent> it = stream.stream().iterator();
         it.next();
         it.next();
@@ -230,9 +284,13 @@ class GatedAnthropicTest {
         client.close();
       }
       // input as message_start reported it; output: 35 characters at 3.5 per token
-      assertThat(gate.releases()).singleElement().satisfies(release ->
-          assertThat(release.actual())
-              .isEqualTo(Cost.requests(1).with("input_tokens", 21).with("output_tokens", 10)));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release ->
+                  assertThat(release.actual())
+                      .isEqualTo(
+                          Cost.requests(1).with("input_tokens", 21).with("output_tokens", 10)));
       assertThat(gate.outstanding()).isZero();
       assertThat(responder.requests()).hasSize(1);
     }
@@ -242,11 +300,13 @@ class GatedAnthropicTest {
   void countTokensIsNotGated() throws Exception {
     RecordingGate gate = separateLimits(5_000);
     try (LoopbackResponder responder =
-        LoopbackResponder.start(LoopbackResponder.Answer.json(200, Map.of(), "{\"input_tokens\":12}"))) {
+        LoopbackResponder.start(
+            LoopbackResponder.Answer.json(200, Map.of(), "{\"input_tokens\":12}"))) {
       AnthropicClient client = client(responder.baseUrl(), gate);
       try {
         long tokens =
-            client.messages()
+            client
+                .messages()
                 .countTokens(
                     com.anthropic.models.messages.MessageCountTokensParams.builder()
                         .model(MODEL)

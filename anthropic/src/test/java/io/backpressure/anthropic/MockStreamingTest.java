@@ -39,52 +39,79 @@ class MockStreamingTest {
     return GatedAnthropic.builder()
         .gate(gate)
         .costModel(CostModel.SEPARATE_INPUT_OUTPUT)
-        .clientOptions(options -> options.baseUrl(provider.url()).apiKey("sk-ant-test").timeout(Duration.ofSeconds(20)))
+        .clientOptions(
+            options ->
+                options
+                    .baseUrl(provider.url())
+                    .apiKey("sk-ant-test")
+                    .timeout(Duration.ofSeconds(20)))
         .build();
   }
 
   private static MessageCreateParams params() {
-    return MessageCreateParams.builder().model("claude-haiku-4-5").maxTokens(60).addUserMessage("x".repeat(70)).build();
+    return MessageCreateParams.builder()
+        .model("claude-haiku-4-5")
+        .maxTokens(60)
+        .addUserMessage("x".repeat(70))
+        .build();
   }
 
   @Test
   void releasesWithTheInputOfMessageStartAndTheOutputOfMessageDelta() throws Exception {
     MockProviderConfig config =
-        MockProviderConfig.builder().latencyMs(0, 0).completionTokens(new CompletionTokens.Fixed(40)).build();
+        MockProviderConfig.builder()
+            .latencyMs(0, 0)
+            .completionTokens(new CompletionTokens.Fixed(40))
+            .build();
     try (MockProvider provider = MockProvider.start(config);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(provider);
-      try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(params())) {
-        assertThat(stream.stream().filter(RawMessageStreamEvent::isMessageStop).count()).isEqualTo(1);
+      try (StreamResponse<RawMessageStreamEvent> stream =
+          client.messages().createStreaming(params())) {
+        assertThat(stream.stream().filter(RawMessageStreamEvent::isMessageStop).count())
+            .isEqualTo(1);
       } finally {
         client.close();
       }
       RequestRecord record = provider.records().get(0);
-      assertThat(gate.releases()).singleElement().satisfies(release ->
-          assertThat(release.actual())
-              .isEqualTo(Cost.requests(1).with("input_tokens", record.promptTokens()).with("output_tokens", record.completionTokens())));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release ->
+                  assertThat(release.actual())
+                      .isEqualTo(
+                          Cost.requests(1)
+                              .with("input_tokens", record.promptTokens())
+                              .with("output_tokens", record.completionTokens())));
     }
   }
 
   @Test
   void aStreamCancelledWhileTheMockIsStillWritingReleasesTheReportedInput() throws Exception {
     MockProviderConfig config =
-        MockProviderConfig.builder().latencyMs(3_000, 3_000).completionTokens(new CompletionTokens.Fixed(40)).build();
+        MockProviderConfig.builder()
+            .latencyMs(3_000, 3_000)
+            .completionTokens(new CompletionTokens.Fixed(40))
+            .build();
     try (MockProvider provider = MockProvider.start(config);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(provider);
       long reportedInput;
-      try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(params())) {
+      try (StreamResponse<RawMessageStreamEvent> stream =
+          client.messages().createStreaming(params())) {
         Iterator<RawMessageStreamEvent> events = stream.stream().iterator();
         reportedInput = events.next().asMessageStart().message().usage().inputTokens();
         assertThat(gate.releases()).isEmpty();
       } finally {
         client.close();
       }
-      assertThat(gate.releases()).singleElement().satisfies(release -> {
-        assertThat(release.actual().amount("input_tokens")).isEqualTo(reportedInput);
-        assertThat(release.actual().amount("output_tokens")).isLessThan(40);
-      });
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release -> {
+                assertThat(release.actual().amount("input_tokens")).isEqualTo(reportedInput);
+                assertThat(release.actual().amount("output_tokens")).isLessThan(40);
+              });
       assertThat(gate.outstanding()).isZero();
     }
   }

@@ -16,21 +16,36 @@ import picocli.CommandLine.Option;
  * {@code ./backpressure bench memory}: the in-memory admission benchmarks through JMH with its GC
  * profiler, printing throughput and allocation per operation ({@code gc.alloc.rate.norm}).
  */
-@Command(name = "memory", mixinStandardHelpOptions = true,
-    description = "Admissions per second and bytes allocated per call of the in-memory gate (JMH -prof gc), "
-        + "at 10 and 10 000 tenants; and two targets on two threads against one thread.")
+@Command(
+    name = "memory",
+    mixinStandardHelpOptions = true,
+    description =
+        "Admissions per second and bytes allocated per call of the in-memory gate (JMH -prof gc), "
+            + "at 10 and 10 000 tenants; and two targets on two threads against one thread.")
 public final class BenchCommand implements Callable<Integer> {
 
-  @Option(names = "--threads", description = "Benchmark threads (default: ${DEFAULT-VALUE}).", defaultValue = "1")
+  @Option(
+      names = "--threads",
+      description = "Benchmark threads (default: ${DEFAULT-VALUE}).",
+      defaultValue = "1")
   int threads;
 
-  @Option(names = "--forks", description = "JVM forks (default: ${DEFAULT-VALUE}).", defaultValue = "1")
+  @Option(
+      names = "--forks",
+      description = "JVM forks (default: ${DEFAULT-VALUE}).",
+      defaultValue = "1")
   int forks;
 
-  @Option(names = "--iterations", description = "Measured iterations (default: ${DEFAULT-VALUE}).", defaultValue = "5")
+  @Option(
+      names = "--iterations",
+      description = "Measured iterations (default: ${DEFAULT-VALUE}).",
+      defaultValue = "5")
   int iterations;
 
-  @Option(names = "--seconds", description = "Seconds per iteration (default: ${DEFAULT-VALUE}).", defaultValue = "2")
+  @Option(
+      names = "--seconds",
+      description = "Seconds per iteration (default: ${DEFAULT-VALUE}).",
+      defaultValue = "2")
   int seconds;
 
   public static void main(String[] args) {
@@ -40,11 +55,14 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws RunnerException {
     if (threads < 1 || forks < 0 || iterations < 1 || seconds < 1) {
-      System.err.println("bench: --threads, --iterations and --seconds must be ≥ 1 and --forks ≥ 0");
+      System.err.println(
+          "bench: --threads, --iterations and --seconds must be ≥ 1 and --forks ≥ 0");
       return 2;
     }
     java.util.List<String> summary = new java.util.ArrayList<>();
-    summary.add(String.format("%-26s %-8s %-8s %21s %12s", "benchmark", "threads", "tenants", "ops/s", "B/op"));
+    summary.add(
+        String.format(
+            "%-26s %-8s %-8s %21s %12s", "benchmark", "threads", "tenants", "ops/s", "B/op"));
     for (RunResult result : run(InMemoryAdmissionBenchmark.class, threads)) {
       summary.add(line(result, threads));
     }
@@ -61,33 +79,43 @@ public final class BenchCommand implements Callable<Integer> {
         }
       }
     }
-    summary.add(String.format("two targets on two threads: %.2f × one thread on one target", two / one));
+    summary.add(
+        String.format("two targets on two threads: %.2f × one thread on one target", two / one));
     System.out.println();
     summary.forEach(System.out::println);
     return 0;
   }
 
-  private java.util.Collection<RunResult> run(Class<?> benchmark, int threadCount) throws RunnerException {
-    Options options = new OptionsBuilder()
-        .include(benchmark.getName() + "\\.")
-        .threads(threadCount)
-        .forks(forks)
-        .warmupIterations(2)
-        .warmupTime(TimeValue.seconds(seconds))
-        .measurementIterations(iterations)
-        .measurementTime(TimeValue.seconds(seconds))
-        .addProfiler(GCProfiler.class)
-        .build();
+  private java.util.Collection<RunResult> run(Class<?> benchmark, int threadCount)
+      throws RunnerException {
+    Options options =
+        new OptionsBuilder()
+            .include(benchmark.getName() + "\\.")
+            .threads(threadCount)
+            .forks(forks)
+            .warmupIterations(2)
+            .warmupTime(TimeValue.seconds(seconds))
+            .measurementIterations(iterations)
+            .measurementTime(TimeValue.seconds(seconds))
+            .addProfiler(GCProfiler.class)
+            .build();
     return new Runner(options).run();
   }
 
-  /** One line: throughput with its error, and bytes allocated per operation (JMH's gc.alloc.rate.norm). */
+  /**
+   * One line: throughput with its error, and bytes allocated per operation (JMH's
+   * gc.alloc.rate.norm).
+   */
   private static String line(RunResult result, int threadCount) {
     Result<?> allocation = result.getSecondaryResults().get("gc.alloc.rate.norm");
     String tenants = result.getParams().getParam("tenants");
-    return String.format("%-26s %-8d %-8s %,12.0f ± %,-8.0f %10s",
-        result.getParams().getBenchmark().replaceAll(".*\\.", ""), threadCount, tenants == null ? "10" : tenants,
-        result.getPrimaryResult().getScore(), result.getPrimaryResult().getScoreError(),
+    return String.format(
+        "%-26s %-8d %-8s %,12.0f ± %,-8.0f %10s",
+        result.getParams().getBenchmark().replaceAll(".*\\.", ""),
+        threadCount,
+        tenants == null ? "10" : tenants,
+        result.getPrimaryResult().getScore(),
+        result.getPrimaryResult().getScoreError(),
         allocation == null ? "-" : String.format("%.0f", allocation.getScore()));
   }
 }

@@ -73,14 +73,21 @@ public class GatedClientBenchmark {
             .build();
     bare =
         new OpenAIClientImpl(
-            ClientOptions.builder().httpClient(new MemoryTransport()).apiKey("sk-bench").maxRetries(0).build());
+            ClientOptions.builder()
+                .httpClient(new MemoryTransport())
+                .apiKey("sk-bench")
+                .maxRetries(0)
+                .build());
     gated =
         GatedOpenAI.builder()
             .gate(InMemoryGate.create(policy))
             .transport(new MemoryTransport())
             .clientOptions(options -> options.apiKey("sk-bench"))
             .build();
-    prompt = "The quick brown fox jumps over the lazy dog. ".repeat(promptChars / 45 + 1).substring(0, promptChars);
+    prompt =
+        "The quick brown fox jumps over the lazy dog. "
+            .repeat(promptChars / 45 + 1)
+            .substring(0, promptChars);
     counter = TokenCounter.forModel("gpt-4o-mini");
     params =
         ChatCompletionCreateParams.builder()
@@ -123,7 +130,8 @@ public class GatedClientBenchmark {
     }
 
     @Override
-    public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions options) {
+    public CompletableFuture<HttpResponse> executeAsync(
+        HttpRequest request, RequestOptions options) {
       return CompletableFuture.completedFuture(execute(request, options));
     }
 

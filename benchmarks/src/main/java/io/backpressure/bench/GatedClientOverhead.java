@@ -4,10 +4,10 @@ import java.util.Arrays;
 
 /**
  * The gated client's overhead per call measured A/B on one thread: each round makes one bare call,
- * one gated call and one prompt count ({@link GatedClientBenchmark}'s three operations, same
- * setup) back to back and times each, so that all three see the same machine load; it prints the
- * median and the 10th percentile of each. On a machine shared with other work this is steadier
- * than separate JMH runs, whose iterations meet different loads.
+ * one gated call and one prompt count ({@link GatedClientBenchmark}'s three operations, same setup)
+ * back to back and times each, so that all three see the same machine load; it prints the median
+ * and the 10th percentile of each. On a machine shared with other work this is steadier than
+ * separate JMH runs, whose iterations meet different loads.
  *
  * <p>Usage: {@code GatedClientOverhead [rounds]} (default 20 000, after as many warm-up rounds).
  */

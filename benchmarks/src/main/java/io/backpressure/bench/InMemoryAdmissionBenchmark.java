@@ -18,11 +18,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Admissions per second of the in-memory gate on the system clock, with 10 or 10 000 active
- * tenants spread over three classes. Each operation is one admission plus, when admitted, its
- * release with a different true cost, as a worker would do; a deferral is retried with its
- * booking by the next operation of the same tenant. The caps are set high enough that most calls
- * are admitted, so the grant bookkeeping is exercised as well as the decision.
+ * Admissions per second of the in-memory gate on the system clock, with 10 or 10 000 active tenants
+ * spread over three classes. Each operation is one admission plus, when admitted, its release with
+ * a different true cost, as a worker would do; a deferral is retried with its booking by the next
+ * operation of the same tenant. The caps are set high enough that most calls are admitted, so the
+ * grant bookkeeping is exercised as well as the decision.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -44,7 +44,9 @@ public class InMemoryAdmissionBenchmark {
     requests = new AdmissionRequest[tenants];
     String[] classes = {"P1", "P2", "P3"};
     for (int t = 0; t < tenants; t++) {
-      requests[t] = AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + t % 400));
+      requests[t] =
+          AdmissionRequest.of(
+              "tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + t % 400));
     }
     actual = Cost.requests(1).tokens(250);
   }
@@ -53,7 +55,9 @@ public class InMemoryAdmissionBenchmark {
     return Policy.builder("bench/model")
         .dimension("requests", 1e9, 1e9)
         .dimension("tokens", 1e12, 1e12)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
+        .priority("P1", 0.5)
+        .priority("P2", 0.3)
+        .priority("P3", 0.2)
         .grantTtl(grantTtl)
         .build();
   }
@@ -73,7 +77,8 @@ public class InMemoryAdmissionBenchmark {
       int t = next;
       next = t + 1 == requests.length ? 0 : t + 1;
       String booking = bookings[t];
-      Admission answer = gate.admit(booking == null ? requests[t] : requests[t].withBooking(booking));
+      Admission answer =
+          gate.admit(booking == null ? requests[t] : requests[t].withBooking(booking));
       bookings[t] = answer instanceof Admission.Deferred d ? d.booking() : null;
       return answer;
     }

@@ -49,24 +49,33 @@ public class MeteredGateBenchmark {
 
   @Setup
   public void setUp() {
-    Policy policy = Policy.builder("bench/model")
-        .dimension("requests", 1e9, 1e9)
-        .dimension("tokens", 1e12, 1e12)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .build();
+    Policy policy =
+        Policy.builder("bench/model")
+            .dimension("requests", 1e9, 1e9)
+            .dimension("tokens", 1e12, 1e12)
+            .priority("P1", 0.5)
+            .priority("P2", 0.3)
+            .priority("P3", 0.2)
+            .build();
     InMemoryGate inner = InMemoryGate.create(policy);
-    gate = switch (meters) {
-      case "none" -> inner;
-      case "prometheus" -> MeteredGate.builder(inner, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).build();
-      case "prometheus-tenant" -> MeteredGate.builder(inner, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-          .tenantTag(true).build();
-      case "simple" -> MeteredGate.builder(inner, new SimpleMeterRegistry()).build();
-      default -> throw new IllegalArgumentException("meters: " + meters);
-    };
+    gate =
+        switch (meters) {
+          case "none" -> inner;
+          case "prometheus" ->
+              MeteredGate.builder(inner, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+                  .build();
+          case "prometheus-tenant" ->
+              MeteredGate.builder(inner, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+                  .tenantTag(true)
+                  .build();
+          case "simple" -> MeteredGate.builder(inner, new SimpleMeterRegistry()).build();
+          default -> throw new IllegalArgumentException("meters: " + meters);
+        };
     String[] classes = {"P1", "P2", "P3"};
     requests = new AdmissionRequest[30];
     for (int t = 0; t < requests.length; t++) {
-      requests[t] = AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + 10 * t));
+      requests[t] =
+          AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + 10 * t));
     }
     actual = Cost.requests(1).tokens(250);
   }

@@ -48,15 +48,22 @@ public class TargetsBenchmark {
     @Setup
     public void setUp(TargetsBenchmark shared) {
       String target = "bench/target-" + shared.nextTarget.getAndIncrement();
-      gate = shared.gates.gate(Policy.builder(target)
-          .dimension("requests", 1e9, 1e9).dimension("tokens", 1e12, 1e12)
-          .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-          .grantTtl(Duration.ofMinutes(15))
-          .build());
+      gate =
+          shared.gates.gate(
+              Policy.builder(target)
+                  .dimension("requests", 1e9, 1e9)
+                  .dimension("tokens", 1e12, 1e12)
+                  .priority("P1", 0.5)
+                  .priority("P2", 0.3)
+                  .priority("P3", 0.2)
+                  .grantTtl(Duration.ofMinutes(15))
+                  .build());
       String[] classes = {"P1", "P2", "P3"};
       requests = new AdmissionRequest[10];
       for (int t = 0; t < requests.length; t++) {
-        requests[t] = AdmissionRequest.of("tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + t * 37));
+        requests[t] =
+            AdmissionRequest.of(
+                "tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + t * 37));
       }
     }
   }

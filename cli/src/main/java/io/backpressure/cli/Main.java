@@ -20,7 +20,8 @@ import picocli.CommandLine.Command;
       io.backpressure.eval.DevServerCommand.class,
       io.backpressure.mock.MockLlmCommand.class,
       io.backpressure.admin.AdminCommand.class,
-      Main.Bench.class})
+      Main.Bench.class
+    })
 public final class Main {
 
   public static void main(String[] args) {
@@ -33,7 +34,9 @@ public final class Main {
   }
 
   /** Groups the benchmarks. */
-  @Command(name = "bench", mixinStandardHelpOptions = true,
+  @Command(
+      name = "bench",
+      mixinStandardHelpOptions = true,
       description = "Admission benchmarks.",
       subcommands = {
         io.backpressure.bench.BenchCommand.class,

@@ -33,7 +33,9 @@ public final class ActivityAdmitter implements Admitter {
     this.factory = factory;
   }
 
-  /** Each gate behind {@link ActivityGate#of(Gate)}: default bound, every deferral frees the slot. */
+  /**
+   * Each gate behind {@link ActivityGate#of(Gate)}: default bound, every deferral frees the slot.
+   */
   public static ActivityAdmitter create() {
     return new ActivityAdmitter(ActivityGate::of);
   }
@@ -56,11 +58,16 @@ public final class ActivityAdmitter implements Admitter {
     activityGate(gate).release(grant, actual);
   }
 
-  /** A non-retryable {@value Backpressure#REJECTED} failure with details {@code [reason, message]}. */
+  /**
+   * A non-retryable {@value Backpressure#REJECTED} failure with details {@code [reason, message]}.
+   */
   @Override
   public RuntimeException refused(RejectReason reason, @Nullable String message) {
     return ApplicationFailure.newNonRetryableFailure(
-        "admission rejected (" + reason + "): " + message, Backpressure.REJECTED, reason.name(), message);
+        "admission rejected (" + reason + "): " + message,
+        Backpressure.REJECTED,
+        reason.name(),
+        message);
   }
 
   private ActivityGate activityGate(Gate gate) {

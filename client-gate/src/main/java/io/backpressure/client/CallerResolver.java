@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 public interface CallerResolver {
 
   /**
-   * The caller of {@code call}, or null when it is not known; the gated client then refuses the call
-   * with a message saying how to set one.
+   * The caller of {@code call}, or null when it is not known; the gated client then refuses the
+   * call with a message saying how to set one.
    */
   @Nullable GateContext resolve(ProviderCall call);
 

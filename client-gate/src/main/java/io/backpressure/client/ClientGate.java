@@ -71,8 +71,8 @@ public final class ClientGate {
    * Admits the call whose JSON body is {@code requestBody}.
    *
    * @return the admitted exchange, whose {@link Exchange#body()} is to be sent
-   * @throws RuntimeException the admitter's exception when the call must not be sent now, or when it
-   *     cannot be gated (no caller, no route for its model, a body that is not a JSON object)
+   * @throws RuntimeException the admitter's exception when the call must not be sent now, or when
+   *     it cannot be gated (no caller, no route for its model, a body that is not a JSON object)
    */
   public Exchange admit(byte[] requestBody) {
     return admit(requestBody, name -> null);
@@ -150,10 +150,12 @@ public final class ClientGate {
     try {
       node = JSON.readTree(requestBody);
     } catch (IOException e) {
-      throw admitter.refused(RejectReason.INVALID_REQUEST, "the request body is not JSON: " + e.getMessage());
+      throw admitter.refused(
+          RejectReason.INVALID_REQUEST, "the request body is not JSON: " + e.getMessage());
     }
     if (!(node instanceof ObjectNode object)) {
-      throw admitter.refused(RejectReason.INVALID_REQUEST, "the request body must be a JSON object");
+      throw admitter.refused(
+          RejectReason.INVALID_REQUEST, "the request body must be a JSON object");
     }
     return object;
   }

@@ -56,7 +56,10 @@ public record CostModel(Set<String> dimensions) {
     for (String name : dimensions) {
       if (!KNOWN.contains(name)) {
         throw new IllegalArgumentException(
-            "dimensions: '" + name + "' is not a dimension a gated client can charge; allowed: " + KNOWN);
+            "dimensions: '"
+                + name
+                + "' is not a dimension a gated client can charge; allowed: "
+                + KNOWN);
       }
     }
   }
@@ -74,7 +77,8 @@ public record CostModel(Set<String> dimensions) {
 
   /** What a call that used {@code usage} is released with. */
   public Cost actual(Usage usage) {
-    return cost(usage.inputTokens() + usage.outputTokens(), usage.inputTokens(), usage.outputTokens());
+    return cost(
+        usage.inputTokens() + usage.outputTokens(), usage.inputTokens(), usage.outputTokens());
   }
 
   /** What a failed call is released with: one request, no tokens. */

@@ -13,7 +13,9 @@ public final class DeferredException extends NotAdmittedException {
   private final String booking;
 
   public DeferredException(String target, Duration retryAfter, String booking) {
-    super(target, "deferred by the admission gate of " + target + " for " + retryAfter.toMillis() + " ms");
+    super(
+        target,
+        "deferred by the admission gate of " + target + " for " + retryAfter.toMillis() + " ms");
     this.retryAfter = retryAfter;
     this.booking = booking;
   }

@@ -61,7 +61,9 @@ public final class Exchange {
    */
   public void answered(int statusCode, Map<String, List<String>> headers) {
     try {
-      clientGate.feedback().observe(new ProviderResponse(gate.target(), call.model(), statusCode, headers), grant);
+      clientGate
+          .feedback()
+          .observe(new ProviderResponse(gate.target(), call.model(), statusCode, headers), grant);
     } catch (RuntimeException e) {
       log.warn("provider feedback failed for target {}", gate.target(), e);
     }
@@ -91,12 +93,18 @@ public final class Exchange {
     release(clientGate.costModel().failed());
   }
 
-  /** Releases with the usage of a complete answer's JSON body; the debited cost when it has none. */
+  /**
+   * Releases with the usage of a complete answer's JSON body; the debited cost when it has none.
+   */
   void completed(@Nullable JsonNode answer) {
     Cost actual =
         answer == null
             ? grant.debited()
-            : clientGate.dialect().usage(answer).map(clientGate.costModel()::actual).orElse(grant.debited());
+            : clientGate
+                .dialect()
+                .usage(answer)
+                .map(clientGate.costModel()::actual)
+                .orElse(grant.debited());
     release(actual);
   }
 

@@ -51,7 +51,10 @@ import org.jspecify.annotations.Nullable;
  *     default
  */
 public record GateContext(
-    String tenant, @Nullable String priority, @Nullable String booking, @Nullable Duration maxWait) {
+    String tenant,
+    @Nullable String priority,
+    @Nullable String booking,
+    @Nullable Duration maxWait) {
 
   /** The key under which frameworks' per-call attribute maps carry a context. */
   public static final String KEY = "backpressure.context";
@@ -126,11 +129,15 @@ public record GateContext(
       }
       if (millis < 0 || millis > Duration.ofDays(365).toMillis()) {
         throw new IllegalArgumentException(
-            MAX_WAIT_HEADER + " must be whole milliseconds in [0, 31536000000], got '" + maxWait + "'");
+            MAX_WAIT_HEADER
+                + " must be whole milliseconds in [0, 31536000000], got '"
+                + maxWait
+                + "'");
       }
       wait = Duration.ofMillis(millis);
     }
-    return new GateContext(tenant, header.apply(PRIORITY_HEADER), header.apply(BOOKING_HEADER), wait);
+    return new GateContext(
+        tenant, header.apply(PRIORITY_HEADER), header.apply(BOOKING_HEADER), wait);
   }
 
   /** The context the current thread has opened, if any. */
@@ -145,14 +152,18 @@ public record GateContext(
     return scope;
   }
 
-  /** Runs {@code action} with this context current on this thread, then restores the previous one. */
+  /**
+   * Runs {@code action} with this context current on this thread, then restores the previous one.
+   */
   public void run(Runnable action) {
     try (Scope scope = open()) {
       action.run();
     }
   }
 
-  /** Calls {@code action} with this context current on this thread, then restores the previous one. */
+  /**
+   * Calls {@code action} with this context current on this thread, then restores the previous one.
+   */
   public <T> T call(Callable<T> action) throws Exception {
     try (Scope scope = open()) {
       return action.call();

@@ -15,10 +15,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The SDK-neutral part of a gated HTTP client: which requests are gated, admitting them before they
- * are sent, sending the gate's body without the gate's headers, and handing back the answer with its
- * body tapped so that the grant is released with the usage. Ungated requests pass through, with the
- * gate's headers removed. Each SDK module (openai-java, anthropic-java) implements its SDK's {@code
- * HttpClient} by giving this class a {@link Sdk} view of that SDK's request and response types.
+ * are sent, sending the gate's body without the gate's headers, and handing back the answer with
+ * its body tapped so that the grant is released with the usage. Ungated requests pass through, with
+ * the gate's headers removed. Each SDK module (openai-java, anthropic-java) implements its SDK's
+ * {@code HttpClient} by giving this class a {@link Sdk} view of that SDK's request and response
+ * types.
  *
  * <p>Thread-safe; one instance serves every request of its client.
  *
@@ -137,10 +138,12 @@ public final class GatedTransport<Q, R> {
   }
 
   private Exchange admit(Q request) {
-    return gate.admit(sdk.requestBody(request), name -> {
-      List<String> values = sdk.requestHeader(request, name);
-      return values.isEmpty() ? null : values.get(0);
-    });
+    return gate.admit(
+        sdk.requestBody(request),
+        name -> {
+          List<String> values = sdk.requestHeader(request, name);
+          return values.isEmpty() ? null : values.get(0);
+        });
   }
 
   private R tapped(Exchange exchange, R response) {
@@ -149,7 +152,9 @@ public final class GatedTransport<Q, R> {
       headers.put(name.toLowerCase(Locale.ROOT), sdk.answerHeader(response, name));
     }
     exchange.answered(sdk.statusCode(response), headers);
-    return sdk.tapped(response, new TappedBody(() -> sdk.answerBody(response), () -> sdk.close(response), exchange));
+    return sdk.tapped(
+        response,
+        new TappedBody(() -> sdk.answerBody(response), () -> sdk.close(response), exchange));
   }
 
   /**

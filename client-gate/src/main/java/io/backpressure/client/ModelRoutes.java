@@ -49,7 +49,8 @@ public final class ModelRoutes {
   private ModelRoutes(Builder builder) {
     this.exact = Map.copyOf(builder.exact);
     List<Map.Entry<String, Gate>> sorted = new ArrayList<>(builder.prefixes.entrySet());
-    sorted.sort(Comparator.comparingInt((Map.Entry<String, Gate> e) -> e.getKey().length()).reversed());
+    sorted.sort(
+        Comparator.comparingInt((Map.Entry<String, Gate> e) -> e.getKey().length()).reversed());
     this.prefixes = List.copyOf(sorted);
     this.fallback = builder.fallback;
   }
@@ -64,8 +65,8 @@ public final class ModelRoutes {
   }
 
   /**
-   * Routes from a table of pattern → target name, with {@code gates} giving the gate of each
-   * target (called once per distinct target). The key {@code default} names the default target.
+   * Routes from a table of pattern → target name, with {@code gates} giving the gate of each target
+   * (called once per distinct target). The key {@code default} names the default target.
    */
   public static ModelRoutes fromTable(Map<String, String> table, Function<String, Gate> gates) {
     Objects.requireNonNull(gates, "gates");
@@ -146,8 +147,10 @@ public final class ModelRoutes {
   @Override
   public String toString() {
     StringBuilder text = new StringBuilder("{");
-    exact.forEach((model, gate) -> text.append(model).append(" -> ").append(gate.target()).append(", "));
-    prefixes.forEach(e -> text.append(e.getKey()).append("* -> ").append(e.getValue().target()).append(", "));
+    exact.forEach(
+        (model, gate) -> text.append(model).append(" -> ").append(gate.target()).append(", "));
+    prefixes.forEach(
+        e -> text.append(e.getKey()).append("* -> ").append(e.getValue().target()).append(", "));
     text.append("default -> ").append(fallback == null ? "none" : fallback.target()).append('}');
     return text.toString();
   }
@@ -161,7 +164,8 @@ public final class ModelRoutes {
     private Builder() {}
 
     /**
-     * Sends calls for {@code pattern} (a model name, or a prefix ending in {@code *}) to {@code gate}.
+     * Sends calls for {@code pattern} (a model name, or a prefix ending in {@code *}) to {@code
+     * gate}.
      *
      * @throws IllegalArgumentException if the pattern is blank or already routed
      */

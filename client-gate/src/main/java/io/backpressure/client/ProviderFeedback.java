@@ -8,8 +8,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Receives every answer of the provider to a gated call, so that the caps can follow what the
- * provider reports (its rate-limit headers, its 429s). Called on the thread that received the answer,
- * before the SDK sees it; keep it quick, and do not throw (a thrown exception is logged and ignored).
+ * provider reports (its rate-limit headers, its 429s). Called on the thread that received the
+ * answer, before the SDK sees it; keep it quick, and do not throw (a thrown exception is logged and
+ * ignored).
  */
 @FunctionalInterface
 public interface ProviderFeedback {
@@ -42,7 +43,8 @@ public interface ProviderFeedback {
 
       @Override
       public void observe(ProviderResponse response, @Nullable Grant grant) {
-        gate.feedback(grant,
+        gate.feedback(
+            grant,
             ProviderSignals.parse(response.statusCode(), response.headers(), null, Instant.now()));
       }
     };

@@ -10,11 +10,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * A streamed answer's body, split into server-sent events as the SDK reads it and fed to the
  * dialect's {@link StreamTally}. At the stream's end the grant is released with the reported usage;
- * when the stream breaks (a read throws) or the SDK closes it early (the caller cancelled), with what
- * the tally can prove. Event framing follows the HTML standard's {@code text/event-stream}: lines
- * end in LF or CRLF, a blank line ends an event, lines starting with ':' are comments, and one
- * space after a field's colon is dropped. Unlike the standard, an unterminated last event is still
- * read when the stream ends: it can only add usage. Used by one reader; not thread-safe.
+ * when the stream breaks (a read throws) or the SDK closes it early (the caller cancelled), with
+ * what the tally can prove. Event framing follows the HTML standard's {@code text/event-stream}:
+ * lines end in LF or CRLF, a blank line ends an event, lines starting with ':' are comments, and
+ * one space after a field's colon is dropped. Unlike the standard, an unterminated last event is
+ * still read when the stream ends: it can only add usage. Used by one reader; not thread-safe.
  */
 final class SseTap extends FilterInputStream {
 
@@ -93,7 +93,8 @@ final class SseTap extends FilterInputStream {
       return;
     }
     byte[] bytes = line.toByteArray();
-    int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
+    int length =
+        bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
     line.reset();
     onLine(new String(bytes, 0, length, StandardCharsets.UTF_8));
   }

@@ -25,14 +25,17 @@ class CostModelTest {
         .isEqualTo(Cost.requests(1).with("input_tokens", 120).with("output_tokens", 400));
     assertThat(model.actual(new Usage(118, 37)))
         .isEqualTo(Cost.requests(1).with("input_tokens", 118).with("output_tokens", 37));
-    assertThat(model.estimate(new ProviderCall("m", 5, null, false)).amount("output_tokens")).isZero();
+    assertThat(model.estimate(new ProviderCall("m", 5, null, false)).amount("output_tokens"))
+        .isZero();
   }
 
   @Test
   void refusesUnknownDimensions() {
     assertThatThrownBy(() -> CostModel.of("requests", "tokenz"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("dimensions: 'tokenz' is not a dimension a gated client can charge; allowed: ");
-    assertThatThrownBy(CostModel::of).hasMessageStartingWith("dimensions must name at least one of");
+        .hasMessageStartingWith(
+            "dimensions: 'tokenz' is not a dimension a gated client can charge; allowed: ");
+    assertThatThrownBy(CostModel::of)
+        .hasMessageStartingWith("dimensions must name at least one of");
   }
 }

@@ -1,7 +1,6 @@
 package io.backpressure.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
@@ -15,7 +14,10 @@ class GateContextTest {
     assertThat(GateContext.current()).isEmpty();
     try (GateContext.Scope outer = GateContext.of("acme", "P2").open()) {
       try (GateContext.Scope inner =
-          GateContext.of("acme", "P2").withBooking("b-1").withMaxWait(Duration.ofSeconds(5)).open()) {
+          GateContext.of("acme", "P2")
+              .withBooking("b-1")
+              .withMaxWait(Duration.ofSeconds(5))
+              .open()) {
         assertThat(GateContext.current())
             .hasValue(new GateContext("acme", "P2", "b-1", Duration.ofSeconds(5)));
       }
@@ -32,9 +34,13 @@ class GateContextTest {
     try (GateContext.Scope scope = outer.open()) {
       assertThat(inner.call(GateContext::current)).hasValue(inner);
       assertThat(GateContext.current()).hasValue(outer);
-      assertThatThrownBy(() -> inner.run(() -> {
-        throw new IllegalStateException("boom");
-      })).hasMessage("boom");
+      assertThatThrownBy(
+              () ->
+                  inner.run(
+                      () -> {
+                        throw new IllegalStateException("boom");
+                      }))
+          .hasMessage("boom");
       assertThat(GateContext.current()).hasValue(outer);
     }
     assertThat(GateContext.current()).isEmpty();
@@ -42,7 +48,8 @@ class GateContextTest {
 
   @Test
   void travelsAsRequestHeaders() {
-    GateContext context = GateContext.of("acme", "P1").withBooking("b-7").withMaxWait(Duration.ofSeconds(30));
+    GateContext context =
+        GateContext.of("acme", "P1").withBooking("b-7").withMaxWait(Duration.ofSeconds(30));
     Map<String, String> headers = context.headers();
     assertThat(headers)
         .containsExactly(
@@ -56,9 +63,11 @@ class GateContextTest {
 
   @Test
   void refusesAWaitLimitThatIsNotMilliseconds() {
-    Map<String, String> headers = Map.of("x-backpressure-tenant", "acme", "x-backpressure-max-wait-ms", "5s");
+    Map<String, String> headers =
+        Map.of("x-backpressure-tenant", "acme", "x-backpressure-max-wait-ms", "5s");
     assertThatThrownBy(() -> GateContext.fromHeaders(headers::get))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("x-backpressure-max-wait-ms must be whole milliseconds in [0, 31536000000], got '5s'");
+        .hasMessage(
+            "x-backpressure-max-wait-ms must be whole milliseconds in [0, 31536000000], got '5s'");
   }
 }

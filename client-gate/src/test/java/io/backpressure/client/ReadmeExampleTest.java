@@ -20,11 +20,15 @@ class ReadmeExampleTest {
   void theRoutesExampleRoutesAsItsCommentsSay() {
     ModelRoutes routes =
         ReadmeExample.routes(
-            target -> InMemoryGate.create(Policy.builder(target).requestsPerSecond(1).priority("P1", 1).build()));
-    assertThat(routes.gateFor("gpt-4o-mini-2024-07-18").orElseThrow().target()).isEqualTo("openai/gpt-4o-mini");
+            target ->
+                InMemoryGate.create(
+                    Policy.builder(target).requestsPerSecond(1).priority("P1", 1).build()));
+    assertThat(routes.gateFor("gpt-4o-mini-2024-07-18").orElseThrow().target())
+        .isEqualTo("openai/gpt-4o-mini");
     assertThat(routes.gateFor("gpt-4o").orElseThrow().target()).isEqualTo("openai/gpt-4o");
     assertThat(routes.gateFor("my-eu-deployment").orElseThrow().target()).isEqualTo("azure/eu");
-    assertThat(routes.gateFor("my-eu-deployment-2").orElseThrow().target()).isEqualTo("openai/other");
+    assertThat(routes.gateFor("my-eu-deployment-2").orElseThrow().target())
+        .isEqualTo("openai/other");
   }
 
   @Test

@@ -34,7 +34,8 @@ class TapTest {
 
     @Override
     public ProviderCall read(ObjectNode body) {
-      return new ProviderCall(body.path("model").asText(), 10, 100L, body.path("stream").asBoolean());
+      return new ProviderCall(
+          body.path("model").asText(), 10, 100L, body.path("stream").asBoolean());
     }
 
     @Override
@@ -44,7 +45,9 @@ class TapTest {
 
     @Override
     public Optional<Usage> usage(JsonNode answer) {
-      return answer.has("in") ? Optional.of(new Usage(answer.get("in").asLong(), answer.get("out").asLong())) : Optional.empty();
+      return answer.has("in")
+          ? Optional.of(new Usage(answer.get("in").asLong(), answer.get("out").asLong()))
+          : Optional.empty();
     }
 
     @Override
@@ -67,7 +70,11 @@ class TapTest {
   private final RecordingGate gate =
       new RecordingGate(
           InMemoryGate.create(
-              Policy.builder("t").requestsPerSecond(100).tokensPerSecond(10_000).priority("P1", 1).build(),
+              Policy.builder("t")
+                  .requestsPerSecond(100)
+                  .tokensPerSecond(10_000)
+                  .priority("P1", 1)
+                  .build(),
               new ManualClock()));
   private final ClientGate clientGate = ClientGate.builder(dialect).gate(gate).build();
 
@@ -92,9 +99,12 @@ class TapTest {
     try (InputStream body = exchange.tap(bytes(stream))) {
       body.readAllBytes();
     }
-    assertThat(dialect.events).containsExactly("first|one\ntwo", "null|{\"x\":1}", "null|last, with no blank line");
-    assertThat(gate.releases()).singleElement()
-        .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(10 + 3)));
+    assertThat(dialect.events)
+        .containsExactly("first|one\ntwo", "null|{\"x\":1}", "null|last, with no blank line");
+    assertThat(gate.releases())
+        .singleElement()
+        .satisfies(
+            release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(10 + 3)));
   }
 
   @Test
@@ -105,7 +115,8 @@ class TapTest {
     body.read(new byte[4]);
     body.close();
     body.close();
-    assertThat(gate.releases()).singleElement()
+    assertThat(gate.releases())
+        .singleElement()
         .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(10)));
   }
 
@@ -116,7 +127,8 @@ class TapTest {
     InputStream body = exchange.tap(bytes("{\"in\":7,\"out\":5}"));
     body.read();
     body.close();
-    assertThat(gate.releases()).singleElement()
+    assertThat(gate.releases())
+        .singleElement()
         .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(12)));
   }
 
@@ -127,7 +139,8 @@ class TapTest {
     try (InputStream body = exchange.tap(bytes("not json"))) {
       body.readAllBytes();
     }
-    assertThat(gate.releases()).singleElement()
+    assertThat(gate.releases())
+        .singleElement()
         .satisfies(release -> assertThat(release.actual()).isEqualTo(release.grant().debited()));
   }
 
@@ -139,7 +152,8 @@ class TapTest {
     InputStream raw = bytes("{\"error\":{}}");
     assertThat(exchange.tap(raw)).isSameAs(raw);
     exchange.failed(new IOException("late"));
-    assertThat(gate.releases()).singleElement()
+    assertThat(gate.releases())
+        .singleElement()
         .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(0)));
   }
 

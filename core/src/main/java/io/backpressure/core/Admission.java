@@ -18,7 +18,8 @@ import java.util.Objects;
  *
  * <p>Every answer is a value, safe to hand from thread to thread.
  */
-public sealed interface Admission permits Admission.Admitted, Admission.Deferred, Admission.Expired, Admission.Rejected {
+public sealed interface Admission
+    permits Admission.Admitted, Admission.Deferred, Admission.Expired, Admission.Rejected {
 
   /**
    * The call may go ahead now. Its cost has been debited; hand the grant to {@link
@@ -66,16 +67,23 @@ public sealed interface Admission permits Admission.Admitted, Admission.Deferred
       }
     }
 
-    /** The answer for a call whose turn comes in {@code turnIn}, past the caller's {@code maxWait}. */
+    /**
+     * The answer for a call whose turn comes in {@code turnIn}, past the caller's {@code maxWait}.
+     */
     public static Expired of(Duration turnIn, Duration maxWait) {
-      return new Expired(turnIn, "the call's turn comes in " + turnIn.toMillis() + " ms, after its deadline of "
-          + maxWait.toMillis() + " ms");
+      return new Expired(
+          turnIn,
+          "the call's turn comes in "
+              + turnIn.toMillis()
+              + " ms, after its deadline of "
+              + maxWait.toMillis()
+              + " ms");
     }
   }
 
   /**
-   * Never: asking again with the same request gives the same answer. {@code message} names the field
-   * at fault and the allowed range.
+   * Never: asking again with the same request gives the same answer. {@code message} names the
+   * field at fault and the allowed range.
    */
   record Rejected(RejectReason reason, String message) implements Admission {
     public Rejected {

@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
  * @param tenant who the call is for; entitled in proportion to its weight
  * @param priority the priority class name, one of the policy's classes
  * @param cost the estimated cost; for tokens, the input estimate (see {@code maxTokens})
- * @param maxTokens the call's completion limit, or {@code null}; in reservation mode the gate debits
- *     {@code tokens + maxTokens} (or the policy's default when null) and refunds the unused part
+ * @param maxTokens the call's completion limit, or {@code null}; in reservation mode the gate
+ *     debits {@code tokens + maxTokens} (or the policy's default when null) and refunds the unused
+ *     part
  * @param booking the booking of an earlier {@link Admission.Deferred} for this same call, or {@code
  *     null} on the first attempt
  * @param maxWait how much longer, counted from this attempt, the caller is willing to wait for the
@@ -21,8 +22,12 @@ import org.jspecify.annotations.Nullable;
  *     limit); a call whose turn would come later is answered {@link Admission.Expired} at once
  */
 public record AdmissionRequest(
-    @Nullable String tenant, @Nullable String priority, Cost cost, @Nullable Long maxTokens,
-    @Nullable String booking, @Nullable Duration maxWait) {
+    @Nullable String tenant,
+    @Nullable String priority,
+    Cost cost,
+    @Nullable Long maxTokens,
+    @Nullable String booking,
+    @Nullable Duration maxWait) {
 
   public AdmissionRequest {
     Objects.requireNonNull(cost, "cost");

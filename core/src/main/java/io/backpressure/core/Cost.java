@@ -18,10 +18,10 @@ import java.util.Set;
  * counts as zero; a dimension it names that the target's policy does not have is answered {@link
  * Admission.Rejected} by the gate.
  *
- * <p>The two standard dimensions ({@link Dimension#REQUESTS}, {@link Dimension#TOKENS}) are held
- * as two primitive fields, any others in two small parallel arrays, so reading a cost on the
- * admission path boxes nothing and builds no map. Immutable and thread-safe; every {@code with…}
- * returns a new cost.
+ * <p>The two standard dimensions ({@link Dimension#REQUESTS}, {@link Dimension#TOKENS}) are held as
+ * two primitive fields, any others in two small parallel arrays, so reading a cost on the admission
+ * path boxes nothing and builds no map. Immutable and thread-safe; every {@code with…} returns a
+ * new cost.
  */
 public final class Cost {
   private static final int REQUESTS_BIT = 1;
@@ -32,13 +32,19 @@ public final class Cost {
 
   private final double requests;
   private final double tokens;
-  /** Which standard dimensions the cost names: bits {@link #REQUESTS_BIT} and {@link #TOKENS_BIT}. */
+
+  /**
+   * Which standard dimensions the cost names: bits {@link #REQUESTS_BIT} and {@link #TOKENS_BIT}.
+   */
   private final int named;
+
   /** The other dimensions, in the order they were first named, and their amounts. */
   private final String[] otherNames;
+
   private final double[] otherAmounts;
 
-  private Cost(double requests, double tokens, int named, String[] otherNames, double[] otherAmounts) {
+  private Cost(
+      double requests, double tokens, int named, String[] otherNames, double[] otherAmounts) {
     this.requests = requests;
     this.tokens = tokens;
     this.named = named;
@@ -60,7 +66,9 @@ public final class Cost {
     return NONE.with(Dimension.REQUESTS, requests);
   }
 
-  /** {@code amount} of the dimension named {@code dimension}, in its units, and nothing else yet. */
+  /**
+   * {@code amount} of the dimension named {@code dimension}, in its units, and nothing else yet.
+   */
   public static Cost of(String dimension, double amount) {
     return NONE.with(dimension, amount);
   }
@@ -73,8 +81,8 @@ public final class Cost {
    */
   public static Cost of(List<String> dimensions, double[] amounts) {
     if (dimensions.size() != amounts.length) {
-      throw new IllegalArgumentException("Cost.of: " + dimensions.size() + " dimensions but "
-          + amounts.length + " amounts");
+      throw new IllegalArgumentException(
+          "Cost.of: " + dimensions.size() + " dimensions but " + amounts.length + " amounts");
     }
     double requests = 0;
     double tokens = 0;
@@ -141,8 +149,13 @@ public final class Cost {
       throw new IllegalArgumentException("a cost's dimension must be a non-empty name");
     }
     if (!(amount >= 0 && amount <= PolicyChecks.MAX_AMOUNT)) {
-      throw new IllegalArgumentException("cost." + dimension + " must be a finite number in [0, "
-          + (long) PolicyChecks.MAX_AMOUNT + "], got " + amount);
+      throw new IllegalArgumentException(
+          "cost."
+              + dimension
+              + " must be a finite number in [0, "
+              + (long) PolicyChecks.MAX_AMOUNT
+              + "], got "
+              + amount);
     }
     return amount;
   }
@@ -230,8 +243,11 @@ public final class Cost {
     if (this == other) {
       return true;
     }
-    if (!(other instanceof Cost that) || named != that.named
-        || otherNames.length != that.otherNames.length || Double.compare(requests, that.requests) != 0 || Double.compare(tokens, that.tokens) != 0) {
+    if (!(other instanceof Cost that)
+        || named != that.named
+        || otherNames.length != that.otherNames.length
+        || Double.compare(requests, that.requests) != 0
+        || Double.compare(tokens, that.tokens) != 0) {
       return false;
     }
     for (int i = 0; i < otherNames.length; i++) {
@@ -257,7 +273,10 @@ public final class Cost {
   public String toString() {
     StringBuilder out = new StringBuilder("Cost[");
     for (String dimension : dimensions()) {
-      out.append(out.length() > 5 ? ", " : "").append(dimension).append('=').append(amount(dimension));
+      out.append(out.length() > 5 ? ", " : "")
+          .append(dimension)
+          .append('=')
+          .append(amount(dimension));
     }
     return out.append(']').toString();
   }

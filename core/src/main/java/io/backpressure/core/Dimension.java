@@ -10,8 +10,8 @@ import java.util.Objects;
  * @param name the dimension's name, e.g. {@code requests} or {@code tokens}
  * @param capPerSecond the provider's cap {@code C_d}, in units per second (a per-minute cap is
  *     divided by 60 when the policy is built)
- * @param burst the global bucket's capacity {@code B_d}: the most that may be admitted at once after
- *     an idle spell, and the largest single cost that can ever fit
+ * @param burst the global bucket's capacity {@code B_d}: the most that may be admitted at once
+ *     after an idle spell, and the largest single cost that can ever fit
  */
 public record Dimension(String name, double capPerSecond, double burst) {
 

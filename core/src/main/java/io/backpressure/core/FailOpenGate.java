@@ -21,20 +21,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps calls flowing when the shared state cannot answer (the fail-open guarantee in the README's Backends section). Wraps any gate: when
- * the delegate throws or does not answer within the timeout, the call is handled by the {@link
- * Mode} instead, the failure is counted, and a warning is logged at most once per log interval
- * (with the count since the last one, and the cause's message, never a stack trace). After a
- * failure the delegate is left alone for the probe interval; then one call at a time (the probe)
- * asks it while every other call is decided by the mode at once, so an outage costs one caller at
- * a time the timeout, and the probe's answer ends the outage as soon as the state is back. The
- * first answer after an outage is logged once at INFO.
+ * Keeps calls flowing when the shared state cannot answer (the fail-open guarantee in the README's
+ * Backends section). Wraps any gate: when the delegate throws or does not answer within the
+ * timeout, the call is handled by the {@link Mode} instead, the failure is counted, and a warning
+ * is logged at most once per log interval (with the count since the last one, and the cause's
+ * message, never a stack trace). After a failure the delegate is left alone for the probe interval;
+ * then one call at a time (the probe) asks it while every other call is decided by the mode at
+ * once, so an outage costs one caller at a time the timeout, and the probe's answer ends the outage
+ * as soon as the state is back. The first answer after an outage is logged once at INFO.
  *
  * <p>Why one probe at a time: in {@link Mode#OPEN} the calls let through while the state is away
  * are not in it, so every call still decided ungated after the state is back adds to what the
  * shared state admits in the same provider window. With a probe waiting on the delegate through
- * most of an outage, the first answer comes within the delegate's own latency of the state's
- * return rather than up to a probe interval and a timeout later (the evaluation README, faults).
+ * most of an outage, the first answer comes within the delegate's own latency of the state's return
+ * rather than up to a probe interval and a timeout later (the evaluation README, faults).
  *
  * <p>In {@link Mode#LOCAL} every outage gets a new local gate from the {@linkplain
  * Builder#localFallback(Supplier) factory} (typically an {@link InMemoryGate#createEmpty empty}
@@ -46,24 +46,24 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>The hand-back.</b> What this gate admits without the state (ungated in OPEN, by the local
  * gate in LOCAL) is recorded with its time, and when the state answers again the cost admitted
- * within the last {@linkplain Builder#handBack(Duration) hand-back horizon} {@code h} is {@linkplain
- * Gate#charge charged} to it in one call before gating resumes, so its global buckets start that
- * much below where they stood. Why: workers return to the state one by one, each when its own probe
- * is answered. Two workers at half the cap each, the state restarted empty: the first to return
- * shares a bucket refilling at the whole cap, while the other still admits its half locally for up
- * to the stagger {@code τ} (a probe interval, a command timeout, a reconnect), so a provider window
- * spanning the return sees {@code r·τ/2} above the cap ({@code r} the cap's rate; 15/s and τ =
- * 0.35 s: 17.6 against 15). When each worker charges the state what it admitted in the last {@code
- * h ≥ τ} on its return, the first returner's charge ({@code r·h/2}) covers what the other admits
- * before its return, and the other's charge covers the windows after. The horizon is deliberately
- * short rather than a whole provider period: a period's worth would leave the state a period below
- * empty and hold gating off for about a second after every outage (see the evaluation README,
- * faults); and the state takes a charge at most one burst below empty, so that an OPEN flood at
- * many times the cap (mostly refused by the provider) does not hold it off for seconds. Each
- * recorded spend is handed back once: records are taken out before the charge (a
- * charge that fails puts them back and the outage goes on), and a call decided by the mode while
- * the outage was ending hands its own spend back. A charge whose reply is lost is not retried, so
- * the state errs on the strict side at most by that much.
+ * within the last {@linkplain Builder#handBack(Duration) hand-back horizon} {@code h} is
+ * {@linkplain Gate#charge charged} to it in one call before gating resumes, so its global buckets
+ * start that much below where they stood. Why: workers return to the state one by one, each when
+ * its own probe is answered. Two workers at half the cap each, the state restarted empty: the first
+ * to return shares a bucket refilling at the whole cap, while the other still admits its half
+ * locally for up to the stagger {@code τ} (a probe interval, a command timeout, a reconnect), so a
+ * provider window spanning the return sees {@code r·τ/2} above the cap ({@code r} the cap's rate;
+ * 15/s and τ = 0.35 s: 17.6 against 15). When each worker charges the state what it admitted in the
+ * last {@code h ≥ τ} on its return, the first returner's charge ({@code r·h/2}) covers what the
+ * other admits before its return, and the other's charge covers the windows after. The horizon is
+ * deliberately short rather than a whole provider period: a period's worth would leave the state a
+ * period below empty and hold gating off for about a second after every outage (see the evaluation
+ * README, faults); and the state takes a charge at most one burst below empty, so that an OPEN
+ * flood at many times the cap (mostly refused by the provider) does not hold it off for seconds.
+ * Each recorded spend is handed back once: records are taken out before the charge (a charge that
+ * fails puts them back and the outage goes on), and a call decided by the mode while the outage was
+ * ending hands its own spend back. A charge whose reply is lost is not retried, so the state errs
+ * on the strict side at most by that much.
  *
  * <p>Thread-safe. Without a timeout the delegate runs on the caller's thread and only its own
  * errors (e.g. a Redis client's command timeout) count as failures; with one, it runs on a daemon
@@ -76,11 +76,16 @@ public final class FailOpenGate implements Gate, AutoCloseable {
 
   /** What a call gets while the state is unavailable. */
   public enum Mode {
-    /** Admit ungated: the grant is marked {@link Grant#failedOpen()}; the caller behaves as without the gate. */
+    /**
+     * Admit ungated: the grant is marked {@link Grant#failedOpen()}; the caller behaves as without
+     * the gate.
+     */
     OPEN,
     /** Defer every call for the closed retry interval; nothing reaches the provider ungated. */
     CLOSED,
-    /** Decide with a local gate (e.g. an {@link InMemoryGate} with this worker's slice of the caps). */
+    /**
+     * Decide with a local gate (e.g. an {@link InMemoryGate} with this worker's slice of the caps).
+     */
     LOCAL
   }
 
@@ -102,21 +107,29 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   private final @Nullable ExecutorService pool;
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong ungated = new AtomicLong();
+
   /** Numbers the grants of {@link Mode#OPEN}, so that no two callers hold the same grant id. */
   private final AtomicLong openGrants = new AtomicLong();
+
   private final AtomicLong bypassUntil = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong nextLogAt = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong failuresAtLastLog = new AtomicLong();
   private final AtomicLong failuresAtLastRecovery = new AtomicLong();
+
   /** Whether a probe is asking the delegate during an outage. */
   private final AtomicBoolean probing = new AtomicBoolean();
+
   /** What was admitted without the state, oldest first, pruned to the hand-back horizon. */
   private final ConcurrentLinkedDeque<Spend> spent = new ConcurrentLinkedDeque<>();
+
   /** Whether the last call the delegate was asked failed (an outage is under way). */
   private volatile boolean failing;
+
   private final Object outageLock = new Object();
+
   /** The local gate of the current or the last outage (LOCAL mode); null before the first. */
   private volatile @Nullable Outage outage;
+
   /** Whether {@link #outage} still serves the current outage (false once the delegate answered). */
   private volatile boolean outageOpen;
 
@@ -130,14 +143,17 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     this.handBackNanos = b.handBack.toNanos();
     this.clock = b.clock;
     Policy localPolicy = b.localPolicy;
-    this.localFactory = localPolicy != null
-        ? () -> InMemoryGate.createEmpty(localPolicy, b.clock)
-        : b.localFactory;
-    this.pool = timeout == null ? null : Executors.newCachedThreadPool(r -> {
-      Thread thread = new Thread(r, "backpressure-fail-open");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.localFactory =
+        localPolicy != null ? () -> InMemoryGate.createEmpty(localPolicy, b.clock) : b.localFactory;
+    this.pool =
+        timeout == null
+            ? null
+            : Executors.newCachedThreadPool(
+                r -> {
+                  Thread thread = new Thread(r, "backpressure-fail-open");
+                  thread.setDaemon(true);
+                  return thread;
+                });
   }
 
   /**
@@ -166,7 +182,8 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   @Override
   public Admission admit(AdmissionRequest request) {
     long now = clock.nanoTime();
-    // During an outage only one call at a time asks the state (the probe); the others decide at once.
+    // During an outage only one call at a time asks the state (the probe); the others decide at
+    // once.
     boolean probe = failing;
     if (now >= bypassUntil.get() && (!probe || probing.compareAndSet(false, true))) {
       try {
@@ -182,13 +199,21 @@ public final class FailOpenGate implements Gate, AutoCloseable {
       }
     }
     ungated.incrementAndGet();
-    Admission answer = switch (mode) {
-      case OPEN -> new Admission.Admitted(new Grant(
-          "open-" + openGrants.incrementAndGet(), String.valueOf(request.tenant()), String.valueOf(request.priority()),
-          request.cost(), true));
-      case CLOSED -> new Admission.Deferred(closedRetryAfter, request.booking() == null ? "" : request.booking());
-      case LOCAL -> admitLocally(request);
-    };
+    Admission answer =
+        switch (mode) {
+          case OPEN ->
+              new Admission.Admitted(
+                  new Grant(
+                      "open-" + openGrants.incrementAndGet(),
+                      String.valueOf(request.tenant()),
+                      String.valueOf(request.priority()),
+                      request.cost(),
+                      true));
+          case CLOSED ->
+              new Admission.Deferred(
+                  closedRetryAfter, request.booking() == null ? "" : request.booking());
+          case LOCAL -> admitLocally(request);
+        };
     if (answer instanceof Admission.Admitted a) {
       spend(now, a.grant().debited());
     }
@@ -206,8 +231,16 @@ public final class FailOpenGate implements Gate, AutoCloseable {
       if (current == null || current.number() != number) {
         return false;
       }
-      return current.gate().release(
-          new Grant(localId(current, grant.id()), grant.tenant(), grant.priority(), grant.debited(), false), actual);
+      return current
+          .gate()
+          .release(
+              new Grant(
+                  localId(current, grant.id()),
+                  grant.tenant(),
+                  grant.priority(),
+                  grant.debited(),
+                  false),
+              actual);
     }
     try {
       boolean applied = call(() -> delegate.release(grant, actual));
@@ -226,11 +259,21 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   private Admission admitLocally(AdmissionRequest request) {
     Outage current = currentOutage();
     String booking = request.booking() == null ? null : unwrap(current, request.booking());
-    Admission answer = current.gate().admit(new AdmissionRequest(
-        request.tenant(), request.priority(), request.cost(), request.maxTokens(), booking, request.maxWait()));
+    Admission answer =
+        current
+            .gate()
+            .admit(
+                new AdmissionRequest(
+                    request.tenant(),
+                    request.priority(),
+                    request.cost(),
+                    request.maxTokens(),
+                    booking,
+                    request.maxWait()));
     if (answer instanceof Admission.Admitted a) {
       Grant g = a.grant();
-      return new Admission.Admitted(new Grant(wrap(current, g.id()), g.tenant(), g.priority(), g.debited(), false));
+      return new Admission.Admitted(
+          new Grant(wrap(current, g.id()), g.tenant(), g.priority(), g.debited(), false));
     }
     if (answer instanceof Admission.Deferred d) {
       return new Admission.Deferred(d.retryAfter(), wrap(current, d.booking()));
@@ -246,9 +289,10 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     }
     synchronized (outageLock) {
       if (outage == null || !outageOpen) {
-        Gate gate = Objects.requireNonNull(
-            Objects.requireNonNull(localFactory, "localFallback").get(),
-            "localFallback factory returned null");
+        Gate gate =
+            Objects.requireNonNull(
+                Objects.requireNonNull(localFactory, "localFallback").get(),
+                "localFallback factory returned null");
         outage = new Outage(outage == null ? 1 : outage.number() + 1, gate);
         outageOpen = true;
       }
@@ -277,13 +321,17 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     return Long.parseLong(id.substring(LOCAL_PREFIX.length(), colon));
   }
 
-  /** The local gate's own id inside {@code id}, or null when {@code id} is not of {@code outage}. */
+  /**
+   * The local gate's own id inside {@code id}, or null when {@code id} is not of {@code outage}.
+   */
   private static @Nullable String unwrap(Outage outage, String id) {
     String prefix = LOCAL_PREFIX + outage.number() + ":";
     return id.startsWith(prefix) ? id.substring(prefix.length()) : null;
   }
 
-  /** The local gate's own id inside {@code id}, which {@link #outageOf} found is of {@code outage}. */
+  /**
+   * The local gate's own id inside {@code id}, which {@link #outageOf} found is of {@code outage}.
+   */
   private static String localId(Outage outage, String id) {
     return Objects.requireNonNull(unwrap(outage, id), "id of another outage");
   }
@@ -293,7 +341,8 @@ public final class FailOpenGate implements Gate, AutoCloseable {
    * decided while it ended), hands it back at once.
    */
   private void spend(long now, Cost cost) {
-    for (Spend oldest = spent.peekFirst(); oldest != null && oldest.at() <= now - handBackNanos;
+    for (Spend oldest = spent.peekFirst();
+        oldest != null && oldest.at() <= now - handBackNanos;
         oldest = spent.peekFirst()) {
       spent.remove(oldest);
     }
@@ -328,13 +377,15 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     }
     Cost total = sum;
     try {
-      call(() -> {
-        delegate.charge(total);
-        return null;
-      });
+      call(
+          () -> {
+            delegate.charge(total);
+            return null;
+          });
       return true;
     } catch (IllegalArgumentException e) {
-      // An ungated call's cost the state does not know (OPEN admits without checking): nothing to charge.
+      // An ungated call's cost the state does not know (OPEN admits without checking): nothing to
+      // charge.
       LOG.debug("hand-back to target {} refused: {}", delegate.target(), e.getMessage());
       return true;
     } catch (StateUnavailableException e) {
@@ -360,8 +411,10 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     long count = failures.get();
     long during = count - failuresAtLastRecovery.getAndSet(count);
     if (during > 0) {
-      LOG.info("shared state for target {} answers again; gating resumes ({} failures during the outage)",
-          delegate.target(), during);
+      LOG.info(
+          "shared state for target {} answers again; gating resumes ({} failures during the outage)",
+          delegate.target(),
+          during);
     }
     handBack();
     if (mode == Mode.OPEN) {
@@ -381,8 +434,16 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     if (grant != null && number > 0) {
       Outage current = outage;
       if (current != null && current.number() == number) {
-        current.gate().feedback(
-            new Grant(localId(current, grant.id()), grant.tenant(), grant.priority(), grant.debited(), false), signal);
+        current
+            .gate()
+            .feedback(
+                new Grant(
+                    localId(current, grant.id()),
+                    grant.tenant(),
+                    grant.priority(),
+                    grant.debited(),
+                    false),
+                signal);
       }
       return;
     }
@@ -390,10 +451,11 @@ public final class FailOpenGate implements Gate, AutoCloseable {
       return;
     }
     try {
-      call(() -> {
-        delegate.feedback(grant, signal);
-        return null;
-      });
+      call(
+          () -> {
+            delegate.feedback(grant, signal);
+            return null;
+          });
     } catch (StateUnavailableException e) {
       failed(now, e.getCause());
     }
@@ -408,10 +470,11 @@ public final class FailOpenGate implements Gate, AutoCloseable {
    */
   private void resumed() {
     try {
-      call(() -> {
-        delegate.feedback(null, ProviderSignal.resumedAfterOutage());
-        return null;
-      });
+      call(
+          () -> {
+            delegate.feedback(null, ProviderSignal.resumedAfterOutage());
+            return null;
+          });
     } catch (StateUnavailableException e) {
       failed(clock.nanoTime(), e.getCause());
     }
@@ -469,8 +532,12 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     long due = nextLogAt.get();
     if (now >= due && nextLogAt.compareAndSet(due, now + logInterval.toNanos())) {
       long since = count - failuresAtLastLog.getAndSet(count);
-      LOG.warn("shared state for target {} unavailable ({} failures since the last warning); deciding {}: {}",
-          delegate.target(), since, mode, String.valueOf(cause));
+      LOG.warn(
+          "shared state for target {} unavailable ({} failures since the last warning); deciding {}: {}",
+          delegate.target(),
+          since,
+          mode,
+          String.valueOf(cause));
     }
   }
 
@@ -506,13 +573,17 @@ public final class FailOpenGate implements Gate, AutoCloseable {
       return this;
     }
 
-    /** Abandon a delegate call after this long (default: none; rely on the delegate's own timeout). */
+    /**
+     * Abandon a delegate call after this long (default: none; rely on the delegate's own timeout).
+     */
     public Builder timeout(Duration timeout) {
       this.timeout = positive("timeout", timeout);
       return this;
     }
 
-    /** After a failure, leave the delegate alone this long before trying it again (default 500 ms). */
+    /**
+     * After a failure, leave the delegate alone this long before trying it again (default 500 ms).
+     */
     public Builder probeInterval(Duration interval) {
       this.probeInterval = positive("probeInterval", interval);
       return this;
@@ -532,9 +603,9 @@ public final class FailOpenGate implements Gate, AutoCloseable {
 
     /**
      * When the state answers again, charge it with what was admitted without it within this long
-     * before (default 500 ms, one default probe interval; see the class comment for why the
-     * stagger between workers' returns is the least it should be, and why much more holds gating
-     * off after an outage).
+     * before (default 500 ms, one default probe interval; see the class comment for why the stagger
+     * between workers' returns is the least it should be, and why much more holds gating off after
+     * an outage).
      */
     public Builder handBack(Duration horizon) {
       this.handBack = positive("handBack", horizon);

@@ -45,8 +45,8 @@ public interface Gate {
    * headers, parsed by {@link io.backpressure.core.feedback.ProviderSignals}), so that it can learn
    * the provider's real caps ({@link io.backpressure.core.feedback.EffectiveCaps}). Call it after
    * {@link #release}, for every answer: successes, 429s and errors. One small atomic step on the
-   * shared state, off the admission path; every worker sees the result at its next admission.
-   * Never throws for what the provider sent. Gates that do not learn ignore it (the default).
+   * shared state, off the admission path; every worker sees the result at its next admission. Never
+   * throws for what the provider sent. Gates that do not learn ignore it (the default).
    *
    * @param grant the admitted call's grant, or null for a signal about no call in particular
    */
@@ -54,11 +54,11 @@ public interface Gate {
 
   /**
    * Debits {@code spent} from the target's global buckets (L1) without admitting anything: what
-   * calls admitted without this gate cost while it could not answer (a fail-open wrapper's
-   * ungated or local admissions, handed back when it answers again), so that the provider windows
-   * after its return count them. The level may go below empty, at most one burst below; refill
-   * pays it back at the cap's rate. Not idempotent: each spend is to be handed back once. Gates that keep no shared state
-   * ignore it (the default).
+   * calls admitted without this gate cost while it could not answer (a fail-open wrapper's ungated
+   * or local admissions, handed back when it answers again), so that the provider windows after its
+   * return count them. The level may go below empty, at most one burst below; refill pays it back
+   * at the cap's rate. Not idempotent: each spend is to be handed back once. Gates that keep no
+   * shared state ignore it (the default).
    *
    * @throws IllegalArgumentException if {@code spent} has a negative or non-finite amount
    */

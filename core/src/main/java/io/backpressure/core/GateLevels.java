@@ -11,13 +11,13 @@ import java.util.Map;
  *
  * @param global L1 level per dimension
  * @param classes L2 level per class and dimension
- * @param admittedRates recently admitted units per second, per class and dimension (an average
- *     over the share horizon, net of reconciliation)
+ * @param admittedRates recently admitted units per second, per class and dimension (an average over
+ *     the share horizon, net of reconciliation)
  * @param activeQueues active queues per class
- * @param queueAges per class, how long the oldest call still waiting for its turn has waited
- *     since its first attempt (zero when none waits), as of the gate's last admission step; a
- *     deferred call counts as waiting until it is admitted, expires, or its booking is forgotten
- *     after the grant TTL
+ * @param queueAges per class, how long the oldest call still waiting for its turn has waited since
+ *     its first attempt (zero when none waits), as of the gate's last admission step; a deferred
+ *     call counts as waiting until it is admitted, expires, or its booking is forgotten after the
+ *     grant TTL
  */
 public record GateLevels(
     Map<String, Double> global,

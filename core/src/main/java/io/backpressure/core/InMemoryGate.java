@@ -31,10 +31,13 @@ public final class InMemoryGate implements Gate {
   private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
   private final EffectiveCaps caps;
+
   /** The policy's dimension names, in order; a live update never changes them. */
   private final List<String> dimensionNames;
+
   /** The actual cost of the release in progress, per dimension (guarded by the lock). */
   private final double[] releaseAmounts;
+
   private double[] appliedCaps;
   private boolean ramping;
   private final WaitingLines waiting;
@@ -65,9 +68,9 @@ public final class InMemoryGate implements Gate {
 
   /**
    * A gate whose buckets start empty rather than full: it admits nothing until they have refilled
-   * at the caps. For a stand-in that takes over from a gate that was just admitting at the cap, such
-   * as {@link FailOpenGate}'s local fallback, so that the provider's current window does not see a
-   * fresh burst on top of what the other gate admitted.
+   * at the caps. For a stand-in that takes over from a gate that was just admitting at the cap,
+   * such as {@link FailOpenGate}'s local fallback, so that the provider's current window does not
+   * see a fresh burst on top of what the other gate admitted.
    */
   public static InMemoryGate createEmpty(Policy policy, Ticker clock) {
     InMemoryGate gate = new InMemoryGate(policy, clock);
@@ -80,7 +83,10 @@ public final class InMemoryGate implements Gate {
     return policy().target();
   }
 
-  /** The policy in force, with the configured caps {@code C_d} (see {@link #feedbackState()} for {@code E_d}). */
+  /**
+   * The policy in force, with the configured caps {@code C_d} (see {@link #feedbackState()} for
+   * {@code E_d}).
+   */
   public Policy policy() {
     return policy;
   }
@@ -105,7 +111,8 @@ public final class InMemoryGate implements Gate {
   /**
    * Learns from the provider's answer ({@link EffectiveCaps}); admission decides against the
    * effective caps from the next call on. The rule itself is untouched: the effective caps reach it
-   * through the hot-update path, as a policy whose caps (and bursts, in proportion) are {@code E_d}.
+   * through the hot-update path, as a policy whose caps (and bursts, in proportion) are {@code
+   * E_d}.
    */
   @Override
   public void feedback(@Nullable Grant grant, ProviderSignal signal) {
@@ -137,8 +144,10 @@ public final class InMemoryGate implements Gate {
     List<Dimension> dims = new ArrayList<>();
     for (int d = 0; d < next.length; d++) {
       Dimension c = policy.dimensions().get(d);
-      dims.add(next[d] == c.capPerSecond() ? c
-          : new Dimension(c.name(), next[d], c.burst() * next[d] / c.capPerSecond()));
+      dims.add(
+          next[d] == c.capPerSecond()
+              ? c
+              : new Dimension(c.name(), next[d], c.burst() * next[d] / c.capPerSecond()));
     }
     Policy effective = policy;
     for (Dimension dim : dims) {
@@ -176,23 +185,34 @@ public final class InMemoryGate implements Gate {
         applyCaps(now);
       }
       expire(now);
-      NestedBuckets.Booking booking = request.booking() == null ? null : bookings.get(request.booking());
-      if (booking != null && (booking.priority != k || !booking.tenant.equals(request.tenant())
-          || booking.expiresAt <= now)) {
+      NestedBuckets.Booking booking =
+          request.booking() == null ? null : bookings.get(request.booking());
+      if (booking != null
+          && (booking.priority != k
+              || !booking.tenant.equals(request.tenant())
+              || booking.expiresAt <= now)) {
         booking = null;
       }
       boolean fresh = booking == null;
       if (booking == null) {
         booking = new NestedBuckets.Booking(tenant, k, check.estimate().length);
       }
-      long wait = buckets.admit(now, tenant, k, check.estimate(), check.reserve(), booking,
-          maxWait == null ? -1 : maxWait.toNanos() / 1_000);
+      long wait =
+          buckets.admit(
+              now,
+              tenant,
+              k,
+              check.estimate(),
+              check.reserve(),
+              booking,
+              maxWait == null ? -1 : maxWait.toNanos() / 1_000);
       if (wait < 0) {
         if (!fresh) {
           bookings.remove(request.booking());
         }
         waiting.purge(k, now);
-        return Admission.Expired.of(Duration.ofNanos(-wait * 1_000), Objects.requireNonNull(maxWait));
+        return Admission.Expired.of(
+            Duration.ofNanos(-wait * 1_000), Objects.requireNonNull(maxWait));
       }
       if (wait > 0) {
         id = request.booking();
@@ -214,8 +234,10 @@ public final class InMemoryGate implements Gate {
       grants.put(id, booking);
       granted = booking;
     }
-    Cost debited = Arrays.equals(granted.debit, granted.estimate) ? request.cost()
-        : Cost.of(dimensionNames, granted.debit);
+    Cost debited =
+        Arrays.equals(granted.debit, granted.estimate)
+            ? request.cost()
+            : Cost.of(dimensionNames, granted.debit);
     return new Admission.Admitted(new Grant(id, tenant, priority, debited, false));
   }
 
@@ -286,8 +308,8 @@ public final class InMemoryGate implements Gate {
   }
 
   /**
-   * The tenant-share bucket of the queue {@code (tenant, priority)}, or empty when that queue is not
-   * active (never seen, or expired after its idle TTL).
+   * The tenant-share bucket of the queue {@code (tenant, priority)}, or empty when that queue is
+   * not active (never seen, or expired after its idle TTL).
    */
   public synchronized Optional<QueueState> queueState(String tenant, String priority) {
     int k = buckets.policy().priorityIndex(priority);

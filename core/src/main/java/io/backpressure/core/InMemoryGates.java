@@ -44,14 +44,17 @@ public final class InMemoryGates {
   public InMemoryGate gate(Policy policy) {
     Objects.requireNonNull(policy, "policy");
     InMemoryGate known = gates.get(policy.target());
-    return known != null ? known : gates.computeIfAbsent(policy.target(), t -> InMemoryGate.create(policy, clock));
+    return known != null
+        ? known
+        : gates.computeIfAbsent(policy.target(), t -> InMemoryGate.create(policy, clock));
   }
 
   /** The gate of a registered target. @throws NoSuchElementException if it is not registered */
   public InMemoryGate gate(String target) {
     InMemoryGate gate = gates.get(target);
     if (gate == null) {
-      throw new NoSuchElementException("target '" + target + "' is not registered; call gate(policy) first");
+      throw new NoSuchElementException(
+          "target '" + target + "' is not registered; call gate(policy) first");
     }
     return gate;
   }

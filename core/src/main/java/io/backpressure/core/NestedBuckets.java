@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
-import java.util.TreeSet;
 import java.util.Map;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,10 +14,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>What is decided, and why in layers</h2>
  *
- * A target caps several dimensions {@code d} (requests, tokens) at {@code C_d} units per second.
- * A call of tenant {@code t} in priority class {@code k} costs {@code c_d} of each. The gate must
- * (1) never let the admitted cost exceed the cap, (2) give every queue {@code q = (t, k)} its share
- * in proportion to {@code w_t · ω_k} when several are backlogged, by weighted dominant-resource
+ * A target caps several dimensions {@code d} (requests, tokens) at {@code C_d} units per second. A
+ * call of tenant {@code t} in priority class {@code k} costs {@code c_d} of each. The gate must (1)
+ * never let the admitted cost exceed the cap, (2) give every queue {@code q = (t, k)} its share in
+ * proportion to {@code w_t · ω_k} when several are backlogged, by weighted dominant-resource
  * fairness (DRF), (3) waste nothing: what a class or tenant does not use goes to the others, and
  * (4) hold these however the others behave: open-loop floods, hundreds of tenants with one call
  * each, callers with deadlines. Each concern is one layer:
@@ -40,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  *       nominal − use} ({@code use} its measured admitted rate), is handed to the other classes in
  *       proportion to {@code ω_k·W_k}. A deferral caused by L1 does not count: the lack was caused
  *       by others, and counting it kept an under-share class's share from being handed down while
- *       the cap idled. The L2 bucket refills at {@code eff_k,d} (nominal plus what it is handed) and
- *       holds {@code max(B_d, nominal_k,d · H)}. In strict mode ({@link PriorityMode#STRICT})
+ *       the cap idled. The L2 bucket refills at {@code eff_k,d} (nominal plus what it is handed)
+ *       and holds {@code max(B_d, nominal_k,d · H)}. In strict mode ({@link PriorityMode#STRICT})
  *       {@code eff} is instead what the classes above leave: everything for the highest, nothing
  *       below a hungry class, the rate not used by a satisfied one.
  *   <li><b>L3, tenant shares</b>: one bucket per active queue in units of dominant share. A call's
@@ -59,22 +59,22 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@code D_k,d}, {@code U_k,d}, {@code W_k} and the class weight sums are running sums: each
  * queue remembers what it contributed and replaces it when it is next touched, and idle queues
- * leave in the order they were last seen (a deferred call keeps its queue seen until its turn).
- * One admission therefore costs O(classes × dimensions), whatever the number of tenants and the
- * depth of the backlog (idle eviction is amortised O(1) per admission; the Redis twin indexes the
- * queues by last-seen time in a sorted set, this class in a tree, so finding the idle ones is
- * O(log queues)). Usage rates are exponentially weighted averages with time constant {@code H}.
+ * leave in the order they were last seen (a deferred call keeps its queue seen until its turn). One
+ * admission therefore costs O(classes × dimensions), whatever the number of tenants and the depth
+ * of the backlog (idle eviction is amortised O(1) per admission; the Redis twin indexes the queues
+ * by last-seen time in a sorted set, this class in a tree, so finding the idle ones is O(log
+ * queues)). Usage rates are exponentially weighted averages with time constant {@code H}.
  *
  * <p><b>Hand-off on release.</b> Each queue counts its outstanding calls: admitted and not yet
  * released, or deferred with a booking. When the count falls to zero (its last call released, or
- * its last waiting call expired) the queue is marked as last seen one share horizon {@code H}
- * short of the idle TTL ago, so the idle eviction takes it out of its class's sums {@code H} after
- * that release unless it calls again: a tenant or class that has finished hands its share to the
- * others within {@code H} (1 s by default) whatever the idle TTL, while one whose calls come less
- * than {@code H} apart keeps its share between them. A queue that leaves keeps nothing, but after
- * {@code H} idle its L3 bucket would have refilled to its capacity ({@code ρ_q · H}) anyway, so
- * releasing and calling again is no way to a fuller bucket. A grant never released (or a booking
- * never redeemed) keeps its queue for the idle TTL, as before. The count is one integer per queue,
+ * its last waiting call expired) the queue is marked as last seen one share horizon {@code H} short
+ * of the idle TTL ago, so the idle eviction takes it out of its class's sums {@code H} after that
+ * release unless it calls again: a tenant or class that has finished hands its share to the others
+ * within {@code H} (1 s by default) whatever the idle TTL, while one whose calls come less than
+ * {@code H} apart keeps its share between them. A queue that leaves keeps nothing, but after {@code
+ * H} idle its L3 bucket would have refilled to its capacity ({@code ρ_q · H}) anyway, so releasing
+ * and calling again is no way to a fuller bucket. A grant never released (or a booking never
+ * redeemed) keeps its queue for the idle TTL, as before. The count is one integer per queue,
  * updated in O(1) per admission and release; moving the queue in the last-seen order is O(log
  * queues), as every admission already does.
  *
@@ -86,45 +86,44 @@ import org.jspecify.annotations.Nullable;
  * queuing with the queue's refill as its clock). The call's <i>turn</i> is when its queue has
  * earned back its debt: {@code (debt − σ) / ((1 + TURN_LEAD) · ρ_q) + σ / ρ_q} from now. The calls
  * ahead of it are expected to drain a little faster than the current rate, because rates move
- * (classes come and go) and a promise made against a deep backlog at a low rate would leave the
- * cap idle when the rate rose; a call that comes back a little early is caught by the line below.
- * A queue's state is O(1) however many of its calls wait: a debt, not a list.
+ * (classes come and go) and a promise made against a deep backlog at a low rate would leave the cap
+ * idle when the rate rose; a call that comes back a little early is caught by the line below. A
+ * queue's state is O(1) however many of its calls wait: a debt, not a list.
  *
  * <p>Admit iff every L1 and L2 bucket (and safe window) holds the cost and the call's turn has
  * come; then debit L1 and L2. A class that <i>borrows</i> (its effective rate is above its nominal
  * share) must leave {@link #HEADROOM} of the largest cost free in L1 and the safe window, unless
  * the call's queue is within its share: that room is where under-share classes and queues are
- * admitted at once, however full the borrowers keep the cap. Otherwise answer {@code DEFER(Δ)}
- * with a booking that remembers the turn; the retry presents the booking instead of paying again.
- * A call that finds a shared bucket short lines up behind a <i>tail</i> (the time the last call
- * deferred there was told to come back) of its own class: the class's tail, spaced at {@code
- * c_d / eff_k,d}, for queues using their share; the class's light tail, spaced at {@code c_d /
- * r_d}, for a queue <i>within</i> its share (it would still bank half its capacity after paying,
- * and its own L3 has not deferred it within {@code H}) that found only L1 short. Classes never line
- * up behind one another, and a queue within its share never behind the calls of queues using
- * theirs. A booked call back before its turn keeps its place; one back at or after it that finds
- * its capacity gone (a late wake-up) lines up again. A cost above a dimension's burst (or its
- * safe-window allowance) can never fit and is rejected at once. A queue or class seen for the
- * first time starts with full buckets, inside the same step, so concurrent first calls cannot
- * over-admit.
+ * admitted at once, however full the borrowers keep the cap. Otherwise answer {@code DEFER(Δ)} with
+ * a booking that remembers the turn; the retry presents the booking instead of paying again. A call
+ * that finds a shared bucket short lines up behind a <i>tail</i> (the time the last call deferred
+ * there was told to come back) of its own class: the class's tail, spaced at {@code c_d / eff_k,d},
+ * for queues using their share; the class's light tail, spaced at {@code c_d / r_d}, for a queue
+ * <i>within</i> its share (it would still bank half its capacity after paying, and its own L3 has
+ * not deferred it within {@code H}) that found only L1 short. Classes never line up behind one
+ * another, and a queue within its share never behind the calls of queues using theirs. A booked
+ * call back before its turn keeps its place; one back at or after it that finds its capacity gone
+ * (a late wake-up) lines up again. A cost above a dimension's burst (or its safe-window allowance)
+ * can never fit and is rejected at once. A queue or class seen for the first time starts with full
+ * buckets, inside the same step, so concurrent first calls cannot over-admit.
  *
  * <p><b>Promises across classes: overdue calls.</b> Lines are per class, so a slot promised in one
- * class's line is invisible to the calls of the others: a timer fires a little late, and in
- * between a call of another class finds the bucket (or the safe window) holding enough and takes
- * it. The late call then lines up again at the back of its class's line, a whole line's length
- * later, and it can happen again: under three saturating classes this repeated bounce, not the
- * share, set the top class's p95. A call that comes back at or after a slot a line gave it and
- * finds its capacity taken is therefore <i>overdue</i>: it lines up again as before, and until it
- * is back its cost counts in its class's {@code overdue} level, per dimension. Every call of
- * another class's queue using its share must leave the overdue levels of the other classes free
- * in L1 and the safe window, besides its own cost and headroom, so the promised capacity waits
- * for the caller it was promised to. Three exceptions keep the rest of the rule whole: a queue
- * within its share owes nothing (it is admitted at once however many calls of others are
- * overdue), an overdue call owes no other overdue call (they would all wait for one another), and
- * a class that borrows is owed nothing (what it was promised was handed down by classes that may
- * take it back at once). An overdue call that never comes back is forgotten: the levels decay
- * with time constant {@code H}. The state is one number per class and dimension and two flags per
- * booking; the step costs O(classes × dimensions) more.
+ * class's line is invisible to the calls of the others: a timer fires a little late, and in between
+ * a call of another class finds the bucket (or the safe window) holding enough and takes it. The
+ * late call then lines up again at the back of its class's line, a whole line's length later, and
+ * it can happen again: under three saturating classes this repeated bounce, not the share, set the
+ * top class's p95. A call that comes back at or after a slot a line gave it and finds its capacity
+ * taken is therefore <i>overdue</i>: it lines up again as before, and until it is back its cost
+ * counts in its class's {@code overdue} level, per dimension. Every call of another class's queue
+ * using its share must leave the overdue levels of the other classes free in L1 and the safe
+ * window, besides its own cost and headroom, so the promised capacity waits for the caller it was
+ * promised to. Three exceptions keep the rest of the rule whole: a queue within its share owes
+ * nothing (it is admitted at once however many calls of others are overdue), an overdue call owes
+ * no other overdue call (they would all wait for one another), and a class that borrows is owed
+ * nothing (what it was promised was handed down by classes that may take it back at once). An
+ * overdue call that never comes back is forgotten: the levels decay with time constant {@code H}.
+ * The state is one number per class and dimension and two flags per booking; the step costs
+ * O(classes × dimensions) more.
  *
  * <p><b>Deadlines.</b> A call with a wait limit (its own {@link AdmissionRequest#maxWait()}, or its
  * class's {@code max_wait}) whose Δ would exceed it is answered {@code Expired} at once: it pays
@@ -147,18 +146,18 @@ import org.jspecify.annotations.Nullable;
  * queue starts from its class's correction, learnt from every release in the class, so tenants that
  * call rarely are not charged the bare prompt.
  *
- * <p><b>Cold start.</b> Until its class has seen a release nothing has been learnt, and the
- * first calls of a fresh gate are charged their bare estimates: on noisy-estimates most of the
- * 429s fall in the provider's first window. A prior (a part of the completion bound charged until
- * the class's first release) removes most of them but shifts the shares of many small tenants for
- * the rest of the run; it is not part of the rule (eval/README.md, "Noisy estimates and
- * reservation: ablations", has the measurements).
+ * <p><b>Cold start.</b> Until its class has seen a release nothing has been learnt, and the first
+ * calls of a fresh gate are charged their bare estimates: on noisy-estimates most of the 429s fall
+ * in the provider's first window. A prior (a part of the completion bound charged until the class's
+ * first release) removes most of them but shifts the shares of many small tenants for the rest of
+ * the run; it is not part of the rule (eval/README.md, "Noisy estimates and reservation:
+ * ablations", has the measurements).
  *
  * <p><b>Reservation mode</b> debits {@code estimate + max_tokens} (or the default), which never
  * under-counts, and L3 paces the queue by that same reservation: a call whose turn has come finds
  * L1, L2 and the safe window holding what it will debit. (Pacing L3 by the corrected estimate while
- * L1 needed the whole reservation sent calls back at their turn to find L1 short: 3.2 deferrals
- * per call.) Releases refund the unused part to every layer alike.
+ * L1 needed the whole reservation sent calls back at their turn to find L1 short: 3.2 deferrals per
+ * call.) Releases refund the unused part to every layer alike.
  *
  * <h2>A worked example</h2>
  *
@@ -173,14 +172,14 @@ import org.jspecify.annotations.Nullable;
  * to its turn, not one per wake-up. A P1 tenant's calls come about 250 ms apart, less than {@code
  * H}, so it keeps its share between them; when the four stop, P1 leaves the sums 1 s after their
  * last release and P3 is entitled to the whole 60/s. P3 borrows, so its calls leave {@code 0.02 ·
- * 60 = 1.2} requests of L1 free; a P1 call finds them and is admitted at once. A flood call sent with {@code
- * maxWait = 1 s} instead, its turn ~20 s away, is answered {@code Expired} at once, and the flood's
- * debt stays what it was.
+ * 60 = 1.2} requests of L1 free; a P1 call finds them and is admitted at once. A flood call sent
+ * with {@code maxWait = 1 s} instead, its turn ~20 s away, is answered {@code Expired} at once, and
+ * the flood's debt stays what it was.
  *
  * <h2>The Lua twin</h2>
  *
- * {@code nested_buckets.lua} (shared arithmetic), {@code admit.lua} and {@code release.lua} take the
- * same decisions with the same arithmetic in the same order; the differential test in the redis
+ * {@code nested_buckets.lua} (shared arithmetic), {@code admit.lua} and {@code release.lua} take
+ * the same decisions with the same arithmetic in the same order; the differential test in the redis
  * module compares answers and state after every step. Names:
  *
  * <table>
@@ -219,21 +218,28 @@ import org.jspecify.annotations.Nullable;
 final class NestedBuckets {
   /** A bucket at or above this fraction of its capacity marks an under-using class or queue. */
   static final double SATISFIED_FRACTION = 0.5;
+
   /** Shortest deferral handed out; retrying sooner than this is never useful. */
   static final long MIN_DEFER_MICROS = 1_000L;
+
   /**
    * Slack in every "holds enough" comparison, so that sums of shares such as 60 × (1/60) that
    * should meet a level exactly are not lost to rounding.
    */
   static final double EPSILON = 1e-9;
+
   /**
    * The part of a shared bucket (L1, the safe window) that a class using capacity handed down by
    * others must leave free, as a fraction of the largest cost: the room in which classes within
    * their share are admitted at once.
    */
   static final double HEADROOM = 0.02;
-  /** How much faster than its current rate a queue's backlog is expected to drain (see turnAfter). */
+
+  /**
+   * How much faster than its current rate a queue's backlog is expected to drain (see turnAfter).
+   */
   static final double TURN_LEAD = 0.2;
+
   /** Weight of the newest release in a queue's estimate correction (an exponential average). */
   static final double CORRECTION_WEIGHT = 0.2;
 
@@ -249,8 +255,10 @@ final class NestedBuckets {
   private boolean strict;
 
   private boolean started;
+
   /** Whether the first step creates L1 empty rather than full (see {@link #startEmpty()}). */
   private boolean emptyAtStart;
+
   private long lastMicros;
   private double activeWeight;
   private final double[] global;
@@ -258,22 +266,33 @@ final class NestedBuckets {
   private final double[][] classUse;
   private final double[][] effective;
   private final double[][] nominal;
+
   /** L2 capacity: the largest cost, or a horizon of the class's nominal rate if larger. */
   private final double[][] classCap;
+
   private final boolean[][] hungry;
-  /** Whether an active class's effective rate is above its nominal share (it uses handed-down capacity). */
+
+  /**
+   * Whether an active class's effective rate is above its nominal share (it uses handed-down
+   * capacity).
+   */
   private final boolean[][] borrowing;
+
   private final double[][] hungryDemand;
   private final double[][] allDemand;
   private final double[][] satisfiedUse;
+
   /** Per class, the estimate correction a new queue starts from (learnt from every release). */
   private final double[][] classCorrection;
+
   private final SlidingWindow[] windows;
   private final long[] classDeferred;
   private long horizonMicros;
   private final long[][] classTail;
+
   /** Per class and dimension, the tail of the calls of queues within their share. */
   private final long[][] lightTail;
+
   private final long[] globalSlot;
   private final long[] classSlot;
   private final boolean[] lightSlot;
@@ -281,12 +300,16 @@ final class NestedBuckets {
   private final int[] satisfiedQueues;
 
   private final Map<String, Queue>[] queues;
+
   /** Active queues by the time they were last seen (then touch order): the idle-eviction order. */
-  private final TreeSet<Queue> bySeen = new TreeSet<>(
-      Comparator.<Queue>comparingLong(q -> q.lastSeen).thenComparingLong(q -> q.seq));
+  private final TreeSet<Queue> bySeen =
+      new TreeSet<>(Comparator.<Queue>comparingLong(q -> q.lastSeen).thenComparingLong(q -> q.seq));
+
   /** Σ w_t over each class's active queues ({@code W_k}). */
   private final double[] weightSum;
+
   private long touches;
+
   /**
    * Per class and dimension, the cost of the class's overdue calls (units): calls that came back at
    * the slot a line had given them and found its capacity taken. Until they are back, the calls of
@@ -336,8 +359,8 @@ final class NestedBuckets {
    * that was admitting at the cap a moment ago (a fail-over to a local gate, state lost and
    * rebuilt), so that the provider's current window does not see a fresh burst on top. Only L1 is
    * the cap; the class buckets (L2) start full, as every class's does when it becomes active, so
-   * the first calls find only L1 short and line up behind their class's tails at the cap's pace
-   * (a queue within its share behind the light tail, spaced at {@code c_d / r_d}) rather than all
+   * the first calls find only L1 short and line up behind their class's tails at the cap's pace (a
+   * queue within its share behind the light tail, spaced at {@code c_d / r_d}) rather than all
    * being told the same turn.
    */
   void startEmpty() {
@@ -349,9 +372,12 @@ final class NestedBuckets {
    * clamped to the new capacities at the next step, as the Redis backend does.
    */
   void configure(Policy next) {
-    if (!next.dimensionNames().equals(policy == null ? next.dimensionNames() : policy.dimensionNames())
-        || !next.priorityNames().equals(policy == null ? next.priorityNames() : policy.priorityNames())) {
-      throw new InvalidPolicyException("dimensions",
+    if (!next.dimensionNames()
+            .equals(policy == null ? next.dimensionNames() : policy.dimensionNames())
+        || !next.priorityNames()
+            .equals(policy == null ? next.priorityNames() : policy.priorityNames())) {
+      throw new InvalidPolicyException(
+          "dimensions",
           "a live gate can change caps and weights, not its dimensions or classes; create a new gate");
     }
     this.policy = next;
@@ -407,7 +433,13 @@ final class NestedBuckets {
    * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
    * holds what was debited, for {@link #release}.
    */
-  long admit(long now, String tenant, int k, double[] estimate, double @Nullable [] reserve, Booking booking,
+  long admit(
+      long now,
+      String tenant,
+      int k,
+      double[] estimate,
+      double @Nullable [] reserve,
+      Booking booking,
       long maxWaitMicros) {
     advance(now);
     Queue q = queues[k].get(tenant);
@@ -415,8 +447,8 @@ final class NestedBuckets {
     for (int d = 0; d < dims; d++) {
       // In reservation mode L3 paces by the reservation L1 and L2 debit: a call whose turn has come
       // finds them holding it, instead of being deferred again for the difference.
-      paced[d] = reserve != null ? reserve[d]
-          : Math.min(largest[d], estimate[d] + correction(q, k, d));
+      paced[d] =
+          reserve != null ? reserve[d] : Math.min(largest[d], estimate[d] + correction(q, k, d));
     }
     booking.estimate = estimate;
     double[] cost = paced;
@@ -488,7 +520,9 @@ final class NestedBuckets {
       slot = Math.max(slot, shortSlot);
     }
     long ready = Math.max(slot, turn);
-    if (ready > now && maxWaitMicros >= 0 && Math.max(MIN_DEFER_MICROS, ready - now) > maxWaitMicros) {
+    if (ready > now
+        && maxWaitMicros >= 0
+        && Math.max(MIN_DEFER_MICROS, ready - now) > maxWaitMicros) {
       q.level += sigma;
       if (!fresh && q.outstanding > 0) {
         q.outstanding--;
@@ -559,8 +593,8 @@ final class NestedBuckets {
   }
 
   /**
-   * What a call of queue {@code q} (null: not active yet) in class {@code k} is charged in dimension
-   * {@code d} beyond its estimate: the queue's correction, a new queue's its class's.
+   * What a call of queue {@code q} (null: not active yet) in class {@code k} is charged in
+   * dimension {@code d} beyond its estimate: the queue's correction, a new queue's its class's.
    */
   private double correction(@Nullable Queue q, int k, int d) {
     return q == null ? classCorrection[k][d] : q.correction[d];
@@ -570,8 +604,8 @@ final class NestedBuckets {
    * When a fresh call whose queue is {@code debt} shares behind (its own share {@code sigma}
    * included) has its turn: the calls ahead of it drain at {@code (1 + TURN_LEAD) · rate}, its own
    * share at {@code rate}. A deep backlog's turns are therefore promised a little early: a call
-   * that comes back early lines up in its class's line, while one promised too late would leave
-   * the cap idle when the rate rises.
+   * that comes back early lines up in its class's line, while one promised too late would leave the
+   * cap idle when the rate rises.
    */
   private long turnAfter(long now, double debt, double sigma, double rate) {
     double ahead = Math.max(0, debt - sigma);
@@ -620,10 +654,9 @@ final class NestedBuckets {
   }
 
   /**
-   * Reconciles an admitted call: {@code debited − actual} goes back to L1 and L2 (a negative
-   * amount takes more), the queue's L3 gets back the difference between the share it paid and the
-   * share the call really had, and the queue's estimate correction learns from {@code actual −
-   * estimate}.
+   * Reconciles an admitted call: {@code debited − actual} goes back to L1 and L2 (a negative amount
+   * takes more), the queue's L3 gets back the difference between the share it paid and the share
+   * the call really had, and the queue's estimate correction learns from {@code actual − estimate}.
    */
   void release(long now, Booking grant, double[] actual) {
     advance(now);
@@ -646,7 +679,8 @@ final class NestedBuckets {
         if (q.capped) {
           satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - used);
         }
-        q.correction[d] += CORRECTION_WEIGHT * (Math.max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
+        q.correction[d] +=
+            CORRECTION_WEIGHT * (Math.max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
       }
       double error = Math.max(0, actual[d] - grant.estimate[d]);
       classCorrection[k][d] += CORRECTION_WEIGHT * (error - classCorrection[k][d]);
@@ -664,8 +698,8 @@ final class NestedBuckets {
    * state (see {@link Gate#charge}). L1 alone bounds what the provider sees; the classes and queues
    * did not take part in those calls, so their buckets and shares stay as they are. The level may
    * go negative, but a charge takes it at most one burst below empty: calls let through ungated at
-   * many times the cap were mostly refused by the provider, and a level a burst below empty
-   * already holds the gate off until a burst's worth of the cap has passed.
+   * many times the cap were mostly refused by the provider, and a level a burst below empty already
+   * holds the gate off until a burst's worth of the cap has passed.
    */
   void charge(long now, double[] spent) {
     advance(now);
@@ -702,9 +736,10 @@ final class NestedBuckets {
       global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
       for (int k = 0; k < classes; k++) {
         double capacity = classCap[k][d];
-        classLevel[k][d] = activeQueues[k] == 0
-            ? capacity
-            : Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
+        classLevel[k][d] =
+            activeQueues[k] == 0
+                ? capacity
+                : Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
         classUse[k][d] *= decay;
         satisfiedUse[k][d] = satisfiedQueues[k] == 0 ? 0 : satisfiedUse[k][d] * decay;
         overdue[k][d] *= decay;
@@ -730,13 +765,16 @@ final class NestedBuckets {
       double hungryWeight = 0;
       for (int k = 0; k < classes; k++) {
         boolean active = activeQueues[k] > 0;
-        double share = active
-            ? classWeight[k] * weightSum[k] / activeWeight * rate[d]
-            : classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
+        double share =
+            active
+                ? classWeight[k] * weightSum[k] / activeWeight * rate[d]
+                : classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
         nominal[k][d] = active ? share : 0;
         classCap[k][d] = Math.max(largest[d], share * horizon);
-        hungry[k][d] = active
-            && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d] || now - classDeferred[k] <= horizonMicros);
+        hungry[k][d] =
+            active
+                && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d]
+                    || now - classDeferred[k] <= horizonMicros);
         if (hungry[k][d]) {
           hungryWeight += classWeight[k] * weightSum[k];
         } else if (active) {
@@ -750,9 +788,10 @@ final class NestedBuckets {
           if (activeQueues[k] == 0) {
             effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
           } else {
-            effective[k][d] = hungry[k][d]
-                ? nominal[k][d] + unused * classWeight[k] * weightSum[k] / hungryWeight
-                : nominal[k][d];
+            effective[k][d] =
+                hungry[k][d]
+                    ? nominal[k][d] + unused * classWeight[k] * weightSum[k] / hungryWeight
+                    : nominal[k][d];
           }
         }
       }
@@ -811,7 +850,8 @@ final class NestedBuckets {
     // share has not deferred it within the horizon. A queue whose horizon of share is less than
     // one call (many tenants, one call each) never is: every call it makes uses its share.
     double after = q.level - (paying ? share(cost) : 0);
-    q.satisfied = fresh || (after >= SATISFIED_FRACTION * q.capacity && now - q.deferredAt > horizonMicros);
+    q.satisfied =
+        fresh || (after >= SATISFIED_FRACTION * q.capacity && now - q.deferredAt > horizonMicros);
     contribute(q);
     q.rate = q.weight * equalisationRate(k);
     q.capacity = Math.max(sigma, q.rate * horizon);
@@ -828,7 +868,9 @@ final class NestedBuckets {
         all = Math.min(all, effective[k][d] / allDemand[k][d]);
       }
       if (hungryDemand[k][d] > 0) {
-        hungry = Math.min(hungry, Math.max(0, effective[k][d] - satisfiedUse[k][d]) / hungryDemand[k][d]);
+        hungry =
+            Math.min(
+                hungry, Math.max(0, effective[k][d] - satisfiedUse[k][d]) / hungryDemand[k][d]);
       }
     }
     if (all == Double.POSITIVE_INFINITY) {
@@ -950,17 +992,24 @@ final class NestedBuckets {
   }
 
   /**
-   * A call's place in its queue's line: the share it paid into L3 at its first attempt and the
-   * time its turn comes. A deferred call keeps its booking for the retry.
+   * A call's place in its queue's line: the share it paid into L3 at its first attempt and the time
+   * its turn comes. A deferred call keeps its booking for the retry.
    */
   static final class Booking {
     final String tenant;
     final int priority;
     boolean paid;
-    /** Whether its turn is a slot a line gave it (its class's or light line), not only its L3 turn. */
+
+    /**
+     * Whether its turn is a slot a line gave it (its class's or light line), not only its L3 turn.
+     */
     boolean lined;
-    /** Whether it came back at that slot, found its capacity taken, and counts in {@code overdue}. */
+
+    /**
+     * Whether it came back at that slot, found its capacity taken, and counts in {@code overdue}.
+     */
     boolean overdue;
+
     double paidShare;
     long readyAt;
     long expiresAt;
@@ -981,7 +1030,12 @@ final class NestedBuckets {
    * State at the last step (at {@code micros}): L1 level per dimension; per class, L2 level and
    * admitted rate (the usage average, units per second); active queues per class.
    */
-  record Snapshot(long micros, double[] global, double[][] classLevels, double[][] classUse, int[] activeQueues) {}
+  record Snapshot(
+      long micros,
+      double[] global,
+      double[][] classLevels,
+      double[][] classUse,
+      int[] activeQueues) {}
 
   /** One active {@code (tenant, class)} queue. */
   private static final class Queue {
@@ -994,14 +1048,18 @@ final class NestedBuckets {
     double level;
     double capacity = Double.POSITIVE_INFINITY;
     double rate;
+
     /** Banks at least half its capacity: counted by its use ({@code U_k,d}), not its demand. */
     boolean capped;
+
     /** Capped, and not deferred within the share horizon: within its share, it skips the lines. */
     boolean satisfied;
+
     long lastMicros;
     long lastSeen;
     long seq;
     long deferredAt = Long.MIN_VALUE / 2;
+
     /**
      * Its calls in flight (admitted, not released) plus its calls waiting with a booking; when it
      * falls to zero the queue is due to leave one share horizon later (see {@code released}).

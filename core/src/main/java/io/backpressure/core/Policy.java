@@ -26,8 +26,8 @@ import org.jspecify.annotations.Nullable;
  * @param defaultTenantWeight the weight of every tenant not named
  * @param reservation whether to debit {@code tokens + max_tokens} at admission and refund later
  * @param defaultMaxTokens the completion bound reserved for requests that carry none
- * @param idleTtl how long a queue with no admission attempts stays active before it drops out of the
- *     fair-share sums
+ * @param idleTtl how long a queue with no admission attempts stays active before it drops out of
+ *     the fair-share sums
  * @param safeWindow the provider's accounting period when the gate should never admit more than
  *     {@code C_d} times its length in any window of that length, however aligned; {@code null} for
  *     the bucket bound {@code C_d·T + B_d} alone. The builder and the YAML default it to the
@@ -61,7 +61,8 @@ public record Policy(
     priorities = List.copyOf(Objects.requireNonNull(priorities, "priorities"));
     tenantWeights = Map.copyOf(Objects.requireNonNull(tenantWeights, "tenantWeights"));
     if (dimensions.isEmpty()) {
-      throw new InvalidPolicyException("dimensions", "dimensions must name at least one capped dimension");
+      throw new InvalidPolicyException(
+          "dimensions", "dimensions must name at least one capped dimension");
     }
     if (priorities.isEmpty()) {
       throw new InvalidPolicyException("priorities", "priorities must name at least one class");
@@ -89,27 +90,41 @@ public record Policy(
     if (requests >= 0) {
       Dimension d = dimensions.get(requests);
       if (d.burst() < 1) {
-        throw new InvalidPolicyException("dimensions.requests.burst", "dimensions.requests.burst must be at least 1 "
-            + "(one request costs 1, so no request could ever be admitted), in [1, 1e15]; got " + d.burst());
+        throw new InvalidPolicyException(
+            "dimensions.requests.burst",
+            "dimensions.requests.burst must be at least 1 "
+                + "(one request costs 1, so no request could ever be admitted), in [1, 1e15]; got "
+                + d.burst());
       }
       if (safeWindow != null && d.capPerSecond() * safeWindow.toNanos() / 1e9 < 1) {
-        throw new InvalidPolicyException("safe_window", "safe_window must be long enough for the requests cap to "
-            + "allow one request in it (at least " + Math.ceil(1e3 / d.capPerSecond()) + " ms at "
-            + d.capPerSecond() + "/s), got " + safeWindow.toMillis() + " ms");
+        throw new InvalidPolicyException(
+            "safe_window",
+            "safe_window must be long enough for the requests cap to "
+                + "allow one request in it (at least "
+                + Math.ceil(1e3 / d.capPerSecond())
+                + " ms at "
+                + d.capPerSecond()
+                + "/s), got "
+                + safeWindow.toMillis()
+                + " ms");
       }
     }
     if (priorityMode == null) {
-      throw new InvalidPolicyException("priority_mode", "priority_mode must be one of shared, strict, got null");
+      throw new InvalidPolicyException(
+          "priority_mode", "priority_mode must be one of shared, strict, got null");
     }
   }
 
   /** Shortest idle TTL, share horizon and safe window. */
   private static final Duration MIN_TTL = Duration.ofMillis(1);
+
   /** Longest share horizon and safe window: providers account per second or per minute. */
   private static final Duration MAX_WINDOW = Duration.ofHours(1);
+
   private static final Duration MAX_IDLE_TTL = Duration.ofHours(24);
   private static final Duration ONE_MINUTE = Duration.ofMinutes(1);
   private static final Duration MIN_GRANT_TTL = Duration.ofSeconds(1);
+
   /** Longest grant TTL: a call that runs longer than a day is not a model call. */
   private static final Duration MAX_GRANT_TTL = Duration.ofHours(24);
 
@@ -124,8 +139,15 @@ public record Policy(
 
   private static void within(String field, Duration value, Duration min, Duration max) {
     if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-      throw new InvalidPolicyException(field, field + " must be a duration in [" + text(min) + ", " + text(max)
-          + "], got " + (value == null ? "nothing" : text(value)));
+      throw new InvalidPolicyException(
+          field,
+          field
+              + " must be a duration in ["
+              + text(min)
+              + ", "
+              + text(max)
+              + "], got "
+              + (value == null ? "nothing" : text(value)));
     }
   }
 
@@ -186,7 +208,9 @@ public record Policy(
     return -1;
   }
 
-  /** The rate at which dimension {@code d}'s global bucket refills: the cap {@code C_d}, per second. */
+  /**
+   * The rate at which dimension {@code d}'s global bucket refills: the cap {@code C_d}, per second.
+   */
   public double refillRate(int d) {
     return dimensions.get(d).capPerSecond();
   }
@@ -197,7 +221,9 @@ public record Policy(
    */
   public double largestCost(int d) {
     Dimension dim = dimensions.get(d);
-    return safeWindow == null ? dim.burst() : Math.min(dim.burst(), dim.capPerSecond() * safeWindow.toNanos() / 1e9);
+    return safeWindow == null
+        ? dim.burst()
+        : Math.min(dim.burst(), dim.capPerSecond() * safeWindow.toNanos() / 1e9);
   }
 
   /** This policy with a dimension's cap and burst replaced (a hot update). */
@@ -206,11 +232,24 @@ public record Policy(
     int i = dimensionIndex(replacement.name());
     if (i < 0) {
       throw new InvalidPolicyException(
-          "dimensions", "no dimension named '" + replacement.name() + "'; known: " + dimensionNames());
+          "dimensions",
+          "no dimension named '" + replacement.name() + "'; known: " + dimensionNames());
     }
     dims.set(i, replacement);
-    return new Policy(target, dims, priorities, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, feedback);
+    return new Policy(
+        target,
+        dims,
+        priorities,
+        tenantWeights,
+        defaultTenantWeight,
+        reservation,
+        defaultMaxTokens,
+        idleTtl,
+        safeWindow,
+        shareHorizon,
+        grantTtl,
+        priorityMode,
+        feedback);
   }
 
   /** This policy with a class weight replaced (a hot update). */
@@ -222,22 +261,58 @@ public record Policy(
     }
     List<PriorityClass> classes = new ArrayList<>(priorities);
     classes.set(i, new PriorityClass(priority, weight, priorities.get(i).maxWait()));
-    return new Policy(target, dimensions, classes, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, feedback);
+    return new Policy(
+        target,
+        dimensions,
+        classes,
+        tenantWeights,
+        defaultTenantWeight,
+        reservation,
+        defaultMaxTokens,
+        idleTtl,
+        safeWindow,
+        shareHorizon,
+        grantTtl,
+        priorityMode,
+        feedback);
   }
 
   /** This policy with a tenant's weight set (a hot update). */
   public Policy withTenantWeight(String tenant, double weight) {
     Map<String, Double> weights = new HashMap<>(tenantWeights);
     weights.put(tenant, weight);
-    return new Policy(target, dimensions, priorities, weights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, feedback);
+    return new Policy(
+        target,
+        dimensions,
+        priorities,
+        weights,
+        defaultTenantWeight,
+        reservation,
+        defaultMaxTokens,
+        idleTtl,
+        safeWindow,
+        shareHorizon,
+        grantTtl,
+        priorityMode,
+        feedback);
   }
 
   /** This policy with other feedback parameters. */
   public Policy withFeedback(FeedbackPolicy next) {
-    return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight, reservation,
-        defaultMaxTokens, idleTtl, safeWindow, shareHorizon, grantTtl, priorityMode, next);
+    return new Policy(
+        target,
+        dimensions,
+        priorities,
+        tenantWeights,
+        defaultTenantWeight,
+        reservation,
+        defaultMaxTokens,
+        idleTtl,
+        safeWindow,
+        shareHorizon,
+        grantTtl,
+        priorityMode,
+        next);
   }
 
   /** The dimension names, in order. */
@@ -251,8 +326,8 @@ public record Policy(
   }
 
   /**
-   * Builds a {@link Policy}; every setter checks its range at once.
-   * Not thread-safe: configure it on one thread, then build.
+   * Builds a {@link Policy}; every setter checks its range at once. Not thread-safe: configure it
+   * on one thread, then build.
    */
   public static final class Builder {
     private final String target;
@@ -263,8 +338,10 @@ public record Policy(
     private boolean reservation;
     private long defaultMaxTokens = 1024;
     private Duration idleTtl = Duration.ofSeconds(10);
+
     /** The provider's accounting period when a cap was given in it; the safe window's default. */
     private @Nullable Duration providerPeriod;
+
     private @Nullable Duration safeWindow;
     private boolean safeWindowGiven;
     private Duration shareHorizon = Duration.ofSeconds(1);
@@ -276,7 +353,9 @@ public record Policy(
       this.target = target;
     }
 
-    /** Adds a dimension capped at {@code capPerSecond} units per second with burst {@code burst}. */
+    /**
+     * Adds a dimension capped at {@code capPerSecond} units per second with burst {@code burst}.
+     */
     public Builder dimension(String name, double capPerSecond, double burst) {
       dimensions.add(new Dimension(name, capPerSecond, burst));
       return this;
@@ -340,7 +419,8 @@ public record Policy(
     /** How classes share the cap (default {@link PriorityMode#SHARED}). */
     public Builder priorityMode(PriorityMode mode) {
       if (mode == null) {
-        throw new InvalidPolicyException("priority_mode", "priority_mode must be one of shared, strict, got null");
+        throw new InvalidPolicyException(
+            "priority_mode", "priority_mode must be one of shared, strict, got null");
       }
       this.priorityMode = mode;
       return this;
@@ -387,7 +467,9 @@ public record Policy(
       return this;
     }
 
-    /** No safe window, whatever the provider's period: the bucket bound {@code C_d·T + B_d} alone. */
+    /**
+     * No safe window, whatever the provider's period: the bucket bound {@code C_d·T + B_d} alone.
+     */
     public Builder withoutSafeWindow() {
       return safeWindow(null);
     }
@@ -411,9 +493,20 @@ public record Policy(
     }
 
     public Policy build() {
-      return new Policy(target, dimensions, priorities, tenantWeights, defaultTenantWeight, reservation,
-          defaultMaxTokens, idleTtl, safeWindowGiven ? safeWindow : providerPeriod, shareHorizon, grantTtl,
-          priorityMode, feedback);
+      return new Policy(
+          target,
+          dimensions,
+          priorities,
+          tenantWeights,
+          defaultTenantWeight,
+          reservation,
+          defaultMaxTokens,
+          idleTtl,
+          safeWindowGiven ? safeWindow : providerPeriod,
+          shareHorizon,
+          grantTtl,
+          priorityMode,
+          feedback);
     }
   }
 }

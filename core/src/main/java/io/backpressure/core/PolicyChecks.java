@@ -16,7 +16,8 @@ final class PolicyChecks {
   static void name(String field, String value) {
     if (value == null || value.isBlank() || value.length() > 128) {
       throw new InvalidPolicyException(
-          field, field + " must be a non-empty name of at most 128 characters, got '" + value + "'");
+          field,
+          field + " must be a non-empty name of at most 128 characters, got '" + value + "'");
     }
   }
 }

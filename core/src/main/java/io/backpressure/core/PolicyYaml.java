@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads and writes the policy YAML format. Unknown keys are errors that name them, so a typo never
  * silently falls back to a default; so are a key given twice, a value of the wrong type (no
- * coercion: {@code enabled} must be a boolean, {@code default_max_tokens} an integer, a mapping must
- * be a mapping) and a second YAML document in the same text.
+ * coercion: {@code enabled} must be a boolean, {@code default_max_tokens} an integer, a mapping
+ * must be a mapping) and a second YAML document in the same text.
  *
  * <pre>{@code
  * target: openai/gpt-4o
@@ -44,10 +44,12 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  */
 final class PolicyYaml {
-  private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
-      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-      .build());
+  private static final ObjectMapper YAML =
+      new ObjectMapper(
+          YAMLFactory.builder()
+              .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+              .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+              .build());
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
 
   private PolicyYaml() {}
@@ -57,9 +59,21 @@ final class PolicyYaml {
     if (root == null || !root.isObject()) {
       throw new InvalidPolicyException("(document)", "a policy must be a YAML mapping");
     }
-    onlyKeys(root, "", Set.of("target", "dimensions", "priorities", "tenants", "reservation",
-        "idle_ttl", "safe_window", "share_horizon", "grant_ttl", "feedback",
-        "priority_mode"));
+    onlyKeys(
+        root,
+        "",
+        Set.of(
+            "target",
+            "dimensions",
+            "priorities",
+            "tenants",
+            "reservation",
+            "idle_ttl",
+            "safe_window",
+            "share_horizon",
+            "grant_ttl",
+            "feedback",
+            "priority_mode"));
     Policy.Builder builder = Policy.builder(text(root, "target"));
 
     JsonNode dims = required(root, "dimensions");
@@ -68,22 +82,27 @@ final class PolicyYaml {
       String path = "dimensions." + entry.getKey();
       JsonNode dim = entry.getValue();
       if (!dim.isObject()) {
-        throw new InvalidPolicyException(path, path + " must be a mapping with per_second or per_minute");
+        throw new InvalidPolicyException(
+            path, path + " must be a mapping with per_second or per_minute");
       }
       onlyKeys(dim, path + ".", Set.of("per_second", "per_minute", "burst"));
       boolean perSecond = dim.has("per_second");
       boolean perMinute = dim.has("per_minute");
       if (perSecond == perMinute) {
-        throw new InvalidPolicyException(path, path + " needs exactly one of per_second or per_minute");
+        throw new InvalidPolicyException(
+            path, path + " needs exactly one of per_second or per_minute");
       }
-      double cap = perSecond
-          ? number(dim, path + ".per_second", "per_second")
-          : number(dim, path + ".per_minute", "per_minute") / 60.0;
+      double cap =
+          perSecond
+              ? number(dim, path + ".per_second", "per_second")
+              : number(dim, path + ".per_minute", "per_minute") / 60.0;
       if (perMinute) {
         builder.providerPeriod(Duration.ofMinutes(1));
       }
-      double burst = dim.has("burst") ? number(dim, path + ".burst", "burst")
-          : Dimension.REQUESTS.equals(entry.getKey()) ? Math.max(1, cap) : cap;
+      double burst =
+          dim.has("burst")
+              ? number(dim, path + ".burst", "burst")
+              : Dimension.REQUESTS.equals(entry.getKey()) ? Math.max(1, cap) : cap;
       builder.dimension(entry.getKey(), cap, burst);
     }
 
@@ -94,9 +113,10 @@ final class PolicyYaml {
       if (entry.getValue().isObject()) {
         JsonNode longForm = entry.getValue();
         onlyKeys(longForm, path + ".", Set.of("weight", "max_wait"));
-        Duration maxWait = longForm.has("max_wait") && !longForm.get("max_wait").isNull()
-            ? duration(longForm, "max_wait", path + ".max_wait")
-            : null;
+        Duration maxWait =
+            longForm.has("max_wait") && !longForm.get("max_wait").isNull()
+                ? duration(longForm, "max_wait", path + ".max_wait")
+                : null;
         builder.priority(entry.getKey(), number(longForm, path + ".weight", "weight"), maxWait);
       } else {
         builder.priority(entry.getKey(), number(classes, path, entry.getKey()));
@@ -105,12 +125,15 @@ final class PolicyYaml {
     if (root.has("priority_mode")) {
       JsonNode mode = root.get("priority_mode");
       String modeName = mode.isTextual() ? mode.asText() : String.valueOf(mode);
-      builder.priorityMode(switch (modeName) {
-        case "shared" -> PriorityMode.SHARED;
-        case "strict" -> PriorityMode.STRICT;
-        default -> throw new InvalidPolicyException("priority_mode",
-            "priority_mode must be one of shared, strict, got '" + modeName + "'");
-      });
+      builder.priorityMode(
+          switch (modeName) {
+            case "shared" -> PriorityMode.SHARED;
+            case "strict" -> PriorityMode.STRICT;
+            default ->
+                throw new InvalidPolicyException(
+                    "priority_mode",
+                    "priority_mode must be one of shared, strict, got '" + modeName + "'");
+          });
     }
 
     JsonNode tenants = root.get("tenants");
@@ -122,13 +145,14 @@ final class PolicyYaml {
       JsonNode weights = tenants.get("weights");
       if (weights != null) {
         if (!weights.isObject()) {
-          throw new InvalidPolicyException("tenants.weights",
+          throw new InvalidPolicyException(
+              "tenants.weights",
               "tenants.weights must be a mapping of tenant to weight, got " + kind(weights));
         }
         for (Iterator<Map.Entry<String, JsonNode>> it = weights.fields(); it.hasNext(); ) {
           Map.Entry<String, JsonNode> entry = it.next();
-          builder.tenantWeight(entry.getKey(),
-              number(weights, "tenants.weights." + entry.getKey(), entry.getKey()));
+          builder.tenantWeight(
+              entry.getKey(), number(weights, "tenants.weights." + entry.getKey(), entry.getKey()));
         }
       }
     }
@@ -137,9 +161,10 @@ final class PolicyYaml {
     if (reservation != null) {
       onlyKeys(reservation, "reservation.", Set.of("enabled", "default_max_tokens"));
       boolean enabled = bool(reservation, "reservation.enabled", "enabled", false);
-      long maxTokens = reservation.has("default_max_tokens")
-          ? integer(reservation, "reservation.default_max_tokens", "default_max_tokens")
-          : 1024;
+      long maxTokens =
+          reservation.has("default_max_tokens")
+              ? integer(reservation, "reservation.default_max_tokens", "default_max_tokens")
+              : 1024;
       builder.reservation(enabled, maxTokens);
     }
     if (root.has("idle_ttl")) {
@@ -166,13 +191,14 @@ final class PolicyYaml {
    */
   private static @Nullable Duration safeWindow(JsonNode root) {
     JsonNode value = root.get("safe_window");
-    if (value.isNull() || (value.isBoolean() && !value.asBoolean())
+    if (value.isNull()
+        || (value.isBoolean() && !value.asBoolean())
         || (value.isTextual() && value.asText().strip().equals("off"))) {
       return null;
     }
     if (value.isBoolean()) {
-      throw new InvalidPolicyException("safe_window",
-          "safe_window must be a duration such as 60s, or off, got " + kind(value));
+      throw new InvalidPolicyException(
+          "safe_window", "safe_window must be a duration such as 60s, or off, got " + kind(value));
     }
     return duration(root, "safe_window");
   }
@@ -188,18 +214,26 @@ final class PolicyYaml {
         String field = path.isEmpty() ? "(document)" : path;
         String message = e.getOriginalMessage();
         if (message != null && message.startsWith("Duplicate field")) {
-          throw new InvalidPolicyException(field, field + " is given twice (line "
-              + e.getLocation().getLineNr() + "); each key may appear once", e);
+          throw new InvalidPolicyException(
+              field,
+              field
+                  + " is given twice (line "
+                  + e.getLocation().getLineNr()
+                  + "); each key may appear once",
+              e);
         }
         throw new InvalidPolicyException("(document)", "malformed policy YAML: " + message, e);
       }
       if (parser.nextToken() != null) {
-        throw new InvalidPolicyException("(document)", "a policy is one YAML document; a second one starts at line "
-            + parser.currentLocation().getLineNr());
+        throw new InvalidPolicyException(
+            "(document)",
+            "a policy is one YAML document; a second one starts at line "
+                + parser.currentLocation().getLineNr());
       }
       return root;
     } catch (JsonProcessingException e) {
-      throw new InvalidPolicyException("(document)", "malformed policy YAML: " + e.getOriginalMessage(), e);
+      throw new InvalidPolicyException(
+          "(document)", "malformed policy YAML: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -209,7 +243,10 @@ final class PolicyYaml {
   private static String dotted(JsonStreamContext context) {
     StringBuilder path = new StringBuilder();
     for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
-      String name = c.inObject() ? c.getCurrentName() : c.inArray() ? Integer.toString(c.getCurrentIndex()) : null;
+      String name =
+          c.inObject()
+              ? c.getCurrentName()
+              : c.inArray() ? Integer.toString(c.getCurrentIndex()) : null;
       if (name != null) {
         path.insert(0, path.length() == 0 ? name : name + ".");
       }
@@ -258,13 +295,26 @@ final class PolicyYaml {
 
   /** The {@code feedback:} block; keys left out keep {@link FeedbackPolicy#DEFAULT}'s values. */
   private static FeedbackPolicy feedback(JsonNode node) {
-    onlyKeys(node, "feedback.", Set.of("enabled", "period", "decrease", "increase", "floor",
-        "headroom", "cooldown", "outside_weight", "ramp", "outage_errors"));
+    onlyKeys(
+        node,
+        "feedback.",
+        Set.of(
+            "enabled",
+            "period",
+            "decrease",
+            "increase",
+            "floor",
+            "headroom",
+            "cooldown",
+            "outside_weight",
+            "ramp",
+            "outage_errors"));
     FeedbackPolicy.Builder b = FeedbackPolicy.DEFAULT.toBuilder();
     if (node.has("enabled")) {
       JsonNode enabled = node.get("enabled");
       if (!enabled.isBoolean()) {
-        throw new InvalidPolicyException("feedback.enabled", "feedback.enabled must be true or false, got " + enabled);
+        throw new InvalidPolicyException(
+            "feedback.enabled", "feedback.enabled must be true or false, got " + enabled);
       }
       b.enabled(enabled.asBoolean());
     }
@@ -292,7 +342,8 @@ final class PolicyYaml {
     if (node.has("outage_errors")) {
       double errors = number(node, "feedback.outage_errors", "outage_errors");
       if (errors != Math.rint(errors) || errors < 1 || errors > 1000) {
-        throw new InvalidPolicyException("feedback.outage_errors",
+        throw new InvalidPolicyException(
+            "feedback.outage_errors",
             "feedback.outage_errors must be a whole number in [1, 1000], got " + errors);
       }
       b.outageErrors((int) errors);
@@ -301,10 +352,12 @@ final class PolicyYaml {
     JsonNode ramp = node.get("ramp");
     if (ramp != null) {
       onlyKeys(ramp, "feedback.ramp.", Set.of("fraction", "duration"));
-      double fraction = ramp.has("fraction")
-          ? number(ramp, "feedback.ramp.fraction", "fraction") : sofar.rampFraction();
-      Duration duration = ramp.has("duration")
-          ? feedbackDuration(ramp, "ramp.duration") : sofar.rampDuration();
+      double fraction =
+          ramp.has("fraction")
+              ? number(ramp, "feedback.ramp.fraction", "fraction")
+              : sofar.rampFraction();
+      Duration duration =
+          ramp.has("duration") ? feedbackDuration(ramp, "ramp.duration") : sofar.rampDuration();
       b.ramp(fraction, duration);
     }
     return b.build();
@@ -317,7 +370,8 @@ final class PolicyYaml {
       return Duration.ofNanos(Math.round(value.asDouble() * 1e9));
     }
     if (value == null || !value.isTextual()) {
-      throw new InvalidPolicyException(field, field + " must be a duration such as 10s, got " + value);
+      throw new InvalidPolicyException(
+          field, field + " must be a duration such as 10s, got " + value);
     }
     return parseDuration(field, value.asText());
   }
@@ -332,7 +386,9 @@ final class PolicyYaml {
         .put("cooldown", nanos(f.cooldown()))
         .put("outside_weight", f.outsideWeight())
         .put("outage_errors", f.outageErrors());
-    node.putObject("ramp").put("fraction", f.rampFraction()).put("duration", nanos(f.rampDuration()));
+    node.putObject("ramp")
+        .put("fraction", f.rampFraction())
+        .put("duration", nanos(f.rampDuration()));
   }
 
   /** A duration in ISO-8601 ({@code PT0.25S}): exact, unlike the millisecond text. */
@@ -347,17 +403,19 @@ final class PolicyYaml {
     try {
       if (m.matches()) {
         double amount = Double.parseDouble(m.group(1));
-        double unitMillis = switch (m.group(2)) {
-          case "ms" -> 1;
-          case "s" -> 1_000;
-          case "m" -> 60_000;
-          default -> 3_600_000;
-        };
+        double unitMillis =
+            switch (m.group(2)) {
+              case "ms" -> 1;
+              case "s" -> 1_000;
+              case "m" -> 60_000;
+              default -> 3_600_000;
+            };
         return Duration.ofNanos(Math.round(amount * unitMillis * 1e6));
       }
       return Duration.parse(trimmed);
     } catch (RuntimeException e) {
-      throw new InvalidPolicyException(field,
+      throw new InvalidPolicyException(
+          field,
           field + " must be a duration such as 250ms, 10s, 15m or PT10S, got '" + text + "'");
     }
   }
@@ -374,8 +432,13 @@ final class PolicyYaml {
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String key = it.next();
       if (!allowed.contains(key)) {
-        throw new InvalidPolicyException(prefix + key,
-            "unknown key '" + prefix + key + "'; allowed here: " + String.join(", ", allowed.stream().sorted().toList()));
+        throw new InvalidPolicyException(
+            prefix + key,
+            "unknown key '"
+                + prefix
+                + key
+                + "'; allowed here: "
+                + String.join(", ", allowed.stream().sorted().toList()));
       }
     }
   }
@@ -407,7 +470,8 @@ final class PolicyYaml {
   private static long integer(JsonNode node, String field, String key) {
     JsonNode value = node.get(key);
     if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()) {
-      throw new InvalidPolicyException(field, field + " must be a whole number, got " + kind(value));
+      throw new InvalidPolicyException(
+          field, field + " must be a whole number, got " + kind(value));
     }
     return value.asLong();
   }
@@ -428,9 +492,20 @@ final class PolicyYaml {
     if (value == null) {
       return "nothing";
     }
-    String type = value.isTextual() ? "a string" : value.isArray() ? "a list" : value.isObject() ? "a mapping"
-        : value.isBoolean() ? "a boolean" : value.isNull() ? "null" : value.isIntegralNumber() ? "an integer"
-        : value.isNumber() ? "a number" : value.getNodeType().toString();
+    String type =
+        value.isTextual()
+            ? "a string"
+            : value.isArray()
+                ? "a list"
+                : value.isObject()
+                    ? "a mapping"
+                    : value.isBoolean()
+                        ? "a boolean"
+                        : value.isNull()
+                            ? "null"
+                            : value.isIntegralNumber()
+                                ? "an integer"
+                                : value.isNumber() ? "a number" : value.getNodeType().toString();
     String shown = value.toString();
     return (shown.length() > 60 ? shown.substring(0, 60) + "…" : shown) + " (" + type + ")";
   }

@@ -22,7 +22,8 @@ public record PriorityClass(String name, double weight, @Nullable Duration maxWa
     PolicyChecks.name("priorities.name", name);
     PolicyChecks.positive("priorities." + name, weight);
     if (maxWait != null && (maxWait.isNegative() || maxWait.isZero())) {
-      throw new InvalidPolicyException("priorities." + name + ".max_wait",
+      throw new InvalidPolicyException(
+          "priorities." + name + ".max_wait",
           "priorities." + name + ".max_wait must be a positive duration, got " + maxWait);
     }
   }

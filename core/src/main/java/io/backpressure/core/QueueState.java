@@ -13,4 +13,5 @@ package io.backpressure.core;
  * @param weight the tenant weight {@code w_t} it was last touched with
  * @param updatedMicros the time of the queue's last refill, µs on the gate's clock
  */
-public record QueueState(double level, double capacity, double rate, double weight, long updatedMicros) {}
+public record QueueState(
+    double level, double capacity, double rate, double weight, long updatedMicros) {}

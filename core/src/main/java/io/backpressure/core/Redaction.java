@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Keeps credentials out of everything the project prints: reports, logs, error messages, {@code
  * toString}s. A connection URL's credentials are everything between {@code ://} and its last
- * {@code @} (so a password containing {@code @}, {@code /} or spaces is masked whole, even in a
- * URL too malformed to parse).
+ * {@code @} (so a password containing {@code @}, {@code /} or spaces is masked whole, even in a URL
+ * too malformed to parse).
  *
  * <p>Stateless and thread-safe.
  */

@@ -5,26 +5,28 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Checks an admission request against a policy and resolves it into the numbers the admission
- * rule works on. Shared by every backend, so they all reject the same requests with the same
- * messages.
+ * Checks an admission request against a policy and resolves it into the numbers the admission rule
+ * works on. Shared by every backend, so they all reject the same requests with the same messages.
  *
- * <p>Shared by the backends (the in-memory and the Redis gate), not an API for applications. A value;
- * its arrays are not copied, so no one may change them.
+ * <p>Shared by the backends (the in-memory and the Redis gate), not an API for applications. A
+ * value; its arrays are not copied, so no one may change them.
  *
  * @param priorityIndex the class index, 0 highest
  * @param estimate the caller's cost per dimension, in the policy's dimension order
  * @param reserve in reservation mode, what to debit instead: the estimate with {@code completion}
  *     added; null otherwise
- * @param rejection non-null when the request must be rejected; the other fields are then unset
- *     (no amounts, no class)
+ * @param rejection non-null when the request must be rejected; the other fields are then unset (no
+ *     amounts, no class)
  * @param completion per dimension, the most the call's completion can add to its estimate: its
  *     {@code max_tokens} (or the policy's {@code default_max_tokens}) in tokens, 0 elsewhere: what
  *     reservation mode reserves
  */
 public record RequestCheck(
-    int priorityIndex, double[] estimate, double @Nullable [] reserve,
-    Admission.@Nullable Rejected rejection, double[] completion) {
+    int priorityIndex,
+    double[] estimate,
+    double @Nullable [] reserve,
+    Admission.@Nullable Rejected rejection,
+    double[] completion) {
 
   /** Longest tenant name accepted. */
   public static final int MAX_TENANT_LENGTH = 256;
@@ -33,14 +35,20 @@ public record RequestCheck(
   public static RequestCheck of(Policy policy, AdmissionRequest request) {
     String tenant = request.tenant();
     if (tenant == null || tenant.isBlank() || tenant.length() > MAX_TENANT_LENGTH) {
-      return reject(RejectReason.INVALID_REQUEST,
-          "tenant must be a non-empty name of at most " + MAX_TENANT_LENGTH + " characters, got "
+      return reject(
+          RejectReason.INVALID_REQUEST,
+          "tenant must be a non-empty name of at most "
+              + MAX_TENANT_LENGTH
+              + " characters, got "
               + (tenant == null ? "null" : "'" + abbreviate(tenant) + "'"));
     }
     int k = request.priority() == null ? -1 : policy.priorityIndex(request.priority());
     if (k < 0) {
-      return reject(RejectReason.UNKNOWN_PRIORITY,
-          "priority must be one of " + policy.priorityNames() + ", got "
+      return reject(
+          RejectReason.UNKNOWN_PRIORITY,
+          "priority must be one of "
+              + policy.priorityNames()
+              + ", got "
               + (request.priority() == null ? "null" : "'" + abbreviate(request.priority()) + "'"));
     }
     double[] cost = amounts(policy, request.cost());
@@ -49,11 +57,12 @@ public record RequestCheck(
     }
     Long maxTokens = request.maxTokens();
     if (maxTokens != null && (maxTokens < 0 || maxTokens > 10_000_000)) {
-      return reject(RejectReason.INVALID_REQUEST,
-          "maxTokens must be in [0, 10000000], got " + maxTokens);
+      return reject(
+          RejectReason.INVALID_REQUEST, "maxTokens must be in [0, 10000000], got " + maxTokens);
     }
     if (request.maxWait() != null && request.maxWait().isNegative()) {
-      return reject(RejectReason.INVALID_REQUEST,
+      return reject(
+          RejectReason.INVALID_REQUEST,
           "maxWait must be zero or a positive duration, got " + request.maxWait());
     }
     double[] completion = new double[cost.length];
@@ -71,10 +80,18 @@ public record RequestCheck(
       double largest = policy.largestCost(d);
       if (debit[d] > largest) {
         String name = policy.dimensions().get(d).name();
-        return reject(RejectReason.NEVER_FITS,
-            "cost." + name + " = " + debit[d] + " exceeds the most dimension " + name
+        return reject(
+            RejectReason.NEVER_FITS,
+            "cost."
+                + name
+                + " = "
+                + debit[d]
+                + " exceeds the most dimension "
+                + name
                 + " can ever admit at once (its burst, or its safe-window allowance), so it can never"
-                + " be admitted; allowed range [0, " + largest + "]");
+                + " be admitted; allowed range [0, "
+                + largest
+                + "]");
       }
     }
     return new RequestCheck(k, cost, reserve, null, completion);
@@ -85,7 +102,9 @@ public record RequestCheck(
    * {@code max_wait}, else null (no limit).
    */
   public @Nullable Duration maxWait(Policy policy, AdmissionRequest request) {
-    return request.maxWait() != null ? request.maxWait() : policy.priorities().get(priorityIndex).maxWait();
+    return request.maxWait() != null
+        ? request.maxWait()
+        : policy.priorities().get(priorityIndex).maxWait();
   }
 
   /**
@@ -110,15 +129,21 @@ public record RequestCheck(
   public static String problem(Policy policy, Cost cost, String field) {
     for (String dimension : cost.dimensions()) {
       if (policy.dimensionIndex(dimension) < 0) {
-        return field + "." + dimension + " is not a dimension of target " + policy.target()
-            + "; known: " + policy.dimensionNames();
+        return field
+            + "."
+            + dimension
+            + " is not a dimension of target "
+            + policy.target()
+            + "; known: "
+            + policy.dimensionNames();
       }
     }
     return field + " is valid";
   }
 
   private static RequestCheck reject(RejectReason reason, String message) {
-    return new RequestCheck(-1, new double[0], null, new Admission.Rejected(reason, message), new double[0]);
+    return new RequestCheck(
+        -1, new double[0], null, new Admission.Rejected(reason, message), new double[0]);
   }
 
   private static String abbreviate(String text) {

@@ -6,10 +6,10 @@ import java.util.Iterator;
 /**
  * The exact form of the global cap for one dimension when a safe window is set: the amounts
  * admitted in the last {@code P} microseconds, oldest first, and their sum. A call fits iff the sum
- * plus its cost stays within {@code C·P}, so no window of length {@code P} — the provider's, however
- * it is aligned — ever sees more than the cap. Unlike a bucket with a lowered rate, it wastes nothing
- * when callers come back late: whatever the last {@code P} did not use is still there. Not
- * thread-safe.
+ * plus its cost stays within {@code C·P}, so no window of length {@code P} — the provider's,
+ * however it is aligned — ever sees more than the cap. Unlike a bucket with a lowered rate, it
+ * wastes nothing when callers come back late: whatever the last {@code P} did not use is still
+ * there. Not thread-safe.
  */
 final class SlidingWindow {
   /** One admitted amount; the grant keeps it so that release can correct it in place. */

@@ -3,11 +3,11 @@ package io.backpressure.core;
 import java.util.ArrayDeque;
 
 /**
- * Per class, the deferred calls in the order of their first attempts, to tell the age of the
- * oldest one still waiting ({@link GateLevels#queueAges()}). Calls are added when first
- * deferred and dropped lazily from the head once admitted, expired or forgotten, so each call is
- * added and dropped once: O(1) amortised per admission, whatever the backlog. Not thread-safe; the
- * gate's lock guards it. The Redis backend keeps the same lines as lists ({@code admit.lua}).
+ * Per class, the deferred calls in the order of their first attempts, to tell the age of the oldest
+ * one still waiting ({@link GateLevels#queueAges()}). Calls are added when first deferred and
+ * dropped lazily from the head once admitted, expired or forgotten, so each call is added and
+ * dropped once: O(1) amortised per admission, whatever the backlog. Not thread-safe; the gate's
+ * lock guards it. The Redis backend keeps the same lines as lists ({@code admit.lua}).
  */
 final class WaitingLines {
   /** Whether a booking is still waiting for its turn at a time (µs). */

@@ -53,14 +53,17 @@ class CostTest {
     assertThat(Cost.of(List.of("requests", "tokens", "images"), new double[] {1, 400, 2}))
         .isEqualTo(Cost.requests(1).tokens(400).with("images", 2));
     assertThatThrownBy(() -> Cost.of(List.of("requests"), new double[] {1, 2}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 dimensions but 2 amounts");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("1 dimensions but 2 amounts");
   }
 
   @Test
   void badAmountsAreRefusedWithTheDimensionAndTheRangeNamed() {
-    assertRefused(() -> Cost.requests(-1),
+    assertRefused(
+        () -> Cost.requests(-1),
         "cost.requests must be a finite number in [0, 1000000000000000], got -1.0");
-    assertRefused(() -> Cost.requests(1).tokens(Double.NaN),
+    assertRefused(
+        () -> Cost.requests(1).tokens(Double.NaN),
         "cost.tokens must be a finite number in [0, 1000000000000000], got NaN");
     assertRefused(() -> Cost.requests(Double.POSITIVE_INFINITY), "cost.requests");
     assertRefused(() -> Cost.of("images", 2e15), "cost.images");
@@ -77,6 +80,7 @@ class CostTest {
 
   private static void assertRefused(Runnable build, String message) {
     assertThatThrownBy(build::run)
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(message);
   }
 }

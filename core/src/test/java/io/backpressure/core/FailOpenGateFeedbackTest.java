@@ -13,40 +13,50 @@ import org.junit.jupiter.api.Test;
  * resumes after calls went ungated (OPEN), not after LOCAL.
  */
 class FailOpenGateFeedbackTest {
-  private static final Policy POLICY = Policy.builder("test/model").requestsPerSecond(60).priority("P1", 1)
-      .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build()).build();
+  private static final Policy POLICY =
+      Policy.builder("test/model")
+          .requestsPerSecond(60)
+          .priority("P1", 1)
+          .feedback(
+              FeedbackPolicy.builder()
+                  .period(Duration.ofSeconds(1))
+                  .ramp(0.25, Duration.ofSeconds(10))
+                  .build())
+          .build();
 
   private final ManualClock clock = new ManualClock();
   private final InMemoryGate real = InMemoryGate.create(POLICY, clock);
   private final AtomicBoolean down = new AtomicBoolean();
-  private final Gate flaky = new Gate() {
-    @Override
-    public String target() {
-      return real.target();
-    }
+  private final Gate flaky =
+      new Gate() {
+        @Override
+        public String target() {
+          return real.target();
+        }
 
-    @Override
-    public Admission admit(AdmissionRequest request) {
-      if (down.get()) {
-        throw new IllegalStateException("connection refused");
-      }
-      return real.admit(request);
-    }
+        @Override
+        public Admission admit(AdmissionRequest request) {
+          if (down.get()) {
+            throw new IllegalStateException("connection refused");
+          }
+          return real.admit(request);
+        }
 
-    @Override
-    public boolean release(Grant grant, Cost actual) {
-      return real.release(grant, actual);
-    }
+        @Override
+        public boolean release(Grant grant, Cost actual) {
+          return real.release(grant, actual);
+        }
 
-    @Override
-    public void feedback(Grant grant, ProviderSignal signal) {
-      if (down.get()) {
-        throw new IllegalStateException("connection refused");
-      }
-      real.feedback(grant, signal);
-    }
-  };
-  private final FailOpenGate gate = FailOpenGate.around(flaky).probeInterval(Duration.ofMillis(500)).clock(clock).build();
+        @Override
+        public void feedback(Grant grant, ProviderSignal signal) {
+          if (down.get()) {
+            throw new IllegalStateException("connection refused");
+          }
+          real.feedback(grant, signal);
+        }
+      };
+  private final FailOpenGate gate =
+      FailOpenGate.around(flaky).probeInterval(Duration.ofMillis(500)).clock(clock).build();
 
   @Test
   void answersReachTheDelegate_andAFailureToDeliverOneIsCountedNotThrown() {
@@ -66,7 +76,8 @@ class FailOpenGateFeedbackTest {
 
     down.set(true);
     assertThat(gate.admit("a", "P1", Cost.requests(1)))
-        .isInstanceOfSatisfying(Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
+        .isInstanceOfSatisfying(
+            Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
     down.set(false);
     clock.advance(Duration.ofSeconds(1));
     gate.admit("a", "P1", Cost.requests(1));
@@ -79,8 +90,13 @@ class FailOpenGateFeedbackTest {
 
   @Test
   void gatingThatResumesAfterALocalOutage_startsNoRamp() {
-    FailOpenGate local = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL).localFallback(POLICY)
-        .probeInterval(Duration.ofMillis(500)).clock(clock).build();
+    FailOpenGate local =
+        FailOpenGate.around(flaky)
+            .mode(FailOpenGate.Mode.LOCAL)
+            .localFallback(POLICY)
+            .probeInterval(Duration.ofMillis(500))
+            .clock(clock)
+            .build();
     assertThat(local.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     down.set(true);
     local.admit("a", "P1", Cost.requests(1));
@@ -89,7 +105,9 @@ class FailOpenGateFeedbackTest {
     local.admit("a", "P1", Cost.requests(1));
 
     assertThat(local.failures()).isEqualTo(1);
-    assertThat(real.feedbackState().ramps()).as("the local gate paced the calls: nothing to ramp").isZero();
+    assertThat(real.feedbackState().ramps())
+        .as("the local gate paced the calls: nothing to ramp")
+        .isZero();
     assertThat(real.feedbackState().rampMultiplier()).isEqualTo(1.0);
   }
 }

@@ -19,7 +19,10 @@ class FailOpenGateTest {
   private static final Policy POLICY =
       Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 2).priority("P1", 1).build();
 
-  /** Delegates to a real gate, or throws while {@code down} is set, as a client does when its server is gone. */
+  /**
+   * Delegates to a real gate, or throws while {@code down} is set, as a client does when its server
+   * is gone.
+   */
   private static final class FlakyGate implements Gate {
     final InMemoryGate real;
     final AtomicBoolean down = new AtomicBoolean();
@@ -69,7 +72,8 @@ class FailOpenGateTest {
     @Override
     public Admission admit(AdmissionRequest request) {
       if (!hang.get()) {
-        return new Admission.Admitted(new Grant("real", request.tenant(), request.priority(), request.cost(), false));
+        return new Admission.Admitted(
+            new Grant("real", request.tenant(), request.priority(), request.cost(), false));
       }
       entered.countDown();
       try {
@@ -91,15 +95,19 @@ class FailOpenGateTest {
   void openMode_admitsUngatedWhileDown_probesSparingly_andGatesAgainWhenBack() {
     ManualClock clock = new ManualClock();
     FlakyGate flaky = new FlakyGate(clock);
-    FailOpenGate gate = FailOpenGate.around(flaky).probeInterval(Duration.ofMillis(500)).clock(clock).build();
+    FailOpenGate gate =
+        FailOpenGate.around(flaky).probeInterval(Duration.ofMillis(500)).clock(clock).build();
 
     flaky.down.set(true);
     for (int i = 0; i < 100; i++) {
       Admission answer = gate.admit("a", "P1", Cost.requests(1));
-      assertThat(answer).isInstanceOfSatisfying(Admission.Admitted.class, a -> {
-        assertThat(a.grant().failedOpen()).isTrue();
-        assertThat(gate.release(a.grant(), Cost.requests(1))).isFalse();
-      });
+      assertThat(answer)
+          .isInstanceOfSatisfying(
+              Admission.Admitted.class,
+              a -> {
+                assertThat(a.grant().failedOpen()).isTrue();
+                assertThat(gate.release(a.grant(), Cost.requests(1))).isFalse();
+              });
     }
     assertThat(gate.failures()).isEqualTo(1);
     assertThat(gate.ungatedDecisions()).isEqualTo(100);
@@ -126,44 +134,50 @@ class FailOpenGateTest {
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch resume = new CountDownLatch(1);
     AtomicBoolean stalled = new AtomicBoolean();
-    Gate stalling = new Gate() {
-      @Override
-      public String target() {
-        return flaky.target();
-      }
-
-      @Override
-      public Admission admit(AdmissionRequest request) {
-        if (stalled.get()) {
-          entered.countDown();
-          try {
-            resume.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    Gate stalling =
+        new Gate() {
+          @Override
+          public String target() {
+            return flaky.target();
           }
-        }
-        return flaky.admit(request);
-      }
 
-      @Override
-      public boolean release(Grant grant, Cost actual) {
-        return flaky.release(grant, actual);
-      }
-    };
-    FailOpenGate gate = FailOpenGate.around(stalling).probeInterval(Duration.ofMillis(500)).clock(clock).build();
+          @Override
+          public Admission admit(AdmissionRequest request) {
+            if (stalled.get()) {
+              entered.countDown();
+              try {
+                resume.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return flaky.admit(request);
+          }
+
+          @Override
+          public boolean release(Grant grant, Cost actual) {
+            return flaky.release(grant, actual);
+          }
+        };
+    FailOpenGate gate =
+        FailOpenGate.around(stalling).probeInterval(Duration.ofMillis(500)).clock(clock).build();
     flaky.down.set(true);
-    assertThat(((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant().failedOpen()).isTrue();
+    assertThat(((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant().failedOpen())
+        .isTrue();
     flaky.down.set(false);
     stalled.set(true);
     clock.advance(Duration.ofMillis(500));
 
     java.util.concurrent.CompletableFuture<Admission> probe =
-        java.util.concurrent.CompletableFuture.supplyAsync(() -> gate.admit("a", "P1", Cost.requests(1)));
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> gate.admit("a", "P1", Cost.requests(1)));
     entered.await();
     int asked = flaky.calls;
     for (int i = 0; i < 5; i++) {
-      assertThat(((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant().failedOpen())
-          .as("call %d while the probe waits", i).isTrue();
+      assertThat(
+              ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant().failedOpen())
+          .as("call %d while the probe waits", i)
+          .isTrue();
     }
     assertThat(flaky.calls).as("nobody else asked the stalled state").isEqualTo(asked);
 
@@ -171,7 +185,9 @@ class FailOpenGateTest {
     resume.countDown();
     assertThat(((Admission.Admitted) probe.get()).grant().failedOpen()).isFalse();
     Admission next = gate.admit("a", "P1", Cost.requests(1));
-    assertThat(next).isInstanceOfSatisfying(Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isFalse());
+    assertThat(next)
+        .isInstanceOfSatisfying(
+            Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isFalse());
     assertThat(flaky.calls).as("the probe's call and the next one").isEqualTo(asked + 2);
     assertThat(gate.ungatedDecisions()).isEqualTo(6);
   }
@@ -180,23 +196,35 @@ class FailOpenGateTest {
   void closedMode_defersWhileDown() {
     ManualClock clock = new ManualClock();
     FlakyGate flaky = new FlakyGate(clock);
-    FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.CLOSED)
-        .closedRetryAfter(Duration.ofSeconds(2)).clock(clock).build();
+    FailOpenGate gate =
+        FailOpenGate.around(flaky)
+            .mode(FailOpenGate.Mode.CLOSED)
+            .closedRetryAfter(Duration.ofSeconds(2))
+            .clock(clock)
+            .build();
     flaky.down.set(true);
-    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOfSatisfying(Admission.Deferred.class,
-        d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofSeconds(2)));
+    assertThat(gate.admit("a", "P1", Cost.requests(1)))
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofSeconds(2)));
   }
 
   @Test
   void localMode_startsEachOutageEmpty_andRoutesItsReleasesBack() {
     ManualClock clock = new ManualClock();
     FlakyGate flaky = new FlakyGate(clock);
-    FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL)
-        .localFallback(POLICY).clock(clock).build();
+    FailOpenGate gate =
+        FailOpenGate.around(flaky)
+            .mode(FailOpenGate.Mode.LOCAL)
+            .localFallback(POLICY)
+            .clock(clock)
+            .build();
     flaky.down.set(true);
     // Empty at the start of the outage: the first call waits for one request's worth of refill.
-    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOfSatisfying(Admission.Deferred.class,
-        d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(100)));
+    assertThat(gate.admit("a", "P1", Cost.requests(1)))
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(100)));
     clock.advance(Duration.ofMillis(200));
     Admission first = gate.admit("b", "P1", Cost.requests(1));
     assertThat(first).isInstanceOf(Admission.Admitted.class);
@@ -208,8 +236,13 @@ class FailOpenGateTest {
   void localMode_aDeferredRetryRedeemsItsLocalBooking_insteadOfPayingAgain() {
     ManualClock clock = new ManualClock();
     FlakyGate flaky = new FlakyGate(clock);
-    FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL)
-        .localFallback(POLICY).probeInterval(Duration.ofSeconds(60)).clock(clock).build();
+    FailOpenGate gate =
+        FailOpenGate.around(flaky)
+            .mode(FailOpenGate.Mode.LOCAL)
+            .localFallback(POLICY)
+            .probeInterval(Duration.ofSeconds(60))
+            .clock(clock)
+            .build();
     flaky.down.set(true);
     AdmissionRequest request = AdmissionRequest.of("a", "P1", Cost.requests(1));
     // Three callers line up on the empty local bucket (only the global cap is empty: the queue is
@@ -218,12 +251,15 @@ class FailOpenGateTest {
     Admission.Deferred[] waits = new Admission.Deferred[3];
     for (int i = 0; i < 3; i++) {
       waits[i] = (Admission.Deferred) gate.admit(request);
-      assertThat(waits[i].retryAfter()).as("turn of caller %d", i).isEqualTo(Duration.ofMillis(100L * (i + 1)));
+      assertThat(waits[i].retryAfter())
+          .as("turn of caller %d", i)
+          .isEqualTo(Duration.ofMillis(100L * (i + 1)));
     }
     for (int i = 0; i < 3; i++) {
       clock.advance(Duration.ofMillis(100));
       assertThat(gate.admit(request.withBooking(waits[i].booking())))
-          .as("retry %d with its booking", i).isInstanceOf(Admission.Admitted.class);
+          .as("retry %d with its booking", i)
+          .isInstanceOf(Admission.Admitted.class);
     }
   }
 
@@ -231,8 +267,13 @@ class FailOpenGateTest {
   void localMode_aNewOutageGetsANewGate_andIgnoresTheIdsOfTheLastOne() {
     ManualClock clock = new ManualClock();
     FlakyGate flaky = new FlakyGate(clock);
-    FailOpenGate gate = FailOpenGate.around(flaky).mode(FailOpenGate.Mode.LOCAL)
-        .localFallback(POLICY).probeInterval(Duration.ofMillis(500)).clock(clock).build();
+    FailOpenGate gate =
+        FailOpenGate.around(flaky)
+            .mode(FailOpenGate.Mode.LOCAL)
+            .localFallback(POLICY)
+            .probeInterval(Duration.ofMillis(500))
+            .clock(clock)
+            .build();
     flaky.down.set(true);
     clock.advance(Duration.ofSeconds(1));
     gate.admit("a", "P1", Cost.requests(1));
@@ -243,13 +284,18 @@ class FailOpenGateTest {
     flaky.down.set(false);
     clock.advance(Duration.ofMillis(500));
     assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
-    assertThat(gate.release(local, Cost.requests(1))).as("its outage's gate still releases it").isTrue();
+    assertThat(gate.release(local, Cost.requests(1)))
+        .as("its outage's gate still releases it")
+        .isTrue();
 
     flaky.down.set(true);
     clock.advance(Duration.ofMillis(500));
     // The second outage's gate starts empty again and does not know the first one's booking.
-    assertThat(gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1)).withBooking(waiting.booking())))
-        .isInstanceOfSatisfying(Admission.Deferred.class,
+    assertThat(
+            gate.admit(
+                AdmissionRequest.of("a", "P1", Cost.requests(1)).withBooking(waiting.booking())))
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
             d -> assertThat(d.booking()).isNotEqualTo(waiting.booking()).startsWith("local2:"));
     assertThat(gate.release(local, Cost.requests(1))).isFalse();
   }
@@ -258,25 +304,31 @@ class FailOpenGateTest {
   void aDelegatesOwnIdsThatLookLocal_stillGoToTheDelegate() {
     ManualClock clock = new ManualClock();
     Grant[] released = new Grant[1];
-    Gate delegate = new Gate() {
-      @Override
-      public String target() {
-        return "test/model";
-      }
+    Gate delegate =
+        new Gate() {
+          @Override
+          public String target() {
+            return "test/model";
+          }
 
-      @Override
-      public Admission admit(AdmissionRequest request) {
-        return new Admission.Admitted(new Grant("locale-7", request.tenant(), request.priority(), request.cost(), false));
-      }
+          @Override
+          public Admission admit(AdmissionRequest request) {
+            return new Admission.Admitted(
+                new Grant("locale-7", request.tenant(), request.priority(), request.cost(), false));
+          }
 
-      @Override
-      public boolean release(Grant grant, Cost actual) {
-        released[0] = grant;
-        return true;
-      }
-    };
-    FailOpenGate gate = FailOpenGate.around(delegate).mode(FailOpenGate.Mode.LOCAL).localFallback(POLICY)
-        .clock(clock).build();
+          @Override
+          public boolean release(Grant grant, Cost actual) {
+            released[0] = grant;
+            return true;
+          }
+        };
+    FailOpenGate gate =
+        FailOpenGate.around(delegate)
+            .mode(FailOpenGate.Mode.LOCAL)
+            .localFallback(POLICY)
+            .clock(clock)
+            .build();
     Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant();
     assertThat(gate.release(grant, Cost.requests(1))).isTrue();
     assertThat(released[0]).isEqualTo(grant);
@@ -295,14 +347,16 @@ class FailOpenGateTest {
     FailOpenGate gate = FailOpenGate.around(new FlakyGate(clock)).clock(clock).build();
     Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant();
     assertThatThrownBy(() -> gate.release(grant, Cost.requests(1).with("gpus", 1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("actual.gpus");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("actual.gpus");
     assertThat(gate.failures()).isZero();
   }
 
   @Test
   void builderRejectsNonsense() {
     ManualClock clock = new ManualClock();
-    assertThatThrownBy(() -> FailOpenGate.around(new FlakyGate(clock)).mode(FailOpenGate.Mode.LOCAL).build())
+    assertThatThrownBy(
+            () -> FailOpenGate.around(new FlakyGate(clock)).mode(FailOpenGate.Mode.LOCAL).build())
         .hasMessageContaining("localFallback");
     assertThatThrownBy(() -> FailOpenGate.around(new FlakyGate(clock)).timeout(Duration.ZERO))
         .hasMessageContaining("timeout");
@@ -322,13 +376,18 @@ class FailOpenGateTest {
     try {
       List<Future<?>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        done.add(callers.submit(() -> {
-          start.await();
-          for (int i = 0; i < perThread; i++) {
-            ids.add(((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant().id());
-          }
-          return null;
-        }));
+        done.add(
+            callers.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < perThread; i++) {
+                    ids.add(
+                        ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1)))
+                            .grant()
+                            .id());
+                  }
+                  return null;
+                }));
       }
       start.countDown();
       for (Future<?> f : done) {
@@ -347,7 +406,8 @@ class FailOpenGateTest {
     HungGate hung = new HungGate();
     ManualClock clock = new ManualClock();
     FailOpenGate gate;
-    try (FailOpenGate closing = FailOpenGate.around(hung).timeout(Duration.ofDays(1)).clock(clock).build()) {
+    try (FailOpenGate closing =
+        FailOpenGate.around(hung).timeout(Duration.ofDays(1)).clock(clock).build()) {
       gate = closing;
       new Thread(() -> gate.admit("a", "P1", Cost.requests(1))).start();
       hung.entered.await();
@@ -355,8 +415,9 @@ class FailOpenGateTest {
     hung.interrupted.await();
     hung.hang.set(false);
     clock.advance(Duration.ofSeconds(1));
-    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOfSatisfying(
-        Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
+    assertThat(gate.admit("a", "P1", Cost.requests(1)))
+        .isInstanceOfSatisfying(
+            Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
     gate.close();
   }
 }

@@ -15,15 +15,26 @@ import org.junit.jupiter.api.Test;
  */
 class FailOpenHandBackTest {
   /** The evaluation's cap: 15 requests/s, burst 15, a safe window of the provider's 1 s period. */
-  private static final Policy POLICY = Policy.builder("handback/model").dimension(Dimension.REQUESTS, 15, 15)
-      .priority("P1", 1).safeWindow(Duration.ofSeconds(1)).build();
-  /** One of two workers' share in LOCAL: half the cap, the burst kept whole (as ResilientRedisGate slices). */
+  private static final Policy POLICY =
+      Policy.builder("handback/model")
+          .dimension(Dimension.REQUESTS, 15, 15)
+          .priority("P1", 1)
+          .safeWindow(Duration.ofSeconds(1))
+          .build();
+
+  /**
+   * One of two workers' share in LOCAL: half the cap, the burst kept whole (as ResilientRedisGate
+   * slices).
+   */
   private static final Policy HALF =
       POLICY.withDimension(new Dimension(Dimension.REQUESTS, 7.5, 15));
+
   private static final Duration PROBE = Duration.ofMillis(100);
   private static final Duration TICK = Duration.ofMillis(10);
 
-  /** The shared state as every worker's client sees it: reachable or not per worker, replaceable. */
+  /**
+   * The shared state as every worker's client sees it: reachable or not per worker, replaceable.
+   */
   private static final class SharedState {
     InMemoryGate gate;
 
@@ -32,7 +43,10 @@ class FailOpenHandBackTest {
     }
   }
 
-  /** One worker's view of the shared state: throws while {@code down}, as a client whose server is gone. */
+  /**
+   * One worker's view of the shared state: throws while {@code down}, as a client whose server is
+   * gone.
+   */
   private static class Link implements Gate {
     final SharedState state;
     final List<Cost> charged = new ArrayList<>();
@@ -73,7 +87,9 @@ class FailOpenHandBackTest {
     }
   }
 
-  /** A worker: its fail-open gate and a few callers that call back to back, each retrying when told. */
+  /**
+   * A worker: its fail-open gate and a few callers that call back to back, each retrying when told.
+   */
   private static final class Worker {
     final Link link;
     final FailOpenGate gate;
@@ -82,8 +98,8 @@ class FailOpenHandBackTest {
 
     Worker(SharedState state, ManualClock clock, FailOpenGate.Mode mode, Duration handBack) {
       this.link = new Link(state);
-      FailOpenGate.Builder builder = FailOpenGate.around(link).mode(mode).probeInterval(PROBE).handBack(handBack)
-          .clock(clock);
+      FailOpenGate.Builder builder =
+          FailOpenGate.around(link).mode(mode).probeInterval(PROBE).handBack(handBack).clock(clock);
       if (mode == FailOpenGate.Mode.LOCAL) {
         builder.localFallback(HALF);
       }
@@ -96,7 +112,8 @@ class FailOpenHandBackTest {
         if (nextAt[c] > now) {
           continue;
         }
-        AdmissionRequest request = pending[c] != null ? pending[c] : AdmissionRequest.of("t" + c, "P1", Cost.requests(1));
+        AdmissionRequest request =
+            pending[c] != null ? pending[c] : AdmissionRequest.of("t" + c, "P1", Cost.requests(1));
         Admission answer = gate.admit(request);
         if (answer instanceof Admission.Admitted a) {
           admittedAt.add(now);
@@ -115,9 +132,9 @@ class FailOpenHandBackTest {
 
   /**
    * Two workers gate through the shared state for 2 s, lose it for 2 s (deciding as {@code mode}
-   * says), and it comes back empty (restarted without persistence); worker B answers again at 4.0 s,
-   * worker A 0.35 s later. Returns the most admissions in any 1 s window starting at or after the
-   * loss, over 4 s after the return.
+   * says), and it comes back empty (restarted without persistence); worker B answers again at 4.0
+   * s, worker A 0.35 s later. Returns the most admissions in any 1 s window starting at or after
+   * the loss, over 4 s after the return.
    */
   private static int mostInOneSecondAfterTheLoss(FailOpenGate.Mode mode, Duration handBack) {
     ManualClock clock = new ManualClock();
@@ -174,8 +191,12 @@ class FailOpenHandBackTest {
   void theHandBackChargesTheStateOnce_withWhatWasAdmittedWithinTheHorizon() {
     ManualClock clock = new ManualClock();
     Link link = new Link(new SharedState(clock));
-    FailOpenGate gate = FailOpenGate.around(link).probeInterval(PROBE).handBack(Duration.ofMillis(500)).clock(clock)
-        .build();
+    FailOpenGate gate =
+        FailOpenGate.around(link)
+            .probeInterval(PROBE)
+            .handBack(Duration.ofMillis(500))
+            .clock(clock)
+            .build();
     link.down = true;
     for (int i = 0; i < 30; i++) {
       assertThat(gate.admit("t", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
@@ -183,7 +204,9 @@ class FailOpenHandBackTest {
     }
     link.down = false;
     clock.advance(PROBE);
-    assertThat(gate.admit("t", "P1", Cost.requests(1))).as("the probe").isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("t", "P1", Cost.requests(1)))
+        .as("the probe")
+        .isInstanceOf(Admission.Admitted.class);
     gate.admit("t", "P1", Cost.requests(1));
     gate.admit("t", "P1", Cost.requests(1));
     // 30 ungated calls 20 ms apart from 0 to 0.58 s, the state back at 0.7 s: 0.22 … 0.58 s are
@@ -194,19 +217,24 @@ class FailOpenHandBackTest {
   @Test
   void aHandBackThatFails_keepsTheSpendForTheNextAnswer_andTheOutageGoesOn() {
     ManualClock clock = new ManualClock();
-    Link link = new Link(new SharedState(clock)) {
-      int charges;
+    Link link =
+        new Link(new SharedState(clock)) {
+          int charges;
 
-      @Override
-      public void charge(Cost spent) {
-        if (charges++ == 0) {
-          throw new IllegalStateException("connection reset");
-        }
-        super.charge(spent);
-      }
-    };
-    FailOpenGate gate = FailOpenGate.around(link).probeInterval(PROBE).handBack(Duration.ofSeconds(1)).clock(clock)
-        .build();
+          @Override
+          public void charge(Cost spent) {
+            if (charges++ == 0) {
+              throw new IllegalStateException("connection reset");
+            }
+            super.charge(spent);
+          }
+        };
+    FailOpenGate gate =
+        FailOpenGate.around(link)
+            .probeInterval(PROBE)
+            .handBack(Duration.ofSeconds(1))
+            .clock(clock)
+            .build();
     link.down = true;
     for (int i = 0; i < 5; i++) {
       gate.admit("t", "P1", Cost.requests(1));
@@ -216,10 +244,12 @@ class FailOpenHandBackTest {
     gate.admit("t", "P1", Cost.requests(1));
     assertThat(link.charged).as("the first hand-back failed").isEmpty();
     assertThat(gate.admit("t", "P1", Cost.requests(1)).toString())
-        .as("still in the outage: decided by the mode (OPEN) until the next probe").contains("open-");
+        .as("still in the outage: decided by the mode (OPEN) until the next probe")
+        .contains("open-");
     clock.advance(PROBE);
     gate.admit("t", "P1", Cost.requests(1));
-    assertThat(link.charged).as("the next answer hands back the 5 calls and the one decided in between")
+    assertThat(link.charged)
+        .as("the next answer hands back the 5 calls and the one decided in between")
         .containsExactly(Cost.of(Dimension.REQUESTS, 6.0));
   }
 
@@ -227,8 +257,14 @@ class FailOpenHandBackTest {
   void localMode_handsBackWhatTheLocalGateAdmitted() {
     ManualClock clock = new ManualClock();
     Link link = new Link(new SharedState(clock));
-    FailOpenGate gate = FailOpenGate.around(link).mode(FailOpenGate.Mode.LOCAL).localFallback(HALF)
-        .probeInterval(PROBE).handBack(Duration.ofSeconds(1)).clock(clock).build();
+    FailOpenGate gate =
+        FailOpenGate.around(link)
+            .mode(FailOpenGate.Mode.LOCAL)
+            .localFallback(HALF)
+            .probeInterval(PROBE)
+            .handBack(Duration.ofSeconds(1))
+            .clock(clock)
+            .build();
     link.down = true;
     int local = 0;
     AdmissionRequest request = AdmissionRequest.of("t", "P1", Cost.requests(1));

@@ -54,7 +54,9 @@ class FeedbackLoopTest {
     print("cap halved 30-60 s", bp, fixed);
     assertThat(bp.share429()).isLessThanOrEqualTo(0.03);
     assertThat(bp.utilization()).isGreaterThanOrEqualTo(0.90);
-    assertThat(bp.okBetween(70, 80) / 10).as("full cap within 10-20 s of its return").isGreaterThanOrEqualTo(0.9 * 60);
+    assertThat(bp.okBetween(70, 80) / 10)
+        .as("full cap within 10-20 s of its return")
+        .isGreaterThanOrEqualTo(0.9 * 60);
   }
 
   /**
@@ -71,7 +73,9 @@ class FeedbackLoopTest {
     print("caps right", bp, fixed);
     assertThat(bp.utilization()).isGreaterThanOrEqualTo(fixed.utilization() - 0.01);
     assertThat(bp.share429()).isLessThanOrEqualTo(fixed.share429() + 0.005);
-    assertThat(bp.lowestEffective()).as("lowest effective cap after the warm-up").isEqualTo(CONFIGURED);
+    assertThat(bp.lowestEffective())
+        .as("lowest effective cap after the warm-up")
+        .isEqualTo(CONFIGURED);
   }
 
   /** Outcome of one run: answers counted after the warm-up. */
@@ -94,12 +98,18 @@ class FeedbackLoopTest {
   }
 
   private static void print(String name, Result bp, Result fixed) {
-    System.out.printf("%-22s bp: 429 share %.2f %%, %.1f %% of the true cap used; bp-static: 429 share %.2f %%,"
-        + " %.1f %% used%n", name, 100 * bp.share429(), 100 * bp.utilization(), 100 * fixed.share429(),
+    System.out.printf(
+        "%-22s bp: 429 share %.2f %%, %.1f %% of the true cap used; bp-static: 429 share %.2f %%,"
+            + " %.1f %% used%n",
+        name,
+        100 * bp.share429(),
+        100 * bp.utilization(),
+        100 * fixed.share429(),
         100 * fixed.utilization());
   }
 
-  private record Event(long nanos, int caller, boolean answer, Grant grant, ProviderSignal signal, String booking)
+  private record Event(
+      long nanos, int caller, boolean answer, Grant grant, ProviderSignal signal, String booking)
       implements Comparable<Event> {
     @Override
     public int compareTo(Event o) {
@@ -112,12 +122,19 @@ class FeedbackLoopTest {
    * traffic (spread evenly) as functions of time in seconds. The gate keeps a one-second safe
    * window, as the evaluation configures it against a provider's fixed window.
    */
-  private static Result run(boolean feedback, DoubleUnaryOperator limitAt, DoubleUnaryOperator outsideAt) {
+  private static Result run(
+      boolean feedback, DoubleUnaryOperator limitAt, DoubleUnaryOperator outsideAt) {
     ManualClock clock = new ManualClock();
-    Policy policy = Policy.builder("openai/gpt-4o").requestsPerSecond(CONFIGURED).priority("P1", 1)
-        .safeWindow(Duration.ofSeconds(1))
-        .feedback(feedback ? FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build() : FeedbackPolicy.DISABLED)
-        .build();
+    Policy policy =
+        Policy.builder("openai/gpt-4o")
+            .requestsPerSecond(CONFIGURED)
+            .priority("P1", 1)
+            .safeWindow(Duration.ofSeconds(1))
+            .feedback(
+                feedback
+                    ? FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build()
+                    : FeedbackPolicy.DISABLED)
+            .build();
     InMemoryGate gate = InMemoryGate.create(policy, clock);
     Random random = new Random(7);
     PriorityQueue<Event> events = new PriorityQueue<>();
@@ -140,16 +157,21 @@ class FeedbackLoopTest {
         gate.release(e.grant(), Cost.requests(1));
         gate.feedback(e.grant(), e.signal().withUsage(Cost.requests(1)));
         if (t >= WARMUP) {
-          lowestEffective = Math.min(lowestEffective,
-              gate.feedbackState().dimensions().get("requests").effective());
+          lowestEffective =
+              Math.min(
+                  lowestEffective, gate.feedbackState().dimensions().get("requests").effective());
         }
         events.add(new Event(e.nanos(), e.caller(), false, null, null, null));
         continue;
       }
-      AdmissionRequest request = AdmissionRequest.of("tenant-" + e.caller() % 4, "P1", Cost.requests(1));
-      Admission answer = gate.admit(e.booking() == null ? request : request.withBooking(e.booking()));
+      AdmissionRequest request =
+          AdmissionRequest.of("tenant-" + e.caller() % 4, "P1", Cost.requests(1));
+      Admission answer =
+          gate.admit(e.booking() == null ? request : request.withBooking(e.booking()));
       if (answer instanceof Admission.Deferred d) {
-        events.add(new Event(e.nanos() + d.retryAfter().toNanos(), e.caller(), false, null, null, d.booking()));
+        events.add(
+            new Event(
+                e.nanos() + d.retryAfter().toNanos(), e.caller(), false, null, null, d.booking()));
         continue;
       }
       Grant grant = ((Admission.Admitted) answer).grant();
@@ -168,9 +190,9 @@ class FeedbackLoopTest {
         counted++;
       }
       Duration reset = Duration.ofNanos((second + 1) * 1_000_000_000L - e.nanos());
-      ProviderSignal signal = (pass ? ProviderSignal.ofStatus(200)
-          : ProviderSignal.rateLimited("requests", reset))
-          .withLimit("requests", limit, Math.max(0, limit - counted), reset);
+      ProviderSignal signal =
+          (pass ? ProviderSignal.ofStatus(200) : ProviderSignal.rateLimited("requests", reset))
+              .withLimit("requests", limit, Math.max(0, limit - counted), reset);
       if (t >= WARMUP) {
         if (pass) {
           ok++;

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The admission properties every backend must have, driven in virtual time. A backend's test
- * extends this class and says how to build its gate on a {@link ManualClock}; the in-memory and
- * the Redis state both run it unchanged.
+ * extends this class and says how to build its gate on a {@link ManualClock}; the in-memory and the
+ * Redis state both run it unchanged.
  */
 public abstract class GateConformanceSuite {
 
@@ -49,12 +49,16 @@ public abstract class GateConformanceSuite {
   void capRespect_admittedCostInEveryOneSecondWindowStaysWithinCapPlusBurst(
       @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
     // Small bursts make the bound tight: the shaping layers alone would overshoot it.
-    Policy policy = Policy.builder("test/model")
-        .dimension(Dimension.REQUESTS, 60, 5)
-        .dimension(Dimension.TOKENS, 12_000, 2_000)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .tenantWeight("t3", 3).idleTtl(Duration.ofSeconds(5))
-        .build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 5)
+            .dimension(Dimension.TOKENS, 12_000, 2_000)
+            .priority("P1", 0.5)
+            .priority("P2", 0.3)
+            .priority("P3", 0.2)
+            .tenantWeight("t3", 3)
+            .idleTtl(Duration.ofSeconds(5))
+            .build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
     Random random = new Random(seed);
@@ -67,8 +71,15 @@ public abstract class GateConformanceSuite {
       double tokens = 20 + random.nextInt(1500);
       double start = random.nextDouble() * horizon / 2;
       double stop = start + random.nextDouble() * horizon;
-      traffic.callers("t" + t, priority, Cost.requests(1).tokens(tokens), Cost.requests(1).tokens(tokens),
-          1 + random.nextInt(12), random.nextDouble() * 0.3, start, stop);
+      traffic.callers(
+          "t" + t,
+          priority,
+          Cost.requests(1).tokens(tokens),
+          Cost.requests(1).tokens(tokens),
+          1 + random.nextInt(12),
+          random.nextDouble() * 0.3,
+          start,
+          stop);
     }
     List<Traffic.Admitted> log = traffic.runUntil(horizon);
 
@@ -81,16 +92,18 @@ public abstract class GateConformanceSuite {
 
   @Test
   void safeWindow_neverExceedsTheCapInAnyWindowOfOnePeriod() {
-    Policy policy = Policy.builder("test/model")
-        .dimension(Dimension.REQUESTS, 60, 1)
-        .priority("P1", 1)
-        .safeWindow(Duration.ofSeconds(1))
-        .build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 1)
+            .priority("P1", 1)
+            .safeWindow(Duration.ofSeconds(1))
+            .build();
     ManualClock clock = new ManualClock();
     Traffic traffic = new Traffic(newGate(policy, clock), clock).callers("a", "P1", ONE, 20);
     List<Traffic.Admitted> log = traffic.runUntil(shareSeconds() / 3);
 
-    assertThat(Traffic.maxInAnyWindow(log, Dimension.REQUESTS, Duration.ofSeconds(1))).isLessThanOrEqualTo(60);
+    assertThat(Traffic.maxInAnyWindow(log, Dimension.REQUESTS, Duration.ofSeconds(1)))
+        .isLessThanOrEqualTo(60);
     assertThat(log.size() / (shareSeconds() / 3)).isCloseTo(60, within(0.5));
   }
 
@@ -101,10 +114,11 @@ public abstract class GateConformanceSuite {
     // heavy gets 20 req/s (8000 tok/s), each light tenant 20 req/s (2000 tok/s).
     Policy policy = requestsAndTokens().priority("P1", 1).tenantWeight("t_heavy", 2).build();
     ManualClock clock = new ManualClock();
-    Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .callers("t_heavy", "P1", Cost.requests(1).tokens(400), 8)
-        .callers("t_light_a", "P1", Cost.requests(1).tokens(100), 8)
-        .callers("t_light_b", "P1", Cost.requests(1).tokens(100), 8);
+    Traffic traffic =
+        new Traffic(newGate(policy, clock), clock)
+            .callers("t_heavy", "P1", Cost.requests(1).tokens(400), 8)
+            .callers("t_light_a", "P1", Cost.requests(1).tokens(100), 8)
+            .callers("t_light_b", "P1", Cost.requests(1).tokens(100), 8);
     double end = shareSeconds();
     List<Traffic.Admitted> log = traffic.runUntil(end);
 
@@ -123,47 +137,67 @@ public abstract class GateConformanceSuite {
     assertThat(tokens).isGreaterThan(0.97 * 12_000);
   }
 
-  private static double dominantShareRate(List<Traffic.Admitted> log, String tenant, double from, double to) {
-    double requests = Traffic.sum(log, from, to, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false);
-    double tokens = Traffic.sum(log, from, to, Dimension.TOKENS, a -> a.tenant().equals(tenant), false);
+  private static double dominantShareRate(
+      List<Traffic.Admitted> log, String tenant, double from, double to) {
+    double requests =
+        Traffic.sum(log, from, to, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false);
+    double tokens =
+        Traffic.sum(log, from, to, Dimension.TOKENS, a -> a.tenant().equals(tenant), false);
     return Math.max(requests / 60, tokens / 12_000) / (to - from);
   }
 
   @Test
   void priority_backloggedClassesGetTheirWeights_andAnIdleClassLeavesItsShareToTheOthers() {
-    Policy policy = Policy.builder("test/model")
-        .dimension(Dimension.REQUESTS, 60, 60)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 60)
+            .priority("P1", 0.5)
+            .priority("P2", 0.3)
+            .priority("P3", 0.2)
+            .build();
     ManualClock clock = new ManualClock();
     double half = shareSeconds() / 2;
-    Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .callers("a", "P1", ONE, ONE, 4, 0, 0, half)
-        .callers("b", "P2", ONE, 8)
-        .callers("c", "P3", ONE, 16);
+    Traffic traffic =
+        new Traffic(newGate(policy, clock), clock)
+            .callers("a", "P1", ONE, ONE, 4, 0, 0, half)
+            .callers("b", "P2", ONE, 8)
+            .callers("c", "P3", ONE, 16);
     List<Traffic.Admitted> log = traffic.runUntil(shareSeconds());
 
     double from = 10;
     double total = Traffic.sum(log, from, half, Dimension.REQUESTS, a -> true, false);
-    assertThat(Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P1"), false) / total)
+    assertThat(
+            Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P1"), false)
+                / total)
         .isCloseTo(0.5, within(0.03));
-    assertThat(Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P2"), false) / total)
+    assertThat(
+            Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P2"), false)
+                / total)
         .isCloseTo(0.3, within(0.03));
-    assertThat(Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P3"), false) / total)
+    assertThat(
+            Traffic.sum(log, from, half, Dimension.REQUESTS, a -> a.priority().equals("P3"), false)
+                / total)
         .isCloseTo(0.2, within(0.03));
 
     // P1's queues stay active for the idle TTL (10 s); within it, only the hand-off of its unused
     // share keeps the cap busy.
     double handOffFrom = half + 3;
     double handOffTo = half + 9;
-    assertThat(Traffic.sum(log, handOffFrom, handOffTo, Dimension.REQUESTS, a -> true, false)
-        / ((handOffTo - handOffFrom) * 60)).isGreaterThanOrEqualTo(0.98);
+    assertThat(
+            Traffic.sum(log, handOffFrom, handOffTo, Dimension.REQUESTS, a -> true, false)
+                / ((handOffTo - handOffFrom) * 60))
+        .isGreaterThanOrEqualTo(0.98);
     double after = half + 5;
-    double utilisation = Traffic.sum(log, after, shareSeconds(), Dimension.REQUESTS, a -> true, false)
-        / ((shareSeconds() - after) * 60);
+    double utilisation =
+        Traffic.sum(log, after, shareSeconds(), Dimension.REQUESTS, a -> true, false)
+            / ((shareSeconds() - after) * 60);
     assertThat(utilisation).isGreaterThanOrEqualTo(0.98);
-    double p2 = Traffic.sum(log, after, shareSeconds(), Dimension.REQUESTS, a -> a.priority().equals("P2"), false);
-    double p3 = Traffic.sum(log, after, shareSeconds(), Dimension.REQUESTS, a -> a.priority().equals("P3"), false);
+    double p2 =
+        Traffic.sum(
+            log, after, shareSeconds(), Dimension.REQUESTS, a -> a.priority().equals("P2"), false);
+    double p3 =
+        Traffic.sum(
+            log, after, shareSeconds(), Dimension.REQUESTS, a -> a.priority().equals("P3"), false);
     assertThat(p2 / (p2 + p3)).isCloseTo(0.6, within(0.03));
   }
 
@@ -175,25 +209,35 @@ public abstract class GateConformanceSuite {
     boolean sameClass = random.nextBoolean();
     double service = 0.05 + 0.2 * random.nextDouble();
     double stop = 8 + 4 * random.nextDouble();
-    Policy policy = Policy.builder("test/model")
-        .dimension(Dimension.REQUESTS, 60, 60)
-        .priority("P1", 0.5).priority("P2", 0.5)
-        .idleTtl(Duration.ofSeconds(60))
-        .build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 60)
+            .priority("P1", 0.5)
+            .priority("P2", 0.5)
+            .idleTtl(Duration.ofSeconds(60))
+            .build();
     ManualClock clock = new ManualClock();
     String stays = sameClass ? "P1" : "P2";
-    Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .finishingCallers("stops", "P1", ONE, 16, service, stop)
-        .callers("stays", stays, ONE, ONE, 16, service, 0, Double.POSITIVE_INFINITY);
+    Traffic traffic =
+        new Traffic(newGate(policy, clock), clock)
+            .finishingCallers("stops", "P1", ONE, 16, service, stop)
+            .callers("stays", stays, ONE, ONE, 16, service, 0, Double.POSITIVE_INFINITY);
     List<Traffic.Admitted> log = traffic.runUntil(stop + 10);
 
-    double lastRelease = log.stream().filter(a -> a.tenant().equals("stops"))
-        .mapToDouble(a -> a.nanos() / 1e9).max().orElseThrow() + service;
-    double before = Traffic.sum(log, 3, stop - 1, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false)
-        / (stop - 4);
+    double lastRelease =
+        log.stream()
+                .filter(a -> a.tenant().equals("stops"))
+                .mapToDouble(a -> a.nanos() / 1e9)
+                .max()
+                .orElseThrow()
+            + service;
+    double before =
+        Traffic.sum(log, 3, stop - 1, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false)
+            / (stop - 4);
     double from = lastRelease + 1;
-    double handedOver = Traffic.sum(log, from, from + 3, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false)
-        / 3;
+    double handedOver =
+        Traffic.sum(log, from, from + 3, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false)
+            / 3;
     assertThat(before).isCloseTo(30, within(2.0));
     assertThat(handedOver).isGreaterThanOrEqualTo(0.95 * 60);
   }
@@ -206,36 +250,59 @@ public abstract class GateConformanceSuite {
     // "long" estimates 100 tokens per call and uses 600: its class learns the 500 it misses.
     for (int i = 0; i < 20; i++) {
       clock.advance(Duration.ofMillis(100));
-      Admission answer = gate.admit(AdmissionRequest.of("long", "P1", Cost.requests(1).tokens(100)));
+      Admission answer =
+          gate.admit(AdmissionRequest.of("long", "P1", Cost.requests(1).tokens(100)));
       assertThat(answer).isInstanceOf(Admission.Admitted.class);
       gate.release(((Admission.Admitted) answer).grant(), Cost.requests(1).tokens(600));
     }
     clock.advance(Duration.ofMillis(100));
     Admission first = gate.admit(AdmissionRequest.of("new", "P1", Cost.requests(1).tokens(100)));
     // 100 + 500 · (1 − 0.8^20) ≈ 594 tokens, not the bare estimate.
-    assertThat(first).isInstanceOfSatisfying(Admission.Admitted.class,
-        a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isCloseTo(594, within(2.0)));
+    assertThat(first)
+        .isInstanceOfSatisfying(
+            Admission.Admitted.class,
+            a ->
+                assertThat(a.grant().debited().amount(Dimension.TOKENS))
+                    .isCloseTo(594, within(2.0)));
     // The new queue's own correction starts there too and keeps learning from its releases.
     gate.release(((Admission.Admitted) first).grant(), Cost.requests(1).tokens(600));
     clock.advance(Duration.ofMillis(100));
     Admission second = gate.admit(AdmissionRequest.of("new", "P1", Cost.requests(1).tokens(100)));
-    assertThat(second).isInstanceOfSatisfying(Admission.Admitted.class,
-        a -> assertThat(a.grant().debited().amount(Dimension.TOKENS)).isCloseTo(595, within(2.0)));
+    assertThat(second)
+        .isInstanceOfSatisfying(
+            Admission.Admitted.class,
+            a ->
+                assertThat(a.grant().debited().amount(Dimension.TOKENS))
+                    .isCloseTo(595, within(2.0)));
   }
 
   @Test
   void reservation_aQueueIsPacedByWhatItReserves_soItsCallsAreDeferredAtMostTwiceEach() {
-    // The reservation workload of eval/README.md in small: 400-token prompts, 700 tokens used, 1 424
+    // The reservation workload of eval/README.md in small: 400-token prompts, 700 tokens used, 1
+    // 424
     // reserved, a safe window. Pacing a queue by its corrected estimate (~700) while L1 and the
     // window need 1 424 sent calls whose turn had come back to find them short (2.26 deferrals per
     // admitted call here, against 1.24).
-    Policy policy = requestsAndTokens().priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .reservation(true, 1024).safeWindow(Duration.ofSeconds(1)).build();
+    Policy policy =
+        requestsAndTokens()
+            .priority("P1", 0.5)
+            .priority("P2", 0.3)
+            .priority("P3", 0.2)
+            .reservation(true, 1024)
+            .safeWindow(Duration.ofSeconds(1))
+            .build();
     ManualClock clock = new ManualClock();
     Traffic traffic = new Traffic(newGate(policy, clock), clock);
     for (String priority : List.of("P1", "P2", "P3")) {
       for (String tenant : List.of("a", "b")) {
-        traffic.callers(tenant + "-" + priority, priority, Cost.requests(1).tokens(400), Cost.requests(1).tokens(700), 8, 0.1, 0,
+        traffic.callers(
+            tenant + "-" + priority,
+            priority,
+            Cost.requests(1).tokens(400),
+            Cost.requests(1).tokens(700),
+            8,
+            0.1,
+            0,
             Double.POSITIVE_INFINITY);
       }
     }
@@ -247,8 +314,12 @@ public abstract class GateConformanceSuite {
 
   @Test
   void idleQueues_aDeferredCallKeepsItsQueueActiveUntilItsTurn() {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 10)
-        .priority("P1", 1).idleTtl(Duration.ofSeconds(1)).build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 10, 10)
+            .priority("P1", 1)
+            .idleTtl(Duration.ofSeconds(1))
+            .build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
     // 40 calls at once: 10 fit the burst, the other 30 are told turns up to 3 s away.
@@ -269,18 +340,32 @@ public abstract class GateConformanceSuite {
 
   @Test
   void workConservation_aQueueThatUsesLittleLeavesTheRestToItsPeers() {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60).priority("P1", 1).build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 60)
+            .priority("P1", 1)
+            .build();
     ManualClock clock = new ManualClock();
     // "slow" makes one call every 200 ms (5/s), far below its fair half (30/s).
-    Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .callers("slow", "P1", ONE, ONE, 1, 0.2, 0, Double.POSITIVE_INFINITY)
-        .callers("busy", "P1", ONE, 8);
+    Traffic traffic =
+        new Traffic(newGate(policy, clock), clock)
+            .callers("slow", "P1", ONE, ONE, 1, 0.2, 0, Double.POSITIVE_INFINITY)
+            .callers("busy", "P1", ONE, 8);
     List<Traffic.Admitted> log = traffic.runUntil(shareSeconds() / 2);
 
     double from = 10;
     double span = shareSeconds() / 2 - from;
-    double slow = Traffic.sum(log, from, shareSeconds() / 2, Dimension.REQUESTS, a -> a.tenant().equals("slow"), false) / span;
-    double all = Traffic.sum(log, from, shareSeconds() / 2, Dimension.REQUESTS, a -> true, false) / span;
+    double slow =
+        Traffic.sum(
+                log,
+                from,
+                shareSeconds() / 2,
+                Dimension.REQUESTS,
+                a -> a.tenant().equals("slow"),
+                false)
+            / span;
+    double all =
+        Traffic.sum(log, from, shareSeconds() / 2, Dimension.REQUESTS, a -> true, false) / span;
     assertThat(slow).isGreaterThan(4.5);
     assertThat(all).isGreaterThanOrEqualTo(0.98 * 60);
   }
@@ -291,7 +376,8 @@ public abstract class GateConformanceSuite {
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
     // Calls that can write no completion: each is charged exactly its 6000 tokens.
-    AdmissionRequest call = AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(6_000)).withMaxTokens(0);
+    AdmissionRequest call =
+        AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(6_000)).withMaxTokens(0);
     assertThat(gate.admit(call)).isInstanceOf(Admission.Admitted.class);
     assertThat(gate.admit(call)).isInstanceOf(Admission.Admitted.class);
     Admission third = gate.admit(call);
@@ -301,14 +387,17 @@ public abstract class GateConformanceSuite {
     assertThat(deferred.retryAfter().toMillis()).isBetween(499L, 501L);
 
     clock.advance(deferred.retryAfter().minusMillis(5));
-    assertThat(gate.admit(call.withBooking(deferred.booking()))).isInstanceOf(Admission.Deferred.class);
+    assertThat(gate.admit(call.withBooking(deferred.booking())))
+        .isInstanceOf(Admission.Deferred.class);
     clock.advance(Duration.ofMillis(5));
-    assertThat(gate.admit(call.withBooking(deferred.booking()))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit(call.withBooking(deferred.booking())))
+        .isInstanceOf(Admission.Admitted.class);
   }
 
   @Test
   void deferral_callersOfOneQueueGetStaggeredTurns() {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 1).priority("P1", 1).build();
+    Policy policy =
+        Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 1).priority("P1", 1).build();
     ManualClock clock = new ManualClock();
     Traffic traffic = new Traffic(newGate(policy, clock), clock).callers("a", "P1", ONE, 10);
     List<Traffic.Admitted> log = traffic.runUntil(60);
@@ -322,10 +411,13 @@ public abstract class GateConformanceSuite {
     Policy policy = requestsAndTokens().priority("P1", 1).build();
     Gate gate = newGate(policy, new ManualClock());
     Admission answer = gate.admit("a", "P1", Cost.requests(1).tokens(12_001));
-    assertThat(answer).isInstanceOfSatisfying(Admission.Rejected.class, r -> {
-      assertThat(r.reason()).isEqualTo(RejectReason.NEVER_FITS);
-      assertThat(r.message()).contains("cost.tokens").contains("12000");
-    });
+    assertThat(answer)
+        .isInstanceOfSatisfying(
+            Admission.Rejected.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(RejectReason.NEVER_FITS);
+              assertThat(r.message()).contains("cost.tokens").contains("12000");
+            });
   }
 
   @Test
@@ -333,10 +425,12 @@ public abstract class GateConformanceSuite {
     Policy policy = requestsAndTokens().priority("P1", 1).reservation(true, 1024).build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
-    Admission answer = gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(100)).withMaxTokens(900));
+    Admission answer =
+        gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(100)).withMaxTokens(900));
     Grant grant = ((Admission.Admitted) answer).grant();
     assertThat(grant.debited().amount(Dimension.TOKENS)).isEqualTo(1000);
-    Grant defaulted = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(100))).grant();
+    Grant defaulted =
+        ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(100))).grant();
     assertThat(defaulted.debited().amount(Dimension.TOKENS)).isEqualTo(1124);
     assertThat(gate.release(grant, Cost.requests(1).tokens(300))).isTrue();
     assertThat(gate.release(defaulted, Cost.requests(1).tokens(300))).isTrue();
@@ -344,41 +438,60 @@ public abstract class GateConformanceSuite {
 
   @Test
   void reconciliation_tokenStateTracksTrueUsage() {
-    // Estimates say 100 tokens; calls really use 300. Tokens bind (60 req/s would allow 18000 tok/s).
+    // Estimates say 100 tokens; calls really use 300. Tokens bind (60 req/s would allow 18000
+    // tok/s).
     Policy policy = requestsAndTokens().priority("P1", 1).build();
     ManualClock clock = new ManualClock();
-    Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .callers("a", "P1", Cost.requests(1).tokens(100), Cost.requests(1).tokens(300), 20, 0.1, 0, Double.POSITIVE_INFINITY);
+    Traffic traffic =
+        new Traffic(newGate(policy, clock), clock)
+            .callers(
+                "a",
+                "P1",
+                Cost.requests(1).tokens(100),
+                Cost.requests(1).tokens(300),
+                20,
+                0.1,
+                0,
+                Double.POSITIVE_INFINITY);
     double end = shareSeconds() / 2;
     List<Traffic.Admitted> log = traffic.runUntil(end);
 
     double from = 10;
-    double trueTokens = Traffic.sum(log, from, end, Dimension.TOKENS, a -> true, true) / (end - from);
+    double trueTokens =
+        Traffic.sum(log, from, end, Dimension.TOKENS, a -> true, true) / (end - from);
     assertThat(trueTokens).isCloseTo(12_000, within(0.03 * 12_000));
   }
 
   @Test
   void release_isIdempotent_andAnUnreleasedGrantOnlyErrsStrict() {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.TOKENS, 1_000, 1_000).priority("P1", 1).build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.TOKENS, 1_000, 1_000)
+            .priority("P1", 1)
+            .build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
     Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.none().tokens(800))).grant();
-    assertThat(gate.admit("a", "P1", Cost.none().tokens(800))).isInstanceOf(Admission.Deferred.class);
+    assertThat(gate.admit("a", "P1", Cost.none().tokens(800)))
+        .isInstanceOf(Admission.Deferred.class);
 
     assertThat(gate.release(grant, Cost.none().tokens(100))).isTrue();
     assertThat(gate.release(grant, Cost.none().tokens(0))).isFalse();
     // 700 came back once: 900 available now, and a second refund would have made it 1000.
-    assertThat(gate.admit("b", "P1", Cost.none().tokens(900))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("b", "P1", Cost.none().tokens(900)))
+        .isInstanceOf(Admission.Admitted.class);
     assertThat(gate.admit("c", "P1", Cost.none().tokens(1))).isInstanceOf(Admission.Deferred.class);
 
     // Never released: the 900 stay debited and only refill brings capacity back (strict side).
     clock.advance(Duration.ofMillis(500));
-    assertThat(gate.admit("d", "P1", Cost.none().tokens(600))).isInstanceOf(Admission.Deferred.class);
+    assertThat(gate.admit("d", "P1", Cost.none().tokens(600)))
+        .isInstanceOf(Admission.Deferred.class);
   }
 
   @Test
   void coldStart_newQueuesStartFull_butTheGlobalBurstStillBinds() {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 5).priority("P1", 1).build();
+    Policy policy =
+        Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 5).priority("P1", 1).build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
     int admitted = 0;
@@ -392,16 +505,23 @@ public abstract class GateConformanceSuite {
 
   @Test
   void idleQueues_expire_andLeaveTheirShareBehind() {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60)
-        .priority("P1", 1).idleTtl(Duration.ofSeconds(2)).build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 60)
+            .priority("P1", 1)
+            .idleTtl(Duration.ofSeconds(2))
+            .build();
     ManualClock clock = new ManualClock();
-    Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .callers("gone", "P1", ONE, ONE, 4, 0, 0, 20)
-        .callers("stays", "P1", ONE, 4);
+    Traffic traffic =
+        new Traffic(newGate(policy, clock), clock)
+            .callers("gone", "P1", ONE, ONE, 4, 0, 0, 20)
+            .callers("stays", "P1", ONE, 4);
     List<Traffic.Admitted> log = traffic.runUntil(60);
 
-    double before = Traffic.sum(log, 5, 20, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false) / 15;
-    double after = Traffic.sum(log, 30, 60, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false) / 30;
+    double before =
+        Traffic.sum(log, 5, 20, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false) / 15;
+    double after =
+        Traffic.sum(log, 30, 60, Dimension.REQUESTS, a -> a.tenant().equals("stays"), false) / 30;
     assertThat(before).isCloseTo(30, within(1.5));
     assertThat(after).isCloseTo(60, within(1.0));
   }
@@ -411,11 +531,17 @@ public abstract class GateConformanceSuite {
     Policy policy = requestsAndTokens().priority("P1", 1).build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
-    assertRejected(gate.admit("a", "P1", Cost.requests(1).with("gpus", 1)), RejectReason.INVALID_REQUEST, "cost.gpus");
+    assertRejected(
+        gate.admit("a", "P1", Cost.requests(1).with("gpus", 1)),
+        RejectReason.INVALID_REQUEST,
+        "cost.gpus");
     assertRejected(gate.admit("", "P1", ONE), RejectReason.INVALID_REQUEST, "tenant");
     assertRejected(gate.admit(null, "P1", ONE), RejectReason.INVALID_REQUEST, "tenant");
     assertRejected(gate.admit("a", "P9", ONE), RejectReason.UNKNOWN_PRIORITY, "P1");
-    assertRejected(gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxTokens(-1)), RejectReason.INVALID_REQUEST, "maxTokens");
+    assertRejected(
+        gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxTokens(-1)),
+        RejectReason.INVALID_REQUEST,
+        "maxTokens");
 
     // Nothing was debited: the whole burst is still there (for calls of one request and no tokens).
     for (int i = 0; i < 60; i++) {
@@ -424,22 +550,26 @@ public abstract class GateConformanceSuite {
     }
   }
 
-
-  // ---- Overload that does not stop: open loop, many tenants, deadlines (README, "How it works") --
+  // ---- Overload that does not stop: open loop, many tenants, deadlines (README, "How it works")
+  // --
 
   /**
    * The open-loop flood: one P3 tenant submits at 2.5 times the cap, a light P3 tenant and four P1
    * tenants far below their shares. Returns the traffic after 60 virtual seconds.
    */
   private Traffic flood(long seed) {
-    Policy policy = Policy.builder("test/model")
-        .dimension(Dimension.REQUESTS, 60, 60)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 60)
+            .priority("P1", 0.5)
+            .priority("P2", 0.3)
+            .priority("P3", 0.2)
+            .build();
     ManualClock clock = new ManualClock();
-    Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .openLoop("flood", "P3", ONE, 150, 0.1, 0, 60, null, seed)
-        .openLoop("light", "P3", ONE, 2, 0.1, 0, 60, null, seed + 1);
+    Traffic traffic =
+        new Traffic(newGate(policy, clock), clock)
+            .openLoop("flood", "P3", ONE, 150, 0.1, 0, 60, null, seed)
+            .openLoop("light", "P3", ONE, 2, 0.1, 0, 60, null, seed + 1);
     for (int t = 0; t < 4; t++) {
       traffic.openLoop("interactive" + t, "P1", ONE, 4, 0.1, 0, 60, null, seed + 2 + t);
     }
@@ -451,8 +581,10 @@ public abstract class GateConformanceSuite {
   void isolation_underShareClassesAndQueuesAreAdmittedAtOnce_howeverDeepTheFlood(
       @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
     Traffic traffic = flood(seed);
-    List<Traffic.Outcome> light = traffic.outcomes().stream()
-        .filter(o -> o.firstNanos() > 5e9 && !o.tenant().equals("flood")).toList();
+    List<Traffic.Outcome> light =
+        traffic.outcomes().stream()
+            .filter(o -> o.firstNanos() > 5e9 && !o.tenant().equals("flood"))
+            .toList();
     assertThat(light).hasSizeGreaterThan(500);
     // P6: at most one token interval of the binding dimension (1/60 s) of waiting, whatever the
     // thousands of flood calls deferred meanwhile, but for bursts of their own.
@@ -460,11 +592,13 @@ public abstract class GateConformanceSuite {
     long atOnce = light.stream().filter(o -> o.waitNanos() <= tokenInterval).count();
     assertThat((double) atOnce / light.size()).isGreaterThanOrEqualTo(0.97);
     // The rest waited for calls of their own class that arrived together, never behind the flood.
-    assertThat(light).allSatisfy(o -> assertThat(o.waitNanos()).isLessThanOrEqualTo(6 * tokenInterval));
+    assertThat(light)
+        .allSatisfy(o -> assertThat(o.waitNanos()).isLessThanOrEqualTo(6 * tokenInterval));
   }
 
   @Property(tries = 2)
-  void workConservation_underAnOpenLoopFloodTheCapStaysBusy(@ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+  void workConservation_underAnOpenLoopFloodTheCapStaysBusy(
+      @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
     List<Traffic.Admitted> log = flood(seed).admitted();
     double admitted = Traffic.sum(log, 10, 60, Dimension.REQUESTS, a -> true, false) / 50;
     assertThat(admitted).isGreaterThanOrEqualTo(0.95 * 60);
@@ -484,7 +618,8 @@ public abstract class GateConformanceSuite {
   void boundedWork_deferralsPerAdmittedCallStaySmallHoweverDeepTheBacklog(
       @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
     Traffic traffic = flood(seed);
-    List<Traffic.Outcome> flood = traffic.outcomes().stream().filter(o -> o.tenant().equals("flood")).toList();
+    List<Traffic.Outcome> flood =
+        traffic.outcomes().stream().filter(o -> o.tenant().equals("flood")).toList();
     assertThat(flood).hasSizeGreaterThan(1_000);
     // By the end the flood has tens of seconds of calls booked; each admitted call was still
     // deferred only about once (to its turn), not once per wake-up.
@@ -498,7 +633,8 @@ public abstract class GateConformanceSuite {
     // deferred caller comes back 15 ms after its Δ, as a timer on a busy worker does. A call that
     // finds the capacity of its line slot taken is overdue, and the other classes leave its cost
     // free until it is back: the top class's calls are seldom deferred more than twice.
-    Policy policy = requestsAndTokens().priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2).build();
+    Policy policy =
+        requestsAndTokens().priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2).build();
     ManualClock clock = new ManualClock();
     Cost call = Cost.requests(1).tokens(410);
     Traffic traffic = new Traffic(newGate(policy, clock), clock).wakeUpLag(0.015);
@@ -508,8 +644,10 @@ public abstract class GateConformanceSuite {
       }
     }
     traffic.runUntil(60);
-    List<Traffic.Outcome> top = traffic.outcomes().stream()
-        .filter(o -> o.priority().equals("P1") && o.firstNanos() > 5_000_000_000L).toList();
+    List<Traffic.Outcome> top =
+        traffic.outcomes().stream()
+            .filter(o -> o.priority().equals("P1") && o.firstNanos() > 5_000_000_000L)
+            .toList();
     assertThat(top).hasSizeGreaterThan(500);
     double bouncedOften = top.stream().filter(o -> o.deferrals() > 3).count() / (double) top.size();
     assertThat(bouncedOften).isLessThanOrEqualTo(0.05);
@@ -517,7 +655,8 @@ public abstract class GateConformanceSuite {
 
   @Test
   void weights_holdWhenEveryTenantHasASingleCallInFlight() {
-    Policy.Builder builder = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60).priority("P1", 1);
+    Policy.Builder builder =
+        Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60).priority("P1", 1);
     int[] weights = {1, 2, 4};
     for (int i = 0; i < 120; i++) {
       builder.tenantWeight("t" + i, weights[i % 3]);
@@ -533,7 +672,8 @@ public abstract class GateConformanceSuite {
     double[] byWeight = new double[5];
     for (int i = 0; i < 120; i++) {
       String tenant = "t" + i;
-      byWeight[weights[i % 3]] += Traffic.sum(log, 10, end, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false);
+      byWeight[weights[i % 3]] +=
+          Traffic.sum(log, 10, end, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false);
     }
     // 40 tenants of each weight: entitled 60 · w / 280 req/s each.
     assertThat(byWeight[2] / byWeight[1]).isCloseTo(2, within(0.2));
@@ -546,8 +686,11 @@ public abstract class GateConformanceSuite {
   void weights_holdAcrossClassesAtAnyNumberOfTenants() {
     // 40 P1 tenants (ω 0.6) and 160 P2 tenants (ω 0.4, every fourth of weight 3), one call in
     // flight each: every queue is entitled in proportion to w_t · ω_k.
-    Policy.Builder builder = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60)
-        .priority("P1", 0.6).priority("P2", 0.4);
+    Policy.Builder builder =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 60)
+            .priority("P1", 0.6)
+            .priority("P2", 0.4);
     double[] entitlement = new double[200];
     double total = 0;
     for (int i = 0; i < 200; i++) {
@@ -568,96 +711,138 @@ public abstract class GateConformanceSuite {
     double squares = 0;
     for (int i = 0; i < 200; i++) {
       String tenant = "t" + i;
-      double rate = Traffic.sum(log, 10, end, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false) / (end - 10);
+      double rate =
+          Traffic.sum(log, 10, end, Dimension.REQUESTS, a -> a.tenant().equals(tenant), false)
+              / (end - 10);
       double achievement = rate / (60 * entitlement[i] / total);
       sum += achievement;
       squares += achievement * achievement;
     }
-    assertThat(sum * sum / (200 * squares)).as("Jain's index of achievement").isGreaterThanOrEqualTo(0.97);
+    assertThat(sum * sum / (200 * squares))
+        .as("Jain's index of achievement")
+        .isGreaterThanOrEqualTo(0.97);
   }
 
   @Test
   void deadline_anExpiredCallDebitsNothing_andGivesItsPlaceBack() {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 10, 1)
-        .priority("P1", 1, Duration.ofMillis(50)).build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 10, 1)
+            .priority("P1", 1, Duration.ofMillis(50))
+            .build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
     Duration patient = Duration.ofSeconds(1);
     assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
-    Admission.Deferred first = (Admission.Deferred) gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxWait(patient));
+    Admission.Deferred first =
+        (Admission.Deferred) gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxWait(patient));
     assertThat(first.retryAfter()).isEqualTo(Duration.ofMillis(100));
     QueueState before = queueState(gate, "a", "P1");
     GateLevels levels = levels(gate);
 
     // With no limit of its own, a call gets the class's 50 ms: its turn is at least 100 ms away,
     // so it expires at once, and nothing changes.
-    assertThat(gate.admit("a", "P1", ONE)).isInstanceOfSatisfying(Admission.Expired.class,
-        e -> assertThat(e.turnIn()).isGreaterThanOrEqualTo(Duration.ofMillis(100)));
+    assertThat(gate.admit("a", "P1", ONE))
+        .isInstanceOfSatisfying(
+            Admission.Expired.class,
+            e -> assertThat(e.turnIn()).isGreaterThanOrEqualTo(Duration.ofMillis(100)));
     assertThat(queueState(gate, "a", "P1").level()).isEqualTo(before.level());
     assertThat(levels(gate).global()).isEqualTo(levels.global());
     assertThat(levels(gate).classes()).isEqualTo(levels.classes());
     // A booked call that gives up hands its share back: the queue is where it was before it paid.
     clock.advance(Duration.ofMillis(10));
-    assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withBooking(first.booking()).withMaxWait(Duration.ZERO)))
-        .isInstanceOfSatisfying(Admission.Expired.class, e -> assertThat(e.turnIn()).isEqualTo(Duration.ofMillis(90)));
+    assertThat(
+            gate.admit(
+                AdmissionRequest.of("a", "P1", ONE)
+                    .withBooking(first.booking())
+                    .withMaxWait(Duration.ZERO)))
+        .isInstanceOfSatisfying(
+            Admission.Expired.class, e -> assertThat(e.turnIn()).isEqualTo(Duration.ofMillis(90)));
     QueueState after = queueState(gate, "a", "P1");
-    assertThat(after.level()).isCloseTo(Math.min(after.capacity(), before.level() + 0.1 + after.rate() * 0.01), within(1e-9));
+    assertThat(after.level())
+        .isCloseTo(
+            Math.min(after.capacity(), before.level() + 0.1 + after.rate() * 0.01), within(1e-9));
     // Its place goes to the next call.
     assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxWait(patient)))
-        .isInstanceOfSatisfying(Admission.Deferred.class, d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(90)));
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(90)));
   }
 
   @Property(tries = 2)
   void deadline_underOpenLoopOverloadNoCallIsAdmittedLate_andTheCapStaysBusy(
       @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60)
-        .priority("P1", 0.6).priority("P2", 0.4).build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 60)
+            .priority("P1", 0.6)
+            .priority("P2", 0.4)
+            .build();
     ManualClock clock = new ManualClock();
     Duration deadline = Duration.ofSeconds(2);
-    Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .openLoop("p1", "P1", ONE, 50, 0.1, 0, 60, deadline, seed)
-        .openLoop("p2", "P2", ONE, 50, 0.1, 0, 60, deadline, seed + 1);
+    Traffic traffic =
+        new Traffic(newGate(policy, clock), clock)
+            .openLoop("p1", "P1", ONE, 50, 0.1, 0, 60, deadline, seed)
+            .openLoop("p2", "P2", ONE, 50, 0.1, 0, 60, deadline, seed + 1);
     List<Traffic.Admitted> log = traffic.runUntil(60);
 
     List<Traffic.Outcome> outcomes = traffic.outcomes();
     assertThat(outcomes.stream().filter(Traffic.Outcome::expired).count()).isGreaterThan(500);
     assertThat(outcomes.stream().filter(o -> !o.expired()))
         .allSatisfy(o -> assertThat(o.waitNanos()).isLessThanOrEqualTo(deadline.toNanos()));
-    assertThat(Traffic.sum(log, 10, 60, Dimension.REQUESTS, a -> true, false) / 50).isGreaterThanOrEqualTo(0.95 * 60);
+    assertThat(Traffic.sum(log, 10, 60, Dimension.REQUESTS, a -> true, false) / 50)
+        .isGreaterThanOrEqualTo(0.95 * 60);
     // P1 is entitled to 0.6 · 60 = 36 req/s of its 50 and gets at least 90 % of that in time.
-    assertThat(Traffic.sum(log, 10, 60, Dimension.REQUESTS, a -> a.priority().equals("P1"), false) / 50)
+    assertThat(
+            Traffic.sum(log, 10, 60, Dimension.REQUESTS, a -> a.priority().equals("P1"), false)
+                / 50)
         .isGreaterThanOrEqualTo(0.9 * 36);
   }
 
   @Test
   void strict_aLowerClassGetsOnlyWhatHigherClassesLeave() {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 60, 60)
-        .priority("P1", 0.5).priority("P2", 0.5).priorityMode(PriorityMode.STRICT).build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 60)
+            .priority("P1", 0.5)
+            .priority("P2", 0.5)
+            .priorityMode(PriorityMode.STRICT)
+            .build();
     ManualClock clock = new ManualClock();
     double third = shareSeconds() / 3;
-    Traffic traffic = new Traffic(newGate(policy, clock), clock)
-        .callers("a", "P1", ONE, ONE, 8, 0, 0, third)
-        .openLoop("a", "P1", ONE, 20, 0.1, third, 2 * third, null, 7)
-        .callers("b", "P2", ONE, 8);
+    Traffic traffic =
+        new Traffic(newGate(policy, clock), clock)
+            .callers("a", "P1", ONE, ONE, 8, 0, 0, third)
+            .openLoop("a", "P1", ONE, 20, 0.1, third, 2 * third, null, 7)
+            .callers("b", "P2", ONE, 8);
     List<Traffic.Admitted> log = traffic.runUntil(shareSeconds());
 
     // Joint saturation: P2 gets (almost) nothing, only the bank it held when P1 arrived.
-    double p2 = Traffic.sum(log, 10, third, Dimension.REQUESTS, a -> a.priority().equals("P2"), false);
+    double p2 =
+        Traffic.sum(log, 10, third, Dimension.REQUESTS, a -> a.priority().equals("P2"), false);
     double all = Traffic.sum(log, 10, third, Dimension.REQUESTS, a -> true, false);
     assertThat(p2 / all).isLessThanOrEqualTo(0.01);
     assertThat(all / (third - 10)).isGreaterThanOrEqualTo(0.97 * 60);
     // P1 at 20 req/s: P2 gets what P1 leaves.
     double from = third + 5;
-    double p1 = Traffic.sum(log, from, 2 * third, Dimension.REQUESTS, a -> a.priority().equals("P1"), false) / (2 * third - from);
-    double used = Traffic.sum(log, from, 2 * third, Dimension.REQUESTS, a -> true, false) / (2 * third - from);
+    double p1 =
+        Traffic.sum(log, from, 2 * third, Dimension.REQUESTS, a -> a.priority().equals("P1"), false)
+            / (2 * third - from);
+    double used =
+        Traffic.sum(log, from, 2 * third, Dimension.REQUESTS, a -> true, false)
+            / (2 * third - from);
     assertThat(p1).isCloseTo(20, within(2.0));
     assertThat(used).isGreaterThanOrEqualTo(0.9 * 60);
   }
 
   @Test
   void queueAge_isTheWaitOfTheOldestCallStillWaiting() {
-    Policy policy = Policy.builder("test/model").dimension(Dimension.REQUESTS, 1, 1)
-        .priority("P1", 1).priority("P2", 1).build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 1, 1)
+            .priority("P1", 1)
+            .priority("P2", 1)
+            .build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
     assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
@@ -665,21 +850,31 @@ public abstract class GateConformanceSuite {
     clock.advance(Duration.ofMillis(300));
     Admission.Deferred second = (Admission.Deferred) gate.admit("a", "P1", ONE);
     clock.advance(Duration.ofMillis(400));
-    assertThat(levels(gate).queueAges()).containsEntry("P1", Duration.ofMillis(300)).containsEntry("P2", Duration.ZERO);
-    assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withBooking(first.booking()))).isInstanceOf(Admission.Deferred.class);
+    assertThat(levels(gate).queueAges())
+        .containsEntry("P1", Duration.ofMillis(300))
+        .containsEntry("P2", Duration.ZERO);
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withBooking(first.booking())))
+        .isInstanceOf(Admission.Deferred.class);
     // The first call has waited 700 ms since its first attempt.
     assertThat(levels(gate).queueAges().get("P1")).isEqualTo(Duration.ofMillis(700));
     // A call that gives up leaves the line: the oldest still waiting is then the second.
-    assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withBooking(first.booking()).withMaxWait(Duration.ZERO)))
+    assertThat(
+            gate.admit(
+                AdmissionRequest.of("a", "P1", ONE)
+                    .withBooking(first.booking())
+                    .withMaxWait(Duration.ZERO)))
         .isInstanceOf(Admission.Expired.class);
     assertThat(levels(gate).queueAges().get("P1")).isEqualTo(Duration.ofMillis(400));
     assertThat(second.booking()).isNotNull();
   }
 
   private static void assertRejected(Admission answer, RejectReason reason, String mentions) {
-    assertThat(answer).isInstanceOfSatisfying(Admission.Rejected.class, r -> {
-      assertThat(r.reason()).isEqualTo(reason);
-      assertThat(r.message()).contains(mentions);
-    });
+    assertThat(answer)
+        .isInstanceOfSatisfying(
+            Admission.Rejected.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(reason);
+              assertThat(r.message()).contains(mentions);
+            });
   }
 }

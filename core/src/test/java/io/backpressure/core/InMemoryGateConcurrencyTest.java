@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 class InMemoryGateConcurrencyTest {
 
   /**
-   * A clock that moves a microsecond per read and tells each thread the time its last
-   * read saw, so every admission is logged at exactly the time the gate decided it.
+   * A clock that moves a microsecond per read and tells each thread the time its last read saw, so
+   * every admission is logged at exactly the time the gate decided it.
    */
   private static final class SteppingClock implements Ticker {
     private final AtomicLong nanos = new AtomicLong();
@@ -32,11 +32,13 @@ class InMemoryGateConcurrencyTest {
 
   @Test
   void eightThreadsHammeringOneGateNeverOverAdmit() throws InterruptedException {
-    Policy policy = Policy.builder("test/model")
-        .dimension(Dimension.REQUESTS, 100, 10)
-        .dimension(Dimension.TOKENS, 20_000, 4_000)
-        .priority("P1", 0.6).priority("P2", 0.4)
-        .build();
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 100, 10)
+            .dimension(Dimension.TOKENS, 20_000, 4_000)
+            .priority("P1", 0.6)
+            .priority("P2", 0.4)
+            .build();
     SteppingClock clock = new SteppingClock();
     InMemoryGate gate = InMemoryGate.create(policy, clock);
     int threads = 8;
@@ -50,32 +52,37 @@ class InMemoryGateConcurrencyTest {
       String tenant = "tenant-" + (t % 5);
       String priority = t % 2 == 0 ? "P1" : "P2";
       double tokens = 50 + 100 * t;
-      Thread worker = new Thread(() -> {
-        try {
-          start.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-        String booking = null;
-        long retryAt = 0;
-        for (int i = 0; i < attemptsPerThread; i++) {
-          if (clock.nanoTime() < retryAt) {
-            continue;
-          }
-          // No completion: never released, the calls are charged their estimate and nothing more.
-          AdmissionRequest request =
-              AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(tokens)).withMaxTokens(0);
-          Admission answer = gate.admit(booking == null ? request : request.withBooking(booking));
-          if (answer instanceof Admission.Admitted) {
-            log.add(new Admitted(clock.lastRead.get(), 1, tokens));
-            booking = null;
-          } else if (answer instanceof Admission.Deferred d) {
-            booking = d.booking();
-            retryAt = clock.lastRead.get() + d.retryAfter().toNanos();
-          }
-        }
-      });
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return;
+                }
+                String booking = null;
+                long retryAt = 0;
+                for (int i = 0; i < attemptsPerThread; i++) {
+                  if (clock.nanoTime() < retryAt) {
+                    continue;
+                  }
+                  // No completion: never released, the calls are charged their estimate and nothing
+                  // more.
+                  AdmissionRequest request =
+                      AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(tokens))
+                          .withMaxTokens(0);
+                  Admission answer =
+                      gate.admit(booking == null ? request : request.withBooking(booking));
+                  if (answer instanceof Admission.Admitted) {
+                    log.add(new Admitted(clock.lastRead.get(), 1, tokens));
+                    booking = null;
+                  } else if (answer instanceof Admission.Deferred d) {
+                    booking = d.booking();
+                    retryAt = clock.lastRead.get() + d.retryAfter().toNanos();
+                  }
+                }
+              });
       worker.start();
       workers.add(worker);
     }

@@ -11,18 +11,31 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The in-memory gate decides against the effective caps it learns: eight callers always waiting,
- * a cap of 60 requests/s, and the provider's answers reported between steps of virtual time.
+ * The in-memory gate decides against the effective caps it learns: eight callers always waiting, a
+ * cap of 60 requests/s, and the provider's answers reported between steps of virtual time.
  */
 class InMemoryGateFeedbackTest {
-  private static final FeedbackPolicy FEEDBACK = FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build();
+  private static final FeedbackPolicy FEEDBACK =
+      FeedbackPolicy.builder()
+          .period(Duration.ofSeconds(1))
+          .ramp(0.25, Duration.ofSeconds(10))
+          .build();
 
   private final ManualClock clock = new ManualClock();
-  private final InMemoryGate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o")
-      .requestsPerSecond(60).priority("P1", 1).feedback(FEEDBACK).build(), clock);
-  private final Traffic traffic = new Traffic(gate, clock).callers("acme", "P1", Cost.requests(1), 8);
+  private final InMemoryGate gate =
+      InMemoryGate.create(
+          Policy.builder("openai/gpt-4o")
+              .requestsPerSecond(60)
+              .priority("P1", 1)
+              .feedback(FEEDBACK)
+              .build(),
+          clock);
+  private final Traffic traffic =
+      new Traffic(gate, clock).callers("acme", "P1", Cost.requests(1), 8);
 
-  /** Mutation tried: {@code InMemoryGate.applyCaps} not reconfiguring the rule (60/s throughout). */
+  /**
+   * Mutation tried: {@code InMemoryGate.applyCaps} not reconfiguring the rule (60/s throughout).
+   */
   @Test
   void aLowerLimitHeaderLowersWhatIsAdmitted_andItsReturnRestoresIt() {
     List<Traffic.Admitted> admitted = traffic.runUntil(5);
@@ -46,7 +59,9 @@ class InMemoryGateFeedbackTest {
     List<Traffic.Admitted> admitted = reportingEvery(0.1, 2, 3);
     assertThat(count(admitted, 2.1, 3)).isCloseTo(0.9 * 48, within(3.0));
     admitted = reportingEvery(0.1, 3, 12);
-    assertThat(count(admitted, 10, 12)).as("4 s of growth at 3/s: back to 60").isCloseTo(120, within(3.0));
+    assertThat(count(admitted, 10, 12))
+        .as("4 s of growth at 3/s: back to 60")
+        .isCloseTo(120, within(3.0));
   }
 
   @Test
@@ -55,7 +70,9 @@ class InMemoryGateFeedbackTest {
     gate.feedback(null, ProviderSignal.resumedAfterOutage());
     List<Traffic.Admitted> admitted = reportingEvery(0.1, 2, 14);
     double firstSecond = count(admitted, 2.1, 3.1);
-    assertThat(firstSecond).as("the ramp's first second: about 0.25-0.325 of 60").isBetween(14.0, 21.0);
+    assertThat(firstSecond)
+        .as("the ramp's first second: about 0.25-0.325 of 60")
+        .isBetween(14.0, 21.0);
     assertThat(count(admitted, 7, 8)).isBetween(39.0, 47.0);
     assertThat(count(admitted, 12.5, 14)).isCloseTo(90, within(3.0));
     FeedbackState state = gate.feedbackState();
@@ -75,7 +92,9 @@ class InMemoryGateFeedbackTest {
     List<Traffic.Admitted> admitted = traffic.runUntil(14);
     assertThat(count(admitted, 2.1, 3.1)).as("the ramp's first second").isBetween(14.0, 21.0);
     assertThat(count(admitted, 7, 8)).isBetween(39.0, 47.0);
-    assertThat(count(admitted, 12.5, 14)).as("back at the cap after 10 s").isCloseTo(90, within(3.0));
+    assertThat(count(admitted, 12.5, 14))
+        .as("back at the cap after 10 s")
+        .isCloseTo(90, within(3.0));
   }
 
   @Test
@@ -92,15 +111,23 @@ class InMemoryGateFeedbackTest {
   @Test
   void aHotUpdateThatRenamesADimensionIsRefusedAndChangesNothing() {
     gate.feedback(null, ProviderSignal.ofStatus(200).withLimit("requests", 30.0, null, null));
-    Policy renamed = Policy.builder("openai/gpt-4o").requestsPerSecond(60).tokensPerSecond(100)
-        .priority("P1", 1).feedback(FEEDBACK).build();
+    Policy renamed =
+        Policy.builder("openai/gpt-4o")
+            .requestsPerSecond(60)
+            .tokensPerSecond(100)
+            .priority("P1", 1)
+            .feedback(FEEDBACK)
+            .build();
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> gate.updatePolicy(renamed))
         .isInstanceOf(InvalidPolicyException.class);
     assertThat(gate.policy().dimensionNames()).containsExactly("requests");
     assertThat(gate.feedbackState().dimensions().get("requests").effective()).isEqualTo(28.5);
   }
 
-  /** Runs the traffic from {@code from} to {@code to} seconds, reporting a quiet answer every {@code step}. */
+  /**
+   * Runs the traffic from {@code from} to {@code to} seconds, reporting a quiet answer every {@code
+   * step}.
+   */
   private List<Traffic.Admitted> reportingEvery(double step, double from, double to) {
     List<Traffic.Admitted> admitted = null;
     for (double t = from + step; t <= to + 1e-9; t += step) {
@@ -110,7 +137,8 @@ class InMemoryGateFeedbackTest {
     return admitted;
   }
 
-  private static double count(List<Traffic.Admitted> admitted, double fromSeconds, double toSeconds) {
+  private static double count(
+      List<Traffic.Admitted> admitted, double fromSeconds, double toSeconds) {
     return admitted.stream()
         .filter(a -> a.nanos() >= fromSeconds * 1e9 && a.nanos() < toSeconds * 1e9)
         .count();

@@ -3,7 +3,6 @@ package io.backpressure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -26,7 +25,8 @@ class InMemoryGatesTest {
     assertThat(gates.gate("a/model")).isSameAs(first);
     assertThat(first.policy().dimensions().get(0).capPerSecond()).isEqualTo(10);
     assertThat(gates.targets()).containsExactly("a/model");
-    assertThatThrownBy(() -> gates.gate("b/model")).isInstanceOf(NoSuchElementException.class)
+    assertThatThrownBy(() -> gates.gate("b/model"))
+        .isInstanceOf(NoSuchElementException.class)
         .hasMessageContaining("'b/model' is not registered");
   }
 
@@ -36,10 +36,14 @@ class InMemoryGatesTest {
     Gate b = gates.gate(policy("b/model", 1, 3));
     int admittedA = burst(a);
     int admittedB = burst(b);
-    assertThat(admittedA).as("a admits what a lone gate of its policy admits")
-        .isEqualTo(burst(InMemoryGate.create(policy("a/model", 1, 2), clock))).isPositive();
-    assertThat(admittedB).as("b admits what a lone gate admits, untouched by a's calls")
-        .isEqualTo(burst(InMemoryGate.create(policy("b/model", 1, 3), clock))).isGreaterThan(admittedA);
+    assertThat(admittedA)
+        .as("a admits what a lone gate of its policy admits")
+        .isEqualTo(burst(InMemoryGate.create(policy("a/model", 1, 2), clock)))
+        .isPositive();
+    assertThat(admittedB)
+        .as("b admits what a lone gate admits, untouched by a's calls")
+        .isEqualTo(burst(InMemoryGate.create(policy("b/model", 1, 3), clock)))
+        .isGreaterThan(admittedA);
   }
 
   /** How many of ten calls of ten tenants at one instant {@code gate} admits. */
@@ -58,20 +62,24 @@ class InMemoryGatesTest {
     CountDownLatch held = new CountDownLatch(1);
     CountDownLatch done = new CountDownLatch(1);
     // The gate's lock is its monitor (see InMemoryGate): hold a's while b is asked.
-    Thread holder = new Thread(() -> {
-      synchronized (a) {
-        held.countDown();
-        try {
-          done.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    });
+    Thread holder =
+        new Thread(
+            () -> {
+              synchronized (a) {
+                held.countDown();
+                try {
+                  done.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+            });
     holder.start();
     held.await();
-    CompletableFuture<Admission> onB = CompletableFuture.supplyAsync(() -> b.admit("t", "P1", Cost.requests(1)));
-    CompletableFuture<Admission> onA = CompletableFuture.supplyAsync(() -> a.admit("t", "P1", Cost.requests(1)));
+    CompletableFuture<Admission> onB =
+        CompletableFuture.supplyAsync(() -> b.admit("t", "P1", Cost.requests(1)));
+    CompletableFuture<Admission> onA =
+        CompletableFuture.supplyAsync(() -> a.admit("t", "P1", Cost.requests(1)));
     try {
       assertThat(onB.get(30, TimeUnit.SECONDS)).isInstanceOf(Admission.Admitted.class);
       assertThat(onA).as("a's call waits for a's lock").isNotDone();

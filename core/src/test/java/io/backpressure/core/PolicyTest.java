@@ -7,7 +7,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class PolicyTest {
-  private static final String YAML = """
+  private static final String YAML =
+      """
       target: openai/gpt-4o
       dimensions:
         requests: {per_minute: 3600, burst: 1}
@@ -24,8 +25,8 @@ class PolicyTest {
   @Test
   void yamlLoadsEveryField_andRoundTrips() {
     Policy policy = Policy.fromYaml(YAML);
-    assertThat(policy.dimensions()).containsExactly(
-        new Dimension("requests", 60, 1), new Dimension("tokens", 12_000, 2_000));
+    assertThat(policy.dimensions())
+        .containsExactly(new Dimension("requests", 60, 1), new Dimension("tokens", 12_000, 2_000));
     assertThat(policy.priorityNames()).containsExactly("P1", "P2", "P3");
     assertThat(policy.tenantWeight("acme")).isEqualTo(2.0);
     assertThat(policy.tenantWeight("anyone")).isEqualTo(1.0);
@@ -38,11 +39,20 @@ class PolicyTest {
 
   @Test
   void safeWindowCapsTheLargestCostAtTheWindowsAllowance() {
-    Policy policy = Policy.builder("t").dimension("tokens", 100, 1_000).priority("P1", 1)
-        .safeWindow(Duration.ofMillis(500)).build();
+    Policy policy =
+        Policy.builder("t")
+            .dimension("tokens", 100, 1_000)
+            .priority("P1", 1)
+            .safeWindow(Duration.ofMillis(500))
+            .build();
     assertThat(policy.refillRate(0)).isEqualTo(100);
     assertThat(policy.largestCost(0)).isEqualTo(50);
-    assertThat(Policy.builder("t").dimension("tokens", 100, 1_000).priority("P1", 1).build().largestCost(0))
+    assertThat(
+            Policy.builder("t")
+                .dimension("tokens", 100, 1_000)
+                .priority("P1", 1)
+                .build()
+                .largestCost(0))
         .isEqualTo(1_000);
   }
 
@@ -66,67 +76,119 @@ class PolicyTest {
     assertThat(perMinuteBuilder.withoutSafeWindow().build().safeWindow()).isNull();
     assertThat(perMinuteBuilder.safeWindow(Duration.ofSeconds(1)).build().safeWindow())
         .isEqualTo(Duration.ofSeconds(1));
-    assertThat(Policy.builder("t").requestsPerSecond(10).priority("P1", 1).build().safeWindow()).isNull();
-    assertThat(Policy.builder("t").dimension("requests", 10, 10).providerPeriod(Duration.ofSeconds(1))
-        .priority("P1", 1).build().safeWindow()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(Policy.builder("t").requestsPerSecond(10).priority("P1", 1).build().safeWindow())
+        .isNull();
+    assertThat(
+            Policy.builder("t")
+                .dimension("requests", 10, 10)
+                .providerPeriod(Duration.ofSeconds(1))
+                .priority("P1", 1)
+                .build()
+                .safeWindow())
+        .isEqualTo(Duration.ofSeconds(1));
   }
 
   @Test
   void aPolicyWithoutSafeWindowRoundTripsWithoutOne() {
-    Policy policy = Policy.builder("t").requestsPerMinute(600).tokensPerMinute(60_000).priority("P1", 1)
-        .withoutSafeWindow().build();
+    Policy policy =
+        Policy.builder("t")
+            .requestsPerMinute(600)
+            .tokensPerMinute(60_000)
+            .priority("P1", 1)
+            .withoutSafeWindow()
+            .build();
     assertThat(Policy.fromYaml(policy.toYaml())).isEqualTo(policy);
   }
 
   @Test
   void classesTakeALongFormWithAWaitLimit_andAPriorityMode_andRoundTrip() {
-    Policy policy = Policy.fromYaml(YAML.replace("priorities: {P1: 0.5, P2: 0.3, P3: 0.2}",
-        "priorities: {P1: 0.5, P2: {weight: 0.3}, P3: {weight: 0.2, max_wait: 30s}}\npriority_mode: strict"));
-    assertThat(policy.priorities()).containsExactly(new PriorityClass("P1", 0.5), new PriorityClass("P2", 0.3),
-        new PriorityClass("P3", 0.2, Duration.ofSeconds(30)));
+    Policy policy =
+        Policy.fromYaml(
+            YAML.replace(
+                "priorities: {P1: 0.5, P2: 0.3, P3: 0.2}",
+                "priorities: {P1: 0.5, P2: {weight: 0.3}, P3: {weight: 0.2, max_wait: 30s}}\npriority_mode: strict"));
+    assertThat(policy.priorities())
+        .containsExactly(
+            new PriorityClass("P1", 0.5),
+            new PriorityClass("P2", 0.3),
+            new PriorityClass("P3", 0.2, Duration.ofSeconds(30)));
     assertThat(policy.priorityMode()).isEqualTo(PriorityMode.STRICT);
     assertThat(Policy.fromYaml(policy.toYaml())).isEqualTo(policy);
     assertThat(Policy.fromYaml(YAML).priorityMode()).isEqualTo(PriorityMode.SHARED);
-    assertThat(Policy.builder("t").dimension("requests", 1, 1).priority("P1", 1, Duration.ofMillis(250))
-        .priorityMode(PriorityMode.STRICT).build().priorities().get(0).maxWait()).isEqualTo(Duration.ofMillis(250));
+    assertThat(
+            Policy.builder("t")
+                .dimension("requests", 1, 1)
+                .priority("P1", 1, Duration.ofMillis(250))
+                .priorityMode(PriorityMode.STRICT)
+                .build()
+                .priorities()
+                .get(0)
+                .maxWait())
+        .isEqualTo(Duration.ofMillis(250));
   }
 
   @Test
   void badValuesNameTheirField() {
     assertField(() -> Policy.builder("t").dimension("requests", -1, 1), "dimensions.requests.cap");
-    assertField(() -> Policy.builder("t").dimension("requests", Double.NaN, 1), "dimensions.requests.cap");
+    assertField(
+        () -> Policy.builder("t").dimension("requests", Double.NaN, 1), "dimensions.requests.cap");
     assertField(() -> Policy.builder("t").dimension("requests", 1, 0), "dimensions.requests.burst");
     assertField(() -> Policy.builder("t").priority("P1", 0), "priorities.P1");
     assertField(() -> Policy.builder("t").tenantWeight("acme", -2), "tenants.weights.acme");
     assertField(() -> Policy.builder("t").dimension("requests", 1, 1).build(), "priorities");
     assertField(() -> Policy.builder("t").priority("P1", 1).build(), "dimensions");
-    assertField(() -> Policy.builder("t").dimension("requests", 1, 1).dimension("requests", 2, 2)
-        .priority("P1", 1).build(), "dimensions");
-    assertField(() -> Policy.builder("t").dimension("requests", 1, 1).priority("P1", 1)
-        .idleTtl(Duration.ZERO).build(), "idle_ttl");
+    assertField(
+        () ->
+            Policy.builder("t")
+                .dimension("requests", 1, 1)
+                .dimension("requests", 2, 2)
+                .priority("P1", 1)
+                .build(),
+        "dimensions");
+    assertField(
+        () ->
+            Policy.builder("t")
+                .dimension("requests", 1, 1)
+                .priority("P1", 1)
+                .idleTtl(Duration.ZERO)
+                .build(),
+        "idle_ttl");
   }
 
   @Test
   void malformedYamlIsAnErrorNamingWhatIsWrong() {
     assertField(() -> Policy.fromYaml("target: [unclosed"), "(document)");
     assertField(() -> Policy.fromYaml(YAML.replace("idle_ttl: 10s", "idle_tll: 10s")), "idle_tll");
-    assertField(() -> Policy.fromYaml(YAML.replace("burst: 1}", "burst: lots}")), "dimensions.requests.burst");
-    assertField(() -> Policy.fromYaml(YAML.replace("{per_minute: 3600, burst: 1}", "{per_hour: 3600}")),
+    assertField(
+        () -> Policy.fromYaml(YAML.replace("burst: 1}", "burst: lots}")),
+        "dimensions.requests.burst");
+    assertField(
+        () -> Policy.fromYaml(YAML.replace("{per_minute: 3600, burst: 1}", "{per_hour: 3600}")),
         "dimensions.requests.per_hour");
     assertField(() -> Policy.fromYaml(YAML.replace("idle_ttl: 10s", "idle_ttl: soon")), "idle_ttl");
     assertField(() -> Policy.fromYaml(YAML.replace("P2: 0.3", "P2: -0.3")), "priorities.P2");
     assertField(() -> Policy.fromYaml("target: x\npriorities: {P1: 1}\n"), "dimensions");
     assertField(() -> Policy.fromYaml(YAML + "priority_mode: fair\n"), "priority_mode");
-    assertField(() -> Policy.fromYaml(YAML.replace("P3: 0.2", "P3: {weight: 0.2, max_wait: soon}")), "priorities.P3.max_wait");
-    assertField(() -> Policy.fromYaml(YAML.replace("P3: 0.2", "P3: {weight: 0.2, wait: 1s}")), "priorities.P3.wait");
-    assertField(() -> Policy.fromYaml(YAML.replace("P3: 0.2", "P3: {max_wait: 1s}")), "priorities.P3.weight");
-    assertField(() -> Policy.builder("t").priority("P1", 1, Duration.ZERO), "priorities.P1.max_wait");
+    assertField(
+        () -> Policy.fromYaml(YAML.replace("P3: 0.2", "P3: {weight: 0.2, max_wait: soon}")),
+        "priorities.P3.max_wait");
+    assertField(
+        () -> Policy.fromYaml(YAML.replace("P3: 0.2", "P3: {weight: 0.2, wait: 1s}")),
+        "priorities.P3.wait");
+    assertField(
+        () -> Policy.fromYaml(YAML.replace("P3: 0.2", "P3: {max_wait: 1s}")),
+        "priorities.P3.weight");
+    assertField(
+        () -> Policy.builder("t").priority("P1", 1, Duration.ZERO), "priorities.P1.max_wait");
   }
 
   private static void assertField(Runnable action, String field) {
-    assertThatThrownBy(action::run).isInstanceOfSatisfying(InvalidPolicyException.class, e -> {
-      assertThat(e.field()).isEqualTo(field);
-      assertThat(e.getMessage()).contains(field.replace("(document)", ""));
-    });
+    assertThatThrownBy(action::run)
+        .isInstanceOfSatisfying(
+            InvalidPolicyException.class,
+            e -> {
+              assertThat(e.field()).isEqualTo(field);
+              assertThat(e.getMessage()).contains(field.replace("(document)", ""));
+            });
   }
 }

@@ -9,7 +9,8 @@ class RedactionTest {
   @Test
   void urlsLoseEverythingBeforeTheirLastAt() {
     assertThat(Redaction.url("redis://:s3cret@host:6379/0")).isEqualTo("redis://***@host:6379/0");
-    assertThat(Redaction.url("rediss://app:p@ss/w0rd@redis.internal:6380")).isEqualTo("rediss://***@redis.internal:6380");
+    assertThat(Redaction.url("rediss://app:p@ss/w0rd@redis.internal:6380"))
+        .isEqualTo("rediss://***@redis.internal:6380");
     assertThat(Redaction.url("redis://:pa ss word @host")).isEqualTo("redis://***@host");
     assertThat(Redaction.url("user:secret@host")).isEqualTo("***@host");
     assertThat(Redaction.url("redis://host:6379")).isEqualTo("redis://host:6379");

@@ -20,7 +20,8 @@ class SafeWindowDefaultTest {
     int admitted = 0;
     String booking = null;
     while (clock.nanoTime() < MINUTE.toNanos()) {
-      AdmissionRequest request = AdmissionRequest.of("acme", "P1", Cost.requests(1)).withBooking(booking);
+      AdmissionRequest request =
+          AdmissionRequest.of("acme", "P1", Cost.requests(1)).withBooking(booking);
       Admission admission = gate.admit(request);
       if (admission instanceof Admission.Admitted a) {
         admitted++;

@@ -9,9 +9,9 @@ import java.util.PriorityQueue;
 /**
  * Drives a gate in virtual time with callers that behave as the Temporal integration does: a
  * deferred caller sleeps Δ and retries with its booking; an admitted caller holds the call for its
- * service time and releases the grant with the true cost. Closed-loop callers then start their
- * next call; open-loop arrivals (a Poisson process) each make one call. A caller with a deadline
- * passes what is left of it as {@code maxWait} and gives up when answered {@code Expired}.
+ * service time and releases the grant with the true cost. Closed-loop callers then start their next
+ * call; open-loop arrivals (a Poisson process) each make one call. A caller with a deadline passes
+ * what is left of it as {@code maxWait} and gives up when answered {@code Expired}.
  */
 final class Traffic {
   /** One admitted call: when, by whom, what was debited and what it really cost. */
@@ -21,7 +21,13 @@ final class Traffic {
    * One call that ended: admitted after {@code waitNanos} from its first attempt and {@code
    * deferrals} deferrals, or expired ({@code expired}).
    */
-  record Outcome(long firstNanos, String tenant, String priority, long waitNanos, int deferrals, boolean expired,
+  record Outcome(
+      long firstNanos,
+      String tenant,
+      String priority,
+      long waitNanos,
+      int deferrals,
+      boolean expired,
       long deadlineNanos) {}
 
   private final Gate gate;
@@ -32,6 +38,7 @@ final class Traffic {
   private long sequence;
   private long deferrals;
   private Long maxTokens;
+
   /** How late a deferred caller comes back after its Δ (s), as a timer on a busy worker does. */
   private double wakeUpLagSeconds;
 
@@ -40,7 +47,9 @@ final class Traffic {
     this.clock = clock;
   }
 
-  /** Every call asks with this {@code max_tokens} (default: none, so the policy's default applies). */
+  /**
+   * Every call asks with this {@code max_tokens} (default: none, so the policy's default applies).
+   */
   Traffic maxTokens(long maxTokens) {
     this.maxTokens = maxTokens;
     return this;
@@ -50,8 +59,15 @@ final class Traffic {
    * Adds {@code callers} callers for one queue, each starting at {@code startSeconds} and calling
    * back to back with {@code serviceSeconds} per call (0 = always waiting at the gate).
    */
-  Traffic callers(String tenant, String priority, Cost estimate, Cost actual, int callers,
-      double serviceSeconds, double startSeconds, double stopSeconds) {
+  Traffic callers(
+      String tenant,
+      String priority,
+      Cost estimate,
+      Cost actual,
+      int callers,
+      double serviceSeconds,
+      double startSeconds,
+      double stopSeconds) {
     for (int i = 0; i < callers; i++) {
       Caller caller = new Caller(tenant, priority, estimate, actual, serviceSeconds, stopSeconds);
       schedule(startSeconds + i * 1e-6, caller, Kind.ATTEMPT, null);
@@ -63,7 +79,12 @@ final class Traffic {
    * Closed-loop callers as above that finish at {@code stopSeconds}: they start no new call after
    * it, but a call already waiting at the gate still comes back for its turn and is released.
    */
-  Traffic finishingCallers(String tenant, String priority, Cost cost, int callers, double serviceSeconds,
+  Traffic finishingCallers(
+      String tenant,
+      String priority,
+      Cost cost,
+      int callers,
+      double serviceSeconds,
       double stopSeconds) {
     for (int i = 0; i < callers; i++) {
       Caller caller = new Caller(tenant, priority, cost, cost, serviceSeconds, stopSeconds);
@@ -78,9 +99,16 @@ final class Traffic {
   }
 
   /** Closed-loop callers as above whose every call waits at most {@code maxWait} for its turn. */
-  Traffic callers(String tenant, String priority, Cost cost, int callers, double serviceSeconds, Duration maxWait) {
+  Traffic callers(
+      String tenant,
+      String priority,
+      Cost cost,
+      int callers,
+      double serviceSeconds,
+      Duration maxWait) {
     for (int i = 0; i < callers; i++) {
-      Caller caller = new Caller(tenant, priority, cost, cost, serviceSeconds, Double.POSITIVE_INFINITY);
+      Caller caller =
+          new Caller(tenant, priority, cost, cost, serviceSeconds, Double.POSITIVE_INFINITY);
       caller.maxWait = maxWait;
       schedule(i * 1e-6, caller, Kind.ATTEMPT, null);
     }
@@ -89,11 +117,20 @@ final class Traffic {
 
   /**
    * Open-loop arrivals of one queue: calls arrive as a Poisson process of {@code perSecond} from
-   * {@code startSeconds} to {@code stopSeconds}, whatever the gate answers; each makes one call that
-   * takes {@code serviceSeconds} once admitted and waits at most {@code maxWait} (null: no limit).
+   * {@code startSeconds} to {@code stopSeconds}, whatever the gate answers; each makes one call
+   * that takes {@code serviceSeconds} once admitted and waits at most {@code maxWait} (null: no
+   * limit).
    */
-  Traffic openLoop(String tenant, String priority, Cost cost, double perSecond, double serviceSeconds,
-      double startSeconds, double stopSeconds, Duration maxWait, long seed) {
+  Traffic openLoop(
+      String tenant,
+      String priority,
+      Cost cost,
+      double perSecond,
+      double serviceSeconds,
+      double startSeconds,
+      double stopSeconds,
+      Duration maxWait,
+      long seed) {
     java.util.Random random = new java.util.Random(seed);
     double t = startSeconds;
     while (true) {
@@ -101,7 +138,8 @@ final class Traffic {
       if (t >= stopSeconds) {
         return this;
       }
-      Caller caller = new Caller(tenant, priority, cost, cost, serviceSeconds, Double.POSITIVE_INFINITY);
+      Caller caller =
+          new Caller(tenant, priority, cost, cost, serviceSeconds, Double.POSITIVE_INFINITY);
       caller.oneShot = true;
       caller.maxWait = maxWait;
       schedule(t, caller, Kind.ATTEMPT, null);
@@ -148,8 +186,17 @@ final class Traffic {
       Admission answer = gate.admit(request);
       if (answer instanceof Admission.Admitted a) {
         c.booking = null;
-        admitted.add(new Admitted(clock.nanoTime(), c.tenant, c.priority, a.grant().debited(), c.actual));
-        outcomes.add(new Outcome(c.firstNanos, c.tenant, c.priority, e.nanos - c.firstNanos, c.deferred, false, deadline));
+        admitted.add(
+            new Admitted(clock.nanoTime(), c.tenant, c.priority, a.grant().debited(), c.actual));
+        outcomes.add(
+            new Outcome(
+                c.firstNanos,
+                c.tenant,
+                c.priority,
+                e.nanos - c.firstNanos,
+                c.deferred,
+                false,
+                deadline));
         c.firstNanos = -1;
         schedule(e.nanos / 1e9 + c.serviceSeconds, c, Kind.RELEASE, a.grant());
         if (!c.oneShot) {
@@ -159,10 +206,22 @@ final class Traffic {
         deferrals++;
         c.deferred++;
         c.booking = d.booking();
-        schedule(e.nanos / 1e9 + d.retryAfter().toNanos() / 1e9 + wakeUpLagSeconds, c, Kind.ATTEMPT, null);
+        schedule(
+            e.nanos / 1e9 + d.retryAfter().toNanos() / 1e9 + wakeUpLagSeconds,
+            c,
+            Kind.ATTEMPT,
+            null);
       } else if (answer instanceof Admission.Expired) {
         c.booking = null;
-        outcomes.add(new Outcome(c.firstNanos, c.tenant, c.priority, e.nanos - c.firstNanos, c.deferred, true, deadline));
+        outcomes.add(
+            new Outcome(
+                c.firstNanos,
+                c.tenant,
+                c.priority,
+                e.nanos - c.firstNanos,
+                c.deferred,
+                true,
+                deadline));
         c.firstNanos = -1;
         if (!c.oneShot) {
           schedule(e.nanos / 1e9 + 1e-3, c, Kind.ATTEMPT, null);
@@ -194,9 +253,13 @@ final class Traffic {
     events.add(new Event((long) Math.ceil(seconds * 1e9), sequence++, caller, kind, grant));
   }
 
-  private enum Kind { ATTEMPT, RELEASE }
+  private enum Kind {
+    ATTEMPT,
+    RELEASE
+  }
 
-  private record Event(long nanos, long seq, Caller caller, Kind kind, Grant grant) implements Comparable<Event> {
+  private record Event(long nanos, long seq, Caller caller, Kind kind, Grant grant)
+      implements Comparable<Event> {
     @Override
     public int compareTo(Event o) {
       int byTime = Long.compare(nanos, o.nanos);
@@ -218,7 +281,13 @@ final class Traffic {
     long firstNanos = -1;
     int deferred;
 
-    Caller(String tenant, String priority, Cost estimate, Cost actual, double serviceSeconds, double stopSeconds) {
+    Caller(
+        String tenant,
+        String priority,
+        Cost estimate,
+        Cost actual,
+        double serviceSeconds,
+        double stopSeconds) {
       this.tenant = tenant;
       this.priority = priority;
       this.estimate = estimate;
@@ -229,7 +298,13 @@ final class Traffic {
   }
 
   /** Sum of {@code dimension} over admissions in [from, to) seconds, by a key. */
-  static double sum(List<Admitted> log, double from, double to, String dimension, java.util.function.Predicate<Admitted> which, boolean actual) {
+  static double sum(
+      List<Admitted> log,
+      double from,
+      double to,
+      String dimension,
+      java.util.function.Predicate<Admitted> which,
+      boolean actual) {
     double total = 0;
     for (Admitted a : log) {
       double t = a.nanos() / 1e9;
@@ -242,6 +317,7 @@ final class Traffic {
 
   /** The most admitted (debited) of {@code dimension} in any window of {@code window} length. */
   static double maxInAnyWindow(List<Admitted> log, String dimension, Duration window) {
-    return WindowPeak.max(log, Admitted::nanos, a -> a.debited().amount(dimension), window.toNanos());
+    return WindowPeak.max(
+        log, Admitted::nanos, a -> a.debited().amount(dimension), window.toNanos());
   }
 }

@@ -29,34 +29,52 @@ import picocli.CommandLine.Spec;
  *
  * <p>Exit codes: 0 on success, 2 on a bad option, 1 when a run or the outputs fail.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Main job: naive vs bp on cross-priority on the real stack (Temporal test server, mock provider,"
-        + " in-memory gate), a side-by-side table and a report with plots; about two minutes.")
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description =
+        "Main job: naive vs bp on cross-priority on the real stack (Temporal test server, mock provider,"
+            + " in-memory gate), a side-by-side table and a report with plots; about two minutes.")
 public final class DemoCommand implements Callable<Integer> {
   static final String WORKLOAD = "cross-priority";
   static final List<String> CONFIGS = List.of("naive", "bp");
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Option(names = "--duration-s", defaultValue = "40", paramLabel = "SECONDS",
+  @Option(
+      names = "--duration-s",
+      defaultValue = "40",
+      paramLabel = "SECONDS",
       description = "Length of each run, warm-up (5 s) included (default: ${DEFAULT-VALUE}).")
   double durationS;
 
-  @Option(names = "--scale", defaultValue = "4", paramLabel = "F",
-      description = "Divide caps, slots and workflows by F (default: ${DEFAULT-VALUE}: 15 req/s, 4 slots,"
-          + " 14 workflows).")
+  @Option(
+      names = "--scale",
+      defaultValue = "4",
+      paramLabel = "F",
+      description =
+          "Divide caps, slots and workflows by F (default: ${DEFAULT-VALUE}: 15 req/s, 4 slots,"
+              + " 14 workflows).")
   double scale;
 
-  @Option(names = "--seed", defaultValue = "1", paramLabel = "SEED", description = "Seed (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      paramLabel = "SEED",
+      description = "Seed (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--out", defaultValue = "eval-out/demo", paramLabel = "DIR",
+  @Option(
+      names = "--out",
+      defaultValue = "eval-out/demo",
+      paramLabel = "DIR",
       description = "Where the report and plots go (default: ${DEFAULT-VALUE}).")
   Path out;
 
-  @Option(names = "--verbose",
-      description = "Print the libraries' logs (Temporal, gRPC) here instead of into a file in the output folder.")
+  @Option(
+      names = "--verbose",
+      description =
+          "Print the libraries' logs (Temporal, gRPC) here instead of into a file in the output folder.")
   boolean verbose;
 
   /** Picocli's constructor. */
@@ -79,15 +97,19 @@ public final class DemoCommand implements Callable<Integer> {
       return 2;
     }
     o.println(RealOptions.plan(workload, configurations.size()));
-    o.println("naive = SDK retry on the worker slot; bp = openai-java behind the admission gate, deferrals on durable timers.");
+    o.println(
+        "naive = SDK retry on the worker slot; bp = openai-java behind the admission gate, deferrals on durable timers.");
     o.flush();
     long started = System.nanoTime();
     Summary summary;
     String stack;
-    try (RealRunner runner = new RealOptions(null, "default", null, 1, null).runner(logs.workersFile())) {
+    try (RealRunner runner =
+        new RealOptions(null, "default", null, 1, null).runner(logs.workersFile())) {
       stack = runner.describe();
-      ProgressBar progress = new ProgressBar(System.err, configurations.size(), System.console() != null);
-      summary = Evaluation.run(runner, List.of(workload), configurations, 1, seed, 1, progress).get(0);
+      ProgressBar progress =
+          new ProgressBar(System.err, configurations.size(), System.console() != null);
+      summary =
+          Evaluation.run(runner, List.of(workload), configurations, 1, seed, 1, progress).get(0);
     } catch (RuntimeException e) {
       err.println("demo: the run failed: " + e);
       if (logs.summary() != null) {
@@ -109,9 +131,20 @@ public final class DemoCommand implements Callable<Integer> {
     o.println();
     o.println(String.format(Locale.ROOT, "%s; %.0f s wall time.", stack, seconds));
     o.println("Report: " + out.resolve("report.md").toAbsolutePath().normalize());
-    o.println("Plots:  " + out.resolve(Plots.THROUGHPUT_FILE).toAbsolutePath().normalize() + ", "
-        + String.join(", ", CONFIGS.stream().map(c -> out.resolve(Plots.heatmapFile(c)).toAbsolutePath().normalize()
-            .toString()).toList()));
+    o.println(
+        "Plots:  "
+            + out.resolve(Plots.THROUGHPUT_FILE).toAbsolutePath().normalize()
+            + ", "
+            + String.join(
+                ", ",
+                CONFIGS.stream()
+                    .map(
+                        c ->
+                            out.resolve(Plots.heatmapFile(c))
+                                .toAbsolutePath()
+                                .normalize()
+                                .toString())
+                    .toList()));
     if (logs.summary() != null) {
       o.println(logs.summary());
     }
@@ -127,7 +160,15 @@ public final class DemoCommand implements Callable<Integer> {
     t.append(line(summary, row, "OK req/s P1", "ok_rps_by_priority", "P1", "%.1f", 1));
     t.append(line(summary, row, "OK req/s P2", "ok_rps_by_priority", "P2", "%.1f", 1));
     t.append(line(summary, row, "OK req/s P3", "ok_rps_by_priority", "P3", "%.1f", 1));
-    t.append(line(summary, row, "P1 p95 call latency (ms)", "p95_latency_ms_by_priority", "P1", "%.0f", 1));
+    t.append(
+        line(
+            summary,
+            row,
+            "P1 p95 call latency (ms)",
+            "p95_latency_ms_by_priority",
+            "P1",
+            "%.0f",
+            1));
     t.append(line(summary, row, "429 share", "http_429_share", null, "%.1f %%", 100));
     t.append(line(summary, row, "achievement Jain", "achievement_jain", null, "%.3f", 1));
     t.append(line(summary, row, "slot ms per OK call", "slot_ms_per_ok", null, "%.0f", 1));
@@ -140,19 +181,32 @@ public final class DemoCommand implements Callable<Integer> {
     return t.toString();
   }
 
-  private static String line(Summary summary, String row, String label, String metric, String key, String format,
+  private static String line(
+      Summary summary,
+      String row,
+      String label,
+      String metric,
+      String key,
+      String format,
       double factor) {
     String[] cells = new String[2];
     for (int i = 0; i < 2; i++) {
       Summary.ConfigResult r = summary.configs().get(CONFIGS.get(i));
       Stats.Estimate e = key == null ? r.scalar(metric) : r.keyed(metric, key);
-      cells[i] = e == null || !Double.isFinite(e.mean()) ? "–" : String.format(Locale.ROOT, format, e.mean() * factor);
+      cells[i] =
+          e == null || !Double.isFinite(e.mean())
+              ? "–"
+              : String.format(Locale.ROOT, format, e.mean() * factor);
     }
     return String.format(Locale.ROOT, row, label, cells[0], cells[1]);
   }
 
   private String command() {
-    return String.format(Locale.ROOT, "./backpressure demo --duration-s %s --scale %s --seed %d",
-        Format.number(durationS), Format.number(scale), seed);
+    return String.format(
+        Locale.ROOT,
+        "./backpressure demo --duration-s %s --scale %s --seed %d",
+        Format.number(durationS),
+        Format.number(scale),
+        seed);
   }
 }

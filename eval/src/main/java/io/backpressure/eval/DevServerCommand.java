@@ -4,11 +4,11 @@ import io.backpressure.eval.real.LoopbackTestServer;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * {@code ./backpressure dev-server [--port 7233]}: the Temporal Java SDK's test server as a process
@@ -20,15 +20,20 @@ import picocli.CommandLine;
  * <p>Prints {@code Temporal test server listening on 127.0.0.1:PORT} once it accepts connections.
  * Exit codes: 0 after a shutdown, 2 on a bad or unavailable port.
  */
-@Command(name = "dev-server", mixinStandardHelpOptions = true,
-    description = "Run the Temporal Java test server on 127.0.0.1 as its own process (for eval --temporal"
-        + " and worker processes); in memory, real time, namespace 'default'.")
+@Command(
+    name = "dev-server",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run the Temporal Java test server on 127.0.0.1 as its own process (for eval --temporal"
+            + " and worker processes); in memory, real time, namespace 'default'.")
 public final class DevServerCommand implements Callable<Integer> {
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Option(names = "--port", defaultValue = "7233", paramLabel = "PORT",
+  @Option(
+      names = "--port",
+      defaultValue = "7233",
+      paramLabel = "PORT",
       description = "Loopback port to listen on (default: ${DEFAULT-VALUE}).")
   int port;
 
@@ -53,7 +58,10 @@ public final class DevServerCommand implements Callable<Integer> {
       return 2;
     }
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "dev-server-shutdown"));
-    out.println("Temporal test server listening on " + server.target() + " (namespace default; Ctrl-C stops it)");
+    out.println(
+        "Temporal test server listening on "
+            + server.target()
+            + " (namespace default; Ctrl-C stops it)");
     out.flush();
     server.awaitTermination();
     return 0;

@@ -1,6 +1,5 @@
 package io.backpressure.eval;
 
-import io.backpressure.core.Redaction;
 import io.backpressure.eval.real.RealOptions;
 import io.backpressure.eval.real.RealRunner;
 import io.backpressure.eval.real.RedisLocation;
@@ -40,100 +39,166 @@ import picocli.CommandLine.Spec;
  * <p>Exit codes: 0 on success, 2 on bad input (unknown workload, configuration or mode; malformed
  * workload file; out-of-range option), 1 when the outputs cannot be written.
  */
-@Command(name = "eval", mixinStandardHelpOptions = true,
-    description = "Run workloads against configurations (naive, tn, gateway, bp, ablations) and write"
-        + " summary.json, report.md and plots.")
+@Command(
+    name = "eval",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run workloads against configurations (naive, tn, gateway, bp, ablations) and write"
+            + " summary.json, report.md and plots.")
 public final class EvalCommand implements Callable<Integer> {
   private static final String ALL = "all";
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Option(names = "--workload", required = true, paramLabel = "NAME|FILE",
-      description = "A shipped workload (uncongested, overload, cross-priority, request-bound, token-bound,"
-          + " mixed-dominant, noisy-estimates, reservation, reservation-capped), a workload YAML file, or"
-          + " 'all' for the nine shipped ones.")
+  @Option(
+      names = "--workload",
+      required = true,
+      paramLabel = "NAME|FILE",
+      description =
+          "A shipped workload (uncongested, overload, cross-priority, request-bound, token-bound,"
+              + " mixed-dominant, noisy-estimates, reservation, reservation-capped), a workload YAML file, or"
+              + " 'all' for the nine shipped ones.")
   String workload;
 
-  @Option(names = "--configs", paramLabel = "LIST",
+  @Option(
+      names = "--configs",
+      paramLabel = "LIST",
       defaultValue = "naive,tn,gateway,bp,bp-no-drf,bp-no-priority",
       description = "Comma-separated configurations (default: ${DEFAULT-VALUE}).")
   String configs;
 
-  @Option(names = "--mode", defaultValue = "sim", paramLabel = "MODE",
-      description = "sim (deterministic discrete-event simulation in virtual time) or real (Temporal, workers,"
-          + " the mock provider over HTTP, wall clock). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--mode",
+      defaultValue = "sim",
+      paramLabel = "MODE",
+      description =
+          "sim (deterministic discrete-event simulation in virtual time) or real (Temporal, workers,"
+              + " the mock provider over HTTP, wall clock). Default: ${DEFAULT-VALUE}.")
   String mode;
 
-  @Option(names = "--scale", paramLabel = "F",
-      description = "Divide caps, open-loop rates, slots and workflows by F (same shape, F times fewer calls/s)."
-          + " Default: 1 in sim; in real mode the smallest F that brings the request cap to at most "
-          + RealOptions.AUTO_SCALE_RPS + " req/s.")
+  @Option(
+      names = "--scale",
+      paramLabel = "F",
+      description =
+          "Divide caps, open-loop rates, slots and workflows by F (same shape, F times fewer calls/s)."
+              + " Default: 1 in sim; in real mode the smallest F that brings the request cap to at most "
+              + RealOptions.AUTO_SCALE_RPS
+              + " req/s.")
   Double scale;
 
-  @Option(names = "--temporal", paramLabel = "HOST:PORT",
-      description = "Real mode: an external Temporal service (default: the Java test server in this process).")
+  @Option(
+      names = "--temporal",
+      paramLabel = "HOST:PORT",
+      description =
+          "Real mode: an external Temporal service (default: the Java test server in this process).")
   String temporal;
 
-  @Option(names = "--temporal-tls",
-      description = "Real mode: connect to --temporal over TLS (the JVM's trusted certificates). An API key (Temporal"
-          + " Cloud) is read from the environment variable " + TemporalStack.API_KEY_ENV + ", never from the command line.")
+  @Option(
+      names = "--temporal-tls",
+      description =
+          "Real mode: connect to --temporal over TLS (the JVM's trusted certificates). An API key (Temporal"
+              + " Cloud) is read from the environment variable "
+              + TemporalStack.API_KEY_ENV
+              + ", never from the command line.")
   boolean temporalTls;
 
-  @Option(names = "--namespace", defaultValue = "default", paramLabel = "NS",
-      description = "Real mode: the Temporal namespace with --temporal (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--namespace",
+      defaultValue = "default",
+      paramLabel = "NS",
+      description =
+          "Real mode: the Temporal namespace with --temporal (default: ${DEFAULT-VALUE}).")
   String namespace;
 
-  @Option(names = "--redis", paramLabel = "URL",
-      description = "Real mode: keep the gate's state in Redis (redis://host:port) instead of memory; 'auto' starts"
-          + " and owns a redis-server from PATH on a free loopback port (needed for the Redis faults).")
+  @Option(
+      names = "--redis",
+      paramLabel = "URL",
+      description =
+          "Real mode: keep the gate's state in Redis (redis://host:port) instead of memory; 'auto' starts"
+              + " and owns a redis-server from PATH on a free loopback port (needed for the Redis faults).")
   String redis;
 
-  @Option(names = "--redis-cluster", paramLabel = "HOST:PORT", split = ",",
-      description = "Real mode: keep the gate's state on a Redis Cluster reached from these seed nodes.")
+  @Option(
+      names = "--redis-cluster",
+      paramLabel = "HOST:PORT",
+      split = ",",
+      description =
+          "Real mode: keep the gate's state on a Redis Cluster reached from these seed nodes.")
   List<String> redisCluster;
 
-  @Option(names = "--fault", paramLabel = "KIND@T[+D]",
-      description = "Real mode, repeatable: inject a fault T s into every run, for D s: redis-stop, redis-kill"
-          + " (restarted empty after D), redis-flush (at T), worker-kill (a replacement after D), provider-errors"
-          + " (500s), provider-slow (latency x10); the Redis faults need --redis auto.")
+  @Option(
+      names = "--fault",
+      paramLabel = "KIND@T[+D]",
+      description =
+          "Real mode, repeatable: inject a fault T s into every run, for D s: redis-stop, redis-kill"
+              + " (restarted empty after D), redis-flush (at T), worker-kill (a replacement after D), provider-errors"
+              + " (500s), provider-slow (latency x10); the Redis faults need --redis auto.")
   List<String> faults = new ArrayList<>();
 
-  @Option(names = "--when-unavailable", defaultValue = "open", paramLabel = "MODE",
-      description = "Real mode with --redis: what the Redis gate does while Redis does not answer: open (admit"
-          + " ungated, the default), closed (defer) or local (an in-memory gate with this worker's share of the caps).")
+  @Option(
+      names = "--when-unavailable",
+      defaultValue = "open",
+      paramLabel = "MODE",
+      description =
+          "Real mode with --redis: what the Redis gate does while Redis does not answer: open (admit"
+              + " ungated, the default), closed (defer) or local (an in-memory gate with this worker's share of the caps).")
   String whenUnavailable;
 
-  @Option(names = "--workers", defaultValue = "1", paramLabel = "N",
-      description = "Real mode: worker processes sharing the gate's state (N > 1 needs --redis). Default: 1.")
+  @Option(
+      names = "--workers",
+      defaultValue = "1",
+      paramLabel = "N",
+      description =
+          "Real mode: worker processes sharing the gate's state (N > 1 needs --redis). Default: 1.")
   int workers;
 
-  @Option(names = "--metrics-port", paramLabel = "PORT",
-      description = "Real mode: serve the gates' Prometheus metrics on 127.0.0.1:PORT/metrics during the runs.")
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      description =
+          "Real mode: serve the gates' Prometheus metrics on 127.0.0.1:PORT/metrics during the runs.")
   Integer metricsPort;
 
-  @Option(names = "--repeats", defaultValue = "5", paramLabel = "N",
-      description = "Runs per configuration, each with a different seed (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--repeats",
+      defaultValue = "5",
+      paramLabel = "N",
+      description =
+          "Runs per configuration, each with a different seed (default: ${DEFAULT-VALUE}).")
   int repeats;
 
-  @Option(names = "--seed", defaultValue = "1", paramLabel = "SEED",
-      description = "Base seed; the same seed gives the same summary.json (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      paramLabel = "SEED",
+      description =
+          "Base seed; the same seed gives the same summary.json (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--out", paramLabel = "DIR",
-      description = "Output folder (default: eval-out/<workload>; with 'all': DIR/<workload>, DIR default eval-out).")
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description =
+          "Output folder (default: eval-out/<workload>; with 'all': DIR/<workload>, DIR default eval-out).")
   Path out;
 
-  @Option(names = "--duration-s", paramLabel = "SECONDS",
-      description = "Override every workload's duration_s (e.g. short CI runs); must exceed warmup_s.")
+  @Option(
+      names = "--duration-s",
+      paramLabel = "SECONDS",
+      description =
+          "Override every workload's duration_s (e.g. short CI runs); must exceed warmup_s.")
   Double durationS;
 
-  @Option(names = "--verbose",
-      description = "Print the libraries' logs (Temporal, gRPC, Lettuce) here instead of into a file in the"
-          + " output folder.")
+  @Option(
+      names = "--verbose",
+      description =
+          "Print the libraries' logs (Temporal, gRPC, Lettuce) here instead of into a file in the"
+              + " output folder.")
   boolean verbose;
 
-  @Option(names = "--threads", paramLabel = "N",
+  @Option(
+      names = "--threads",
+      paramLabel = "N",
       description = "Runs in parallel (default: the number of processors).")
   Integer threads;
 
@@ -159,7 +224,8 @@ public final class EvalCommand implements Callable<Integer> {
       Runner modeRunner = runnerFor(mode);
       real = modeRunner instanceof RealRunner;
       if (redis != null && redisCluster != null) {
-        throw new IllegalArgumentException("--redis and --redis-cluster exclude each other: give one");
+        throw new IllegalArgumentException(
+            "--redis and --redis-cluster exclude each other: give one");
       }
       if (redisCluster != null) {
         try {
@@ -172,8 +238,16 @@ public final class EvalCommand implements Callable<Integer> {
       if (!real) {
         RealOptions.refuseFaultsInSim(faults.size());
       }
-      RealOptions options = new RealOptions(temporal, namespace, redis, workers, metricsPort, temporalTls,
-          faults.stream().map(Fault::parse).toList(), failOpenMode(whenUnavailable));
+      RealOptions options =
+          new RealOptions(
+              temporal,
+              namespace,
+              redis,
+              workers,
+              metricsPort,
+              temporalTls,
+              faults.stream().map(Fault::parse).toList(),
+              failOpenMode(whenUnavailable));
       if (!real) {
         options.requireSimDefaults();
       }
@@ -181,7 +255,8 @@ public final class EvalCommand implements Callable<Integer> {
       if (repeats < 1 || repeats > 1000) {
         throw new IllegalArgumentException("--repeats must be in [1, 1000], got " + repeats);
       }
-      threadCount = real ? 1 : threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+      threadCount =
+          real ? 1 : threads == null ? Runtime.getRuntime().availableProcessors() : threads;
       if (threadCount < 1 || threadCount > 256) {
         throw new IllegalArgumentException("--threads must be in [1, 256], got " + threadCount);
       }
@@ -195,7 +270,8 @@ public final class EvalCommand implements Callable<Integer> {
         for (Configuration c : configurations) {
           c.validate(w);
           if (real && c instanceof GateConfiguration gate && gate.variant().simulatedOnly()) {
-            throw new IllegalArgumentException(c.name() + " is an ablation of the simulator only: run it with --mode sim");
+            throw new IllegalArgumentException(
+                c.name() + " is an ablation of the simulator only: run it with --mode sim");
           }
         }
       }
@@ -218,7 +294,8 @@ public final class EvalCommand implements Callable<Integer> {
         }
         outWriter.flush();
       }
-      summaries = Evaluation.run(runner, workloads, configurations, repeats, seed, threadCount, progress);
+      summaries =
+          Evaluation.run(runner, workloads, configurations, repeats, seed, threadCount, progress);
       if (runner instanceof RealRunner realRunner) {
         realRunner.injected().forEach(step -> outWriter.println("fault " + step));
       }
@@ -238,8 +315,10 @@ public final class EvalCommand implements Callable<Integer> {
         outWriter.println("wrote " + dir.resolve("summary.json") + ", report.md and plots");
       }
       if (all) {
-        Files.writeString(root.resolve("matrix.md"),
-            MatrixTable.render(summaries, workloads, command(ALL, configurations)), StandardCharsets.UTF_8);
+        Files.writeString(
+            root.resolve("matrix.md"),
+            MatrixTable.render(summaries, workloads, command(ALL, configurations)),
+            StandardCharsets.UTF_8);
         outWriter.println("wrote " + root.resolve("matrix.md"));
       }
     } catch (IOException | UncheckedIOException e) {
@@ -247,9 +326,18 @@ public final class EvalCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    outWriter.println(String.format(Locale.ROOT, "%d runs (%d workloads x %d configurations x %d repeats) %s"
-        + " in %.1f s wall time on %d threads", runs, workloads.size(), configurations.size(), repeats,
-        real ? "run on the real stack" : "simulated", seconds, threadCount));
+    outWriter.println(
+        String.format(
+            Locale.ROOT,
+            "%d runs (%d workloads x %d configurations x %d repeats) %s"
+                + " in %.1f s wall time on %d threads",
+            runs,
+            workloads.size(),
+            configurations.size(),
+            repeats,
+            real ? "run on the real stack" : "simulated",
+            seconds,
+            threadCount));
     printLogSummary(outWriter, logs);
     return 0;
   }
@@ -273,18 +361,30 @@ public final class EvalCommand implements Callable<Integer> {
     return url.replaceFirst("^(rediss?://)[^@/]*@", "$1***@");
   }
 
-  static void write(Summary summary, Workload workload, Path dir, String command) throws IOException {
+  static void write(Summary summary, Workload workload, Path dir, String command)
+      throws IOException {
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve("summary.json"), SummaryJson.render(summary), StandardCharsets.UTF_8);
-    Files.writeString(dir.resolve("report.md"), ReportMarkdown.render(summary, workload, command),
+    Files.writeString(
+        dir.resolve("summary.json"), SummaryJson.render(summary), StandardCharsets.UTF_8);
+    Files.writeString(
+        dir.resolve("report.md"),
+        ReportMarkdown.render(summary, workload, command),
         StandardCharsets.UTF_8);
     Plots.write(summary, workload, dir);
   }
 
   private String command(String workloadName, List<Configuration> configurations) {
-    StringBuilder c = new StringBuilder("./backpressure eval --workload ").append(workloadName)
-        .append(" --configs ").append(String.join(",", configurations.stream().map(Configuration::name).toList()))
-        .append(" --mode ").append(mode).append(" --repeats ").append(repeats).append(" --seed ").append(seed);
+    StringBuilder c =
+        new StringBuilder("./backpressure eval --workload ")
+            .append(workloadName)
+            .append(" --configs ")
+            .append(String.join(",", configurations.stream().map(Configuration::name).toList()))
+            .append(" --mode ")
+            .append(mode)
+            .append(" --repeats ")
+            .append(repeats)
+            .append(" --seed ")
+            .append(seed);
     if (durationS != null) {
       c.append(" --duration-s ").append(Format.number(durationS));
     }
@@ -292,8 +392,10 @@ public final class EvalCommand implements Callable<Integer> {
       c.append(" --scale ").append(Format.number(scale));
     }
     if (redis != null) {
-      c.append(' ').append(RedisLocation.options(RedisLocation.withMode(redacted(redis),
-          failOpenMode(whenUnavailable))));
+      c.append(' ')
+          .append(
+              RedisLocation.options(
+                  RedisLocation.withMode(redacted(redis), failOpenMode(whenUnavailable))));
     }
     if (workers != 1) {
       c.append(" --workers ").append(workers);
@@ -314,8 +416,9 @@ public final class EvalCommand implements Callable<Integer> {
       case "open" -> io.backpressure.core.FailOpenGate.Mode.OPEN;
       case "closed" -> io.backpressure.core.FailOpenGate.Mode.CLOSED;
       case "local" -> io.backpressure.core.FailOpenGate.Mode.LOCAL;
-      default -> throw new IllegalArgumentException("--when-unavailable must be one of open, closed, local, got '"
-          + text + "'");
+      default ->
+          throw new IllegalArgumentException(
+              "--when-unavailable must be one of open, closed, local, got '" + text + "'");
     };
   }
 
@@ -335,6 +438,7 @@ public final class EvalCommand implements Callable<Integer> {
     if (m.equals("real")) {
       return new RealOptions(null, "default", null, 1, null).runner();
     }
-    throw new IllegalArgumentException("unknown --mode '" + mode + "'; allowed: " + String.join(", ", MODES));
+    throw new IllegalArgumentException(
+        "unknown --mode '" + mode + "'; allowed: " + String.join(", ", MODES));
   }
 }

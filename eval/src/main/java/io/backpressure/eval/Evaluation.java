@@ -41,16 +41,26 @@ public final class Evaluation {
    * Runs every (workload, configuration, repeat).
    *
    * @param threads worker threads, at least 1
-   * @throws IllegalArgumentException if a configuration cannot run a workload (message from the run)
+   * @throws IllegalArgumentException if a configuration cannot run a workload (message from the
+   *     run)
    */
-  public static List<Summary> run(Runner runner, List<Workload> workloads, List<Configuration> configs, int repeats,
-      long seed, int threads, ProgressBar progress) {
+  public static List<Summary> run(
+      Runner runner,
+      List<Workload> workloads,
+      List<Configuration> configs,
+      int repeats,
+      long seed,
+      int threads,
+      ProgressBar progress) {
     long[] seeds = repeatSeeds(seed, repeats);
-    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "eval-run");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "eval-run");
+              t.setDaemon(true);
+              return t;
+            });
     try {
       List<List<List<Future<RunMetrics>>>> futures = new ArrayList<>();
       for (Workload w : workloads) {
@@ -60,11 +70,13 @@ public final class Evaluation {
           for (int i = 0; i < repeats; i++) {
             long s = seeds[i];
             String label = w.name() + " " + c.name() + " #" + (i + 1);
-            perRepeat.add(pool.submit(() -> {
-              RunMetrics metrics = Metrics.compute(w, runner.run(w, c, s));
-              progress.step(label);
-              return metrics;
-            }));
+            perRepeat.add(
+                pool.submit(
+                    () -> {
+                      RunMetrics metrics = Metrics.compute(w, runner.run(w, c, s));
+                      progress.step(label);
+                      return metrics;
+                    }));
           }
           perConfig.add(perRepeat);
         }
@@ -81,8 +93,16 @@ public final class Evaluation {
           results.put(configs.get(ci).name(), Summary.reduce(runs));
         }
         Workload w = workloads.get(wi);
-        summaries.add(new Summary(w.name(), runner.mode(), repeats, seed, w.durationS(), w.scale(), runner.faults(),
-            results));
+        summaries.add(
+            new Summary(
+                w.name(),
+                runner.mode(),
+                repeats,
+                seed,
+                w.durationS(),
+                w.scale(),
+                runner.faults(),
+                results));
       }
       return summaries;
     } finally {

@@ -78,7 +78,10 @@ public final class LibraryLogs {
     }
     long warnings = 0;
     long errors = 0;
-    List<Path> files = Stream.of(dir.resolve(FILE), dir.resolve(WORKERS_FILE)).filter(Files::isRegularFile).toList();
+    List<Path> files =
+        Stream.of(dir.resolve(FILE), dir.resolve(WORKERS_FILE))
+            .filter(Files::isRegularFile)
+            .toList();
     if (files.isEmpty()) {
       return null;
     }
@@ -89,11 +92,20 @@ public final class LibraryLogs {
           errors += ERROR.matcher(line).find() ? 1 : 0;
         }
       } catch (IOException | UncheckedIOException e) {
-        return "library logs: " + file.toAbsolutePath().normalize() + " (unreadable: " + e.getMessage() + ")";
+        return "library logs: "
+            + file.toAbsolutePath().normalize()
+            + " (unreadable: "
+            + e.getMessage()
+            + ")";
       }
     }
-    return String.format(Locale.ROOT, "library logs: %d warning%s, %d error%s in %s (--verbose prints them here)",
-        warnings, warnings == 1 ? "" : "s", errors, errors == 1 ? "" : "s",
+    return String.format(
+        Locale.ROOT,
+        "library logs: %d warning%s, %d error%s in %s (--verbose prints them here)",
+        warnings,
+        warnings == 1 ? "" : "s",
+        errors,
+        errors == 1 ? "" : "s",
         dir.resolve(FILE).toAbsolutePath().normalize());
   }
 }

@@ -26,8 +26,16 @@ public final class ProgressBar {
       return;
     }
     int filled = (int) ((long) WIDTH * done / total);
-    out.print("\r[" + "#".repeat(filled) + ".".repeat(WIDTH - filled) + "] " + done + "/" + total + " "
-        + String.format("%-48s", label.length() > 48 ? label.substring(0, 48) : label));
+    out.print(
+        "\r["
+            + "#".repeat(filled)
+            + ".".repeat(WIDTH - filled)
+            + "] "
+            + done
+            + "/"
+            + total
+            + " "
+            + String.format("%-48s", label.length() > 48 ? label.substring(0, 48) : label));
     if (done == total) {
       out.println();
     }

@@ -16,8 +16,7 @@ import picocli.CommandLine;
  * bp on the Temporal test server and the mock provider over HTTP.
  */
 class DemoCommandIT {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void printsTheTableAndBpKeepsPriorityOrderWithALowerP1p95ThanNaive() throws Exception {
@@ -29,8 +28,14 @@ class DemoCommandIT {
     int code = cmd.execute("--duration-s", "20", "--out", dir.toString());
 
     assertThat(code).as(err.toString()).isZero();
-    assertThat(out.toString()).contains("OK req/s P1", "P1 p95 call latency (ms)", "429 share", "achievement Jain",
-        "slot ms per OK call", "Report: " + dir.resolve("report.md").toAbsolutePath().normalize());
+    assertThat(out.toString())
+        .contains(
+            "OK req/s P1",
+            "P1 p95 call latency (ms)",
+            "429 share",
+            "achievement Jain",
+            "slot ms per OK call",
+            "Report: " + dir.resolve("report.md").toAbsolutePath().normalize());
     assertThat(dir.resolve("ok_rps_by_priority.png")).isNotEmptyFile();
     assertThat(dir.resolve("heatmap-bp.png")).isNotEmptyFile();
 

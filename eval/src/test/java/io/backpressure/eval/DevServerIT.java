@@ -40,25 +40,64 @@ class DevServerIT {
   }
 
   @Test
-  void evalRunsAgainstTheDevServerInAnotherProcessWithWorkerProcesses(@TempDir Path dir) throws Exception {
+  void evalRunsAgainstTheDevServerInAnotherProcessWithWorkerProcesses(@TempDir Path dir)
+      throws Exception {
     int port = TestRedis.freePort();
-    Process server = java(dir.resolve("dev-server.log"), DevServerCommand.class, "--port", Integer.toString(port));
-    BufferedReader serverOut = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-    String first = CompletableFuture.supplyAsync(() -> readLine(serverOut)).get(60, TimeUnit.SECONDS);
-    assertThat(first).isEqualTo("Temporal test server listening on 127.0.0.1:" + port
-        + " (namespace default; Ctrl-C stops it)");
+    Process server =
+        java(
+            dir.resolve("dev-server.log"),
+            DevServerCommand.class,
+            "--port",
+            Integer.toString(port));
+    BufferedReader serverOut =
+        new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+    String first =
+        CompletableFuture.supplyAsync(() -> readLine(serverOut)).get(60, TimeUnit.SECONDS);
+    assertThat(first)
+        .isEqualTo(
+            "Temporal test server listening on 127.0.0.1:"
+                + port
+                + " (namespace default; Ctrl-C stops it)");
 
     Path out = dir.resolve("out");
-    Process eval = java(null, EvalCommand.class, "--workload", "cross-priority", "--configs", "bp", "--mode", "real",
-        "--temporal", "127.0.0.1:" + port, "--workers", "2", "--redis", TestRedis.shared().url(),
-        "--duration-s", "20", "--repeats", "1", "--out", out.toString());
-    CompletableFuture<String> evalOut = CompletableFuture.supplyAsync(() -> readAll(eval.getInputStream()));
-    CompletableFuture<String> evalErr = CompletableFuture.supplyAsync(() -> readAll(eval.getErrorStream()));
+    Process eval =
+        java(
+            null,
+            EvalCommand.class,
+            "--workload",
+            "cross-priority",
+            "--configs",
+            "bp",
+            "--mode",
+            "real",
+            "--temporal",
+            "127.0.0.1:" + port,
+            "--workers",
+            "2",
+            "--redis",
+            TestRedis.shared().url(),
+            "--duration-s",
+            "20",
+            "--repeats",
+            "1",
+            "--out",
+            out.toString());
+    CompletableFuture<String> evalOut =
+        CompletableFuture.supplyAsync(() -> readAll(eval.getInputStream()));
+    CompletableFuture<String> evalErr =
+        CompletableFuture.supplyAsync(() -> readAll(eval.getErrorStream()));
     assertThat(eval.waitFor(150, TimeUnit.SECONDS)).as("eval finished").isTrue();
     String printed = evalOut.get(10, TimeUnit.SECONDS);
     String errors = evalErr.get(10, TimeUnit.SECONDS);
-    assertThat(eval.exitValue()).as(printed + errors + "\ndev server alive: " + server.isAlive() + ", its log:\n"
-        + Files.readString(dir.resolve("dev-server.log"))).isZero();
+    assertThat(eval.exitValue())
+        .as(
+            printed
+                + errors
+                + "\ndev server alive: "
+                + server.isAlive()
+                + ", its log:\n"
+                + Files.readString(dir.resolve("dev-server.log")))
+        .isZero();
     assertThat(server.isAlive()).as("the dev server outlives the evaluation").isTrue();
 
     JsonNode summary = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
@@ -72,15 +111,27 @@ class DevServerIT {
     assertThat(Files.readString(out.resolve("report.md"))).contains("--temporal 127.0.0.1:" + port);
 
     // Quiet by default: the command's own lines only, the libraries' logs in the output folder.
-    assertThat(printed).doesNotContain(" INFO ").doesNotContain(" WARN ").contains("library logs: ");
+    assertThat(printed)
+        .doesNotContain(" INFO ")
+        .doesNotContain(" WARN ")
+        .contains("library logs: ");
     assertThat(errors).doesNotContain(" INFO ").doesNotContain("Exception");
     assertThat(out.resolve(LibraryLogs.FILE)).exists();
   }
 
-  /** Starts {@code main} in a JVM of its own; its stderr goes to {@code errors} (null: read by the caller). */
+  /**
+   * Starts {@code main} in a JVM of its own; its stderr goes to {@code errors} (null: read by the
+   * caller).
+   */
   private Process java(Path errors, Class<?> main, String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx384m", "-cp", System.getProperty("java.class.path"), main.getName()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command);
     if (errors != null) {

@@ -13,8 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class EvalCommandTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final StringWriter err = new StringWriter();
 
@@ -28,8 +27,18 @@ class EvalCommandTest {
   @Test
   void writesSummaryReportAndPlotsInTheSpecShape() throws Exception {
     Path out = dir.resolve("cp");
-    int code = eval("--workload", "cross-priority", "--configs", "naive,bp", "--repeats", "2",
-        "--duration-s", "10", "--out", out.toString());
+    int code =
+        eval(
+            "--workload",
+            "cross-priority",
+            "--configs",
+            "naive,bp",
+            "--repeats",
+            "2",
+            "--duration-s",
+            "10",
+            "--out",
+            out.toString());
     assertThat(code).as(err.toString()).isZero();
     JsonNode summary = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
     assertThat(summary.get("workload").asText()).isEqualTo("cross-priority");
@@ -39,15 +48,26 @@ class EvalCommandTest {
     assertThat(bp.get("http_429_share").get("mean").isNumber()).isTrue();
     assertThat(bp.get("http_429_share").has("ci95")).isTrue();
     assertThat(bp.get("ok_rps_by_priority").get("P1").get("mean").isNumber()).isTrue();
-    assertThat(bp.get("ideal_rps_by_queue").get("t_p3_b").get("mean").asDouble()).isCloseTo(6.0,
-        org.assertj.core.api.Assertions.within(1e-6));
+    assertThat(bp.get("ideal_rps_by_queue").get("t_p3_b").get("mean").asDouble())
+        .isCloseTo(6.0, org.assertj.core.api.Assertions.within(1e-6));
     assertThat(bp.has("gate_latency_ms")).isFalse();
-    for (String key : new String[] {"ok_rps_total", "ok_rps_by_queue", "achievement_jain", "priority_order_held",
-        "p95_latency_ms_by_priority", "slot_ms_per_ok", "deferrals_per_ok", "cap_utilization"}) {
+    for (String key :
+        new String[] {
+          "ok_rps_total",
+          "ok_rps_by_queue",
+          "achievement_jain",
+          "priority_order_held",
+          "p95_latency_ms_by_priority",
+          "slot_ms_per_ok",
+          "deferrals_per_ok",
+          "cap_utilization"
+        }) {
       assertThat(bp.has(key)).as(key).isTrue();
     }
     String report = Files.readString(out.resolve("report.md"));
-    assertThat(report).contains("| metric | naive | bp | paper |").contains("naive 23.2 %")
+    assertThat(report)
+        .contains("| metric | naive | bp | paper |")
+        .contains("naive 23.2 %")
         .contains("gate_latency_ms");
     assertThat(out.resolve("ok_rps_by_priority.png")).isRegularFile();
     assertThat(out.resolve("heatmap-naive.png")).isRegularFile();
@@ -55,8 +75,17 @@ class EvalCommandTest {
     assertThat(Files.readAllBytes(out.resolve("heatmap-bp.png"))).startsWith(0x89, 'P', 'N', 'G');
 
     Path again = dir.resolve("again");
-    eval("--workload", "cross-priority", "--configs", "naive,bp", "--repeats", "2", "--duration-s", "10",
-        "--out", again.toString());
+    eval(
+        "--workload",
+        "cross-priority",
+        "--configs",
+        "naive,bp",
+        "--repeats",
+        "2",
+        "--duration-s",
+        "10",
+        "--out",
+        again.toString());
     assertThat(Files.readAllBytes(again.resolve("summary.json")))
         .isEqualTo(Files.readAllBytes(out.resolve("summary.json")));
   }
@@ -64,7 +93,9 @@ class EvalCommandTest {
   @Test
   void aWorkloadFileRunsToo() throws Exception {
     Path file = dir.resolve("mine.yaml");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         name: mine
         duration_s: 8
         warmup_s: 1
@@ -74,27 +105,50 @@ class EvalCommandTest {
         tenants:
           - {name: x, priority: P1, workflows: 3}
         """);
-    assertThat(eval("--workload", file.toString(), "--configs", "tn", "--repeats", "1", "--out",
-        dir.resolve("mine").toString())).as(err.toString()).isZero();
+    assertThat(
+            eval(
+                "--workload",
+                file.toString(),
+                "--configs",
+                "tn",
+                "--repeats",
+                "1",
+                "--out",
+                dir.resolve("mine").toString()))
+        .as(err.toString())
+        .isZero();
     assertThat(dir.resolve("mine/summary.json")).isRegularFile();
   }
 
   @Test
   void unknownModesAndMisplacedRealOptionsAreRefusedBeforeAnyRun() {
-    assertThat(eval("--workload", "overload", "--mode", "replay", "--out", dir.toString())).isEqualTo(2);
+    assertThat(eval("--workload", "overload", "--mode", "replay", "--out", dir.toString()))
+        .isEqualTo(2);
     assertThat(err.toString()).contains("unknown --mode 'replay'").contains("allowed: sim, real");
     assertThat(eval("--workload", "overload", "--redis", "redis://127.0.0.1:6379")).isEqualTo(2);
     assertThat(err.toString()).contains("need --mode real");
     assertThat(eval("--workload", "overload", "--mode", "real", "--workers", "3")).isEqualTo(2);
     assertThat(err.toString()).contains("--workers 3 needs --redis URL");
-    assertThat(eval("--workload", "overload", "--mode", "real", "--redis-cluster", "127.0.0.1")).isEqualTo(2);
-    assertThat(err.toString()).contains("--redis-cluster: clusterSeeds: each seed must be HOST:PORT");
-    assertThat(eval("--workload", "overload", "--mode", "real", "--redis-cluster", "127.0.0.1:7000",
-        "--redis", "redis://127.0.0.1:6379")).isEqualTo(2);
+    assertThat(eval("--workload", "overload", "--mode", "real", "--redis-cluster", "127.0.0.1"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--redis-cluster: clusterSeeds: each seed must be HOST:PORT");
+    assertThat(
+            eval(
+                "--workload",
+                "overload",
+                "--mode",
+                "real",
+                "--redis-cluster",
+                "127.0.0.1:7000",
+                "--redis",
+                "redis://127.0.0.1:6379"))
+        .isEqualTo(2);
     assertThat(err.toString()).contains("--redis and --redis-cluster exclude each other");
     assertThat(eval("--workload", "overload", "--redis-cluster", "127.0.0.1:7000")).isEqualTo(2);
     assertThat(err.toString()).contains("need --mode real");
-    assertThat(eval("--workload", "overload", "--mode", "real", "--temporal", "nohost")).isEqualTo(2);
+    assertThat(eval("--workload", "overload", "--mode", "real", "--temporal", "nohost"))
+        .isEqualTo(2);
     assertThat(err.toString()).contains("--temporal must be HOST:PORT");
     assertThat(eval("--workload", "overload", "--mode", "real", "--scale", "0.5")).isEqualTo(2);
     assertThat(err.toString()).contains("--scale must be in [1, 1000]");
@@ -104,8 +158,10 @@ class EvalCommandTest {
 
   @Test
   void theRecordedCommandNeverHoldsARedisPassword() {
-    assertThat(EvalCommand.redacted("redis://:s3cret@10.0.0.5:6379/0")).isEqualTo("redis://***@10.0.0.5:6379/0");
-    assertThat(EvalCommand.redacted("rediss://user:s3cret@host:6380")).isEqualTo("rediss://***@host:6380");
+    assertThat(EvalCommand.redacted("redis://:s3cret@10.0.0.5:6379/0"))
+        .isEqualTo("redis://***@10.0.0.5:6379/0");
+    assertThat(EvalCommand.redacted("rediss://user:s3cret@host:6380"))
+        .isEqualTo("rediss://***@host:6380");
     assertThat(EvalCommand.redacted("redis://127.0.0.1:6379")).isEqualTo("redis://127.0.0.1:6379");
   }
 
@@ -114,8 +170,10 @@ class EvalCommandTest {
     assertThat(eval("--workload", "overload", "--configs", "naive,litellm")).isEqualTo(2);
     assertThat(err.toString()).contains("unknown configuration 'litellm'").contains("gateway");
     Path file = dir.resolve("typo.yaml");
-    Files.writeString(file, "name: t\nduration_s: 5\nupstream: {requests_per_s: 1}\npriorities: {P1: 1}\n"
-        + "worker: {slots: 1, cores: 2}\ntenants: [{name: a, priority: P1, workflows: 1}]\n");
+    Files.writeString(
+        file,
+        "name: t\nduration_s: 5\nupstream: {requests_per_s: 1}\npriorities: {P1: 1}\n"
+            + "worker: {slots: 1, cores: 2}\ntenants: [{name: a, priority: P1, workflows: 1}]\n");
     assertThat(eval("--workload", file.toString())).isEqualTo(2);
     assertThat(err.toString()).contains("unknown key 'worker.cores'");
     assertThat(eval("--workload", "overload", "--duration-s", "3")).isEqualTo(2);

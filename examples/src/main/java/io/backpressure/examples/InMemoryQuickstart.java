@@ -11,11 +11,14 @@ import io.backpressure.core.Policy;
 public final class InMemoryQuickstart {
 
   public static void main(String[] args) throws InterruptedException {
-    Policy policy = Policy.builder("openai/gpt-4o")
-        .requestsPerMinute(3_600)                // burst: one second of cap (60 requests)
-        .tokensPerMinute(720_000)                // per minute: a 60 s safe window by default
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .build();
+    Policy policy =
+        Policy.builder("openai/gpt-4o")
+            .requestsPerMinute(3_600) // burst: one second of cap (60 requests)
+            .tokensPerMinute(720_000) // per minute: a 60 s safe window by default
+            .priority("P1", 0.5)
+            .priority("P2", 0.3)
+            .priority("P3", 0.2)
+            .build();
     Gate gate = InMemoryGate.create(policy);
     int waited = 0;
     for (int i = 0; i < 100; i++) {
@@ -32,11 +35,11 @@ public final class InMemoryQuickstart {
     for (int deferrals = 0; ; deferrals++) {
       Admission admission = gate.admit(request);
       if (admission instanceof Admission.Admitted admitted) {
-        int tokensUsed = callModel(prompt);    // your LLM client, with its own retries turned off
+        int tokensUsed = callModel(prompt); // your LLM client, with its own retries turned off
         gate.release(admitted.grant(), Cost.requests(1).tokens(tokensUsed));
         return deferrals;
       } else if (admission instanceof Admission.Deferred deferred) {
-        Thread.sleep(deferred.retryAfter().toMillis());    // on Temporal: a durable timer instead
+        Thread.sleep(deferred.retryAfter().toMillis()); // on Temporal: a durable timer instead
         request = request.withBooking(deferred.booking()); // keeps the call's place in line
       } else if (admission instanceof Admission.Expired expired) {
         throw new IllegalStateException(expired.message());

@@ -31,7 +31,8 @@ public final class TemporalQuickstart {
       implements GatedRequest {
     @Override
     public Cost cost() {
-      return Cost.requests(1).tokens(prompt.length() / 4.0);    // one request, the estimated prompt tokens
+      return Cost.requests(1)
+          .tokens(prompt.length() / 4.0); // one request, the estimated prompt tokens
     }
   }
 
@@ -50,10 +51,13 @@ public final class TemporalQuickstart {
 
     @Override
     public String chat(ChatInput input) {
-      return gate.call(input, () -> callModel(input), reply -> Cost.requests(1).tokens(reply.length() / 4.0));
+      return gate.call(
+          input, () -> callModel(input), reply -> Cost.requests(1).tokens(reply.length() / 4.0));
     }
 
-    /** Stands in for your LLM client, built with its own retries off (openai-java: maxRetries(0)). */
+    /**
+     * Stands in for your LLM client, built with its own retries off (openai-java: maxRetries(0)).
+     */
     private static String callModel(ChatInput input) {
       return "reply to " + input.tenant() + ": " + input.prompt();
     }
@@ -67,12 +71,15 @@ public final class TemporalQuickstart {
 
   /** Workflow side: while the gate defers the call, sleep on a durable timer and run it again. */
   public static final class ChatWorkflowImpl implements ChatWorkflow {
-    private final ChatActivities activities = Workflow.newActivityStub(ChatActivities.class,
-        ActivityOptions.newBuilder()
-            .setStartToCloseTimeout(Duration.ofMinutes(2))
-            // Deferrals inside Backpressure.run are not attempts; these retries are for real errors.
-            .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).build())
-            .build());
+    private final ChatActivities activities =
+        Workflow.newActivityStub(
+            ChatActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofMinutes(2))
+                // Deferrals inside Backpressure.run are not attempts; these retries are for real
+                // errors.
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).build())
+                .build());
 
     @Override
     public String chat(ChatInput input) {
@@ -82,9 +89,12 @@ public final class TemporalQuickstart {
 
   /** Starts a worker that runs both sides; the interceptor carries deferrals and bookings. */
   public static WorkerFactory startWorker(WorkflowClient client, Gate gate) {
-    WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
-        .setWorkerInterceptors(BackpressureInterceptor.create())
-        .build());
+    WorkerFactory factory =
+        WorkerFactory.newInstance(
+            client,
+            WorkerFactoryOptions.newBuilder()
+                .setWorkerInterceptors(BackpressureInterceptor.create())
+                .build());
     Worker worker = factory.newWorker(TASK_QUEUE);
     worker.registerWorkflowImplementationTypes(ChatWorkflowImpl.class);
     worker.registerActivitiesImplementations(new ChatActivitiesImpl(gate));
@@ -92,17 +102,25 @@ public final class TemporalQuickstart {
     return factory;
   }
 
-  /** Against a Temporal server on localhost:7233 (for example {@code temporal server start-dev}). */
+  /**
+   * Against a Temporal server on localhost:7233 (for example {@code temporal server start-dev}).
+   */
   public static void main(String[] args) {
     WorkflowServiceStubs service = WorkflowServiceStubs.newLocalServiceStubs();
     WorkflowClient client = WorkflowClient.newInstance(service);
-    Gate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o")
-        .requestsPerMinute(3_600).tokensPerMinute(720_000)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .build());                              // or the Redis gate, shared by every worker
+    Gate gate =
+        InMemoryGate.create(
+            Policy.builder("openai/gpt-4o")
+                .requestsPerMinute(3_600)
+                .tokensPerMinute(720_000)
+                .priority("P1", 0.5)
+                .priority("P2", 0.3)
+                .priority("P3", 0.2)
+                .build()); // or the Redis gate, shared by every worker
     WorkerFactory factory = startWorker(client, gate);
-    ChatWorkflow workflow = client.newWorkflowStub(ChatWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(TASK_QUEUE).build());
+    ChatWorkflow workflow =
+        client.newWorkflowStub(
+            ChatWorkflow.class, WorkflowOptions.newBuilder().setTaskQueue(TASK_QUEUE).build());
     System.out.println(workflow.chat(new ChatInput("acme", "P1", "Say hello", 256L)));
     factory.shutdown();
     service.shutdown();

@@ -26,14 +26,16 @@ class BomTest {
     Map<String, String> parent = properties(pom(ROOT.resolve("pom.xml")));
 
     assertThat(bom).isNotEmpty();
-    bom.forEach((name, version) ->
-        assertThat(parent.get(name)).as("parent pom's %s", name).isEqualTo(version));
+    bom.forEach(
+        (name, version) ->
+            assertThat(parent.get(name)).as("parent pom's %s", name).isEqualTo(version));
   }
 
   @Test
   void theBomIsVersionedWithTheBuildAndListsOnlyModulesOfIt() throws Exception {
     Element bom = pom(ROOT.resolve("bom/pom.xml"));
-    assertThat(child(bom, "version").getTextContent()).isEqualTo(System.getProperty("backpressure.version"));
+    assertThat(child(bom, "version").getTextContent())
+        .isEqualTo(System.getProperty("backpressure.version"));
 
     List<String> moduleArtifacts = new ArrayList<>();
     for (Element module : children(child(pom(ROOT.resolve("pom.xml")), "modules"), "module")) {
@@ -41,18 +43,21 @@ class BomTest {
       moduleArtifacts.add(child(pom(modulePom), "artifactId").getTextContent());
     }
     Element managed = child(child(bom, "dependencyManagement"), "dependencies");
-    List<String> listed = children(managed, "dependency").stream()
-        .filter(d -> child(d, "groupId").getTextContent().equals("io.backpressure"))
-        .map(d -> child(d, "artifactId").getTextContent())
-        .toList();
+    List<String> listed =
+        children(managed, "dependency").stream()
+            .filter(d -> child(d, "groupId").getTextContent().equals("io.backpressure"))
+            .map(d -> child(d, "artifactId").getTextContent())
+            .toList();
     assertThat(listed).contains("backpressure-core", "backpressure-redis", "backpressure-temporal");
     assertThat(moduleArtifacts).containsAll(listed);
   }
 
   private static Element pom(Path file) throws Exception {
     assertThat(file).exists();
-    return DocumentBuilderFactory.newInstance().newDocumentBuilder()
-        .parse(Files.newInputStream(file)).getDocumentElement();
+    return DocumentBuilderFactory.newInstance()
+        .newDocumentBuilder()
+        .parse(Files.newInputStream(file))
+        .getDocumentElement();
   }
 
   private static Map<String, String> properties(Element pom) {

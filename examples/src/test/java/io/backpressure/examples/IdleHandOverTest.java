@@ -25,19 +25,26 @@ class IdleHandOverTest {
   void onceTheIdleQueueExpiresTheOtherClassGetsTheWholeCap() {
     for (Duration idleTtl : new Duration[] {Duration.ofSeconds(10), Duration.ofSeconds(1)}) {
       int[] p2 = p2AdmittedPerSecond(idleTtl, 20);
-      System.out.println("idle_ttl " + idleTtl.toSeconds() + " s, P2 admitted per second: " + Arrays.toString(p2));
+      System.out.println(
+          "idle_ttl " + idleTtl.toSeconds() + " s, P2 admitted per second: " + Arrays.toString(p2));
 
       assertThat(p2[2]).as("both classes busy: half the cap each").isBetween(49, 51);
       int expired = STOP_SECOND + (int) idleTtl.toSeconds() + 1;
       assertThat(Arrays.stream(p2, expired, p2.length).min().orElseThrow())
-          .as("once P1's queue has expired").isGreaterThanOrEqualTo(99);
+          .as("once P1's queue has expired")
+          .isGreaterThanOrEqualTo(99);
     }
   }
 
   private static int[] p2AdmittedPerSecond(Duration idleTtl, int seconds) {
     ManualClock clock = new ManualClock();
-    Policy policy = Policy.builder("openai/gpt-4o").requestsPerSecond(100)
-        .priority("P1", 0.5).priority("P2", 0.5).idleTtl(idleTtl).build();
+    Policy policy =
+        Policy.builder("openai/gpt-4o")
+            .requestsPerSecond(100)
+            .priority("P1", 0.5)
+            .priority("P2", 0.5)
+            .idleTtl(idleTtl)
+            .build();
     Gate gate = InMemoryGate.create(policy, clock);
     String[] bookings = new String[2];
     int[] admitted = new int[seconds];
@@ -46,8 +53,10 @@ class IdleHandOverTest {
         if (k == 0 && ms >= STOP_SECOND * 1_000) {
           continue;
         }
-        AdmissionRequest request = AdmissionRequest.of("tenant-" + k, "P" + (k + 1), Cost.requests(1));
-        Admission answer = gate.admit(bookings[k] == null ? request : request.withBooking(bookings[k]));
+        AdmissionRequest request =
+            AdmissionRequest.of("tenant-" + k, "P" + (k + 1), Cost.requests(1));
+        Admission answer =
+            gate.admit(bookings[k] == null ? request : request.withBooking(bookings[k]));
         if (answer instanceof Admission.Admitted a) {
           bookings[k] = null;
           gate.release(a.grant(), Cost.requests(1));

@@ -14,15 +14,16 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's getting-started code cannot rot: each block marked {@code <!-- include: path -->}
- * (a whole file) or {@code <!-- include: path#name -->} (the lines between {@code name: begin} and
+ * The README's getting-started code cannot rot: each block marked {@code <!-- include: path -->} (a
+ * whole file) or {@code <!-- include: path#name -->} (the lines between {@code name: begin} and
  * {@code name: end} in that file) must equal that source byte for byte, and every example source is
  * shown.
  */
 class ReadmeSnippetsTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-  private static final Pattern INCLUDE = Pattern.compile(
-      "<!-- include: ([^ #]+)(?:#([^>]+?))? -->\\n```[a-z]*\\n(.*?)```\\n", Pattern.DOTALL);
+  private static final Pattern INCLUDE =
+      Pattern.compile(
+          "<!-- include: ([^ #]+)(?:#([^>]+?))? -->\\n```[a-z]*\\n(.*?)```\\n", Pattern.DOTALL);
 
   record Include(String path, String region, String shown) {}
 
@@ -49,9 +50,11 @@ class ReadmeSnippetsTest {
 
   @Test
   void theDependencyBlockNamesThisBuildsVersion() throws IOException {
-    Include block = includes(ROOT.resolve("README.md")).stream()
-        .filter(i -> i.path().endsWith("fresh-project/pom.xml"))
-        .findFirst().orElseThrow(() -> new AssertionError("README shows no dependency block"));
+    Include block =
+        includes(ROOT.resolve("README.md")).stream()
+            .filter(i -> i.path().endsWith("fresh-project/pom.xml"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("README shows no dependency block"));
     assertThat(block.shown())
         .contains("<artifactId>backpressure-bom</artifactId>")
         .contains("<version>" + System.getProperty("backpressure.version") + "</version>");

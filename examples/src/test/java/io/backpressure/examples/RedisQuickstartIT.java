@@ -17,18 +17,21 @@ class RedisQuickstartIT {
     String url = TestRedis.shared().url();
     warmUpTheClient(url);
 
-    String out = InMemoryQuickstartIT.StdOut.capture(() -> RedisQuickstart.main(new String[] {url}));
+    String out =
+        InMemoryQuickstartIT.StdOut.capture(() -> RedisQuickstart.main(new String[] {url}));
 
     assertThat(out.strip()).isEqualTo("admitted");
-    try (RedisGate stored = RedisGate.connect(RedisGateConfig.builder(url).target("openai/gpt-4o").build())) {
+    try (RedisGate stored =
+        RedisGate.connect(RedisGateConfig.builder(url).target("openai/gpt-4o").build())) {
       assertThat(stored.policy().priorityNames()).containsExactly("P1", "P2", "P3");
-      assertThat(stored.policy().refillRate(stored.policy().dimensionIndex("requests"))).isEqualTo(60.0);
+      assertThat(stored.policy().refillRate(stored.policy().dimensionIndex("requests")))
+          .isEqualTo(60.0);
     }
   }
 
   /**
-   * Loads the Redis client's classes once, so the example's two-second wait for its first connection
-   * measures the connection, not a cold JVM on a loaded machine.
+   * Loads the Redis client's classes once, so the example's two-second wait for its first
+   * connection measures the connection, not a cold JVM on a loaded machine.
    */
   private static void warmUpTheClient(String url) {
     RedisClient client = RedisClient.create(url);

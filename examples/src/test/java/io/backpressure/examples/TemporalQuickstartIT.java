@@ -24,18 +24,28 @@ class TemporalQuickstartIT {
 
   @Test
   void deferredCallsWaitOnTimersAndAllComplete() throws Exception {
-    Policy policy = Policy.builder("openai/gpt-4o")
-        .requestsPerSecond(2).tokensPerSecond(10_000).priority("P1", 1).build();
+    Policy policy =
+        Policy.builder("openai/gpt-4o")
+            .requestsPerSecond(2)
+            .tokensPerSecond(10_000)
+            .priority("P1", 1)
+            .build();
     RecordingGate gate = new RecordingGate(InMemoryGate.create(policy));
-    TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(
-        TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    TestWorkflowEnvironment env =
+        TestWorkflowEnvironment.newInstance(
+            TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     try {
       TemporalQuickstart.startWorker(env.getWorkflowClient(), gate);
       List<WorkflowStub> runs = new ArrayList<>();
       for (int i = 0; i < 6; i++) {
-        ChatWorkflow workflow = env.getWorkflowClient().newWorkflowStub(ChatWorkflow.class,
-            WorkflowOptions.newBuilder().setTaskQueue(TemporalQuickstart.TASK_QUEUE)
-                .setWorkflowExecutionTimeout(Duration.ofMinutes(1)).build());
+        ChatWorkflow workflow =
+            env.getWorkflowClient()
+                .newWorkflowStub(
+                    ChatWorkflow.class,
+                    WorkflowOptions.newBuilder()
+                        .setTaskQueue(TemporalQuickstart.TASK_QUEUE)
+                        .setWorkflowExecutionTimeout(Duration.ofMinutes(1))
+                        .build());
         WorkflowClient.start(workflow::chat, new ChatInput("tenant-" + i, "P1", "Say hello", 64L));
         runs.add(WorkflowStub.fromTyped(workflow));
       }

@@ -28,8 +28,8 @@ import java.util.function.Function;
  *       module's README).
  *   <li><b>Elsewhere</b>, a call that is not admitted throws a {@link NotAdmittedException} before
  *       any traffic: {@link DeferredException} carrying Δ and the booking, {@link
- *       ExpiredException}, or {@link RejectedException}. The caller decides how
- *       to wait; this class never sleeps.
+ *       ExpiredException}, or {@link RejectedException}. The caller decides how to wait; this class
+ *       never sleeps.
  * </ul>
  *
  * <p>After an admitted call, the grant is released with the call's true usage, or, when the call
@@ -39,7 +39,9 @@ import java.util.function.Function;
  * <p>Thread-safe; one instance serves every call to its gate.
  */
 public final class GatedCall {
-  /** Outside activities: the gate's answer as a client-gate exception, releases that never throw. */
+  /**
+   * Outside activities: the gate's answer as a client-gate exception, releases that never throw.
+   */
   private static final Admitter DIRECT = Admitter.direct();
 
   private final Gate gate;
@@ -63,7 +65,8 @@ public final class GatedCall {
    */
   public static GatedCall of(Gate gate, Duration activityMaxWait) {
     Objects.requireNonNull(gate, "gate");
-    return new GatedCall(gate, TemporalActivities.available() ? TemporalActivities.of(gate, activityMaxWait) : null);
+    return new GatedCall(
+        gate, TemporalActivities.available() ? TemporalActivities.of(gate, activityMaxWait) : null);
   }
 
   /** The gate this step admits through. */
@@ -83,7 +86,11 @@ public final class GatedCall {
    * @throws IllegalStateException wrapping a checked exception that {@code call} threw (unchecked
    *     ones pass as they are)
    */
-  public <R> R call(GateContext context, Cost estimate, Long maxTokens, Callable<R> call,
+  public <R> R call(
+      GateContext context,
+      Cost estimate,
+      Long maxTokens,
+      Callable<R> call,
       Function<? super R, Cost> usage) {
     Objects.requireNonNull(context, "context");
     if (temporal != null && temporal.inActivity()) {
@@ -125,20 +132,26 @@ public final class GatedCall {
 
   /** The rejection of a call that reached the gate with no {@link GateContext} at all. */
   public RejectedException missingContext() {
-    return new RejectedException(gate.target(), RejectReason.INVALID_REQUEST,
+    return new RejectedException(
+        gate.target(),
+        RejectReason.INVALID_REQUEST,
         "the call carries no GateContext: scope one with GateContext.of(tenant, priority).call(...), "
-            + "pass it as the per-call attribute '" + GateContext.KEY + "', or configure a default");
+            + "pass it as the per-call attribute '"
+            + GateContext.KEY
+            + "', or configure a default");
   }
 
-  /** Whether {@link #call} runs inside a Temporal activity on this thread (and so never throws Δ). */
+  /**
+   * Whether {@link #call} runs inside a Temporal activity on this thread (and so never throws Δ).
+   */
   public boolean insideActivity() {
     return temporal != null && temporal.inActivity();
   }
 
   /**
-   * Releases {@code grant} with {@code actual}; never throws. A usage the gate refuses (one naming a
-   * dimension its policy does not have) is logged and replaced by the debited cost, so the grant is
-   * still released.
+   * Releases {@code grant} with {@code actual}; never throws. A usage the gate refuses (one naming
+   * a dimension its policy does not have) is logged and replaced by the debited cost, so the grant
+   * is still released.
    */
   public void release(Grant grant, Cost actual) {
     DIRECT.release(gate, grant, actual);
@@ -150,7 +163,12 @@ public final class GatedCall {
   }
 
   static AdmissionRequest request(GateContext context, Cost estimate, Long maxTokens) {
-    return new AdmissionRequest(context.tenant(), context.priority(), Objects.requireNonNull(estimate, "estimate"),
-        maxTokens, context.booking(), context.maxWait());
+    return new AdmissionRequest(
+        context.tenant(),
+        context.priority(),
+        Objects.requireNonNull(estimate, "estimate"),
+        maxTokens,
+        context.booking(),
+        context.maxWait());
   }
 }

@@ -24,8 +24,12 @@ final class TemporalActivities {
 
   static boolean available() {
     try {
-      Class.forName("io.backpressure.temporal.ActivityGate", false, TemporalActivities.class.getClassLoader());
-      Class.forName("io.temporal.activity.Activity", false, TemporalActivities.class.getClassLoader());
+      Class.forName(
+          "io.backpressure.temporal.ActivityGate",
+          false,
+          TemporalActivities.class.getClassLoader());
+      Class.forName(
+          "io.temporal.activity.Activity", false, TemporalActivities.class.getClassLoader());
       return true;
     } catch (ClassNotFoundException | LinkageError e) {
       return false;
@@ -47,17 +51,26 @@ final class TemporalActivities {
   }
 
   /**
-   * {@link ActivityGate#call(GatedRequest, Callable, Function)}: the booking and the wait limit come
-   * from the activity's headers and retry state, not from the context, exactly as for any gated
-   * activity.
+   * {@link ActivityGate#call(GatedRequest, Callable, Function)}: the booking and the wait limit
+   * come from the activity's headers and retry state, not from the context, exactly as for any
+   * gated activity.
    */
-  <R> R call(GateContext context, Cost estimate, Long maxTokens, Callable<R> call, Function<? super R, Cost> usage) {
-    GatedRequest request = maxTokens == null
-        ? GatedRequest.of(context.tenant(), context.priority(), estimate)
-        : GatedRequest.of(context.tenant(), context.priority(), estimate, maxTokens);
-    return activityGate.call(request, call, reply -> {
-      Cost actual = usage.apply(reply);
-      return actual == null ? estimate : actual;
-    });
+  <R> R call(
+      GateContext context,
+      Cost estimate,
+      Long maxTokens,
+      Callable<R> call,
+      Function<? super R, Cost> usage) {
+    GatedRequest request =
+        maxTokens == null
+            ? GatedRequest.of(context.tenant(), context.priority(), estimate)
+            : GatedRequest.of(context.tenant(), context.priority(), estimate, maxTokens);
+    return activityGate.call(
+        request,
+        call,
+        reply -> {
+          Cost actual = usage.apply(reply);
+          return actual == null ? estimate : actual;
+        });
   }
 }

@@ -22,7 +22,9 @@ public interface TokenEstimator {
    */
   long estimate(List<String> messageTexts);
 
-  /** About four characters per token, the rule of thumb for English text on GPT-style tokenizers. */
+  /**
+   * About four characters per token, the rule of thumb for English text on GPT-style tokenizers.
+   */
   static TokenEstimator charsPerToken() {
     return charsPerToken(4.0);
   }

@@ -20,10 +20,16 @@ import org.junit.jupiter.api.Test;
 
 class GatedCallTest {
   private final ManualClock clock = new ManualClock();
-  private final RecordingGate gate = new RecordingGate(InMemoryGate.create(
-      Policy.builder("openai/gpt-4o").dimension("requests", 1, 1).tokensPerSecond(1_000)
-          .priority("P1", 0.5).priority("P2", 0.5).build(),
-      clock));
+  private final RecordingGate gate =
+      new RecordingGate(
+          InMemoryGate.create(
+              Policy.builder("openai/gpt-4o")
+                  .dimension("requests", 1, 1)
+                  .tokensPerSecond(1_000)
+                  .priority("P1", 0.5)
+                  .priority("P2", 0.5)
+                  .build(),
+              clock));
   private final GatedCall gated = GatedCall.of(gate);
   private final GateContext acme = GateContext.of("acme", "P1");
   private final AtomicInteger calls = new AtomicInteger();
@@ -35,19 +41,34 @@ class GatedCallTest {
 
   @Test
   void runsAnAdmittedCallAndReleasesItsTrueUsage() {
-    String reply = gated.call(acme, Cost.requests(1).tokens(100), 50L, this::reply, r -> Cost.requests(1).tokens(180));
+    String reply =
+        gated.call(
+            acme,
+            Cost.requests(1).tokens(100),
+            50L,
+            this::reply,
+            r -> Cost.requests(1).tokens(180));
 
     assertThat(reply).isEqualTo("reply");
-    assertThat(gate.requests()).singleElement().satisfies(r -> assertThat(r.maxTokens()).isEqualTo(50L));
+    assertThat(gate.requests())
+        .singleElement()
+        .satisfies(r -> assertThat(r.maxTokens()).isEqualTo(50L));
     assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(180));
     assertThat(gated.insideActivity()).isFalse();
   }
 
   @Test
   void aCallThatThrowsIsReleasedWithNoTokensAndItsFailureSurfaces() {
-    assertThatThrownBy(() -> gated.call(acme, Cost.requests(1).tokens(100), null, () -> {
-      throw new IOException("connection reset");
-    }, r -> Cost.requests(1).tokens(1)))
+    assertThatThrownBy(
+            () ->
+                gated.call(
+                    acme,
+                    Cost.requests(1).tokens(100),
+                    null,
+                    () -> {
+                      throw new IOException("connection reset");
+                    },
+                    r -> Cost.requests(1).tokens(1)))
         .isInstanceOf(IllegalStateException.class)
         .hasCauseInstanceOf(IOException.class);
     assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(0));
@@ -62,34 +83,61 @@ class GatedCallTest {
 
   @Test
   void aDeferralThrowsBeforeTheCallCarryingDeltaAndBooking() {
-    gated.call(acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
+    gated.call(
+        acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
 
-    assertThatThrownBy(() -> gated.call(acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10)))
-        .isInstanceOfSatisfying(DeferredException.class, e -> {
-          assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
-          assertThat(e.booking()).isNotEmpty();
-          assertThat(e.target()).isEqualTo(gated.gate().target());
-          assertThat(e).hasMessageContaining("deferred by the admission gate of " + gated.gate().target() + " for");
-        });
+    assertThatThrownBy(
+            () ->
+                gated.call(
+                    acme,
+                    Cost.requests(1).tokens(10),
+                    null,
+                    this::reply,
+                    r -> Cost.requests(1).tokens(10)))
+        .isInstanceOfSatisfying(
+            DeferredException.class,
+            e -> {
+              assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+              assertThat(e.booking()).isNotEmpty();
+              assertThat(e.target()).isEqualTo(gated.gate().target());
+              assertThat(e)
+                  .hasMessageContaining(
+                      "deferred by the admission gate of " + gated.gate().target() + " for");
+            });
     assertThat(calls).hasValue(1);
   }
 
   @Test
   void aTurnPastTheWaitLimitExpiresAtOnce() {
-    gated.call(acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
+    gated.call(
+        acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
 
-    assertThatThrownBy(() -> gated.call(acme.withMaxWait(Duration.ofMillis(10)), Cost.requests(1).tokens(10), null,
-            this::reply, r -> Cost.requests(1).tokens(10)))
-        .isInstanceOfSatisfying(ExpiredException.class,
+    assertThatThrownBy(
+            () ->
+                gated.call(
+                    acme.withMaxWait(Duration.ofMillis(10)),
+                    Cost.requests(1).tokens(10),
+                    null,
+                    this::reply,
+                    r -> Cost.requests(1).tokens(10)))
+        .isInstanceOfSatisfying(
+            ExpiredException.class,
             e -> assertThat(e.turnIn()).isGreaterThan(Duration.ofMillis(10)));
     assertThat(calls).hasValue(1);
   }
 
   @Test
   void anUnknownClassIsRejectedNamingIt() {
-    assertThatThrownBy(() -> gated.call(GateContext.of("acme", "P7"), Cost.requests(1).tokens(10), null, this::reply,
-            r -> Cost.requests(1).tokens(10)))
-        .isInstanceOfSatisfying(RejectedException.class,
+    assertThatThrownBy(
+            () ->
+                gated.call(
+                    GateContext.of("acme", "P7"),
+                    Cost.requests(1).tokens(10),
+                    null,
+                    this::reply,
+                    r -> Cost.requests(1).tokens(10)))
+        .isInstanceOfSatisfying(
+            RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.UNKNOWN_PRIORITY))
         .hasMessageContaining("P7");
     assertThat(calls).hasValue(0);
@@ -97,15 +145,23 @@ class GatedCallTest {
 
   @Test
   void aUsageTheGateRefusesIsReplacedByTheDebitedCostWithoutThrowing() {
-    String reply = gated.call(acme, Cost.requests(1).tokens(100), null, this::reply, r -> Cost.requests(1).with("gpus", 1));
+    String reply =
+        gated.call(
+            acme,
+            Cost.requests(1).tokens(100),
+            null,
+            this::reply,
+            r -> Cost.requests(1).with("gpus", 1));
 
     assertThat(reply).isEqualTo("reply");
-    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).with("gpus", 1), Cost.requests(1).tokens(100));
+    assertThat(gate.releasedWith())
+        .containsExactly(Cost.requests(1).with("gpus", 1), Cost.requests(1).tokens(100));
   }
 
   @Test
   void theRetryWithTheBookingRedeemsItsPlace() {
-    gated.call(acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
+    gated.call(
+        acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
     DeferredException deferred = null;
     try {
       gated.admit(acme, Cost.requests(1).tokens(10), null);
@@ -115,7 +171,8 @@ class GatedCallTest {
     assertThat(deferred).isNotNull();
     clock.advance(deferred.retryAfter());
 
-    var grant = gated.admit(acme.withBooking(deferred.booking()), Cost.requests(1).tokens(10), null);
+    var grant =
+        gated.admit(acme.withBooking(deferred.booking()), Cost.requests(1).tokens(10), null);
 
     assertThat(grant.tenant()).isEqualTo("acme");
     assertThat(gate.requests().get(2).booking()).isEqualTo(deferred.booking());

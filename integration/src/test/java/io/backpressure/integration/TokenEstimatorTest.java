@@ -17,7 +17,9 @@ class TokenEstimatorTest {
 
   @Test
   void aRatioOutOfRangeIsRefusedNamingTheRange() {
-    assertThatThrownBy(() -> TokenEstimator.charsPerToken(0)).hasMessage("charsPerToken must be in (0, 100], got 0.0");
-    assertThatThrownBy(() -> TokenEstimator.charsPerToken(Double.NaN)).hasMessageContaining("(0, 100]");
+    assertThatThrownBy(() -> TokenEstimator.charsPerToken(0))
+        .hasMessage("charsPerToken must be in (0, 100], got 0.0");
+    assertThatThrownBy(() -> TokenEstimator.charsPerToken(Double.NaN))
+        .hasMessageContaining("(0, 100]");
   }
 }

@@ -36,7 +36,8 @@ final class ChatCalls {
    * context scoped on this thread, else the decorator's default; {@code null} when there is none.
    */
   GateContext context(ChatRequestOptions options) {
-    if (options != null && options.listenerAttributes().get(GateContext.KEY) instanceof GateContext attribute) {
+    if (options != null
+        && options.listenerAttributes().get(GateContext.KEY) instanceof GateContext attribute) {
       return attribute;
     }
     return GateContext.current().orElse(defaultContext);
@@ -87,11 +88,13 @@ final class ChatCalls {
     }
     if (message instanceof UserMessage user) {
       StringBuilder text = new StringBuilder();
-      user.contents().forEach(content -> {
-        if (content instanceof TextContent part) {
-          text.append(part.text());
-        }
-      });
+      user.contents()
+          .forEach(
+              content -> {
+                if (content instanceof TextContent part) {
+                  text.append(part.text());
+                }
+              });
       return text.toString();
     }
     if (message instanceof AiMessage ai) {

@@ -32,9 +32,10 @@ import java.util.Set;
  * does; elsewhere the call throws a {@link NotAdmittedException} (a deferral carries Δ and the
  * booking) without reaching the provider. See {@link GatedCall}.
  *
- * <p>Turn off the wrapped model's own retries of 429 answers ({@code maxRetries(0)} on LangChain4j's
- * model builders): a retry on the calling thread is what the gate replaces. The wrapped model's
- * listeners still run; this decorator adds none. Thread-safe when the wrapped model is.
+ * <p>Turn off the wrapped model's own retries of 429 answers ({@code maxRetries(0)} on
+ * LangChain4j's model builders): a retry on the calling thread is what the gate replaces. The
+ * wrapped model's listeners still run; this decorator adds none. Thread-safe when the wrapped model
+ * is.
  */
 public final class GatedChatModel implements ChatModel {
   private final ChatModel delegate;
@@ -59,7 +60,9 @@ public final class GatedChatModel implements ChatModel {
     if (context == null) {
       throw gatedCall.missingContext();
     }
-    return gatedCall.call(context, calls.estimate(request),
+    return gatedCall.call(
+        context,
+        calls.estimate(request),
         ChatCalls.maxTokens(request, delegate.defaultRequestParameters()),
         () -> options == null ? delegate.chat(request) : delegate.chat(request, options),
         ChatCalls::usage);
@@ -80,7 +83,10 @@ public final class GatedChatModel implements ChatModel {
     return delegate.supportedCapabilities();
   }
 
-  /** Options of a {@link GatedChatModel} (the shared ones are {@link GatedModelBuilder}'s); not thread-safe. */
+  /**
+   * Options of a {@link GatedChatModel} (the shared ones are {@link GatedModelBuilder}'s); not
+   * thread-safe.
+   */
   public static final class Builder extends GatedModelBuilder<Builder> {
     private final ChatModel delegate;
 

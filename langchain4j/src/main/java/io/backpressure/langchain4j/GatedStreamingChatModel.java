@@ -53,7 +53,8 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
   }
 
   @Override
-  public void chat(ChatRequest request, ChatRequestOptions options, StreamingChatResponseHandler handler) {
+  public void chat(
+      ChatRequest request, ChatRequestOptions options, StreamingChatResponseHandler handler) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "handler");
     GateContext context = calls.context(options);
@@ -64,7 +65,12 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
     Cost estimate = calls.estimate(request);
     Long maxTokens = ChatCalls.maxTokens(request, delegate.defaultRequestParameters());
     if (gatedCall.insideActivity()) {
-      gatedCall.call(context, estimate, maxTokens, () -> streamToEnd(request, options, handler), ChatCalls::usage);
+      gatedCall.call(
+          context,
+          estimate,
+          maxTokens,
+          () -> streamToEnd(request, options, handler),
+          ChatCalls::usage);
       return;
     }
     Grant grant;
@@ -74,12 +80,14 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
       handler.onError(notAdmitted);
       return;
     }
-    ReleasingHandler releasing = new ReleasingHandler(handler,
-        response -> {
-          Cost actual = ChatCalls.usage(response);
-          gatedCall.release(grant, actual == null ? grant.debited() : actual);
-        },
-        error -> gatedCall.release(grant, GatedCall.failureUsage(grant.debited())));
+    ReleasingHandler releasing =
+        new ReleasingHandler(
+            handler,
+            response -> {
+              Cost actual = ChatCalls.usage(response);
+              gatedCall.release(grant, actual == null ? grant.debited() : actual);
+            },
+            error -> gatedCall.release(grant, GatedCall.failureUsage(grant.debited())));
     try {
       delegate.chat(request, options, releasing);
     } catch (RuntimeException | Error e) {
@@ -88,11 +96,15 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
     }
   }
 
-  /** Streams to {@code handler} and waits for the end: the final response, or the stream's error. */
-  private ChatResponse streamToEnd(ChatRequest request, ChatRequestOptions options,
-      StreamingChatResponseHandler handler) throws Exception {
+  /**
+   * Streams to {@code handler} and waits for the end: the final response, or the stream's error.
+   */
+  private ChatResponse streamToEnd(
+      ChatRequest request, ChatRequestOptions options, StreamingChatResponseHandler handler)
+      throws Exception {
     CompletableFuture<ChatResponse> end = new CompletableFuture<>();
-    delegate.chat(request, options, new ReleasingHandler(handler, end::complete, end::completeExceptionally));
+    delegate.chat(
+        request, options, new ReleasingHandler(handler, end::complete, end::completeExceptionally));
     try {
       return end.get();
     } catch (ExecutionException failed) {
@@ -118,7 +130,10 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
     return delegate.supportedCapabilities();
   }
 
-  /** Options of a {@link GatedStreamingChatModel} (the shared ones are {@link GatedModelBuilder}'s); not thread-safe. */
+  /**
+   * Options of a {@link GatedStreamingChatModel} (the shared ones are {@link GatedModelBuilder}'s);
+   * not thread-safe.
+   */
   public static final class Builder extends GatedModelBuilder<Builder> {
     private final StreamingChatModel delegate;
 

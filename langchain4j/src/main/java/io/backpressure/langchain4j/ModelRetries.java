@@ -10,10 +10,10 @@ import java.util.OptionalInt;
  * fails, a 429 included, is sent again on the calling thread after a short sleep, inside the one
  * call the gate admitted. The provider then sees up to three requests for one admission, and the
  * retries land on the window that just refused the first one. The gate replaces those retries:
- * admitted once, released with what the provider said, retried by the caller through the gate
- * (the langchain4j README). The builders keep the value in a private field named {@code
- * maxRetries} and expose no getter, so it is read reflectively; a model without such a field (or
- * one it cannot read) is taken as it is. Stateless.
+ * admitted once, released with what the provider said, retried by the caller through the gate (the
+ * langchain4j README). The builders keep the value in a private field named {@code maxRetries} and
+ * expose no getter, so it is read reflectively; a model without such a field (or one it cannot
+ * read) is taken as it is. Stateless.
  */
 final class ModelRetries {
   private static final String FIELD = "maxRetries";
@@ -22,7 +22,9 @@ final class ModelRetries {
 
   /** How many times {@code model} retries a failed call on its own, when it can be read. */
   static OptionalInt of(Object model) {
-    for (Class<?> type = model.getClass(); type != null && type != Object.class; type = type.getSuperclass()) {
+    for (Class<?> type = model.getClass();
+        type != null && type != Object.class;
+        type = type.getSuperclass()) {
       try {
         Field field = type.getDeclaredField(FIELD);
         if (field.getType() != int.class && field.getType() != Integer.class) {
@@ -48,10 +50,15 @@ final class ModelRetries {
   static void requireNone(Object model) {
     OptionalInt retries = of(model);
     if (retries.isPresent() && retries.getAsInt() > 0) {
-      throw new IllegalArgumentException("the wrapped " + model.getClass().getSimpleName() + " retries failed "
-          + "calls on its own (maxRetries=" + retries.getAsInt() + "): each retry is a provider call the gate did "
-          + "not admit, sent into the window that just answered 429. Build it with .maxRetries(0) (Spring Boot: "
-          + "the model's max-retries property = 0); retry through the gated model instead");
+      throw new IllegalArgumentException(
+          "the wrapped "
+              + model.getClass().getSimpleName()
+              + " retries failed "
+              + "calls on its own (maxRetries="
+              + retries.getAsInt()
+              + "): each retry is a provider call the gate did "
+              + "not admit, sent into the window that just answered 429. Build it with .maxRetries(0) (Spring Boot: "
+              + "the model's max-retries property = 0); retry through the gated model instead");
     }
   }
 }

@@ -14,8 +14,8 @@ import java.util.function.Consumer;
 /**
  * Forwards every event of a stream to the caller's handler and, exactly once, reports the stream's
  * end (its final response to {@code onComplete}, or its error to {@code onFailure}) before the
- * caller's handler sees it.
- * The model calls a handler from one thread at a time, so no further synchronisation is needed.
+ * caller's handler sees it. The model calls a handler from one thread at a time, so no further
+ * synchronisation is needed.
  */
 final class ReleasingHandler implements StreamingChatResponseHandler {
   private final StreamingChatResponseHandler handler;
@@ -23,7 +23,9 @@ final class ReleasingHandler implements StreamingChatResponseHandler {
   private final Consumer<Throwable> onFailure;
   private boolean ended;
 
-  ReleasingHandler(StreamingChatResponseHandler handler, Consumer<ChatResponse> onComplete,
+  ReleasingHandler(
+      StreamingChatResponseHandler handler,
+      Consumer<ChatResponse> onComplete,
       Consumer<Throwable> onFailure) {
     this.handler = handler;
     this.onComplete = onComplete;

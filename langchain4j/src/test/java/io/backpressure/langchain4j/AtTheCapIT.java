@@ -34,20 +34,32 @@ class AtTheCapIT {
 
   @Test
   void fourTenantsAtTheCapSeeNo429() throws Exception {
-    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder()
-        .latencyMs(5, 20)
-        .requests(LimitSpec.perSecond(WindowModel.FIXED, CAP_PER_SECOND))
-        .build())) {
-      Gate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
-          .requestsPerSecond(CAP_PER_SECOND)
-          .tokensPerSecond(100_000)
-          .priority("P1", 1)
-          .safeWindow(Duration.ofSeconds(1)) // the provider's fixed window, whatever its alignment
-          .build());
-      ChatModel model = GatedChatModel.builder(OpenAiChatModel.builder()
-              .baseUrl(provider.baseUrl()).apiKey("sk-mock").modelName("gpt-4o-mini")
-              .maxRetries(0).timeout(Duration.ofSeconds(30)).build(), gate)
-          .build();
+    try (MockProvider provider =
+        MockProvider.start(
+            MockProviderConfig.builder()
+                .latencyMs(5, 20)
+                .requests(LimitSpec.perSecond(WindowModel.FIXED, CAP_PER_SECOND))
+                .build())) {
+      Gate gate =
+          InMemoryGate.create(
+              Policy.builder("openai/gpt-4o-mini")
+                  .requestsPerSecond(CAP_PER_SECOND)
+                  .tokensPerSecond(100_000)
+                  .priority("P1", 1)
+                  .safeWindow(
+                      Duration.ofSeconds(1)) // the provider's fixed window, whatever its alignment
+                  .build());
+      ChatModel model =
+          GatedChatModel.builder(
+                  OpenAiChatModel.builder()
+                      .baseUrl(provider.baseUrl())
+                      .apiKey("sk-mock")
+                      .modelName("gpt-4o-mini")
+                      .maxRetries(0)
+                      .timeout(Duration.ofSeconds(30))
+                      .build(),
+                  gate)
+              .build();
       // The first call through a new client loads classes and opens its connection: it reaches the
       // provider up to a second after its admission, into a provider window the gate had already
       // left. Let that window pass before the run; later calls arrive within milliseconds.
@@ -70,7 +82,9 @@ class AtTheCapIT {
       assertThat(answered).isEqualTo(4 * CALLS_PER_TENANT);
       assertThat(records).allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
       assertThat(records).hasSize(1 + 4 * CALLS_PER_TENANT);
-      assertThat(deferrals.get()).as("the gate held calls back, so the run was at the cap").isPositive();
+      assertThat(deferrals.get())
+          .as("the gate held calls back, so the run was at the cap")
+          .isPositive();
     }
   }
 

@@ -41,34 +41,53 @@ class GatedChatModelActivityTest {
   @Test
   void aDeferralEndsTheActivityWithTheDeferredFailureCarryingDelta() throws Exception {
     ManualClock clock = new ManualClock();
-    RecordingGate gate = new RecordingGate(InMemoryGate.create(
-        Policy.builder("openai/gpt-4o-mini").dimension("requests", 1, 1).tokensPerSecond(10_000)
-            .priority("P1", 1).build(),
-        clock));
-    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
-      ChatModel model = GatedChatModel.builder(
-              OpenAiChatModel.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
-                  .modelName("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(20)).build(),
-              gate)
-          .defaultContext(GateContext.of("acme", "P1"))
-          .build();
+    RecordingGate gate =
+        new RecordingGate(
+            InMemoryGate.create(
+                Policy.builder("openai/gpt-4o-mini")
+                    .dimension("requests", 1, 1)
+                    .tokensPerSecond(10_000)
+                    .priority("P1", 1)
+                    .build(),
+                clock));
+    try (MockProvider provider =
+        MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+      ChatModel model =
+          GatedChatModel.builder(
+                  OpenAiChatModel.builder()
+                      .baseUrl(provider.baseUrl())
+                      .apiKey("sk-mock")
+                      .modelName("gpt-4o-mini")
+                      .maxRetries(0)
+                      .timeout(Duration.ofSeconds(20))
+                      .build(),
+                  gate)
+              .defaultContext(GateContext.of("acme", "P1"))
+              .build();
       env.registerActivitiesImplementations((Chat) model::chat);
-      Chat activity = env.newActivityStub(Chat.class,
-          ActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(30)).build());
+      Chat activity =
+          env.newActivityStub(
+              Chat.class,
+              ActivityOptions.newBuilder().setStartToCloseTimeout(Duration.ofSeconds(30)).build());
 
       String first = activity.chat("x".repeat(40));
       Throwable second = catchThrowable(() -> activity.chat("x".repeat(40)));
 
       assertThat(first).isNotEmpty();
       assertThat(second).isInstanceOf(ActivityFailure.class);
-      assertThat(second.getCause()).isInstanceOfSatisfying(ApplicationFailure.class, failure -> {
-        assertThat(failure.getType()).isEqualTo(Backpressure.DEFERRED);
-        long retryAfterMillis = failure.getDetails().get(0, Long.class);
-        assertThat(retryAfterMillis).isBetween(1L, 1_000L);
-      });
+      assertThat(second.getCause())
+          .isInstanceOfSatisfying(
+              ApplicationFailure.class,
+              failure -> {
+                assertThat(failure.getType()).isEqualTo(Backpressure.DEFERRED);
+                long retryAfterMillis = failure.getDetails().get(0, Long.class);
+                assertThat(retryAfterMillis).isBetween(1L, 1_000L);
+              });
       assertThat(provider.records()).hasSize(1);
       var record = provider.records().get(0);
-      assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
+      assertThat(gate.releasedWith())
+          .containsExactly(
+              Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     }
   }
 }

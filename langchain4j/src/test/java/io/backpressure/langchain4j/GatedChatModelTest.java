@@ -30,7 +30,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** LangChain4j's own OpenAI model, wrapped, against the mock provider on loopback; gate time is virtual. */
+/**
+ * LangChain4j's own OpenAI model, wrapped, against the mock provider on loopback; gate time is
+ * virtual.
+ */
 class GatedChatModelTest {
   private static final String PROMPT = "x".repeat(400); // 100 tokens at four characters per token
 
@@ -40,16 +43,20 @@ class GatedChatModelTest {
 
   @BeforeEach
   void start() throws Exception {
-    provider = MockProvider.start(MockProviderConfig.builder()
-        .latencyMs(0, 0)
-        .requests(LimitSpec.perSecond(WindowModel.FIXED, 1_000))
-        .completionTokens(new CompletionTokens.Fixed(30))
-        .build());
-    Policy policy = Policy.builder("openai/gpt-4o-mini")
-        .dimension("requests", 1, 1) // one call per virtual second, no burst beyond it
-        .tokensPerSecond(10_000)
-        .priority("P1", 0.7).priority("P2", 0.3)
-        .build();
+    provider =
+        MockProvider.start(
+            MockProviderConfig.builder()
+                .latencyMs(0, 0)
+                .requests(LimitSpec.perSecond(WindowModel.FIXED, 1_000))
+                .completionTokens(new CompletionTokens.Fixed(30))
+                .build());
+    Policy policy =
+        Policy.builder("openai/gpt-4o-mini")
+            .dimension("requests", 1, 1) // one call per virtual second, no burst beyond it
+            .tokensPerSecond(10_000)
+            .priority("P1", 0.7)
+            .priority("P2", 0.3)
+            .build();
     gate = new RecordingGate(InMemoryGate.create(policy, clock));
   }
 
@@ -78,13 +85,18 @@ class GatedChatModelTest {
     assertThat(answer).isNotEmpty();
     RequestRecord record = provider.records().get(0);
     assertThat(record.status()).isEqualTo(200);
-    assertThat(gate.requests()).singleElement().satisfies(request -> {
-      assertThat(request.tenant()).isEqualTo("acme");
-      assertThat(request.priority()).isEqualTo("P1");
-      assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(100));
-      assertThat(request.maxTokens()).isEqualTo(50L);
-    });
-    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
+    assertThat(gate.requests())
+        .singleElement()
+        .satisfies(
+            request -> {
+              assertThat(request.tenant()).isEqualTo("acme");
+              assertThat(request.priority()).isEqualTo("P1");
+              assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(100));
+              assertThat(request.maxTokens()).isEqualTo(50L);
+            });
+    assertThat(gate.releasedWith())
+        .containsExactly(
+            Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     assertThat(record.completionTokens()).isEqualTo(30);
   }
 
@@ -111,21 +123,31 @@ class GatedChatModelTest {
     String answer = context.withBooking(booking).call(() -> model.chat(PROMPT));
     assertThat(answer).isNotEmpty();
     assertThat(gate.requests().get(2).booking()).isEqualTo(booking);
-    assertThat(provider.records()).hasSize(2).allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
+    assertThat(provider.records())
+        .hasSize(2)
+        .allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
   }
 
   @Test
   void readsTheContextFromTheRequestOptionsBeforeTheThreadAndTheDefault() {
-    ChatModel model = GatedChatModel.builder(openAi(), gate).defaultContext(GateContext.of("fallback", "P2")).build();
+    ChatModel model =
+        GatedChatModel.builder(openAi(), gate)
+            .defaultContext(GateContext.of("fallback", "P2"))
+            .build();
     ChatRequest request = ChatRequest.builder().messages(UserMessage.from(PROMPT)).build();
 
-    ChatResponse response = model.chat(request,
-        ChatRequestOptions.builder().addListenerAttribute(GateContext.KEY, GateContext.of("globex", "P1")).build());
+    ChatResponse response =
+        model.chat(
+            request,
+            ChatRequestOptions.builder()
+                .addListenerAttribute(GateContext.KEY, GateContext.of("globex", "P1"))
+                .build());
     clock.advance(Duration.ofSeconds(1));
     model.chat(request);
 
     assertThat(response.tokenUsage().totalTokenCount()).isEqualTo(130);
-    assertThat(gate.requests()).extracting(r -> r.tenant() + "/" + r.priority())
+    assertThat(gate.requests())
+        .extracting(r -> r.tenant() + "/" + r.priority())
         .containsExactly("globex/P1", "fallback/P2");
   }
 
@@ -136,17 +158,23 @@ class GatedChatModelTest {
 
   @Test
   void anAiServiceOverTheGatedModelIsAdmittedInTheScopedContext() throws Exception {
-    Assistant assistant = AiServices.create(Assistant.class, GatedChatModel.builder(openAi(), gate).build());
+    Assistant assistant =
+        AiServices.create(Assistant.class, GatedChatModel.builder(openAi(), gate).build());
 
     String answer = GateContext.of("acme", "P2").call(() -> assistant.chat(PROMPT));
 
     assertThat(answer).isNotEmpty();
-    assertThat(gate.requests()).singleElement().satisfies(r -> {
-      assertThat(r.tenant() + "/" + r.priority()).isEqualTo("acme/P2");
-      assertThat(r.cost()).isEqualTo(Cost.requests(1).tokens(100));
-    });
+    assertThat(gate.requests())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.tenant() + "/" + r.priority()).isEqualTo("acme/P2");
+              assertThat(r.cost()).isEqualTo(Cost.requests(1).tokens(100));
+            });
     RequestRecord record = provider.records().get(0);
-    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith())
+        .containsExactly(
+            Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
   }
 
   @Test
@@ -154,7 +182,8 @@ class GatedChatModelTest {
     ChatModel model = GatedChatModel.builder(openAi(), gate).build();
 
     assertThatThrownBy(() -> model.chat(PROMPT))
-        .isInstanceOfSatisfying(RejectedException.class,
+        .isInstanceOfSatisfying(
+            RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.INVALID_REQUEST))
         .hasMessageContaining(GateContext.KEY);
     assertThat(provider.records()).isEmpty();
@@ -165,7 +194,8 @@ class GatedChatModelTest {
     ChatModel model = GatedChatModel.builder(openAi(), gate).build();
 
     assertThatThrownBy(() -> GateContext.of("acme", "P9").call(() -> model.chat(PROMPT)))
-        .isInstanceOfSatisfying(RejectedException.class,
+        .isInstanceOfSatisfying(
+            RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.UNKNOWN_PRIORITY))
         .hasMessageContaining("P9");
     assertThat(provider.records()).isEmpty();

@@ -28,23 +28,30 @@ import org.junit.jupiter.api.Test;
 
 class GatedStreamingChatModelTest {
   private final ManualClock clock = new ManualClock();
-  private final RecordingGate gate = new RecordingGate(InMemoryGate.create(
-      Policy.builder("openai/gpt-4o-mini").dimension("requests", 1, 1).tokensPerSecond(10_000)
-          .priority("P1", 1).build(),
-      clock));
+  private final RecordingGate gate =
+      new RecordingGate(
+          InMemoryGate.create(
+              Policy.builder("openai/gpt-4o-mini")
+                  .dimension("requests", 1, 1)
+                  .tokensPerSecond(10_000)
+                  .priority("P1", 1)
+                  .build(),
+              clock));
 
   /** A provider that streams two parts and reports its usage on the final response. */
-  private static final StreamingChatModel TWO_PARTS = new StreamingChatModel() {
-    @Override
-    public void doChat(ChatRequest request, StreamingChatResponseHandler handler) {
-      handler.onPartialResponse("Hel");
-      handler.onPartialResponse("lo");
-      handler.onCompleteResponse(ChatResponse.builder()
-          .aiMessage(AiMessage.from("Hello"))
-          .tokenUsage(new TokenUsage(12, 2))
-          .build());
-    }
-  };
+  private static final StreamingChatModel TWO_PARTS =
+      new StreamingChatModel() {
+        @Override
+        public void doChat(ChatRequest request, StreamingChatResponseHandler handler) {
+          handler.onPartialResponse("Hel");
+          handler.onPartialResponse("lo");
+          handler.onCompleteResponse(
+              ChatResponse.builder()
+                  .aiMessage(AiMessage.from("Hello"))
+                  .tokenUsage(new TokenUsage(12, 2))
+                  .build());
+        }
+      };
 
   /** Collects a stream's events. */
   private static final class Collector implements StreamingChatResponseHandler {
@@ -80,21 +87,28 @@ class GatedStreamingChatModelTest {
 
     assertThat(collector.end.get(1, TimeUnit.SECONDS).aiMessage().text()).isEqualTo("Hello");
     assertThat(collector.parts).containsExactly("Hel", "lo");
-    assertThat(gate.requests()).singleElement().satisfies(r -> assertThat(r.cost()).isEqualTo(Cost.requests(1).tokens(10)));
+    assertThat(gate.requests())
+        .singleElement()
+        .satisfies(r -> assertThat(r.cost()).isEqualTo(Cost.requests(1).tokens(10)));
     assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(14));
   }
 
   @Test
   void aDeferralReachesTheHandlerCarryingDelta() throws Exception {
-    StreamingChatModel model = GatedStreamingChatModel.builder(TWO_PARTS, gate)
-        .defaultContext(GateContext.of("acme", "P1")).build();
+    StreamingChatModel model =
+        GatedStreamingChatModel.builder(TWO_PARTS, gate)
+            .defaultContext(GateContext.of("acme", "P1"))
+            .build();
     model.chat("first", new Collector());
     Collector second = new Collector();
 
     model.chat("second", second);
 
-    assertThat(second.error()).isInstanceOfSatisfying(DeferredException.class,
-        e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
+    assertThat(second.error())
+        .isInstanceOfSatisfying(
+            DeferredException.class,
+            e ->
+                assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
     assertThat(second.parts).isEmpty();
     assertThat(gate.requests()).hasSize(2);
     assertThat(gate.releasedWith()).hasSize(1);
@@ -103,19 +117,28 @@ class GatedStreamingChatModelTest {
   @Test
   void aStreamTheProviderRefusesIsReleasedWithoutTokens() throws Exception {
     // The mock provider, switched to answering 500s, refuses the stream before its first event.
-    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+    try (MockProvider provider =
+        MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
       provider.setFaults(new Faults(true, 1.0));
-      StreamingChatModel openAi = OpenAiStreamingChatModel.builder()
-          .baseUrl(provider.baseUrl()).apiKey("sk-mock").modelName("gpt-4o-mini")
-          .timeout(Duration.ofSeconds(20)).build();
-      StreamingChatModel model = GatedStreamingChatModel.builder(openAi, gate)
-          .defaultContext(GateContext.of("acme", "P1")).build();
+      StreamingChatModel openAi =
+          OpenAiStreamingChatModel.builder()
+              .baseUrl(provider.baseUrl())
+              .apiKey("sk-mock")
+              .modelName("gpt-4o-mini")
+              .timeout(Duration.ofSeconds(20))
+              .build();
+      StreamingChatModel model =
+          GatedStreamingChatModel.builder(openAi, gate)
+              .defaultContext(GateContext.of("acme", "P1"))
+              .build();
       Collector collector = new Collector();
 
       model.chat("x".repeat(40), collector);
 
       assertThat(collector.error()).isNotNull();
-      assertThat(provider.records()).isNotEmpty().allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
+      assertThat(provider.records())
+          .isNotEmpty()
+          .allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
       assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(0));
     }
   }

@@ -14,16 +14,24 @@ final class ReadmeExample {
 
   static String answer(String baseUrl) throws Exception {
     // README:begin
-    Gate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
-        .requestsPerMinute(600).tokensPerMinute(200_000)
-        .priority("P1", 0.7).priority("P2", 0.3)
-        .build());
-    ChatModel model = GatedChatModel.builder(
-            OpenAiChatModel.builder().baseUrl(baseUrl).apiKey("sk-mock").modelName("gpt-4o-mini")
-                .maxRetries(0)          // the gate replaces retries on the calling thread
-                .build(),
-            gate)
-        .build();
+    Gate gate =
+        InMemoryGate.create(
+            Policy.builder("openai/gpt-4o-mini")
+                .requestsPerMinute(600)
+                .tokensPerMinute(200_000)
+                .priority("P1", 0.7)
+                .priority("P2", 0.3)
+                .build());
+    ChatModel model =
+        GatedChatModel.builder(
+                OpenAiChatModel.builder()
+                    .baseUrl(baseUrl)
+                    .apiKey("sk-mock")
+                    .modelName("gpt-4o-mini")
+                    .maxRetries(0) // the gate replaces retries on the calling thread
+                    .build(),
+                gate)
+            .build();
     try {
       return GateContext.of("acme", "P1").call(() -> model.chat("Hello"));
     } catch (DeferredException deferred) {

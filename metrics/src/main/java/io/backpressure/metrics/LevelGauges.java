@@ -32,8 +32,11 @@ final class LevelGauges {
   private final long maxAgeNanos;
   private Sample sample;
 
-  private LevelGauges(Supplier<Policy> policies, Supplier<GateLevels> levels,
-      Supplier<FeedbackState> feedback, long maxAgeNanos) {
+  private LevelGauges(
+      Supplier<Policy> policies,
+      Supplier<GateLevels> levels,
+      Supplier<FeedbackState> feedback,
+      long maxAgeNanos) {
     this.policies = policies;
     this.levels = levels;
     this.feedback = feedback;
@@ -42,26 +45,45 @@ final class LevelGauges {
 
   /**
    * Registers the cap gauge per dimension and, when {@code levels} is not null, the level,
-   * utilisation and active-queue gauges. With {@code feedback} (may be null), utilisation is against
-   * the burst the rule holds under the effective caps: the configured burst times {@code applied /
-   * configured}.
+   * utilisation and active-queue gauges. With {@code feedback} (may be null), utilisation is
+   * against the burst the rule holds under the effective caps: the configured burst times {@code
+   * applied / configured}.
    */
-  static void register(MeterRegistry registry, Tags target, Policy policy, Supplier<Policy> policies,
-      Supplier<GateLevels> levels, Supplier<FeedbackState> feedback, long maxAgeNanos,
+  static void register(
+      MeterRegistry registry,
+      Tags target,
+      Policy policy,
+      Supplier<Policy> policies,
+      Supplier<GateLevels> levels,
+      Supplier<FeedbackState> feedback,
+      long maxAgeNanos,
       Consumer<Meter> registered) {
     LevelGauges g = new LevelGauges(policies, levels, feedback, maxAgeNanos);
     List<String> dims = policy.dimensionNames();
     for (String dim : dims) {
       Tags tags = target.and(DIMENSION, dim);
-      registered.accept(g.gauge(registry, CAP, tags, "The dimension's cap C_d, in units per second",
-          s -> s.cap(dim)));
+      registered.accept(
+          g.gauge(
+              registry,
+              CAP,
+              tags,
+              "The dimension's cap C_d, in units per second",
+              s -> s.cap(dim)));
       if (levels != null) {
-        registered.accept(g.gauge(registry, BUCKET_LEVEL, tags,
-            "Global (L1) bucket level, in the dimension's units; negative after overruns",
-            s -> s.level(dim)));
-        registered.accept(g.gauge(registry, BUCKET_UTILIZATION, tags,
-            "1 - level / burst of the global bucket: 0 full (idle), 1 drained, above 1 in debt",
-            s -> s.utilization(dim)));
+        registered.accept(
+            g.gauge(
+                registry,
+                BUCKET_LEVEL,
+                tags,
+                "Global (L1) bucket level, in the dimension's units; negative after overruns",
+                s -> s.level(dim)));
+        registered.accept(
+            g.gauge(
+                registry,
+                BUCKET_UTILIZATION,
+                tags,
+                "1 - level / burst of the global bucket: 0 full (idle), 1 drained, above 1 in debt",
+                s -> s.utilization(dim)));
       }
     }
     if (levels == null) {
@@ -69,21 +91,38 @@ final class LevelGauges {
     }
     for (String priority : policy.priorityNames()) {
       Tags tags = target.and(PRIORITY, priority);
-      registered.accept(g.gauge(registry, QUEUES_ACTIVE, tags,
-          "Active (tenant, class) queues of the class", s -> s.activeQueues(priority)));
+      registered.accept(
+          g.gauge(
+              registry,
+              QUEUES_ACTIVE,
+              tags,
+              "Active (tenant, class) queues of the class",
+              s -> s.activeQueues(priority)));
       for (String dim : dims) {
-        registered.accept(g.gauge(registry, CLASS_BUCKET_LEVEL, tags.and(DIMENSION, dim),
-            "Class (L2) bucket level, in the dimension's units", s -> s.classLevel(priority, dim)));
+        registered.accept(
+            g.gauge(
+                registry,
+                CLASS_BUCKET_LEVEL,
+                tags.and(DIMENSION, dim),
+                "Class (L2) bucket level, in the dimension's units",
+                s -> s.classLevel(priority, dim)));
       }
     }
   }
 
-  private Gauge gauge(MeterRegistry registry, String name, Tags tags, String description,
+  private Gauge gauge(
+      MeterRegistry registry,
+      String name,
+      Tags tags,
+      String description,
       ToDoubleFunction<Sample> read) {
-    return Gauge.builder(name, this, g -> {
-          Sample s = g.sample();
-          return s == null ? Double.NaN : read.applyAsDouble(s);
-        })
+    return Gauge.builder(
+            name,
+            this,
+            g -> {
+              Sample s = g.sample();
+              return s == null ? Double.NaN : read.applyAsDouble(s);
+            })
         .description(description)
         .tags(tags)
         .strongReference(true)
@@ -96,8 +135,12 @@ final class LevelGauges {
       return sample;
     }
     try {
-      sample = new Sample(now, policies.get(), levels == null ? null : levels.get(),
-          levels == null || feedback == null ? null : feedback.get());
+      sample =
+          new Sample(
+              now,
+              policies.get(),
+              levels == null ? null : levels.get(),
+              levels == null || feedback == null ? null : feedback.get());
     } catch (RuntimeException e) {
       LOG.debug("could not sample the gate's levels", e);
       sample = new Sample(now, null, null, null);

@@ -44,8 +44,10 @@ final class MeterNames {
 
   /** The tag value of a priority the policy does not name (such calls are rejected). */
   static final String UNKNOWN_PRIORITY = "_unknown";
+
   /** The tag value shared by tenants past the tagged-tenant limit. */
   static final String OTHER_TENANTS = "_other";
+
   /** The {@code reason} of every outcome but {@code rejected}. */
   static final String NO_REASON = "none";
 

@@ -51,17 +51,27 @@ import java.util.function.Supplier;
  * tenant tag, as one meter name cannot carry two tag sets.
  *
  * <p>Every meter is registered when the gate is built (those of an unknown priority or of a tenant
- * when first seen); recording is a lookup of the class by name and a few adds. {@link #close()} removes the
- * meters, which matters when a gate for the same target is built again in the same registry (a
- * gauge registered twice keeps reading the first gate). Thread-safe as the delegate is.
+ * when first seen); recording is a lookup of the class by name and a few adds. {@link #close()}
+ * removes the meters, which matters when a gate for the same target is built again in the same
+ * registry (a gauge registered twice keeps reading the first gate). Thread-safe as the delegate is.
  */
 public final class MeteredGate implements Gate, AutoCloseable {
   /** Admission latency histogram boundaries: 10 µs to 1 s. */
   static final Duration[] LATENCY_BUCKETS = {
-    Duration.ofNanos(10_000), Duration.ofNanos(25_000), Duration.ofNanos(50_000),
-    Duration.ofNanos(100_000), Duration.ofNanos(250_000), Duration.ofNanos(500_000),
-    Duration.ofMillis(1), Duration.ofNanos(2_500_000), Duration.ofMillis(5), Duration.ofMillis(10),
-    Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+    Duration.ofNanos(10_000),
+    Duration.ofNanos(25_000),
+    Duration.ofNanos(50_000),
+    Duration.ofNanos(100_000),
+    Duration.ofNanos(250_000),
+    Duration.ofNanos(500_000),
+    Duration.ofMillis(1),
+    Duration.ofNanos(2_500_000),
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
     Duration.ofSeconds(1)
   };
 
@@ -100,32 +110,48 @@ public final class MeteredGate implements Gate, AutoCloseable {
     }
     this.byClass = Map.copyOf(classes);
     this.byClassAndTenant = Map.copyOf(tenants);
-    this.latency = Timer.builder(ADMISSION_LATENCY)
-        .description("Time one admission takes, the delegate's atomic step included")
-        .tags(targetTags)
-        .serviceLevelObjectives(LATENCY_BUCKETS)
-        .register(registry);
+    this.latency =
+        Timer.builder(ADMISSION_LATENCY)
+            .description("Time one admission takes, the delegate's atomic step included")
+            .tags(targetTags)
+            .serviceLevelObjectives(LATENCY_BUCKETS)
+            .register(registry);
     meters.add(latency);
-    LevelGauges.register(registry, targetTags, policy, b.policies, b.levels, b.feedbackStates,
-        b.levelsMaxAge.toNanos(), meters::add);
-    this.feedback = new FeedbackMeters(registry, targetTags, dimensions, b.feedbackStates,
-        b.levelsMaxAge.toNanos(), meters::add);
+    LevelGauges.register(
+        registry,
+        targetTags,
+        policy,
+        b.policies,
+        b.levels,
+        b.feedbackStates,
+        b.levelsMaxAge.toNanos(),
+        meters::add);
+    this.feedback =
+        new FeedbackMeters(
+            registry,
+            targetTags,
+            dimensions,
+            b.feedbackStates,
+            b.levelsMaxAge.toNanos(),
+            meters::add);
     if (delegate instanceof FailOpenGate failOpen) {
-      meters.add(FunctionCounter.builder(STATE_FAILURES, failOpen, FailOpenGate::failures)
-          .description("Calls the shared state could not answer (failed or timed out)")
-          .tags(targetTags)
-          .register(registry));
-      meters.add(FunctionCounter.builder(STATE_UNGATED, failOpen, FailOpenGate::ungatedDecisions)
-          .description("Calls decided by the fail-open mode instead of the shared state")
-          .tags(targetTags)
-          .register(registry));
+      meters.add(
+          FunctionCounter.builder(STATE_FAILURES, failOpen, FailOpenGate::failures)
+              .description("Calls the shared state could not answer (failed or timed out)")
+              .tags(targetTags)
+              .register(registry));
+      meters.add(
+          FunctionCounter.builder(STATE_UNGATED, failOpen, FailOpenGate::ungatedDecisions)
+              .description("Calls decided by the fail-open mode instead of the shared state")
+              .tags(targetTags)
+              .register(registry));
     }
   }
 
   /**
    * A builder wrapping {@code gate}, recording into {@code registry}. For an {@link InMemoryGate}
-   * the policy and the levels are read from the gate itself; for any other gate set at least
-   * {@link Builder#policy(Supplier)}.
+   * the policy and the levels are read from the gate itself; for any other gate set at least {@link
+   * Builder#policy(Supplier)}.
    */
   public static Builder builder(Gate gate, MeterRegistry registry) {
     return new Builder(gate, registry);
@@ -204,7 +230,8 @@ public final class MeteredGate implements Gate, AutoCloseable {
       QueueMeters m = priority == null ? null : byClass.get(priority);
       return m == null ? unknownClass() : m;
     }
-    String klass = priority != null && byClassAndTenant.containsKey(priority) ? priority : UNKNOWN_PRIORITY;
+    String klass =
+        priority != null && byClassAndTenant.containsKey(priority) ? priority : UNKNOWN_PRIORITY;
     Map<String, QueueMeters> tenants = byClassAndTenant.get(klass);
     QueueMeters m = tenant == null ? null : tenants.get(tenant);
     if (m != null) {
@@ -336,14 +363,18 @@ public final class MeteredGate implements Gate, AutoCloseable {
     }
 
     /**
-     * How long one sample of the policy and the levels serves the gauges (default 1 s, range
-     * (0, 1 h]): one scrape reads them all from one sample.
+     * How long one sample of the policy and the levels serves the gauges (default 1 s, range (0, 1
+     * h]): one scrape reads them all from one sample.
      *
      * @throws IllegalArgumentException if {@code maxAge} is out of range
      */
     public Builder levelsMaxAge(Duration maxAge) {
-      if (maxAge == null || maxAge.isNegative() || maxAge.isZero() || maxAge.compareTo(Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException("levelsMaxAge must be in the range (0, 1h], got " + maxAge);
+      if (maxAge == null
+          || maxAge.isNegative()
+          || maxAge.isZero()
+          || maxAge.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException(
+            "levelsMaxAge must be in the range (0, 1h], got " + maxAge);
       }
       this.levelsMaxAge = maxAge;
       return this;
@@ -362,8 +393,12 @@ public final class MeteredGate implements Gate, AutoCloseable {
       }
       Policy policy = Objects.requireNonNull(policies.get(), "policy source returned null");
       if (!policy.target().equals(delegate.target())) {
-        throw new IllegalArgumentException("policy: its target '" + policy.target()
-            + "' differs from the gate's target '" + delegate.target() + "'");
+        throw new IllegalArgumentException(
+            "policy: its target '"
+                + policy.target()
+                + "' differs from the gate's target '"
+                + delegate.target()
+                + "'");
       }
       return new MeteredGate(this, policy);
     }

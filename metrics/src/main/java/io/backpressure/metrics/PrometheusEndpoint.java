@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
 public final class PrometheusEndpoint implements AutoCloseable {
   /** The scrape path. */
   public static final String PATH = "/metrics";
+
   private static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
   private static final Logger LOG = LoggerFactory.getLogger(PrometheusEndpoint.class);
 
@@ -63,11 +64,13 @@ public final class PrometheusEndpoint implements AutoCloseable {
       throw new IllegalArgumentException("port must be in the range [0, 65535], got " + port);
     }
     HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
-    ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-      Thread thread = new Thread(r, "backpressure-prometheus");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ExecutorService executor =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread thread = new Thread(r, "backpressure-prometheus");
+              thread.setDaemon(true);
+              return thread;
+            });
     server.setExecutor(executor);
     server.createContext("/", exchange -> serve(registry, exchange));
     server.start();
@@ -93,7 +96,8 @@ public final class PrometheusEndpoint implements AutoCloseable {
     executor.shutdownNow();
   }
 
-  private static void serve(PrometheusMeterRegistry registry, HttpExchange exchange) throws IOException {
+  private static void serve(PrometheusMeterRegistry registry, HttpExchange exchange)
+      throws IOException {
     try (exchange) {
       String method = exchange.getRequestMethod();
       if (!exchange.getRequestURI().getPath().equals(PATH)) {
@@ -110,7 +114,8 @@ public final class PrometheusEndpoint implements AutoCloseable {
     }
   }
 
-  private static void send(HttpExchange exchange, int status, String body, boolean headOnly) throws IOException {
+  private static void send(HttpExchange exchange, int status, String body, boolean headOnly)
+      throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     if (!exchange.getResponseHeaders().containsKey("Content-Type")) {
       exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");

@@ -21,8 +21,8 @@ import java.util.function.Consumer;
  */
 final class QueueMeters {
   /** Deferral histogram boundaries: from the gate's shortest deferral (1 ms) to a minute. */
-  static final Duration[] DEFER_BUCKETS = millis(1, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000,
-      10_000, 30_000, 60_000);
+  static final Duration[] DEFER_BUCKETS =
+      millis(1, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000);
 
   private final Counter admitted;
   private final Counter deferred;
@@ -45,7 +45,8 @@ final class QueueMeters {
    * @param dimensions the policy's dimension names, in order
    * @param registered receives every meter registered, so its owner can remove them
    */
-  QueueMeters(MeterRegistry registry, Tags tags, List<String> dimensions, Consumer<Meter> registered) {
+  QueueMeters(
+      MeterRegistry registry, Tags tags, List<String> dimensions, Consumer<Meter> registered) {
     this.dimensions = List.copyOf(dimensions);
     Meters m = new Meters(registry, tags, registered);
     admitted = m.admission("admitted", NO_REASON);
@@ -64,18 +65,22 @@ final class QueueMeters {
     costOverrun = new Counter[n];
     for (int d = 0; d < n; d++) {
       String dim = dimensions.get(d);
-      costAdmitted[d] = m.cost(COST_ADMITTED, dim, "Cost debited by admitted calls (reservation included)");
+      costAdmitted[d] =
+          m.cost(COST_ADMITTED, dim, "Cost debited by admitted calls (reservation included)");
       costReconciled[d] = m.cost(COST_RECONCILED, dim, "Actual cost reported by applied releases");
-      costRefunded[d] = m.cost(COST_REFUNDED, dim, "Debited minus actual, where the call used less");
+      costRefunded[d] =
+          m.cost(COST_REFUNDED, dim, "Debited minus actual, where the call used less");
       costOverrun[d] = m.cost(COST_OVERRUN, dim, "Actual minus debited, where the call used more");
     }
     releasesApplied = m.release("applied");
     releasesIgnored = m.release("ignored");
-    deferDelay = m.add(Timer.builder(DEFER_DELAY)
-        .description("Retry-after (Δ) handed to deferred calls")
-        .tags(tags)
-        .serviceLevelObjectives(DEFER_BUCKETS)
-        .register(registry));
+    deferDelay =
+        m.add(
+            Timer.builder(DEFER_DELAY)
+                .description("Retry-after (Δ) handed to deferred calls")
+                .tags(tags)
+                .serviceLevelObjectives(DEFER_BUCKETS)
+                .register(registry));
   }
 
   void admitted(Cost debited) {
@@ -139,23 +144,32 @@ final class QueueMeters {
   /** Registration helpers sharing one registry, tag set and sink. */
   private record Meters(MeterRegistry registry, Tags tags, Consumer<Meter> registered) {
     Counter admission(String outcome, String reason) {
-      return add(Counter.builder(ADMISSIONS)
-          .description("Admission decisions by outcome; reason is set on rejected")
-          .tags(tags).tag(OUTCOME, outcome).tag(REASON, reason)
-          .register(registry));
+      return add(
+          Counter.builder(ADMISSIONS)
+              .description("Admission decisions by outcome; reason is set on rejected")
+              .tags(tags)
+              .tag(OUTCOME, outcome)
+              .tag(REASON, reason)
+              .register(registry));
     }
 
     Counter cost(String name, String dimension, String description) {
-      return add(Counter.builder(name).description(description)
-          .tags(tags).tag(DIMENSION, dimension)
-          .register(registry));
+      return add(
+          Counter.builder(name)
+              .description(description)
+              .tags(tags)
+              .tag(DIMENSION, dimension)
+              .register(registry));
     }
 
     Counter release(String result) {
-      return add(Counter.builder(RELEASES)
-          .description("Releases by result: applied, or ignored (repeated, expired or failed-open grant)")
-          .tags(tags).tag(RESULT, result)
-          .register(registry));
+      return add(
+          Counter.builder(RELEASES)
+              .description(
+                  "Releases by result: applied, or ignored (repeated, expired or failed-open grant)")
+              .tags(tags)
+              .tag(RESULT, result)
+              .register(registry));
     }
 
     <M extends Meter> M add(M meter) {

@@ -33,7 +33,9 @@ class DashboardTest {
   private static final Path DASHBOARD = Path.of("..", "dashboards", "backpressure.json");
   private static final Path README = Path.of("README.md");
   private static final Pattern METRIC = Pattern.compile("\\bbackpressure_[a-z0-9_]+");
-  private static final Pattern TABLE_ROW = Pattern.compile("^\\| `(backpressure\\.[a-z.]+)` \\| `(backpressure_[a-z_]+)` \\|", Pattern.MULTILINE);
+  private static final Pattern TABLE_ROW =
+      Pattern.compile(
+          "^\\| `(backpressure\\.[a-z.]+)` \\| `(backpressure_[a-z_]+)` \\|", Pattern.MULTILINE);
 
   private static Set<String> scraped;
   private static JsonNode dashboard;
@@ -52,17 +54,19 @@ class DashboardTest {
   static String scenario(PrometheusMeterRegistry registry) {
     Policy policy = MeteredGateTest.policy();
     InMemoryGate inner = InMemoryGate.create(policy, new ManualClock());
-    MeteredGate gate = MeteredGate.builder(FailOpenGate.around(inner).build(), registry)
-        .policy(inner::policy)
-        .levels(inner::levels)
-        .feedback(inner::feedbackState)
-        .build();
+    MeteredGate gate =
+        MeteredGate.builder(FailOpenGate.around(inner).build(), registry)
+            .policy(inner::policy)
+            .levels(inner::levels)
+            .feedback(inner::feedbackState)
+            .build();
     Admission first = gate.admit("acme", "P1", Cost.requests(1).tokens(400));
     gate.admit("acme", "P1", Cost.requests(1).tokens(400));
     gate.admit("acme", "P1", Cost.requests(1).tokens(400));
     gate.admit("acme", "P2", Cost.requests(1).tokens(5_000));
     gate.release(((Admission.Admitted) first).grant(), Cost.requests(1).tokens(100));
-    gate.feedback(((Admission.Admitted) first).grant(), ProviderSignal.rateLimited("requests", null));
+    gate.feedback(
+        ((Admission.Admitted) first).grant(), ProviderSignal.rateLimited("requests", null));
     return registry.scrape();
   }
 
@@ -75,16 +79,22 @@ class DashboardTest {
     assertThat(variables.get(0).path("type").asText()).isEqualTo("datasource");
     assertThat(variables.get(0).path("query").asText()).isEqualTo("prometheus");
     List<JsonNode> charts = new ArrayList<>();
-    dashboard.path("panels").forEach(p -> {
-      if (!p.path("type").asText().equals("row")) {
-        charts.add(p);
-      }
-    });
-    assertThat(charts).hasSizeGreaterThanOrEqualTo(10).allSatisfy(panel -> {
-      assertThat(panel.path("datasource").path("uid").asText()).isEqualTo("${datasource}");
-      assertThat(panel.path("targets").size()).isPositive();
-      assertThat(panel.path("gridPos").path("w").asInt()).isBetween(1, 24);
-    });
+    dashboard
+        .path("panels")
+        .forEach(
+            p -> {
+              if (!p.path("type").asText().equals("row")) {
+                charts.add(p);
+              }
+            });
+    assertThat(charts)
+        .hasSizeGreaterThanOrEqualTo(10)
+        .allSatisfy(
+            panel -> {
+              assertThat(panel.path("datasource").path("uid").asText()).isEqualTo("${datasource}");
+              assertThat(panel.path("targets").size()).isPositive();
+              assertThat(panel.path("gridPos").path("w").asInt()).isBetween(1, 24);
+            });
   }
 
   @Test
@@ -108,7 +118,9 @@ class DashboardTest {
     for (String name : scraped) {
       families.add(name.replaceAll("_(bucket|count|sum|max)$", ""));
     }
-    assertThat(documented).as("the README table is the list of what is produced").isEqualTo(families);
+    assertThat(documented)
+        .as("the README table is the list of what is produced")
+        .isEqualTo(families);
     Set<String> charted = new TreeSet<>();
     for (String name : metricNames(dashboard.toString())) {
       charted.add(name.replaceAll("_(bucket|count|sum|max)$", ""));

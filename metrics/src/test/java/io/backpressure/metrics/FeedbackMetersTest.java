@@ -22,18 +22,31 @@ import org.junit.jupiter.api.Test;
 class FeedbackMetersTest {
   private final MeterRegistry registry = new SimpleMeterRegistry();
   private final ManualClock clock = new ManualClock();
-  private final InMemoryGate inner = InMemoryGate.create(Policy.builder("openai/gpt-4o")
-      .requestsPerSecond(60).tokensPerSecond(6_000).priority("P1", 1)
-      .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build()).build(), clock);
-  private final MeteredGate gate = MeteredGate.builder(inner, registry).levelsMaxAge(Duration.ofNanos(1)).build();
+  private final InMemoryGate inner =
+      InMemoryGate.create(
+          Policy.builder("openai/gpt-4o")
+              .requestsPerSecond(60)
+              .tokensPerSecond(6_000)
+              .priority("P1", 1)
+              .feedback(
+                  FeedbackPolicy.builder()
+                      .period(Duration.ofSeconds(1))
+                      .ramp(0.25, Duration.ofSeconds(10))
+                      .build())
+              .build(),
+          clock);
+  private final MeteredGate gate =
+      MeteredGate.builder(inner, registry).levelsMaxAge(Duration.ofNanos(1)).build();
 
   @Test
   void answersAreCountedByKind_andWhatWasLearnedIsShownPerDimension() {
     gate.feedback(null, ProviderSignal.ofStatus(200).withLimit("tokens", 3_000.0, null, null));
     gate.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(2)));
     gate.feedback(null, ProviderSignal.ofStatus(503));
-    gate.feedback(null, ProviderSignals.parse(200, Map.of("x-ratelimit-limit-requests", List.of("many")), null,
-        Instant.now()));
+    gate.feedback(
+        null,
+        ProviderSignals.parse(
+            200, Map.of("x-ratelimit-limit-requests", List.of("many")), null, Instant.now()));
 
     assertThat(count("ok")).isEqualTo(2);
     assertThat(count("rate_limited")).isEqualTo(1);
@@ -47,12 +60,20 @@ class FeedbackMetersTest {
     assertThat(gauge("backpressure.cap.provider.limit", "requests")).isNaN();
     assertThat(gauge("backpressure.cooldown.remaining", "requests")).isEqualTo(2.0);
     assertThat(gauge("backpressure.outside.rate", "requests")).isZero();
-    assertThat(registry.get("backpressure.feedback.decreases").functionCounter().count()).isEqualTo(1);
-    assertThat(registry.get("backpressure.feedback.adoptions").functionCounter().count()).isEqualTo(1);
+    assertThat(registry.get("backpressure.feedback.decreases").functionCounter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("backpressure.feedback.adoptions").functionCounter().count())
+        .isEqualTo(1);
 
     gate.admit("acme", "P1", Cost.requests(0).tokens(0));
-    assertThat(registry.get("backpressure.bucket.utilization").tag("dimension", "tokens").gauge().value())
-        .as("a full bucket under the lower cap is idle").isCloseTo(0.0, offset(1e-9));
+    assertThat(
+            registry
+                .get("backpressure.bucket.utilization")
+                .tag("dimension", "tokens")
+                .gauge()
+                .value())
+        .as("a full bucket under the lower cap is idle")
+        .isCloseTo(0.0, offset(1e-9));
 
     gate.feedback(null, ProviderSignal.resumedAfterOutage());
     assertThat(count("resumed")).isEqualTo(1);
@@ -64,26 +85,34 @@ class FeedbackMetersTest {
 
   @Test
   void aGateThatIsNotInMemoryCountsAnswersWithoutStateGauges() {
-    Gate plain = new Gate() {
-      @Override
-      public String target() {
-        return inner.target();
-      }
+    Gate plain =
+        new Gate() {
+          @Override
+          public String target() {
+            return inner.target();
+          }
 
-      @Override
-      public io.backpressure.core.Admission admit(io.backpressure.core.AdmissionRequest request) {
-        return inner.admit(request);
-      }
+          @Override
+          public io.backpressure.core.Admission admit(
+              io.backpressure.core.AdmissionRequest request) {
+            return inner.admit(request);
+          }
 
-      @Override
-      public boolean release(io.backpressure.core.Grant grant, Cost actual) {
-        return inner.release(grant, actual);
-      }
-    };
+          @Override
+          public boolean release(io.backpressure.core.Grant grant, Cost actual) {
+            return inner.release(grant, actual);
+          }
+        };
     MeterRegistry other = new SimpleMeterRegistry();
     MeteredGate metered = MeteredGate.builder(plain, other).policy(inner::policy).build();
     metered.feedback(null, ProviderSignal.ofStatus(429));
-    assertThat(other.get("backpressure.feedback.signals").tag("kind", "rate_limited").counter().count()).isEqualTo(1);
+    assertThat(
+            other
+                .get("backpressure.feedback.signals")
+                .tag("kind", "rate_limited")
+                .counter()
+                .count())
+        .isEqualTo(1);
     assertThat(other.find("backpressure.cap.effective").gauge()).isNull();
   }
 

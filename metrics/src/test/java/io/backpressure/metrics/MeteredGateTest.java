@@ -42,15 +42,18 @@ class MeteredGateTest {
   @Test
   void admitDeferRejectAndReleaseMoveTheirMeters() {
     InMemoryGate inner = InMemoryGate.create(policy(), clock);
-    MeteredGate gate = MeteredGate.builder(inner, registry).levelsMaxAge(Duration.ofNanos(1)).build();
+    MeteredGate gate =
+        MeteredGate.builder(inner, registry).levelsMaxAge(Duration.ofNanos(1)).build();
 
     Grant first = admitted(gate.admit("acme", "P1", Cost.requests(1).tokens(400)));
     Grant second = admitted(gate.admit("acme", "P1", Cost.requests(1).tokens(400)));
     Admission third = gate.admit("acme", "P1", Cost.requests(1).tokens(100));
     assertThat(third).isInstanceOf(Admission.Deferred.class);
     Duration delta = ((Admission.Deferred) third).retryAfter();
-    assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(5_000))).isInstanceOf(Admission.Rejected.class);
-    assertThat(gate.admit("acme", "P9", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Rejected.class);
+    assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(5_000)))
+        .isInstanceOf(Admission.Rejected.class);
+    assertThat(gate.admit("acme", "P9", Cost.requests(1).tokens(10)))
+        .isInstanceOf(Admission.Rejected.class);
 
     assertThat(admissions("P1", "admitted", "none")).isEqualTo(2);
     assertThat(admissions("P1", "deferred", "none")).isEqualTo(1);
@@ -83,10 +86,18 @@ class MeteredGateTest {
     assertThat(gauge(MeterNames.BUCKET_LEVEL, "tokens")).isEqualTo(250, offset(1e-9));
     assertThat(gauge(MeterNames.BUCKET_UTILIZATION, "tokens")).isEqualTo(0.75, offset(1e-9));
     assertThat(gauge(MeterNames.CAP, "tokens")).isEqualTo(1000);
-    assertThat(registry.get(MeterNames.QUEUES_ACTIVE).tag("priority", "P1").gauge().value()).isEqualTo(1);
-    assertThat(registry.get(MeterNames.QUEUES_ACTIVE).tag("priority", "P2").gauge().value()).isZero();
-    assertThat(registry.get(MeterNames.CLASS_BUCKET_LEVEL).tag("priority", "P1").tag("dimension", "requests")
-        .gauge().value()).isFinite();
+    assertThat(registry.get(MeterNames.QUEUES_ACTIVE).tag("priority", "P1").gauge().value())
+        .isEqualTo(1);
+    assertThat(registry.get(MeterNames.QUEUES_ACTIVE).tag("priority", "P2").gauge().value())
+        .isZero();
+    assertThat(
+            registry
+                .get(MeterNames.CLASS_BUCKET_LEVEL)
+                .tag("priority", "P1")
+                .tag("dimension", "requests")
+                .gauge()
+                .value())
+        .isFinite();
   }
 
   @Test
@@ -94,8 +105,13 @@ class MeteredGateTest {
     InMemoryGate inner = InMemoryGate.create(policy(), clock);
     MeteredGate.builder(inner, registry).levelsMaxAge(Duration.ofNanos(1)).build();
     assertThat(gauge(MeterNames.CAP, "requests")).isEqualTo(10);
-    inner.updatePolicy(Policy.builder(TARGET).dimension("requests", 25, 2).dimension("tokens", 1000, 1000)
-        .priority("P1", 0.6).priority("P2", 0.4).build());
+    inner.updatePolicy(
+        Policy.builder(TARGET)
+            .dimension("requests", 25, 2)
+            .dimension("tokens", 1000, 1000)
+            .priority("P1", 0.6)
+            .priority("P2", 0.4)
+            .build());
     assertThat(gauge(MeterNames.CAP, "requests")).isEqualTo(25);
   }
 
@@ -103,7 +119,8 @@ class MeteredGateTest {
   void failedOpenGrantsAreCountedApartFromAdmittedOnes() {
     Gate down = new Unreachable();
     FailOpenGate failOpen = FailOpenGate.around(down).clock(clock).build();
-    MeteredGate gate = MeteredGate.builder(failOpen, registry).policy(MeteredGateTest::policy).build();
+    MeteredGate gate =
+        MeteredGate.builder(failOpen, registry).policy(MeteredGateTest::policy).build();
 
     Grant grant = admitted(gate.admit("acme", "P2", Cost.requests(1).tokens(300)));
     assertThat(grant.failedOpen()).isTrue();
@@ -116,14 +133,18 @@ class MeteredGateTest {
     FunctionCounter failures = registry.get(MeterNames.STATE_FAILURES).functionCounter();
     assertThat(failures.count()).isEqualTo(1);
     assertThat(registry.get(MeterNames.STATE_UNGATED).functionCounter().count()).isEqualTo(1);
-    assertThat(registry.find(MeterNames.BUCKET_LEVEL).gauges()).as("no levels source, no level gauges").isEmpty();
+    assertThat(registry.find(MeterNames.BUCKET_LEVEL).gauges())
+        .as("no levels source, no level gauges")
+        .isEmpty();
     assertThat(gauge(MeterNames.CAP, "requests")).isEqualTo(10);
   }
 
   @Test
   void aDelegateThatThrowsIsCountedAsErrorAndRethrown() {
-    MeteredGate gate = MeteredGate.builder(new Unreachable(), registry).policy(MeteredGateTest::policy).build();
-    assertThatThrownBy(() -> gate.admit("acme", "P1", Cost.requests(1).tokens(1))).isInstanceOf(IllegalStateException.class);
+    MeteredGate gate =
+        MeteredGate.builder(new Unreachable(), registry).policy(MeteredGateTest::policy).build();
+    assertThatThrownBy(() -> gate.admit("acme", "P1", Cost.requests(1).tokens(1)))
+        .isInstanceOf(IllegalStateException.class);
     assertThat(admissions("P1", "error", "none")).isEqualTo(1);
     assertThat(registry.get(MeterNames.ADMISSION_LATENCY).timer().count()).isEqualTo(1);
   }
@@ -136,16 +157,34 @@ class MeteredGateTest {
         .allSatisfy(c -> assertThat(c.getId().getTag("tenant")).isNull());
 
     MeterRegistry tagged = new SimpleMeterRegistry();
-    MeteredGate gate = MeteredGate.builder(InMemoryGate.create(policy(), clock), tagged)
-        .tenantTag(true).maxTaggedTenants(2).build();
+    MeteredGate gate =
+        MeteredGate.builder(InMemoryGate.create(policy(), clock), tagged)
+            .tenantTag(true)
+            .maxTaggedTenants(2)
+            .build();
     for (String tenant : new String[] {"a", "b", "c", "d", "a"}) {
       admitted(gate.admit(tenant, "P1", Cost.requests(0).tokens(1)));
     }
-    assertThat(tagged.get(MeterNames.ADMISSIONS).tags("tenant", "a", "outcome", "admitted").counter().count())
+    assertThat(
+            tagged
+                .get(MeterNames.ADMISSIONS)
+                .tags("tenant", "a", "outcome", "admitted")
+                .counter()
+                .count())
         .isEqualTo(2);
-    assertThat(tagged.get(MeterNames.ADMISSIONS).tags("tenant", "b", "outcome", "admitted").counter().count())
+    assertThat(
+            tagged
+                .get(MeterNames.ADMISSIONS)
+                .tags("tenant", "b", "outcome", "admitted")
+                .counter()
+                .count())
         .isEqualTo(1);
-    assertThat(tagged.get(MeterNames.ADMISSIONS).tags("tenant", "_other", "outcome", "admitted").counter().count())
+    assertThat(
+            tagged
+                .get(MeterNames.ADMISSIONS)
+                .tags("tenant", "_other", "outcome", "admitted")
+                .counter()
+                .count())
         .isEqualTo(2);
     assertThat(tagged.find(MeterNames.ADMISSIONS).tag("tenant", "c").counters()).isEmpty();
   }
@@ -162,13 +201,21 @@ class MeteredGateTest {
   @Test
   void builderRejectsWhatItCannotMeter() {
     assertThatThrownBy(() -> MeteredGate.builder(new Unreachable(), registry).build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("policy");
-    assertThatThrownBy(() -> MeteredGate.builder(new Unreachable(), registry)
-            .policy(() -> Policy.builder("other").requestsPerSecond(1).priority("P1", 1).build()).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("target");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("policy");
+    assertThatThrownBy(
+            () ->
+                MeteredGate.builder(new Unreachable(), registry)
+                    .policy(
+                        () ->
+                            Policy.builder("other").requestsPerSecond(1).priority("P1", 1).build())
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("target");
     assertThatThrownBy(() -> MeteredGate.builder(new Unreachable(), registry).maxTaggedTenants(0))
         .hasMessageContaining("maxTaggedTenants must be in the range [1, 100000]");
-    assertThatThrownBy(() -> MeteredGate.builder(new Unreachable(), registry).levelsMaxAge(Duration.ZERO))
+    assertThatThrownBy(
+            () -> MeteredGate.builder(new Unreachable(), registry).levelsMaxAge(Duration.ZERO))
         .hasMessageContaining("levelsMaxAge");
   }
 
@@ -178,8 +225,11 @@ class MeteredGateTest {
   }
 
   private double admissions(String priority, String outcome, String reason) {
-    Counter counter = registry.get(MeterNames.ADMISSIONS)
-        .tags("target", TARGET, "priority", priority, "outcome", outcome, "reason", reason).counter();
+    Counter counter =
+        registry
+            .get(MeterNames.ADMISSIONS)
+            .tags("target", TARGET, "priority", priority, "outcome", outcome, "reason", reason)
+            .counter();
     return counter.count();
   }
 
@@ -189,7 +239,8 @@ class MeteredGateTest {
 
   private double releases(String result) {
     return registry.get(MeterNames.RELEASES).tags("result", result).counters().stream()
-        .mapToDouble(Counter::count).sum();
+        .mapToDouble(Counter::count)
+        .sum();
   }
 
   private double gauge(String name, String dimension) {

@@ -14,7 +14,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class PrometheusEndpointTest {
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @Test
   void servesTheRegistryAtMetricsAndNothingElse() throws Exception {
@@ -27,10 +28,11 @@ class PrometheusEndpointTest {
 
       HttpResponse<String> scrape = get(url, "GET");
       assertThat(scrape.statusCode()).isEqualTo(200);
-      assertThat(scrape.headers().firstValue("Content-Type")).hasValueSatisfying(
-          type -> assertThat(type).startsWith("text/plain; version=0.0.4"));
+      assertThat(scrape.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(type -> assertThat(type).startsWith("text/plain; version=0.0.4"));
       assertThat(scrape.body())
-          .contains("backpressure_admissions_total{outcome=\"admitted\",priority=\"P1\",reason=\"none\",target=\"openai/gpt-4o\"} 2.0");
+          .contains(
+              "backpressure_admissions_total{outcome=\"admitted\",priority=\"P1\",reason=\"none\",target=\"openai/gpt-4o\"} 2.0");
 
       String base = url.substring(0, url.length() - "/metrics".length());
       assertThat(get(base + "/other", "GET").statusCode()).isEqualTo(404);
@@ -50,10 +52,11 @@ class PrometheusEndpointTest {
   }
 
   private HttpResponse<String> get(String url, String method) throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(url))
-        .timeout(Duration.ofSeconds(5))
-        .method(method, HttpRequest.BodyPublishers.noBody())
-        .build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(5))
+            .method(method, HttpRequest.BodyPublishers.noBody())
+            .build();
     return http.send(request, HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -16,10 +16,10 @@ import org.eclipse.jetty.http.HttpFields;
  * the limits go in {@code anthropic-ratelimit-*} headers whose resets are RFC 3339 instants, with
  * {@code retry-after} (seconds) on 429. The bound dimension is named in the 429's message.
  *
- * <p>With {@code "stream": true} the answer is Anthropic's event stream: {@code message_start}
- * (the message without content, its usage giving the input tokens), {@code content_block_start},
- * {@code ping}, one {@code content_block_delta} per piece of text, {@code content_block_stop},
- * {@code message_delta} with the stop reason and the output tokens, and {@code message_stop}.
+ * <p>With {@code "stream": true} the answer is Anthropic's event stream: {@code message_start} (the
+ * message without content, its usage giving the input tokens), {@code content_block_start}, {@code
+ * ping}, one {@code content_block_delta} per piece of text, {@code content_block_stop}, {@code
+ * message_delta} with the stop reason and the output tokens, and {@code message_stop}.
  */
 final class AnthropicDialect implements Dialect {
 

@@ -12,8 +12,8 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * The endpoints that change a running provider, answered only to clients on a loopback address
- * (403 otherwise, whatever address the server is bound to):
+ * The endpoints that change a running provider, answered only to clients on a loopback address (403
+ * otherwise, whatever address the server is bound to):
  *
  * <ul>
  *   <li>{@code GET /admin/caps}, {@code POST /admin/caps} with {@code {"requests_per_s": R,
@@ -24,9 +24,9 @@ import java.util.List;
  *       as it is.
  * </ul>
  *
- * <p>Input is strict: a JSON object of at most {@link #MAX_BODY_BYTES}, with known fields only, each
- * given once, of the right JSON type (a number is not a string, a boolean is not a number) and in
- * range. Anything else is answered 400 naming the field, and changes nothing. Answers carry the
+ * <p>Input is strict: a JSON object of at most {@link #MAX_BODY_BYTES}, with known fields only,
+ * each given once, of the right JSON type (a number is not a string, a boolean is not a number) and
+ * in range. Anything else is answered 400 naming the field, and changes nothing. Answers carry the
  * state after the request.
  */
 final class ControlEndpoint implements Endpoint {
@@ -77,8 +77,7 @@ final class ControlEndpoint implements Endpoint {
             JsonNode root = parse(body, caps ? CAPS_FIELDS : FAULTS_FIELDS);
             exchange.sendJson(200, caps ? setCaps(root) : setFaults(root));
           } catch (BadRequestException e) {
-            exchange.sendJson(
-                e.status(), errors.clientError(e.getMessage(), e.param(), e.code()));
+            exchange.sendJson(e.status(), errors.clientError(e.getMessage(), e.param(), e.code()));
           }
         });
   }

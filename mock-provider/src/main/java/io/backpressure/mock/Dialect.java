@@ -7,9 +7,9 @@ import io.backpressure.mock.limit.Verdict;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
- * One provider's wire format: how a completion request reads, and how answers (whole or streamed
- * as server-sent events), errors and rate-limit headers are written. Implementations are stateless
- * and thread-safe.
+ * One provider's wire format: how a completion request reads, and how answers (whole or streamed as
+ * server-sent events), errors and rate-limit headers are written. Implementations are stateless and
+ * thread-safe.
  */
 sealed interface Dialect permits OpenAiDialect, AnthropicDialect {
 

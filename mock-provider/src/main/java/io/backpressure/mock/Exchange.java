@@ -23,8 +23,8 @@ import org.eclipse.jetty.util.thread.Invocable;
  * writing JSON answers and server-sent events. The request is finished exactly once, by {@link
  * #sendJson}, by the last {@link #writeEvents} or by {@link #abort}.
  *
- * <p>Not thread-safe: one exchange is driven by one task at a time (the handler, then the task
- * that completes the body read, then the scheduler tasks that write the answer).
+ * <p>Not thread-safe: one exchange is driven by one task at a time (the handler, then the task that
+ * completes the body read, then the scheduler tasks that write the answer).
  */
 final class Exchange {
 

@@ -37,8 +37,7 @@ final class JsonErrorHandler extends ErrorHandler {
                 "Request header fields too large: the limit is " + maxHeaderBytes + " bytes.",
                 null,
                 "request_header_fields_too_large")
-            : errors.clientError(
-                message == null ? "HTTP " + code : message, null, "http_" + code);
+            : errors.clientError(message == null ? "HTTP " + code : message, null, "http_" + code);
     if (code >= 500) {
       body.with("error").put("type", "server_error");
     }

@@ -389,8 +389,11 @@ public class MockLlmCommand implements Callable<Integer> {
             ? ""
             : ", schedule=" + config.schedule().steps().size() + " steps")
         + (config.outside().any()
-            ? ", outside=" + config.outside().requestsPerS() + " req/s "
-                + config.outside().tokensPerS() + " tok/s"
+            ? ", outside="
+                + config.outside().requestsPerS()
+                + " req/s "
+                + config.outside().tokensPerS()
+                + " tok/s"
             : "")
         + (config.errorRate() > 0 ? ", error-rate=" + config.errorRate() : "");
   }

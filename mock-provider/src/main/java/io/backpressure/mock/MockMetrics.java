@@ -29,8 +29,12 @@ final class MockMetrics {
     return registry;
   }
 
-  private static void responses(PrometheusMeterRegistry registry, MockProvider provider, String status,
-      String dimension, ToDoubleFunction<Summary> value) {
+  private static void responses(
+      PrometheusMeterRegistry registry,
+      MockProvider provider,
+      String status,
+      String dimension,
+      ToDoubleFunction<Summary> value) {
     FunctionCounter.builder("mock_llm.responses", provider, p -> value.applyAsDouble(p.summary()))
         .description("Answers by status; on 429, the dimension that bound")
         .tag("status", status)
@@ -38,7 +42,10 @@ final class MockMetrics {
         .register(registry);
   }
 
-  private static void tokens(PrometheusMeterRegistry registry, MockProvider provider, String kind,
+  private static void tokens(
+      PrometheusMeterRegistry registry,
+      MockProvider provider,
+      String kind,
       ToDoubleFunction<Summary> value) {
     FunctionCounter.builder("mock_llm.tokens", provider, p -> value.applyAsDouble(p.summary()))
         .description("Tokens of successful calls")

@@ -26,8 +26,8 @@ import java.util.Objects;
  *     ms; default 50
  * @param latencyMaxMs the most, in {@code [latencyMinMs, 600000]} ms; default 150. Drawn uniformly
  * @param seed the seed of the completion-token and latency draws; default 1
- * @param maxBodyBytes the largest request body accepted, in {@code [1024, 67108864]}; default 1 MiB;
- *     a larger one is answered 413
+ * @param maxBodyBytes the largest request body accepted, in {@code [1024, 67108864]}; default 1
+ *     MiB; a larger one is answered 413
  * @param maxHeaderBytes the largest request line and headers accepted, in {@code [1024, 1048576]};
  *     default 16 KiB; larger ones are answered 431
  * @param idleTimeoutMs how long a connection may stay silent (a client neither sending nor reading)

@@ -23,17 +23,24 @@ public final class OpenAiRateLimitHeaders {
    */
   public static Map<String, String> of(LimitSpec requests, LimitSpec tokens, Verdict verdict) {
     Map<String, String> headers = new LinkedHashMap<>();
-    dimension(headers, "requests", requests, verdict.remainingRequests(), verdict.resetRequestsNanos());
+    dimension(
+        headers, "requests", requests, verdict.remainingRequests(), verdict.resetRequestsNanos());
     dimension(headers, "tokens", tokens, verdict.remainingTokens(), verdict.resetTokensNanos());
     if (!verdict.admitted() && !verdict.neverFits()) {
-      headers.put("retry-after", Long.toString(RateLimitFormat.ceilSeconds(verdict.retryAfterNanos())));
-      headers.put("retry-after-ms", Long.toString(RateLimitFormat.ceilMillis(verdict.retryAfterNanos())));
+      headers.put(
+          "retry-after", Long.toString(RateLimitFormat.ceilSeconds(verdict.retryAfterNanos())));
+      headers.put(
+          "retry-after-ms", Long.toString(RateLimitFormat.ceilMillis(verdict.retryAfterNanos())));
     }
     return headers;
   }
 
   private static void dimension(
-      Map<String, String> headers, String dimension, LimitSpec spec, double remaining, long resetNanos) {
+      Map<String, String> headers,
+      String dimension,
+      LimitSpec spec,
+      double remaining,
+      long resetNanos) {
     if (spec == null) {
       return;
     }

@@ -19,8 +19,8 @@ package io.backpressure.mock;
  * @param chargedTokens what the tokens limiter was asked to admit (0 on 400)
  * @param arrivalNanos when the request was decided
  * @param finishNanos when the answer was sent: after the simulated latency for 200 (for a stream,
- *     when its closing events were about to be written, or when the client was found gone), at
- *     once else
+ *     when its closing events were about to be written, or when the client was found gone), at once
+ *     else
  */
 public record RequestRecord(
     long seq,

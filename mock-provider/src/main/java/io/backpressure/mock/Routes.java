@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The server's one Jetty handler: sends each request to the {@link Endpoint} of its exact path, and
- * answers any other path 404 in OpenAI's error shape. Non-blocking: endpoints read bodies and
- * wait out latencies without holding the calling thread.
+ * answers any other path 404 in OpenAI's error shape. Non-blocking: endpoints read bodies and wait
+ * out latencies without holding the calling thread.
  */
 final class Routes extends Handler.Abstract.NonBlocking {
 

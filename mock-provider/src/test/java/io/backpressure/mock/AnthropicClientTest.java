@@ -96,8 +96,7 @@ class AnthropicClientTest {
         assertThat(message.usage().inputTokens()).isEqualTo(10);
         assertThat(message.usage().outputTokens()).isEqualTo(10);
         assertThat(message.stopReason()).hasValue(StopReason.MAX_TOKENS);
-        assertThat(message.content().get(0).asText().text())
-            .isEqualTo(Dialect.completionText(10));
+        assertThat(message.content().get(0).asText().text()).isEqualTo(Dialect.completionText(10));
         RequestRecord record = provider.records().get(0);
         assertThat(record.completionTokens()).isEqualTo(10);
         assertThat(record.finishNanos() - record.arrivalNanos())

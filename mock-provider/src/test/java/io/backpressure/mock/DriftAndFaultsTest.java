@@ -45,8 +45,7 @@ class DriftAndFaultsTest {
       Http.Answer refused = http.post("/v1/chat/completions", CHAT);
       assertThat(refused.status()).isEqualTo(429);
       assertThat(refused.body().path("error").path("message").asText()).contains("Limit 3");
-      assertThat(http.get("/admin/caps").body().path("requests_per_s").asDouble())
-          .isEqualTo(0.005);
+      assertThat(http.get("/admin/caps").body().path("requests_per_s").asDouble()).isEqualTo(0.005);
       assertThat(provider.caps()).isEqualTo(new Caps(0.005, 10.0));
     }
   }
@@ -209,16 +208,14 @@ class DriftAndFaultsTest {
       assertThat(http.post("/v1/chat/completions", CHAT).status()).isEqualTo(200);
 
       RequestRecord record = provider.records().get(0);
-      assertThat(record.finishNanos() - record.arrivalNanos())
-          .isGreaterThanOrEqualTo(200_000_000L);
+      assertThat(record.finishNanos() - record.arrivalNanos()).isGreaterThanOrEqualTo(200_000_000L);
       assertThat(provider.faults()).isEqualTo(new Faults(false, 10));
     }
   }
 
   @Test
   void theErrorRateAnswersAShareOfCalls500ReproduciblyBySeed() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder().latencyMs(0, 0).errorRate(0.3).build();
+    MockProviderConfig config = MockProviderConfig.builder().latencyMs(0, 0).errorRate(0.3).build();
     try (MockProvider provider = MockProvider.start(config)) {
       Http http = new Http(provider);
       for (int i = 0; i < 100; i++) {

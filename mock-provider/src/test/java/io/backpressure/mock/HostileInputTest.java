@@ -26,8 +26,20 @@ class HostileInputTest {
 
   /** Values a positive rate may not take: other JSON types, zero, negatives, overflows. */
   private static final String[] NOT_A_RATE = {
-    "\"5\"", "\"\"", "true", "false", "null", "[]", "[1]", "{}", "{\"a\":1}", "-1", "0", "1e400",
-    "-1e300", "-0.0"
+    "\"5\"",
+    "\"\"",
+    "true",
+    "false",
+    "null",
+    "[]",
+    "[1]",
+    "{}",
+    "{\"a\":1}",
+    "-1",
+    "0",
+    "1e400",
+    "-1e300",
+    "-0.0"
   };
 
   /** Values {@code model} may not take: anything but a non-blank string. */
@@ -129,29 +141,38 @@ class HostileInputTest {
     kinds.put(
         "stream wrong type",
         r ->
-            "{\"model\":\"m\"," + messages + ",\"stream\":"
-                + anyOf(r, "\"true\"", "1", "0", "[]", "{}", "\"no\"") + "}");
+            "{\"model\":\"m\","
+                + messages
+                + ",\"stream\":"
+                + anyOf(r, "\"true\"", "1", "0", "[]", "{}", "\"no\"")
+                + "}");
     kinds.put(
         "stream_options misplaced or wrong",
         r ->
-            "{\"model\":\"m\"," + messages + ","
+            "{\"model\":\"m\","
+                + messages
+                + ","
                 + anyOf(
                     r,
                     "\"stream_options\":{\"include_usage\":true}",
                     "\"stream\":true,\"stream_options\":5",
                     "\"stream\":true,\"stream_options\":{\"include_usage\":\"yes\"}")
                 + "}");
-    kinds.put("truncated JSON", r -> {
-      String whole = Http.chat("x".repeat(r.nextInt(40)), r.nextInt(100) + 1);
-      return whole.substring(0, r.nextInt(whole.length()));
-    });
-    kinds.put("random bytes", r -> {
-      StringBuilder junk = new StringBuilder();
-      for (int i = r.nextInt(1, 64); i > 0; i--) {
-        junk.append((char) r.nextInt(32, 127));
-      }
-      return junk.toString();
-    });
+    kinds.put(
+        "truncated JSON",
+        r -> {
+          String whole = Http.chat("x".repeat(r.nextInt(40)), r.nextInt(100) + 1);
+          return whole.substring(0, r.nextInt(whole.length()));
+        });
+    kinds.put(
+        "random bytes",
+        r -> {
+          StringBuilder junk = new StringBuilder();
+          for (int i = r.nextInt(1, 64); i > 0; i--) {
+            junk.append((char) r.nextInt(32, 127));
+          }
+          return junk.toString();
+        });
     SplittableRandom random = new SplittableRandom(14);
     Map<String, Integer> counts = new TreeMap<>();
     try (MockProvider provider = MockProvider.start(config)) {

@@ -120,8 +120,7 @@ class MockLlmCommandTest {
     assertRefused(
         new String[] {"--schedule=1:1:-", "--schedule-file=" + file},
         "--schedule and --schedule-file cannot both be given");
-    assertRefused(
-        "--schedule-file=" + dir.resolve("missing.txt"), "--schedule-file: cannot read");
+    assertRefused("--schedule-file=" + dir.resolve("missing.txt"), "--schedule-file: cannot read");
     assertRefused("--outside-rps=-1", "--outside-rps: outside requests_per_s must be in the range");
     assertRefused(
         "--outside-tokens-per-s=10", "outside tokens_per_s needs outside requests_per_s > 0");

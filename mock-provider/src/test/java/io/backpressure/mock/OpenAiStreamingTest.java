@@ -61,8 +61,7 @@ class OpenAiStreamingTest {
         try (HttpResponseFor<StreamResponse<ChatCompletionChunk>> response =
             client.chat().completions().withRawResponse().createStreaming(params(true, 100))) {
           assertThat(response.statusCode()).isEqualTo(200);
-          assertThat(response.headers().values("x-ratelimit-limit-requests"))
-              .containsExactly("10");
+          assertThat(response.headers().values("x-ratelimit-limit-requests")).containsExactly("10");
           assertThat(response.headers().values("x-ratelimit-remaining-requests"))
               .containsExactly("9");
           assertThat(response.headers().values("content-type"))
@@ -86,8 +85,7 @@ class OpenAiStreamingTest {
                   assertThat(usage.totalTokens()).isEqualTo(50);
                 });
         ChatCompletion whole = accumulator.chatCompletion();
-        assertThat(whole.choices().get(0).message().content())
-            .hasValue(Dialect.completionText(30));
+        assertThat(whole.choices().get(0).message().content()).hasValue(Dialect.completionText(30));
         assertThat(whole.choices().get(0).finishReason())
             .isEqualTo(ChatCompletion.Choice.FinishReason.STOP);
 

@@ -16,11 +16,13 @@ import org.junit.jupiter.api.Test;
  * nothing is ignored.
  */
 class ProviderSignalsOverHttpTest {
-  private static final String ANTHROPIC_BODY = "{\"model\":\"claude-x\",\"max_tokens\":10,"
-      + "\"messages\":[{\"role\":\"user\",\"content\":\"abcdefgh\"}]}";
+  private static final String ANTHROPIC_BODY =
+      "{\"model\":\"claude-x\",\"max_tokens\":10,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"abcdefgh\"}]}";
 
   private static MockProviderConfig config() {
-    return MockProviderConfig.builder().latencyMs(0, 0)
+    return MockProviderConfig.builder()
+        .latencyMs(0, 0)
         .requests(LimitSpec.of(WindowModel.FIXED, 2, Duration.ofMinutes(1)))
         .tokens(LimitSpec.of(WindowModel.FIXED, 10_000, Duration.ofMinutes(1)))
         .completionTokens(new CompletionTokens.Fixed(30))
@@ -36,7 +38,8 @@ class ProviderSignalsOverHttpTest {
       assertThat(ok.ignored()).isZero();
       assertThat(ok.limits().get("requests").limit()).isEqualTo(2.0);
       assertThat(ok.limits().get("requests").remaining()).isEqualTo(1.0);
-      assertThat(ok.limits().get("requests").reset()).isBetween(Duration.ofSeconds(50), Duration.ofMinutes(1));
+      assertThat(ok.limits().get("requests").reset())
+          .isBetween(Duration.ofSeconds(50), Duration.ofMinutes(1));
       assertThat(ok.limits().get("tokens").limit()).isEqualTo(10_000.0);
       assertThat(ok.limits().get("tokens").remaining()).isEqualTo(9_960.0);
 
@@ -59,7 +62,8 @@ class ProviderSignalsOverHttpTest {
       assertThat(ok.ignored()).isZero();
       assertThat(ok.limits().get("requests").limit()).isEqualTo(2.0);
       assertThat(ok.limits().get("requests").remaining()).isEqualTo(1.0);
-      assertThat(ok.limits().get("requests").reset()).isBetween(Duration.ofSeconds(50), Duration.ofMinutes(1));
+      assertThat(ok.limits().get("requests").reset())
+          .isBetween(Duration.ofSeconds(50), Duration.ofMinutes(1));
       // 8 characters of prompt are 2 tokens, and max_tokens 10 are charged.
       assertThat(ok.limits().get("tokens").remaining()).isEqualTo(10_000.0 - 2 - 10);
 
@@ -73,7 +77,10 @@ class ProviderSignalsOverHttpTest {
   }
 
   private static ProviderSignal parse(Http.Answer answer) {
-    return ProviderSignals.parse(answer.status(), answer.headers().map(),
-        answer.body() == null ? null : answer.body().toString(), Instant.now());
+    return ProviderSignals.parse(
+        answer.status(),
+        answer.headers().map(),
+        answer.body() == null ? null : answer.body().toString(),
+        Instant.now());
   }
 }

@@ -48,8 +48,7 @@ class RequestLimitsTest {
   void aMalformedRequestGets400InOpenAiShape() throws Exception {
     try (MockProvider provider = MockProvider.start(instant().build())) {
       String answer =
-          RawHttp.send(
-              provider, "POST /v1/chat/completions HTTP/1.1\r\nBad Header\r\n\r\n", false);
+          RawHttp.send(provider, "POST /v1/chat/completions HTTP/1.1\r\nBad Header\r\n\r\n", false);
 
       assertThat(RawHttp.status(answer)).isEqualTo(400);
       assertThat(answer).containsIgnoringCase("content-type: application/json");
@@ -122,8 +121,7 @@ class RequestLimitsTest {
     long budget = 1L << 20;
     MockProviderConfig config = instant().maxRecordBytes(budget).build();
     ProviderState state = new ProviderState(config, System.nanoTime());
-    RequestContext wide =
-        new RequestContext("t".repeat(200), "p".repeat(200), "c".repeat(200));
+    RequestContext wide = new RequestContext("t".repeat(200), "p".repeat(200), "c".repeat(200));
     long perRecord = wide.estimatedBytes();
 
     for (int i = 0; i < 10_000; i++) {

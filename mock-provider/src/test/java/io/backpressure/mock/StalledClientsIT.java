@@ -92,7 +92,6 @@ class StalledClientsIT {
     }
   }
 
-
   @Test
   void theSimulatedLatencyOutlastsTheIdleTimeoutWholeOrStreamed() throws Exception {
     MockProviderConfig config =
@@ -110,8 +109,7 @@ class StalledClientsIT {
           "{\"model\":\"m\",\"stream\":true,"
               + "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
 
-      assertThat(http.post("/v1/chat/completions", Http.chat("hi", null)).status())
-          .isEqualTo(200);
+      assertThat(http.post("/v1/chat/completions", Http.chat("hi", null)).status()).isEqualTo(200);
       // 4 pieces 1.25 s apart, each gap longer than the idle timeout.
       String answer;
       try (Socket socket = RawHttp.open(provider)) {

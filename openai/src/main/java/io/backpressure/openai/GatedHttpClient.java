@@ -21,11 +21,11 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * openai-java's HTTP client with the gate in front: the {@link HttpClient} the SDK sends through
- * (set with {@code ClientOptions.Builder.httpClient}), wrapping the transport it would use otherwise
- * ({@code OkHttpClient}). Requests to gated endpoints are admitted by the {@link ClientGate} before
- * they are sent, and their answers' bodies are tapped to release the grant with the usage; every
- * other request passes through unchanged. See {@link GatedOpenAI} for the usual way to build one.
- * Thread-safe.
+ * (set with {@code ClientOptions.Builder.httpClient}), wrapping the transport it would use
+ * otherwise ({@code OkHttpClient}). Requests to gated endpoints are admitted by the {@link
+ * ClientGate} before they are sent, and their answers' bodies are tapped to release the grant with
+ * the usage; every other request passes through unchanged. See {@link GatedOpenAI} for the usual
+ * way to build one. Thread-safe.
  */
 public final class GatedHttpClient implements HttpClient {
 
@@ -93,7 +93,10 @@ public final class GatedHttpClient implements HttpClient {
 
     @Override
     public HttpRequest withJsonBody(HttpRequest request, byte[] json) {
-      return request.toBuilder().removeAllHeaders(GateContext.HEADERS).body(new JsonBody(json)).build();
+      return request.toBuilder()
+          .removeAllHeaders(GateContext.HEADERS)
+          .body(new JsonBody(json))
+          .build();
     }
 
     @Override

@@ -58,7 +58,10 @@ public final class GatedOpenAI {
     return this;
   }
 
-  /** {@link Admitter#direct()} by default; {@code ActivityAdmitter.create()} inside Temporal activities. */
+  /**
+   * {@link Admitter#direct()} by default; {@code ActivityAdmitter.create()} inside Temporal
+   * activities.
+   */
   public GatedOpenAI admitter(Admitter admitter) {
     gate.admitter(admitter);
     return this;

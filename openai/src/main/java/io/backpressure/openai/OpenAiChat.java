@@ -67,7 +67,10 @@ public final class OpenAiChat implements Dialect {
     }
     Long maxTokens = limit(body);
     return new ProviderCall(
-        model.asText(), ChatTokens.count(counter, chat), maxTokens, body.path("stream").asBoolean(false));
+        model.asText(),
+        ChatTokens.count(counter, chat),
+        maxTokens,
+        body.path("stream").asBoolean(false));
   }
 
   @Override
@@ -79,7 +82,8 @@ public final class OpenAiChat implements Dialect {
     if (options.isObject() && options.has("include_usage")) {
       return false;
     }
-    ObjectNode streamOptions = options.isObject() ? (ObjectNode) options : body.putObject("stream_options");
+    ObjectNode streamOptions =
+        options.isObject() ? (ObjectNode) options : body.putObject("stream_options");
     streamOptions.put("include_usage", true);
     return true;
   }

@@ -32,7 +32,10 @@ class GatedOpenAIStreamTest {
   private static String chunk(String content, String finish) {
     return "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
         + "\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\""
-        + content + "\"},\"finish_reason\":" + (finish == null ? "null" : "\"" + finish + "\"") + "}]}";
+        + content
+        + "\"},\"finish_reason\":"
+        + (finish == null ? "null" : "\"" + finish + "\"")
+        + "}]}";
   }
 
   private static final String USAGE =
@@ -54,7 +57,10 @@ class GatedOpenAIStreamTest {
         .gate(gate)
         .clientOptions(
             options ->
-                options.baseUrl(responder.baseUrl() + "/v1").apiKey("sk-test").timeout(Duration.ofSeconds(20)))
+                options
+                    .baseUrl(responder.baseUrl() + "/v1")
+                    .apiKey("sk-test")
+                    .timeout(Duration.ofSeconds(20)))
         .build();
   }
 
@@ -69,8 +75,14 @@ class GatedOpenAIStreamTest {
   @Test
   void releasesWithTheUsageOfTheFinalChunkItAskedFor() throws Exception {
     List<String> events =
-        List.of(chunk("Hello", null), chunk(" there", null), chunk(" friend", "stop"), USAGE, "data: [DONE]");
-    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.events(events, false));
+        List.of(
+            chunk("Hello", null),
+            chunk(" there", null),
+            chunk(" friend", "stop"),
+            USAGE,
+            "data: [DONE]");
+    try (LoopbackResponder responder =
+            LoopbackResponder.start(LoopbackResponder.Answer.events(events, false));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(responder);
       try (StreamResponse<ChatCompletionChunk> stream =
@@ -84,19 +96,23 @@ class GatedOpenAIStreamTest {
       } finally {
         client.close();
       }
-      assertThat(responder.requestHeaders().get(0)).doesNotContainKeys(GateContext.HEADERS.toArray(String[]::new));
+      assertThat(responder.requestHeaders().get(0))
+          .doesNotContainKeys(GateContext.HEADERS.toArray(String[]::new));
       JsonNode sent = JSON.readTree(responder.requests().get(0));
       assertThat(sent.path("stream").asBoolean()).isTrue();
       assertThat(sent.path("stream_options").path("include_usage").asBoolean()).isTrue();
-      assertThat(gate.releases()).singleElement()
-          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(15)));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(15)));
     }
   }
 
   @Test
   void keepsTheCallersOwnStreamOptions() throws Exception {
     List<String> events = List.of(chunk("Hi", "stop"), "data: [DONE]");
-    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.events(events, false));
+    try (LoopbackResponder responder =
+            LoopbackResponder.start(LoopbackResponder.Answer.events(events, false));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(responder);
       ChatCompletionCreateParams params =
@@ -106,23 +122,31 @@ class GatedOpenAIStreamTest {
                       .includeUsage(false)
                       .build())
               .build();
-      try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
+      try (StreamResponse<ChatCompletionChunk> stream =
+          client.chat().completions().createStreaming(params)) {
         assertThat(stream.stream().count()).isEqualTo(1);
       } finally {
         client.close();
       }
-      assertThat(JSON.readTree(responder.requests().get(0)).path("stream_options").path("include_usage").asBoolean())
+      assertThat(
+              JSON.readTree(responder.requests().get(0))
+                  .path("stream_options")
+                  .path("include_usage")
+                  .asBoolean())
           .isFalse();
       // No usage reported: released with the prompt estimate and the streamed text's tokens.
-      assertThat(gate.releases()).singleElement()
-          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 1)));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 1)));
     }
   }
 
   @Test
   void aStreamCancelledMidwayReleasesWhatItDelivered() throws Exception {
     List<String> events = List.of(chunk("Hello", null), chunk(" world", null));
-    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.events(events, true));
+    try (LoopbackResponder responder =
+            LoopbackResponder.start(LoopbackResponder.Answer.events(events, true));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(responder);
       try (StreamResponse<ChatCompletionChunk> stream =
@@ -136,8 +160,10 @@ class GatedOpenAIStreamTest {
       }
       // The provider stalled; closing the stream released 9 prompt tokens (estimate) and the two
       // tokens "Hello world" streamed so far.
-      assertThat(gate.releases()).singleElement()
-          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 2)));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 2)));
       assertThat(gate.outstanding()).isZero();
     }
   }
@@ -145,7 +171,8 @@ class GatedOpenAIStreamTest {
   @Test
   void aStreamTheProviderCutsIsReleasedWhenItEnds() throws Exception {
     List<String> events = List.of(chunk("Hello", null), chunk(" world", null));
-    try (LoopbackResponder responder = LoopbackResponder.start(LoopbackResponder.Answer.events(events, false));
+    try (LoopbackResponder responder =
+            LoopbackResponder.start(LoopbackResponder.Answer.events(events, false));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(responder);
       try (StreamResponse<ChatCompletionChunk> stream =
@@ -154,8 +181,10 @@ class GatedOpenAIStreamTest {
       } finally {
         client.close();
       }
-      assertThat(gate.releases()).singleElement()
-          .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 2)));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 2)));
     }
   }
 }

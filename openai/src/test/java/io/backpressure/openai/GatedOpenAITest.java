@@ -53,7 +53,11 @@ class GatedOpenAITest {
         .feedback(answers::add)
         .clientOptions(
             options ->
-                options.baseUrl(baseUrl).apiKey("sk-test").maxRetries(5).timeout(Duration.ofSeconds(20)))
+                options
+                    .baseUrl(baseUrl)
+                    .apiKey("sk-test")
+                    .maxRetries(5)
+                    .timeout(Duration.ofSeconds(20)))
         .build();
   }
 
@@ -66,7 +70,9 @@ class GatedOpenAITest {
   }
 
   private static MockProviderConfig.Builder mock() {
-    return MockProviderConfig.builder().latencyMs(0, 0).completionTokens(new CompletionTokens.Fixed(25));
+    return MockProviderConfig.builder()
+        .latencyMs(0, 0)
+        .completionTokens(new CompletionTokens.Fixed(25));
   }
 
   @Test
@@ -76,25 +82,35 @@ class GatedOpenAITest {
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider.baseUrl(), GatedOpenAI.builder().gate(gate));
       try {
-        ChatCompletion reply = client.chat().completions().create(params("gpt-4o-mini", "hello world"));
+        ChatCompletion reply =
+            client.chat().completions().create(params("gpt-4o-mini", "hello world"));
 
-        assertThat(gate.requests()).singleElement().satisfies(request -> {
-          assertThat(request.tenant()).isEqualTo("acme");
-          assertThat(request.priority()).isEqualTo("P1");
-          // 3 framing + "user" + "hello world" + 3 priming, in o200k_base
-          assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(9));
-          assertThat(request.maxTokens()).isEqualTo(40L);
-        });
+        assertThat(gate.requests())
+            .singleElement()
+            .satisfies(
+                request -> {
+                  assertThat(request.tenant()).isEqualTo("acme");
+                  assertThat(request.priority()).isEqualTo("P1");
+                  // 3 framing + "user" + "hello world" + 3 priming, in o200k_base
+                  assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(9));
+                  assertThat(request.maxTokens()).isEqualTo(40L);
+                });
         long total = reply.usage().orElseThrow().totalTokens();
-        assertThat(gate.releases()).singleElement().satisfies(release -> {
-          assertThat(release.applied()).isTrue();
-          assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(total));
-        });
-        assertThat(answers).singleElement().satisfies(answer -> {
-          assertThat(answer.statusCode()).isEqualTo(200);
-          assertThat(answer.target()).isEqualTo("openai/gpt-4o-mini");
-          assertThat(answer.model()).isEqualTo("gpt-4o-mini");
-        });
+        assertThat(gate.releases())
+            .singleElement()
+            .satisfies(
+                release -> {
+                  assertThat(release.applied()).isTrue();
+                  assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(total));
+                });
+        assertThat(answers)
+            .singleElement()
+            .satisfies(
+                answer -> {
+                  assertThat(answer.statusCode()).isEqualTo(200);
+                  assertThat(answer.target()).isEqualTo("openai/gpt-4o-mini");
+                  assertThat(answer.model()).isEqualTo("gpt-4o-mini");
+                });
       } finally {
         client.close();
       }
@@ -141,7 +157,8 @@ class GatedOpenAITest {
       OpenAIClient client = client(provider.baseUrl(), GatedOpenAI.builder().gate(gate));
       try {
         client.chat().completions().create(params("gpt-4o-mini", "first"));
-        assertThatThrownBy(() -> client.chat().completions().create(params("gpt-4o-mini", "second")))
+        assertThatThrownBy(
+                () -> client.chat().completions().create(params("gpt-4o-mini", "second")))
             .isInstanceOf(RateLimitException.class);
 
         // maxRetries(5) was asked for, and overridden: the provider saw the 429 once.
@@ -174,13 +191,18 @@ class GatedOpenAITest {
             .isInstanceOf(RateLimitException.class);
 
         assertThat(responder.requests()).hasSize(1);
-        assertThat(answers).singleElement().satisfies(answer -> {
-          assertThat(answer.statusCode()).isEqualTo(429);
-          assertThat(answer.header("retry-after")).isNull();
-          assertThat(answer.header("x-ratelimit-remaining-requests")).isNull();
-        });
-        assertThat(gate.releases()).singleElement()
-            .satisfies(release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(0)));
+        assertThat(answers)
+            .singleElement()
+            .satisfies(
+                answer -> {
+                  assertThat(answer.statusCode()).isEqualTo(429);
+                  assertThat(answer.header("retry-after")).isNull();
+                  assertThat(answer.header("x-ratelimit-remaining-requests")).isNull();
+                });
+        assertThat(gate.releases())
+            .singleElement()
+            .satisfies(
+                release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(0)));
       } finally {
         client.close();
       }
@@ -191,7 +213,8 @@ class GatedOpenAITest {
   void routesEachModelToItsOwnGate() throws Exception {
     RecordingGate mini = gate("openai/gpt-4o-mini", 10);
     RecordingGate other = gate("openai/gpt-4.1", 10);
-    ModelRoutes routes = ModelRoutes.builder().route("gpt-4o-mini*", mini).route("gpt-4.1*", other).build();
+    ModelRoutes routes =
+        ModelRoutes.builder().route("gpt-4o-mini*", mini).route("gpt-4.1*", other).build();
     try (MockProvider provider = MockProvider.start(mock().build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider.baseUrl(), GatedOpenAI.builder().routes(routes));
@@ -253,8 +276,13 @@ class GatedOpenAITest {
         ChatCompletion reply =
             client.async().chat().completions().create(params("gpt-4o-mini", "first")).get();
         assertThat(gate.requests().get(0).tenant()).isEqualTo("acme");
-        assertThat(gate.releases()).singleElement().satisfies(release ->
-            assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(reply.usage().orElseThrow().totalTokens())));
+        assertThat(gate.releases())
+            .singleElement()
+            .satisfies(
+                release ->
+                    assertThat(release.actual())
+                        .isEqualTo(
+                            Cost.requests(1).tokens(reply.usage().orElseThrow().totalTokens())));
 
         var second = client.async().chat().completions().create(params("gpt-4o-mini", "second"));
         assertThatThrownBy(second::get).hasCauseInstanceOf(DeferredException.class);
@@ -277,10 +305,13 @@ class GatedOpenAITest {
                   .callerResolver(call -> GateContext.of("batch-" + call.model(), "P2")));
       try {
         client.chat().completions().create(params("gpt-4o-mini", "hi"));
-        assertThat(gate.requests()).singleElement().satisfies(request -> {
-          assertThat(request.tenant()).isEqualTo("batch-gpt-4o-mini");
-          assertThat(request.priority()).isEqualTo("P2");
-        });
+        assertThat(gate.requests())
+            .singleElement()
+            .satisfies(
+                request -> {
+                  assertThat(request.tenant()).isEqualTo("batch-gpt-4o-mini");
+                  assertThat(request.priority()).isEqualTo("P2");
+                });
       } finally {
         client.close();
       }

@@ -36,7 +36,12 @@ class MockStreamingTest {
   private OpenAIClient client(MockProvider provider) {
     return GatedOpenAI.builder()
         .gate(gate)
-        .clientOptions(options -> options.baseUrl(provider.baseUrl()).apiKey("sk-test").timeout(Duration.ofSeconds(20)))
+        .clientOptions(
+            options ->
+                options
+                    .baseUrl(provider.baseUrl())
+                    .apiKey("sk-test")
+                    .timeout(Duration.ofSeconds(20)))
         .build();
   }
 
@@ -51,19 +56,28 @@ class MockStreamingTest {
   @Test
   void releasesWithTheUsageTheMockStreamsAtTheEnd() throws Exception {
     MockProviderConfig config =
-        MockProviderConfig.builder().latencyMs(0, 0).completionTokens(new CompletionTokens.Fixed(40)).build();
+        MockProviderConfig.builder()
+            .latencyMs(0, 0)
+            .completionTokens(new CompletionTokens.Fixed(40))
+            .build();
     try (MockProvider provider = MockProvider.start(config);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider);
-      try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params())) {
+      try (StreamResponse<ChatCompletionChunk> stream =
+          client.chat().completions().createStreaming(params())) {
         assertThat(stream.stream().count()).isGreaterThan(2);
       } finally {
         client.close();
       }
       RequestRecord record = provider.records().get(0);
-      assertThat(gate.releases()).singleElement().satisfies(release ->
-          assertThat(release.actual())
-              .isEqualTo(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens())));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release ->
+                  assertThat(release.actual())
+                      .isEqualTo(
+                          Cost.requests(1)
+                              .tokens(record.promptTokens() + record.completionTokens())));
       assertThat(record.completionTokens()).isEqualTo(40);
     }
   }
@@ -71,11 +85,15 @@ class MockStreamingTest {
   @Test
   void aStreamCancelledWhileTheMockIsStillWritingReleasesOnce() throws Exception {
     MockProviderConfig config =
-        MockProviderConfig.builder().latencyMs(3_000, 3_000).completionTokens(new CompletionTokens.Fixed(40)).build();
+        MockProviderConfig.builder()
+            .latencyMs(3_000, 3_000)
+            .completionTokens(new CompletionTokens.Fixed(40))
+            .build();
     try (MockProvider provider = MockProvider.start(config);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider);
-      try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params())) {
+      try (StreamResponse<ChatCompletionChunk> stream =
+          client.chat().completions().createStreaming(params())) {
         Iterator<ChatCompletionChunk> chunks = stream.stream().iterator();
         chunks.next();
         assertThat(gate.releases()).isEmpty();
@@ -84,8 +102,9 @@ class MockStreamingTest {
       }
       // Cancelled after the opening chunk: the prompt estimate (3 + 1 + 13 + 3 in o200k_base) and
       // no streamed text yet.
-      assertThat(gate.releases()).singleElement().satisfies(release ->
-          assertThat(release.actual().amount("tokens")).isEqualTo(20));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(release -> assertThat(release.actual().amount("tokens")).isEqualTo(20));
       assertThat(gate.outstanding()).isZero();
     }
   }

@@ -103,7 +103,15 @@ class OpenAIActivityIT {
       ChatCompletionCreateParams params =
           ChatCompletionCreateParams.builder().model("gpt-4o-mini").addUserMessage(prompt).build();
       try (GateContext.Scope scope = GateContext.of(tenant, "P3").open()) {
-        return client.chat().completions().create(params).choices().get(0).message().content().orElse("");
+        return client
+            .chat()
+            .completions()
+            .create(params)
+            .choices()
+            .get(0)
+            .message()
+            .content()
+            .orElse("");
       }
     }
 
@@ -125,7 +133,10 @@ class OpenAIActivityIT {
     RecordingGate gate = new RecordingGate(InMemoryGate.create(policy));
     List<Long> answeredAt = new CopyOnWriteArrayList<>();
     MockProviderConfig config =
-        MockProviderConfig.builder().latencyMs(0, 0).completionTokens(new CompletionTokens.Fixed(5)).build();
+        MockProviderConfig.builder()
+            .latencyMs(0, 0)
+            .completionTokens(new CompletionTokens.Fixed(5))
+            .build();
     try (MockProvider provider = MockProvider.start(config);
         TestWorkflowEnvironment env =
             TestWorkflowEnvironment.newInstance(
@@ -162,7 +173,8 @@ class OpenAIActivityIT {
                 .setWorkflowExecutionTimeout(Duration.ofMinutes(2))
                 .build();
         // The first call takes the only request the bucket holds.
-        assertThat(workflows.newWorkflowStub(AskWorkflow.class, options).ask("quiet", "first")).isNotNull();
+        assertThat(workflows.newWorkflowStub(AskWorkflow.class, options).ask("quiet", "first"))
+            .isNotNull();
 
         AskWorkflow noisy = workflows.newWorkflowStub(AskWorkflow.class, options);
         WorkflowClient.start(noisy::ask, "noisy", "second");
@@ -179,7 +191,8 @@ class OpenAIActivityIT {
         assertThat(gate.requests().get(2).booking()).isEqualTo(booking);
         // The one slot ran another activity while the deferred call waited for its turn.
         assertThat(pingedAt).isLessThan(answeredAt.get(1));
-        assertThat(((Admission.Deferred) admissions.get(1)).retryAfter()).isGreaterThan(Duration.ofSeconds(1));
+        assertThat(((Admission.Deferred) admissions.get(1)).retryAfter())
+            .isGreaterThan(Duration.ofSeconds(1));
         assertThat(provider.records()).extracting(r -> r.status()).containsExactly(200, 200);
         assertThat(gate.outstanding()).isZero();
         String noisyId = WorkflowStub.fromTyped(noisy).getExecution().getWorkflowId();

@@ -15,17 +15,27 @@ final class ReadmeExample {
 
   static ChatCompletion ask(String baseUrl, String apiKey) {
     // example:start
-    Gate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
-        .requestsPerMinute(500).tokensPerMinute(200_000)
-        .priority("P1", 0.7).priority("P2", 0.3).build());       // or the Redis gate
-    OpenAIClient client = GatedOpenAI.builder()
-        .gate(gate)                                                 // SDK retries are turned off
-        .clientOptions(options -> options.baseUrl(baseUrl).apiKey(apiKey))
-        .build();
-    ChatCompletionCreateParams params = ChatCompletionCreateParams.builder()
-        .model("gpt-4o-mini").addUserMessage("Say hello").maxCompletionTokens(50).build();
+    Gate gate =
+        InMemoryGate.create(
+            Policy.builder("openai/gpt-4o-mini")
+                .requestsPerMinute(500)
+                .tokensPerMinute(200_000)
+                .priority("P1", 0.7)
+                .priority("P2", 0.3)
+                .build()); // or the Redis gate
+    OpenAIClient client =
+        GatedOpenAI.builder()
+            .gate(gate) // SDK retries are turned off
+            .clientOptions(options -> options.baseUrl(baseUrl).apiKey(apiKey))
+            .build();
+    ChatCompletionCreateParams params =
+        ChatCompletionCreateParams.builder()
+            .model("gpt-4o-mini")
+            .addUserMessage("Say hello")
+            .maxCompletionTokens(50)
+            .build();
     try (GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
-      return client.chat().completions().create(params);     // admitted, sent, released with usage
+      return client.chat().completions().create(params); // admitted, sent, released with usage
     }
     // example:end
   }

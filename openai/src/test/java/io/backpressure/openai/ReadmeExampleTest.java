@@ -12,10 +12,13 @@ class ReadmeExampleTest {
 
   @Test
   void theReadmeExampleRunsAgainstTheMockProvider() throws Exception {
-    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+    try (MockProvider provider =
+        MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
       ChatCompletion reply = ReadmeExample.ask(provider.baseUrl(), "sk-mock");
       assertThat(reply.usage()).isPresent();
-      assertThat(provider.records()).singleElement().satisfies(r -> assertThat(r.status()).isEqualTo(200));
+      assertThat(provider.records())
+          .singleElement()
+          .satisfies(r -> assertThat(r.status()).isEqualTo(200));
     }
   }
 

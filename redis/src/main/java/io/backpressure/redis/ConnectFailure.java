@@ -26,15 +26,17 @@ final class ConnectFailure {
   static RedisException describe(String url, Throwable failure) {
     String where = where(url);
     String cause = cause(failure, where);
-    return new RedisConnectionException(Redaction.scrub("cannot connect to Redis at " + where + ": " + cause, url),
-        failure);
+    return new RedisConnectionException(
+        Redaction.scrub("cannot connect to Redis at " + where + ": " + cause, url), failure);
   }
 
   private static String cause(Throwable failure, String where) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
       String message = String.valueOf(t.getMessage());
       String lower = message.toLowerCase(Locale.ROOT);
-      if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH") || lower.contains("invalid password")
+      if (message.startsWith("WRONGPASS")
+          || message.startsWith("NOAUTH")
+          || lower.contains("invalid password")
           || lower.contains("invalid username-password")) {
         return "authentication failed (wrong user name or password in the URL): " + message;
       }
@@ -42,10 +44,14 @@ final class ConnectFailure {
         return "the ACL user lacks a permission the gate needs (see the redis README): " + message;
       }
       if (t instanceof CertificateException && lower.contains("name")) {
-        return "host name mismatch: the server's certificate does not name the host of the URL (" + message + ")";
+        return "host name mismatch: the server's certificate does not name the host of the URL ("
+            + message
+            + ")";
       }
-      if (t instanceof CertPathBuilderException || t instanceof CertPathValidatorException
-          || lower.contains("pkix path") || lower.contains("unable to find valid certification path")) {
+      if (t instanceof CertPathBuilderException
+          || t instanceof CertPathValidatorException
+          || lower.contains("pkix path")
+          || lower.contains("unable to find valid certification path")) {
         return "untrusted certificate: the server's certificate is not signed by a trusted CA"
             + " (give the CA's PEM file with --redis-ca or TlsFiles)";
       }
@@ -53,7 +59,9 @@ final class ConnectFailure {
         return "the server does not speak TLS on that port (use redis:// rather than rediss://)";
       }
       // Netty's connect timeout is a ConnectException too: look for a timeout first.
-      if (t instanceof TimeoutException || lower.contains("timed out") || lower.contains("timeout")) {
+      if (t instanceof TimeoutException
+          || lower.contains("timed out")
+          || lower.contains("timeout")) {
         return "timed out (" + message + ")";
       }
       if (t instanceof ConnectException || lower.contains("connection refused")) {

@@ -32,8 +32,8 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One Lettuce connection (standalone, Sentinel or Cluster) and the scripts run over it. Thread-safe:
- * Lettuce multiplexes concurrent commands over the one connection.
+ * One Lettuce connection (standalone, Sentinel or Cluster) and the scripts run over it.
+ * Thread-safe: Lettuce multiplexes concurrent commands over the one connection.
  *
  * <p>While the server is unreachable, commands fail at once instead of queueing (so a fail-open
  * wrapper decides without waiting), and the client reconnects in the background with a delay that
@@ -43,8 +43,8 @@ import org.jspecify.annotations.Nullable;
  * <p>On a Redis Cluster the client routes each script by its keys, which all carry the target's
  * hash tag (see {@link Keys}), so a target's every step runs on the master of its slot. It follows
  * the topology as it changes: a {@code MOVED} or {@code ASK} redirect, a reconnect attempt or a
- * node that stopped answering triggers a refresh at once (adaptive refresh, at most one per
- * {@link #ADAPTIVE_REFRESH_EVERY}), and the topology is re-read every {@link #PERIODIC_REFRESH}
+ * node that stopped answering triggers a refresh at once (adaptive refresh, at most one per {@link
+ * #ADAPTIVE_REFRESH_EVERY}), and the topology is re-read every {@link #PERIODIC_REFRESH}
  * regardless, from every known node. When a master dies, its commands fail at once (rejected while
  * disconnected) until the cluster has promoted a replica and a refresh has found it; a fail-open
  * wrapper decides in between. The promoted replica may not have the scripts cached: {@link #run}
@@ -59,10 +59,13 @@ final class Connection implements AutoCloseable {
    * attempt is one TCP connect to a server that is down: ten a second cost it nothing.
    */
   static final Duration RECONNECT_AT_MOST = Duration.ofMillis(100);
+
   private static final Delay RECONNECT =
       Delay.exponential(Duration.ofMillis(10), RECONNECT_AT_MOST, 2, TimeUnit.MILLISECONDS);
+
   /** How often a cluster's topology is re-read even when nothing suggests it changed. */
   static final Duration PERIODIC_REFRESH = Duration.ofSeconds(10);
+
   /** The least time between two refreshes triggered by redirects or failures. */
   static final Duration ADAPTIVE_REFRESH_EVERY = Duration.ofMillis(500);
 
@@ -71,6 +74,7 @@ final class Connection implements AutoCloseable {
   private final StatefulConnection<String, String> connection;
   private final RedisClusterAsyncCommands<String, String> commands;
   private final Duration timeout;
+
   /**
    * Whether the admission and release steps run as functions of {@link Script#LIBRARY} ({@code
    * FCALL}): on a standalone or Sentinel server that accepted the library at connect (Redis 7,
@@ -78,8 +82,11 @@ final class Connection implements AutoCloseable {
    */
   private volatile boolean functions;
 
-  private Connection(ClientResources resources, AbstractRedisClient client,
-      StatefulConnection<String, String> connection, RedisClusterAsyncCommands<String, String> commands,
+  private Connection(
+      ClientResources resources,
+      AbstractRedisClient client,
+      StatefulConnection<String, String> connection,
+      RedisClusterAsyncCommands<String, String> commands,
       Duration timeout) {
     this.resources = resources;
     this.client = client;
@@ -94,51 +101,64 @@ final class Connection implements AutoCloseable {
    */
   static Connection open(RedisGateConfig config) {
     RedisURI uri = uri(config.url(), config.connectTimeout());
-    ClientResources resources = ClientResources.builder()
-        .ioThreadPoolSize(2)
-        .computationThreadPoolSize(2)
-        .reconnectDelay(RECONNECT)
-        .build();
-    SocketOptions socket = SocketOptions.builder().connectTimeout(config.connectTimeout()).keepAlive(true).build();
+    ClientResources resources =
+        ClientResources.builder()
+            .ioThreadPoolSize(2)
+            .computationThreadPoolSize(2)
+            .reconnectDelay(RECONNECT)
+            .build();
+    SocketOptions socket =
+        SocketOptions.builder().connectTimeout(config.connectTimeout()).keepAlive(true).build();
     TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
     SslOptions ssl = sslOptions(config.tls());
     AbstractRedisClient client = null;
     try {
       Connection c;
       if (config.cluster()) {
-        List<RedisURI> seeds = config.clusterSeeds().isEmpty() ? List.of(uri)
-            : config.clusterSeeds().stream().map(seed -> uri(seed, config.connectTimeout())).toList();
+        List<RedisURI> seeds =
+            config.clusterSeeds().isEmpty()
+                ? List.of(uri)
+                : config.clusterSeeds().stream()
+                    .map(seed -> uri(seed, config.connectTimeout()))
+                    .toList();
         RedisClusterClient cluster = RedisClusterClient.create(resources, seeds);
-        cluster.setOptions(ClusterClientOptions.builder()
-            .autoReconnect(true)
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .socketOptions(socket)
-            .sslOptions(ssl)
-            .timeoutOptions(timeouts)
-            .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                .enableAllAdaptiveRefreshTriggers()
-                .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_EVERY)
-                .refreshTriggersReconnectAttempts(1)
-                .enablePeriodicRefresh(PERIODIC_REFRESH)
-                .dynamicRefreshSources(true)
-                .closeStaleConnections(true)
-                .build())
-            .build());
+        cluster.setOptions(
+            ClusterClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(socket)
+                .sslOptions(ssl)
+                .timeoutOptions(timeouts)
+                .topologyRefreshOptions(
+                    ClusterTopologyRefreshOptions.builder()
+                        .enableAllAdaptiveRefreshTriggers()
+                        .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_EVERY)
+                        .refreshTriggersReconnectAttempts(1)
+                        .enablePeriodicRefresh(PERIODIC_REFRESH)
+                        .dynamicRefreshSources(true)
+                        .closeStaleConnections(true)
+                        .build())
+                .build());
         client = cluster;
         var connection = cluster.connect(StringCodec.UTF8);
-        c = new Connection(resources, cluster, connection, connection.async(), config.commandTimeout());
+        c =
+            new Connection(
+                resources, cluster, connection, connection.async(), config.commandTimeout());
       } else {
         RedisClient standalone = RedisClient.create(resources, uri);
-        standalone.setOptions(ClientOptions.builder()
-            .autoReconnect(true)
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .socketOptions(socket)
-            .sslOptions(ssl)
-            .timeoutOptions(timeouts)
-            .build());
+        standalone.setOptions(
+            ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(socket)
+                .sslOptions(ssl)
+                .timeoutOptions(timeouts)
+                .build());
         client = standalone;
         var connection = standalone.connect(StringCodec.UTF8);
-        c = new Connection(resources, standalone, connection, connection.async(), config.commandTimeout());
+        c =
+            new Connection(
+                resources, standalone, connection, connection.async(), config.commandTimeout());
       }
       c.loadScripts(config.connectTimeout(), !config.cluster());
       return c;
@@ -151,7 +171,9 @@ final class Connection implements AutoCloseable {
     }
   }
 
-  /** {@code url} parsed; its timeout bounds the handshake (commands get theirs from TimeoutOptions). */
+  /**
+   * {@code url} parsed; its timeout bounds the handshake (commands get theirs from TimeoutOptions).
+   */
   private static RedisURI uri(String url, Duration connectTimeout) {
     RedisURI uri = RedisURI.create(url);
     uri.setTimeout(connectTimeout);
@@ -178,44 +200,57 @@ final class Connection implements AutoCloseable {
   }
 
   /**
-   * Runs {@code script}: a step of the function library with {@code FCALL} where the server took
-   * it (loading the library again if the server lost it: restarted, flushed, a promoted replica
+   * Runs {@code script}: a step of the function library with {@code FCALL} where the server took it
+   * (loading the library again if the server lost it: restarted, flushed, a promoted replica
    * without it), else with {@code EVALSHA}; if the server does not know the script, runs it once
    * with {@code EVAL}, which caches it again.
    */
   CompletableFuture<List<Object>> run(Script script, String[] keys, String... args) {
     if (functions && script.function() != null) {
-      return fcall(script, keys, args).exceptionallyCompose(error -> {
-        String message = String.valueOf(cause(error).getMessage());
-        if (message.contains("Function not found")) {
-          return commands.functionLoad(Script.LIBRARY, true).toCompletableFuture()
-              .thenCompose(loaded -> fcall(script, keys, args));
-        }
-        if (message.startsWith("ERR unknown command")) {
-          functions = false;
-          return run(script, keys, args);
-        }
-        return CompletableFuture.failedFuture(cause(error));
-      });
+      return fcall(script, keys, args)
+          .exceptionallyCompose(
+              error -> {
+                String message = String.valueOf(cause(error).getMessage());
+                if (message.contains("Function not found")) {
+                  return commands
+                      .functionLoad(Script.LIBRARY, true)
+                      .toCompletableFuture()
+                      .thenCompose(loaded -> fcall(script, keys, args));
+                }
+                if (message.startsWith("ERR unknown command")) {
+                  functions = false;
+                  return run(script, keys, args);
+                }
+                return CompletableFuture.failedFuture(cause(error));
+              });
     }
     CompletableFuture<List<Object>> first =
-        commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
-    return first.exceptionallyCompose(error -> {
-      Throwable cause = cause(error);
-      if (cause instanceof RedisNoScriptException
-          || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
-        return commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
-      }
-      return CompletableFuture.failedFuture(cause);
-    });
+        commands
+            .<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
+            .toCompletableFuture();
+    return first.exceptionallyCompose(
+        error -> {
+          Throwable cause = cause(error);
+          if (cause instanceof RedisNoScriptException
+              || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
+            return commands
+                .<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args)
+                .toCompletableFuture();
+          }
+          return CompletableFuture.failedFuture(cause);
+        });
   }
 
   private CompletableFuture<List<Object>> fcall(Script script, String[] keys, String[] args) {
-    return commands.<List<Object>>fcall(script.function(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+    return commands
+        .<List<Object>>fcall(script.function(), ScriptOutputType.MULTI, keys, args)
+        .toCompletableFuture();
   }
 
   private static Throwable cause(Throwable error) {
-    return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return error instanceof CompletionException && error.getCause() != null
+        ? error.getCause()
+        : error;
   }
 
   /**
@@ -235,7 +270,8 @@ final class Connection implements AutoCloseable {
       throw new RedisException(String.valueOf(cause.getMessage()), cause);
     } catch (TimeoutException e) {
       future.cancel(true);
-      throw new RedisException("no answer from Redis within " + timeout.multipliedBy(4).plusSeconds(10), e);
+      throw new RedisException(
+          "no answer from Redis within " + timeout.multipliedBy(4).plusSeconds(10), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RedisException("interrupted while waiting for Redis", e);
@@ -244,8 +280,8 @@ final class Connection implements AutoCloseable {
 
   /**
    * Loads the scripts, and with {@code library} the function library, which a server without
-   * functions (before Redis 7), or an ACL user without {@code FUNCTION}, refuses: the steps then run
-   * with {@code EVALSHA}. Lettuce may report the connection open a moment before its endpoint
+   * functions (before Redis 7), or an ACL user without {@code FUNCTION}, refuses: the steps then
+   * run with {@code EVALSHA}. Lettuce may report the connection open a moment before its endpoint
    * accepts commands; until the connect timeout, "not connected" means "try again".
    */
   private void loadScripts(Duration connectTimeout, boolean library) {
@@ -269,7 +305,9 @@ final class Connection implements AutoCloseable {
         await(command.get().toCompletableFuture());
         return;
       } catch (RedisException e) {
-        if (!connection.isOpen() || System.nanoTime() > deadline || !String.valueOf(e.getMessage()).contains("not connected")) {
+        if (!connection.isOpen()
+            || System.nanoTime() > deadline
+            || !String.valueOf(e.getMessage()).contains("not connected")) {
           throw e;
         }
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));

@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class FeedbackScript {
   static final Script SCRIPT = Script.load("feedback.lua");
+
   /** Longest duration sent (ns): the parser's own bound, so both twins see the same numbers. */
   private static final long MAX_NANOS = Duration.ofDays(1).toNanos();
 
@@ -32,8 +33,13 @@ final class FeedbackScript {
    * #stale} tells whether the caller must reload the policy and ask again, {@link #decode} reads
    * the rest.
    */
-  static CompletableFuture<List<Object>> run(Connection connection, Keys keys,
-      RedisPolicyStore.Stored stored, String now, @Nullable Grant grant, @Nullable ProviderSignal signal) {
+  static CompletableFuture<List<Object>> run(
+      Connection connection,
+      Keys keys,
+      RedisPolicyStore.Stored stored,
+      String now,
+      @Nullable Grant grant,
+      @Nullable ProviderSignal signal) {
     Policy policy = stored.policy();
     FeedbackPolicy f = policy.feedback();
     List<String> names = policy.dimensionNames();
@@ -64,12 +70,14 @@ final class FeedbackScript {
       args.add(s.exhausted().contains(names.get(d)) ? "1" : "0");
       args.add(limit == null ? "0" : "1");
       args.add(limit == null || limit.limit() == null ? "" : Double.toString(limit.limit()));
-      args.add(limit == null || limit.remaining() == null ? "" : Double.toString(limit.remaining()));
+      args.add(
+          limit == null || limit.remaining() == null ? "" : Double.toString(limit.remaining()));
       args.add(limit == null ? "" : nanos(limit.reset()));
       args.add(own == null ? "0" : Double.toString(own[d]));
     }
     args.add(stored.version());
-    return connection.run(SCRIPT, new String[] {keys.config(), keys.feedback()}, args.toArray(String[]::new));
+    return connection.run(
+        SCRIPT, new String[] {keys.config(), keys.feedback()}, args.toArray(String[]::new));
   }
 
   /** The live policy version when the reply says the caller's was stale; null otherwise. */
@@ -90,12 +98,26 @@ final class FeedbackScript {
     int i = 9;
     for (int d = 0; d < names.size() && i + 5 < reply.size(); d++, i += 6) {
       double limit = number(reply, i + 3);
-      dims.put(names.get(d), new FeedbackState.Dimension(number(reply, i), number(reply, i + 1),
-          number(reply, i + 2), limit < 0 ? Double.NaN : limit, number(reply, i + 4), number(reply, i + 5)));
+      dims.put(
+          names.get(d),
+          new FeedbackState.Dimension(
+              number(reply, i),
+              number(reply, i + 1),
+              number(reply, i + 2),
+              limit < 0 ? Double.NaN : limit,
+              number(reply, i + 4),
+              number(reply, i + 5)));
     }
-    return Optional.of(new FeedbackState(dims, number(reply, 2), (Long) reply.get(3) == 1,
-        (Long) reply.get(4), (Long) reply.get(5), (Long) reply.get(6), (Long) reply.get(7),
-        (Long) reply.get(8)));
+    return Optional.of(
+        new FeedbackState(
+            dims,
+            number(reply, 2),
+            (Long) reply.get(3) == 1,
+            (Long) reply.get(4),
+            (Long) reply.get(5),
+            (Long) reply.get(6),
+            (Long) reply.get(7),
+            (Long) reply.get(8)));
   }
 
   private static double number(List<Object> reply, int i) {

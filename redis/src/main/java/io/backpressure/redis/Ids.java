@@ -35,7 +35,9 @@ final class Ids {
     return id != null && GRANT.matcher(id).matches();
   }
 
-  /** Whether {@code id} can be a booking id of this backend (anything else counts as no booking). */
+  /**
+   * Whether {@code id} can be a booking id of this backend (anything else counts as no booking).
+   */
   static boolean isBooking(@Nullable String id) {
     return id != null && BOOKING.matcher(id).matches();
   }

@@ -2,8 +2,8 @@ package io.backpressure.redis;
 
 /**
  * The keys of one target. Every key carries the target in a hash tag ({@code {target}}), so a Redis
- * Cluster keeps a target's keys in one slot (every script touches one node) and spreads targets over
- * the shards.
+ * Cluster keeps a target's keys in one slot (every script touches one node) and spreads targets
+ * over the shards.
  *
  * <pre>
  *   bp:{openai/gpt-4o}:config    hash    version, generation, layout, params, policy (JSON)
@@ -21,7 +21,8 @@ record Keys(String config, String state, String queues, String seen, String wind
 
   static Keys of(String prefix, String target) {
     String base = prefix + ":{" + target + "}:";
-    return new Keys(base + "config", base + "state", base + "queues", base + "seen", base + "window", base);
+    return new Keys(
+        base + "config", base + "state", base + "queues", base + "seen", base + "window", base);
   }
 
   /** The keys every step reads and writes, in the order the scripts expect them. */

@@ -33,7 +33,10 @@ final class PolicyCodec {
     root.put("target", policy.target());
     ArrayNode dims = root.putArray("dimensions");
     for (Dimension d : policy.dimensions()) {
-      dims.addObject().put("name", d.name()).put("per_second", d.capPerSecond()).put("burst", d.burst());
+      dims.addObject()
+          .put("name", d.name())
+          .put("per_second", d.capPerSecond())
+          .put("burst", d.burst());
     }
     ArrayNode classes = root.putArray("priorities");
     for (PriorityClass k : policy.priorities()) {
@@ -80,14 +83,20 @@ final class PolicyCodec {
       JsonNode root = JSON.readTree(json);
       List<Dimension> dims = new ArrayList<>();
       for (JsonNode d : root.required("dimensions")) {
-        dims.add(new Dimension(d.required("name").asText(), d.required("per_second").asDouble(),
-            d.required("burst").asDouble()));
+        dims.add(
+            new Dimension(
+                d.required("name").asText(),
+                d.required("per_second").asDouble(),
+                d.required("burst").asDouble()));
       }
       List<PriorityClass> classes = new ArrayList<>();
       for (JsonNode k : root.required("priorities")) {
         JsonNode maxWait = k.get("max_wait_ns");
-        classes.add(new PriorityClass(k.required("name").asText(), k.required("weight").asDouble(),
-            maxWait == null ? null : Duration.ofNanos(maxWait.asLong())));
+        classes.add(
+            new PriorityClass(
+                k.required("name").asText(),
+                k.required("weight").asDouble(),
+                maxWait == null ? null : Duration.ofNanos(maxWait.asLong())));
       }
       Map<String, Double> weights = new LinkedHashMap<>();
       for (Map.Entry<String, JsonNode> e : root.required("tenant_weights").properties()) {
@@ -106,13 +115,16 @@ final class PolicyCodec {
           safe == null ? null : Duration.ofNanos(safe.asLong()),
           Duration.ofNanos(root.required("share_horizon_ns").asLong()),
           Duration.ofNanos(root.required("grant_ttl_ns").asLong()),
-          "strict".equals(root.path("priority_mode").asText("shared")) ? PriorityMode.STRICT : PriorityMode.SHARED,
+          "strict".equals(root.path("priority_mode").asText("shared"))
+              ? PriorityMode.STRICT
+              : PriorityMode.SHARED,
           feedback(root.get("feedback")));
     } catch (JsonProcessingException | IllegalArgumentException e) {
       if (e instanceof InvalidPolicyException invalid) {
         throw invalid;
       }
-      throw new InvalidPolicyException("(stored policy)", "the stored policy is not readable: " + e.getMessage(), e);
+      throw new InvalidPolicyException(
+          "(stored policy)", "the stored policy is not readable: " + e.getMessage(), e);
     }
   }
 
@@ -152,9 +164,8 @@ final class PolicyCodec {
    * the share horizon in seconds and in µs, the idle TTL in µs, the grant TTL in µs and in ms (at
    * least 1, for {@code PX}), the safe window in µs (0 for none), per dimension its allowance, and
    * 1 in strict priority mode (else 0). Class wait limits are not among them: the client resolves
-   * each call's limit ({@code RequestCheck.maxWait}) and sends it with the call.
-   * Each is written in Java's shortest round-trip form, which Lua's {@code tonumber} reads back to
-   * the same double.
+   * each call's limit ({@code RequestCheck.maxWait}) and sends it with the call. Each is written in
+   * Java's shortest round-trip form, which Lua's {@code tonumber} reads back to the same double.
    */
   static List<String> params(Policy policy) {
     List<String> out = new ArrayList<>();

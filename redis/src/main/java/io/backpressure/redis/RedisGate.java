@@ -45,8 +45,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisGate implements Gate, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisGate.class);
+
   /** Stale answers in a row before giving up (the policy is being rewritten continuously). */
   private static final int MAX_STALE = 4;
+
   /** A script's answer when it started after the client's give-up deadline (guards.lua). */
   private static final long GAVE_UP = 4;
 
@@ -61,8 +63,13 @@ public final class RedisGate implements Gate, AutoCloseable {
   private final long giveUpNanos;
   private volatile RedisPolicyStore.Stored live;
 
-  private RedisGate(Connection connection, boolean ownsConnection, RedisPolicyStore store, Keys keys,
-      RedisGateConfig config, RedisPolicyStore.Stored live) {
+  private RedisGate(
+      Connection connection,
+      boolean ownsConnection,
+      RedisPolicyStore store,
+      Keys keys,
+      RedisGateConfig config,
+      RedisPolicyStore.Stored live) {
     this.connection = connection;
     this.ownsConnection = ownsConnection;
     this.store = store;
@@ -76,8 +83,8 @@ public final class RedisGate implements Gate, AutoCloseable {
   /**
    * Connects to the target of {@code config} now, strictly: this gate throws when Redis does not
    * answer. Most applications want {@link ResilientRedisGate#open} instead, which connects in the
-   * background and fails open. The configured policy is handled as its {@link PolicyOwnership}
-   * says (by default it is written only if the target has none).
+   * background and fails open. The configured policy is handled as its {@link PolicyOwnership} says
+   * (by default it is written only if the target has none).
    *
    * @throws NoSuchElementException when the target has no policy and the config gives none
    * @throws IllegalStateException when the ownership is VERIFY and the stored policy differs
@@ -97,15 +104,23 @@ public final class RedisGate implements Gate, AutoCloseable {
   static RedisGate over(Connection connection, boolean ownsConnection, RedisGateConfig config) {
     Keys keys = Keys.of(config.keyPrefix(), config.target());
     RedisPolicyStore store = new RedisPolicyStore(connection, false, keys, config.target());
-    RedisPolicyStore.Stored stored = config.initialPolicy() != null
-        ? store.claim(config.initialPolicy(), config.ownership())
-        : store.read().orElseThrow(() -> new NoSuchElementException(
-            "target '" + config.target() + "' has no policy in Redis; give one with RedisGateConfig.Builder.policy "
-                + "or write one with RedisPolicyStore.apply"));
+    RedisPolicyStore.Stored stored =
+        config.initialPolicy() != null
+            ? store.claim(config.initialPolicy(), config.ownership())
+            : store
+                .read()
+                .orElseThrow(
+                    () ->
+                        new NoSuchElementException(
+                            "target '"
+                                + config.target()
+                                + "' has no policy in Redis; give one with RedisGateConfig.Builder.policy "
+                                + "or write one with RedisPolicyStore.apply"));
     RedisGate gate = new RedisGate(connection, ownsConnection, store, keys, config, stored);
     if (config.timeSource() instanceof TimeSource.Server) {
       List<String> time = connection.await(connection.commands().time().toCompletableFuture());
-      gate.serverClock.observe(Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1)));
+      gate.serverClock.observe(
+          Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1)));
     }
     return gate;
   }
@@ -166,8 +181,12 @@ public final class RedisGate implements Gate, AutoCloseable {
   private CompletableFuture<Void> charge(Cost spent, RedisPolicyStore.Stored stored, int stale) {
     double[] amounts = RequestCheck.amounts(stored.policy(), spent);
     if (amounts == null) {
-      return CompletableFuture.failedFuture(new RedisException(
-          "the policy of target '" + target + "' changed under a charge: " + RequestCheck.problem(stored.policy(), spent, "spent")));
+      return CompletableFuture.failedFuture(
+          new RedisException(
+              "the policy of target '"
+                  + target
+                  + "' changed under a charge: "
+                  + RequestCheck.problem(stored.policy(), spent, "spent")));
     }
     String[] args = new String[2 + amounts.length];
     args[0] = stored.version();
@@ -175,16 +194,20 @@ public final class RedisGate implements Gate, AutoCloseable {
     for (int d = 0; d < amounts.length; d++) {
       args[2 + d] = Double.toString(amounts[d]);
     }
-    return connection.run(Script.CHARGE, keys.step(), withGiveUp(args)).thenCompose(reply -> {
-      long code = (Long) reply.get(0);
-      if (code == GAVE_UP) {
-        return CompletableFuture.failedFuture(gaveUp());
-      }
-      if (code != 2) {
-        return CompletableFuture.completedFuture(null);
-      }
-      return refresh(stale, (String) reply.get(1)).thenCompose(next -> charge(spent, next, stale + 1));
-    });
+    return connection
+        .run(Script.CHARGE, keys.step(), withGiveUp(args))
+        .thenCompose(
+            reply -> {
+              long code = (Long) reply.get(0);
+              if (code == GAVE_UP) {
+                return CompletableFuture.failedFuture(gaveUp());
+              }
+              if (code != 2) {
+                return CompletableFuture.completedFuture(null);
+              }
+              return refresh(stale, (String) reply.get(1))
+                  .thenCompose(next -> charge(spent, next, stale + 1));
+            });
   }
 
   /** The connection this gate runs its scripts over. */
@@ -216,17 +239,26 @@ public final class RedisGate implements Gate, AutoCloseable {
     return connection.await(feedback(null, null, live, 0));
   }
 
-  /** One feedback step ({@code signal} null: a read) with the policy's parameters, reloaded when stale. */
+  /**
+   * One feedback step ({@code signal} null: a read) with the policy's parameters, reloaded when
+   * stale.
+   */
   private CompletableFuture<java.util.Optional<FeedbackState>> feedback(
-      @Nullable Grant grant, @Nullable ProviderSignal signal,
-      RedisPolicyStore.Stored stored, int stale) {
-    return FeedbackScript.run(connection, keys, stored, now(), grant, signal).thenCompose(reply -> {
-      String liveVersion = FeedbackScript.stale(reply);
-      if (liveVersion == null) {
-        return CompletableFuture.completedFuture(FeedbackScript.decode(stored.policy().dimensionNames(), reply));
-      }
-      return refresh(stale, liveVersion).thenCompose(next -> feedback(grant, signal, next, stale + 1));
-    });
+      @Nullable Grant grant,
+      @Nullable ProviderSignal signal,
+      RedisPolicyStore.Stored stored,
+      int stale) {
+    return FeedbackScript.run(connection, keys, stored, now(), grant, signal)
+        .thenCompose(
+            reply -> {
+              String liveVersion = FeedbackScript.stale(reply);
+              if (liveVersion == null) {
+                return CompletableFuture.completedFuture(
+                    FeedbackScript.decode(stored.policy().dimensionNames(), reply));
+              }
+              return refresh(stale, liveVersion)
+                  .thenCompose(next -> feedback(grant, signal, next, stale + 1));
+            });
   }
 
   /** Closes the connection (the gate opened it). */
@@ -248,7 +280,8 @@ public final class RedisGate implements Gate, AutoCloseable {
     return attempt(request, live, 0);
   }
 
-  private CompletableFuture<Decision> attempt(AdmissionRequest request, RedisPolicyStore.Stored stored, int stale) {
+  private CompletableFuture<Decision> attempt(
+      AdmissionRequest request, RedisPolicyStore.Stored stored, int stale) {
     Policy policy = stored.policy();
     RequestCheck check = RequestCheck.of(policy, request);
     if (check.rejection() != null) {
@@ -261,8 +294,12 @@ public final class RedisGate implements Gate, AutoCloseable {
     String grantId = ids.grant();
     String bookingId = ids.booking();
     String presented = Ids.isBooking(request.booking()) ? request.booking() : null;
-    String[] scriptKeys = keys.step(keys.grant(grantId), keys.booking(bookingId),
-        keys.booking(presented != null ? presented : bookingId), keys.waiting(check.priorityIndex()));
+    String[] scriptKeys =
+        keys.step(
+            keys.grant(grantId),
+            keys.booking(bookingId),
+            keys.booking(presented != null ? presented : bookingId),
+            keys.waiting(check.priorityIndex()));
     Duration maxWait = check.maxWait(policy, request);
     int dims = estimate.length;
     String[] args = new String[8 + 2 * dims];
@@ -278,40 +315,51 @@ public final class RedisGate implements Gate, AutoCloseable {
       args[8 + d] = Double.toString(estimate[d]);
       args[8 + dims + d] = Double.toString(completion[d]);
     }
-    return connection.run(Script.ADMIT, scriptKeys, withGiveUp(args)).thenCompose(reply -> {
-      long code = (Long) reply.get(0);
-      if (code == GAVE_UP) {
-        return CompletableFuture.failedFuture(gaveUp());
-      }
-      if (code == 0 || code == 1) {
-        observe((Long) reply.get(code == 0 ? 1 : 2));
-      }
-      if (code == 0) {
-        double[] debit = new double[dims];
-        for (int d = 0; d < dims; d++) {
-          debit[d] = Double.parseDouble((String) reply.get(2 + d));
-        }
-        Cost debited = Arrays.equals(debit, estimate) ? request.cost() : toCost(policy, debit);
-        Grant grant = new Grant(grantId, tenant, priority, debited, false);
-        return CompletableFuture.completedFuture(new Decision(new Admission.Admitted(grant), (Long) reply.get(1)));
-      }
-      if (code == 3) {
-        Duration turn = Duration.ofNanos((Long) reply.get(1) * 1_000);
-        return CompletableFuture.completedFuture(
-            new Decision(Admission.Expired.of(turn, Objects.requireNonNull(maxWait)), (Long) reply.get(2)));
-      }
-      if (code == 1) {
-        long waitMicros = (Long) reply.get(1);
-        String booking = (Long) reply.get(3) == 0 ? bookingId : presented;
-        return CompletableFuture.completedFuture(new Decision(
-            new Admission.Deferred(Duration.ofNanos(waitMicros * 1_000), Objects.requireNonNull(booking)),
-            (Long) reply.get(2)));
-      }
-      return refresh(stale, (String) reply.get(1)).thenCompose(next -> attempt(request, next, stale + 1));
-    });
+    return connection
+        .run(Script.ADMIT, scriptKeys, withGiveUp(args))
+        .thenCompose(
+            reply -> {
+              long code = (Long) reply.get(0);
+              if (code == GAVE_UP) {
+                return CompletableFuture.failedFuture(gaveUp());
+              }
+              if (code == 0 || code == 1) {
+                observe((Long) reply.get(code == 0 ? 1 : 2));
+              }
+              if (code == 0) {
+                double[] debit = new double[dims];
+                for (int d = 0; d < dims; d++) {
+                  debit[d] = Double.parseDouble((String) reply.get(2 + d));
+                }
+                Cost debited =
+                    Arrays.equals(debit, estimate) ? request.cost() : toCost(policy, debit);
+                Grant grant = new Grant(grantId, tenant, priority, debited, false);
+                return CompletableFuture.completedFuture(
+                    new Decision(new Admission.Admitted(grant), (Long) reply.get(1)));
+              }
+              if (code == 3) {
+                Duration turn = Duration.ofNanos((Long) reply.get(1) * 1_000);
+                return CompletableFuture.completedFuture(
+                    new Decision(
+                        Admission.Expired.of(turn, Objects.requireNonNull(maxWait)),
+                        (Long) reply.get(2)));
+              }
+              if (code == 1) {
+                long waitMicros = (Long) reply.get(1);
+                String booking = (Long) reply.get(3) == 0 ? bookingId : presented;
+                return CompletableFuture.completedFuture(
+                    new Decision(
+                        new Admission.Deferred(
+                            Duration.ofNanos(waitMicros * 1_000), Objects.requireNonNull(booking)),
+                        (Long) reply.get(2)));
+              }
+              return refresh(stale, (String) reply.get(1))
+                  .thenCompose(next -> attempt(request, next, stale + 1));
+            });
   }
 
-  private CompletableFuture<Boolean> release(Grant grant, Cost actual, RedisPolicyStore.Stored stored, int stale) {
+  private CompletableFuture<Boolean> release(
+      Grant grant, Cost actual, RedisPolicyStore.Stored stored, int stale) {
     Policy policy = stored.policy();
     double[] amounts = RequestCheck.amounts(policy, actual);
     if (amounts == null) {
@@ -327,16 +375,20 @@ public final class RedisGate implements Gate, AutoCloseable {
     for (int d = 0; d < amounts.length; d++) {
       args[2 + d] = Double.toString(amounts[d]);
     }
-    return connection.run(Script.RELEASE, scriptKeys, withGiveUp(args)).thenCompose(reply -> {
-      long code = (Long) reply.get(0);
-      if (code == GAVE_UP) {
-        return CompletableFuture.failedFuture(gaveUp());
-      }
-      if (code != 2) {
-        return CompletableFuture.completedFuture(code == 1);
-      }
-      return refresh(stale, (String) reply.get(1)).thenCompose(next -> release(grant, actual, next, stale + 1));
-    });
+    return connection
+        .run(Script.RELEASE, scriptKeys, withGiveUp(args))
+        .thenCompose(
+            reply -> {
+              long code = (Long) reply.get(0);
+              if (code == GAVE_UP) {
+                return CompletableFuture.failedFuture(gaveUp());
+              }
+              if (code != 2) {
+                return CompletableFuture.completedFuture(code == 1);
+              }
+              return refresh(stale, (String) reply.get(1))
+                  .thenCompose(next -> release(grant, actual, next, stale + 1));
+            });
   }
 
   /**
@@ -345,25 +397,40 @@ public final class RedisGate implements Gate, AutoCloseable {
    */
   private CompletableFuture<RedisPolicyStore.Stored> refresh(int stale, String liveVersion) {
     if (stale + 1 >= MAX_STALE) {
-      return CompletableFuture.failedFuture(new RedisException(
-          "the policy of target '" + target + "' changed " + MAX_STALE + " times during one call"));
+      return CompletableFuture.failedFuture(
+          new RedisException(
+              "the policy of target '"
+                  + target
+                  + "' changed "
+                  + MAX_STALE
+                  + " times during one call"));
     }
     RedisPolicyStore.Stored known = live;
     CompletableFuture<?> restore = CompletableFuture.completedFuture(null);
     if (liveVersion.isEmpty()) {
-      restore = store.write(known.policy(), "!").thenAccept(written -> {
-        if (written.isPresent()) {
-          LOG.warn("target {} had no policy in Redis (data lost or deleted); wrote back the last one this gate read;"
-              + " the buckets restart empty", target);
-        }
-      });
+      restore =
+          store
+              .write(known.policy(), "!")
+              .thenAccept(
+                  written -> {
+                    if (written.isPresent()) {
+                      LOG.warn(
+                          "target {} had no policy in Redis (data lost or deleted); wrote back the last one this gate read;"
+                              + " the buckets restart empty",
+                          target);
+                    }
+                  });
     }
-    return restore.thenCompose(ignored -> store.readAsync()).thenApply(read -> {
-      RedisPolicyStore.Stored next = read.orElseThrow(() -> new RedisException(
-          "target '" + target + "' has no policy in Redis"));
-      live = next;
-      return next;
-    });
+    return restore
+        .thenCompose(ignored -> store.readAsync())
+        .thenApply(
+            read -> {
+              RedisPolicyStore.Stored next =
+                  read.orElseThrow(
+                      () -> new RedisException("target '" + target + "' has no policy in Redis"));
+              live = next;
+              return next;
+            });
   }
 
   /**
@@ -372,7 +439,8 @@ public final class RedisGate implements Gate, AutoCloseable {
    */
   private String[] withGiveUp(String[] args) {
     String[] all = Arrays.copyOf(args, args.length + 1);
-    all[args.length] = timeSource instanceof TimeSource.Server ? serverClock.giveUpAfter(giveUpNanos) : "";
+    all[args.length] =
+        timeSource instanceof TimeSource.Server ? serverClock.giveUpAfter(giveUpNanos) : "";
     return all;
   }
 
@@ -383,8 +451,11 @@ public final class RedisGate implements Gate, AutoCloseable {
   }
 
   private RedisException gaveUp() {
-    return new RedisException("Redis ran the call for target '" + target + "' after the client's command timeout;"
-        + " it changed nothing");
+    return new RedisException(
+        "Redis ran the call for target '"
+            + target
+            + "' after the client's command timeout;"
+            + " it changed nothing");
   }
 
   private String now() {

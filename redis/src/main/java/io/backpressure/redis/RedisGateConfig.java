@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * How to reach a target's state on Redis or Valkey. Build one with {@link #builder(String)}.
  *
- * <p>URL forms (Lettuce's): {@code redis://host:6379/0}, {@code redis://:password@host},
- * {@code redis://user:password@host} (ACL), {@code rediss://user:password@host:6380} (TLS with
- * certificate and host name verification), {@code redis-sentinel://host:26379/0#mymaster}.
+ * <p>URL forms (Lettuce's): {@code redis://host:6379/0}, {@code redis://:password@host}, {@code
+ * redis://user:password@host} (ACL), {@code rediss://user:password@host:6380} (TLS with certificate
+ * and host name verification), {@code redis-sentinel://host:26379/0#mymaster}.
  *
  * <p>A Redis Cluster is reached from seed nodes: {@code builder().cluster("10.0.0.1:7000",
  * "10.0.0.2:7000")}, or {@code builder("rediss://app:secret@any").cluster(...)} to give every seed
@@ -42,8 +42,8 @@ import org.jspecify.annotations.Nullable;
  *     credentials, each seed's host and port); the first is {@code url}. Empty otherwise
  * @param ownership what connecting does with {@code initialPolicy}
  * @param whenUnavailable what a {@linkplain ResilientRedisGate resilient gate}'s calls get while
- *     Redis does not answer: admitted ungated (OPEN, the default), deferred (CLOSED) or decided by a
- *     local gate with this worker's share of the caps (LOCAL)
+ *     Redis does not answer: admitted ungated (OPEN, the default), deferred (CLOSED) or decided by
+ *     a local gate with this worker's share of the caps (LOCAL)
  * @param tls CA and client certificate files for {@code rediss://}, or null for the JVM's defaults
  */
 public record RedisGateConfig(
@@ -61,7 +61,8 @@ public record RedisGateConfig(
     @Nullable TlsFiles tls) {
 
   /** {@code HOST:PORT}, the host a name, an IPv4 address or a bracketed IPv6 address. */
-  private static final Pattern SEED = Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+):([0-9]{1,5})");
+  private static final Pattern SEED =
+      Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+):([0-9]{1,5})");
 
   public RedisGateConfig {
     Objects.requireNonNull(url, "url");
@@ -72,11 +73,15 @@ public record RedisGateConfig(
     try {
       RedisURI.create(url);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("url must be a redis://, rediss:// or redis-sentinel:// URL, got '"
-          + Redaction.url(url) + "': " + Redaction.scrub(String.valueOf(e.getMessage()), url));
+      throw new IllegalArgumentException(
+          "url must be a redis://, rediss:// or redis-sentinel:// URL, got '"
+              + Redaction.url(url)
+              + "': "
+              + Redaction.scrub(String.valueOf(e.getMessage()), url));
     }
     if (target == null || target.isBlank() || target.length() > 128) {
-      throw new IllegalArgumentException("target must be a non-empty name of at most 128 characters, got '" + target + "'");
+      throw new IllegalArgumentException(
+          "target must be a non-empty name of at most 128 characters, got '" + target + "'");
     }
     if (initialPolicy != null && !initialPolicy.target().equals(target)) {
       throw new IllegalArgumentException(
@@ -85,27 +90,50 @@ public record RedisGateConfig(
     Objects.requireNonNull(timeSource, "timeSource");
     positive("commandTimeout", commandTimeout);
     positive("connectTimeout", connectTimeout);
-    if (keyPrefix == null || keyPrefix.isEmpty() || keyPrefix.length() > 64
-        || keyPrefix.contains("{") || keyPrefix.contains("}")) {
+    if (keyPrefix == null
+        || keyPrefix.isEmpty()
+        || keyPrefix.length() > 64
+        || keyPrefix.contains("{")
+        || keyPrefix.contains("}")) {
       throw new IllegalArgumentException(
           "keyPrefix must be 1 to 64 characters without braces, got '" + keyPrefix + "'");
     }
     Objects.requireNonNull(ownership, "ownership");
     Objects.requireNonNull(whenUnavailable, "whenUnavailable");
     if (whenUnavailable == FailOpenGate.Mode.LOCAL && initialPolicy == null) {
-      throw new IllegalArgumentException("whenUnavailable LOCAL needs the policy (Builder.policy), so that the "
-          + "worker can gate locally even before it first reaches Redis");
+      throw new IllegalArgumentException(
+          "whenUnavailable LOCAL needs the policy (Builder.policy), so that the "
+              + "worker can gate locally even before it first reaches Redis");
     }
   }
 
   /** The configuration with the URL's credentials masked. */
   @Override
   public String toString() {
-    return "RedisGateConfig[url=" + Redaction.url(url) + ", target=" + target + ", ownership=" + ownership
-        + ", whenUnavailable=" + whenUnavailable + ", timeSource=" + timeSource + ", commandTimeout="
-        + commandTimeout + ", connectTimeout=" + connectTimeout + ", keyPrefix=" + keyPrefix + ", cluster="
-        + cluster + (clusterSeeds.size() > 1 ? ", clusterSeeds=" + clusterSeeds.stream().map(Redaction::url).toList()
-        : "") + ", tls=" + tls + "]";
+    return "RedisGateConfig[url="
+        + Redaction.url(url)
+        + ", target="
+        + target
+        + ", ownership="
+        + ownership
+        + ", whenUnavailable="
+        + whenUnavailable
+        + ", timeSource="
+        + timeSource
+        + ", commandTimeout="
+        + commandTimeout
+        + ", connectTimeout="
+        + connectTimeout
+        + ", keyPrefix="
+        + keyPrefix
+        + ", cluster="
+        + cluster
+        + (clusterSeeds.size() > 1
+            ? ", clusterSeeds=" + clusterSeeds.stream().map(Redaction::url).toList()
+            : "")
+        + ", tls="
+        + tls
+        + "]";
   }
 
   /** A builder for the server at {@code url}. */
@@ -132,8 +160,10 @@ public record RedisGateConfig(
     Matcher m = seed == null ? null : SEED.matcher(seed.strip());
     int port = m != null && m.matches() ? Integer.parseInt(m.group(2)) : 0;
     if (m == null || port < 1 || port > 65_535) {
-      throw new IllegalArgumentException("clusterSeeds: each seed must be HOST:PORT with a port in [1, 65535], got '"
-          + seed + "'");
+      throw new IllegalArgumentException(
+          "clusterSeeds: each seed must be HOST:PORT with a port in [1, 65535], got '"
+              + seed
+              + "'");
     }
     String host = m.group(1);
     if (base == null) {
@@ -151,9 +181,19 @@ public record RedisGateConfig(
 
   /** This configuration for another target (same server and options, no initial policy). */
   public RedisGateConfig forTarget(String otherTarget) {
-    return new RedisGateConfig(url, otherTarget, null, timeSource, commandTimeout, connectTimeout, keyPrefix, cluster,
-        clusterSeeds, PolicyOwnership.CREATE_IF_ABSENT, whenUnavailable == FailOpenGate.Mode.LOCAL ? FailOpenGate.Mode.OPEN
-            : whenUnavailable, tls);
+    return new RedisGateConfig(
+        url,
+        otherTarget,
+        null,
+        timeSource,
+        commandTimeout,
+        connectTimeout,
+        keyPrefix,
+        cluster,
+        clusterSeeds,
+        PolicyOwnership.CREATE_IF_ABSENT,
+        whenUnavailable == FailOpenGate.Mode.LOCAL ? FailOpenGate.Mode.OPEN : whenUnavailable,
+        tls);
   }
 
   private static void positive(String field, Duration value) {
@@ -163,8 +203,8 @@ public record RedisGateConfig(
   }
 
   /**
-   * Builds a {@link RedisGateConfig}; values are checked by {@link #build()}.
-   * Not thread-safe: configure it on one thread, then build.
+   * Builds a {@link RedisGateConfig}; values are checked by {@link #build()}. Not thread-safe:
+   * configure it on one thread, then build.
    */
   public static final class Builder {
     private final @Nullable String url;
@@ -221,7 +261,9 @@ public record RedisGateConfig(
       return whenUnavailable;
     }
 
-    /** CA and client certificate files for {@code rediss://} URLs (default: the JVM's trust store). */
+    /**
+     * CA and client certificate files for {@code rediss://} URLs (default: the JVM's trust store).
+     */
     public Builder tls(TlsFiles files) {
       this.tls = files;
       return this;
@@ -295,13 +337,25 @@ public record RedisGateConfig(
       }
       String base = seedUrls.isEmpty() ? url : seedUrls.get(0);
       if (base == null) {
-        throw new IllegalArgumentException("url: give a URL (builder(url)) or cluster seeds (cluster(HOST:PORT, ...))");
+        throw new IllegalArgumentException(
+            "url: give a URL (builder(url)) or cluster seeds (cluster(HOST:PORT, ...))");
       }
       if (cluster && seedUrls.isEmpty()) {
         seedUrls.add(base);
       }
-      return new RedisGateConfig(base, otherTarget, policy, timeSource, commandTimeout, connectTimeout,
-          keyPrefix, cluster, seedUrls, ownership, whenUnavailable, tls);
+      return new RedisGateConfig(
+          base,
+          otherTarget,
+          policy,
+          timeSource,
+          commandTimeout,
+          connectTimeout,
+          keyPrefix,
+          cluster,
+          seedUrls,
+          ownership,
+          whenUnavailable,
+          tls);
     }
   }
 }

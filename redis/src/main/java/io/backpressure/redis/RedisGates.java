@@ -25,9 +25,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Each target's gate keeps its own state in this process (its policy copy, id counter and
  * server-clock estimate), and nothing is shared between targets but the connection, which
- * multiplexes without locking: calls for different targets never wait for each other here. A
- * lookup of a known target is a lock-free map read. On a cluster, targets spread over the masters
- * by their hash tag (see {@link Keys}).
+ * multiplexes without locking: calls for different targets never wait for each other here. A lookup
+ * of a known target is a lock-free map read. On a cluster, targets spread over the masters by their
+ * hash tag (see {@link Keys}).
  *
  * <p>The gates handed out by {@link #gate} fail as the options' {@linkplain
  * RedisGateConfig#whenUnavailable() whenUnavailable} says (OPEN by default, or CLOSED): Redis
@@ -65,8 +65,9 @@ public final class RedisGates implements AutoCloseable {
   public static RedisGates connect(RedisGateConfig.Builder options) {
     Objects.requireNonNull(options, "options");
     if (options.unavailableMode() == FailOpenGate.Mode.LOCAL) {
-      throw new IllegalArgumentException("whenUnavailable must be OPEN or CLOSED for RedisGates, got LOCAL"
-          + " (LOCAL splits caps between live workers: use ResilientRedisGate per target)");
+      throw new IllegalArgumentException(
+          "whenUnavailable must be OPEN or CLOSED for RedisGates, got LOCAL"
+              + " (LOCAL splits caps between live workers: use ResilientRedisGate per target)");
     }
     return new RedisGates(options, Connection.open(options.buildFor(CONNECTION_TARGET, null)));
   }
@@ -97,7 +98,8 @@ public final class RedisGates implements AutoCloseable {
   public RedisGate strict(String target) {
     Entry entry = gates.get(target);
     if (entry == null) {
-      throw new NoSuchElementException("target '" + target + "' is not registered; call gate(policy) first");
+      throw new NoSuchElementException(
+          "target '" + target + "' is not registered; call gate(policy) first");
     }
     return entry.strict();
   }
@@ -118,11 +120,13 @@ public final class RedisGates implements AutoCloseable {
     if (known != null) {
       return known;
     }
-    return gates.computeIfAbsent(target, t -> {
-      RedisGateConfig config = options.buildFor(t, policy);
-      RedisGate strict = RedisGate.over(connection, false, config);
-      FailOpenGate gate = FailOpenGate.around(strict).mode(config.whenUnavailable()).build();
-      return new Entry(strict, gate);
-    });
+    return gates.computeIfAbsent(
+        target,
+        t -> {
+          RedisGateConfig config = options.buildFor(t, policy);
+          RedisGate strict = RedisGate.over(connection, false, config);
+          FailOpenGate gate = FailOpenGate.around(strict).mode(config.whenUnavailable()).build();
+          return new Entry(strict, gate);
+        });
   }
 }

@@ -5,9 +5,9 @@ import io.backpressure.core.GateLevels;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
 import io.backpressure.core.QueueState;
-import java.time.Duration;
 import io.backpressure.core.feedback.FeedbackState;
 import io.lettuce.core.KeyValue;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * a bad cap or weight throws {@link InvalidPolicyException} naming the field and nothing is
  * written) and are atomic: the policy, its version and the numbers the scripts use change in one
  * step. Changing caps and weights keeps the live state; changing the dimension or class names (only
- * possible with {@link #apply(Policy)}) drops it, so the next admission starts with full buckets and
- * empty queues, and grants and bookings of the old layout are ignored on release or retry.
+ * possible with {@link #apply(Policy)}) drops it, so the next admission starts with full buckets
+ * and empty queues, and grants and bookings of the old layout are ignored on release or retry.
  *
  * <p>Thread-safe. Every method is one or a few round trips and throws a Lettuce {@code
  * RedisException} if the server does not answer within the command timeout.
@@ -56,7 +56,8 @@ public final class RedisPolicyStore implements AutoCloseable {
   /** Connects to the target of {@code config} (its initial policy, if any, is not written). */
   public static RedisPolicyStore connect(RedisGateConfig config) {
     Connection connection = Connection.open(config);
-    return new RedisPolicyStore(connection, true, Keys.of(config.keyPrefix(), config.target()), config.target());
+    return new RedisPolicyStore(
+        connection, true, Keys.of(config.keyPrefix(), config.target()), config.target());
   }
 
   /**
@@ -86,8 +87,10 @@ public final class RedisPolicyStore implements AutoCloseable {
 
   /** The live policy. @throws NoSuchElementException when the target has none */
   public Policy policy() {
-    return read().map(Stored::policy)
-        .orElseThrow(() -> new NoSuchElementException("target '" + target + "' has no policy in Redis"));
+    return read()
+        .map(Stored::policy)
+        .orElseThrow(
+            () -> new NoSuchElementException("target '" + target + "' has no policy in Redis"));
   }
 
   /**
@@ -103,7 +106,8 @@ public final class RedisPolicyStore implements AutoCloseable {
    * it, or keeps the stored one (with a WARN naming the differing fields), or fails when they
    * differ. Returns the policy the gate then gates by.
    *
-   * @throws IllegalStateException with {@link PolicyOwnership#VERIFY}, when the stored policy differs
+   * @throws IllegalStateException with {@link PolicyOwnership#VERIFY}, when the stored policy
+   *     differs
    */
   public Stored claim(Policy configured, PolicyOwnership ownership) {
     Objects.requireNonNull(configured, "configured");
@@ -119,12 +123,22 @@ public final class RedisPolicyStore implements AutoCloseable {
     if (!differences.isEmpty()) {
       String list = String.join("; ", differences);
       if (ownership == PolicyOwnership.VERIFY) {
-        throw new IllegalStateException("the policy of target '" + target + "' in Redis (version " + stored.version()
-            + ") differs from the one configured: " + list + "; write it with RedisPolicyStore.apply or"
-            + " PolicyOwnership.REPLACE, or configure the stored one");
+        throw new IllegalStateException(
+            "the policy of target '"
+                + target
+                + "' in Redis (version "
+                + stored.version()
+                + ") differs from the one configured: "
+                + list
+                + "; write it with RedisPolicyStore.apply or"
+                + " PolicyOwnership.REPLACE, or configure the stored one");
       }
-      LOG.warn("target {}: gating by the policy stored in Redis (version {}), which differs from the one this worker"
-          + " is configured with: {}", target, stored.version(), list);
+      LOG.warn(
+          "target {}: gating by the policy stored in Redis (version {}), which differs from the one this worker"
+              + " is configured with: {}",
+          target,
+          stored.version(),
+          list);
     }
     return stored;
   }
@@ -143,16 +157,23 @@ public final class RedisPolicyStore implements AutoCloseable {
    */
   public Stored update(UnaryOperator<Policy> change) {
     for (int i = 0; i < MAX_CONFLICTS; i++) {
-      Stored current = read()
-          .orElseThrow(() -> new NoSuchElementException("target '" + target + "' has no policy in Redis"));
+      Stored current =
+          read()
+              .orElseThrow(
+                  () ->
+                      new NoSuchElementException("target '" + target + "' has no policy in Redis"));
       Policy next = change.apply(current.policy());
       Optional<Stored> written = connection.await(write(next, current.version()));
       if (written.isPresent()) {
         return written.get();
       }
     }
-    throw new IllegalStateException("the policy of target '" + target + "' changed " + MAX_CONFLICTS
-        + " times while updating it; try again");
+    throw new IllegalStateException(
+        "the policy of target '"
+            + target
+            + "' changed "
+            + MAX_CONFLICTS
+            + " times while updating it; try again");
   }
 
   /** Hot update of one dimension's cap (units per second) and burst. */
@@ -172,8 +193,8 @@ public final class RedisPolicyStore implements AutoCloseable {
 
   /**
    * The buckets as of the target's last admission or release: L1 level per dimension, L2 level and
-   * recently admitted rate per class and dimension, active queues per class. Empty before the first admission (and after a
-   * layout change), when every bucket is full.
+   * recently admitted rate per class and dimension, active queues per class. Empty before the first
+   * admission (and after a layout change), when every bucket is full.
    */
   public Optional<GateLevels> levels() {
     Policy policy = read().map(Stored::policy).orElse(null);
@@ -181,13 +202,17 @@ public final class RedisPolicyStore implements AutoCloseable {
     for (int k = 0; policy != null && k < policy.priorities().size(); k++) {
       levelKeys.add(keys.waiting(k));
     }
-    List<Object> reply = connection.await(connection.run(Script.LEVELS, levelKeys.toArray(String[]::new)));
+    List<Object> reply =
+        connection.await(connection.run(Script.LEVELS, levelKeys.toArray(String[]::new)));
     if (reply.isEmpty()) {
       return Optional.empty();
     }
     int dims = ((Long) reply.get(0)).intValue();
     int classes = ((Long) reply.get(1)).intValue();
-    boolean named = policy != null && policy.dimensions().size() == dims && policy.priorities().size() == classes;
+    boolean named =
+        policy != null
+            && policy.dimensions().size() == dims
+            && policy.priorities().size() == classes;
     List<String> dimNames = new ArrayList<>();
     for (int d = 0; d < dims; d++) {
       dimNames.add(named && policy != null ? policy.dimensions().get(d).name() : "d" + d);
@@ -221,7 +246,9 @@ public final class RedisPolicyStore implements AutoCloseable {
     Map<String, Duration> ages = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
       long oldest = (long) Double.parseDouble((String) reply.get(i++));
-      ages.put(className(policy, named, k), Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, last - oldest) * 1_000));
+      ages.put(
+          className(policy, named, k),
+          Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, last - oldest) * 1_000));
     }
     return Optional.of(new GateLevels(global, levels, rates, active, ages));
   }
@@ -236,8 +263,12 @@ public final class RedisPolicyStore implements AutoCloseable {
     if (k < 0) {
       return Optional.empty();
     }
-    List<Object> reply = connection.await(connection.run(Script.QUEUE,
-        new String[] {keys.config(), keys.state(), keys.queues()}, k + ":" + tenant));
+    List<Object> reply =
+        connection.await(
+            connection.run(
+                Script.QUEUE,
+                new String[] {keys.config(), keys.state(), keys.queues()},
+                k + ":" + tenant));
     if (reply.isEmpty()) {
       return Optional.empty();
     }
@@ -259,13 +290,18 @@ public final class RedisPolicyStore implements AutoCloseable {
       if (stored.isEmpty()) {
         return Optional.empty();
       }
-      List<Object> reply = connection.await(FeedbackScript.run(connection, keys, stored.get(), "", null, null));
+      List<Object> reply =
+          connection.await(FeedbackScript.run(connection, keys, stored.get(), "", null, null));
       if (FeedbackScript.stale(reply) == null) {
         return FeedbackScript.decode(stored.get().policy().dimensionNames(), reply);
       }
     }
-    throw new IllegalStateException("the policy of target '" + target + "' changed " + MAX_CONFLICTS
-        + " times while reading its feedback state; try again");
+    throw new IllegalStateException(
+        "the policy of target '"
+            + target
+            + "' changed "
+            + MAX_CONFLICTS
+            + " times while reading its feedback state; try again");
   }
 
   private static String className(@Nullable Policy policy, boolean named, int k) {
@@ -274,19 +310,24 @@ public final class RedisPolicyStore implements AutoCloseable {
 
   /** Reads policy and version in one step. */
   CompletableFuture<Optional<Stored>> readAsync() {
-    return connection.commands().hmget(keys.config(), "version", "policy").toCompletableFuture()
-        .thenApply(values -> {
-          Map<String, String> fields = new HashMap<>();
-          for (KeyValue<String, String> kv : values) {
-            if (kv.hasValue()) {
-              fields.put(kv.getKey(), kv.getValue());
-            }
-          }
-          if (fields.get("version") == null || fields.get("policy") == null) {
-            return Optional.empty();
-          }
-          return Optional.of(new Stored(PolicyCodec.fromJson(fields.get("policy")), fields.get("version")));
-        });
+    return connection
+        .commands()
+        .hmget(keys.config(), "version", "policy")
+        .toCompletableFuture()
+        .thenApply(
+            values -> {
+              Map<String, String> fields = new HashMap<>();
+              for (KeyValue<String, String> kv : values) {
+                if (kv.hasValue()) {
+                  fields.put(kv.getKey(), kv.getValue());
+                }
+              }
+              if (fields.get("version") == null || fields.get("policy") == null) {
+                return Optional.empty();
+              }
+              return Optional.of(
+                  new Stored(PolicyCodec.fromJson(fields.get("policy")), fields.get("version")));
+            });
   }
 
   /**
@@ -296,7 +337,8 @@ public final class RedisPolicyStore implements AutoCloseable {
   CompletableFuture<Optional<Stored>> write(Policy policy, String expected) {
     Objects.requireNonNull(policy, "policy");
     if (!policy.target().equals(target)) {
-      throw new InvalidPolicyException("target",
+      throw new InvalidPolicyException(
+          "target",
           "this store writes target '" + target + "', the policy is for '" + policy.target() + "'");
     }
     List<String> args = new ArrayList<>();
@@ -305,10 +347,13 @@ public final class RedisPolicyStore implements AutoCloseable {
     args.add(PolicyCodec.toJson(policy));
     args.add(PolicyCodec.layout(policy));
     args.addAll(PolicyCodec.params(policy));
-    return connection.run(Script.APPLY, keys.step(), args.toArray(String[]::new))
-        .thenApply(reply -> ((Long) reply.get(0)) == 1
-            ? Optional.of(new Stored(policy, (String) reply.get(1)))
-            : Optional.empty());
+    return connection
+        .run(Script.APPLY, keys.step(), args.toArray(String[]::new))
+        .thenApply(
+            reply ->
+                ((Long) reply.get(0)) == 1
+                    ? Optional.of(new Stored(policy, (String) reply.get(1)))
+                    : Optional.empty());
   }
 
   /** Closes the connection if this store opened it (a gate's store shares the gate's). */

@@ -2,7 +2,6 @@ package io.backpressure.redis;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
-import io.backpressure.core.Ticker;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.FailOpenGate;
@@ -11,6 +10,7 @@ import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.core.Redaction;
+import io.backpressure.core.Ticker;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
@@ -42,22 +42,22 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>Start-up</b>: {@code open} returns at once and connects in the background, retrying
  *       every half second; until Redis first answers, calls are decided by the fallback mode. A
- *       failed attempt is logged at WARN when its cause changes (not at every retry). A target
- *       with no policy stored and none configured counts as unavailable until one is written.
+ *       failed attempt is logged at WARN when its cause changes (not at every retry). A target with
+ *       no policy stored and none configured counts as unavailable until one is written.
  *   <li><b>Outages</b>: the strict {@link RedisGate} sits inside a {@link FailOpenGate} in the
  *       configured {@linkplain RedisGateConfig#whenUnavailable() mode}: OPEN (default) admits
- *       ungated, CLOSED defers, LOCAL decides with an in-memory gate. One call at a time probes Redis,
- *       {@link #PROBE} apart; one warning per ten seconds, no stack traces; gating resumes with the
- *       first answer, after the worker has charged Redis with what it admitted without it in the
- *       last {@linkplain #handBack hand-back horizon}, so the windows after the workers' staggered
- *       return hold the cap.
+ *       ungated, CLOSED defers, LOCAL decides with an in-memory gate. One call at a time probes
+ *       Redis, {@link #PROBE} apart; one warning per ten seconds, no stack traces; gating resumes
+ *       with the first answer, after the worker has charged Redis with what it admitted without it
+ *       in the last {@linkplain #handBack hand-back horizon}, so the windows after the workers'
+ *       staggered return hold the cap.
  *   <li><b>LOCAL</b>: each outage starts a new in-memory gate whose buckets start empty, with this
  *       worker's share of every cap: the cap divided by the number of workers that were alive when
  *       Redis last answered. Every worker refreshes a liveness entry for its target once a second
  *       while Redis answers ({@code <prefix>:{<target>}:workers}, a sorted set scored by "alive
- *       until", three seconds ahead). So N workers in LOCAL admit about the cap between them, not
- *       N times it. Bursts are kept whole, so that every call the shared state would take also
- *       fits locally; a worker that has never reached Redis counts only itself.
+ *       until", three seconds ahead). So N workers in LOCAL admit about the cap between them, not N
+ *       times it. Bursts are kept whole, so that every call the shared state would take also fits
+ *       locally; a worker that has never reached Redis counts only itself.
  * </ul>
  *
  * <p>Thread-safe. {@link #close()} stops the background work, removes this worker's liveness entry
@@ -66,16 +66,23 @@ import org.slf4j.LoggerFactory;
 public final class ResilientRedisGate implements Gate, AutoCloseable {
   private final CountDownLatch firstConnection = new CountDownLatch(1);
   private static final Logger LOG = LoggerFactory.getLogger(ResilientRedisGate.class);
-  /** How often a worker that is not connected tries again, and how often a connected one says it is alive. */
-  static final Duration RETRY = Duration.ofMillis(500);
-  static final Duration HEARTBEAT = Duration.ofSeconds(1);
+
   /**
-   * The pause between two probes of a Redis that does not answer. Short, because only one call at
-   * a time probes (and waits up to the command timeout) while the others are decided at once, and
+   * How often a worker that is not connected tries again, and how often a connected one says it is
+   * alive.
+   */
+  static final Duration RETRY = Duration.ofMillis(500);
+
+  static final Duration HEARTBEAT = Duration.ofSeconds(1);
+
+  /**
+   * The pause between two probes of a Redis that does not answer. Short, because only one call at a
+   * time probes (and waits up to the command timeout) while the others are decided at once, and
    * every call decided without Redis after it is back adds to what it admits in the same provider
    * window (the evaluation README, faults).
    */
   static final Duration PROBE = Duration.ofMillis(100);
+
   /** How long a heartbeat keeps a worker counted as alive. */
   static final Duration ALIVE_FOR = Duration.ofSeconds(3);
 
@@ -92,15 +99,21 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   private ResilientRedisGate(RedisGateConfig config) {
     this.config = config;
     this.workersKey = Keys.of(config.keyPrefix(), config.target()).base() + "workers";
-    this.background = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread thread = new Thread(r, "backpressure-redis-" + config.target());
-      thread.setDaemon(true);
-      return thread;
-    });
-    FailOpenGate.Builder builder = FailOpenGate.around(new Connected()).mode(config.whenUnavailable())
-        .probeInterval(PROBE).handBack(handBack(config));
+    this.background =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "backpressure-redis-" + config.target());
+              thread.setDaemon(true);
+              return thread;
+            });
+    FailOpenGate.Builder builder =
+        FailOpenGate.around(new Connected())
+            .mode(config.whenUnavailable())
+            .probeInterval(PROBE)
+            .handBack(handBack(config));
     if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
-      builder.localFallback(() -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Ticker.system()));
+      builder.localFallback(
+          () -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Ticker.system()));
     }
     this.gate = builder.build();
   }
@@ -188,7 +201,10 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     background.shutdownNow();
     if (connected != null) {
       try {
-        connected.connection().await(connected.connection().commands().zrem(workersKey, workerId).toCompletableFuture());
+        connected
+            .connection()
+            .await(
+                connected.connection().commands().zrem(workersKey, workerId).toCompletableFuture());
       } catch (RuntimeException e) {
         LOG.debug("could not remove the liveness entry of worker {}: {}", workerId, e.toString());
       }
@@ -199,9 +215,9 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   /**
    * How far back a worker's calls decided without Redis are charged to it on return: the longest a
    * worker can go on deciding by its mode after Redis is back and another worker has returned — a
-   * reconnect attempt ({@code Connection.RECONNECT_AT_MOST}), a probe interval and a command timeout
-   * (450 ms by default). See {@link FailOpenGate}'s hand-back for why that, and not a whole provider
-   * period.
+   * reconnect attempt ({@code Connection.RECONNECT_AT_MOST}), a probe interval and a command
+   * timeout (450 ms by default). See {@link FailOpenGate}'s hand-back for why that, and not a whole
+   * provider period.
    */
   static Duration handBack(RedisGateConfig config) {
     return Connection.RECONNECT_AT_MOST.plus(PROBE).plus(config.commandTimeout());
@@ -223,7 +239,8 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
 
   private Policy knownPolicy() {
     RedisGate connected = redis;
-    return connected != null ? connected.policy()
+    return connected != null
+        ? connected.policy()
         : Objects.requireNonNull(config.initialPolicy(), "whenUnavailable LOCAL needs the policy");
   }
 
@@ -242,15 +259,21 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
         redis = connected;
       }
       firstConnection.countDown();
-      LOG.info("connected to Redis at {} for target {}", Redaction.url(config.url()), config.target());
-      background.scheduleWithFixedDelay(this::heartbeat, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+      LOG.info(
+          "connected to Redis at {} for target {}", Redaction.url(config.url()), config.target());
+      background.scheduleWithFixedDelay(
+          this::heartbeat, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
       String failure = Redaction.scrub(String.valueOf(e.getMessage()), config.url());
       boolean changed = !failure.equals(lastConnectFailure);
       lastConnectFailure = failure;
       if (changed) {
-        LOG.warn("target {}: {}; deciding {} until Redis answers (retrying every {} ms)", config.target(),
-            lastConnectFailure, config.whenUnavailable(), RETRY.toMillis());
+        LOG.warn(
+            "target {}: {}; deciding {} until Redis answers (retrying every {} ms)",
+            config.target(),
+            lastConnectFailure,
+            config.whenUnavailable(),
+            RETRY.toMillis());
       }
       if (!closed) {
         background.schedule(this::connect, RETRY.toMillis(), TimeUnit.MILLISECONDS);
@@ -264,8 +287,17 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
       return;
     }
     try {
-      List<Object> reply = connected.connection().await(connected.connection().run(Script.ALIVE,
-          new String[] {workersKey}, workerId, Long.toString(ALIVE_FOR.toNanos() / 1_000)));
+      List<Object> reply =
+          connected
+              .connection()
+              .await(
+                  connected
+                      .connection()
+                      .run(
+                          Script.ALIVE,
+                          new String[] {workersKey},
+                          workerId,
+                          Long.toString(ALIVE_FOR.toNanos() / 1_000)));
       liveWorkers.set(Math.max(1, ((Long) reply.get(0)).intValue()));
     } catch (RuntimeException e) {
       // Redis is unavailable: keep the last count; the fail-open wrapper reports the outage.

@@ -19,32 +19,39 @@ record Script(String text, String sha, @Nullable String function) {
 
   /** The shared bucket arithmetic every step starts with. */
   private static final String BUCKETS = "nested_buckets.lua";
+
   /** The admission step: the shared bucket arithmetic, the guards, then admit.lua. */
   static final Script ADMIT = step("admit", "guards.lua", "admit.lua");
+
   /** The release step: the shared bucket arithmetic, the guards, then release.lua. */
   static final Script RELEASE = step("release", "guards.lua", "release.lua");
+
   /**
    * Charges L1 with what was admitted without the state (a fail-open hand-back): the shared bucket
    * arithmetic, the guards, then charge.lua. Run with {@code EVALSHA} (it is not in the library).
    */
   static final Script CHARGE = load(BUCKETS, "guards.lua", "charge.lua");
+
   /** Writes a policy and its packed parameters. */
   static final Script APPLY = load("apply.lua");
+
   /** One worker's heartbeat; answers the number of live workers. */
   static final Script ALIVE = load("alive.lua");
+
   /** Reads the bucket levels. */
   static final Script LEVELS = load("levels.lua");
+
   /** Reads one queue's L3 bucket. */
   static final Script QUEUE = load("queue.lua");
 
   /**
-   * The admission and release steps as one Redis function library, named by a digest of its text
-   * so that clients of different versions load theirs side by side. An {@code EVALSHA} runs its
-   * whole script at every call: it defines every function of nested_buckets.lua again and decodes
-   * the policy's parameters. The library runs nested_buckets.lua once, at the first call after it
-   * is loaded (Redis's standard libraries are not there while a library loads), and keeps its
-   * functions and the parameters it decoded between calls; each call starts with {@code
-   * begin_call} (guards.lua), so no state of a call survives into the next.
+   * The admission and release steps as one Redis function library, named by a digest of its text so
+   * that clients of different versions load theirs side by side. An {@code EVALSHA} runs its whole
+   * script at every call: it defines every function of nested_buckets.lua again and decodes the
+   * policy's parameters. The library runs nested_buckets.lua once, at the first call after it is
+   * loaded (Redis's standard libraries are not there while a library loads), and keeps its
+   * functions and the parameters it decoded between calls; each call starts with {@code begin_call}
+   * (guards.lua), so no state of a call survives into the next.
    */
   static final String LIBRARY = library(ADMIT, RELEASE);
 
@@ -53,7 +60,10 @@ record Script(String text, String sha, @Nullable String function) {
     return new Script(text, sha1(text), null);
   }
 
-  /** A step: the shared bucket arithmetic, then {@code resources}; its function is named by its digest. */
+  /**
+   * A step: the shared bucket arithmetic, then {@code resources}; its function is named by its
+   * digest.
+   */
   private static Script step(String name, String... resources) {
     String text = read(BUCKETS) + read(resources);
     String sha = sha1(text);
@@ -61,24 +71,33 @@ record Script(String text, String sha, @Nullable String function) {
   }
 
   private static String library(Script admit, Script release) {
-    String body = "local KEYS, ARGV\n"
-        + "local steps\n"
-        + "local function build()\n"
-        + read(BUCKETS)
-        + "local admit = function()\n" + read("guards.lua", "admit.lua") + "end\n"
-        + "local release = function()\n" + read("guards.lua", "release.lua") + "end\n"
-        + "return { admit = admit, release = release }\n"
-        + "end\n"
-        + register(Objects.requireNonNull(admit.function()), "admit")
-        + register(Objects.requireNonNull(release.function()), "release");
+    String body =
+        "local KEYS, ARGV\n"
+            + "local steps\n"
+            + "local function build()\n"
+            + read(BUCKETS)
+            + "local admit = function()\n"
+            + read("guards.lua", "admit.lua")
+            + "end\n"
+            + "local release = function()\n"
+            + read("guards.lua", "release.lua")
+            + "end\n"
+            + "return { admit = admit, release = release }\n"
+            + "end\n"
+            + register(Objects.requireNonNull(admit.function()), "admit")
+            + register(Objects.requireNonNull(release.function()), "release");
     return "#!lua name=backpressure_" + sha1(body).substring(0, 16) + "\n" + body;
   }
 
   private static String register(String function, String step) {
-    return "redis.register_function('" + function + "', function(keys, args)\n"
+    return "redis.register_function('"
+        + function
+        + "', function(keys, args)\n"
         + "  steps = steps or build()\n"
         + "  KEYS, ARGV = keys, args\n"
-        + "  return steps." + step + "()\n"
+        + "  return steps."
+        + step
+        + "()\n"
         + "end)\n";
   }
 
@@ -99,7 +118,8 @@ record Script(String text, String sha, @Nullable String function) {
 
   private static String sha1(String text) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

@@ -45,9 +45,14 @@ final class ServerClock {
   void observe(long serverMicros) {
     long now = nanoTime.getAsLong();
     Bound next = new Bound(serverMicros - now / 1_000, now);
-    best.accumulateAndGet(next, (kept, fresh) -> kept == null
-        || fresh.offsetMicros() >= kept.offsetMicros()
-        || fresh.observedAtNanos() - kept.observedAtNanos() > KEEP_NANOS ? fresh : kept);
+    best.accumulateAndGet(
+        next,
+        (kept, fresh) ->
+            kept == null
+                    || fresh.offsetMicros() >= kept.offsetMicros()
+                    || fresh.observedAtNanos() - kept.observedAtNanos() > KEEP_NANOS
+                ? fresh
+                : kept);
   }
 
   /**

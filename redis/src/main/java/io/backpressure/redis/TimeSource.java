@@ -10,13 +10,13 @@ import java.util.Objects;
  * <ul>
  *   <li>{@link #server()} (the default): the scripts read the server's {@code TIME}. One clock for
  *       every worker; worker clock skew cannot matter.
- *   <li>{@link #caller(EpochClock)}: the worker sends its own time with every call, for managed services
- *       that forbid {@code TIME} in scripts (and for tests in virtual time). The trade-off: a worker
- *       whose clock runs ahead by {@code s} seconds refills the buckets early, so for as long as it
- *       is ahead the target can admit up to {@code C_d · s} more than its cap (a worker behind
- *       refills nothing until the others' time passes its own, which errs on the strict side).
- *       Keep clocks within a millisecond or two with NTP or chrony, and use the same time source
- *       on every worker of a target.
+ *   <li>{@link #caller(EpochClock)}: the worker sends its own time with every call, for managed
+ *       services that forbid {@code TIME} in scripts (and for tests in virtual time). The
+ *       trade-off: a worker whose clock runs ahead by {@code s} seconds refills the buckets early,
+ *       so for as long as it is ahead the target can admit up to {@code C_d · s} more than its cap
+ *       (a worker behind refills nothing until the others' time passes its own, which errs on the
+ *       strict side). Keep clocks within a millisecond or two with NTP or chrony, and use the same
+ *       time source on every worker of a target.
  * </ul>
  *
  * <p>A time source is a value that any number of gates and threads may share; a caller clock must

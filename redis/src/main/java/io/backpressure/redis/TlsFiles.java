@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * PEM files for a {@code rediss://} connection: the certificate authorities to trust instead of the
- * JVM's default trust store, and a client certificate with its private key for servers that
- * require one (mutual TLS). The server's certificate and host name are always verified.
+ * JVM's default trust store, and a client certificate with its private key for servers that require
+ * one (mutual TLS). The server's certificate and host name are always verified.
  *
  * <p>A value, safe to read from any thread.
  *
@@ -16,11 +16,14 @@ import org.jspecify.annotations.Nullable;
  * @param clientKey the client's private key (PKCS#8 PEM), given exactly when the certificate is
  */
 public record TlsFiles(
-    @Nullable Path trustedCertificates, @Nullable Path clientCertificate, @Nullable Path clientKey) {
+    @Nullable Path trustedCertificates,
+    @Nullable Path clientCertificate,
+    @Nullable Path clientKey) {
 
   public TlsFiles {
     if ((clientCertificate == null) != (clientKey == null)) {
-      throw new IllegalArgumentException("tls: a client certificate needs its key and a key its certificate");
+      throw new IllegalArgumentException(
+          "tls: a client certificate needs its key and a key its certificate");
     }
     readable("tls.trustedCertificates", trustedCertificates);
     readable("tls.clientCertificate", clientCertificate);
@@ -34,7 +37,8 @@ public record TlsFiles(
 
   private static void readable(String field, @Nullable Path file) {
     if (file != null && !Files.isReadable(file)) {
-      throw new IllegalArgumentException(field + " must be a readable PEM file, got '" + file + "'");
+      throw new IllegalArgumentException(
+          field + " must be a readable PEM file, got '" + file + "'");
     }
   }
 }

@@ -25,8 +25,12 @@ public final class AdmitLoad {
   private AdmitLoad() {}
 
   public static void main(String[] args) throws Exception {
-    RedisGateConfig config = RedisGateConfig.builder(args[0]).keyPrefix(args[1]).target(args[2])
-        .commandTimeout(Duration.ofSeconds(5)).build();
+    RedisGateConfig config =
+        RedisGateConfig.builder(args[0])
+            .keyPrefix(args[1])
+            .target(args[2])
+            .commandTimeout(Duration.ofSeconds(5))
+            .build();
     long until = System.nanoTime() + (long) (Double.parseDouble(args[3]) * 1e9);
     int threads = Integer.parseInt(args[4]);
     Path out = Path.of(args[5]);
@@ -35,12 +39,14 @@ public final class AdmitLoad {
     try (RedisGate gate = RedisGate.connect(config)) {
       List<Thread> callers = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
-        Thread caller = new Thread(() -> {
-          List<String> mine = run(gate, until, steady);
-          synchronized (lines) {
-            lines.addAll(mine);
-          }
-        });
+        Thread caller =
+            new Thread(
+                () -> {
+                  List<String> mine = run(gate, until, steady);
+                  synchronized (lines) {
+                    lines.addAll(mine);
+                  }
+                });
         caller.start();
         callers.add(caller);
       }
@@ -57,15 +63,23 @@ public final class AdmitLoad {
     AdmissionRequest request = null;
     while (System.nanoTime() < until) {
       if (request == null) {
-        request = steady
-            ? AdmissionRequest.of("child", "P1", Cost.requests(1))
-            : AdmissionRequest.of("tenant-" + random.nextInt(16), "P" + (1 + random.nextInt(3)),
-                Cost.requests(1).tokens(50 + random.nextInt(300)));
+        request =
+            steady
+                ? AdmissionRequest.of("child", "P1", Cost.requests(1))
+                : AdmissionRequest.of(
+                    "tenant-" + random.nextInt(16),
+                    "P" + (1 + random.nextInt(3)),
+                    Cost.requests(1).tokens(50 + random.nextInt(300)));
       }
       RedisGate.Decision decision = gate.decide(request).join();
       if (decision.admission() instanceof Admission.Admitted a) {
         Cost debited = a.grant().debited();
-        admitted.add(decision.decidedAtMicros() + " " + debited.amount("requests") + " " + debited.amount("tokens"));
+        admitted.add(
+            decision.decidedAtMicros()
+                + " "
+                + debited.amount("requests")
+                + " "
+                + debited.amount("tokens"));
         gate.release(a.grant(), debited);
         request = null;
       } else if (decision.admission() instanceof Admission.Deferred d) {

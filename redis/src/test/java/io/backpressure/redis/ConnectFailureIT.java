@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A failure to connect names its cause — refused, timed out, wrong password, untrusted
- * certificate, host name mismatch — instead of "Unable to connect", and never the password; with
- * the CA file given, TLS connects. Real redis-server processes (TLS with certificates made by
- * openssl for this test), all on loopback.
+ * A failure to connect names its cause — refused, timed out, wrong password, untrusted certificate,
+ * host name mismatch — instead of "Unable to connect", and never the password; with the CA file
+ * given, TLS connects. Real redis-server processes (TLS with certificates made by openssl for this
+ * test), all on loopback.
  */
 class ConnectFailureIT {
   private static final String PASSWORD = "right-Pa55word";
@@ -38,13 +38,18 @@ class ConnectFailureIT {
   }
 
   private static RedisGateConfig config(String url, TlsFiles tls) {
-    return RedisGateConfig.builder(url).target("connect/model").connectTimeout(Duration.ofMillis(800))
-        .commandTimeout(Duration.ofMillis(800)).tls(tls).build();
+    return RedisGateConfig.builder(url)
+        .target("connect/model")
+        .connectTimeout(Duration.ofMillis(800))
+        .commandTimeout(Duration.ofMillis(800))
+        .tls(tls)
+        .build();
   }
 
   private static String failure(String url, TlsFiles tls) {
-    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
-        () -> RedisPolicyStore.connect(config(url, tls)).close());
+    Throwable thrown =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () -> RedisPolicyStore.connect(config(url, tls)).close());
     assertThat(thrown).isInstanceOf(RedisConnectionException.class);
     return thrown.getMessage();
   }
@@ -53,22 +58,25 @@ class ConnectFailureIT {
   void refused() throws IOException {
     int port = TestRedis.freePort();
     assertThat(failure("redis://:" + PASSWORD + "@127.0.0.1:" + port, null))
-        .contains("connection refused", "127.0.0.1:" + port).doesNotContain(PASSWORD);
+        .contains("connection refused", "127.0.0.1:" + port)
+        .doesNotContain(PASSWORD);
   }
 
   @Test
   void timedOut() throws IOException {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      Thread acceptor = new Thread(() -> {
-        List<Socket> held = new ArrayList<>();
-        try {
-          while (true) {
-            held.add(silent.accept());
-          }
-        } catch (IOException closed) {
-          // The test is over.
-        }
-      });
+      Thread acceptor =
+          new Thread(
+              () -> {
+                List<Socket> held = new ArrayList<>();
+                try {
+                  while (true) {
+                    held.add(silent.accept());
+                  }
+                } catch (IOException closed) {
+                  // The test is over.
+                }
+              });
       acceptor.setDaemon(true);
       acceptor.start();
       assertThat(failure("redis://127.0.0.1:" + silent.getLocalPort(), null)).contains("timed out");
@@ -79,8 +87,10 @@ class ConnectFailureIT {
   void wrongPassword() throws Exception {
     int port = start("--port", "%d", "--requirepass", PASSWORD);
     assertThat(failure("redis://:wrong-Pa55word@127.0.0.1:" + port, null))
-        .contains("authentication failed").doesNotContain("wrong-Pa55word");
-    try (RedisPolicyStore store = RedisPolicyStore.connect(config("redis://:" + PASSWORD + "@127.0.0.1:" + port, null))) {
+        .contains("authentication failed")
+        .doesNotContain("wrong-Pa55word");
+    try (RedisPolicyStore store =
+        RedisPolicyStore.connect(config("redis://:" + PASSWORD + "@127.0.0.1:" + port, null))) {
       assertThat(store.read()).isEmpty();
     }
   }
@@ -88,12 +98,25 @@ class ConnectFailureIT {
   @Test
   void tls_untrustedCertificate_hostNameMismatch_andTheCaFileThatFixesIt() throws Exception {
     Path ca = certificates();
-    int port = start("--port", "0", "--tls-port", "%d", "--tls-cert-file", dir.resolve("server.crt").toString(),
-        "--tls-key-file", dir.resolve("server.key").toString(), "--tls-ca-cert-file", ca.toString(),
-        "--tls-auth-clients", "no");
+    int port =
+        start(
+            "--port",
+            "0",
+            "--tls-port",
+            "%d",
+            "--tls-cert-file",
+            dir.resolve("server.crt").toString(),
+            "--tls-key-file",
+            dir.resolve("server.key").toString(),
+            "--tls-ca-cert-file",
+            ca.toString(),
+            "--tls-auth-clients",
+            "no");
     assertThat(failure("rediss://localhost:" + port, null)).contains("untrusted certificate");
-    assertThat(failure("rediss://127.0.0.1:" + port, TlsFiles.trusting(ca))).contains("host name mismatch");
-    try (RedisPolicyStore store = RedisPolicyStore.connect(config("rediss://localhost:" + port, TlsFiles.trusting(ca)))) {
+    assertThat(failure("rediss://127.0.0.1:" + port, TlsFiles.trusting(ca)))
+        .contains("host name mismatch");
+    try (RedisPolicyStore store =
+        RedisPolicyStore.connect(config("rediss://localhost:" + port, TlsFiles.trusting(ca)))) {
       assertThat(store.read()).isEmpty();
     }
     assertThatThrownBy(() -> TlsFiles.trusting(dir.resolve("missing.pem")))
@@ -104,18 +127,60 @@ class ConnectFailureIT {
   private Path certificates() throws Exception {
     Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/openssl")), "needs openssl");
     Files.writeString(dir.resolve("san.ext"), "subjectAltName=DNS:localhost\n");
-    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
-        "-days", "1", "-subj", "/CN=backpressure-test-ca");
-    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
-        "-subj", "/CN=localhost");
-    run("openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", "server.crt", "-days", "1", "-extfile", "san.ext");
+    run(
+        "openssl",
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=backpressure-test-ca");
+    run(
+        "openssl",
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=localhost");
+    run(
+        "openssl",
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "1",
+        "-extfile",
+        "san.ext");
     return dir.resolve("ca.crt");
   }
 
   private void run(String... command) throws Exception {
-    Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("openssl.log").toFile()).start();
+    Process p =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("openssl.log").toFile())
+            .start();
     assertThat(p.waitFor()).as(String.join(" ", command)).isZero();
   }
 
@@ -123,20 +188,35 @@ class ConnectFailureIT {
   private int start(String... args) throws Exception {
     Assumptions.assumeTrue(TestRedis.serverOnPath(), "needs redis-server on the PATH");
     int port = TestRedis.freePort();
-    List<String> command = new ArrayList<>(List.of("redis-server", "--bind", "127.0.0.1", "-::1", "--save", "",
-        "--appendonly", "no", "--dir", dir.toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "-::1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString()));
     for (String arg : args) {
       command.add(arg.replace("%d", Integer.toString(port)));
     }
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("redis.log").toFile())
+            .start();
     servers.add(p);
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (true) {
       try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
         return port;
       } catch (IOException notYet) {
-        assertThat(System.nanoTime()).as("redis-server listening: " + Files.readString(dir.resolve("redis.log")))
+        assertThat(System.nanoTime())
+            .as("redis-server listening: " + Files.readString(dir.resolve("redis.log")))
             .isLessThan(deadline);
         Thread.sleep(20);
       }

@@ -44,7 +44,8 @@ class DifferentialTest {
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
   void sameTraceSameDecisionsAndState(long seed) {
     Random random = new Random(seed);
-    Policy policy = randomPolicy(random, seed % 2 == 0, seed % 3 == 0 ? 1 : 2, seed % 4 == 1 ? 1 : 3);
+    Policy policy =
+        randomPolicy(random, seed % 2 == 0, seed % 3 == 0 ? 1 : 2, seed % 4 == 1 ? 1 : 3);
     ManualClock clock = new ManualClock(1_000_000_000L * random.nextInt(1000));
     InMemoryGate memory = InMemoryGate.create(policy, clock);
     RedisGate redis = TestRedis.shared().gate(policy, TimeSource.caller(clock));
@@ -66,8 +67,16 @@ class DifferentialTest {
         redis.policyStore().apply(policy);
         // A worker checks requests against its copy of the policy, refreshed by its next call that
         // reaches the server; a release of an unknown grant is such a call and changes nothing.
-        assertThat(redis.release(new Grant(new Ids().grant(), "nobody", policy.priorityNames().get(0),
-            Cost.none().tokens(0), false), Cost.none().tokens(0))).isFalse();
+        assertThat(
+                redis.release(
+                    new Grant(
+                        new Ids().grant(),
+                        "nobody",
+                        policy.priorityNames().get(0),
+                        Cost.none().tokens(0),
+                        false),
+                    Cost.none().tokens(0)))
+            .isFalse();
       } else if (op < 25 && !grants.isEmpty()) {
         lastOp = "release";
         Grant[] pair = grants.get(random.nextInt(grants.size()));
@@ -84,7 +93,9 @@ class DifferentialTest {
         String memoryBooking = p.memoryBooking;
         String redisBooking = p.redisBooking;
         if (random.nextInt(20) == 0) {
-          request = new AdmissionRequest("intruder", request.priority(), request.cost(), request.maxTokens(), null, null);
+          request =
+              new AdmissionRequest(
+                  "intruder", request.priority(), request.cost(), request.maxTokens(), null, null);
         } else if (random.nextInt(10) == 0) {
           request = request.withMaxWait(Duration.ofMillis(random.nextInt(200)));
         }
@@ -131,38 +142,53 @@ class DifferentialTest {
   private record Pending(AdmissionRequest request, String memoryBooking, String redisBooking) {}
 
   /** What both remember after a step: the levels, and the bucket of the queue last touched. */
-  private static void compareState(int step, InMemoryGate memory, RedisGate redis, AdmissionRequest touched) {
+  private static void compareState(
+      int step, InMemoryGate memory, RedisGate redis, AdmissionRequest touched) {
     GateLevels a = memory.levels();
     GateLevels b = redis.policyStore().levels().orElseThrow();
-    assertThat(b.activeQueues()).as("active queues after step %d", step).isEqualTo(a.activeQueues());
+    assertThat(b.activeQueues())
+        .as("active queues after step %d", step)
+        .isEqualTo(a.activeQueues());
     assertThat(b.queueAges()).as("queue ages after step %d", step).isEqualTo(a.queueAges());
     assertClose(step, "L1 (" + lastOp + ")", b.global(), a.global());
     for (String k : a.classes().keySet()) {
       assertClose(step, "L2 " + k, b.classes().get(k), a.classes().get(k));
       assertClose(step, "admitted rate " + k, b.admittedRates().get(k), a.admittedRates().get(k));
     }
-    if (touched.tenant() == null || touched.priority() == null || memory.policy().priorityIndex(touched.priority()) < 0) {
+    if (touched.tenant() == null
+        || touched.priority() == null
+        || memory.policy().priorityIndex(touched.priority()) < 0) {
       return;
     }
     Optional<QueueState> q = memory.queueState(touched.tenant(), touched.priority());
     Optional<QueueState> r = redis.policyStore().queueState(touched.tenant(), touched.priority());
-    assertThat(r.isPresent()).as("queue %s/%s active after step %d", touched.tenant(), touched.priority(), step)
+    assertThat(r.isPresent())
+        .as("queue %s/%s active after step %d", touched.tenant(), touched.priority(), step)
         .isEqualTo(q.isPresent());
     if (q.isPresent()) {
       QueueState x = q.get();
       QueueState y = r.get();
-      assertThat(y.updatedMicros()).as("queue refill time after step %d", step).isEqualTo(x.updatedMicros());
+      assertThat(y.updatedMicros())
+          .as("queue refill time after step %d", step)
+          .isEqualTo(x.updatedMicros());
       assertThat(y.weight()).isEqualTo(x.weight());
-      assertThat(close(y.level(), x.level()) && close(y.capacity(), x.capacity()) && close(y.rate(), x.rate()))
-          .as("queue %s after step %d: in memory %s, in Redis %s", touched.tenant(), step, x, y).isTrue();
+      assertThat(
+              close(y.level(), x.level())
+                  && close(y.capacity(), x.capacity())
+                  && close(y.rate(), x.rate()))
+          .as("queue %s after step %d: in memory %s, in Redis %s", touched.tenant(), step, x, y)
+          .isTrue();
     }
   }
 
-  private static void assertClose(int step, String what, Map<String, Double> redis, Map<String, Double> memory) {
+  private static void assertClose(
+      int step, String what, Map<String, Double> redis, Map<String, Double> memory) {
     assertThat(redis.keySet()).isEqualTo(memory.keySet());
     for (Map.Entry<String, Double> e : memory.entrySet()) {
       assertThat(close(redis.get(e.getKey()), e.getValue()))
-          .as("%s %s after step %d: in memory %s, in Redis %s", what, e.getKey(), step, e.getValue(), redis.get(e.getKey()))
+          .as(
+              "%s %s after step %d: in memory %s, in Redis %s",
+              what, e.getKey(), step, e.getValue(), redis.get(e.getKey()))
           .isTrue();
     }
   }
@@ -177,12 +203,18 @@ class DifferentialTest {
 
   private void compare(int step, Admission memory, Admission redis) {
     if (memory instanceof Admission.Admitted a) {
-      assertThat(redis).as("step %d: in memory %s", step, memory).isInstanceOf(Admission.Admitted.class);
+      assertThat(redis)
+          .as("step %d: in memory %s", step, memory)
+          .isInstanceOf(Admission.Admitted.class);
       assertThat(((Admission.Admitted) redis).grant().debited()).isEqualTo(a.grant().debited());
     } else if (memory instanceof Admission.Deferred d) {
-      assertThat(redis).as("step %d: in memory %s", step, memory).isInstanceOf(Admission.Deferred.class);
-      long delta = Math.abs(((Admission.Deferred) redis).retryAfter().toNanos() - d.retryAfter().toNanos());
-      assertThat(delta).as("Δ at step %d: %s vs %s", step, memory, redis)
+      assertThat(redis)
+          .as("step %d: in memory %s", step, memory)
+          .isInstanceOf(Admission.Deferred.class);
+      long delta =
+          Math.abs(((Admission.Deferred) redis).retryAfter().toNanos() - d.retryAfter().toNanos());
+      assertThat(delta)
+          .as("Δ at step %d: %s vs %s", step, memory, redis)
           .isLessThanOrEqualTo(Duration.ofMillis(1).toNanos());
       deltas++;
       if (delta == 0) {
@@ -201,13 +233,17 @@ class DifferentialTest {
       b.dimension(Dimension.REQUESTS, requests, safeWindow ? requests / 4 : requests);
     }
     b.dimension(Dimension.TOKENS, tokens, safeWindow ? tokens / 4 : tokens)
-        .tenantWeight("t0", 3).tenantWeight("t1", 0.5)
+        .tenantWeight("t0", 3)
+        .tenantWeight("t1", 0.5)
         .idleTtl(Duration.ofMillis(500 + random.nextInt(3000)))
         .shareHorizon(Duration.ofMillis(500 + random.nextInt(1500)));
     if (classes == 1) {
-      b.priority("P1", 1, random.nextBoolean() ? Duration.ofMillis(100 + random.nextInt(400)) : null);
+      b.priority(
+          "P1", 1, random.nextBoolean() ? Duration.ofMillis(100 + random.nextInt(400)) : null);
     } else {
-      b.priority("P1", 0.5).priority("P2", 0.3, Duration.ofMillis(100 + random.nextInt(400))).priority("P3", 0.2);
+      b.priority("P1", 0.5)
+          .priority("P2", 0.3, Duration.ofMillis(100 + random.nextInt(400)))
+          .priority("P3", 0.2);
     }
     if (random.nextInt(3) == 0) {
       b.priorityMode(PriorityMode.STRICT);
@@ -229,8 +265,10 @@ class DifferentialTest {
         double burst = policy.safeWindow() == null ? cap : cap / 4;
         yield policy.withDimension(new Dimension(d.name(), cap, burst));
       }
-      case 1 -> policy.withPriorityWeight(policy.priorityNames().get(random.nextInt(policy.priorities().size())),
-          0.1 + random.nextDouble());
+      case 1 ->
+          policy.withPriorityWeight(
+              policy.priorityNames().get(random.nextInt(policy.priorities().size())),
+              0.1 + random.nextDouble());
       default -> policy.withTenantWeight("t" + random.nextInt(8), 0.2 + 3 * random.nextDouble());
     };
   }
@@ -250,9 +288,13 @@ class DifferentialTest {
     String tenant = "t" + random.nextInt(8);
     String priority = policy.priorityNames().get(random.nextInt(policy.priorities().size()));
     double burst = policy.dimensions().get(policy.dimensionIndex(Dimension.TOKENS)).burst();
-    double tokens = random.nextInt(50) == 0 ? burst * 1.5 : random.nextInt((int) Math.max(2, burst / 3));
+    double tokens =
+        random.nextInt(50) == 0 ? burst * 1.5 : random.nextInt((int) Math.max(2, burst / 3));
     boolean requests = policy.dimensionIndex(Dimension.REQUESTS) >= 0;
-    Cost cost = random.nextInt(10) == 0 || !requests ? Cost.none().tokens(tokens) : Cost.requests(1).tokens(tokens);
+    Cost cost =
+        random.nextInt(10) == 0 || !requests
+            ? Cost.none().tokens(tokens)
+            : Cost.requests(1).tokens(tokens);
     AdmissionRequest request = AdmissionRequest.of(tenant, priority, cost);
     if (policy.reservation() && random.nextBoolean()) {
       request = request.withMaxTokens(random.nextInt(400));

@@ -33,7 +33,8 @@ class FailOpenIT {
   @Test
   void callsProceedWhileRedisIsDown_andGatingResumesWithinTwoSecondsOfItsReturn() throws Exception {
     TestRedis server = TestRedis.owned();
-    Policy policy = Policy.builder("outage/model").requestsPerSecond(1_000).priority("P1", 1).build();
+    Policy policy =
+        Policy.builder("outage/model").requestsPerSecond(1_000).priority("P1", 1).build();
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     PrintStream stderr = System.err;
     System.setErr(new PrintStream(new Tee(stderr, log), true, StandardCharsets.UTF_8));
@@ -41,29 +42,36 @@ class FailOpenIT {
     AtomicInteger exceptions = new AtomicInteger();
     long restartedAt;
     FailOpenGate gate;
-    try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder(server.url()).policy(policy).build())) {
-      gate = FailOpenGate.around(redis).probeInterval(Duration.ofMillis(200)).logInterval(Duration.ofSeconds(1)).build();
+    try (RedisGate redis =
+        RedisGate.connect(RedisGateConfig.builder(server.url()).policy(policy).build())) {
+      gate =
+          FailOpenGate.around(redis)
+              .probeInterval(Duration.ofMillis(200))
+              .logInterval(Duration.ofSeconds(1))
+              .build();
       AtomicBoolean running = new AtomicBoolean(true);
       ExecutorService callers = Executors.newFixedThreadPool(4);
       for (int i = 0; i < 4; i++) {
         String tenant = "tenant-" + i;
-        callers.submit(() -> {
-          while (running.get()) {
-            try {
-              Admission answer = gate.admit(tenant, "P1", Cost.requests(1));
-              boolean gated = !(answer instanceof Admission.Admitted a) || !a.grant().failedOpen();
-              calls.add(new Call(System.nanoTime(), gated));
-              if (answer instanceof Admission.Admitted a) {
-                gate.release(a.grant(), Cost.requests(1));
+        callers.submit(
+            () -> {
+              while (running.get()) {
+                try {
+                  Admission answer = gate.admit(tenant, "P1", Cost.requests(1));
+                  boolean gated =
+                      !(answer instanceof Admission.Admitted a) || !a.grant().failedOpen();
+                  calls.add(new Call(System.nanoTime(), gated));
+                  if (answer instanceof Admission.Admitted a) {
+                    gate.release(a.grant(), Cost.requests(1));
+                  }
+                  Thread.sleep(5);
+                } catch (InterruptedException e) {
+                  return;
+                } catch (RuntimeException e) {
+                  exceptions.incrementAndGet();
+                }
               }
-              Thread.sleep(5);
-            } catch (InterruptedException e) {
-              return;
-            } catch (RuntimeException e) {
-              exceptions.incrementAndGet();
-            }
-          }
-        });
+            });
       }
       Thread.sleep(1_500);
       server.stop();
@@ -77,19 +85,30 @@ class FailOpenIT {
       assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
 
       assertThat(exceptions.get()).as("exceptions that reached a caller").isZero();
-      long ungatedWhileDown = calls.stream()
-          .filter(c -> c.nanos() > stoppedAt + 300_000_000L && c.nanos() < restartedAt && !c.gated()).count();
-      assertThat(ungatedWhileDown).as("calls that proceeded while Redis was down").isGreaterThan(200);
+      long ungatedWhileDown =
+          calls.stream()
+              .filter(
+                  c ->
+                      c.nanos() > stoppedAt + 300_000_000L && c.nanos() < restartedAt && !c.gated())
+              .count();
+      assertThat(ungatedWhileDown)
+          .as("calls that proceeded while Redis was down")
+          .isGreaterThan(200);
       assertThat(gate.failures()).isPositive();
       assertThat(gate.ungatedDecisions()).isGreaterThanOrEqualTo(ungatedWhileDown);
     } finally {
       System.setErr(stderr);
       server.stop();
     }
-    long firstGated = calls.stream().filter(c -> c.nanos() > restartedAt && c.gated())
-        .mapToLong(Call::nanos).min().orElseThrow();
+    long firstGated =
+        calls.stream()
+            .filter(c -> c.nanos() > restartedAt && c.gated())
+            .mapToLong(Call::nanos)
+            .min()
+            .orElseThrow();
     assertThat((firstGated - restartedAt) / 1e9).as("seconds until gating resumed").isLessThan(2.0);
-    long lastSecondUngated = calls.stream().filter(c -> c.nanos() > restartedAt + 2_000_000_000L && !c.gated()).count();
+    long lastSecondUngated =
+        calls.stream().filter(c -> c.nanos() > restartedAt + 2_000_000_000L && !c.gated()).count();
     assertThat(lastSecondUngated).as("ungated calls from 2 s after the restart").isZero();
 
     String text = log.toString(StandardCharsets.UTF_8);

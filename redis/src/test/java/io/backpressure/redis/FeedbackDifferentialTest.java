@@ -34,16 +34,22 @@ class FeedbackDifferentialTest {
   }
 
   private static void replay(Random random, int trace) {
-    FeedbackPolicy feedback = FeedbackPolicy.builder()
-        .period(Duration.ofMillis(500 + random.nextInt(60_000)))
-        .decrease(0.5 + 0.4 * random.nextDouble())
-        .increase(0.01 + 0.2 * random.nextDouble())
-        .headroom(0.1 * random.nextDouble())
-        .outageErrors(1 + random.nextInt(5))
-        .ramp(0.1 + 0.9 * random.nextDouble(), Duration.ofMillis(100 + random.nextInt(20_000)))
-        .build();
-    Policy policy = Policy.builder("diff/" + trace).requestsPerSecond(10 + random.nextInt(100))
-        .tokensPerSecond(1_000 + random.nextInt(20_000)).priority("P1", 1).feedback(feedback).build();
+    FeedbackPolicy feedback =
+        FeedbackPolicy.builder()
+            .period(Duration.ofMillis(500 + random.nextInt(60_000)))
+            .decrease(0.5 + 0.4 * random.nextDouble())
+            .increase(0.01 + 0.2 * random.nextDouble())
+            .headroom(0.1 * random.nextDouble())
+            .outageErrors(1 + random.nextInt(5))
+            .ramp(0.1 + 0.9 * random.nextDouble(), Duration.ofMillis(100 + random.nextInt(20_000)))
+            .build();
+    Policy policy =
+        Policy.builder("diff/" + trace)
+            .requestsPerSecond(10 + random.nextInt(100))
+            .tokensPerSecond(1_000 + random.nextInt(20_000))
+            .priority("P1", 1)
+            .feedback(feedback)
+            .build();
     ManualClock clock = new ManualClock(1_000_000_000L * (1 + random.nextInt(1_000)));
     RedisGate redis = TestRedis.shared().gate(policy, TimeSource.caller(clock));
     EffectiveCaps java = new EffectiveCaps(DIMS, caps(policy), feedback);
@@ -52,10 +58,12 @@ class FeedbackDifferentialTest {
     for (int step = 0; step < 250; step++) {
       clock.advance(Duration.ofNanos(1_000L * random.nextInt(300_000)));
       if (random.nextInt(100) == 0) {
-        policy = policy.withDimension(new io.backpressure.core.Dimension("requests",
-            10 + random.nextInt(100), 20));
+        policy =
+            policy.withDimension(
+                new io.backpressure.core.Dimension("requests", 10 + random.nextInt(100), 20));
         if (random.nextBoolean()) {
-          feedback = feedback.toBuilder().period(Duration.ofMillis(500 + random.nextInt(60_000))).build();
+          feedback =
+              feedback.toBuilder().period(Duration.ofMillis(500 + random.nextInt(60_000))).build();
           policy = policy.withFeedback(feedback);
           period = feedback.period().toNanos() / 1e9;
         }
@@ -66,7 +74,8 @@ class FeedbackDifferentialTest {
       long now = clock.nanoTime() / 1_000;
       java.observe(now, signal, EffectiveCaps.ownUse(DIMS, null, signal));
       redis.feedback(null, signal);
-      assertSame(java.state(now), redis.feedbackState().orElseThrow(), "trace " + trace + " step " + step);
+      assertSame(
+          java.state(now), redis.feedbackState().orElseThrow(), "trace " + trace + " step " + step);
     }
   }
 
@@ -84,17 +93,27 @@ class FeedbackDifferentialTest {
       exhausted.add(DIMS.get(random.nextInt(2)));
     }
     Duration retryAfter = random.nextInt(3) == 0 ? Duration.ofMillis(random.nextInt(3_000)) : null;
-    ProviderSignal signal = new ProviderSignal(status, exhausted, Map.of(), retryAfter,
-        Cost.requests(1).tokens(random.nextInt(500)), random.nextInt(3) == 0 ? 1 : 0, false);
+    ProviderSignal signal =
+        new ProviderSignal(
+            status,
+            exhausted,
+            Map.of(),
+            retryAfter,
+            Cost.requests(1).tokens(random.nextInt(500)),
+            random.nextInt(3) == 0 ? 1 : 0,
+            false);
     for (int d = 0; d < DIMS.size(); d++) {
       if (random.nextInt(4) == 0) {
         continue;
       }
       double cap = policy.dimensions().get(d).capPerSecond() * period;
       Double limit = random.nextInt(5) == 0 ? null : Math.floor(cap * (0.3 + random.nextDouble()));
-      Double remaining = random.nextInt(5) == 0 || limit == null ? null : Math.floor(limit * random.nextDouble());
-      Duration reset = random.nextInt(5) == 0 ? null
-          : Duration.ofNanos((long) (random.nextDouble() * period * 1.2e9));
+      Double remaining =
+          random.nextInt(5) == 0 || limit == null ? null : Math.floor(limit * random.nextDouble());
+      Duration reset =
+          random.nextInt(5) == 0
+              ? null
+              : Duration.ofNanos((long) (random.nextDouble() * period * 1.2e9));
       signal = signal.withLimit(DIMS.get(d), limit, remaining, reset);
     }
     return signal;
@@ -113,19 +132,29 @@ class FeedbackDifferentialTest {
       FeedbackState.Dimension l = lua.dimensions().get(dim);
       String at = where + " " + dim;
       assertThat(l.configured()).as(at).isEqualTo(j.configured());
-      assertThat(l.effective()).as(at + " effective").isCloseTo(j.effective(), within(1e-9 * j.configured()));
-      assertThat(l.applied()).as(at + " applied").isCloseTo(j.applied(), within(1e-9 * j.configured()));
+      assertThat(l.effective())
+          .as(at + " effective")
+          .isCloseTo(j.effective(), within(1e-9 * j.configured()));
+      assertThat(l.applied())
+          .as(at + " applied")
+          .isCloseTo(j.applied(), within(1e-9 * j.configured()));
       if (Double.isNaN(j.limit())) {
         assertThat(l.limit()).as(at + " limit").isNaN();
       } else {
         assertThat(l.limit()).as(at + " limit").isEqualTo(j.limit());
       }
-      assertThat(l.outside()).as(at + " outside").isCloseTo(j.outside(), within(1e-9 * j.configured()));
-      assertThat(l.cooldownSeconds()).as(at + " cooldown").isCloseTo(j.cooldownSeconds(), within(1e-9));
+      assertThat(l.outside())
+          .as(at + " outside")
+          .isCloseTo(j.outside(), within(1e-9 * j.configured()));
+      assertThat(l.cooldownSeconds())
+          .as(at + " cooldown")
+          .isCloseTo(j.cooldownSeconds(), within(1e-9));
     }
   }
 
   private static double[] caps(Policy policy) {
-    return new double[] {policy.dimensions().get(0).capPerSecond(), policy.dimensions().get(1).capPerSecond()};
+    return new double[] {
+      policy.dimensions().get(0).capPerSecond(), policy.dimensions().get(1).capPerSecond()
+    };
   }
 }

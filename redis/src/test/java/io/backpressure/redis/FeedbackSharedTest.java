@@ -23,14 +23,21 @@ import org.junit.jupiter.api.Test;
  * time source, so the counts are exact.
  */
 class FeedbackSharedTest {
-  private static final Policy POLICY = Policy.builder("openai/gpt-4o")
-      .requestsPerSecond(60).tokensPerSecond(6_000).priority("P1", 1)
-      .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build())
-      .build();
+  private static final Policy POLICY =
+      Policy.builder("openai/gpt-4o")
+          .requestsPerSecond(60)
+          .tokensPerSecond(6_000)
+          .priority("P1", 1)
+          .feedback(
+              FeedbackPolicy.builder()
+                  .period(Duration.ofSeconds(1))
+                  .ramp(0.25, Duration.ofSeconds(10))
+                  .build())
+          .build();
 
   private final ManualClock clock = new ManualClock(1_000_000_000_000L);
-  private final RedisGateConfig config = TestRedis.shared().config().policy(POLICY)
-      .timeSource(TimeSource.caller(clock)).build();
+  private final RedisGateConfig config =
+      TestRedis.shared().config().policy(POLICY).timeSource(TimeSource.caller(clock)).build();
   private final RedisGate seesThe429s = RedisGate.connect(config);
   private final RedisGate other = RedisGate.connect(config);
   private long nextAttempt = clock.nanoTime();
@@ -47,7 +54,8 @@ class FeedbackSharedTest {
     admitFor(other, 1);
     assertThat(admitFor(other, 3)).isCloseTo(3 * 60, within(2.0));
 
-    seesThe429s.feedback(null, ProviderSignal.ofStatus(200).withLimit("requests", 30.0, null, null));
+    seesThe429s.feedback(
+        null, ProviderSignal.ofStatus(200).withLimit("requests", 30.0, null, null));
 
     admitFor(other, 1);
     assertThat(admitFor(other, 4)).isCloseTo(4 * 28.5, within(2.0));
@@ -66,19 +74,23 @@ class FeedbackSharedTest {
     seesThe429s.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(1)));
     assertThat(other.feedbackState().orElseThrow().dimensions().get("requests").cooldownSeconds())
         .isCloseTo(1.0, within(1e-6));
-    assertThat(other.feedbackState().orElseThrow().dimensions().get("requests").effective()).isEqualTo(48.0);
+    assertThat(other.feedbackState().orElseThrow().dimensions().get("requests").effective())
+        .isEqualTo(48.0);
     admitFor(other, 0.2);
     assertThat(admitFor(other, 0.8)).isCloseTo(0.8 * 48, within(2.0));
     for (int i = 0; i < 60; i++) {
       admitFor(other, 0.1);
       seesThe429s.feedback(null, ProviderSignal.ofStatus(200));
     }
-    assertThat(admitFor(other, 2)).as("grown back to 60 after 4 quiet seconds").isCloseTo(120, within(2.0));
+    assertThat(admitFor(other, 2))
+        .as("grown back to 60 after 4 quiet seconds")
+        .isCloseTo(120, within(2.0));
   }
 
   @Test
   void aPolicyWriteKeepsWhatWasLearnedFromTheNextAnswerOn() {
-    seesThe429s.feedback(null, ProviderSignal.ofStatus(200).withLimit("requests", 30.0, null, null));
+    seesThe429s.feedback(
+        null, ProviderSignal.ofStatus(200).withLimit("requests", 30.0, null, null));
     seesThe429s.policyStore().setCap(Dimension.REQUESTS, 50, 50);
     seesThe429s.feedback(null, ProviderSignal.ofStatus(200));
 
@@ -101,8 +113,8 @@ class FeedbackSharedTest {
   }
 
   /**
-   * No answer is reported after the resumption, yet the other gate's admissions rise with the
-   * ramp and are back at the cap once it has run: every decision applies the ramp at its own time.
+   * No answer is reported after the resumption, yet the other gate's admissions rise with the ramp
+   * and are back at the cap once it has run: every decision applies the ramp at its own time.
    *
    * <p>Mutation tried: {@code follow_ramp} skipped in admit.lua and release.lua (60/s from the
    * start: this test and the one above fail).
@@ -120,7 +132,10 @@ class FeedbackSharedTest {
     assertThat(after).as("back at 60/s").isCloseTo(120, within(3.0));
   }
 
-  /** One caller always waiting at {@code gate} for {@code seconds} of virtual time; returns its admissions. */
+  /**
+   * One caller always waiting at {@code gate} for {@code seconds} of virtual time; returns its
+   * admissions.
+   */
   private double admitFor(RedisGate gate, double seconds) {
     long until = clock.nanoTime() + (long) (seconds * 1e9);
     int admitted = 0;

@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The effective caps are shared across processes: a second JVM ({@link AdmitLoad}, four
- * callers always waiting) admits against one target on one Redis while this process, which alone sees the
+ * The effective caps are shared across processes: a second JVM ({@link AdmitLoad}, four callers
+ * always waiting) admits against one target on one Redis while this process, which alone sees the
  * provider's answers, reports a 429 that carries a lower {@code limit} header. From the child's log
  * of admissions (stamped with the server's decision time), its rate is the configured cap before
  * the report and the lowered effective cap from its next admission after it, although the child
@@ -33,57 +33,95 @@ class FeedbackTwoProcessIT {
 
   @Test
   void a429SeenInOneProcessLowersWhatTheOtherProcessAdmitsAtItsNextAdmission() throws Exception {
-    Policy policy = Policy.builder("two-process/model")
-        .dimension(Dimension.REQUESTS, CAP, BURST)
-        .priority("P1", 1)
-        .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build())
-        .build();
+    Policy policy =
+        Policy.builder("two-process/model")
+            .dimension(Dimension.REQUESTS, CAP, BURST)
+            .priority("P1", 1)
+            .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build())
+            .build();
     RedisGateConfig config = TestRedis.shared().config().policy(policy).build();
     Path dir = Files.createTempDirectory("bp-feedback-two");
     Path log = dir.resolve("admitted.txt");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
 
     try (RedisGate seesTheAnswers = RedisGate.connect(config)) {
-      Process child = new ProcessBuilder(java, "-Xmx256m", "-cp", classpath, AdmitLoad.class.getName(),
-          TestRedis.shared().url(), config.keyPrefix(), config.target(), Double.toString(CHILD_SECONDS), "4",
-          log.toString(), "steady")
-          .redirectErrorStream(true)
-          .redirectOutput(dir.resolve("child.log").toFile())
-          .start();
+      Process child =
+          new ProcessBuilder(
+                  java,
+                  "-Xmx256m",
+                  "-cp",
+                  classpath,
+                  AdmitLoad.class.getName(),
+                  TestRedis.shared().url(),
+                  config.keyPrefix(),
+                  config.target(),
+                  Double.toString(CHILD_SECONDS),
+                  "4",
+                  log.toString(),
+                  "steady")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("child.log").toFile())
+              .start();
       long started = System.nanoTime();
-      // Long enough for the child's JVM to start and admit for a few seconds, even on a loaded machine.
+      // Long enough for the child's JVM to start and admit for a few seconds, even on a loaded
+      // machine.
       Thread.sleep(7_000);
 
       AdmissionRequest request = AdmissionRequest.of("parent", "P1", Cost.requests(1));
       Grant grant = admitted(seesTheAnswers, request);
-      long before = seesTheAnswers.decide(request.withMaxWait(Duration.ZERO)).join().decidedAtMicros();
-      seesTheAnswers.feedback(grant, ProviderSignal.rateLimited("requests", Duration.ofMillis(500))
-          .withLimit("requests", 30.0, null, null));
-      long after = seesTheAnswers.decide(request.withMaxWait(Duration.ZERO)).join().decidedAtMicros();
-      double lowered = seesTheAnswers.feedbackState().orElseThrow().dimensions().get("requests").effective();
+      long before =
+          seesTheAnswers.decide(request.withMaxWait(Duration.ZERO)).join().decidedAtMicros();
+      seesTheAnswers.feedback(
+          grant,
+          ProviderSignal.rateLimited("requests", Duration.ofMillis(500))
+              .withLimit("requests", 30.0, null, null));
+      long after =
+          seesTheAnswers.decide(request.withMaxWait(Duration.ZERO)).join().decidedAtMicros();
+      double lowered =
+          seesTheAnswers.feedbackState().orElseThrow().dimensions().get("requests").effective();
       assertThat(lowered).as("the adopted limit, with headroom").isEqualTo(0.95 * 30);
 
       long left = (long) (CHILD_SECONDS * 1e9) - (System.nanoTime() - started);
       assertThat(child.waitFor(TimeUnit.NANOSECONDS.toSeconds(left) + 60, TimeUnit.SECONDS))
-          .as("child finished").isTrue();
+          .as("child finished")
+          .isTrue();
       assertThat(child.exitValue()).as("child exit code; log in %s", dir).isZero();
 
-      List<Long> times = Files.readAllLines(log).stream().map(line -> Long.parseLong(line.split(" ")[0])).sorted().toList();
-      assertThat(times.get(0)).as("the child admitted for 2 s before the report").isLessThan(before - 2 * SECOND);
-      assertThat(times.get(times.size() - 1)).as("and for 3 s after it").isGreaterThan(after + 3 * SECOND);
+      List<Long> times =
+          Files.readAllLines(log).stream()
+              .map(line -> Long.parseLong(line.split(" ")[0]))
+              .sorted()
+              .toList();
+      assertThat(times.get(0))
+          .as("the child admitted for 2 s before the report")
+          .isLessThan(before - 2 * SECOND);
+      assertThat(times.get(times.size() - 1))
+          .as("and for 3 s after it")
+          .isGreaterThan(after + 3 * SECOND);
       long ahead = times.stream().filter(t -> t >= before - 2 * SECOND && t < before).count();
       long behind = times.stream().filter(t -> t >= after && t < after + 3 * SECOND).count();
       long firstSecond = times.stream().filter(t -> t >= after && t < after + SECOND).count();
-      System.out.printf("two processes: child admitted %d in the 2 s before the 429, %d in the 3 s after"
-          + " (%d in the first second) at an effective cap of %.1f/s%n", ahead, behind, firstSecond, lowered);
-      assertThat(ahead).as("2 s at the configured %s/s", CAP).isGreaterThanOrEqualTo((long) (0.9 * 2 * CAP));
-      // After the report: the lowered rate plus at most its (scaled) burst, from the first second on.
+      System.out.printf(
+          "two processes: child admitted %d in the 2 s before the 429, %d in the 3 s after"
+              + " (%d in the first second) at an effective cap of %.1f/s%n",
+          ahead, behind, firstSecond, lowered);
+      assertThat(ahead)
+          .as("2 s at the configured %s/s", CAP)
+          .isGreaterThanOrEqualTo((long) (0.9 * 2 * CAP));
+      // After the report: the lowered rate plus at most its (scaled) burst, from the first second
+      // on.
       double burst = BURST * lowered / CAP;
-      assertThat((double) firstSecond).as("the first second after the report")
+      assertThat((double) firstSecond)
+          .as("the first second after the report")
           .isLessThanOrEqualTo(lowered + burst + 1);
-      assertThat((double) behind).as("3 s after the report").isLessThanOrEqualTo(3 * lowered + burst + 1);
-      assertThat((double) behind).as("and kept busy at it").isGreaterThanOrEqualTo(0.9 * 3 * lowered - 1);
+      assertThat((double) behind)
+          .as("3 s after the report")
+          .isLessThanOrEqualTo(3 * lowered + burst + 1);
+      assertThat((double) behind)
+          .as("and kept busy at it")
+          .isGreaterThanOrEqualTo(0.9 * 3 * lowered - 1);
     } finally {
       for (java.io.File f : dir.toFile().listFiles()) {
         f.delete();
@@ -92,7 +130,8 @@ class FeedbackTwoProcessIT {
     }
   }
 
-  private static Grant admitted(RedisGate gate, AdmissionRequest request) throws InterruptedException {
+  private static Grant admitted(RedisGate gate, AdmissionRequest request)
+      throws InterruptedException {
     while (true) {
       Admission answer = gate.admit(request);
       if (answer instanceof Admission.Admitted a) {

@@ -14,13 +14,17 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link RedisGate#charge}, the Redis side of the fail-open hand-back (charge.lua): it takes what it
- * is charged from L1 as the in-memory reference does, also as the first step after a state loss,
+ * {@link RedisGate#charge}, the Redis side of the fail-open hand-back (charge.lua): it takes what
+ * it is charged from L1 as the in-memory reference does, also as the first step after a state loss,
  * and refuses a bad amount without changing anything. Virtual time (the caller's clock).
  */
 class HandBackTest {
-  private static final Policy POLICY = Policy.builder("handback/model").dimension(Dimension.REQUESTS, 15, 15)
-      .priority("P1", 1).safeWindow(Duration.ofSeconds(1)).build();
+  private static final Policy POLICY =
+      Policy.builder("handback/model")
+          .dimension(Dimension.REQUESTS, 15, 15)
+          .priority("P1", 1)
+          .safeWindow(Duration.ofSeconds(1))
+          .build();
 
   /** Both gates answer the same calls alike (kind and Δ), 40 calls 37 ms apart. */
   private static void decideAlike(RedisGate redis, InMemoryGate memory, ManualClock clock) {
@@ -30,7 +34,9 @@ class HandBackTest {
       Admission fromMemory = memory.admit(request);
       assertThat(fromRedis.getClass()).as("step %d", step).isEqualTo(fromMemory.getClass());
       if (fromRedis instanceof Admission.Deferred d) {
-        assertThat(d.retryAfter()).as("Δ at step %d", step).isEqualTo(((Admission.Deferred) fromMemory).retryAfter());
+        assertThat(d.retryAfter())
+            .as("Δ at step %d", step)
+            .isEqualTo(((Admission.Deferred) fromMemory).retryAfter());
       }
       clock.advance(Duration.ofMillis(37));
     }
@@ -45,7 +51,8 @@ class HandBackTest {
     redis.charge(Cost.of(Dimension.REQUESTS, 20));
     memory.charge(Cost.of(Dimension.REQUESTS, 20));
     assertThat(redis.admit("t", "P1", Cost.requests(1)))
-        .as("a full bucket of 15 charged 20 is 5 below empty").isInstanceOf(Admission.Deferred.class);
+        .as("a full bucket of 15 charged 20 is 5 below empty")
+        .isInstanceOf(Admission.Deferred.class);
     memory.admit("t", "P1", Cost.requests(1));
     decideAlike(redis, memory, clock);
   }
@@ -58,7 +65,11 @@ class HandBackTest {
     assertThat(redis.admit("warm", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     clock.advance(Duration.ofSeconds(5));
     Connection connection = redis.connection();
-    connection.await(connection.commands().del(redis.keys().state(), redis.keys().config()).toCompletableFuture());
+    connection.await(
+        connection
+            .commands()
+            .del(redis.keys().state(), redis.keys().config())
+            .toCompletableFuture());
 
     redis.charge(Cost.of(Dimension.REQUESTS, 4));
     InMemoryGate memory = InMemoryGate.createEmpty(POLICY, clock);
@@ -75,10 +86,12 @@ class HandBackTest {
     InMemoryGate memory = InMemoryGate.create(POLICY, clock);
     redis.charge(Cost.of(Dimension.REQUESTS, 500));
     memory.charge(Cost.of(Dimension.REQUESTS, 500));
-    assertThat(memory.levels().global().get(Dimension.REQUESTS)).as("L1 after a flood of 500 ungated calls")
+    assertThat(memory.levels().global().get(Dimension.REQUESTS))
+        .as("L1 after a flood of 500 ungated calls")
         .isEqualTo(-15.0);
     clock.advance(Duration.ofMillis(2_100));
-    assertThat(redis.admit("t", "P1", Cost.requests(1))).as("2 s of refill at 15/s pay back one burst")
+    assertThat(redis.admit("t", "P1", Cost.requests(1)))
+        .as("2 s of refill at 15/s pay back one burst")
         .isInstanceOf(Admission.Admitted.class);
     memory.admit("t", "P1", Cost.requests(1));
     decideAlike(redis, memory, clock);
@@ -89,11 +102,14 @@ class HandBackTest {
     ManualClock clock = new ManualClock();
     clock.advance(Duration.ofSeconds(100));
     RedisGate redis = TestRedis.shared().gate(POLICY, TimeSource.caller(clock));
-    // A negative amount cannot even be built; a dimension the policy lacks is refused by the charge.
+    // A negative amount cannot even be built; a dimension the policy lacks is refused by the
+    // charge.
     assertThatThrownBy(() -> Cost.of(Dimension.REQUESTS, -1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cost.requests");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cost.requests");
     assertThatThrownBy(() -> redis.charge(Cost.of("gpus", 1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spent.gpus");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("spent.gpus");
     decideAlike(redis, InMemoryGate.create(POLICY, clock), clock);
   }
 }

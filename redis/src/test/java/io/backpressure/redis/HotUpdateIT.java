@@ -8,7 +8,6 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Policy;
 import io.backpressure.core.testing.WindowPeak;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -28,7 +27,11 @@ class HotUpdateIT {
 
   @Test
   void loweringACapMidRunIsHonouredWithinOneRefillInterval() throws Exception {
-    Policy policy = Policy.builder("hot/model").dimension(Dimension.REQUESTS, 200, 20).priority("P1", 1).build();
+    Policy policy =
+        Policy.builder("hot/model")
+            .dimension(Dimension.REQUESTS, 200, 20)
+            .priority("P1", 1)
+            .build();
     Connection connection = TestRedis.shared().connection();
     RedisGateConfig config = TestRedis.shared().config().policy(policy).build();
     RedisGate first = RedisGate.over(connection, false, config);
@@ -40,21 +43,22 @@ class HotUpdateIT {
     for (int i = 0; i < 6; i++) {
       RedisGate gate = i % 2 == 0 ? first : second;
       String tenant = "tenant-" + i;
-      workers.submit(() -> {
-        AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
-        while (running.get()) {
-          RedisGate.Decision decision = connection.await(gate.decide(request));
-          if (decision.admission() instanceof Admission.Admitted a) {
-            admitted.add(decision.decidedAtMicros());
-            gate.release(a.grant(), Cost.requests(1));
-            request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
-          } else if (decision.admission() instanceof Admission.Deferred d) {
-            Thread.sleep(Math.max(1, d.retryAfter().toMillis()));
-            request = request.withBooking(d.booking());
-          }
-        }
-        return null;
-      });
+      workers.submit(
+          () -> {
+            AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
+            while (running.get()) {
+              RedisGate.Decision decision = connection.await(gate.decide(request));
+              if (decision.admission() instanceof Admission.Admitted a) {
+                admitted.add(decision.decidedAtMicros());
+                gate.release(a.grant(), Cost.requests(1));
+                request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
+              } else if (decision.admission() instanceof Admission.Deferred d) {
+                Thread.sleep(Math.max(1, d.retryAfter().toMillis()));
+                request = request.withBooking(d.booking());
+              }
+            }
+            return null;
+          });
     }
     Thread.sleep(1_500);
     first.policyStore().setCap(Dimension.REQUESTS, 40, 4);
@@ -71,11 +75,16 @@ class HotUpdateIT {
 
     List<Long> after = times.stream().filter(t -> t >= changedAt).toList();
     double seconds = (times.get(times.size() - 1) - changedAt) / 1e6;
-    assertThat((double) after.size()).as("admitted after the change").isLessThanOrEqualTo(40 * seconds + 4 + 1);
+    assertThat((double) after.size())
+        .as("admitted after the change")
+        .isLessThanOrEqualTo(40 * seconds + 4 + 1);
     long refillInterval = 100_000;
-    long worst = WindowPeak.maxCount(
-        after.stream().filter(t -> t >= changedAt + refillInterval).toList(), 1_000_000);
-    assertThat(worst).as("most admitted in any 1 s window after one refill interval").isBetween(30L, 44L);
+    long worst =
+        WindowPeak.maxCount(
+            after.stream().filter(t -> t >= changedAt + refillInterval).toList(), 1_000_000);
+    assertThat(worst)
+        .as("most admitted in any 1 s window after one refill interval")
+        .isBetween(30L, 44L);
   }
 
   private static long serverMicros(Connection connection) {

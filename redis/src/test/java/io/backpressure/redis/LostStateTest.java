@@ -33,8 +33,8 @@ class LostStateTest {
   }
 
   /**
-   * One caller calls back to back for {@code seconds} of virtual time, each deferred attempt retried
-   * with its booking when it was told; returns how many calls were admitted.
+   * One caller calls back to back for {@code seconds} of virtual time, each deferred attempt
+   * retried with its booking when it was told; returns how many calls were admitted.
    */
   private static int callFor(RedisGate gate, ManualClock clock, double seconds) {
     long end = clock.nanoTime() + (long) (seconds * 1e9);
@@ -59,13 +59,19 @@ class LostStateTest {
     TestRedis server = TestRedis.owned();
     ManualClock clock = new ManualClock();
     clock.advance(Duration.ofSeconds(100));
-    try (RedisGate gate = RedisGate.connect(RedisGateConfig.builder(server.url()).policy(POLICY)
-        .timeSource(TimeSource.caller(clock)).build())) {
+    try (RedisGate gate =
+        RedisGate.connect(
+            RedisGateConfig.builder(server.url())
+                .policy(POLICY)
+                .timeSource(TimeSource.caller(clock))
+                .build())) {
       assertThat(admitted(gate, 10)).as("a new target starts with full buckets").isEqualTo(10);
       clock.advance(Duration.ofSeconds(5));
       gate.connection().await(gate.connection().commands().flushall().toCompletableFuture());
 
-      assertThat(callFor(gate, clock, 1.0)).as("admitted in the second after FLUSHALL (cap 10/s)").isBetween(9, 10);
+      assertThat(callFor(gate, clock, 1.0))
+          .as("admitted in the second after FLUSHALL (cap 10/s)")
+          .isBetween(9, 10);
       assertThat(gate.policyStore().read()).as("the policy was written back").isPresent();
     } finally {
       server.stop();
@@ -81,7 +87,9 @@ class LostStateTest {
     clock.advance(Duration.ofSeconds(5));
     Keys keys = gate.keys();
     gate.connection().await(gate.connection().commands().del(keys.state()).toCompletableFuture());
-    assertThat(callFor(gate, clock, 1.0)).as("admitted in the second after the state key vanished").isBetween(9, 10);
+    assertThat(callFor(gate, clock, 1.0))
+        .as("admitted in the second after the state key vanished")
+        .isBetween(9, 10);
   }
 
   @Test
@@ -91,7 +99,8 @@ class LostStateTest {
     RedisGate gate = TestRedis.shared().gate(POLICY, TimeSource.caller(clock));
     assertThat(admitted(gate, 10)).isEqualTo(10);
     clock.advance(Duration.ofSeconds(5));
-    gate.connection().await(gate.connection().commands().del(gate.keys().state()).toCompletableFuture());
+    gate.connection()
+        .await(gate.connection().commands().del(gate.keys().state()).toCompletableFuture());
     InMemoryGate reference = InMemoryGate.createEmpty(POLICY, clock);
     for (int step = 0; step < 40; step++) {
       AdmissionRequest request = AdmissionRequest.of("t" + step % 3, "P1", Cost.requests(1));
@@ -99,7 +108,9 @@ class LostStateTest {
       Admission memory = reference.admit(request);
       assertThat(redis.getClass()).as("step %d", step).isEqualTo(memory.getClass());
       if (redis instanceof Admission.Deferred d) {
-        assertThat(d.retryAfter()).as("Δ at step %d", step).isEqualTo(((Admission.Deferred) memory).retryAfter());
+        assertThat(d.retryAfter())
+            .as("Δ at step %d", step)
+            .isEqualTo(((Admission.Deferred) memory).retryAfter());
       }
       clock.advance(Duration.ofMillis(37));
     }
@@ -113,15 +124,36 @@ class LostStateTest {
     Keys keys = gate.keys();
     String before = connection.await(connection.commands().get(keys.state()).toCompletableFuture());
     String version = gate.policyStore().read().orElseThrow().version();
-    String[] scriptKeys = keys.step(keys.grant("g-late"), keys.booking("b-late"), keys.booking("b-late"),
-        keys.waiting(0));
+    String[] scriptKeys =
+        keys.step(
+            keys.grant("g-late"), keys.booking("b-late"), keys.booking("b-late"), keys.waiting(0));
     // ARGV as RedisGate sends it (no wait limit, one request, no completion bound), with a give-up
     // deadline long past (1 µs after the epoch); the guard answers 4, which is not Expired's 3.
-    List<Object> reply = connection.await(connection.run(Script.ADMIT, scriptKeys,
-        version, "", "late", "0", "1.0", "0", "0", "-1", "1", "0", "1"));
+    List<Object> reply =
+        connection.await(
+            connection.run(
+                Script.ADMIT,
+                scriptKeys,
+                version,
+                "",
+                "late",
+                "0",
+                "1.0",
+                "0",
+                "0",
+                "-1",
+                "1",
+                "0",
+                "1"));
     assertThat(reply).containsExactly(4L);
-    assertThat(connection.await(connection.commands().get(keys.state()).toCompletableFuture())).isEqualTo(before);
-    assertThat(connection.await(connection.commands().exists(keys.grant("g-late"), keys.booking("b-late"))
-        .toCompletableFuture())).isZero();
+    assertThat(connection.await(connection.commands().get(keys.state()).toCompletableFuture()))
+        .isEqualTo(before);
+    assertThat(
+            connection.await(
+                connection
+                    .commands()
+                    .exists(keys.grant("g-late"), keys.booking("b-late"))
+                    .toCompletableFuture()))
+        .isZero();
   }
 }

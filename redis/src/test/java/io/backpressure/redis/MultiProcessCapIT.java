@@ -32,30 +32,46 @@ class MultiProcessCapIT {
 
   @Test
   void threeProcessesOfEightThreadsNeverExceedCapPlusBurstInAnyOneSecondWindow() throws Exception {
-    Policy policy = Policy.builder("multi/model")
-        .dimension(Dimension.REQUESTS, REQUESTS, REQUEST_BURST)
-        .dimension(Dimension.TOKENS, TOKENS, TOKEN_BURST)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .idleTtl(Duration.ofSeconds(5))
-        .build();
+    Policy policy =
+        Policy.builder("multi/model")
+            .dimension(Dimension.REQUESTS, REQUESTS, REQUEST_BURST)
+            .dimension(Dimension.TOKENS, TOKENS, TOKEN_BURST)
+            .priority("P1", 0.5)
+            .priority("P2", 0.3)
+            .priority("P3", 0.2)
+            .idleTtl(Duration.ofSeconds(5))
+            .build();
     RedisGateConfig config = TestRedis.shared().config().policy(policy).build();
     RedisGate.over(TestRedis.shared().connection(), false, config);
 
     Path dir = Files.createTempDirectory("bp-multi");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<Process> processes = new ArrayList<>();
     for (int p = 0; p < 3; p++) {
-      processes.add(new ProcessBuilder(java, "-Xmx256m", "-cp", classpath, AdmitLoad.class.getName(),
-          TestRedis.shared().url(), config.keyPrefix(), config.target(), Double.toString(SECONDS), "8",
-          dir.resolve("admitted-" + p + ".txt").toString())
-          .redirectErrorStream(true)
-          .redirectOutput(dir.resolve("process-" + p + ".log").toFile())
-          .start());
+      processes.add(
+          new ProcessBuilder(
+                  java,
+                  "-Xmx256m",
+                  "-cp",
+                  classpath,
+                  AdmitLoad.class.getName(),
+                  TestRedis.shared().url(),
+                  config.keyPrefix(),
+                  config.target(),
+                  Double.toString(SECONDS),
+                  "8",
+                  dir.resolve("admitted-" + p + ".txt").toString())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("process-" + p + ".log").toFile())
+              .start());
     }
     for (int p = 0; p < processes.size(); p++) {
       Process process = processes.get(p);
-      assertThat(process.waitFor((long) SECONDS + 60, TimeUnit.SECONDS)).as("process %d finished", p).isTrue();
+      assertThat(process.waitFor((long) SECONDS + 60, TimeUnit.SECONDS))
+          .as("process %d finished", p)
+          .isTrue();
       assertThat(process.exitValue()).as("process %d exit code; log in %s", p, dir).isZero();
     }
 
@@ -65,7 +81,8 @@ class MultiProcessCapIT {
       assertThat(lines).as("admissions of process %d", p).hasSizeGreaterThan(100);
       for (String line : lines) {
         String[] f = line.split(" ");
-        log.add(new Admitted(Long.parseLong(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2])));
+        log.add(
+            new Admitted(Long.parseLong(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2])));
       }
     }
     log.sort(Comparator.comparingLong(Admitted::micros));
@@ -83,6 +100,7 @@ class MultiProcessCapIT {
 
   /** The most admitted in any one-second window [t, t + 1 s), over every alignment. */
   private static double maxInAnyWindow(List<Admitted> log, boolean requests) {
-    return WindowPeak.max(log, Admitted::micros, a -> requests ? a.requests() : a.tokens(), 1_000_000);
+    return WindowPeak.max(
+        log, Admitted::micros, a -> requests ? a.requests() : a.tokens(), 1_000_000);
   }
 }

@@ -13,13 +13,18 @@ import java.time.Duration;
 import java.util.NoSuchElementException;
 import org.junit.jupiter.api.Test;
 
-/** Many targets over one connection: one gate per name, separate state, one connection on the server. */
+/**
+ * Many targets over one connection: one gate per name, separate state, one connection on the
+ * server.
+ */
 class RedisGatesTest {
   private final ManualClock clock = new ManualClock(1_000_000_000_000L);
 
   private RedisGateConfig.Builder options() {
-    return RedisGateConfig.builder(TestRedis.shared().url()).keyPrefix(TestRedis.freshPrefix())
-        .commandTimeout(Duration.ofSeconds(5)).timeSource(TimeSource.caller(clock));
+    return RedisGateConfig.builder(TestRedis.shared().url())
+        .keyPrefix(TestRedis.freshPrefix())
+        .commandTimeout(Duration.ofSeconds(5))
+        .timeSource(TimeSource.caller(clock));
   }
 
   private static Policy policy(String target, double burst) {
@@ -43,7 +48,8 @@ class RedisGatesTest {
       }
       assertThat(gates.targets()).hasSize(40);
       assertThat(clients()).as("one connection for 40 targets").isEqualTo(before + 1);
-      assertThat(gates.strict("model-1").connection()).isSameAs(gates.strict("model-39").connection());
+      assertThat(gates.strict("model-1").connection())
+          .isSameAs(gates.strict("model-39").connection());
       assertThat(gates.gate("model-7")).isSameAs(gates.gate(policy("model-7", 99)));
     }
     assertThat(clients()).isEqualTo(before);
@@ -52,13 +58,16 @@ class RedisGatesTest {
   @Test
   void aTargetStoredInRedisIsFoundByName_anUnknownOneIsAnError() {
     RedisGateConfig.Builder options = options();
-    try (RedisGates writer = RedisGates.connect(options); RedisGates reader = RedisGates.connect(options)) {
+    try (RedisGates writer = RedisGates.connect(options);
+        RedisGates reader = RedisGates.connect(options)) {
       writer.gate(policy("stored/model", 2));
       Gate gate = reader.gate("stored/model");
       assertThat(admittedOfTen(gate)).isEqualTo(2);
-      assertThatThrownBy(() -> reader.gate("unknown/model")).isInstanceOf(NoSuchElementException.class)
+      assertThatThrownBy(() -> reader.gate("unknown/model"))
+          .isInstanceOf(NoSuchElementException.class)
           .hasMessageContaining("unknown/model");
-      assertThatThrownBy(() -> reader.strict("other/model")).isInstanceOf(NoSuchElementException.class)
+      assertThatThrownBy(() -> reader.strict("other/model"))
+          .isInstanceOf(NoSuchElementException.class)
           .hasMessageContaining("not registered");
     }
   }
@@ -66,7 +75,8 @@ class RedisGatesTest {
   @Test
   void localModeIsRefused() {
     assertThatThrownBy(() -> RedisGates.connect(options().whenUnavailable(FailOpenGate.Mode.LOCAL)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whenUnavailable must be OPEN or CLOSED for RedisGates");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("whenUnavailable must be OPEN or CLOSED for RedisGates");
   }
 
   /** How many of ten tenants' calls at one instant {@code gate} admits. */

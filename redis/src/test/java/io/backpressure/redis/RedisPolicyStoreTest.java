@@ -23,8 +23,10 @@ class RedisPolicyStoreTest {
     return Policy.builder("store/model")
         .dimension(Dimension.REQUESTS, 10, 10)
         .dimension(Dimension.TOKENS, 1_000.5, 900.25)
-        .priority("P1", 0.7).priority("P2", 0.3)
-        .tenantWeight("acme", 2.5).defaultTenantWeight(0.75)
+        .priority("P1", 0.7)
+        .priority("P2", 0.3)
+        .tenantWeight("acme", 2.5)
+        .defaultTenantWeight(0.75)
         .reservation(true, 333)
         .idleTtl(Duration.ofNanos(2_500_000_123L))
         .safeWindow(Duration.ofMillis(1500))
@@ -50,15 +52,27 @@ class RedisPolicyStoreTest {
 
     assertThatThrownBy(() -> store.setCap(Dimension.TOKENS, -5, 100))
         .isInstanceOf(InvalidPolicyException.class)
-        .satisfies(e -> assertThat(((InvalidPolicyException) e).field()).isEqualTo("dimensions.tokens.cap"));
-    assertThatThrownBy(() -> store.setPriorityWeight("P9", 1)).isInstanceOf(InvalidPolicyException.class)
+        .satisfies(
+            e ->
+                assertThat(((InvalidPolicyException) e).field())
+                    .isEqualTo("dimensions.tokens.cap"));
+    assertThatThrownBy(() -> store.setPriorityWeight("P9", 1))
+        .isInstanceOf(InvalidPolicyException.class)
         .hasMessageContaining("P9");
-    assertThatThrownBy(() -> store.apply(Policy.builder("other/model").requestsPerSecond(1).priority("P1", 1).build()))
-        .isInstanceOf(InvalidPolicyException.class).hasMessageContaining("other/model");
+    assertThatThrownBy(
+            () ->
+                store.apply(
+                    Policy.builder("other/model").requestsPerSecond(1).priority("P1", 1).build()))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("other/model");
     assertThatThrownBy(() -> store.setCap(Dimension.TOKENS, 100, 0))
         .isInstanceOf(InvalidPolicyException.class)
-        .satisfies(e -> assertThat(((InvalidPolicyException) e).field()).isEqualTo("dimensions.tokens.burst"));
-    assertThatThrownBy(() -> store.setTenantWeight("acme", Double.NaN)).isInstanceOf(InvalidPolicyException.class)
+        .satisfies(
+            e ->
+                assertThat(((InvalidPolicyException) e).field())
+                    .isEqualTo("dimensions.tokens.burst"));
+    assertThatThrownBy(() -> store.setTenantWeight("acme", Double.NaN))
+        .isInstanceOf(InvalidPolicyException.class)
         .hasMessageContaining("tenants.weights.acme");
 
     assertThat(store.read().orElseThrow().version()).isEqualTo(before);
@@ -72,8 +86,11 @@ class RedisPolicyStoreTest {
     store.setPriorityWeight("P2", 0.6);
     RedisPolicyStore.Stored last = store.setTenantWeight("newco", 4);
 
-    Policy expected = policy().withDimension(new Dimension(Dimension.REQUESTS, 20, 5))
-        .withPriorityWeight("P2", 0.6).withTenantWeight("newco", 4);
+    Policy expected =
+        policy()
+            .withDimension(new Dimension(Dimension.REQUESTS, 20, 5))
+            .withPriorityWeight("P2", 0.6)
+            .withTenantWeight("newco", 4);
     assertThat(last.policy()).isEqualTo(expected);
     assertThat(last.version()).startsWith("4-");
     assertThat(store.policy()).isEqualTo(expected);
@@ -102,14 +119,31 @@ class RedisPolicyStoreTest {
 
     GateLevels redis = gate.policyStore().levels().orElseThrow();
     GateLevels reference = memory.levels();
-    assertThat(redis.activeQueues()).containsExactlyEntriesOf(reference.activeQueues())
-        .containsEntry("P1", 3).containsEntry("P2", 1);
+    assertThat(redis.activeQueues())
+        .containsExactlyEntriesOf(reference.activeQueues())
+        .containsEntry("P1", 3)
+        .containsEntry("P2", 1);
     assertThat(redis.global()).containsOnlyKeys(Dimension.REQUESTS, Dimension.TOKENS);
-    redis.global().forEach((dim, level) -> assertThat(level).isCloseTo(reference.global().get(dim), within(1e-9)));
-    redis.classes().forEach((k, levels) -> levels.forEach(
-        (dim, level) -> assertThat(level).isCloseTo(reference.classes().get(k).get(dim), within(1e-9))));
-    redis.admittedRates().forEach((k, rates) -> rates.forEach(
-        (dim, rate) -> assertThat(rate).isCloseTo(reference.admittedRates().get(k).get(dim), within(1e-9))));
+    redis
+        .global()
+        .forEach(
+            (dim, level) -> assertThat(level).isCloseTo(reference.global().get(dim), within(1e-9)));
+    redis
+        .classes()
+        .forEach(
+            (k, levels) ->
+                levels.forEach(
+                    (dim, level) ->
+                        assertThat(level)
+                            .isCloseTo(reference.classes().get(k).get(dim), within(1e-9))));
+    redis
+        .admittedRates()
+        .forEach(
+            (k, rates) ->
+                rates.forEach(
+                    (dim, rate) ->
+                        assertThat(rate)
+                            .isCloseTo(reference.admittedRates().get(k).get(dim), within(1e-9))));
     assertThat(redis.admittedRates().get("P1").get(Dimension.REQUESTS)).isPositive();
     // Reservation debits 100 + 333 tokens per call from the 900.25 burst.
     assertThat(redis.global().get(Dimension.TOKENS)).isLessThan(900.25 - 433);
@@ -118,18 +152,24 @@ class RedisPolicyStoreTest {
   @Test
   void applyWithNewNames_resetsTheState_andIgnoresGrantsOfTheOldLayout() {
     RedisGate gate = TestRedis.shared().gate(policy(), TimeSource.caller(clock));
-    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(100))).grant();
+    Grant grant =
+        ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(100))).grant();
     assertThat(gate.policyStore().levels()).isPresent();
 
-    Policy renamed = Policy.builder("store/model").dimension(Dimension.REQUESTS, 10, 10)
-        .priority("gold", 0.8).priority("silver", 0.2).build();
+    Policy renamed =
+        Policy.builder("store/model")
+            .dimension(Dimension.REQUESTS, 10, 10)
+            .priority("gold", 0.8)
+            .priority("silver", 0.2)
+            .build();
     gate.policyStore().apply(renamed);
     assertThat(gate.policyStore().levels()).isEmpty();
 
     assertThat(gate.release(grant, Cost.requests(0))).isFalse();
     assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Rejected.class);
     for (int i = 0; i < 10; i++) {
-      assertThat(gate.admit("t" + i, "gold", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
+      assertThat(gate.admit("t" + i, "gold", Cost.requests(1)))
+          .isInstanceOf(Admission.Admitted.class);
     }
     assertThat(gate.admit("t", "gold", Cost.requests(1))).isInstanceOf(Admission.Deferred.class);
     assertThat(gate.policy()).isEqualTo(renamed);

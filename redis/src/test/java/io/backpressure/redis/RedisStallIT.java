@@ -38,44 +38,50 @@ class RedisStallIT {
   void afterAStall_admissionsResumeAtTheFullRateWithinOneSecond_andNoCallIsLost() throws Exception {
     TestRedis server = TestRedis.owned();
     Assumptions.assumeTrue(server.canPause(), "needs redis-server on the PATH to send it SIGSTOP");
-    Policy policy = Policy.builder("stall/model").dimension("requests", CAP, 2).priority("P1", 1).build();
+    Policy policy =
+        Policy.builder("stall/model").dimension("requests", CAP, 2).priority("P1", 1).build();
     List<Admit> admits = Collections.synchronizedList(new ArrayList<>());
     AtomicInteger started = new AtomicInteger();
     AtomicInteger finished = new AtomicInteger();
     AtomicInteger exceptions = new AtomicInteger();
     long resumedAt;
-    try (RedisGate redis = RedisGate.connect(RedisGateConfig.builder(server.url()).policy(policy)
-        .commandTimeout(Duration.ofMillis(250)).build())) {
+    try (RedisGate redis =
+        RedisGate.connect(
+            RedisGateConfig.builder(server.url())
+                .policy(policy)
+                .commandTimeout(Duration.ofMillis(250))
+                .build())) {
       Gate gate = FailOpenGate.around(redis).probeInterval(Duration.ofMillis(200)).build();
       AtomicBoolean running = new AtomicBoolean(true);
       ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
       for (int i = 0; i < CALLERS; i++) {
         String tenant = "tenant-" + i;
-        callers.submit(() -> {
-          while (running.get()) {
-            started.incrementAndGet();
-            AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
-            try {
-              while (true) {
-                Admission answer = gate.admit(request);
-                if (answer instanceof Admission.Admitted a) {
-                  admits.add(new Admit(System.nanoTime(), !a.grant().failedOpen()));
-                  gate.release(a.grant(), Cost.requests(1));
-                  finished.incrementAndGet();
-                  break;
+        callers.submit(
+            () -> {
+              while (running.get()) {
+                started.incrementAndGet();
+                AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
+                try {
+                  while (true) {
+                    Admission answer = gate.admit(request);
+                    if (answer instanceof Admission.Admitted a) {
+                      admits.add(new Admit(System.nanoTime(), !a.grant().failedOpen()));
+                      gate.release(a.grant(), Cost.requests(1));
+                      finished.incrementAndGet();
+                      break;
+                    }
+                    Admission.Deferred deferred = (Admission.Deferred) answer;
+                    Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
+                    request = request.withBooking(deferred.booking());
+                  }
+                  Thread.sleep(20);
+                } catch (InterruptedException e) {
+                  return;
+                } catch (RuntimeException e) {
+                  exceptions.incrementAndGet();
                 }
-                Admission.Deferred deferred = (Admission.Deferred) answer;
-                Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
-                request = request.withBooking(deferred.booking());
               }
-              Thread.sleep(20);
-            } catch (InterruptedException e) {
-              return;
-            } catch (RuntimeException e) {
-              exceptions.incrementAndGet();
-            }
-          }
-        });
+            });
       }
       Thread.sleep(2_000);
       server.pause();
@@ -94,13 +100,20 @@ class RedisStallIT {
     }
 
     assertThat(exceptions.get()).as("exceptions that reached a caller").isZero();
-    assertThat(finished.get()).as("calls that ended admitted, of those started").isEqualTo(started.get());
+    assertThat(finished.get())
+        .as("calls that ended admitted, of those started")
+        .isEqualTo(started.get());
     long from = resumedAt + 1_000_000_000L;
-    long gatedAfter = admits.stream().filter(a -> a.gated() && a.nanos() >= from && a.nanos() < from + 2_000_000_000L)
-        .count();
-    System.out.printf("stall: %d gated admissions in [SIGCONT + 1 s, SIGCONT + 3 s) at a cap of %.0f/s; %d calls, all"
-        + " ended admitted: %b%n", gatedAfter, CAP, started.get(), finished.get() == started.get());
-    assertThat(gatedAfter).as("gated admissions in the 2 s from 1 s after SIGCONT (cap %s/s)", CAP)
+    long gatedAfter =
+        admits.stream()
+            .filter(a -> a.gated() && a.nanos() >= from && a.nanos() < from + 2_000_000_000L)
+            .count();
+    System.out.printf(
+        "stall: %d gated admissions in [SIGCONT + 1 s, SIGCONT + 3 s) at a cap of %.0f/s; %d calls, all"
+            + " ended admitted: %b%n",
+        gatedAfter, CAP, started.get(), finished.get() == started.get());
+    assertThat(gatedAfter)
+        .as("gated admissions in the 2 s from 1 s after SIGCONT (cap %s/s)", CAP)
         .isGreaterThanOrEqualTo((long) (0.9 * 2 * CAP));
     long ungatedAfter = admits.stream().filter(a -> !a.gated() && a.nanos() >= from).count();
     assertThat(ungatedAfter).as("calls failed open from 1 s after SIGCONT").isZero();

@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The documented way to build a Redis gate on a real server: Redis down at start-up does not
- * throw (calls fail open and gating starts once Redis answers), and in LOCAL mode N workers split
- * the cap between them during an outage instead of each admitting all of it.
+ * The documented way to build a Redis gate on a real server: Redis down at start-up does not throw
+ * (calls fail open and gating starts once Redis answers), and in LOCAL mode N workers split the cap
+ * between them during an outage instead of each admitting all of it.
  */
 class ResilientRedisGateIT {
 
@@ -32,14 +32,22 @@ class ResilientRedisGateIT {
   }
 
   @Test
-  void redisDownAtStartUp_doesNotThrow_callsFailOpen_andGatingStartsOnceRedisAnswers() throws Exception {
+  void redisDownAtStartUp_doesNotThrow_callsFailOpen_andGatingStartsOnceRedisAnswers()
+      throws Exception {
     TestRedis server = TestRedis.owned();
     server.stop();
-    Policy policy = Policy.builder("startup/model").dimension("requests", 5, 1).priority("P1", 1).build();
-    try (ResilientRedisGate gate = ResilientRedisGate.open(RedisGateConfig.builder(server.url()).policy(policy)
-        .keyPrefix(TestRedis.freshPrefix()).build())) {
+    Policy policy =
+        Policy.builder("startup/model").dimension("requests", 5, 1).priority("P1", 1).build();
+    try (ResilientRedisGate gate =
+        ResilientRedisGate.open(
+            RedisGateConfig.builder(server.url())
+                .policy(policy)
+                .keyPrefix(TestRedis.freshPrefix())
+                .build())) {
       Admission early = gate.admit("a", "P1", Cost.requests(1));
-      assertThat(early).isInstanceOfSatisfying(Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
+      assertThat(early)
+          .isInstanceOfSatisfying(
+              Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
       assertThat(gate.connected()).isFalse();
 
       server.start();
@@ -66,17 +74,24 @@ class ResilientRedisGateIT {
   void localMode_threeWorkersSplitTheCapDuringAnOutage() throws Exception {
     TestRedis server = TestRedis.owned();
     double cap = 30;
-    Policy policy = Policy.builder("local/model").dimension("requests", cap, 3).priority("P1", 1).build();
-    RedisGateConfig config = RedisGateConfig.builder(server.url()).policy(policy).keyPrefix(TestRedis.freshPrefix())
-        .whenUnavailable(FailOpenGate.Mode.LOCAL).build();
+    Policy policy =
+        Policy.builder("local/model").dimension("requests", cap, 3).priority("P1", 1).build();
+    RedisGateConfig config =
+        RedisGateConfig.builder(server.url())
+            .policy(policy)
+            .keyPrefix(TestRedis.freshPrefix())
+            .whenUnavailable(FailOpenGate.Mode.LOCAL)
+            .build();
     List<ResilientRedisGate> workers = new ArrayList<>();
     ExecutorService callers = Executors.newFixedThreadPool(6);
     try {
       for (int i = 0; i < 3; i++) {
         workers.add(ResilientRedisGate.open(config));
       }
-      await("every worker sees three live workers",
-          () -> workers.stream().allMatch(w -> w.connected() && w.liveWorkers() == 3), 10_000);
+      await(
+          "every worker sees three live workers",
+          () -> workers.stream().allMatch(w -> w.connected() && w.liveWorkers() == 3),
+          10_000);
       server.stop();
 
       long end = System.nanoTime() + 3_000_000_000L;
@@ -84,32 +99,36 @@ class ResilientRedisGateIT {
       for (int i = 0; i < 6; i++) {
         ResilientRedisGate worker = workers.get(i % 3);
         String tenant = "t" + i;
-        admitted.add(callers.submit(() -> {
-          int n = 0;
-          AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
-          while (System.nanoTime() < end) {
-            Admission answer = worker.admit(request);
-            if (answer instanceof Admission.Admitted a) {
-              assertThat(a.grant().failedOpen()).isFalse();
-              n++;
-              request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
-            } else {
-              Admission.Deferred d = (Admission.Deferred) answer;
-              Thread.sleep(Math.max(1, d.retryAfter().toMillis()));
-              request = request.withBooking(d.booking());
-            }
-          }
-          return n;
-        }));
+        admitted.add(
+            callers.submit(
+                () -> {
+                  int n = 0;
+                  AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
+                  while (System.nanoTime() < end) {
+                    Admission answer = worker.admit(request);
+                    if (answer instanceof Admission.Admitted a) {
+                      assertThat(a.grant().failedOpen()).isFalse();
+                      n++;
+                      request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
+                    } else {
+                      Admission.Deferred d = (Admission.Deferred) answer;
+                      Thread.sleep(Math.max(1, d.retryAfter().toMillis()));
+                      request = request.withBooking(d.booking());
+                    }
+                  }
+                  return n;
+                }));
       }
       int total = 0;
       for (Future<Integer> f : admitted) {
         total += f.get(30, TimeUnit.SECONDS);
       }
-      System.out.printf("LOCAL outage: 3 workers admitted %d calls in 3 s at a cap of %.0f/s%n", total, cap);
+      System.out.printf(
+          "LOCAL outage: 3 workers admitted %d calls in 3 s at a cap of %.0f/s%n", total, cap);
       // Three seconds at the cap from empty buckets: about 90 between the three workers (each
       // alone would admit 90, so all three 270 without the split).
-      assertThat(total).as("admitted by three LOCAL workers in 3 s at a cap of %s/s", cap)
+      assertThat(total)
+          .as("admitted by three LOCAL workers in 3 s at a cap of %s/s", cap)
           .isBetween((int) (0.7 * 3 * cap), (int) (3 * cap + 3 * 3));
     } finally {
       callers.shutdownNow();

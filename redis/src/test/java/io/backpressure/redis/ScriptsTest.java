@@ -21,39 +21,55 @@ class ScriptsTest {
   private final Connection connection = TestRedis.shared().connection();
 
   private static Policy policy(String target) {
-    return Policy.builder(target).requestsPerSecond(50).tokensPerSecond(5_000).priority("P1", 0.6).priority("P2", 0.4)
-        .idleTtl(Duration.ofSeconds(1)).build();
+    return Policy.builder(target)
+        .requestsPerSecond(50)
+        .tokensPerSecond(5_000)
+        .priority("P1", 0.6)
+        .priority("P2", 0.4)
+        .idleTtl(Duration.ofSeconds(1))
+        .build();
   }
 
   @Test
   void oneScriptCallPerAdmissionAndPerRelease_noKeysOrScan_andEvictionWithoutAScan() {
     RedisGate gate = TestRedis.shared().gate(policy("rt/model"), TimeSource.caller(clock));
     // Another test may have flushed the script cache: the first calls reload the scripts.
-    gate.release(((Admission.Admitted) gate.admit("warm-up", "P1", Cost.requests(0).tokens(0))).grant(), Cost.requests(0).tokens(0));
+    gate.release(
+        ((Admission.Admitted) gate.admit("warm-up", "P1", Cost.requests(0).tokens(0))).grant(),
+        Cost.requests(0).tokens(0));
     connection.await(connection.commands().configResetstat().toCompletableFuture());
     int calls = 0;
     for (int round = 0; round < 3; round++) {
       for (int t = 0; t < 200; t++) {
         clock.advance(Duration.ofMillis(1));
-        Admission answer = gate.admit("tenant-" + round + "-" + t, t % 2 == 0 ? "P1" : "P2", Cost.requests(1).tokens(10));
+        Admission answer =
+            gate.admit(
+                "tenant-" + round + "-" + t, t % 2 == 0 ? "P1" : "P2", Cost.requests(1).tokens(10));
         calls++;
         if (answer instanceof Admission.Admitted a) {
           gate.release(a.grant(), Cost.requests(1).tokens(5));
           calls++;
         }
       }
-      // A deferred call keeps its queue active for an idle TTL after its turn (up to 3 s away here).
+      // A deferred call keeps its queue active for an idle TTL after its turn (up to 3 s away
+      // here).
       clock.advance(Duration.ofSeconds(6));
     }
     Map<String, Long> stats = commandCalls();
     // A function per call where the server has functions (Redis 7, Valkey), else a script.
     assertThat(stats.get(functions() ? "fcall" : "evalsha")).isEqualTo(calls);
     assertThat(stats).doesNotContainKeys(functions() ? "evalsha" : "fcall");
-    assertThat(stats).doesNotContainKeys("keys", "scan", "hscan", "zscan", "hgetall", "hkeys", "eval");
+    assertThat(stats)
+        .doesNotContainKeys("keys", "scan", "hscan", "zscan", "hgetall", "hkeys", "eval");
     // Tenants of earlier rounds went idle and were evicted: only the last round's queues remain.
-    assertThat(gate.policyStore().levels().orElseThrow().activeQueues().values().stream().mapToInt(i -> i).sum())
+    assertThat(
+            gate.policyStore().levels().orElseThrow().activeQueues().values().stream()
+                .mapToInt(i -> i)
+                .sum())
         .isEqualTo(200);
-    assertThat(stats.get("zrem")).as("evictions touch only expired queues, in a few chunks").isLessThanOrEqualTo(3);
+    assertThat(stats.get("zrem"))
+        .as("evictions touch only expired queues, in a few chunks")
+        .isLessThanOrEqualTo(3);
   }
 
   @Test
@@ -61,7 +77,8 @@ class ScriptsTest {
     RedisGate gate = TestRedis.shared().gate(policy("flush/model"), TimeSource.caller(clock));
     Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(10))).grant();
     connection.await(connection.commands().scriptFlush().toCompletableFuture());
-    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(10)))
+        .isInstanceOf(Admission.Admitted.class);
     connection.await(connection.commands().scriptFlush().toCompletableFuture());
     assertThat(gate.release(grant, Cost.requests(1).tokens(10))).isTrue();
     assertThat(gate.release(grant, Cost.requests(1).tokens(10))).isFalse();
@@ -69,12 +86,14 @@ class ScriptsTest {
 
   @Test
   void aFlushedFunctionLibraryIsReloadedTransparently() {
-    RedisGate gate = TestRedis.shared().gate(policy("flush-functions/model"), TimeSource.caller(clock));
+    RedisGate gate =
+        TestRedis.shared().gate(policy("flush-functions/model"), TimeSource.caller(clock));
     Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(10))).grant();
     if (functions()) {
       connection.await(connection.commands().functionFlush(FlushMode.SYNC).toCompletableFuture());
     }
-    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(10))).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(10)))
+        .isInstanceOf(Admission.Admitted.class);
     if (functions()) {
       connection.await(connection.commands().functionFlush(FlushMode.SYNC).toCompletableFuture());
     }
@@ -84,21 +103,31 @@ class ScriptsTest {
 
   @Test
   void everyKeyOfATargetIsHashTaggedIntoOneSlot() {
-    RedisGateConfig config = TestRedis.shared().config().policy(policy("openai/gpt-4o"))
-        .timeSource(TimeSource.caller(clock)).build();
+    RedisGateConfig config =
+        TestRedis.shared()
+            .config()
+            .policy(policy("openai/gpt-4o"))
+            .timeSource(TimeSource.caller(clock))
+            .build();
     RedisGate gate = RedisGate.over(connection, false, config);
     gate.admit("a", "P1", Cost.requests(50).tokens(10));
     Admission deferred = gate.admit("a", "P1", Cost.requests(1).tokens(10));
     assertThat(deferred).isInstanceOf(Admission.Deferred.class);
 
-    List<String> keys = connection.await(connection.commands().keys(config.keyPrefix() + ":*").toCompletableFuture());
-    assertThat(keys).hasSize(7).allSatisfy(k -> assertThat(k).startsWith(config.keyPrefix() + ":{openai/gpt-4o}:"));
+    List<String> keys =
+        connection.await(
+            connection.commands().keys(config.keyPrefix() + ":*").toCompletableFuture());
+    assertThat(keys)
+        .hasSize(7)
+        .allSatisfy(k -> assertThat(k).startsWith(config.keyPrefix() + ":{openai/gpt-4o}:"));
     assertThat(keys.stream().map(SlotHash::getSlot).distinct()).hasSize(1);
     assertThat(keys.stream().map(k -> k.substring(k.indexOf('}') + 2).replaceAll(":[^:]*$", ":id")))
         .containsExactlyInAnyOrder("config", "state", "queues", "seen", "g:id", "b:id", "w:id");
   }
 
-  /** Whether the server has functions (Redis 7 and later): then the gate runs its steps with FCALL. */
+  /**
+   * Whether the server has functions (Redis 7 and later): then the gate runs its steps with FCALL.
+   */
   private boolean functions() {
     String info = connection.await(connection.commands().info("server").toCompletableFuture());
     String version = info.replaceAll("(?s).*redis_version:(\\d+).*", "$1");
@@ -106,12 +135,14 @@ class ScriptsTest {
   }
 
   private Map<String, Long> commandCalls() {
-    String info = connection.await(connection.commands().info("commandstats").toCompletableFuture());
+    String info =
+        connection.await(connection.commands().info("commandstats").toCompletableFuture());
     Map<String, Long> calls = new HashMap<>();
     for (String line : info.split("\r?\n")) {
       if (line.startsWith("cmdstat_")) {
         String name = line.substring("cmdstat_".length(), line.indexOf(':'));
-        String count = line.substring(line.indexOf("calls=") + 6, line.indexOf(',', line.indexOf("calls=")));
+        String count =
+            line.substring(line.indexOf("calls=") + 6, line.indexOf(',', line.indexOf("calls=")));
         calls.put(name, Long.parseLong(count));
       }
     }

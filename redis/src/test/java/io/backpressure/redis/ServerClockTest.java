@@ -20,7 +20,8 @@ class ServerClockTest {
     // clock gives offset ≥ 997 000 µs; a quicker one (1 ms) gives ≥ 999 000 µs and replaces it.
     localNanos.addAndGet(3_000_000);
     clock.observe(5_000_000 + 1_000_000);
-    assertThat(clock.giveUpAfter(250_000_000L)).isEqualTo(Long.toString(5_003_000 + 250_000 + 997_000));
+    assertThat(clock.giveUpAfter(250_000_000L))
+        .isEqualTo(Long.toString(5_003_000 + 250_000 + 997_000));
     localNanos.addAndGet(1_000_000);
     clock.observe(5_003_000 + 1_000_000);
     assertThat(clock.giveUpAfter(0)).isEqualTo(Long.toString(5_004_000 + 999_000));

@@ -17,13 +17,14 @@ import org.junit.jupiter.api.Assumptions;
  * directory), joined by {@code redis-cli --cluster create … --cluster-replicas 1}. A node that
  * stops answering is failed over after {@link #NODE_TIMEOUT_MS}; replicas may be promoted whatever
  * their replication lag ({@code cluster-replica-validity-factor 0}), as a test that kills a master
- * right after a burst of writes needs, and the other masters keep serving their slots while one
- * has none ({@code cluster-require-full-coverage no}). Skips the test when {@code redis-server} or {@code
- * redis-cli} is not on the PATH.
+ * right after a burst of writes needs, and the other masters keep serving their slots while one has
+ * none ({@code cluster-require-full-coverage no}). Skips the test when {@code redis-server} or
+ * {@code redis-cli} is not on the PATH.
  */
 final class TestCluster implements AutoCloseable {
   /** How long a node may be silent before the others mark it failed (ms). */
   static final int NODE_TIMEOUT_MS = 1_000;
+
   private static final int NODES = 6;
 
   private final Path dir;
@@ -37,31 +38,56 @@ final class TestCluster implements AutoCloseable {
   static TestCluster start() throws IOException, InterruptedException {
     String server = onPath("redis-server");
     String cli = onPath("redis-cli");
-    Assumptions.assumeTrue(server != null && cli != null, "redis-server and redis-cli are needed on the PATH");
+    Assumptions.assumeTrue(
+        server != null && cli != null, "redis-server and redis-cli are needed on the PATH");
     TestCluster cluster = new TestCluster(Files.createTempDirectory("bp-cluster"));
     Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
     List<String> create = new ArrayList<>(List.of(cli, "--cluster", "create"));
     for (int port : freePorts(NODES)) {
       Path nodeDir = Files.createDirectories(cluster.dir.resolve(Integer.toString(port)));
-      Process process = new ProcessBuilder(server, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-          "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-          "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MS), "--cluster-replica-validity-factor", "0",
-          "--cluster-require-full-coverage", "no",
-          "--save", "", "--appendonly", "no", "--dir", nodeDir.toString())
-          .redirectErrorStream(true)
-          .redirectOutput(nodeDir.resolve("redis.log").toFile())
-          .start();
+      Process process =
+          new ProcessBuilder(
+                  server,
+                  "--port",
+                  Integer.toString(port),
+                  "--bind",
+                  "127.0.0.1",
+                  "--cluster-enabled",
+                  "yes",
+                  "--cluster-config-file",
+                  "nodes.conf",
+                  "--cluster-node-timeout",
+                  Integer.toString(NODE_TIMEOUT_MS),
+                  "--cluster-replica-validity-factor",
+                  "0",
+                  "--cluster-require-full-coverage",
+                  "no",
+                  "--save",
+                  "",
+                  "--appendonly",
+                  "no",
+                  "--dir",
+                  nodeDir.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(nodeDir.resolve("redis.log").toFile())
+              .start();
       cluster.nodes.put(port, process);
       create.add("127.0.0.1:" + port);
     }
     for (int port : cluster.nodes.keySet()) {
-      cluster.await("node " + port + " answers", () -> cluster.cli(port, "PING").startsWith("PONG"), 10_000);
+      cluster.await(
+          "node " + port + " answers", () -> cluster.cli(port, "PING").startsWith("PONG"), 10_000);
     }
     create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-    Process join = new ProcessBuilder(create).redirectErrorStream(true)
-        .redirectOutput(cluster.dir.resolve("create.log").toFile()).start();
+    Process join =
+        new ProcessBuilder(create)
+            .redirectErrorStream(true)
+            .redirectOutput(cluster.dir.resolve("create.log").toFile())
+            .start();
     if (!join.waitFor(60, TimeUnit.SECONDS) || join.exitValue() != 0) {
-      throw new IllegalStateException("redis-cli --cluster create failed: " + Files.readString(cluster.dir.resolve("create.log")));
+      throw new IllegalStateException(
+          "redis-cli --cluster create failed: "
+              + Files.readString(cluster.dir.resolve("create.log")));
     }
     cluster.awaitHealthy(30_000);
     return cluster;
@@ -76,7 +102,9 @@ final class TestCluster implements AutoCloseable {
   int masterOf(String key) {
     int slot = Integer.parseInt(cli(anyLive(), "CLUSTER", "KEYSLOT", key).strip());
     for (String[] node : nodeLines()) {
-      if (node[2].contains("master") && !node[2].contains("fail") && nodes.containsKey(port(node[1]))) {
+      if (node[2].contains("master")
+          && !node[2].contains("fail")
+          && nodes.containsKey(port(node[1]))) {
         for (int i = 8; i < node.length; i++) {
           String[] range = node[i].split("-");
           if (range[0].startsWith("[")) {
@@ -97,14 +125,20 @@ final class TestCluster implements AutoCloseable {
   List<Integer> liveMasters() {
     List<Integer> masters = new ArrayList<>();
     for (String[] node : nodeLines()) {
-      if (node[2].contains("master") && !node[2].contains("fail") && node.length > 8 && nodes.containsKey(port(node[1]))) {
+      if (node[2].contains("master")
+          && !node[2].contains("fail")
+          && node.length > 8
+          && nodes.containsKey(port(node[1]))) {
         masters.add(port(node[1]));
       }
     }
     return masters;
   }
 
-  /** Empties the script cache of every running node, as a restart or a newly promoted replica has it. */
+  /**
+   * Empties the script cache of every running node, as a restart or a newly promoted replica has
+   * it.
+   */
   void flushScripts() {
     for (int port : nodes.keySet()) {
       if (!cli(port, "SCRIPT", "FLUSH").startsWith("OK")) {
@@ -126,27 +160,33 @@ final class TestCluster implements AutoCloseable {
    * cluster_state:ok}, and the live nodes agree on the topology.
    */
   void awaitHealthy(long millis) throws InterruptedException {
-    await("every slot served by three live masters, state ok on every node", () -> {
-      for (int port : nodes.keySet()) {
-        if (!cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")) {
-          return false;
-        }
-      }
-      return liveMasters().size() == 3;
-    }, millis);
+    await(
+        "every slot served by three live masters, state ok on every node",
+        () -> {
+          for (int port : nodes.keySet()) {
+            if (!cli(port, "CLUSTER", "INFO").contains("cluster_state:ok")) {
+              return false;
+            }
+          }
+          return liveMasters().size() == 3;
+        },
+        millis);
   }
 
   /** Waits until every live replica has finished its first sync with its master. */
   void awaitReplicasInSync(long millis) throws InterruptedException {
-    await("replicas in sync", () -> {
-      for (int port : nodes.keySet()) {
-        String info = cli(port, "INFO", "replication");
-        if (info.contains("role:slave") && !info.contains("master_link_status:up")) {
-          return false;
-        }
-      }
-      return true;
-    }, millis);
+    await(
+        "replicas in sync",
+        () -> {
+          for (int port : nodes.keySet()) {
+            String info = cli(port, "INFO", "replication");
+            if (info.contains("role:slave") && !info.contains("master_link_status:up")) {
+              return false;
+            }
+          }
+          return true;
+        },
+        millis);
   }
 
   @Override
@@ -158,7 +198,11 @@ final class TestCluster implements AutoCloseable {
   }
 
   private List<String[]> nodeLines() {
-    return cli(anyLive(), "CLUSTER", "NODES").lines().filter(l -> !l.isBlank()).map(l -> l.split(" ")).toList();
+    return cli(anyLive(), "CLUSTER", "NODES")
+        .lines()
+        .filter(l -> !l.isBlank())
+        .map(l -> l.split(" "))
+        .toList();
   }
 
   private int anyLive() {
@@ -172,7 +216,9 @@ final class TestCluster implements AutoCloseable {
 
   /** One redis-cli command against a node; its output, or "" if the node does not answer. */
   private String cli(int port, String... command) {
-    List<String> args = new ArrayList<>(List.of(onPath("redis-cli"), "-h", "127.0.0.1", "-p", Integer.toString(port)));
+    List<String> args =
+        new ArrayList<>(
+            List.of(onPath("redis-cli"), "-h", "127.0.0.1", "-p", Integer.toString(port)));
     args.addAll(List.of(command));
     try {
       Process process = new ProcessBuilder(args).redirectErrorStream(true).start();
@@ -198,7 +244,9 @@ final class TestCluster implements AutoCloseable {
     }
   }
 
-  /** {@code count} loopback ports that are free, each with its cluster bus port (+10 000) free too. */
+  /**
+   * {@code count} loopback ports that are free, each with its cluster bus port (+10 000) free too.
+   */
   private static List<Integer> freePorts(int count) throws IOException {
     List<Integer> ports = new ArrayList<>();
     while (ports.size() < count) {
@@ -211,7 +259,8 @@ final class TestCluster implements AutoCloseable {
   }
 
   private static boolean free(int port) {
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket socket =
+        new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
       return true;
     } catch (IOException e) {
       return false;

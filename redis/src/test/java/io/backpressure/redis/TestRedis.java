@@ -41,18 +41,22 @@ public final class TestRedis {
   public static synchronized TestRedis shared() {
     if (shared == null) {
       String external = System.getenv("BACKPRESSURE_REDIS_URL");
-      shared = external != null && !external.isBlank() ? new TestRedis(external, -1, null) : startOwned();
+      shared =
+          external != null && !external.isBlank()
+              ? new TestRedis(external, -1, null)
+              : startOwned();
     }
     return shared;
   }
 
   /**
-   * A server of this test's own, which it may stop and restart; skips the test when only an external
-   * server may be used.
+   * A server of this test's own, which it may stop and restart; skips the test when only an
+   * external server may be used.
    */
   static TestRedis owned() {
     String external = System.getenv("BACKPRESSURE_REDIS_URL");
-    Assumptions.assumeTrue(external == null || external.isBlank(),
+    Assumptions.assumeTrue(
+        external == null || external.isBlank(),
         "BACKPRESSURE_REDIS_URL points to an external server, which this test must not stop");
     return startOwned();
   }
@@ -60,7 +64,8 @@ public final class TestRedis {
   private static TestRedis startOwned() {
     try {
       int port = freePort();
-      TestRedis redis = new TestRedis("redis://127.0.0.1:" + port, port, Files.createTempDirectory("bp-redis"));
+      TestRedis redis =
+          new TestRedis("redis://127.0.0.1:" + port, port, Files.createTempDirectory("bp-redis"));
       redis.start();
       Runtime.getRuntime().addShutdownHook(new Thread(redis::stop));
       return redis;
@@ -75,7 +80,9 @@ public final class TestRedis {
 
   /** A configuration for this server with a fresh key prefix (target and policy still to set). */
   RedisGateConfig.Builder config() {
-    return RedisGateConfig.builder(url).keyPrefix(freshPrefix()).commandTimeout(java.time.Duration.ofSeconds(5));
+    return RedisGateConfig.builder(url)
+        .keyPrefix(freshPrefix())
+        .commandTimeout(java.time.Duration.ofSeconds(5));
   }
 
   /** One connection the tests of this JVM share (gates over it do not close it). */
@@ -103,32 +110,50 @@ public final class TestRedis {
     }
     String binary = onPath("redis-server");
     if (binary != null) {
-      process = new ProcessBuilder(binary, "--port", Integer.toString(port),
-          "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString())
-          .redirectErrorStream(true)
-          .redirectOutput(dir.resolve("redis.log").toFile())
-          .start();
+      process =
+          new ProcessBuilder(
+                  binary,
+                  "--port",
+                  Integer.toString(port),
+                  "--bind",
+                  "127.0.0.1",
+                  "--save",
+                  "",
+                  "--appendonly",
+                  "no",
+                  "--dir",
+                  dir.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("redis.log").toFile())
+              .start();
     } else {
       if (embedded == null) {
-        embedded = RedisServer.newRedisServer()
-            .port(port)
-            .bind("127.0.0.1")
-            .setting("save \"\"")
-            .setting("appendonly no")
-            .setting("dir " + dir)
-            .build();
+        embedded =
+            RedisServer.newRedisServer()
+                .port(port)
+                .bind("127.0.0.1")
+                .setting("save \"\"")
+                .setting("appendonly no")
+                .setting("dir " + dir)
+                .build();
       }
       embedded.start();
     }
     awaitPong();
   }
 
-  /** Freezes a server this class started from the PATH (SIGSTOP): it keeps its sockets but answers nothing. */
+  /**
+   * Freezes a server this class started from the PATH (SIGSTOP): it keeps its sockets but answers
+   * nothing.
+   */
   synchronized void pause() {
     signal("STOP");
   }
 
-  /** Lets a {@linkplain #pause() frozen} server run again (SIGCONT); it then works off what queued up. */
+  /**
+   * Lets a {@linkplain #pause() frozen} server run again (SIGCONT); it then works off what queued
+   * up.
+   */
   synchronized void resume() {
     signal("CONT");
   }
@@ -143,7 +168,11 @@ public final class TestRedis {
       throw new IllegalStateException("only a redis-server process started here can be signalled");
     }
     try {
-      int exit = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor();
+      int exit =
+          new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+              .inheritIO()
+              .start()
+              .waitFor();
       if (exit != 0) {
         throw new IllegalStateException("kill -" + name + " exited with " + exit);
       }

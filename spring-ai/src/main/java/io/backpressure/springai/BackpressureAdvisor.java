@@ -53,10 +53,11 @@ import reactor.core.publisher.SignalType;
  * every model call of a retrying advisor above it is admitted anew.
  *
  * <p>Not admitted: inside a Temporal activity the call ends the activity as {@code ActivityGate}
- * does; elsewhere {@code call()} throws a {@link NotAdmittedException} (a deferral carries Δ and the
- * booking) and a stream fails with it, without reaching the provider. Inside an activity a stream
- * is run to its end on the activity thread and then replayed, so the grant is released within the
- * attempt. After each answer the {@link RateLimitFeedback} hears the provider's rate-limit report.
+ * does; elsewhere {@code call()} throws a {@link NotAdmittedException} (a deferral carries Δ and
+ * the booking) and a stream fails with it, without reaching the provider. Inside an activity a
+ * stream is run to its end on the activity thread and then replayed, so the grant is released
+ * within the attempt. After each answer the {@link RateLimitFeedback} hears the provider's
+ * rate-limit report.
  *
  * <p>Turn off the model's own retries of 429 answers (Spring AI's OpenAI options {@code
  * maxRetries(0)}); the gate replaces them. Thread-safe.
@@ -64,8 +65,10 @@ import reactor.core.publisher.SignalType;
 public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
   /** Advisor parameter: the tenant (a string). */
   public static final String TENANT = "backpressure.tenant";
+
   /** Advisor parameter: the priority class (a string). */
   public static final String PRIORITY = "backpressure.priority";
+
   /** Just before the model: Spring AI's model-calling advisors sit at {@code LOWEST_PRECEDENCE}. */
   public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1_000;
 
@@ -103,44 +106,63 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
   @Override
   public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
     GateContext context = context(request.context(), GateContext.current().orElse(null));
-    ChatClientResponse response = gatedCall.call(context, estimate(request.prompt()), maxTokens(request.prompt()),
-        () -> chain.nextCall(request), BackpressureAdvisor::usage);
+    ChatClientResponse response =
+        gatedCall.call(
+            context,
+            estimate(request.prompt()),
+            maxTokens(request.prompt()),
+            () -> chain.nextCall(request),
+            BackpressureAdvisor::usage);
     report(response);
     return response;
   }
 
   @Override
-  public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-    return Flux.defer(() -> {
-      GateContext context = context(request.context(), null);
-      Cost estimate = estimate(request.prompt());
-      Long maxTokens = maxTokens(request.prompt());
-      if (gatedCall.insideActivity()) {
-        List<ChatClientResponse> chunks = gatedCall.call(context, estimate, maxTokens,
-            () -> chain.nextStream(request).collectList().block(), BackpressureAdvisor::usage);
-        chunks.forEach(this::report);
-        return Flux.fromIterable(chunks);
-      }
-      Grant grant = gatedCall.admit(context, estimate, maxTokens);
-      AtomicReference<Cost> reported = new AtomicReference<>();
-      return chain.nextStream(request)
-          .doOnNext(chunk -> {
-            Cost usage = usage(chunk);
-            if (usage != null) {
-              reported.set(usage);
-            }
-            report(chunk);
-          })
-          .doFinally(signal -> {
-            // Usage reported wins. Without it: a failed stream generated nothing the provider
-            // counts; a completed or cancelled one may have, so it keeps what was debited.
-            Cost actual = reported.get();
-            if (actual == null) {
-              actual = signal == SignalType.ON_ERROR ? GatedCall.failureUsage(grant.debited()) : grant.debited();
-            }
-            gatedCall.release(grant, actual);
-          });
-    });
+  public Flux<ChatClientResponse> adviseStream(
+      ChatClientRequest request, StreamAdvisorChain chain) {
+    return Flux.defer(
+        () -> {
+          GateContext context = context(request.context(), null);
+          Cost estimate = estimate(request.prompt());
+          Long maxTokens = maxTokens(request.prompt());
+          if (gatedCall.insideActivity()) {
+            List<ChatClientResponse> chunks =
+                gatedCall.call(
+                    context,
+                    estimate,
+                    maxTokens,
+                    () -> chain.nextStream(request).collectList().block(),
+                    BackpressureAdvisor::usage);
+            chunks.forEach(this::report);
+            return Flux.fromIterable(chunks);
+          }
+          Grant grant = gatedCall.admit(context, estimate, maxTokens);
+          AtomicReference<Cost> reported = new AtomicReference<>();
+          return chain
+              .nextStream(request)
+              .doOnNext(
+                  chunk -> {
+                    Cost usage = usage(chunk);
+                    if (usage != null) {
+                      reported.set(usage);
+                    }
+                    report(chunk);
+                  })
+              .doFinally(
+                  signal -> {
+                    // Usage reported wins. Without it: a failed stream generated nothing the
+                    // provider
+                    // counts; a completed or cancelled one may have, so it keeps what was debited.
+                    Cost actual = reported.get();
+                    if (actual == null) {
+                      actual =
+                          signal == SignalType.ON_ERROR
+                              ? GatedCall.failureUsage(grant.debited())
+                              : grant.debited();
+                    }
+                    gatedCall.release(grant, actual);
+                  });
+        });
   }
 
   /** The call's context; throws the rejection for a call that carries none. */
@@ -151,7 +173,8 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
     Object tenant = params.get(TENANT);
     if (tenant != null) {
       Object priority = params.get(PRIORITY);
-      return GateContext.of(tenant.toString(), priority == null ? defaultPriority() : priority.toString());
+      return GateContext.of(
+          tenant.toString(), priority == null ? defaultPriority() : priority.toString());
     }
     if (threadScoped != null) {
       return threadScoped;
@@ -214,7 +237,9 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
   }
 
   private static ChatResponseMetadata metadata(ChatClientResponse response) {
-    return response == null || response.chatResponse() == null ? null : response.chatResponse().getMetadata();
+    return response == null || response.chatResponse() == null
+        ? null
+        : response.chatResponse().getMetadata();
   }
 
   /** Options of a {@link BackpressureAdvisor}; not thread-safe. */

@@ -33,26 +33,42 @@ class AtTheCapIT {
 
   @Test
   void fourTenantsAtTheCapSeeNo429() throws Exception {
-    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder()
-        .latencyMs(5, 20)
-        .requests(LimitSpec.perSecond(WindowModel.FIXED, CAP_PER_SECOND))
-        .build())) {
-      InMemoryGate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
-          .requestsPerSecond(CAP_PER_SECOND)
-          .tokensPerSecond(100_000)
-          .priority("P1", 1)
-          .safeWindow(Duration.ofSeconds(1)) // the provider's fixed window, whatever its alignment
-          .build());
-      ChatClient chat = ChatClient.builder(OpenAiChatModel.builder()
-              .options(OpenAiChatOptions.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
-                  .model("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(30)).build())
-              .build())
-          .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
-          .build();
+    try (MockProvider provider =
+        MockProvider.start(
+            MockProviderConfig.builder()
+                .latencyMs(5, 20)
+                .requests(LimitSpec.perSecond(WindowModel.FIXED, CAP_PER_SECOND))
+                .build())) {
+      InMemoryGate gate =
+          InMemoryGate.create(
+              Policy.builder("openai/gpt-4o-mini")
+                  .requestsPerSecond(CAP_PER_SECOND)
+                  .tokensPerSecond(100_000)
+                  .priority("P1", 1)
+                  .safeWindow(
+                      Duration.ofSeconds(1)) // the provider's fixed window, whatever its alignment
+                  .build());
+      ChatClient chat =
+          ChatClient.builder(
+                  OpenAiChatModel.builder()
+                      .options(
+                          OpenAiChatOptions.builder()
+                              .baseUrl(provider.baseUrl())
+                              .apiKey("sk-mock")
+                              .model("gpt-4o-mini")
+                              .maxRetries(0)
+                              .timeout(Duration.ofSeconds(30))
+                              .build())
+                      .build())
+              .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
+              .build();
       // The first call through a new client loads classes and opens its connection: it reaches the
       // provider up to a second after its admission, into a provider window the gate had already
       // left. Let that window pass before the run; later calls arrive within milliseconds.
-      chat.prompt("warm-up").advisors(a -> a.param(GateContext.KEY, GateContext.of("warm-up", "P1"))).call().content();
+      chat.prompt("warm-up")
+          .advisors(a -> a.param(GateContext.KEY, GateContext.of("warm-up", "P1")))
+          .call()
+          .content();
       Thread.sleep(1_100);
       AtomicInteger deferrals = new AtomicInteger();
       ExecutorService tenants = Executors.newFixedThreadPool(4);
@@ -68,9 +84,12 @@ class AtTheCapIT {
       tenants.shutdown();
 
       assertThat(answered).isEqualTo(4 * CALLS_PER_TENANT);
-      assertThat(provider.records()).hasSize(1 + 4 * CALLS_PER_TENANT)
+      assertThat(provider.records())
+          .hasSize(1 + 4 * CALLS_PER_TENANT)
           .allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
-      assertThat(deferrals.get()).as("the gate held calls back, so the run was at the cap").isPositive();
+      assertThat(deferrals.get())
+          .as("the gate held calls back, so the run was at the cap")
+          .isPositive();
     }
   }
 
@@ -83,8 +102,10 @@ class AtTheCapIT {
       while (true) {
         GateContext current = attempt;
         try {
-          chat.prompt("hello from " + context.tenant()).advisors(a -> a.param(GateContext.KEY, current))
-              .call().content();
+          chat.prompt("hello from " + context.tenant())
+              .advisors(a -> a.param(GateContext.KEY, current))
+              .call()
+              .content();
           answered++;
           break;
         } catch (DeferredException e) {

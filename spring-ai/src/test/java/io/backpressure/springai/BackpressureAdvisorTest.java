@@ -27,7 +27,10 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.OpenAiChatOptions;
 
-/** Spring AI's own OpenAI model behind a ChatClient, against the mock provider; gate time is virtual. */
+/**
+ * Spring AI's own OpenAI model behind a ChatClient, against the mock provider; gate time is
+ * virtual.
+ */
 class BackpressureAdvisorTest {
   private static final String PROMPT = "x".repeat(400); // 100 tokens at four characters per token
 
@@ -39,28 +42,41 @@ class BackpressureAdvisorTest {
 
   @BeforeEach
   void start() throws Exception {
-    provider = MockProvider.start(MockProviderConfig.builder()
-        .latencyMs(0, 0)
-        .completionTokens(new CompletionTokens.Fixed(30))
-        .build());
-    gate = new RecordingGate(InMemoryGate.create(
-        Policy.builder("openai/gpt-4o-mini")
-            .dimension("requests", 1, 1) // one call per virtual second
-            .tokensPerSecond(10_000)
-            .priority("P1", 0.7).priority("P2", 0.3)
-            .build(),
-        clock));
-    OpenAiChatModel openAi = OpenAiChatModel.builder()
-        .options(OpenAiChatOptions.builder()
-            .baseUrl(provider.baseUrl()).apiKey("sk-mock").model("gpt-4o-mini")
-            .maxTokens(50).maxRetries(0).timeout(Duration.ofSeconds(20))
-            .build())
-        .build();
-    chat = ChatClient.builder(openAi)
-        .defaultAdvisors(BackpressureAdvisor.builder(gate)
-            .feedback((target, rateLimit) -> feedbackTargets.add(target))
-            .build())
-        .build();
+    provider =
+        MockProvider.start(
+            MockProviderConfig.builder()
+                .latencyMs(0, 0)
+                .completionTokens(new CompletionTokens.Fixed(30))
+                .build());
+    gate =
+        new RecordingGate(
+            InMemoryGate.create(
+                Policy.builder("openai/gpt-4o-mini")
+                    .dimension("requests", 1, 1) // one call per virtual second
+                    .tokensPerSecond(10_000)
+                    .priority("P1", 0.7)
+                    .priority("P2", 0.3)
+                    .build(),
+                clock));
+    OpenAiChatModel openAi =
+        OpenAiChatModel.builder()
+            .options(
+                OpenAiChatOptions.builder()
+                    .baseUrl(provider.baseUrl())
+                    .apiKey("sk-mock")
+                    .model("gpt-4o-mini")
+                    .maxTokens(50)
+                    .maxRetries(0)
+                    .timeout(Duration.ofSeconds(20))
+                    .build())
+            .build();
+    chat =
+        ChatClient.builder(openAi)
+            .defaultAdvisors(
+                BackpressureAdvisor.builder(gate)
+                    .feedback((target, rateLimit) -> feedbackTargets.add(target))
+                    .build())
+            .build();
   }
 
   @AfterEach
@@ -70,8 +86,12 @@ class BackpressureAdvisorTest {
 
   private String ask(String tenant, String priority) {
     return chat.prompt(PROMPT)
-        .advisors(a -> a.param(BackpressureAdvisor.TENANT, tenant).param(BackpressureAdvisor.PRIORITY, priority))
-        .call().content();
+        .advisors(
+            a ->
+                a.param(BackpressureAdvisor.TENANT, tenant)
+                    .param(BackpressureAdvisor.PRIORITY, priority))
+        .call()
+        .content();
   }
 
   @Test
@@ -80,14 +100,19 @@ class BackpressureAdvisorTest {
 
     assertThat(answer).isNotEmpty();
     RequestRecord record = provider.records().get(0);
-    assertThat(gate.requests()).singleElement().satisfies(request -> {
-      assertThat(request.tenant()).isEqualTo("acme");
-      assertThat(request.priority()).isEqualTo("P1");
-      assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(100));
-      assertThat(request.maxTokens()).isEqualTo(50L);
-    });
+    assertThat(gate.requests())
+        .singleElement()
+        .satisfies(
+            request -> {
+              assertThat(request.tenant()).isEqualTo("acme");
+              assertThat(request.priority()).isEqualTo("P1");
+              assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(100));
+              assertThat(request.maxTokens()).isEqualTo(50L);
+            });
     assertThat(record.completionTokens()).isEqualTo(30);
-    assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
+    assertThat(gate.releasedWith())
+        .containsExactly(
+            Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     assertThat(feedbackTargets).containsExactly("openai/gpt-4o-mini");
   }
 
@@ -96,27 +121,34 @@ class BackpressureAdvisorTest {
     ask("acme", "P2");
 
     assertThatThrownBy(() -> ask("acme", "P2"))
-        .isInstanceOfSatisfying(DeferredException.class, e -> {
-          assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
-          assertThat(e.booking()).isNotEmpty();
-        });
+        .isInstanceOfSatisfying(
+            DeferredException.class,
+            e -> {
+              assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+              assertThat(e.booking()).isNotEmpty();
+            });
     assertThat(provider.records()).hasSize(1);
   }
 
   @Test
   void takesAGateContextParameterOrTheThreadsContext() throws Exception {
-    chat.prompt(PROMPT).advisors(a -> a.param(GateContext.KEY, GateContext.of("globex", "P2"))).call().content();
+    chat.prompt(PROMPT)
+        .advisors(a -> a.param(GateContext.KEY, GateContext.of("globex", "P2")))
+        .call()
+        .content();
     clock.advance(Duration.ofSeconds(1));
     GateContext.of("initech", "P1").call(() -> chat.prompt(PROMPT).call().content());
 
-    assertThat(gate.requests()).extracting(r -> r.tenant() + "/" + r.priority())
+    assertThat(gate.requests())
+        .extracting(r -> r.tenant() + "/" + r.priority())
         .containsExactly("globex/P2", "initech/P1");
   }
 
   @Test
   void aCallWithNoContextIsRejectedBeforeAnyTraffic() {
     assertThatThrownBy(() -> chat.prompt(PROMPT).call().content())
-        .isInstanceOfSatisfying(RejectedException.class,
+        .isInstanceOfSatisfying(
+            RejectedException.class,
             e -> assertThat(e.reason()).isEqualTo(RejectReason.INVALID_REQUEST));
     assertThat(provider.records()).isEmpty();
   }
@@ -127,14 +159,24 @@ class BackpressureAdvisorTest {
     provider.setFaults(new Faults(true, 1.0));
     Throwable failure = null;
     try {
-      chat.prompt(PROMPT).advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
-          .stream().content().collectList().block(Duration.ofSeconds(20));
+      chat
+          .prompt(PROMPT)
+          .advisors(
+              a ->
+                  a.param(BackpressureAdvisor.TENANT, "acme")
+                      .param(BackpressureAdvisor.PRIORITY, "P1"))
+          .stream()
+          .content()
+          .collectList()
+          .block(Duration.ofSeconds(20));
     } catch (RuntimeException e) {
       failure = e;
     }
 
     assertThat(failure).isNotNull();
-    assertThat(provider.records()).isNotEmpty().allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
+    assertThat(provider.records())
+        .isNotEmpty()
+        .allSatisfy(r -> assertThat(r.status()).isEqualTo(500));
     // The stream's failure reaches the caller before the advisor's release on the stream's thread.
     long until = System.nanoTime() + 5_000_000_000L;
     while (gate.releasedWith().isEmpty() && System.nanoTime() < until) {
@@ -147,9 +189,17 @@ class BackpressureAdvisorTest {
   void aDeferredStreamFailsCarryingDelta() {
     ask("acme", "P1");
 
-    assertThatThrownBy(() -> chat.prompt(PROMPT)
-            .advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
-            .stream().content().blockLast(Duration.ofSeconds(20)))
+    assertThatThrownBy(
+            () ->
+                chat
+                    .prompt(PROMPT)
+                    .advisors(
+                        a ->
+                            a.param(BackpressureAdvisor.TENANT, "acme")
+                                .param(BackpressureAdvisor.PRIORITY, "P1"))
+                    .stream()
+                    .content()
+                    .blockLast(Duration.ofSeconds(20)))
         .isInstanceOf(DeferredException.class);
     assertThat(provider.records()).hasSize(1);
   }

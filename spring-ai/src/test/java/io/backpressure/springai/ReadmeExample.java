@@ -13,19 +13,29 @@ final class ReadmeExample {
 
   static String answer(ChatModel openAi) {
     // README:begin
-    Gate gate = InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
-        .requestsPerMinute(600).tokensPerMinute(200_000)
-        .priority("P1", 0.7).priority("P2", 0.3)
-        .build());
-    ChatClient chat = ChatClient.builder(openAi)   // the model with maxRetries(0)
-        .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
-        .build();
+    Gate gate =
+        InMemoryGate.create(
+            Policy.builder("openai/gpt-4o-mini")
+                .requestsPerMinute(600)
+                .tokensPerMinute(200_000)
+                .priority("P1", 0.7)
+                .priority("P2", 0.3)
+                .build());
+    ChatClient chat =
+        ChatClient.builder(openAi) // the model with maxRetries(0)
+            .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
+            .build();
     try {
       return chat.prompt("Hello")
-          .advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
-          .call().content();
+          .advisors(
+              a ->
+                  a.param(BackpressureAdvisor.TENANT, "acme")
+                      .param(BackpressureAdvisor.PRIORITY, "P1"))
+          .call()
+          .content();
     } catch (DeferredException deferred) {
-      // Not sent. Retry after Δ, passing GateContext.of("acme", "P1").withBooking(deferred.booking())
+      // Not sent. Retry after Δ, passing GateContext.of("acme",
+      // "P1").withBooking(deferred.booking())
       // as the advisor parameter GateContext.KEY.
       return "retry in " + deferred.retryAfter().toMillis() + " ms";
     }

@@ -16,22 +16,37 @@ class ReadmeExampleTest {
 
   @Test
   void theReadmeShowsTheCompiledExample() throws Exception {
-    String source = Files.readString(Path.of("src/test/java/io/backpressure/springai/ReadmeExample.java"));
-    String example = source.substring(source.indexOf("// README:begin\n") + "// README:begin\n".length(),
-        source.indexOf("// README:end")).stripIndent();
+    String source =
+        Files.readString(Path.of("src/test/java/io/backpressure/springai/ReadmeExample.java"));
+    String example =
+        source
+            .substring(
+                source.indexOf("// README:begin\n") + "// README:begin\n".length(),
+                source.indexOf("// README:end"))
+            .stripIndent();
     assertThat(Files.readString(Path.of("README.md"))).contains(example);
   }
 
   @Test
   void theExampleAnswersThroughTheMockProvider() throws Exception {
-    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
-      OpenAiChatModel openAi = OpenAiChatModel.builder()
-          .options(OpenAiChatOptions.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock").model("gpt-4o-mini")
-              .maxRetries(0).timeout(Duration.ofSeconds(20)).build())
-          .build();
+    try (MockProvider provider =
+        MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+      OpenAiChatModel openAi =
+          OpenAiChatModel.builder()
+              .options(
+                  OpenAiChatOptions.builder()
+                      .baseUrl(provider.baseUrl())
+                      .apiKey("sk-mock")
+                      .model("gpt-4o-mini")
+                      .maxRetries(0)
+                      .timeout(Duration.ofSeconds(20))
+                      .build())
+              .build();
 
       assertThat(ReadmeExample.answer(openAi)).isNotEmpty().doesNotStartWith("retry");
-      assertThat(provider.records()).singleElement().satisfies(r -> assertThat(r.status()).isEqualTo(200));
+      assertThat(provider.records())
+          .singleElement()
+          .satisfies(r -> assertThat(r.status()).isEqualTo(200));
     }
   }
 }

@@ -23,17 +23,35 @@ class SdkRetriesTest {
 
   @Test
   void aGatedCallAnswered429ReachesTheProviderOnce() throws Exception {
-    RecordingGate gate = new RecordingGate(InMemoryGate.create(Policy.builder("openai/gpt-4o-mini")
-        .requestsPerSecond(100).tokensPerSecond(100_000).priority("P1", 1).build(), new ManualClock()));
-    MockProviderConfig config = MockProviderConfig.builder().latencyMs(0, 0)
-        .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10))).build();
+    RecordingGate gate =
+        new RecordingGate(
+            InMemoryGate.create(
+                Policy.builder("openai/gpt-4o-mini")
+                    .requestsPerSecond(100)
+                    .tokensPerSecond(100_000)
+                    .priority("P1", 1)
+                    .build(),
+                new ManualClock()));
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .latencyMs(0, 0)
+            .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10)))
+            .build();
     try (MockProvider provider = MockProvider.start(config)) {
-      ChatClient chat = ChatClient.builder(OpenAiChatModel.builder()
-              .options(OpenAiChatOptions.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
-                  .model("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(20)).build())
-              .build())
-          .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
-          .build();
+      ChatClient chat =
+          ChatClient.builder(
+                  OpenAiChatModel.builder()
+                      .options(
+                          OpenAiChatOptions.builder()
+                              .baseUrl(provider.baseUrl())
+                              .apiKey("sk-mock")
+                              .model("gpt-4o-mini")
+                              .maxRetries(0)
+                              .timeout(Duration.ofSeconds(20))
+                              .build())
+                      .build())
+              .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
+              .build();
 
       ask(chat);
       assertThatThrownBy(() -> ask(chat)).isInstanceOf(RuntimeException.class);
@@ -46,7 +64,11 @@ class SdkRetriesTest {
 
   private static String ask(ChatClient chat) {
     return chat.prompt("hello")
-        .advisors(a -> a.param(BackpressureAdvisor.TENANT, "acme").param(BackpressureAdvisor.PRIORITY, "P1"))
-        .call().content();
+        .advisors(
+            a ->
+                a.param(BackpressureAdvisor.TENANT, "acme")
+                    .param(BackpressureAdvisor.PRIORITY, "P1"))
+        .call()
+        .content();
   }
 }

@@ -12,7 +12,6 @@ import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.feedback.ProviderSignals;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
-import io.temporal.activity.ActivityInfo;
 import io.temporal.common.Priority;
 import java.time.Duration;
 import java.util.Objects;
@@ -38,24 +37,24 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Admitted</b>: runs the call, then releases the grant with the true usage. The release
- *       also happens when the call throws, including when the activity is cancelled (the
- *       heartbeat inside the call throws) or the worker shuts down: then it releases what the
- *       provider is assumed to have counted, by default the debited cost with zero tokens (see
- *       {@link Builder#failureUsage}). No reservation outlives the attempt.
+ *       also happens when the call throws, including when the activity is cancelled (the heartbeat
+ *       inside the call throws) or the worker shuts down: then it releases what the provider is
+ *       assumed to have counted, by default the debited cost with zero tokens (see {@link
+ *       Builder#failureUsage}). No reservation outlives the attempt.
  *   <li><b>Deferred</b> for longer than the {@linkplain Builder#waitInPlace wait-in-place
  *       allowance} (none by default; when set, shorter deferrals are slept out on the slot and
- *       admission is asked again): ends the activity at once, before any traffic, so its worker slot is free
- *       in the same moment, with an {@link io.temporal.failure.ApplicationFailure} of type {@value
- *       Backpressure#DEFERRED} (category {@code BENIGN}, so it stays out of failure metrics and
- *       logs). How the wait happens depends on the workflow side:
+ *       admission is asked again): ends the activity at once, before any traffic, so its worker
+ *       slot is free in the same moment, with an {@link io.temporal.failure.ApplicationFailure} of
+ *       type {@value Backpressure#DEFERRED} (category {@code BENIGN}, so it stays out of failure
+ *       metrics and logs). How the wait happens depends on the workflow side:
  *       <ul>
  *         <li>with {@link BackpressureInterceptor} on the worker and the call made under {@link
  *             Backpressure#run} or a {@linkplain BackpressureInterceptor#transparent transparent}
  *             interceptor, the failure is non-retryable and the workflow sleeps Δ on a durable
  *             timer, then runs the activity again with the booking in a header;
- *         <li>otherwise the failure is retryable with {@code nextRetryDelay = Δ}: the server's retry
- *             timer waits (Temporal server and SDK 1.30 or later). The booking and the time of the
- *             first deferral travel to the next attempt in the heartbeat details. Each such
+ *         <li>otherwise the failure is retryable with {@code nextRetryDelay = Δ}: the server's
+ *             retry timer waits (Temporal server and SDK 1.30 or later). The booking and the time
+ *             of the first deferral travel to the next attempt in the heartbeat details. Each such
  *             deferral counts as an attempt of the activity's retry policy, so give gated
  *             activities {@code maximumAttempts = 0} (unlimited) or a high value and let {@link
  *             Builder#maxWait} bound the wait.
@@ -69,15 +68,18 @@ import org.slf4j.LoggerFactory;
  * proceed ungated (logged once per interval) and a throwing {@code release} is logged, without a
  * stack trace, and otherwise ignored.
  *
- * <p>Call it on the activity method's own thread (it reads the activity's execution context), from a
- * regular activity, not a local one. Thread-safe: one instance serves all activities of a worker.
+ * <p>Call it on the activity method's own thread (it reads the activity's execution context), from
+ * a regular activity, not a local one. Thread-safe: one instance serves all activities of a worker.
  */
 public final class ActivityGate {
 
   /** The default bound on a server-timed deferral, measured from the call's first deferral. */
   public static final Duration DEFAULT_MAX_WAIT = Duration.ofMinutes(10);
 
-  /** The default allowance for waiting out short deferrals on the slot: none, every deferral frees it. */
+  /**
+   * The default allowance for waiting out short deferrals on the slot: none, every deferral frees
+   * it.
+   */
   public static final Duration DEFAULT_WAIT_IN_PLACE = Duration.ZERO;
 
   private static final Logger log = LoggerFactory.getLogger(ActivityGate.class);
@@ -88,7 +90,10 @@ public final class ActivityGate {
   private final BiFunction<Cost, Throwable, Cost> failureUsage;
 
   private ActivityGate(Builder builder) {
-    this.gate = builder.gate instanceof FailOpenGate ? builder.gate : FailOpenGate.around(builder.gate).build();
+    this.gate =
+        builder.gate instanceof FailOpenGate
+            ? builder.gate
+            : FailOpenGate.around(builder.gate).build();
     this.maxWait = builder.maxWait;
     this.waitInPlace = builder.waitInPlace;
     this.failureUsage = builder.failureUsage;
@@ -127,8 +132,8 @@ public final class ActivityGate {
   }
 
   /**
-   * Where a gated call reports what the provider answered.
-   * Used by the one activity thread that runs the call.
+   * Where a gated call reports what the provider answered. Used by the one activity thread that
+   * runs the call.
    */
   @FunctionalInterface
   public interface Answers {
@@ -137,8 +142,8 @@ public final class ActivityGate {
   }
 
   /**
-   * A provider call that reports the provider's answers (a success, a 429, an error) as it gets them.
-   * Runs on the activity's thread.
+   * A provider call that reports the provider's answers (a success, a 429, an error) as it gets
+   * them. Runs on the activity's thread.
    */
   @FunctionalInterface
   public interface ReportingCall<R> {
@@ -146,8 +151,9 @@ public final class ActivityGate {
   }
 
   /**
-   * As {@link #call(GatedRequest, Callable, Function)}, and the call reports the provider's answers,
-   * which the gate learns its effective caps from ({@link Gate#feedback}) after the release:
+   * As {@link #call(GatedRequest, Callable, Function)}, and the call reports the provider's
+   * answers, which the gate learns its effective caps from ({@link Gate#feedback}) after the
+   * release:
    *
    * <pre>{@code
    * return gate.call(input, answers -> {
@@ -162,8 +168,9 @@ public final class ActivityGate {
     Objects.requireNonNull(call, "call");
     Objects.requireNonNull(usage, "usage");
     ReportedAnswers answers = new ReportedAnswers();
-    AdmissionRequest admission = new AdmissionRequest(
-        request.tenant(), request.priority(), request.cost(), request.maxTokens(), null, null);
+    AdmissionRequest admission =
+        new AdmissionRequest(
+            request.tenant(), request.priority(), request.cost(), request.maxTokens(), null, null);
     return admitAndCall(admission, () -> call.call(answers), answers.recording(usage), answers);
   }
 
@@ -191,8 +198,11 @@ public final class ActivityGate {
     return admitAndCall(AdmissionRequest.of(tenant, "P" + key, cost), call, usage, null);
   }
 
-  private <R> R admitAndCall(AdmissionRequest request, Callable<R> call,
-      Function<? super R, Cost> usage, @Nullable ReportedAnswers answers) {
+  private <R> R admitAndCall(
+      AdmissionRequest request,
+      Callable<R> call,
+      Function<? super R, Cost> usage,
+      @Nullable ReportedAnswers answers) {
     Grant grant = admit(request);
     try {
       return callAdmitted(grant, call, usage);
@@ -204,8 +214,8 @@ public final class ActivityGate {
   }
 
   /**
-   * Admits {@code request} exactly as {@link #call(GatedRequest, Callable, Function) call} does, but
-   * runs nothing: for callers that send the provider call themselves, such as the gated HTTP
+   * Admits {@code request} exactly as {@link #call(GatedRequest, Callable, Function) call} does,
+   * but runs nothing: for callers that send the provider call themselves, such as the gated HTTP
    * clients of the {@code openai} and {@code anthropic} modules. Release the grant with {@link
    * #release(Grant, Cost)} once the call is over, also when it failed.
    *
@@ -219,8 +229,10 @@ public final class ActivityGate {
     boolean workflowTimed = scope != null && scope.workflowTimed();
     ActivityExecutionContext context = workflowTimed ? null : Activity.getExecutionContext();
     ServerDeferral previous = context == null ? null : ServerDeferral.read(context);
-    String booking = scope != null && workflowTimed ? scope.booking()
-        : previous == null ? null : previous.booking();
+    String booking =
+        scope != null && workflowTimed
+            ? scope.booking()
+            : previous == null ? null : previous.booking();
     long waitedInPlaceNanos = 0;
     while (true) {
       Admission admission = gate.admit(booking == null ? request : request.withBooking(booking));
@@ -243,7 +255,10 @@ public final class ActivityGate {
       }
       long retryAfterMillis = Math.max(1, ceilMillis(deferred.retryAfter()));
       log.debug(
-          "deferred tenant={} priority={} for {} ms", request.tenant(), request.priority(), retryAfterMillis);
+          "deferred tenant={} priority={} for {} ms",
+          request.tenant(),
+          request.priority(),
+          retryAfterMillis);
       if (workflowTimed) {
         throw Failures.deferred(retryAfterMillis, booking, true);
       }
@@ -296,15 +311,17 @@ public final class ActivityGate {
   }
 
   /**
-   * Releases {@code grant}; never throws, so that it cannot mask the call's own outcome. A usage the
-   * gate refuses (one naming a dimension its policy does not have) is logged and replaced by the
-   * debited cost, so the grant is still released.
+   * Releases {@code grant}; never throws, so that it cannot mask the call's own outcome. A usage
+   * the gate refuses (one naming a dimension its policy does not have) is logged and replaced by
+   * the debited cost, so the grant is still released.
    */
   private void release(Grant grant, Supplier<Cost> actual) {
     try {
       gate.release(grant, actual.get());
     } catch (RuntimeException refused) {
-      log.warn("release of grant {} with the reported usage failed ({}); releasing the estimate", grant.id(),
+      log.warn(
+          "release of grant {} with the reported usage failed ({}); releasing the estimate",
+          grant.id(),
           refused.toString());
       try {
         gate.release(grant, grant.debited());
@@ -351,9 +368,9 @@ public final class ActivityGate {
     /**
      * The longest time one attempt may wait on its worker slot for short deferrals. A deferral of Δ
      * that still fits in this allowance is slept out on the slot and admission is asked again with
-     * the booking; a longer one ends the activity as described on {@link ActivityGate}. A round trip
-     * through a durable timer costs a timer, an activity task, about a dozen history events and
-     * tens of milliseconds of dispatch latency, so it only pays off for longer waits. Zero (the
+     * the booking; a longer one ends the activity as described on {@link ActivityGate}. A round
+     * trip through a durable timer costs a timer, an activity task, about a dozen history events
+     * and tens of milliseconds of dispatch latency, so it only pays off for longer waits. Zero (the
      * default) turns waiting in place off: every deferral frees the slot at once.
      *
      * @param waitInPlace in [0, 1 s]

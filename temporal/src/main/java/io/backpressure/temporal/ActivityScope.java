@@ -20,7 +20,9 @@ record ActivityScope(boolean workflowTimed, @Nullable String booking) {
     return CURRENT.get();
   }
 
-  /** Runs {@code body} with {@code scope} current on this thread; a null scope runs it unchanged. */
+  /**
+   * Runs {@code body} with {@code scope} current on this thread; a null scope runs it unchanged.
+   */
   static <T> T with(@Nullable ActivityScope scope, Supplier<T> body) {
     if (scope == null) {
       return body.get();

@@ -8,16 +8,16 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The workflow side, explicit form: run one gated activity call and, while the gate defers it, sleep
- * on a durable timer and run it again.
+ * The workflow side, explicit form: run one gated activity call and, while the gate defers it,
+ * sleep on a durable timer and run it again.
  *
  * <pre>{@code
  * Reply reply = Backpressure.run(Duration.ofMinutes(5), () -> activities.chat(input));
  * }</pre>
  *
- * <p>Requires {@link BackpressureInterceptor} on the worker (either mode): it tells the activity that
- * the workflow does the waiting and hands the deferral's booking to the next run. Without it the
- * activity falls back to server-timed retries and this helper only sees the final outcome.
+ * <p>Requires {@link BackpressureInterceptor} on the worker (either mode): it tells the activity
+ * that the workflow does the waiting and hands the deferral's booking to the next run. Without it
+ * the activity falls back to server-timed retries and this helper only sees the final outcome.
  *
  * <p>Also defines the failure types every part of this module raises. Each is an {@link
  * io.temporal.failure.ApplicationFailure}; a workflow sees it as the cause of an {@link
@@ -43,8 +43,8 @@ public final class Backpressure {
   public static final String EXPIRED = "BackpressureExpired";
 
   /**
-   * The gate will never admit the request as it stands (for example a cost larger than the burst, or
-   * an unknown class). Details: {@code [0]} the {@link io.backpressure.core.RejectReason} name,
+   * The gate will never admit the request as it stands (for example a cost larger than the burst,
+   * or an unknown class). Details: {@code [0]} the {@link io.backpressure.core.RejectReason} name,
    * {@code [1]} the gate's message naming the field. Non-retryable.
    */
   public static final String REJECTED = "BackpressureRejected";
@@ -60,12 +60,12 @@ public final class Backpressure {
    * {@code Workflow.sleep} (a durable timer, so the wait survives worker restarts) and calls it
    * again, presenting the deferral's booking. Deterministic on replay.
    *
-   * <p>{@code activityCall} must make exactly one synchronous activity call, on the calling workflow
-   * thread; it is run again as a whole after each deferral.
+   * <p>{@code activityCall} must make exactly one synchronous activity call, on the calling
+   * workflow thread; it is run again as a whole after each deferral.
    *
    * @param maxWait the bound: when the time deferred so far plus the next Δ would exceed it, the
-   *     call ends with an {@link ActivityFailure} whose cause is an {@value #EXPIRED} failure; in (0,
-   *     365 days]
+   *     call ends with an {@link ActivityFailure} whose cause is an {@value #EXPIRED} failure; in
+   *     (0, 365 days]
    * @return what {@code activityCall} returned once admitted
    * @throws ActivityFailure as thrown by the activity, or with an {@value #EXPIRED} cause
    */

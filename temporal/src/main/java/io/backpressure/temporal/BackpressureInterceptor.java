@@ -25,8 +25,8 @@ import org.jspecify.annotations.Nullable;
  * the activity side it reads those headers for {@link ActivityGate}. Two modes:
  *
  * <ul>
- *   <li>{@link #create()}: only calls made inside {@link Backpressure#run} are workflow-timed; every
- *       other gated activity uses the server's retry timer.
+ *   <li>{@link #create()}: only calls made inside {@link Backpressure#run} are workflow-timed;
+ *       every other gated activity uses the server's retry timer.
  *   <li>{@link #transparent(Duration)}: every activity call of every workflow on the worker is
  *       workflow-timed without any workflow change. A deferred call sleeps Δ on a durable timer and
  *       is scheduled again; the workflow's future completes only with the admitted run's result. An

@@ -33,7 +33,8 @@ final class DeferralLoop {
   @Nullable String awaitDeferral(ActivityFailure failure) {
     Failures.Deferral deferral = Failures.deferral(failure);
     if (deferral == null
-        || Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+        || Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1)
+            == Workflow.DEFAULT_VERSION) {
       throw failure;
     }
     long now = Workflow.currentTimeMillis();

@@ -16,8 +16,9 @@ final class Failures {
   private Failures() {}
 
   /**
-   * A deferral. Workflow-timed: non-retryable, so it reaches the workflow, which sleeps. Server-timed:
-   * retryable with {@code nextRetryDelay = Δ}, so the server's retry timer does the waiting.
+   * A deferral. Workflow-timed: non-retryable, so it reaches the workflow, which sleeps.
+   * Server-timed: retryable with {@code nextRetryDelay = Δ}, so the server's retry timer does the
+   * waiting.
    */
   static ApplicationFailure deferred(long retryAfterMillis, String booking, boolean workflowTimed) {
     ApplicationFailure.Builder builder =

@@ -49,6 +49,7 @@ public interface GatedRequest {
 
   /** A request whose completion is limited to {@code maxTokens}. */
   static GatedRequest of(String tenant, String priority, Cost cost, long maxTokens) {
-    return new SimpleGatedRequest(tenant, priority, Objects.requireNonNull(cost, "cost"), maxTokens);
+    return new SimpleGatedRequest(
+        tenant, priority, Objects.requireNonNull(cost, "cost"), maxTokens);
   }
 }

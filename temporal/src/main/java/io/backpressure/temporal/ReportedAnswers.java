@@ -40,7 +40,8 @@ final class ReportedAnswers implements ActivityGate.Answers {
     for (int i = 0; i < signals.size(); i++) {
       ProviderSignal signal = signals.get(i);
       try {
-        gate.feedback(grant, i == signals.size() - 1 && used != null ? signal.withUsage(used) : signal);
+        gate.feedback(
+            grant, i == signals.size() - 1 && used != null ? signal.withUsage(used) : signal);
       } catch (RuntimeException e) {
         log.warn("the gate could not take the provider's answer to grant {}", grant.id(), e);
       }

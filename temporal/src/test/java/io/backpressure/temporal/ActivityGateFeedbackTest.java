@@ -27,7 +27,10 @@ import org.junit.jupiter.api.Test;
  */
 class ActivityGateFeedbackTest extends HarnessTest {
 
-  /** A provider whose answers carry OpenAI's headers: a 60 requests per minute limit, and a 429 mode. */
+  /**
+   * A provider whose answers carry OpenAI's headers: a 60 requests per minute limit, and a 429
+   * mode.
+   */
   static final class ReportingActivities implements ChatActivities {
     private final ActivityGate gate;
 
@@ -37,18 +40,30 @@ class ActivityGateFeedbackTest extends HarnessTest {
 
     @Override
     public String chat(ChatInput input) {
-      return gate.call(input, answers -> {
-        boolean limited = input.mode().equals("429");
-        answers.report(ProviderSignals.parse(limited ? 429 : 200,
-            Map.of("x-ratelimit-limit-requests", List.of("1800"), "x-ratelimit-remaining-requests",
-                List.of(limited ? "0" : "1700"), "x-ratelimit-reset-requests", List.of(limited ? "59s" : "20s")),
-            limited ? "{\"error\":{\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}" : "{}",
-            Instant.now()));
-        if (limited) {
-          throw new IOException("HTTP 429");
-        }
-        return "ok:" + input.tenant();
-      }, reply -> Cost.requests(1).tokens(150));
+      return gate.call(
+          input,
+          answers -> {
+            boolean limited = input.mode().equals("429");
+            answers.report(
+                ProviderSignals.parse(
+                    limited ? 429 : 200,
+                    Map.of(
+                        "x-ratelimit-limit-requests",
+                        List.of("1800"),
+                        "x-ratelimit-remaining-requests",
+                        List.of(limited ? "0" : "1700"),
+                        "x-ratelimit-reset-requests",
+                        List.of(limited ? "59s" : "20s")),
+                    limited
+                        ? "{\"error\":{\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"
+                        : "{}",
+                    Instant.now()));
+            if (limited) {
+              throw new IOException("HTTP 429");
+            }
+            return "ok:" + input.tenant();
+          },
+          reply -> Cost.requests(1).tokens(150));
     }
 
     @Override
@@ -92,27 +107,45 @@ class ActivityGateFeedbackTest extends HarnessTest {
 
   @Test
   void theAnswersOfSuccessesAnd429sReachTheGate() {
-    InMemoryGate memory = InMemoryGate.create(Policy.builder("test").requestsPerSecond(100)
-        .tokensPerSecond(10_000).priority("P1", 1).feedback(FeedbackPolicy.DEFAULT).build());
+    InMemoryGate memory =
+        InMemoryGate.create(
+            Policy.builder("test")
+                .requestsPerSecond(100)
+                .tokensPerSecond(10_000)
+                .priority("P1", 1)
+                .feedback(FeedbackPolicy.DEFAULT)
+                .build());
     Listening gate = new Listening(memory);
     String queue = "q-" + UUID.randomUUID();
-    harness.start(queue, BackpressureInterceptor.transparent(Duration.ofMinutes(1)), 1,
-        new ReportingActivities(ActivityGate.of(gate)), Workflows.Plain.class);
+    harness.start(
+        queue,
+        BackpressureInterceptor.transparent(Duration.ofMinutes(1)),
+        1,
+        new ReportingActivities(ActivityGate.of(gate)),
+        Workflows.Plain.class);
 
-    assertThat(harness.workflow(queue, "wf-" + UUID.randomUUID()).chat(new ChatInput("a", "P1", 400, "ok"), 60_000))
+    assertThat(
+            harness
+                .workflow(queue, "wf-" + UUID.randomUUID())
+                .chat(new ChatInput("a", "P1", 400, "ok"), 60_000))
         .isEqualTo("ok:a");
     assertThat(gate.signals).hasSize(1);
     assertThat(gate.signals.get(0).usage()).isEqualTo(Cost.requests(1).tokens(150));
     assertThat(gate.grants.get(0)).isNotNull();
-    assertThat(memory.feedbackState().dimensions().get("requests").effective()).as("1800/min adopted")
+    assertThat(memory.feedbackState().dimensions().get("requests").effective())
+        .as("1800/min adopted")
         .isEqualTo(0.95 * 30);
 
-    assertThat(harness.workflow(queue, "wf-" + UUID.randomUUID()).chat(new ChatInput("a", "P1", 400, "429"), 60_000))
+    assertThat(
+            harness
+                .workflow(queue, "wf-" + UUID.randomUUID())
+                .chat(new ChatInput("a", "P1", 400, "429"), 60_000))
         .startsWith("failed:java.io.IOException");
     assertThat(gate.signals).hasSize(2);
     assertThat(gate.signals.get(1).rateLimited()).isTrue();
     assertThat(gate.signals.get(1).exhausted()).containsExactly("requests");
     assertThat(memory.feedbackState().decreases()).isEqualTo(1);
-    assertThat(memory.feedbackState().dimensions().get("requests").cooldownSeconds()).isGreaterThan(15);
+    assertThat(memory.feedbackState().dimensions().get("requests").cooldownSeconds())
+        .isGreaterThan(15);
   }
 }

@@ -6,7 +6,9 @@ import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.time.Duration;
 
-/** Test activities: a simulated provider behind {@link ActivityGate}, watched by a {@link Probe}. */
+/**
+ * Test activities: a simulated provider behind {@link ActivityGate}, watched by a {@link Probe}.
+ */
 final class ChatActivitiesImpl implements ChatActivities {
   private final ActivityGate gate;
   private final Probe probe;
@@ -40,7 +42,8 @@ final class ChatActivitiesImpl implements ChatActivities {
   public String chatByPriority(String mode) {
     probe.enter();
     try {
-      return gate.call(Cost.requests(1), () -> provider(mode, "priority"), reply -> Cost.requests(1));
+      return gate.call(
+          Cost.requests(1), () -> provider(mode, "priority"), reply -> Cost.requests(1));
     } finally {
       probe.exit();
     }

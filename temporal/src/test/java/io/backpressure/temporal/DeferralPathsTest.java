@@ -43,7 +43,11 @@ class DeferralPathsTest extends HarnessTest {
     String queue = "q-" + UUID.randomUUID();
     ActivityGate activityGate = ActivityGate.builder(gate).maxWait(maxWait).build();
     harness.start(
-        queue, interceptor, 2, new ChatActivitiesImpl(activityGate, new Probe(), Duration.ZERO), workflow);
+        queue,
+        interceptor,
+        2,
+        new ChatActivitiesImpl(activityGate, new Probe(), Duration.ZERO),
+        workflow);
     return harness.workflow(queue, "wf-" + UUID.randomUUID()).chat(input, maxWait.toMillis());
   }
 
@@ -73,7 +77,13 @@ class DeferralPathsTest extends HarnessTest {
   @Test
   void tenantAndClassComeFromTheTemporalPriority() {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("nobody", Duration.ofMillis(1)));
-    String reply = run(gate, null, Workflows.ByPriority.class, ChatInput.ok("acme", "ignored"), Duration.ofSeconds(10));
+    String reply =
+        run(
+            gate,
+            null,
+            Workflows.ByPriority.class,
+            ChatInput.ok("acme", "ignored"),
+            Duration.ofSeconds(10));
     assertThat(reply).isEqualTo("ok:priority");
     assertThat(gate.attempts).hasSize(1);
     assertThat(gate.attempts.get(0).request().tenant()).isEqualTo("acme");
@@ -92,8 +102,15 @@ class DeferralPathsTest extends HarnessTest {
   @Test
   void serverTimedDeferralsCountAgainstMaximumAttempts() {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("a", Duration.ofMillis(200)));
-    String reply = run(gate, null, Workflows.TwoAttempts.class, ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
-    assertThat(reply).isEqualTo("failed:" + Backpressure.DEFERRED + ":RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED");
+    String reply =
+        run(
+            gate,
+            null,
+            Workflows.TwoAttempts.class,
+            ChatInput.ok("a", "P1"),
+            Duration.ofSeconds(10));
+    assertThat(reply)
+        .isEqualTo("failed:" + Backpressure.DEFERRED + ":RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED");
     assertThat(gate.attempts).hasSize(2);
   }
 
@@ -102,21 +119,35 @@ class DeferralPathsTest extends HarnessTest {
     RecordingGate gate =
         new RecordingGate(
             InMemoryGate.create(
-                Policy.builder("test").requestsPerSecond(10).tokensPerSecond(1000).priority("P1", 1).build()));
+                Policy.builder("test")
+                    .requestsPerSecond(10)
+                    .tokensPerSecond(1000)
+                    .priority("P1", 1)
+                    .build()));
     String reply =
-        run(gate, BackpressureInterceptor.transparent(Duration.ofSeconds(10)), Workflows.Plain.class,
-            new ChatInput("a", "P1", 5000, "ok"), Duration.ofSeconds(10));
-    assertThat(reply).isEqualTo("failed:" + Backpressure.REJECTED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
+        run(
+            gate,
+            BackpressureInterceptor.transparent(Duration.ofSeconds(10)),
+            Workflows.Plain.class,
+            new ChatInput("a", "P1", 5000, "ok"),
+            Duration.ofSeconds(10));
+    assertThat(reply)
+        .isEqualTo("failed:" + Backpressure.REJECTED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
     assertThat(gate.attempts).hasSize(1);
-    assertThat(((Admission.Rejected) gate.attempts.get(0).admission()).reason()).isEqualTo(RejectReason.NEVER_FITS);
+    assertThat(((Admission.Rejected) gate.attempts.get(0).admission()).reason())
+        .isEqualTo(RejectReason.NEVER_FITS);
   }
 
   @Test
   void asynchronousCallersStayAsynchronousUnderTheTransparentInterceptor() {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
     String reply =
-        run(gate, BackpressureInterceptor.transparent(Duration.ofSeconds(10)), Workflows.TwoAsync.class,
-            ChatInput.ok("a", "P1"), Duration.ofSeconds(10));
+        run(
+            gate,
+            BackpressureInterceptor.transparent(Duration.ofSeconds(10)),
+            Workflows.TwoAsync.class,
+            ChatInput.ok("a", "P1"),
+            Duration.ofSeconds(10));
     assertThat(reply).isEqualTo("ok:a,ok:a");
     assertThat(gate.deferrals()).isEqualTo(2);
     assertThat(gate.admitted()).isEqualTo(2);

@@ -29,17 +29,29 @@ class DurabilityTest extends HarnessTest {
     String queue = "q-" + UUID.randomUUID();
     String workflowId = "durable-" + UUID.randomUUID();
     WorkerFactory first =
-        harness.start(queue, BackpressureInterceptor.create(), 1,
-            new ChatActivitiesImpl(ActivityGate.of(gate), new Probe(), Duration.ZERO), Workflows.Helper.class);
+        harness.start(
+            queue,
+            BackpressureInterceptor.create(),
+            1,
+            new ChatActivitiesImpl(ActivityGate.of(gate), new Probe(), Duration.ZERO),
+            Workflows.Helper.class);
     ChatWorkflow workflow = harness.workflow(queue, workflowId);
     WorkflowClient.start(workflow::chat, ChatInput.ok("t", "P1"), 60_000L);
-    Harness.await("the deferral's timer", Duration.ofSeconds(20),
-        () -> eventTypes(harness.client().fetchHistory(workflowId)).contains(EventType.EVENT_TYPE_TIMER_STARTED));
+    Harness.await(
+        "the deferral's timer",
+        Duration.ofSeconds(20),
+        () ->
+            eventTypes(harness.client().fetchHistory(workflowId))
+                .contains(EventType.EVENT_TYPE_TIMER_STARTED));
 
     Harness.kill(first);
     Probe second = new Probe();
-    harness.start(queue, BackpressureInterceptor.create(), 1,
-        new ChatActivitiesImpl(ActivityGate.of(gate), second, Duration.ZERO), Workflows.Helper.class);
+    harness.start(
+        queue,
+        BackpressureInterceptor.create(),
+        1,
+        new ChatActivitiesImpl(ActivityGate.of(gate), second, Duration.ZERO),
+        Workflows.Helper.class);
 
     assertThat(WorkflowStub.fromTyped(workflow).getResult(String.class)).isEqualTo("ok:t");
     assertThat(second.started()).isEqualTo(1);
@@ -48,12 +60,17 @@ class DurabilityTest extends HarnessTest {
     String booking = ((Admission.Deferred) attempts.get(0).admission()).booking();
     assertThat(attempts.get(1).request().booking()).isEqualTo(booking);
     assertThat(attempts.get(1).admission()).isInstanceOf(Admission.Admitted.class);
-    assertThat(attempts.get(1).atMillis() - attempts.get(0).atMillis()).isGreaterThanOrEqualTo(3_000);
+    assertThat(attempts.get(1).atMillis() - attempts.get(0).atMillis())
+        .isGreaterThanOrEqualTo(3_000);
 
     WorkflowExecutionHistory history = harness.client().fetchHistory(workflowId);
-    assertThat(eventTypes(history)).contains(EventType.EVENT_TYPE_TIMER_FIRED, EventType.EVENT_TYPE_MARKER_RECORDED);
-    assertThatCode(() -> WorkflowReplayer.replayWorkflowExecution(
-            history, harness.replayer(BackpressureInterceptor.create(), Workflows.Helper.class)))
+    assertThat(eventTypes(history))
+        .contains(EventType.EVENT_TYPE_TIMER_FIRED, EventType.EVENT_TYPE_MARKER_RECORDED);
+    assertThatCode(
+            () ->
+                WorkflowReplayer.replayWorkflowExecution(
+                    history,
+                    harness.replayer(BackpressureInterceptor.create(), Workflows.Helper.class)))
         .doesNotThrowAnyException();
   }
 
@@ -62,19 +79,31 @@ class DurabilityTest extends HarnessTest {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("t", Duration.ofMillis(200)));
     String queue = "q-" + UUID.randomUUID();
     String workflowId = "transparent-" + UUID.randomUUID();
-    harness.start(queue, BackpressureInterceptor.transparent(Duration.ofMinutes(1)), 1,
-        new ChatActivitiesImpl(ActivityGate.of(gate), new Probe(), Duration.ZERO), Workflows.Plain.class);
-    assertThat(harness.workflow(queue, workflowId).chat(ChatInput.ok("t", "P1"), 60_000L)).isEqualTo("ok:t");
+    harness.start(
+        queue,
+        BackpressureInterceptor.transparent(Duration.ofMinutes(1)),
+        1,
+        new ChatActivitiesImpl(ActivityGate.of(gate), new Probe(), Duration.ZERO),
+        Workflows.Plain.class);
+    assertThat(harness.workflow(queue, workflowId).chat(ChatInput.ok("t", "P1"), 60_000L))
+        .isEqualTo("ok:t");
     assertThat(gate.deferrals()).isEqualTo(1);
 
     WorkflowExecutionHistory history = harness.client().fetchHistory(workflowId);
     assertThat(eventTypes(history)).contains(EventType.EVENT_TYPE_TIMER_FIRED);
-    assertThatCode(() -> WorkflowReplayer.replayWorkflowExecution(history, harness.replayer(
-            BackpressureInterceptor.transparent(Duration.ofMinutes(1)), Workflows.Plain.class)))
+    assertThatCode(
+            () ->
+                WorkflowReplayer.replayWorkflowExecution(
+                    history,
+                    harness.replayer(
+                        BackpressureInterceptor.transparent(Duration.ofMinutes(1)),
+                        Workflows.Plain.class)))
         .doesNotThrowAnyException();
     // The replayer does check: without the interceptor the timer in the history is unexplained.
-    assertThatThrownBy(() -> WorkflowReplayer.replayWorkflowExecution(
-            history, harness.replayer(null, Workflows.Plain.class)))
+    assertThatThrownBy(
+            () ->
+                WorkflowReplayer.replayWorkflowExecution(
+                    history, harness.replayer(null, Workflows.Plain.class)))
         .hasMessageContaining("NonDeterministicException");
   }
 
@@ -84,14 +113,23 @@ class DurabilityTest extends HarnessTest {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("t", Duration.ofMillis(100)));
     String queue = "q-" + UUID.randomUUID();
     String workflowId = "old-" + UUID.randomUUID();
-    harness.start(queue, null, 1,
-        new ChatActivitiesImpl(ActivityGate.of(gate), new Probe(), Duration.ZERO), Workflows.TwoAttempts.class);
+    harness.start(
+        queue,
+        null,
+        1,
+        new ChatActivitiesImpl(ActivityGate.of(gate), new Probe(), Duration.ZERO),
+        Workflows.TwoAttempts.class);
     assertThat(harness.workflow(queue, workflowId).chat(ChatInput.ok("t", "P1"), 60_000L))
         .isEqualTo("failed:" + Backpressure.DEFERRED + ":RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED");
 
     WorkflowExecutionHistory history = harness.client().fetchHistory(workflowId);
-    assertThatCode(() -> WorkflowReplayer.replayWorkflowExecution(history, harness.replayer(
-            BackpressureInterceptor.transparent(Duration.ofMinutes(1)), Workflows.TwoAttempts.class)))
+    assertThatCode(
+            () ->
+                WorkflowReplayer.replayWorkflowExecution(
+                    history,
+                    harness.replayer(
+                        BackpressureInterceptor.transparent(Duration.ofMinutes(1)),
+                        Workflows.TwoAttempts.class)))
         .doesNotThrowAnyException();
   }
 }

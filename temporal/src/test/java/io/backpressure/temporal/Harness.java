@@ -71,7 +71,8 @@ final class Harness implements AutoCloseable {
       options.setWorkerInterceptors(interceptor);
     }
     Worker worker =
-        WorkerFactory.newInstance(client(), options.build()).newWorker("replay-" + UUID.randomUUID());
+        WorkerFactory.newInstance(client(), options.build())
+            .newWorker("replay-" + UUID.randomUUID());
     worker.registerWorkflowImplementationTypes(workflows);
     return worker;
   }

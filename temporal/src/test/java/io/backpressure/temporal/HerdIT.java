@@ -29,11 +29,13 @@ class HerdIT extends HarnessTest {
   private static final double CAP = 10;
   private static final double BURST = 2;
   private static final int CALLS = 2;
+
   /**
    * A redeemed booking may still wait up to about one token interval (1/CAP = 100 ms here) for the
    * global bucket; waiting that out on the slot is cheaper than another round trip.
    */
   private static final Duration WAIT_IN_PLACE = Duration.ofMillis(150);
+
   private static final int WORKFLOWS_PER_TENANT = 3;
 
   record Result(double deferralsPerOk, int[] okByClass, int maxPerSecond) {}
@@ -54,16 +56,26 @@ class HerdIT extends HarnessTest {
     String queue = "q-" + UUID.randomUUID();
     Probe probe = new Probe();
     ActivityGate activityGate = ActivityGate.builder(gate).waitInPlace(waitInPlace).build();
-    harness.start(queue, interceptor, 16,
-        new ChatActivitiesImpl(activityGate, probe, Duration.ZERO), LoopWorkflow.Impl.class);
+    harness.start(
+        queue,
+        interceptor,
+        16,
+        new ChatActivitiesImpl(activityGate, probe, Duration.ZERO),
+        LoopWorkflow.Impl.class);
     List<WorkflowStub> runs = new ArrayList<>();
     String[] classes = {"P1", "P2", "P3"};
     for (int k = 0; k < 3; k++) {
       for (int tenant = 0; tenant < 2; tenant++) {
         for (int w = 0; w < WORKFLOWS_PER_TENANT; w++) {
           LoopWorkflow workflow =
-              harness.client().newWorkflowStub(LoopWorkflow.class,
-                  WorkflowOptions.newBuilder().setTaskQueue(queue).setWorkflowId("loop-" + UUID.randomUUID()).build());
+              harness
+                  .client()
+                  .newWorkflowStub(
+                      LoopWorkflow.class,
+                      WorkflowOptions.newBuilder()
+                          .setTaskQueue(queue)
+                          .setWorkflowId("loop-" + UUID.randomUUID())
+                          .build());
           WorkflowClient.start(
               workflow::run, ChatInput.ok(classes[k] + "-" + tenant, classes[k]), CALLS);
           runs.add(WorkflowStub.fromTyped(workflow));
@@ -86,11 +98,18 @@ class HerdIT extends HarnessTest {
         break;
       }
     }
-    int maxPerSecond = WindowPeak.maxCount(
-        admitted.stream().map(RecordingGate.Attempt::atMillis).sorted().toList(), 1000);
-    Result result = new Result((double) probe.deferrals() / gate.admitted(), okByClass, maxPerSecond);
-    System.out.printf("herd gate=%s interceptor=%s deferrals_per_ok=%.2f ok_by_class=%s max_per_1s=%d%n",
-        delegate.target(), interceptor != null, result.deferralsPerOk(), Arrays.toString(okByClass), maxPerSecond);
+    int maxPerSecond =
+        WindowPeak.maxCount(
+            admitted.stream().map(RecordingGate.Attempt::atMillis).sorted().toList(), 1000);
+    Result result =
+        new Result((double) probe.deferrals() / gate.admitted(), okByClass, maxPerSecond);
+    System.out.printf(
+        "herd gate=%s interceptor=%s deferrals_per_ok=%.2f ok_by_class=%s max_per_1s=%d%n",
+        delegate.target(),
+        interceptor != null,
+        result.deferralsPerOk(),
+        Arrays.toString(okByClass),
+        maxPerSecond);
     return result;
   }
 
@@ -112,7 +131,8 @@ class HerdIT extends HarnessTest {
 
   @Test
   void workflowTimedDeferralsRedeemTheirBookingsInsteadOfStampeding() {
-    BackpressureInterceptor interceptor = BackpressureInterceptor.transparent(Duration.ofMinutes(1));
+    BackpressureInterceptor interceptor =
+        BackpressureInterceptor.transparent(Duration.ofMinutes(1));
     Result plain = crossPriority(interceptor, new PlainBucketGate(CAP, BURST), Duration.ZERO);
     Result booked = crossPriority(interceptor, bookingGate(), WAIT_IN_PLACE);
     assertStampede(plain, booked);

@@ -3,7 +3,9 @@ package io.backpressure.temporal;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
-/** A closed loop: one gated call after another, as a workflow of the evaluation's workloads does. */
+/**
+ * A closed loop: one gated call after another, as a workflow of the evaluation's workloads does.
+ */
 @WorkflowInterface
 public interface LoopWorkflow {
 

@@ -2,7 +2,9 @@ package io.backpressure.temporal;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Counts the activities running right now on a worker (its occupied slots), and their deferrals. */
+/**
+ * Counts the activities running right now on a worker (its occupied slots), and their deferrals.
+ */
 final class Probe {
   private final AtomicInteger deferrals = new AtomicInteger();
   private final AtomicInteger running = new AtomicInteger();

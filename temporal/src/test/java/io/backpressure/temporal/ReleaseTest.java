@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
-import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import java.time.Duration;
@@ -18,7 +18,11 @@ class ReleaseTest extends HarnessTest {
   private static RecordingGate gate() {
     return new RecordingGate(
         InMemoryGate.create(
-            Policy.builder("test").requestsPerSecond(100).tokensPerSecond(10_000).priority("P1", 1).build()));
+            Policy.builder("test")
+                .requestsPerSecond(100)
+                .tokensPerSecond(10_000)
+                .priority("P1", 1)
+                .build()));
   }
 
   private static String run(Gate gate, Class<? extends ChatWorkflow> workflow, String mode) {
@@ -29,7 +33,9 @@ class ReleaseTest extends HarnessTest {
         1,
         new ChatActivitiesImpl(ActivityGate.of(gate), new Probe(), Duration.ZERO),
         workflow);
-    return harness.workflow(queue, "wf-" + UUID.randomUUID()).chat(new ChatInput("a", "P1", 400, mode), 60_000);
+    return harness
+        .workflow(queue, "wf-" + UUID.randomUUID())
+        .chat(new ChatInput("a", "P1", 400, mode), 60_000);
   }
 
   private static RecordingGate.Release onlyRelease(RecordingGate gate) {
@@ -59,22 +65,23 @@ class ReleaseTest extends HarnessTest {
 
   @Test
   void aGateWhoseStateCannotAnswer_letsTheCallProceed_insteadOfFailingTheActivity() {
-    Gate down = new Gate() {
-      @Override
-      public String target() {
-        return "test";
-      }
+    Gate down =
+        new Gate() {
+          @Override
+          public String target() {
+            return "test";
+          }
 
-      @Override
-      public Admission admit(AdmissionRequest request) {
-        throw new IllegalStateException("Redis did not answer");
-      }
+          @Override
+          public Admission admit(AdmissionRequest request) {
+            throw new IllegalStateException("Redis did not answer");
+          }
 
-      @Override
-      public boolean release(Grant grant, Cost actual) {
-        throw new IllegalStateException("Redis did not answer");
-      }
-    };
+          @Override
+          public boolean release(Grant grant, Cost actual) {
+            throw new IllegalStateException("Redis did not answer");
+          }
+        };
     assertThat(run(down, Workflows.Plain.class, "ok")).isEqualTo("ok:a");
   }
 

@@ -25,16 +25,26 @@ class SlotReleaseIT extends HarnessTest {
     String queue = "q-" + UUID.randomUUID();
     RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("noisy", DELTA));
     Probe probe = new Probe();
-    harness.start(queue, interceptor, 1, new ChatActivitiesImpl(ActivityGate.of(gate), probe, DELTA), workflow);
+    harness.start(
+        queue,
+        interceptor,
+        1,
+        new ChatActivitiesImpl(ActivityGate.of(gate), probe, DELTA),
+        workflow);
 
     ChatWorkflow noisy = harness.workflow(queue, "noisy-" + UUID.randomUUID());
     long noisyStart = System.currentTimeMillis();
     WorkflowClient.start(noisy::chat, new ChatInput("noisy", "P3", 0, noisyMode), 60_000L);
-    Harness.await("the noisy call to hold or give back its slot", Duration.ofSeconds(10),
+    Harness.await(
+        "the noisy call to hold or give back its slot",
+        Duration.ofSeconds(10),
         () -> gate.deferrals() == 1 || probe.running() == 1);
 
     long p1Start = System.nanoTime();
-    String p1 = harness.workflow(queue, "p1-" + UUID.randomUUID()).chat(ChatInput.ok("quiet", "P1"), 60_000L);
+    String p1 =
+        harness
+            .workflow(queue, "p1-" + UUID.randomUUID())
+            .chat(ChatInput.ok("quiet", "P1"), 60_000L);
     long p1Millis = (System.nanoTime() - p1Start) / 1_000_000;
     assertThat(p1).isEqualTo("ok:quiet");
 
@@ -67,7 +77,10 @@ class SlotReleaseIT extends HarnessTest {
   @Test
   void transparentInterceptorFreesTheSlotDuringTheDeferral() throws InterruptedException {
     assertSlotReleased(
-        noisyThenP1(BackpressureInterceptor.transparent(Duration.ofMinutes(1)), Workflows.Plain.class, "ok"));
+        noisyThenP1(
+            BackpressureInterceptor.transparent(Duration.ofMinutes(1)),
+            Workflows.Plain.class,
+            "ok"));
   }
 
   @Test

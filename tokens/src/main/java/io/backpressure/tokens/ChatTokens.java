@@ -18,9 +18,9 @@ import java.util.Objects;
  * </ul>
  *
  * <p>Worked example (o200k_base): one user message "hello world" costs 3 + 1 ("user") + 2 ("hello",
- * " world") = 6, and the priming 3 more: 9 prompt tokens. Tool definitions, images and audio are not
- * counted; the gate's release corrects the estimate with the provider's own count. Stateless and
- * thread-safe.
+ * " world") = 6, and the priming 3 more: 9 prompt tokens. Tool definitions, images and audio are
+ * not counted; the gate's release corrects the estimate with the provider's own count. Stateless
+ * and thread-safe.
  */
 public final class ChatTokens {
 
@@ -40,7 +40,8 @@ public final class ChatTokens {
     Objects.requireNonNull(counter, "counter");
     int total = REPLY_PRIMING;
     for (ChatMessage message : messages) {
-      total += TOKENS_PER_MESSAGE + counter.count(message.role()) + counter.count(message.content());
+      total +=
+          TOKENS_PER_MESSAGE + counter.count(message.role()) + counter.count(message.content());
       if (message.name() != null) {
         total += TOKENS_PER_NAME + counter.count(message.name());
       }

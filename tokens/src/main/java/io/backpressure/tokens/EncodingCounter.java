@@ -13,7 +13,8 @@ final class EncodingCounter implements TokenCounter {
   /** Lazy: loading an encoding's ranks takes tens of milliseconds, so only used ones load. */
   private static final EncodingRegistry REGISTRY = Encodings.newLazyEncodingRegistry();
 
-  private static final Map<EncodingType, EncodingCounter> COUNTERS = new EnumMap<>(EncodingType.class);
+  private static final Map<EncodingType, EncodingCounter> COUNTERS =
+      new EnumMap<>(EncodingType.class);
 
   private final Encoding encoding;
 
@@ -22,8 +23,7 @@ final class EncodingCounter implements TokenCounter {
   }
 
   static synchronized EncodingCounter of(EncodingType type) {
-    return COUNTERS.computeIfAbsent(
-        type, t -> new EncodingCounter(REGISTRY.getEncoding(t)));
+    return COUNTERS.computeIfAbsent(type, t -> new EncodingCounter(REGISTRY.getEncoding(t)));
   }
 
   @Override

@@ -25,8 +25,8 @@ import java.util.Optional;
  * </table>
  *
  * <p>A model that matches no prefix (Anthropic's, a custom Azure deployment name) has no encoding
- * here; {@link TokenCounter#forModel} then falls back to a characters-per-token ratio. Stateless and
- * thread-safe.
+ * here; {@link TokenCounter#forModel} then falls back to a characters-per-token ratio. Stateless
+ * and thread-safe.
  */
 public final class ModelEncodings {
 

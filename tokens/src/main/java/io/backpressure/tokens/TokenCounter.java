@@ -36,7 +36,9 @@ public interface TokenCounter {
                     : CharsPerToken.GENERAL);
   }
 
-  /** The counter of one tiktoken encoding. Each encoding loads once, on first use, and is shared. */
+  /**
+   * The counter of one tiktoken encoding. Each encoding loads once, on first use, and is shared.
+   */
   static TokenCounter of(EncodingType type) {
     return EncodingCounter.of(type);
   }

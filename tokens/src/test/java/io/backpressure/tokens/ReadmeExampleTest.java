@@ -17,7 +17,8 @@ class ReadmeExampleTest {
 
   @Test
   void theReadmeShowsTheExampleAsCompiled() throws Exception {
-    List<String> lines = Files.readAllLines(Path.of("src/test/java/io/backpressure/tokens/ReadmeExample.java"));
+    List<String> lines =
+        Files.readAllLines(Path.of("src/test/java/io/backpressure/tokens/ReadmeExample.java"));
     int start = lines.indexOf("    // example:start") + 1;
     int end = lines.indexOf("    // example:end");
     StringBuilder example = new StringBuilder();

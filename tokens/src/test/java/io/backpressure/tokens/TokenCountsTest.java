@@ -41,10 +41,12 @@ class TokenCountsTest {
     assertThat(ModelEncodings.forModel("gpt-4o-mini-2024-07-18")).hasValue(EncodingType.O200K_BASE);
     assertThat(ModelEncodings.forModel("gpt-4.1-nano")).hasValue(EncodingType.O200K_BASE);
     assertThat(ModelEncodings.forModel("o3-mini")).hasValue(EncodingType.O200K_BASE);
-    assertThat(ModelEncodings.forModel("ft:gpt-4o-mini:acme::abc123")).hasValue(EncodingType.O200K_BASE);
+    assertThat(ModelEncodings.forModel("ft:gpt-4o-mini:acme::abc123"))
+        .hasValue(EncodingType.O200K_BASE);
     assertThat(ModelEncodings.forModel("gpt-4-turbo")).hasValue(EncodingType.CL100K_BASE);
     assertThat(ModelEncodings.forModel("GPT-3.5-Turbo")).hasValue(EncodingType.CL100K_BASE);
-    assertThat(ModelEncodings.forModel("text-embedding-3-small")).hasValue(EncodingType.CL100K_BASE);
+    assertThat(ModelEncodings.forModel("text-embedding-3-small"))
+        .hasValue(EncodingType.CL100K_BASE);
     assertThat(ModelEncodings.forModel("text-davinci-003")).hasValue(EncodingType.P50K_BASE);
     assertThat(ModelEncodings.forModel("davinci")).hasValue(EncodingType.R50K_BASE);
     assertThat(ModelEncodings.forModel("claude-sonnet-4-5")).isEmpty();
@@ -83,7 +85,8 @@ class TokenCountsTest {
     assertThat(ChatTokens.count(TokenCounter.forModel("gpt-3.5-turbo"), GUIDE_EXAMPLE))
         .isEqualTo(129);
     assertThat(ChatTokens.count(TokenCounter.forModel("gpt-4o"), GUIDE_EXAMPLE)).isEqualTo(124);
-    assertThat(ChatTokens.count(TokenCounter.forModel("gpt-4o-mini"), GUIDE_EXAMPLE)).isEqualTo(124);
+    assertThat(ChatTokens.count(TokenCounter.forModel("gpt-4o-mini"), GUIDE_EXAMPLE))
+        .isEqualTo(124);
   }
 
   @Test

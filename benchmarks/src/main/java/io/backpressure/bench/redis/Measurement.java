@@ -19,7 +19,10 @@ final class Measurement {
   /** One kind of call: call {@code i} of the run. */
   record Call(String name, IntFunction<CompletableFuture<?>> start) {}
 
-  /** Interleaved sequential round trips of {@code calls} for {@code seconds}; one histogram per call (µs). */
+  /**
+   * Interleaved sequential round trips of {@code calls} for {@code seconds}; one histogram per call
+   * (µs).
+   */
   static Histogram[] sequential(List<Call> calls, double seconds) throws Exception {
     Histogram[] latency = new Histogram[calls.size()];
     for (int c = 0; c < latency.length; c++) {
@@ -51,10 +54,13 @@ final class Measurement {
     long until = start + (long) (seconds * 1e9);
     for (int i = 0; System.nanoTime() < until; i++) {
       slots.acquire();
-      call.start().apply(i).whenComplete((r, e) -> {
-        done.incrementAndGet();
-        slots.release();
-      });
+      call.start()
+          .apply(i)
+          .whenComplete(
+              (r, e) -> {
+                done.incrementAndGet();
+                slots.release();
+              });
     }
     slots.acquire(inFlight);
     return new Rate(done.get(), (System.nanoTime() - start) / 1e9);
@@ -62,6 +68,10 @@ final class Measurement {
 
   /** {@code p50 / p95 / p99} of {@code h}. */
   static String percentiles(Histogram h) {
-    return h.getValueAtPercentile(50) + " / " + h.getValueAtPercentile(95) + " / " + h.getValueAtPercentile(99);
+    return h.getValueAtPercentile(50)
+        + " / "
+        + h.getValueAtPercentile(95)
+        + " / "
+        + h.getValueAtPercentile(99);
   }
 }

@@ -36,23 +36,36 @@ final class PeerCalls implements AutoCloseable {
   private final String[] counters;
   private final AsyncBucketProxy[] buckets;
 
-  private PeerCalls(AbstractRedisClient client, StatefulConnection<String, String> strings,
-      RedisClusterAsyncCommands<String, String> commands, StatefulConnection<byte[], byte[]> bytes,
-      AsyncProxyManager<byte[]> proxies, List<String> targets) {
+  private PeerCalls(
+      AbstractRedisClient client,
+      StatefulConnection<String, String> strings,
+      RedisClusterAsyncCommands<String, String> commands,
+      StatefulConnection<byte[], byte[]> bytes,
+      AsyncProxyManager<byte[]> proxies,
+      List<String> targets) {
     this.client = client;
     this.strings = strings;
     this.commands = commands;
     this.bytes = bytes;
     this.counters = new String[targets.size()];
     this.buckets = new AsyncBucketProxy[targets.size()];
-    BucketConfiguration oneBandwidth = BucketConfiguration.builder()
-        .addLimit(limit -> limit.capacity(1_000_000_000L).refillGreedy(1_000_000_000L, Duration.ofSeconds(1)))
-        .build();
+    BucketConfiguration oneBandwidth =
+        BucketConfiguration.builder()
+            .addLimit(
+                limit ->
+                    limit
+                        .capacity(1_000_000_000L)
+                        .refillGreedy(1_000_000_000L, Duration.ofSeconds(1)))
+            .build();
     for (int t = 0; t < targets.size(); t++) {
       // The target's hash tag keeps each peer key on the node of the target's own keys.
       counters[t] = "bench:{" + targets.get(t) + "}:incr";
-      buckets[t] = proxies.builder().build(("bench:{" + targets.get(t) + "}:bucket4j").getBytes(StandardCharsets.UTF_8),
-          oneBandwidth);
+      buckets[t] =
+          proxies
+              .builder()
+              .build(
+                  ("bench:{" + targets.get(t) + "}:bucket4j").getBytes(StandardCharsets.UTF_8),
+                  oneBandwidth);
     }
   }
 
@@ -62,18 +75,29 @@ final class PeerCalls implements AutoCloseable {
     client.setOptions(ClientOptions.builder().sslOptions(tls.sslOptions()).build());
     StatefulRedisConnection<String, String> strings = client.connect(StringCodec.UTF8);
     StatefulRedisConnection<byte[], byte[]> bytes = client.connect(ByteArrayCodec.INSTANCE);
-    return new PeerCalls(client, strings, strings.async(), bytes,
-        Bucket4jLettuce.casBasedBuilder(bytes).build().asAsync(), targets);
+    return new PeerCalls(
+        client,
+        strings,
+        strings.async(),
+        bytes,
+        Bucket4jLettuce.casBasedBuilder(bytes).build().asAsync(),
+        targets);
   }
 
   /** Over a cluster reached from {@code seeds} (Redis URLs), with the TLS files given. */
   static PeerCalls cluster(List<String> seeds, List<String> targets, RedisTlsOptions tls) {
-    RedisClusterClient client = RedisClusterClient.create(seeds.stream().map(RedisURI::create).toList());
+    RedisClusterClient client =
+        RedisClusterClient.create(seeds.stream().map(RedisURI::create).toList());
     client.setOptions(ClusterClientOptions.builder().sslOptions(tls.sslOptions()).build());
     StatefulRedisClusterConnection<String, String> strings = client.connect(StringCodec.UTF8);
     StatefulRedisClusterConnection<byte[], byte[]> bytes = client.connect(ByteArrayCodec.INSTANCE);
-    return new PeerCalls(client, strings, strings.async(), bytes,
-        Bucket4jLettuce.casBasedBuilder(bytes).build().asAsync(), targets);
+    return new PeerCalls(
+        client,
+        strings,
+        strings.async(),
+        bytes,
+        Bucket4jLettuce.casBasedBuilder(bytes).build().asAsync(),
+        targets);
   }
 
   /** {@code INCR} of call {@code i}'s target's counter. */
@@ -101,7 +125,10 @@ final class PeerCalls implements AutoCloseable {
     double scripts = 0;
     for (String line : join(commands.info("commandstats")).split("\r?\n")) {
       int at = line.indexOf("usec=");
-      if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info") && !line.startsWith("cmdstat_config") && at >= 0) {
+      if (line.startsWith("cmdstat_")
+          && !line.startsWith("cmdstat_info")
+          && !line.startsWith("cmdstat_config")
+          && at >= 0) {
         int end = line.indexOf(',', at);
         double usec = Double.parseDouble(line.substring(at + 5, end < 0 ? line.length() : end));
         all += usec;
@@ -120,7 +147,8 @@ final class PeerCalls implements AutoCloseable {
   double serverCpuMicros() {
     double seconds = Double.NaN;
     for (String line : join(commands.info("cpu")).split("\\r?\\n")) {
-      if (line.startsWith("used_cpu_sys_main_thread:") || line.startsWith("used_cpu_user_main_thread:")) {
+      if (line.startsWith("used_cpu_sys_main_thread:")
+          || line.startsWith("used_cpu_user_main_thread:")) {
         double value = Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
         seconds = Double.isNaN(seconds) ? value : seconds + value;
       }

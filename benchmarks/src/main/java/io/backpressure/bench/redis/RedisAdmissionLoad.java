@@ -33,12 +33,12 @@ import picocli.CommandLine.Option;
  * use a counter and a bucket of the same target (same hash tag, same node). One admission per
  * tenant and target makes every queue active; after a warm-up, (1) sequential round trips, the
  * three calls interleaved, are timed into HdrHistograms, and (2) each call kind in turn is kept
- * {@code --in-flight} deep with the async API and counted. On a single server the server's own
- * time per call is read from {@code INFO commandstats} (the phase's scripts and functions, which
- * include the commands they call, or all its commands when it ran none, divided by the calls
- * completed; see {@link PeerCalls#serverMicros()}), and the CPU time of the server's main thread
- * per call from {@code INFO cpu}, which counts command parsing and replies too and, unlike the
- * statistics' wall-clock time, not the time the server waits for a core on a loaded machine.
+ * {@code --in-flight} deep with the async API and counted. On a single server the server's own time
+ * per call is read from {@code INFO commandstats} (the phase's scripts and functions, which include
+ * the commands they call, or all its commands when it ran none, divided by the calls completed; see
+ * {@link PeerCalls#serverMicros()}), and the CPU time of the server's main thread per call from
+ * {@code INFO cpu}, which counts command parsing and replies too and, unlike the statistics'
+ * wall-clock time, not the time the server waits for a core on a loaded machine.
  *
  * <pre>{@code
  * ./backpressure bench redis --url redis://127.0.0.1:6379 --tenants 10,10000 --seconds 10 --in-flight 32
@@ -46,35 +46,56 @@ import picocli.CommandLine.Option;
  * ./backpressure bench redis --url redis://127.0.0.1:6379 --tenants 10,10000 --profile 20000
  * }</pre>
  */
-@Command(name = "redis", mixinStandardHelpOptions = true,
-    description = "Admission latency and throughput on Redis, beside INCR and bucket4j's Lettuce backend.")
+@Command(
+    name = "redis",
+    mixinStandardHelpOptions = true,
+    description =
+        "Admission latency and throughput on Redis, beside INCR and bucket4j's Lettuce backend.")
 public final class RedisAdmissionLoad implements Callable<Integer> {
 
-  @Option(names = "--url", description = "Redis URL, e.g. redis://127.0.0.1:6379 (or give --redis-cluster)")
+  @Option(
+      names = "--url",
+      description = "Redis URL, e.g. redis://127.0.0.1:6379 (or give --redis-cluster)")
   String url;
 
-  @Option(names = "--redis-cluster", paramLabel = "HOST:PORT", split = ",",
+  @Option(
+      names = "--redis-cluster",
+      paramLabel = "HOST:PORT",
+      split = ",",
       description = "Redis Cluster seed nodes instead of --url")
   List<String> clusterSeeds;
 
-  @Option(names = "--tenants", split = ",", defaultValue = "10,10000", description = "Active tenant counts")
+  @Option(
+      names = "--tenants",
+      split = ",",
+      defaultValue = "10,10000",
+      description = "Active tenant counts")
   int[] tenants;
 
-  @Option(names = "--targets", defaultValue = "1", description = "Targets, all over one connection (1 to 10000)")
+  @Option(
+      names = "--targets",
+      defaultValue = "1",
+      description = "Targets, all over one connection (1 to 10000)")
   int targets;
 
   @Option(names = "--seconds", defaultValue = "10", description = "Seconds per measurement")
   double seconds;
 
-  @Option(names = "--in-flight", defaultValue = "32", description = "Outstanding calls in the throughput run")
+  @Option(
+      names = "--in-flight",
+      defaultValue = "32",
+      description = "Outstanding calls in the throughput run")
   int inFlight;
 
-  @Mixin
-  RedisTlsOptions tls = new RedisTlsOptions();
+  @Mixin RedisTlsOptions tls = new RedisTlsOptions();
 
-  @Option(names = "--profile", paramLabel = "REPS", defaultValue = "0",
-      description = "Instead of the load: the admission script's server time by phase, each phase repeated REPS times "
-          + "in one call (--url only; see ScriptProfile)")
+  @Option(
+      names = "--profile",
+      paramLabel = "REPS",
+      defaultValue = "0",
+      description =
+          "Instead of the load: the admission script's server time by phase, each phase repeated REPS times "
+              + "in one call (--url only; see ScriptProfile)")
   int profile;
 
   public RedisAdmissionLoad() {}
@@ -94,16 +115,27 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
     RedisGateConfig.Builder options;
     List<String> seedUrls;
     try {
-      options = (cluster ? RedisGateConfig.builder().cluster(clusterSeeds) : RedisGateConfig.builder(url))
-          .commandTimeout(Duration.ofSeconds(5)).tls(tls.files());
+      options =
+          (cluster ? RedisGateConfig.builder().cluster(clusterSeeds) : RedisGateConfig.builder(url))
+              .commandTimeout(Duration.ofSeconds(5))
+              .tls(tls.files());
       seedUrls = options.target("bench").build().clusterSeeds();
     } catch (IllegalArgumentException e) {
-      System.err.println("bench redis: " + (cluster ? "--redis-cluster: " : "--url: ") + Redaction.scrub(e.getMessage(), url));
+      System.err.println(
+          "bench redis: "
+              + (cluster ? "--redis-cluster: " : "--url: ")
+              + Redaction.scrub(e.getMessage(), url));
       return 2;
     }
-    System.out.printf("%s, %d target%s over one connection, %d in flight, %.0f s per measurement%n",
-        cluster ? "Redis Cluster from " + String.join(",", clusterSeeds) : "Redis at " + Redaction.url(url),
-        targets, targets == 1 ? "" : "s", inFlight, seconds);
+    System.out.printf(
+        "%s, %d target%s over one connection, %d in flight, %.0f s per measurement%n",
+        cluster
+            ? "Redis Cluster from " + String.join(",", clusterSeeds)
+            : "Redis at " + Redaction.url(url),
+        targets,
+        targets == 1 ? "" : "s",
+        inFlight,
+        seconds);
     try (RedisGates gates = RedisGates.connect(options)) {
       for (int n : tenants) {
         List<String> names = new ArrayList<>();
@@ -114,13 +146,23 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
           gate[t] = gates.strict(names.get(t));
         }
         if (profile > 0) {
-          populate(new Call("admit", i -> gate[i % targets].admitAsync(AdmissionRequest.of(
-              "tenant-" + (i / targets) % n, "P" + (1 + i % 3), Cost.requests(1).tokens(100 + i % 400)))), n * targets);
+          populate(
+              new Call(
+                  "admit",
+                  i ->
+                      gate[i % targets].admitAsync(
+                          AdmissionRequest.of(
+                              "tenant-" + (i / targets) % n,
+                              "P" + (1 + i % 3),
+                              Cost.requests(1).tokens(100 + i % 400)))),
+              n * targets);
           ScriptProfile.run(url, tls, gate[0], n, profile);
           continue;
         }
-        try (PeerCalls peers = cluster ? PeerCalls.cluster(seedUrls, names, tls)
-            : PeerCalls.standalone(url, names, tls)) {
+        try (PeerCalls peers =
+            cluster
+                ? PeerCalls.cluster(seedUrls, names, tls)
+                : PeerCalls.standalone(url, names, tls)) {
           run(n, gate, peers, cluster);
         }
       }
@@ -157,20 +199,27 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
 
   private static Policy policy(String target) {
     return Policy.builder(target)
-        .requestsPerSecond(1e9).tokensPerSecond(1e12)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .idleTtl(Duration.ofMinutes(10)).grantTtl(Duration.ofMinutes(1))
+        .requestsPerSecond(1e9)
+        .tokensPerSecond(1e12)
+        .priority("P1", 0.5)
+        .priority("P2", 0.3)
+        .priority("P3", 0.2)
+        .idleTtl(Duration.ofMinutes(10))
+        .grantTtl(Duration.ofMinutes(1))
         .build();
   }
 
   private void run(int n, RedisGate[] gate, PeerCalls peers, boolean cluster) throws Exception {
     int t = gate.length;
-    IntFunction<AdmissionRequest> request = i -> AdmissionRequest.of(
-        "tenant-" + (i / t) % n, "P" + (1 + i % 3), Cost.requests(1).tokens(100 + i % 400));
-    List<Call> calls = List.of(
-        new Call("INCR", peers::incr),
-        new Call("bucket4j", peers::bucket4j),
-        new Call("admit", i -> gate[i % t].admitAsync(request.apply(i))));
+    IntFunction<AdmissionRequest> request =
+        i ->
+            AdmissionRequest.of(
+                "tenant-" + (i / t) % n, "P" + (1 + i % 3), Cost.requests(1).tokens(100 + i % 400));
+    List<Call> calls =
+        List.of(
+            new Call("INCR", peers::incr),
+            new Call("bucket4j", peers::bucket4j),
+            new Call("admit", i -> gate[i % t].admitAsync(request.apply(i))));
     populate(calls.get(2), n * t);
     Measurement.sequential(calls, Math.min(2, seconds));
     Histogram[] latency = Measurement.sequential(calls, seconds);
@@ -188,17 +237,28 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
       serverCpu[c] = cluster ? Double.NaN : (peers.serverCpuMicros() - cpu) / rates[c].calls();
     }
     System.out.printf("%n%d tenant%s per target%n", n, n == 1 ? "" : "s");
-    System.out.printf("%-9s | %-24s | %-12s | %-14s | %-14s | %-10s | %-10s%n", "call", "p50 / p95 / p99 (µs)",
-        "ops/s", "server µs/call", "server CPU µs", "p50 ×INCR", "ops ÷INCR");
+    System.out.printf(
+        "%-9s | %-24s | %-12s | %-14s | %-14s | %-10s | %-10s%n",
+        "call",
+        "p50 / p95 / p99 (µs)",
+        "ops/s",
+        "server µs/call",
+        "server CPU µs",
+        "p50 ×INCR",
+        "ops ÷INCR");
     for (int c = 0; c < calls.size(); c++) {
-      System.out.printf("%-9s | %-24s | %-12.0f | %-14s | %-14s | %-10.2f | %8.0f %%%n", calls.get(c).name(),
-          Measurement.percentiles(latency[c]), rates[c].perSecond(),
+      System.out.printf(
+          "%-9s | %-24s | %-12.0f | %-14s | %-14s | %-10.2f | %8.0f %%%n",
+          calls.get(c).name(),
+          Measurement.percentiles(latency[c]),
+          rates[c].perSecond(),
           Double.isNaN(serverMicros[c]) ? "-" : String.format("%.1f", serverMicros[c]),
           Double.isNaN(serverCpu[c]) ? "-" : String.format("%.1f", serverCpu[c]),
           (double) latency[c].getValueAtPercentile(50) / latency[0].getValueAtPercentile(50),
           100 * rates[c].perSecond() / rates[0].perSecond());
     }
-    System.out.printf("admit ÷ bucket4j: p50 latency %.2f ×, ops/s %.2f ×%n",
+    System.out.printf(
+        "admit ÷ bucket4j: p50 latency %.2f ×, ops/s %.2f ×%n",
         (double) latency[2].getValueAtPercentile(50) / latency[1].getValueAtPercentile(50),
         rates[2].perSecond() / rates[1].perSecond());
   }

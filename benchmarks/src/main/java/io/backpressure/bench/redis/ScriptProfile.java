@@ -20,13 +20,12 @@ import java.util.List;
  * ({@code bench redis --profile REPS}). Two views, measured on the same target:
  *
  * <ul>
- *   <li>whole calls, from {@code INFO commandstats} (wall clock) and {@code INFO cpu} (the
- *       server's CPU) over sequential calls: the admission as the
- *       gate runs it where the server has functions ({@code FCALL}) and as one script ({@code
- *       EVALSHA}, on a cluster or an older server), interleaved; a script that returns at once with
- *       an admission's keys and arguments (what Redis spends on any {@code EVALSHA}); and the
- *       admission's functions defined with nothing run (what every {@code EVALSHA} of it pays, and
- *       a function does not);
+ *   <li>whole calls, from {@code INFO commandstats} (wall clock) and {@code INFO cpu} (the server's
+ *       CPU) over sequential calls: the admission as the gate runs it where the server has
+ *       functions ({@code FCALL}) and as one script ({@code EVALSHA}, on a cluster or an older
+ *       server), interleaved; a script that returns at once with an admission's keys and arguments
+ *       (what Redis spends on any {@code EVALSHA}); and the admission's functions defined with
+ *       nothing run (what every {@code EVALSHA} of it pays, and a function does not);
  *   <li>the phases of one admission, each repeated {@code REPS} times inside one call of {@code
  *       profile.lua} and timed with {@code TIME} around the fastest of ten blocks (a Lua-side
  *       timer; Redis's Lua has no other clock), less the empty loop.
@@ -39,6 +38,7 @@ import java.util.List;
 final class ScriptProfile {
   /** Where admit.lua's main body starts: the functions end above this line. */
   private static final String MAIN_BODY = "local config, live = load_config(ARGV[1])";
+
   private static final int CALLS = 2_000;
 
   private final RedisCommands<String, String> redis;
@@ -47,7 +47,10 @@ final class ScriptProfile {
     this.redis = redis;
   }
 
-  /** Profiles {@code gate}'s target, whose queues must be active (the load generator populates them). */
+  /**
+   * Profiles {@code gate}'s target, whose queues must be active (the load generator populates
+   * them).
+   */
   static void run(String url, RedisTlsOptions tls, RedisGate gate, int tenants, int reps) {
     RedisClient client = RedisClient.create(url);
     client.setOptions(ClientOptions.builder().sslOptions(tls.sslOptions()).build());
@@ -62,19 +65,36 @@ final class ScriptProfile {
     // The keys and arguments of an admission of tenant-0 in class P1 (see admit.lua and the key
     // table in redis/README.md).
     String base = "bp:{" + gate.target() + "}:";
-    String[] keys = {base + "config", base + "state", base + "queues", base + "seen", base + "window",
-        base + "g:profile", base + "b:profile", base + "b:profile", base + "w:0"};
+    String[] keys = {
+      base + "config",
+      base + "state",
+      base + "queues",
+      base + "seen",
+      base + "window",
+      base + "g:profile",
+      base + "b:profile",
+      base + "b:profile",
+      base + "w:0"
+    };
     String version = redis.hget(base + "config", "version");
-    String[] args = {version, "", "tenant-0", "0", "1.0", "0", "0", "-1", "1.0", "100.0", "0.0", "1024.0"};
+    String[] args = {
+      version, "", "tenant-0", "0", "1.0", "0", "0", "-1", "1.0", "100.0", "0.0", "1024.0"
+    };
     String functions = prefix(resource("/io/backpressure/redis/admit.lua"));
     String buckets = resource("/io/backpressure/redis/nested_buckets.lua");
 
     double bare = wholeCall("return 1", keys, args);
     double prelude = wholeCall(buckets + "\n" + functions + "\nreturn 1", keys, args);
     // The same admission as a function (the gate's FCALL, where the server has functions) and as
-    // one script (EVALSHA, as on a cluster or an older server), interleaved so both see the same load.
-    String script = buckets + "\n" + resource("/io/backpressure/redis/guards.lua") + "\n"
-        + resource("/io/backpressure/redis/admit.lua") + "\n";
+    // one script (EVALSHA, as on a cluster or an older server), interleaved so both see the same
+    // load.
+    String script =
+        buckets
+            + "\n"
+            + resource("/io/backpressure/redis/guards.lua")
+            + "\n"
+            + resource("/io/backpressure/redis/admit.lua")
+            + "\n";
     String sha = redis.scriptLoad(script);
     String[] withGiveUp = java.util.Arrays.copyOf(args, args.length + 1);
     withGiveUp[args.length] = "";
@@ -99,18 +119,20 @@ final class ScriptProfile {
 
     String[] withReps = java.util.Arrays.copyOf(args, args.length + 1);
     withReps[args.length] = Integer.toString(reps);
-    String profile = buckets + "\n" + functions + "\n"
-        + resource("/io/backpressure/bench/redis/profile.lua");
+    String profile =
+        buckets + "\n" + functions + "\n" + resource("/io/backpressure/bench/redis/profile.lua");
     List<Object> phases = redis.eval(profile, ScriptOutputType.MULTI, keys, withReps);
 
-    System.out.printf("%nScript profile, %d tenant%s active, %d repetitions per phase (µs of server time per call)%n",
+    System.out.printf(
+        "%nScript profile, %d tenant%s active, %d repetitions per phase (µs of server time per call)%n",
         tenants, tenants == 1 ? "" : "s", reps);
     System.out.printf("  %-56s %8.1f%n", "whole admission by FCALL (INFO commandstats)", function);
     System.out.printf("  %-56s %8.1f%n", "  server CPU per call (INFO cpu)", functionCpu / CALLS);
     System.out.printf("  %-56s %8.1f%n", "whole admission by EVALSHA (INFO commandstats)", evalsha);
     System.out.printf("  %-56s %8.1f%n", "  server CPU per call (INFO cpu)", evalshaCpu / CALLS);
     System.out.printf("  %-56s %8.1f%n", "  any EVALSHA with these keys and arguments", bare);
-    System.out.printf("  %-56s %8.1f%n", "  the script's functions defined (EVALSHA only)", prelude - bare);
+    System.out.printf(
+        "  %-56s %8.1f%n", "  the script's functions defined (EVALSHA only)", prelude - bare);
     double sum = 0;
     for (int i = 0; i < phases.size(); i += 2) {
       double micros = Double.parseDouble((String) phases.get(i + 1));
@@ -122,7 +144,9 @@ final class ScriptProfile {
     System.out.printf("  %-56s %8.1f%n", "  sum of the phases (unindented)", sum);
   }
 
-  /** {@code INFO commandstats}' µs per call of {@code script}, run {@link #CALLS} times by EVALSHA. */
+  /**
+   * {@code INFO commandstats}' µs per call of {@code script}, run {@link #CALLS} times by EVALSHA.
+   */
   private double wholeCall(String script, String[] keys, String[] args) {
     String sha = redis.scriptLoad(script);
     redis.configResetstat();
@@ -136,7 +160,8 @@ final class ScriptProfile {
   private double cpuMicros() {
     double seconds = 0;
     for (String line : redis.info("cpu").split("\\r?\\n")) {
-      if (line.startsWith("used_cpu_sys_main_thread:") || line.startsWith("used_cpu_user_main_thread:")) {
+      if (line.startsWith("used_cpu_sys_main_thread:")
+          || line.startsWith("used_cpu_user_main_thread:")) {
         seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
       }
     }
@@ -157,7 +182,8 @@ final class ScriptProfile {
   private static String prefix(String admit) {
     int at = admit.indexOf(MAIN_BODY);
     if (at < 0) {
-      throw new IllegalStateException("admit.lua has no line '" + MAIN_BODY + "'; update ScriptProfile");
+      throw new IllegalStateException(
+          "admit.lua has no line '" + MAIN_BODY + "'; update ScriptProfile");
     }
     return admit.substring(0, at);
   }

@@ -38,7 +38,10 @@ public final class LoopbackResponder implements AutoCloseable {
       return new Answer(status, withType(headers, "application/json"), List.of(body), false);
     }
 
-    /** A server-sent event stream of {@code events}, each written as {@code data: …} plus a blank line. */
+    /**
+     * A server-sent event stream of {@code events}, each written as {@code data: …} plus a blank
+     * line.
+     */
     public static Answer events(List<String> events, boolean stall) {
       return new Answer(
           200,
@@ -96,7 +99,9 @@ public final class LoopbackResponder implements AutoCloseable {
 
   private void handle(HttpExchange exchange) throws IOException {
     Map<String, List<String>> headers = new java.util.TreeMap<>();
-    exchange.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(java.util.Locale.ROOT), values));
+    exchange
+        .getRequestHeaders()
+        .forEach((name, values) -> headers.put(name.toLowerCase(java.util.Locale.ROOT), values));
     requestHeaders.add(headers);
     requests.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
     Answer current = answer;

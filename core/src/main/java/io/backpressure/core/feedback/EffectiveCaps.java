@@ -17,11 +17,11 @@ import org.jspecify.annotations.Nullable;
  * <h2>Why</h2>
  *
  * The paper ("Dispatch Control for Priority-Based, Multi-Tenant Workflows under Multi-Resource
- * External Rate Limits", its assumptions A1 and A2) takes the caps as static and known and
- * the gate as the provider's only consumer. In practice a deployment's limit is lowered on the fly,
- * a workspace carries a lower limit than the tier, another application spends from the same key.
- * With caps configured too high every worker keeps overshooting; the provider's answers say so,
- * and every answer is a chance to learn.
+ * External Rate Limits", its assumptions A1 and A2) takes the caps as static and known and the gate
+ * as the provider's only consumer. In practice a deployment's limit is lowered on the fly, a
+ * workspace carries a lower limit than the tier, another application spends from the same key. With
+ * caps configured too high every worker keeps overshooting; the provider's answers say so, and
+ * every answer is a chance to learn.
  *
  * <h2>The rule</h2>
  *
@@ -31,27 +31,27 @@ import org.jspecify.annotations.Nullable;
  * <pre>    E = max(floor · C, min(C, A, Lim, Out))</pre>
  *
  * <ul>
- *   <li><b>A, the 429 part (AIMD).</b> Starts unbounded. A 429 for {@code d} (the error body's
- *       type names it, or its {@code remaining} header is zero; a 429 that names nothing counts for
+ *   <li><b>A, the 429 part (AIMD).</b> Starts unbounded. A 429 for {@code d} (the error body's type
+ *       names it, or its {@code remaining} header is zero; a 429 that names nothing counts for
  *       every dimension) sets {@code A = max(floor · C, decrease · E)} (unless the same answer's
- *       headers already lowered {@code E}, which explains the 429) and starts a cooldown until
- *       the provider's reset for {@code d} (else its {@code retry-after}, else {@code cooldown}).
- *       The cooldown is shared: 429s of calls that were already in flight when the first one came
- *       back do not cut again, and nothing grows. Once it ends and while no 429 comes, {@code A}
- *       grows by {@code increase · C} per second, never above {@code C}.
+ *       headers already lowered {@code E}, which explains the 429) and starts a cooldown until the
+ *       provider's reset for {@code d} (else its {@code retry-after}, else {@code cooldown}). The
+ *       cooldown is shared: 429s of calls that were already in flight when the first one came back
+ *       do not cut again, and nothing grows. Once it ends and while no 429 comes, {@code A} grows
+ *       by {@code increase · C} per second, never above {@code C}.
  *   <li><b>Lim, the adopted limit.</b> The latest {@code limit} header {@code L} means {@code L/P}
- *       units per second. Below {@code C} it is adopted with headroom: {@code Lim = (1 − headroom) ·
- *       L/P}; at or above {@code C} it bounds nothing. The latest header wins, so a limit that comes
- *       back up lifts the bound at once.
+ *       units per second. Below {@code C} it is adopted with headroom: {@code Lim = (1 − headroom)
+ *       · L/P}; at or above {@code C} it bounds nothing. The latest header wins, so a limit that
+ *       comes back up lifts the bound at once.
  *   <li><b>Out, room for outside traffic.</b> The provider's window ends at {@code now + reset}, so
- *       it began {@code elapsed = P − reset} ago, and it has counted {@code L − remaining}. The gate
- *       counts what its own answered calls used in the same span (in {@link #SLOTS} slots per
+ *       it began {@code elapsed = P − reset} ago, and it has counted {@code L − remaining}. The
+ *       gate counts what its own answered calls used in the same span (in {@link #SLOTS} slots per
  *       period). Whatever the provider counted beyond that came from elsewhere: the sample {@code
  *       (L − remaining − own) / elapsed} units/s enters an average with weight {@code
  *       outside_weight · elapsed / P} (early in a window the sample is noisy and weighs little; a
  *       sample under 10 % of the period is skipped). Samples are averaged signed, so the noise of
- *       calls in flight cancels; the estimate {@code O} is clamped at zero when used. Once {@code O}
- *       exceeds {@link #OUTSIDE_ENGAGE} of {@code base = min(C, L/P)}, {@code Out = base − (1 +
+ *       calls in flight cancels; the estimate {@code O} is clamped at zero when used. Once {@code
+ *       O} exceeds {@link #OUTSIDE_ENGAGE} of {@code base = min(C, L/P)}, {@code Out = base − (1 +
  *       headroom) · O}, until it falls below {@link #OUTSIDE_RELEASE} of {@code base}.
  * </ul>
  *
@@ -59,22 +59,21 @@ import org.jspecify.annotations.Nullable;
  *
  * The provider counts a call when it arrives, the gate when it is answered: at any instant the
  * calls in flight are in the provider's count and not yet in the gate's, and the calls answered
- * early in a window were counted in the previous one. On average the two cancel, but one sample
- * is off by about what the gate sends in one latency, and a fixed window's start and end move
- * that by whole calls. With a 1 s window and 50–150 ms latency that is several percent of the cap
- * in either direction, and the average {@code O} wanders by as much (up to about 10 % of the cap
- * over a 100 s run at full load, the evaluation README's correct-caps workloads). Were every
- * excursion taken as outside traffic, {@code E} would dip below a correct cap for a moment
- * several times a second and cost about 1 % of the throughput. So {@code O} bounds nothing inside
- * a dead band: it starts bounding {@code E} once above {@link #OUTSIDE_ENGAGE} of {@code base}
- * and stops once back below {@link #OUTSIDE_RELEASE} (hysteresis, so an estimate near the edge
- * does not switch on and off with every answer). A 429 is no noise: it makes a positive estimate
- * bound {@code E} at once, whatever its size, and when that lowers {@code E} it explains the 429
- * (no cut of {@code A}); the estimate then stops bounding once it is below the release level
- * again. So outside traffic smaller than the band is left room for from its first 429 on, and a
- * lone 429 that comes while the estimate is slightly positive costs a dip of the estimate's size
- * until the next answer, not a 20 % cut. A 429 with no sign of outside traffic ({@code O ≤ 0})
- * cuts {@code A} as before.
+ * early in a window were counted in the previous one. On average the two cancel, but one sample is
+ * off by about what the gate sends in one latency, and a fixed window's start and end move that by
+ * whole calls. With a 1 s window and 50–150 ms latency that is several percent of the cap in either
+ * direction, and the average {@code O} wanders by as much (up to about 10 % of the cap over a 100 s
+ * run at full load, the evaluation README's correct-caps workloads). Were every excursion taken as
+ * outside traffic, {@code E} would dip below a correct cap for a moment several times a second and
+ * cost about 1 % of the throughput. So {@code O} bounds nothing inside a dead band: it starts
+ * bounding {@code E} once above {@link #OUTSIDE_ENGAGE} of {@code base} and stops once back below
+ * {@link #OUTSIDE_RELEASE} (hysteresis, so an estimate near the edge does not switch on and off
+ * with every answer). A 429 is no noise: it makes a positive estimate bound {@code E} at once,
+ * whatever its size, and when that lowers {@code E} it explains the 429 (no cut of {@code A}); the
+ * estimate then stops bounding once it is below the release level again. So outside traffic smaller
+ * than the band is left room for from its first 429 on, and a lone 429 that comes while the
+ * estimate is slightly positive costs a dip of the estimate's size until the next answer, not a 20
+ * % cut. A 429 with no sign of outside traffic ({@code O ≤ 0}) cuts {@code A} as before.
  *
  * <h2>Recovery ramp</h2>
  *
@@ -86,13 +85,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>When the caps move</h2>
  *
- * {@code E_d} moves only when an answer is reported: {@link #observe} is the one step, and the
- * caps it leaves (the growth computed for that instant) are what admission decides against until
- * the next answer. The ramp's factor is a function of time alone, so it is applied at admission:
- * the in-memory gate hands {@link #applied} to the rule at every admission while a ramp runs, and
- * on Redis {@code feedback.lua} stores the ramp's start, end and fraction beside the effective
- * caps for every decision to apply at its own time. A ramp therefore rises whether or not
- * answers are reported (a gate whose caller reports none still returns to {@code E_d}).
+ * {@code E_d} moves only when an answer is reported: {@link #observe} is the one step, and the caps
+ * it leaves (the growth computed for that instant) are what admission decides against until the
+ * next answer. The ramp's factor is a function of time alone, so it is applied at admission: the
+ * in-memory gate hands {@link #applied} to the rule at every admission while a ramp runs, and on
+ * Redis {@code feedback.lua} stores the ramp's start, end and fraction beside the effective caps
+ * for every decision to apply at its own time. A ramp therefore rises whether or not answers are
+ * reported (a gate whose caller reports none still returns to {@code E_d}).
  *
  * <h2>A worked example</h2>
  *
@@ -101,9 +100,9 @@ import org.jspecify.annotations.Nullable;
  * {@code Lim = 0.95 · 45 = 42.75/s} and {@code E = 42.75}. Another application then spends 9/s:
  * answers half-way through a window show {@code remaining} about 4.5 lower than the gate's own
  * count explains, samples of about 9/s, and within a few periods {@code O ≈ 9}, {@code Out = 45 −
- * 1.05 · 9 = 35.55}, {@code E = 35.55}. A 429 on a busy window cuts {@code A} to {@code 0.8 ·
- * 35.55 = 28.4} until the window resets (say 300 ms), after which {@code A} grows 3/s and stops
- * bounding {@code E} within about 2.4 s.
+ * 1.05 · 9 = 35.55}, {@code E = 35.55}. A 429 on a busy window cuts {@code A} to {@code 0.8 · 35.55
+ * = 28.4} until the window resets (say 300 ms), after which {@code A} grows 3/s and stops bounding
+ * {@code E} within about 2.4 s.
  *
  * <h2>Java and Lua names</h2>
  *
@@ -121,10 +120,13 @@ import org.jspecify.annotations.Nullable;
 public final class EffectiveCaps {
   /** Slots per provider period in which the gate's own usage is counted. */
   public static final int SLOTS = 20;
+
   /** An outside estimate above this fraction of the cap starts bounding it (see the dead band). */
   public static final double OUTSIDE_ENGAGE = 0.1;
+
   /** An outside estimate that bounds the cap stops bounding it below this fraction of the cap. */
   public static final double OUTSIDE_RELEASE = 0.05;
+
   /** A window younger than this fraction of the period gives no outside sample. */
   public static final double MIN_ELAPSED = 0.1;
 
@@ -160,7 +162,8 @@ public final class EffectiveCaps {
     this.names = List.copyOf(names);
     this.dims = names.size();
     if (caps.length != dims) {
-      throw new IllegalArgumentException("caps has " + caps.length + " entries for " + dims + " dimensions");
+      throw new IllegalArgumentException(
+          "caps has " + caps.length + " entries for " + dims + " dimensions");
     }
     this.policy = Objects.requireNonNull(policy, "policy");
     this.caps = caps.clone();
@@ -184,7 +187,8 @@ public final class EffectiveCaps {
    */
   public void reconfigure(double[] newCaps, FeedbackPolicy newPolicy) {
     if (newCaps.length != dims) {
-      throw new IllegalArgumentException("caps has " + newCaps.length + " entries for " + dims + " dimensions");
+      throw new IllegalArgumentException(
+          "caps has " + newCaps.length + " entries for " + dims + " dimensions");
     }
     Objects.requireNonNull(newPolicy, "policy");
     if (!newPolicy.period().equals(policy.period())) {
@@ -263,7 +267,8 @@ public final class EffectiveCaps {
    */
   public static double @Nullable [] ownUse(
       List<String> names, io.backpressure.core.@Nullable Grant grant, ProviderSignal signal) {
-    io.backpressure.core.Cost debited = grant != null && !grant.failedOpen() ? grant.debited() : null;
+    io.backpressure.core.Cost debited =
+        grant != null && !grant.failedOpen() ? grant.debited() : null;
     io.backpressure.core.Cost used = signal.usage();
     if (debited == null && used == null) {
       return null;
@@ -280,7 +285,10 @@ public final class EffectiveCaps {
     return Double.isFinite(amount) && amount > 0 ? amount : 0;
   }
 
-  /** What admission decides against at {@code now}: {@code E_d} times the ramp's factor, per dimension. */
+  /**
+   * What admission decides against at {@code now}: {@code E_d} times the ramp's factor, per
+   * dimension.
+   */
   public double[] applied(long now) {
     double m = rampMultiplier(now);
     double[] out = new double[dims];
@@ -326,15 +334,17 @@ public final class EffectiveCaps {
     for (int d = 0; d < dims; d++) {
       double e = effective(d, now);
       double cooldown = cooldownUntil[d] > now ? (cooldownUntil[d] - now) / 1e6 : 0;
-      out.put(names.get(d), new FeedbackState.Dimension(caps[d], e, e * m, limitRate[d],
-          Math.max(0, outside[d]), cooldown));
+      out.put(
+          names.get(d),
+          new FeedbackState.Dimension(
+              caps[d], e, e * m, limitRate[d], Math.max(0, outside[d]), cooldown));
     }
     return new FeedbackState(out, m, outage, signals, decreases, adoptions, ramps, ignored);
   }
 
   /**
-   * The 429 part of dimension {@code d} at {@code now}, grown by the quiet time since it last moved;
-   * infinite when it bounds nothing (never cut, or grown back to the cap).
+   * The 429 part of dimension {@code d} at {@code now}, grown by the quiet time since it last
+   * moved; infinite when it bounds nothing (never cut, or grown back to the cap).
    */
   private double aimdNow(int d, long now) {
     long from = Math.max(aimdAt[d], cooldownUntil[d]);
@@ -368,9 +378,12 @@ public final class EffectiveCaps {
       decreases++;
     }
     ProviderSignal.RateLimit limit = signal.limits().get(names.get(d));
-    java.time.Duration hold = limit != null && limit.reset() != null && !limit.reset().isZero()
-        ? limit.reset()
-        : signal.retryAfter() != null && !signal.retryAfter().isZero() ? signal.retryAfter() : policy.cooldown();
+    java.time.Duration hold =
+        limit != null && limit.reset() != null && !limit.reset().isZero()
+            ? limit.reset()
+            : signal.retryAfter() != null && !signal.retryAfter().isZero()
+                ? signal.retryAfter()
+                : policy.cooldown();
     long micros = Math.min(hold.toNanos(), java.time.Duration.ofMinutes(10).toNanos()) / 1_000;
     cooldownUntil[d] = now + Math.max(1, micros);
   }

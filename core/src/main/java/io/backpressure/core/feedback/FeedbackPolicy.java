@@ -25,18 +25,21 @@ import java.time.Duration;
  * <p>A value, safe to read from any thread.
  *
  * @param enabled false for caps exactly as configured (no learning; signals are ignored)
- * @param period the provider's accounting period: a {@code limit} header of {@code L} means
- *     {@code L / period} units per second (OpenAI and Anthropic count per minute)
+ * @param period the provider's accounting period: a {@code limit} header of {@code L} means {@code
+ *     L / period} units per second (OpenAI and Anthropic count per minute)
  * @param decrease the multiplicative decrease on a 429, in (0, 1)
- * @param increase the additive increase while quiet, as a fraction of {@code C_d} per second, in (0, 1]
+ * @param increase the additive increase while quiet, as a fraction of {@code C_d} per second, in
+ *     (0, 1]
  * @param floor the lowest effective cap, as a fraction of {@code C_d}, in (0, 1]
  * @param headroom the fraction left unused below an adopted limit and on top of the outside-traffic
  *     estimate, in [0, 0.5]
  * @param cooldown how long a 429 without reset or retry-after holds the cap down, in (0, 10 min]
- * @param outsideWeight the weight of one full-period observation in the outside-traffic average, in (0, 1]
+ * @param outsideWeight the weight of one full-period observation in the outside-traffic average, in
+ *     (0, 1]
  * @param rampFraction where the recovery ramp starts, as a fraction of {@code E_d}, in (0, 1]
  * @param rampDuration how long the ramp takes to reach {@code E_d}, in (0, 1 h]
- * @param outageErrors provider errors (5xx, no answer) in a row that count as an outage, in [1, 1000]
+ * @param outageErrors provider errors (5xx, no answer) in a row that count as an outage, in [1,
+ *     1000]
  */
 public record FeedbackPolicy(
     boolean enabled,
@@ -53,6 +56,7 @@ public record FeedbackPolicy(
 
   /** The defaults: learning on, a one-minute provider period. */
   public static final FeedbackPolicy DEFAULT = builder().build();
+
   /** No learning: the caps as configured. */
   public static final FeedbackPolicy DISABLED = builder().enabled(false).build();
 
@@ -62,31 +66,41 @@ public record FeedbackPolicy(
     open("feedback.increase", increase, 0, 1, true);
     open("feedback.floor", floor, 0, 1, true);
     if (!(headroom >= 0 && headroom <= 0.5)) {
-      throw new InvalidPolicyException("feedback.headroom",
-          "feedback.headroom must be a number in [0, 0.5], got " + headroom);
+      throw new InvalidPolicyException(
+          "feedback.headroom", "feedback.headroom must be a number in [0, 0.5], got " + headroom);
     }
     duration("feedback.cooldown", cooldown, Duration.ofNanos(1), Duration.ofMinutes(10));
     open("feedback.outside_weight", outsideWeight, 0, 1, true);
     open("feedback.ramp.fraction", rampFraction, 0, 1, true);
     duration("feedback.ramp.duration", rampDuration, Duration.ofNanos(1), Duration.ofHours(1));
     if (outageErrors < 1 || outageErrors > 1000) {
-      throw new InvalidPolicyException("feedback.outage_errors",
+      throw new InvalidPolicyException(
+          "feedback.outage_errors",
           "feedback.outage_errors must be in [1, 1000], got " + outageErrors);
     }
   }
 
-  private static void open(String field, double value, double low, double high, boolean closedHigh) {
+  private static void open(
+      String field, double value, double low, double high, boolean closedHigh) {
     boolean ok = value > low && (closedHigh ? value <= high : value < high);
     if (!ok) {
-      throw new InvalidPolicyException(field, field + " must be a number in (" + fmt(low) + ", "
-          + fmt(high) + (closedHigh ? "]" : ")") + ", got " + value);
+      throw new InvalidPolicyException(
+          field,
+          field
+              + " must be a number in ("
+              + fmt(low)
+              + ", "
+              + fmt(high)
+              + (closedHigh ? "]" : ")")
+              + ", got "
+              + value);
     }
   }
 
   private static void duration(String field, Duration value, Duration low, Duration high) {
     if (value == null || value.compareTo(low) < 0 || value.compareTo(high) > 0) {
-      throw new InvalidPolicyException(field, field + " must be a duration in [" + low + ", " + high
-          + "], got " + value);
+      throw new InvalidPolicyException(
+          field, field + " must be a duration in [" + low + ", " + high + "], got " + value);
     }
   }
 
@@ -117,8 +131,8 @@ public record FeedbackPolicy(
   }
 
   /**
-   * Builds a {@link FeedbackPolicy}; ranges are checked by {@link #build()}.
-   * Not thread-safe: configure it on one thread, then build.
+   * Builds a {@link FeedbackPolicy}; ranges are checked by {@link #build()}. Not thread-safe:
+   * configure it on one thread, then build.
    */
   public static final class Builder {
     private boolean enabled = true;
@@ -192,8 +206,18 @@ public record FeedbackPolicy(
     }
 
     public FeedbackPolicy build() {
-      return new FeedbackPolicy(enabled, period, decrease, increase, floor, headroom, cooldown,
-          outsideWeight, rampFraction, rampDuration, outageErrors);
+      return new FeedbackPolicy(
+          enabled,
+          period,
+          decrease,
+          increase,
+          floor,
+          headroom,
+          cooldown,
+          outsideWeight,
+          rampFraction,
+          rampDuration,
+          outageErrors);
     }
   }
 }

@@ -42,6 +42,11 @@ public record FeedbackState(
    * @param outside the estimated rate of traffic the provider counted that this gate did not admit
    * @param cooldownSeconds how long the dimension's cooldown still runs; 0 when none does
    */
-  public record Dimension(double configured, double effective, double applied, double limit,
-      double outside, double cooldownSeconds) {}
+  public record Dimension(
+      double configured,
+      double effective,
+      double applied,
+      double limit,
+      double outside,
+      double cooldownSeconds) {}
 }

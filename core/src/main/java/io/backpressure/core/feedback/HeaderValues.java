@@ -17,10 +17,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class HeaderValues {
   /** One term of a Go {@code time.Duration} text: a decimal number and a unit. */
-  private static final Pattern DURATION_TERM = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|µs|μs|ms|s|m|h)");
+  private static final Pattern DURATION_TERM =
+      Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|µs|μs|ms|s|m|h)");
+
   private static final Pattern NUMBER = Pattern.compile("\\d+(?:\\.\\d+)?");
+
   /** Longest value read; rate-limit values are short, anything longer is not one. */
   private static final int MAX_LENGTH = 64;
+
   /** Longest duration accepted: a day. Provider windows are a minute to a day. */
   private static final long MAX_DURATION_NANOS = Duration.ofDays(1).toNanos();
 
@@ -41,14 +45,15 @@ final class HeaderValues {
       if (!m.find(at) || m.start() != at) {
         return null;
       }
-      long unit = switch (m.group(2)) {
-        case "ns" -> 1L;
-        case "us", "µs", "μs" -> 1_000L;
-        case "ms" -> 1_000_000L;
-        case "s" -> 1_000_000_000L;
-        case "m" -> 60_000_000_000L;
-        default -> 3_600_000_000_000L;
-      };
+      long unit =
+          switch (m.group(2)) {
+            case "ns" -> 1L;
+            case "us", "µs", "μs" -> 1_000L;
+            case "ms" -> 1_000_000L;
+            case "s" -> 1_000_000_000L;
+            case "m" -> 60_000_000_000L;
+            default -> 3_600_000_000_000L;
+          };
       nanos = nanos.add(new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(unit)));
       at = m.end();
     }
@@ -76,7 +81,8 @@ final class HeaderValues {
       return null;
     }
     try {
-      return until(OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant(), now);
+      return until(
+          OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant(), now);
     } catch (DateTimeParseException e) {
       return null;
     }
@@ -92,10 +98,13 @@ final class HeaderValues {
     }
     Double seconds = count(text);
     if (seconds != null) {
-      return seconds * 1e9 > MAX_DURATION_NANOS ? null : Duration.ofNanos(Math.round(seconds * 1e9));
+      return seconds * 1e9 > MAX_DURATION_NANOS
+          ? null
+          : Duration.ofNanos(Math.round(seconds * 1e9));
     }
     try {
-      return until(ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant(), now);
+      return until(
+          ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant(), now);
     } catch (DateTimeParseException e) {
       return null;
     }

@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
  * @param usage what the call used, when the caller knows it (the reply's usage); the gate counts
  *     the larger of this and what it debited as its own traffic; null to count the debit alone
  * @param ignored how many header or body values were malformed and ignored while parsing
- * @param resumed true for the signal that gating resumes after a period in which calls went
- *     unpaced (the gate failed open): the gate restarts with its recovery ramp
+ * @param resumed true for the signal that gating resumes after a period in which calls went unpaced
+ *     (the gate failed open): the gate restarts with its recovery ramp
  */
 public record ProviderSignal(
     int status,
@@ -63,7 +63,8 @@ public record ProviderSignal(
    * @param remaining what is left of it now
    * @param reset how long until the allowance is whole again
    */
-  public record RateLimit(@Nullable Double limit, @Nullable Double remaining, @Nullable Duration reset) {
+  public record RateLimit(
+      @Nullable Double limit, @Nullable Double remaining, @Nullable Duration reset) {
     public RateLimit {
       if (limit != null && !(limit >= 0 && Double.isFinite(limit))) {
         throw new IllegalArgumentException("limit must be a finite number >= 0, got " + limit);
@@ -84,7 +85,8 @@ public record ProviderSignal(
 
   /** A 429 naming the exhausted dimension, with the provider's retry-after (may be null). */
   public static ProviderSignal rateLimited(String dimension, Duration retryAfter) {
-    return new ProviderSignal(TOO_MANY_REQUESTS, Set.of(dimension), Map.of(), retryAfter, null, 0, false);
+    return new ProviderSignal(
+        TOO_MANY_REQUESTS, Set.of(dimension), Map.of(), retryAfter, null, 0, false);
   }
 
   /** The signal that gating resumes after a fail-open period: start the recovery ramp. */
@@ -93,7 +95,8 @@ public record ProviderSignal(
   }
 
   /** This signal with the rate-limit headers of one dimension. */
-  public ProviderSignal withLimit(String dimension, Double limit, Double remaining, Duration reset) {
+  public ProviderSignal withLimit(
+      String dimension, Double limit, Double remaining, Duration reset) {
     Map<String, RateLimit> more = new java.util.HashMap<>(limits);
     more.put(dimension, new RateLimit(limit, remaining, reset));
     return new ProviderSignal(status, exhausted, more, retryAfter, usage, ignored, resumed);

@@ -43,19 +43,29 @@ import org.slf4j.LoggerFactory;
 public final class ProviderSignals {
   private static final Logger LOG = LoggerFactory.getLogger(ProviderSignals.class);
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** The body is only read for its error type; a longer one is cut here. */
   private static final int MAX_BODY = 64 * 1024;
+
   private static final long LOG_INTERVAL_NANOS = 60_000_000_000L;
 
-  private static final List<String> OPENAI_DIMENSIONS = List.of(Dimension.REQUESTS, Dimension.TOKENS);
+  private static final List<String> OPENAI_DIMENSIONS =
+      List.of(Dimension.REQUESTS, Dimension.TOKENS);
+
   /** Anthropic's header infix, and the gate's dimension name for it. */
-  private static final Map<String, String> ANTHROPIC_DIMENSIONS = Map.of(
-      "requests", Dimension.REQUESTS,
-      "tokens", Dimension.TOKENS,
-      "input-tokens", "input_tokens",
-      "output-tokens", "output_tokens");
-  private static final Set<String> DIMENSION_TYPES = Set.of(
-      Dimension.REQUESTS, Dimension.TOKENS, "input_tokens", "output_tokens");
+  private static final Map<String, String> ANTHROPIC_DIMENSIONS =
+      Map.of(
+          "requests",
+          Dimension.REQUESTS,
+          "tokens",
+          Dimension.TOKENS,
+          "input-tokens",
+          "input_tokens",
+          "output-tokens",
+          "output_tokens");
+
+  private static final Set<String> DIMENSION_TYPES =
+      Set.of(Dimension.REQUESTS, Dimension.TOKENS, "input_tokens", "output_tokens");
 
   private static final LongAdder IGNORED = new LongAdder();
   private static final AtomicLong NEXT_LOG = new AtomicLong(System.nanoTime());
@@ -76,18 +86,24 @@ public final class ProviderSignals {
    * @param receivedAt when the answer arrived (wall clock), to turn reset instants and HTTP dates
    *     into durations
    */
-  public static ProviderSignal parse(int status, Map<String, List<String>> headers, @Nullable String body,
-      Instant receivedAt) {
+  public static ProviderSignal parse(
+      int status, Map<String, List<String>> headers, @Nullable String body, Instant receivedAt) {
     Parse p = new Parse(headers, receivedAt);
     Map<String, ProviderSignal.RateLimit> limits = new HashMap<>();
     for (String dim : OPENAI_DIMENSIONS) {
-      p.limit(limits, dim, "x-ratelimit-limit-" + dim, "x-ratelimit-remaining-" + dim,
-          "x-ratelimit-reset-" + dim, false);
+      p.limit(
+          limits,
+          dim,
+          "x-ratelimit-limit-" + dim,
+          "x-ratelimit-remaining-" + dim,
+          "x-ratelimit-reset-" + dim,
+          false);
     }
-    ANTHROPIC_DIMENSIONS.forEach((infix, dim) -> {
-      String prefix = "anthropic-ratelimit-" + infix;
-      p.limit(limits, dim, prefix + "-limit", prefix + "-remaining", prefix + "-reset", true);
-    });
+    ANTHROPIC_DIMENSIONS.forEach(
+        (infix, dim) -> {
+          String prefix = "anthropic-ratelimit-" + infix;
+          p.limit(limits, dim, prefix + "-limit", prefix + "-remaining", prefix + "-reset", true);
+        });
     Duration retryAfter = p.value("retry-after-ms", HeaderValues::retryAfterMillis);
     if (retryAfter == null) {
       retryAfter = p.value("retry-after", text -> HeaderValues.retryAfter(text, receivedAt));
@@ -100,11 +116,12 @@ public final class ProviderSignals {
       }
     }
     if (status == ProviderSignal.TOO_MANY_REQUESTS && exhausted.isEmpty()) {
-      limits.forEach((dim, limit) -> {
-        if (limit.remaining() != null && limit.remaining() <= 0) {
-          exhausted.add(dim);
-        }
-      });
+      limits.forEach(
+          (dim, limit) -> {
+            if (limit.remaining() != null && limit.remaining() <= 0) {
+              exhausted.add(dim);
+            }
+          });
     }
     int safeStatus = status < 0 || status > 999 ? 0 : status;
     if (safeStatus != status) {
@@ -122,25 +139,33 @@ public final class ProviderSignals {
     Parse(Map<String, List<String>> raw, Instant receivedAt) {
       this.receivedAt = receivedAt;
       if (raw != null) {
-        raw.forEach((name, values) -> {
-          if (name != null && values != null && !values.isEmpty() && values.get(0) != null) {
-            headers.putIfAbsent(name, values.get(0).trim());
-          }
-        });
+        raw.forEach(
+            (name, values) -> {
+              if (name != null && values != null && !values.isEmpty() && values.get(0) != null) {
+                headers.putIfAbsent(name, values.get(0).trim());
+              }
+            });
       }
     }
 
-    void limit(Map<String, ProviderSignal.RateLimit> out, String dim, String limitName,
-        String remainingName, String resetName, boolean instant) {
-      if (!headers.containsKey(limitName) && !headers.containsKey(remainingName)
+    void limit(
+        Map<String, ProviderSignal.RateLimit> out,
+        String dim,
+        String limitName,
+        String remainingName,
+        String resetName,
+        boolean instant) {
+      if (!headers.containsKey(limitName)
+          && !headers.containsKey(remainingName)
           && !headers.containsKey(resetName)) {
         return;
       }
       Double limit = value(limitName, HeaderValues::count);
       Double remaining = value(remainingName, HeaderValues::count);
-      Duration reset = instant
-          ? value(resetName, text -> HeaderValues.untilInstant(text, receivedAt))
-          : value(resetName, HeaderValues::goDuration);
+      Duration reset =
+          instant
+              ? value(resetName, text -> HeaderValues.untilInstant(text, receivedAt))
+              : value(resetName, HeaderValues::goDuration);
       if (limit != null || remaining != null || reset != null) {
         out.put(dim, new ProviderSignal.RateLimit(limit, remaining, reset));
       }
@@ -183,7 +208,10 @@ public final class ProviderSignals {
       long due = NEXT_LOG.get();
       if (now - due >= 0 && NEXT_LOG.compareAndSet(due, now + LOG_INTERVAL_NANOS)) {
         String shown = text.length() > 40 ? text.substring(0, 40) + "…" : text;
-        LOG.warn("ignored an unreadable provider value {}: '{}' ({} ignored so far)", name, shown,
+        LOG.warn(
+            "ignored an unreadable provider value {}: '{}' ({} ignored so far)",
+            name,
+            shown,
             IGNORED.sum());
       }
     }

@@ -33,7 +33,8 @@ class EffectiveCapsPropertiesTest {
       for (int d = 0; d < DIMS.size(); d++) {
         double e = caps.effective(d, now);
         assertThat(e).isBetween(policy.floor() * CAPS[d], CAPS[d]);
-        assertThat(caps.applied(now)[d]).isCloseTo(e * ramp, org.assertj.core.data.Offset.offset(1e-9 * CAPS[d]));
+        assertThat(caps.applied(now)[d])
+            .isCloseTo(e * ramp, org.assertj.core.data.Offset.offset(1e-9 * CAPS[d]));
         FeedbackState.Dimension state = caps.state(now).dimensions().get(DIMS.get(d));
         assertThat(state.outside()).isGreaterThanOrEqualTo(0);
         assertThat(state.cooldownSeconds()).isBetween(0.0, 600.0);
@@ -45,19 +46,34 @@ class EffectiveCapsPropertiesTest {
   Arbitrary<List<Step>> traces() {
     Arbitrary<Double> limit = Arbitraries.doubles().between(0, 12_000).injectNull(0.2);
     Arbitrary<Double> remaining = Arbitraries.doubles().between(-10, 12_000).injectNull(0.2);
-    Arbitrary<Duration> reset = Arbitraries.longs().between(0, 5_000_000_000L).map(Duration::ofNanos).injectNull(0.2);
-    Arbitrary<ProviderSignal> plain = Combinators.combine(
-        Arbitraries.of(200, 200, 200, 429, 429, 400, 500, 503, 0),
-        Arbitraries.subsetOf("requests", "tokens", "input_tokens"),
-        limit, remaining, reset,
-        Arbitraries.longs().between(0, 3_000).map(Duration::ofMillis).injectNull(0.5),
-        Arbitraries.doubles().between(0, 2_000))
-        .as((status, exhausted, l, r, t, retry, tokens) -> new ProviderSignal(status,
-            status == 429 ? exhausted : Set.of(), java.util.Map.of(), retry, Cost.requests(1).tokens(tokens), 0, false)
-            .withLimit(tokens > 1_000 ? "tokens" : "requests", l, r, t));
-    Arbitrary<ProviderSignal> signal = Arbitraries.frequencyOf(
-        net.jqwik.api.Tuple.of(20, plain), net.jqwik.api.Tuple.of(1, Arbitraries.just(ProviderSignal.resumedAfterOutage())));
-    Arbitrary<Step> step = Combinators.combine(Arbitraries.longs().between(0, 2_000_000), signal).as(Step::new);
+    Arbitrary<Duration> reset =
+        Arbitraries.longs().between(0, 5_000_000_000L).map(Duration::ofNanos).injectNull(0.2);
+    Arbitrary<ProviderSignal> plain =
+        Combinators.combine(
+                Arbitraries.of(200, 200, 200, 429, 429, 400, 500, 503, 0),
+                Arbitraries.subsetOf("requests", "tokens", "input_tokens"),
+                limit,
+                remaining,
+                reset,
+                Arbitraries.longs().between(0, 3_000).map(Duration::ofMillis).injectNull(0.5),
+                Arbitraries.doubles().between(0, 2_000))
+            .as(
+                (status, exhausted, l, r, t, retry, tokens) ->
+                    new ProviderSignal(
+                            status,
+                            status == 429 ? exhausted : Set.of(),
+                            java.util.Map.of(),
+                            retry,
+                            Cost.requests(1).tokens(tokens),
+                            0,
+                            false)
+                        .withLimit(tokens > 1_000 ? "tokens" : "requests", l, r, t));
+    Arbitrary<ProviderSignal> signal =
+        Arbitraries.frequencyOf(
+            net.jqwik.api.Tuple.of(20, plain),
+            net.jqwik.api.Tuple.of(1, Arbitraries.just(ProviderSignal.resumedAfterOutage())));
+    Arbitrary<Step> step =
+        Combinators.combine(Arbitraries.longs().between(0, 2_000_000), signal).as(Step::new);
     return step.list().ofMinSize(1).ofMaxSize(200);
   }
 }

@@ -21,7 +21,10 @@ class EffectiveCapsTest {
   private static final double[] CAPS = {60, 6_000};
   private static final long SECOND = 1_000_000;
   private static final FeedbackPolicy ONE_SECOND_PERIOD =
-      FeedbackPolicy.builder().period(Duration.ofSeconds(1)).ramp(0.25, Duration.ofSeconds(10)).build();
+      FeedbackPolicy.builder()
+          .period(Duration.ofSeconds(1))
+          .ramp(0.25, Duration.ofSeconds(10))
+          .build();
 
   private final EffectiveCaps caps = new EffectiveCaps(DIMS, CAPS, ONE_SECOND_PERIOD);
 
@@ -33,8 +36,11 @@ class EffectiveCapsTest {
     assertThat(caps.effective(1, 0)).isEqualTo(6_000.0);
 
     caps.observe(300_000, ProviderSignal.rateLimited("requests", Duration.ofMillis(100)), null);
-    assertThat(caps.effective(0, 300_000)).as("a 429 inside the cooldown is an echo").isEqualTo(48.0);
-    assertThat(caps.state(300_000).dimensions().get("requests").cooldownSeconds()).isCloseTo(0.1, within(1e-9));
+    assertThat(caps.effective(0, 300_000))
+        .as("a 429 inside the cooldown is an echo")
+        .isEqualTo(48.0);
+    assertThat(caps.state(300_000).dimensions().get("requests").cooldownSeconds())
+        .isCloseTo(0.1, within(1e-9));
 
     caps.observe(SECOND, ProviderSignal.rateLimited("requests", null), null);
     assertThat(caps.effective(0, SECOND)).isCloseTo(0.8 * (48 + 0.05 * 60 * 0.6), within(1e-9));
@@ -59,25 +65,32 @@ class EffectiveCapsTest {
   @Test
   void aLimitHeaderBelowTheCapIsAdoptedWithHeadroomAndALimitBackUpLiftsItAtOnce() {
     EffectiveCaps perMinute = new EffectiveCaps(DIMS, CAPS, FeedbackPolicy.DEFAULT);
-    perMinute.observe(0, ProviderSignal.ofStatus(200).withLimit("requests", 2_700.0, null, null), null);
+    perMinute.observe(
+        0, ProviderSignal.ofStatus(200).withLimit("requests", 2_700.0, null, null), null);
     assertThat(perMinute.effective(0, 0)).isCloseTo(0.95 * 45, within(1e-9));
     assertThat(perMinute.state(0).adoptions()).isEqualTo(1);
     assertThat(perMinute.state(0).dimensions().get("requests").limit()).isEqualTo(45.0);
 
-    perMinute.observe(SECOND, ProviderSignal.ofStatus(200).withLimit("requests", 3_600.0, null, null), null);
+    perMinute.observe(
+        SECOND, ProviderSignal.ofStatus(200).withLimit("requests", 3_600.0, null, null), null);
     assertThat(perMinute.effective(0, SECOND)).isEqualTo(60.0);
 
-    perMinute.observe(2 * SECOND, ProviderSignal.ofStatus(200).withLimit("requests", 7_200.0, null, null), null);
+    perMinute.observe(
+        2 * SECOND, ProviderSignal.ofStatus(200).withLimit("requests", 7_200.0, null, null), null);
     assertThat(perMinute.effective(0, 2 * SECOND)).as("never above C").isEqualTo(60.0);
   }
 
   @Test
   void a429ThatComesWithTheLowerLimitIsExplainedByItAndCutsNoFurther() {
-    caps.observe(0, ProviderSignal.rateLimited("requests", Duration.ofMillis(300))
-        .withLimit("requests", 40.0, null, Duration.ofMillis(300)), null);
+    caps.observe(
+        0,
+        ProviderSignal.rateLimited("requests", Duration.ofMillis(300))
+            .withLimit("requests", 40.0, null, Duration.ofMillis(300)),
+        null);
     assertThat(caps.effective(0, 0)).isCloseTo(38.0, within(1e-9));
     assertThat(caps.state(0).decreases()).isZero();
-    assertThat(caps.state(0).dimensions().get("requests").cooldownSeconds()).isCloseTo(0.3, within(1e-9));
+    assertThat(caps.state(0).dimensions().get("requests").cooldownSeconds())
+        .isCloseTo(0.3, within(1e-9));
   }
 
   /**
@@ -117,7 +130,9 @@ class EffectiveCapsTest {
     assertThat(lowest).as("lowest effective cap at any answer").isEqualTo(60.0);
   }
 
-  /** The same noisy answers with an application outside spending 18/s: the cap leaves room for it. */
+  /**
+   * The same noisy answers with an application outside spending 18/s: the cap leaves room for it.
+   */
   @Test
   void outsideTrafficIsLeftRoomForThroughTheNoise() {
     noisyProvider(caps, 40, 18, 30);
@@ -139,14 +154,18 @@ class EffectiveCapsTest {
     assertThat(caps.applied(0)).containsExactly(48.0, 4_800.0);
 
     EffectiveCaps other = new EffectiveCaps(DIMS, CAPS, ONE_SECOND_PERIOD);
-    other.observe(0, new ProviderSignal(429, Set.of("tokens", "input_tokens"), Map.of(), null, null, 0, false), null);
+    other.observe(
+        0,
+        new ProviderSignal(429, Set.of("tokens", "input_tokens"), Map.of(), null, null, 0, false),
+        null);
     assertThat(other.applied(0)).containsExactly(60.0, 4_800.0);
   }
 
   @Test
   void theFloorHoldsUnderRepeated429s() {
     for (int i = 0; i < 40; i++) {
-      caps.observe(i * 1_000, ProviderSignal.rateLimited("requests", Duration.ofNanos(1_000)), null);
+      caps.observe(
+          i * 1_000, ProviderSignal.rateLimited("requests", Duration.ofNanos(1_000)), null);
     }
     assertThat(caps.effective(0, 39_000)).isCloseTo(0.05 * 60, within(1e-9));
   }
@@ -173,7 +192,9 @@ class EffectiveCapsTest {
       caps.observe(100 + i, ProviderSignal.ofStatus(i % 2 == 0 ? 500 : 0), null);
     }
     assertThat(caps.state(200).outage()).isTrue();
-    assertThat(caps.applied(200)).as("the outage itself does not move the caps").containsExactly(60.0, 6_000.0);
+    assertThat(caps.applied(200))
+        .as("the outage itself does not move the caps")
+        .containsExactly(60.0, 6_000.0);
     caps.observe(SECOND, ProviderSignal.ofStatus(200), null);
     assertThat(caps.state(SECOND).outage()).isFalse();
     assertThat(caps.applied(SECOND)[0]).isEqualTo(15.0);
@@ -182,7 +203,10 @@ class EffectiveCapsTest {
   @Test
   void disabledFeedbackLearnsNothing() {
     EffectiveCaps off = new EffectiveCaps(DIMS, CAPS, FeedbackPolicy.DISABLED);
-    off.observe(0, ProviderSignal.rateLimited("requests", null).withLimit("requests", 10.0, 0.0, null), null);
+    off.observe(
+        0,
+        ProviderSignal.rateLimited("requests", null).withLimit("requests", 10.0, 0.0, null),
+        null);
     off.observe(1, ProviderSignal.resumedAfterOutage(), null);
     assertThat(off.applied(1)).containsExactly(60.0, 6_000.0);
     assertThat(off.state(1).signals()).isZero();
@@ -194,24 +218,33 @@ class EffectiveCapsTest {
     caps.reconfigure(new double[] {40, 3_000}, ONE_SECOND_PERIOD);
     assertThat(caps.applied(0)).containsExactly(40.0, 3_000.0);
     caps.reconfigure(new double[] {100, 8_000}, ONE_SECOND_PERIOD);
-    assertThat(caps.applied(0)).as("the learned 48/s outlives both updates").containsExactly(48.0, 8_000.0);
+    assertThat(caps.applied(0))
+        .as("the learned 48/s outlives both updates")
+        .containsExactly(48.0, 8_000.0);
   }
 
   @Test
   void ownUseIsTheLargerOfTheDebitAndTheReportedUsage() {
-    io.backpressure.core.Grant grant = new io.backpressure.core.Grant("g1", "acme", "P1",
-        io.backpressure.core.Cost.requests(1).tokens(1_100), false);
-    ProviderSignal used = ProviderSignal.ofStatus(200).withUsage(io.backpressure.core.Cost.requests(1).tokens(300));
+    io.backpressure.core.Grant grant =
+        new io.backpressure.core.Grant(
+            "g1", "acme", "P1", io.backpressure.core.Cost.requests(1).tokens(1_100), false);
+    ProviderSignal used =
+        ProviderSignal.ofStatus(200).withUsage(io.backpressure.core.Cost.requests(1).tokens(300));
     assertThat(EffectiveCaps.ownUse(DIMS, grant, used)).containsExactly(1.0, 1_100.0);
     assertThat(EffectiveCaps.ownUse(DIMS, null, used)).containsExactly(1.0, 300.0);
-    assertThat(EffectiveCaps.ownUse(DIMS, grant, ProviderSignal.ofStatus(200))).containsExactly(1.0, 1_100.0);
+    assertThat(EffectiveCaps.ownUse(DIMS, grant, ProviderSignal.ofStatus(200)))
+        .containsExactly(1.0, 1_100.0);
     assertThat(EffectiveCaps.ownUse(DIMS, null, ProviderSignal.ofStatus(200))).isNull();
-    io.backpressure.core.Grant open = new io.backpressure.core.Grant("open-1", "acme", "P1",
-        io.backpressure.core.Cost.requests(1).tokens(1_100), true);
+    io.backpressure.core.Grant open =
+        new io.backpressure.core.Grant(
+            "open-1", "acme", "P1", io.backpressure.core.Cost.requests(1).tokens(1_100), true);
     assertThat(EffectiveCaps.ownUse(DIMS, open, ProviderSignal.ofStatus(200))).isNull();
   }
 
-  /** One answer of {@link #noisyProvider}: when it arrives (µs), its {@code remaining} and reset (µs). */
+  /**
+   * One answer of {@link #noisyProvider}: when it arrives (µs), its {@code remaining} and reset
+   * (µs).
+   */
   private record Answer(long at, double remaining, long reset) {}
 
   /**
@@ -234,8 +267,10 @@ class EffectiveCapsTest {
       arrived += (long) (-Math.log(1 - random.nextDouble()) * SECOND / mine);
       while (!answers.isEmpty() && (answers.peek().at() <= arrived || arrived >= end)) {
         Answer answer = answers.poll();
-        ProviderSignal signal = ProviderSignal.ofStatus(200).withLimit("requests", 60.0,
-            answer.remaining(), Duration.ofNanos(answer.reset() * 1_000));
+        ProviderSignal signal =
+            ProviderSignal.ofStatus(200)
+                .withLimit(
+                    "requests", 60.0, answer.remaining(), Duration.ofNanos(answer.reset() * 1_000));
         caps.observe(answer.at(), signal, new double[] {1, 0});
         lowest = Math.min(lowest, caps.effective(0, answer.at()));
       }
@@ -250,7 +285,9 @@ class EffectiveCapsTest {
       counted++;
       double outside = Math.floor(theirs * (double) (arrived - s * SECOND) / SECOND);
       double remaining = Math.max(0, 60 - counted - outside);
-      answers.add(new Answer(arrived + 50_000 + random.nextInt(100_001), remaining, (s + 1) * SECOND - arrived));
+      answers.add(
+          new Answer(
+              arrived + 50_000 + random.nextInt(100_001), remaining, (s + 1) * SECOND - arrived));
     }
     return lowest;
   }
@@ -271,8 +308,13 @@ class EffectiveCapsTest {
         double inWindow = (double) (arrived - s * SECOND) / SECOND;
         double counted = i + 1 + Math.floor(theirs * inWindow);
         long answered = arrived + 100_000;
-        ProviderSignal signal = ProviderSignal.ofStatus(200).withLimit("requests", 60.0,
-            Math.max(0, 60 - counted), Duration.ofNanos((s + 1) * SECOND * 1_000 - arrived * 1_000));
+        ProviderSignal signal =
+            ProviderSignal.ofStatus(200)
+                .withLimit(
+                    "requests",
+                    60.0,
+                    Math.max(0, 60 - counted),
+                    Duration.ofNanos((s + 1) * SECOND * 1_000 - arrived * 1_000));
         caps.observe(answered, signal, new double[] {1, 0});
       }
     }

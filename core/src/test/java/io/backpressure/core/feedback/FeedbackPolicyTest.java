@@ -9,7 +9,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class FeedbackPolicyTest {
-  private static final String BASE = """
+  private static final String BASE =
+      """
       target: openai/gpt-4o
       dimensions: {requests: {per_second: 60}}
       priorities: {P1: 1}
@@ -17,7 +18,10 @@ class FeedbackPolicyTest {
 
   @Test
   void theBlockIsReadAndRoundTrips() {
-    Policy policy = Policy.fromYaml(BASE + """
+    Policy policy =
+        Policy.fromYaml(
+            BASE
+                + """
         feedback:
           enabled: true
           period: 1s
@@ -31,9 +35,19 @@ class FeedbackPolicyTest {
           outage_errors: 3
         """);
     FeedbackPolicy f = policy.feedback();
-    assertThat(f).isEqualTo(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).decrease(0.7)
-        .increase(0.1).floor(0.1).headroom(0.02).cooldown(Duration.ofMillis(250)).outsideWeight(0.2)
-        .ramp(0.5, Duration.ofSeconds(20)).outageErrors(3).build());
+    assertThat(f)
+        .isEqualTo(
+            FeedbackPolicy.builder()
+                .period(Duration.ofSeconds(1))
+                .decrease(0.7)
+                .increase(0.1)
+                .floor(0.1)
+                .headroom(0.02)
+                .cooldown(Duration.ofMillis(250))
+                .outsideWeight(0.2)
+                .ramp(0.5, Duration.ofSeconds(20))
+                .outageErrors(3)
+                .build());
     assertThat(Policy.fromYaml(policy.toYaml())).isEqualTo(policy);
   }
 

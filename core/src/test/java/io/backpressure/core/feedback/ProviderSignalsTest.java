@@ -14,27 +14,30 @@ import java.util.Map;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
 import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 
 /**
- * The parsers against the formats as the providers document them: OpenAI's rate-limit headers
- * (Go durations), Anthropic's (RFC 3339 instants), retry-after in both forms, and error bodies.
+ * The parsers against the formats as the providers document them: OpenAI's rate-limit headers (Go
+ * durations), Anthropic's (RFC 3339 instants), retry-after in both forms, and error bodies.
  */
 class ProviderSignalsTest {
   private static final Instant NOW = Instant.parse("2026-12-01T08:00:00.250Z");
 
   @Property(tries = 500)
-  void openAiHeadersRoundTrip(@ForAll @LongRange(min = 0, max = 10_000_000) long limit,
+  void openAiHeadersRoundTrip(
+      @ForAll @LongRange(min = 0, max = 10_000_000) long limit,
       @ForAll @LongRange(min = 0, max = 10_000_000) long remaining,
-      @ForAll("resets") Duration reset, @ForAll("cases") int caseSeed) {
+      @ForAll("resets") Duration reset,
+      @ForAll("cases") int caseSeed) {
     Map<String, List<String>> headers = new HashMap<>();
     headers.put(mixCase("x-ratelimit-limit-tokens", caseSeed), List.of(Long.toString(limit)));
-    headers.put(mixCase("x-ratelimit-remaining-tokens", caseSeed + 1), List.of(Long.toString(remaining)));
+    headers.put(
+        mixCase("x-ratelimit-remaining-tokens", caseSeed + 1), List.of(Long.toString(remaining)));
     headers.put(mixCase("x-ratelimit-reset-tokens", caseSeed + 2), List.of(goDuration(reset)));
 
     ProviderSignal signal = ProviderSignals.parse(200, headers, null, NOW);
@@ -47,16 +50,20 @@ class ProviderSignalsTest {
   }
 
   @Property(tries = 500)
-  void anthropicHeadersRoundTrip(@ForAll @LongRange(min = 0, max = 10_000_000) long limit,
+  void anthropicHeadersRoundTrip(
+      @ForAll @LongRange(min = 0, max = 10_000_000) long limit,
       @ForAll @LongRange(min = 0, max = 10_000_000) long remaining,
       @ForAll @LongRange(min = 0, max = 86_400_000) long resetMillis,
-      @ForAll("anthropicDimensions") String infix, @ForAll("cases") int caseSeed) {
+      @ForAll("anthropicDimensions") String infix,
+      @ForAll("cases") int caseSeed) {
     Instant at = NOW.plusMillis(resetMillis);
     String prefix = "anthropic-ratelimit-" + infix;
-    Map<String, List<String>> headers = Map.of(
-        mixCase(prefix + "-limit", caseSeed), List.of(Long.toString(limit)),
-        mixCase(prefix + "-remaining", caseSeed), List.of(Long.toString(remaining)),
-        mixCase(prefix + "-reset", caseSeed), List.of(DateTimeFormatter.ISO_INSTANT.format(at)));
+    Map<String, List<String>> headers =
+        Map.of(
+            mixCase(prefix + "-limit", caseSeed), List.of(Long.toString(limit)),
+            mixCase(prefix + "-remaining", caseSeed), List.of(Long.toString(remaining)),
+            mixCase(prefix + "-reset", caseSeed),
+                List.of(DateTimeFormatter.ISO_INSTANT.format(at)));
 
     ProviderSignal signal = ProviderSignals.parse(200, headers, null, NOW);
 
@@ -68,31 +75,47 @@ class ProviderSignalsTest {
   }
 
   @Property(tries = 300)
-  void retryAfterRoundTripsInEveryForm(@ForAll @IntRange(min = 0, max = 86_399) int seconds,
-      @ForAll @IntRange(min = 0, max = 999) int extraMillis, @ForAll("forms") int form) {
-    Map<String, List<String>> headers = switch (form) {
-      case 0 -> Map.of("Retry-After", List.of(Integer.toString(seconds)));
-      case 1 -> Map.of("retry-after", List.of(DateTimeFormatter.RFC_1123_DATE_TIME.format(
-          NOW.truncatedTo(ChronoUnit.SECONDS).plusSeconds(seconds).atOffset(ZoneOffset.UTC))));
-      default -> Map.of("retry-after", List.of(Integer.toString(seconds + 1)),
-          "RETRY-AFTER-MS", List.of(Long.toString(seconds * 1000L + extraMillis)));
-    };
+  void retryAfterRoundTripsInEveryForm(
+      @ForAll @IntRange(min = 0, max = 86_399) int seconds,
+      @ForAll @IntRange(min = 0, max = 999) int extraMillis,
+      @ForAll("forms") int form) {
+    Map<String, List<String>> headers =
+        switch (form) {
+          case 0 -> Map.of("Retry-After", List.of(Integer.toString(seconds)));
+          case 1 ->
+              Map.of(
+                  "retry-after",
+                  List.of(
+                      DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                          NOW.truncatedTo(ChronoUnit.SECONDS)
+                              .plusSeconds(seconds)
+                              .atOffset(ZoneOffset.UTC))));
+          default ->
+              Map.of(
+                  "retry-after",
+                  List.of(Integer.toString(seconds + 1)),
+                  "RETRY-AFTER-MS",
+                  List.of(Long.toString(seconds * 1000L + extraMillis)));
+        };
 
     ProviderSignal signal = ProviderSignals.parse(429, headers, null, NOW);
 
-    Duration expected = switch (form) {
-      case 0 -> Duration.ofSeconds(seconds);
-      // An HTTP date has whole seconds; NOW is 250 ms past one.
-      case 1 -> seconds == 0 ? Duration.ZERO : Duration.ofSeconds(seconds).minusMillis(250);
-      default -> Duration.ofMillis(seconds * 1000L + extraMillis);
-    };
+    Duration expected =
+        switch (form) {
+          case 0 -> Duration.ofSeconds(seconds);
+          // An HTTP date has whole seconds; NOW is 250 ms past one.
+          case 1 -> seconds == 0 ? Duration.ZERO : Duration.ofSeconds(seconds).minusMillis(250);
+          default -> Duration.ofMillis(seconds * 1000L + extraMillis);
+        };
     assertThat(signal.retryAfter()).isEqualTo(expected);
     assertThat(signal.ignored()).isZero();
   }
 
   @Property(tries = 1000)
-  void garbageIsIgnoredAndCountedNeverThrown(@ForAll("headerNames") String name,
-      @ForAll("garbage") String value, @ForAll("garbage") String body,
+  void garbageIsIgnoredAndCountedNeverThrown(
+      @ForAll("headerNames") String name,
+      @ForAll("garbage") String value,
+      @ForAll("garbage") String body,
       @ForAll @IntRange(min = -5, max = 1200) int status) {
     long before = ProviderSignals.ignoredTotal();
 
@@ -103,24 +126,31 @@ class ProviderSignalsTest {
     if (name.equals("x-other")) {
       assertThat(read).as("an unknown header is never read").isFalse();
     } else {
-      assertThat(read || signal.ignored() >= 1).as("a value is either read or counted as ignored").isTrue();
+      assertThat(read || signal.ignored() >= 1)
+          .as("a value is either read or counted as ignored")
+          .isTrue();
     }
     assertThat(ProviderSignals.ignoredTotal()).isGreaterThanOrEqualTo(before + signal.ignored());
-    signal.limits().values().forEach(limit -> {
-      if (limit.reset() != null) {
-        assertThat(limit.reset()).isBetween(Duration.ZERO, Duration.ofDays(1));
-      }
-    });
+    signal
+        .limits()
+        .values()
+        .forEach(
+            limit -> {
+              if (limit.reset() != null) {
+                assertThat(limit.reset()).isBetween(Duration.ZERO, Duration.ofDays(1));
+              }
+            });
   }
 
   @Example
   void unreadableValuesAreCountedOneEach() {
-    Map<String, List<String>> headers = Map.of(
-        "x-ratelimit-limit-requests", List.of("sixty"),
-        "x-ratelimit-remaining-requests", List.of("-3"),
-        "x-ratelimit-reset-requests", List.of("6m0"),
-        "anthropic-ratelimit-tokens-reset", List.of("tomorrow"),
-        "retry-after", List.of("soon"));
+    Map<String, List<String>> headers =
+        Map.of(
+            "x-ratelimit-limit-requests", List.of("sixty"),
+            "x-ratelimit-remaining-requests", List.of("-3"),
+            "x-ratelimit-reset-requests", List.of("6m0"),
+            "anthropic-ratelimit-tokens-reset", List.of("tomorrow"),
+            "retry-after", List.of("soon"));
 
     ProviderSignal signal = ProviderSignals.parse(429, headers, "<html>busy</html>", NOW);
 
@@ -132,8 +162,14 @@ class ProviderSignalsTest {
 
   @Example
   void durationsBeyondADayAreNotRateLimitValues() {
-    Map<String, List<String>> headers = Map.of("retry-after-ms", List.of("86400001"),
-        "retry-after", List.of("86401"), "x-ratelimit-reset-tokens", List.of("24h0m0.001s"));
+    Map<String, List<String>> headers =
+        Map.of(
+            "retry-after-ms",
+            List.of("86400001"),
+            "retry-after",
+            List.of("86401"),
+            "x-ratelimit-reset-tokens",
+            List.of("24h0m0.001s"));
     ProviderSignal signal = ProviderSignals.parse(429, headers, null, NOW);
     assertThat(signal.retryAfter()).isNull();
     assertThat(signal.limits()).isEmpty();
@@ -158,13 +194,15 @@ class ProviderSignalsTest {
 
   @Example
   void openAi429NamesItsDimensionInTheErrorType() {
-    String body = """
+    String body =
+        """
         {"error":{"message":"Rate limit reached for tokens","type":"tokens","param":null,
         "code":"rate_limit_exceeded"}}""";
-    Map<String, List<String>> headers = Map.of(
-        "x-ratelimit-remaining-requests", List.of("0"),
-        "x-ratelimit-remaining-tokens", List.of("12"),
-        "retry-after-ms", List.of("850"));
+    Map<String, List<String>> headers =
+        Map.of(
+            "x-ratelimit-remaining-requests", List.of("0"),
+            "x-ratelimit-remaining-tokens", List.of("12"),
+            "retry-after-ms", List.of("850"));
 
     ProviderSignal signal = ProviderSignals.parse(429, headers, body, NOW);
 
@@ -175,13 +213,15 @@ class ProviderSignalsTest {
 
   @Example
   void anthropic429WithoutADimensionTypeFallsBackToTheZeroRemaining() {
-    String body = """
+    String body =
+        """
         {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has \
         exceeded your per-minute rate limit"}}""";
-    Map<String, List<String>> headers = Map.of(
-        "anthropic-ratelimit-requests-remaining", List.of("40"),
-        "anthropic-ratelimit-input-tokens-remaining", List.of("0"),
-        "retry-after", List.of("2"));
+    Map<String, List<String>> headers =
+        Map.of(
+            "anthropic-ratelimit-requests-remaining", List.of("40"),
+            "anthropic-ratelimit-input-tokens-remaining", List.of("0"),
+            "retry-after", List.of("2"));
 
     ProviderSignal signal = ProviderSignals.parse(429, headers, body, NOW);
 
@@ -209,7 +249,8 @@ class ProviderSignalsTest {
     }
     long hours = ms / 3_600_000;
     long minutes = ms / 60_000 % 60;
-    String seconds = java.math.BigDecimal.valueOf(ms % 60_000, 3).stripTrailingZeros().toPlainString();
+    String seconds =
+        java.math.BigDecimal.valueOf(ms % 60_000, 3).stripTrailingZeros().toPlainString();
     if (hours > 0) {
       return hours + "h" + minutes + "m" + seconds + "s";
     }
@@ -247,19 +288,40 @@ class ProviderSignalsTest {
 
   @Provide
   Arbitrary<String> headerNames() {
-    return Arbitraries.of("x-ratelimit-limit-requests", "x-ratelimit-remaining-tokens",
-        "x-ratelimit-reset-tokens", "X-RateLimit-Reset-Requests", "anthropic-ratelimit-tokens-reset",
-        "anthropic-ratelimit-output-tokens-limit", "retry-after", "retry-after-ms", "x-other");
+    return Arbitraries.of(
+        "x-ratelimit-limit-requests",
+        "x-ratelimit-remaining-tokens",
+        "x-ratelimit-reset-tokens",
+        "X-RateLimit-Reset-Requests",
+        "anthropic-ratelimit-tokens-reset",
+        "anthropic-ratelimit-output-tokens-limit",
+        "retry-after",
+        "retry-after-ms",
+        "x-other");
   }
 
   @Provide
   Arbitrary<String> garbage() {
     Arbitrary<String> any = Arbitraries.strings().ofMaxLength(80);
-    Arbitrary<String> near = Combinators.combine(
-        Arbitraries.of("1", "6m", "0.5", "-", "1e9", "9999999999999999999h", "2026-13-01T00:00:00Z",
-            "{\"error\":", "[]", "null", "{\"type\":7}", "Tue, 01 Dec 2026 08:00:00 GMT", "µs", "."),
-        Arbitraries.strings().withChars("0123456789.smhµ:-TZ ").ofMaxLength(12))
-        .as((a, b) -> a + b);
+    Arbitrary<String> near =
+        Combinators.combine(
+                Arbitraries.of(
+                    "1",
+                    "6m",
+                    "0.5",
+                    "-",
+                    "1e9",
+                    "9999999999999999999h",
+                    "2026-13-01T00:00:00Z",
+                    "{\"error\":",
+                    "[]",
+                    "null",
+                    "{\"type\":7}",
+                    "Tue, 01 Dec 2026 08:00:00 GMT",
+                    "µs",
+                    "."),
+                Arbitraries.strings().withChars("0123456789.smhµ:-TZ ").ofMaxLength(12))
+            .as((a, b) -> a + b);
     return Arbitraries.oneOf(any, near).map(s -> s.toLowerCase(Locale.ROOT).isEmpty() ? " " : s);
   }
 }

@@ -5,10 +5,10 @@ import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
 /**
- * The most admitted within any window of a given length, over every alignment: the check behind
- * "no window of one period holds more than cap × period + burst". Two events fall in one window
- * when their times differ by less than its length. Two pointers over events sorted by time, so one
- * pass. Stateless.
+ * The most admitted within any window of a given length, over every alignment: the check behind "no
+ * window of one period holds more than cap × period + burst". Two events fall in one window when
+ * their times differ by less than its length. Two pointers over events sorted by time, so one pass.
+ * Stateless.
  */
 public final class WindowPeak {
   private WindowPeak() {}
@@ -20,8 +20,11 @@ public final class WindowPeak {
    * @param time an event's time, in the unit of {@code window}
    * @param window the window's length, positive
    */
-  public static <T> double max(List<T> events, ToLongFunction<? super T> time,
-      ToDoubleFunction<? super T> amount, long window) {
+  public static <T> double max(
+      List<T> events,
+      ToLongFunction<? super T> time,
+      ToDoubleFunction<? super T> amount,
+      long window) {
     if (window <= 0) {
       throw new IllegalArgumentException("window must be positive, got " + window);
     }
@@ -39,7 +42,10 @@ public final class WindowPeak {
     return best;
   }
 
-  /** The most events within any one window; {@code times} sorted ascending, in the unit of {@code window}. */
+  /**
+   * The most events within any one window; {@code times} sorted ascending, in the unit of {@code
+   * window}.
+   */
   public static int maxCount(List<Long> times, long window) {
     return (int) max(times, t -> t, t -> 1, window);
   }

@@ -12,7 +12,8 @@ class WindowPeakTest {
   @Test
   void findsTheHeaviestWindowOverEveryAlignment() {
     // Windows of 10: [0, 10) holds 1 + 2 + 4, [5, 15) holds 2 + 4 + 8, [12, 22) holds 8.
-    List<Event> events = List.of(new Event(0, 1), new Event(5, 2), new Event(9, 4), new Event(12, 8));
+    List<Event> events =
+        List.of(new Event(0, 1), new Event(5, 2), new Event(9, 4), new Event(12, 8));
     assertThat(WindowPeak.max(events, Event::at, Event::amount, 10)).isEqualTo(14);
   }
 

@@ -13,19 +13,21 @@ import java.util.List;
  * {@code d} (capacity {@code C_d} per second), and a demand cap {@code D_q} calls/s. Its dominant
  * share per call is {@code s_q = max_d c_q,d / C_d}. A common level {@code λ} rises from 0; every
  * queue not yet frozen runs at {@code x_q = w_q · λ / s_q} calls/s, i.e. it receives dominant share
- * at rate {@code w_q · λ}. A queue freezes when it reaches its demand ({@code x_q = D_q}), or when a
- * dimension it uses ({@code c_q,d > 0}) is exhausted ({@code Σ x_q c_q,d = C_d}). Filling ends when
- * every queue is frozen. With one dimension this is weighted max-min fairness (WFQ's fluid share).
+ * at rate {@code w_q · λ}. A queue freezes when it reaches its demand ({@code x_q = D_q}), or when
+ * a dimension it uses ({@code c_q,d > 0}) is exhausted ({@code Σ x_q c_q,d = C_d}). Filling ends
+ * when every queue is frozen. With one dimension this is weighted max-min fairness (WFQ's fluid
+ * share).
  *
  * <p>The filling is computed exactly, event by event: between events every unfrozen queue grows
  * linearly in {@code λ}, so the next event is the smallest of each unfrozen queue's demand level
  * {@code D_q s_q / w_q} and each dimension's exhaustion level {@code (C_d − used_d) / slope_d},
- * where {@code used_d} is what frozen queues consume and {@code slope_d = Σ_unfrozen w_q c_q,d / s_q}.
+ * where {@code used_d} is what frozen queues consume and {@code slope_d = Σ_unfrozen w_q c_q,d /
+ * s_q}.
  *
  * <p>Worked example: requests 60/s and tokens 12 000/s; one queue of 850 tokens per call and two of
  * 130, equal weights, no demand cap. {@code s = 850/12000} and {@code 1/60}. The token slope is
- * {@code 12000 + 2·60·130 = 27600} per unit of {@code λ}, the request slope {@code 12000/850 + 120 ≈
- * 134.1}; tokens run out first at {@code λ = 12000/27600 ≈ 0.4348}, where the heavy queue gets
+ * {@code 12000 + 2·60·130 = 27600} per unit of {@code λ}, the request slope {@code 12000/850 + 120
+ * ≈ 134.1}; tokens run out first at {@code λ = 12000/27600 ≈ 0.4348}, where the heavy queue gets
  * {@code 6.14} calls/s and each light one {@code 26.09}: equal dominant shares of 43.5 %.
  *
  * <p>Stateless and thread-safe.
@@ -40,7 +42,8 @@ final class DrfFilling {
    *
    * @param weight {@code w_q > 0}
    * @param costPerCall {@code c_q,d >= 0} per dimension, same order as the capacities; not all zero
-   * @param demandCap most calls/s it can use, {@code > 0}; {@code Double.POSITIVE_INFINITY} for none
+   * @param demandCap most calls/s it can use, {@code > 0}; {@code Double.POSITIVE_INFINITY} for
+   *     none
    */
   record Queue(double weight, double[] costPerCall, double demandCap) {}
 
@@ -55,7 +58,8 @@ final class DrfFilling {
     int dims = capacities.length;
     for (int d = 0; d < dims; d++) {
       if (!(capacities[d] > 0) || Double.isInfinite(capacities[d])) {
-        throw new IllegalArgumentException("capacity[" + d + "] must be finite and > 0, got " + capacities[d]);
+        throw new IllegalArgumentException(
+            "capacity[" + d + "] must be finite and > 0, got " + capacities[d]);
       }
     }
     int n = queues.size();
@@ -63,19 +67,29 @@ final class DrfFilling {
     for (int q = 0; q < n; q++) {
       Queue queue = queues.get(q);
       if (!(queue.weight() > 0) || queue.costPerCall().length != dims || !(queue.demandCap() > 0)) {
-        throw new IllegalArgumentException("queue " + q + " needs weight > 0, demand cap > 0 and "
-            + dims + " costs, got " + queue.weight() + ", " + queue.demandCap() + ", "
-            + Arrays.toString(queue.costPerCall()));
+        throw new IllegalArgumentException(
+            "queue "
+                + q
+                + " needs weight > 0, demand cap > 0 and "
+                + dims
+                + " costs, got "
+                + queue.weight()
+                + ", "
+                + queue.demandCap()
+                + ", "
+                + Arrays.toString(queue.costPerCall()));
       }
       for (int d = 0; d < dims; d++) {
         double c = queue.costPerCall()[d];
         if (!(c >= 0) || Double.isInfinite(c)) {
-          throw new IllegalArgumentException("queue " + q + " cost[" + d + "] must be finite and >= 0, got " + c);
+          throw new IllegalArgumentException(
+              "queue " + q + " cost[" + d + "] must be finite and >= 0, got " + c);
         }
         share[q] = Math.max(share[q], c / capacities[d]);
       }
       if (share[q] == 0) {
-        throw new IllegalArgumentException("queue " + q + " costs nothing in every capped dimension");
+        throw new IllegalArgumentException(
+            "queue " + q + " costs nothing in every capped dimension");
       }
     }
 
@@ -103,8 +117,9 @@ final class DrfFilling {
         }
       }
       for (int d = 0; d < dims; d++) {
-        exhausted[d] = slope[d] > 0
-            && Math.max(0, capacities[d] - used[d]) / slope[d] <= level * (1 + EPS) + EPS;
+        exhausted[d] =
+            slope[d] > 0
+                && Math.max(0, capacities[d] - used[d]) / slope[d] <= level * (1 + EPS) + EPS;
       }
       for (int q = 0; q < n; q++) {
         if (frozen[q]) {

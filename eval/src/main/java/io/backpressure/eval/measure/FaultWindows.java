@@ -18,10 +18,10 @@ import java.util.Map;
  * as they took effect (SIGCONT sent, the restarted server answering, the replacement worker
  * polling, the provider's switch off), not as scheduled; a fault whose closing step never took
  * effect lasts to the run's end. A slow provider's fault lasts until the last answer it slowed was
- * sent (calls it admitted before its switch went off keep their latency). An instant fault
- * ({@code redis-flush}, {@code worker-kill} without {@code +D}) excludes no window. "After state
- * loss" is every such window that starts at or after the first loss (a FLUSHALL, or the restart of
- * a killed redis-server).
+ * sent (calls it admitted before its switch went off keep their latency). An instant fault ({@code
+ * redis-flush}, {@code worker-kill} without {@code +D}) excludes no window. "After state loss" is
+ * every such window that starts at or after the first loss (a FLUSHALL, or the restart of a killed
+ * redis-server).
  *
  * <p>Recovery of a fault ending at {@code E}: the time from {@code E} until the provider has
  * answered {@code ⌈0.9 · R · period⌉} requests with 200, all sent after {@code E}, within one
@@ -29,20 +29,21 @@ import java.util.Map;
  * is the cap, or the rate of 200s the same run reached outside its faults' own durations (from
  * {@code warmup_s} to the end) when that is lower: on a machine too loaded for the stack to reach
  * the cap at all, recovery is measured against what it reached without faults, not against a rate
- * nothing could reach. When recovery never happens, the time left until the run's end, or until
- * the next fault starts when one does first (a window completed during another fault would count
- * that fault's duration too).
+ * nothing could reach. When recovery never happens, the time left until the run's end, or until the
+ * next fault starts when one does first (a window completed during another fault would count that
+ * fault's duration too).
  *
  * <p>How far to trust a recovery time: {@code belowRecoveredShare} is the share of the windows of
  * one period outside every fault (from {@code warmup_s} on, starting every tenth of a period) that
  * hold fewer 200s than a recovered gate needs. It measures the stack without faults against the
- * same mark: on a machine loaded enough that the stack stays below the cap, its rate of 200s
- * swings from window to window, and a recovery time then includes the wait for a window at the
- * upper part of those swings (the evaluation README, faults, has the measured numbers).
+ * same mark: on a machine loaded enough that the stack stays below the cap, its rate of 200s swings
+ * from window to window, and a recovery time then includes the wait for a window at the upper part
+ * of those swings (the evaluation README, faults, has the measured numbers).
  */
 public final class FaultWindows {
   /** The share of the cap, per period, a recovered gate admits again. */
   static final double RECOVERED_SHARE = 0.9;
+
   /** The resolution at which time inside faults is left out of the rate {@code R}. */
   private static final long RATE_STEP_NANOS = 1_000_000L;
 
@@ -77,8 +78,12 @@ public final class FaultWindows {
    * @param belowRecoveredShare the share of windows outside the faults that hold fewer 200s than
    *     recovery needs (see the class comment), in [0, 1]; NaN when no such window exists
    */
-  public record Result(double maxOutsideFaults, double maxAfterStateLoss, Map<String, Double> recoveryS,
-      double recoveryRateRps, double belowRecoveredShare) {}
+  public record Result(
+      double maxOutsideFaults,
+      double maxAfterStateLoss,
+      Map<String, Double> recoveryS,
+      double recoveryRateRps,
+      double belowRecoveredShare) {}
 
   /**
    * One step of a fault that took effect ({@code FaultInjector}).
@@ -103,7 +108,10 @@ public final class FaultWindows {
     /** {@code fault} exactly as scheduled. */
     static Span scheduled(Fault fault) {
       double lost = fault.stateLostAtS();
-      return new Span(fault.toString(), Workload.nanos(fault.atS()), Workload.nanos(fault.endS()),
+      return new Span(
+          fault.toString(),
+          Workload.nanos(fault.atS()),
+          Workload.nanos(fault.endS()),
           Double.isNaN(lost) ? -1 : Workload.nanos(lost));
     }
 
@@ -112,16 +120,27 @@ public final class FaultWindows {
      * schedule for its start, and to "never ended" for its end.
      */
     public static Span of(Fault fault, List<Step> steps) {
-      long start = steps.stream().filter(s -> s.fault().equals(fault) && !s.closing())
-          .mapToLong(Step::nanos).findFirst().orElse(Workload.nanos(fault.atS()));
+      long start =
+          steps.stream()
+              .filter(s -> s.fault().equals(fault) && !s.closing())
+              .mapToLong(Step::nanos)
+              .findFirst()
+              .orElse(Workload.nanos(fault.atS()));
       boolean closes = fault.durationS() > 0;
-      long end = !closes ? start : steps.stream().filter(s -> s.fault().equals(fault) && s.closing())
-          .mapToLong(Step::nanos).findFirst().orElse(-1);
-      long lost = switch (fault.kind()) {
-        case "redis-flush" -> start;
-        case "redis-kill" -> end;
-        default -> -1;
-      };
+      long end =
+          !closes
+              ? start
+              : steps.stream()
+                  .filter(s -> s.fault().equals(fault) && s.closing())
+                  .mapToLong(Step::nanos)
+                  .findFirst()
+                  .orElse(-1);
+      long lost =
+          switch (fault.kind()) {
+            case "redis-flush" -> start;
+            case "redis-kill" -> end;
+            default -> -1;
+          };
       return new Span(fault.toString(), start, end, lost);
     }
   }
@@ -133,24 +152,46 @@ public final class FaultWindows {
    * @param warmupNanos where the rate outside the faults is counted from
    * @param endNanos the run's end
    */
-  public static Result of(List<Span> faults, List<Arrival> arrivals, double capPerPeriod, long periodNanos,
-      long warmupNanos, long endNanos) {
+  public static Result of(
+      List<Span> faults,
+      List<Arrival> arrivals,
+      double capPerPeriod,
+      long periodNanos,
+      long warmupNanos,
+      long endNanos) {
     long[] all = arrivals.stream().mapToLong(Arrival::arrivalNanos).sorted().toArray();
-    long[] ok = arrivals.stream().filter(Arrival::ok).mapToLong(Arrival::arrivalNanos).sorted().toArray();
+    long[] ok =
+        arrivals.stream().filter(Arrival::ok).mapToLong(Arrival::arrivalNanos).sorted().toArray();
     faults = faults.stream().map(f -> untilTheLastSlowAnswer(f, arrivals)).toList();
-    List<Span> closed = faults.stream().map(f -> f.endNanos() >= 0 ? f
-        : new Span(f.fault(), f.startNanos(), Long.MAX_VALUE, f.stateLostNanos())).toList();
-    long lostAt = faults.stream().mapToLong(Span::stateLostNanos).filter(t -> t >= 0).min().orElse(-1);
+    List<Span> closed =
+        faults.stream()
+            .map(
+                f ->
+                    f.endNanos() >= 0
+                        ? f
+                        : new Span(f.fault(), f.startNanos(), Long.MAX_VALUE, f.stateLostNanos()))
+            .toList();
+    long lostAt =
+        faults.stream().mapToLong(Span::stateLostNanos).filter(t -> t >= 0).min().orElse(-1);
     double outside = maxWindow(all, periodNanos, closed, Long.MIN_VALUE);
     double afterLoss = lostAt < 0 ? Double.NaN : maxWindow(all, periodNanos, closed, lostAt);
-    double perPeriod = Math.min(capPerPeriod, rateOutsideFaults(ok, closed, warmupNanos, endNanos) * periodNanos);
+    double perPeriod =
+        Math.min(capPerPeriod, rateOutsideFaults(ok, closed, warmupNanos, endNanos) * periodNanos);
     int needed = Math.max(1, (int) Math.ceil(RECOVERED_SHARE * perPeriod - 1e-9));
     Map<String, Double> recovery = new LinkedHashMap<>();
     for (Span f : faults) {
-      recovery.put(f.fault(), f.endNanos() < 0 ? Double.NaN
-          : recoveryNanos(ok, f.endNanos(), needed, periodNanos, nextStart(faults, f, endNanos)) / 1e9);
+      recovery.put(
+          f.fault(),
+          f.endNanos() < 0
+              ? Double.NaN
+              : recoveryNanos(ok, f.endNanos(), needed, periodNanos, nextStart(faults, f, endNanos))
+                  / 1e9);
     }
-    return new Result(outside, afterLoss, recovery, perPeriod * 1e9 / periodNanos,
+    return new Result(
+        outside,
+        afterLoss,
+        recovery,
+        perPeriod * 1e9 / periodNanos,
         belowShare(ok, closed, needed, periodNanos, warmupNanos, endNanos));
   }
 
@@ -158,7 +199,8 @@ public final class FaultWindows {
    * The share of windows {@code [t, t + period)}, {@code t} from {@code from} every tenth of a
    * period, that end by {@code to}, overlap no fault and hold fewer than {@code needed} 200s.
    */
-  static double belowShare(long[] okSorted, List<Span> faults, int needed, long period, long from, long to) {
+  static double belowShare(
+      long[] okSorted, List<Span> faults, int needed, long period, long from, long to) {
     int windows = 0;
     int below = 0;
     for (long t = from; t + period <= to; t += period / 10) {
@@ -203,19 +245,29 @@ public final class FaultWindows {
     return best;
   }
 
-  /** A {@code provider-slow} span ends when the last request that arrived during it was answered. */
+  /**
+   * A {@code provider-slow} span ends when the last request that arrived during it was answered.
+   */
   private static Span untilTheLastSlowAnswer(Span f, List<Arrival> arrivals) {
     if (!f.fault().startsWith("provider-slow@") || f.endNanos() < 0) {
       return f;
     }
-    long last = arrivals.stream().filter(a -> a.arrivalNanos() >= f.startNanos() && a.arrivalNanos() < f.endNanos())
-        .mapToLong(Arrival::finishNanos).max().orElse(f.endNanos());
+    long last =
+        arrivals.stream()
+            .filter(a -> a.arrivalNanos() >= f.startNanos() && a.arrivalNanos() < f.endNanos())
+            .mapToLong(Arrival::finishNanos)
+            .max()
+            .orElse(f.endNanos());
     return new Span(f.fault(), f.startNanos(), Math.max(f.endNanos(), last), f.stateLostNanos());
   }
 
-  /** 200s per nanosecond over [{@code from}, {@code to}) outside every fault's own duration; 0 if none is left. */
+  /**
+   * 200s per nanosecond over [{@code from}, {@code to}) outside every fault's own duration; 0 if
+   * none is left.
+   */
   private static double rateOutsideFaults(long[] okSorted, List<Span> faults, long from, long to) {
-    long count = Arrays.stream(okSorted).filter(t -> t >= from && t < to && !inAFault(t, faults)).count();
+    long count =
+        Arrays.stream(okSorted).filter(t -> t >= from && t < to && !inAFault(t, faults)).count();
     long length = to - from;
     for (long t = from; t < to; t += RATE_STEP_NANOS) {
       if (inAFault(t, faults)) {
@@ -243,7 +295,10 @@ public final class FaultWindows {
    * starts after {@code f}'s end, or the run's end.
    */
   private static long nextStart(List<Span> faults, Span f, long runEnd) {
-    return faults.stream().mapToLong(Span::startNanos).filter(start -> start > f.endNanos()).min()
+    return faults.stream()
+        .mapToLong(Span::startNanos)
+        .filter(start -> start > f.endNanos())
+        .min()
         .orElse(runEnd);
   }
 

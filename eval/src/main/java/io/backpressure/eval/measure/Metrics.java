@@ -10,7 +10,8 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * Computes the metrics defined in eval/README.md from one {@link Recording}, exactly as defined there.
+ * Computes the metrics defined in eval/README.md from one {@link Recording}, exactly as defined
+ * there.
  *
  * <ul>
  *   <li>The <b>contention window</b> runs from {@code warmup_s} to the end of the run, or until the
@@ -27,40 +28,43 @@ import java.util.function.Function;
  *       upstream.schedule} entry) inside it. In each phase, {@link DrfFilling} shares the caps less
  *       outside traffic among the active queues whose tenant submits during that whole phase
  *       ({@code start_s ≤} its start, no {@code stop_s} before its end), weights {@code w_t · ω_k}
- *       (the workload's weights, whatever the configuration), cost per call {@code (1, mean
- *       prompt + mean completion after the max_tokens clamp)}, demand capped at {@code
- *       open_loop_rps} or {@code workflows · 1000 / mean latency ms}. A queue's ideal is its phase
- *       rates weighted by phase length, over the window's length. Worked example: a 100 s window
- *       from 0, two equal queues on a 60 req/s cap, one starting at 60 s: in [0, 60] the first
- *       gets 60, in [60, 100] each gets 30; ideals (60·60 + 30·40)/100 = 48 and 30·40/100 = 12.
- *   <li>{@code achievement_jain}: Jain's index of {@code ok_rps / ideal_rps} over the active queues.
- *   <li>{@code priority_order_held}: 1 when the per-class OK rate strictly decreases from the highest
- *       class down, over the classes with an active queue, else 0 (its mean over repeats is the
- *       fraction of repeats in which the order held).
+ *       (the workload's weights, whatever the configuration), cost per call {@code (1, mean prompt
+ *       + mean completion after the max_tokens clamp)}, demand capped at {@code open_loop_rps} or
+ *       {@code workflows · 1000 / mean latency ms}. A queue's ideal is its phase rates weighted by
+ *       phase length, over the window's length. Worked example: a 100 s window from 0, two equal
+ *       queues on a 60 req/s cap, one starting at 60 s: in [0, 60] the first gets 60, in [60, 100]
+ *       each gets 30; ideals (60·60 + 30·40)/100 = 48 and 30·40/100 = 12.
+ *   <li>{@code achievement_jain}: Jain's index of {@code ok_rps / ideal_rps} over the active
+ *       queues.
+ *   <li>{@code priority_order_held}: 1 when the per-class OK rate strictly decreases from the
+ *       highest class down, over the classes with an active queue, else 0 (its mean over repeats is
+ *       the fraction of repeats in which the order held).
  *   <li>{@code p95_latency_ms_by_priority}: nearest-rank p95 of submission-to-success time; {@code
  *       http_p95_latency_ms_by_priority}: of first-upstream-attempt-to-success time (in-place
- *       retries and their backoff included; gate deferrals and the wait for a slot before the
- *       first attempt excluded).
+ *       retries and their backoff included; gate deferrals and the wait for a slot before the first
+ *       attempt excluded).
  *   <li>{@code cap_utilization.{dim}}: what the workload's calls consumed in the window / ∫ (true
- *       cap(t) − outside(t)) dt over it, the true cap from {@code upstream} and its {@code schedule}.
+ *       cap(t) − outside(t)) dt over it, the true cap from {@code upstream} and its {@code
+ *       schedule}.
  *   <li>A call is <b>expired</b> when the gate refused it for its deadline or its caller gave it up
  *       at the deadline ({@link Recording.Outcome#EXPIRED}), or when its tenant has a {@code
  *       deadline_s} and the call was answered after it, or was still unanswered at the end of the
  *       run with its deadline past. {@code expired_share}: expired calls / calls submitted. {@code
- *       goodput_rps} ({@code _by_priority}): successful calls answered within their deadline
- *       (every successful call when there is none), per second of the window.
+ *       goodput_rps} ({@code _by_priority}): successful calls answered within their deadline (every
+ *       successful call when there is none), per second of the window.
  *   <li>{@code calls_failed}: calls that ended in an error other than expiry.
  *   <li>{@code upstream_max_per_window.{dim}}: the most the provider saw in any window of its
- *       period ({@link UpstreamWindows}): from the attempts in sim, from the provider's own
- *       records in real mode.
- *   <li>{@code contention_window_s}: the window's length (an addition of this project; it tells how long the
- *       window metrics were measured over).
- *   <li>{@code cap_recovery_s.{dim}} (an addition of this project; only for a dimension whose cap an {@code
- *       upstream.schedule} entry raises): how long after a raise the workload's calls use the new
- *       cap again — see {@link #capRecovery}.
+ *       period ({@link UpstreamWindows}): from the attempts in sim, from the provider's own records
+ *       in real mode.
+ *   <li>{@code contention_window_s}: the window's length (an addition of this project; it tells how
+ *       long the window metrics were measured over).
+ *   <li>{@code cap_recovery_s.{dim}} (an addition of this project; only for a dimension whose cap
+ *       an {@code upstream.schedule} entry raises): how long after a raise the workload's calls use
+ *       the new cap again — see {@link #capRecovery}.
  * </ul>
- * {@code gate_latency_ms} and the other wall-clock quantities are produced only by a real run
- * (see {@link #measured}).
+ *
+ * {@code gate_latency_ms} and the other wall-clock quantities are produced only by a real run (see
+ * {@link #measured}).
  */
 public final class Metrics {
   /** The heatmap has at most this many time bins. */
@@ -90,7 +94,8 @@ public final class Metrics {
       return false;
     }
     long due = call.submittedNanos() + deadline;
-    return call.outcome() == Recording.Outcome.OK ? call.finishedNanos() > due
+    return call.outcome() == Recording.Outcome.OK
+        ? call.finishedNanos() > due
         : call.outcome() == Recording.Outcome.UNFINISHED && due <= runEnd;
   }
 
@@ -166,14 +171,24 @@ public final class Metrics {
       }
     }
     values.put("ideal_rps_by_queue", new RunMetrics.ByKey(idealByQueue));
-    values.put("achievement_jain", scalar(window > 0
-        ? Stats.jain(achievements.stream().mapToDouble(Double::doubleValue).toArray()) : Double.NaN));
+    values.put(
+        "achievement_jain",
+        scalar(
+            window > 0
+                ? Stats.jain(achievements.stream().mapToDouble(Double::doubleValue).toArray())
+                : Double.NaN));
 
-    values.put("priority_order_held", scalar(window > 0 ? orderHeld(workload, byClass, active) : Double.NaN));
-    values.put("p95_latency_ms_by_priority", new RunMetrics.ByKey(p95ByClass(workload, byClass, latencies)));
+    values.put(
+        "priority_order_held",
+        scalar(window > 0 ? orderHeld(workload, byClass, active) : Double.NaN));
+    values.put(
+        "p95_latency_ms_by_priority",
+        new RunMetrics.ByKey(p95ByClass(workload, byClass, latencies)));
     values.put("slot_ms_per_ok", scalar(okTotal == 0 ? Double.NaN : slotNanos / 1e6 / okTotal));
-    values.put("deferrals_per_ok", scalar(okTotal == 0 ? Double.NaN : (double) deferrals / okTotal));
-    values.put("cap_utilization", new RunMetrics.ByKey(utilization(workload, recording, start, end)));
+    values.put(
+        "deferrals_per_ok", scalar(okTotal == 0 ? Double.NaN : (double) deferrals / okTotal));
+    values.put(
+        "cap_utilization", new RunMetrics.ByKey(utilization(workload, recording, start, end)));
     values.put("contention_window_s", scalar(Math.max(0, window)));
     Map<String, Double> recovery = capRecovery(workload, recording);
     if (!recovery.isEmpty()) {
@@ -184,12 +199,15 @@ public final class Metrics {
     double[] goodRps = perSecond(goodInWindow, window);
     values.put("goodput_rps", scalar(sum(goodRps)));
     values.put("goodput_rps_by_priority", new RunMetrics.ByKey(byClass(workload, goodRps)));
-    values.put("http_p95_latency_ms_by_priority", new RunMetrics.ByKey(p95ByClass(workload, byClass, httpLatencies)));
+    values.put(
+        "http_p95_latency_ms_by_priority",
+        new RunMetrics.ByKey(p95ByClass(workload, byClass, httpLatencies)));
     values.put("calls_failed", scalar(failed));
     if (recording.measured() != null) {
       measured(values, recording, slotNanos);
     } else {
-      values.put("upstream_max_per_window",
+      values.put(
+          "upstream_max_per_window",
           new RunMetrics.ByKey(UpstreamWindows.fromAttempts(workload, recording.attempts())));
     }
 
@@ -248,13 +266,16 @@ public final class Metrics {
     return byClass;
   }
 
-  private static Map<String, Double> p95ByClass(Workload workload, Map<String, Double> byClass,
-      List<List<Double>> latencies) {
+  private static Map<String, Double> p95ByClass(
+      Workload workload, Map<String, Double> byClass, List<List<Double>> latencies) {
     Map<String, Double> p95 = new LinkedHashMap<>();
     for (int k = 0; k < workload.priorities().size(); k++) {
       String name = workload.priorities().get(k).name();
       if (byClass.containsKey(name)) {
-        p95.put(name, Stats.percentile(latencies.get(k).stream().mapToDouble(Double::doubleValue).toArray(), 95));
+        p95.put(
+            name,
+            Stats.percentile(
+                latencies.get(k).stream().mapToDouble(Double::doubleValue).toArray(), 95));
       }
     }
     return p95;
@@ -264,7 +285,8 @@ public final class Metrics {
    * Per capped dimension: what the workload's counted attempts consumed in [{@code start}, {@code
    * end}] / ∫ (true cap − outside) dt over it.
    */
-  public static Map<String, Double> utilization(Workload workload, Recording recording, long start, long end) {
+  public static Map<String, Double> utilization(
+      Workload workload, Recording recording, long start, long end) {
     Map<String, Double> utilization = new LinkedHashMap<>();
     double requests = 0;
     double tokens = 0;
@@ -276,7 +298,8 @@ public final class Metrics {
     }
     Workload.Upstream up = workload.upstream();
     if (up.requestsPerS() != null) {
-      utilization.put(Dimension.REQUESTS, requests / capacity(workload, Dimension.REQUESTS, start, end));
+      utilization.put(
+          Dimension.REQUESTS, requests / capacity(workload, Dimension.REQUESTS, start, end));
     }
     if (up.tokensPerS() != null) {
       utilization.put(Dimension.TOKENS, tokens / capacity(workload, Dimension.TOKENS, start, end));
@@ -289,11 +312,11 @@ public final class Metrics {
 
   /**
    * Per dimension whose cap a schedule entry raises: the longest, over those raises, of the time
-   * from the raise until the end of the first bin after it in which the workload's counted
-   * attempts reach {@link #RECOVERED} of the new cap less outside traffic. Bins are one provider
-   * period long (at least 1 s) and start at the raise. When no bin does before the next schedule
-   * entry or the end of the run, the time until then. Worked example: 60 req/s raised from 30 at
-   * 70 s; the workload sends 40 requests in [70, 71) and 58 in [71, 72): recovery 2 s.
+   * from the raise until the end of the first bin after it in which the workload's counted attempts
+   * reach {@link #RECOVERED} of the new cap less outside traffic. Bins are one provider period long
+   * (at least 1 s) and start at the raise. When no bin does before the next schedule entry or the
+   * end of the run, the time until then. Worked example: 60 req/s raised from 30 at 70 s; the
+   * workload sends 40 requests in [70, 71) and 58 in [71, 72): recovery 2 s.
    */
   static Map<String, Double> capRecovery(Workload workload, Recording recording) {
     Map<String, Double> recovery = new LinkedHashMap<>();
@@ -309,8 +332,12 @@ public final class Metrics {
           continue;
         }
         long from = Workload.nanos(at);
-        long until = Math.min(recording.endNanos(),
-            i + 1 < schedule.size() ? Workload.nanos(schedule.get(i + 1).atS()) : Long.MAX_VALUE);
+        long until =
+            Math.min(
+                recording.endNanos(),
+                i + 1 < schedule.size()
+                    ? Workload.nanos(schedule.get(i + 1).atS())
+                    : Long.MAX_VALUE);
         double need = RECOVERED * (after - up.outsideOf(dim)) * bin / 1e9;
         long took = until - from;
         for (long start = from; start + bin <= until; start += bin) {
@@ -325,7 +352,10 @@ public final class Metrics {
     return recovery;
   }
 
-  /** What the workload's counted attempts that started in [{@code start}, {@code end}) used of {@code dim}. */
+  /**
+   * What the workload's counted attempts that started in [{@code start}, {@code end}) used of
+   * {@code dim}.
+   */
   private static double used(Recording recording, String dim, long start, long end) {
     double used = 0;
     for (Recording.Attempt a : recording.attempts()) {
@@ -355,8 +385,8 @@ public final class Metrics {
   }
 
   /**
-   * The instants that cut [{@code start}, {@code end}] into phases: its ends, every tenant's
-   * {@code start_s} and {@code stop_s} and every schedule entry inside it, sorted.
+   * The instants that cut [{@code start}, {@code end}] into phases: its ends, every tenant's {@code
+   * start_s} and {@code stop_s} and every schedule entry inside it, sorted.
    */
   static List<Long> cuts(Workload workload, long start, long end) {
     TreeSet<Long> cuts = new TreeSet<>(List.of(start, end));
@@ -379,19 +409,20 @@ public final class Metrics {
 
   /**
    * The wall-clock metrics of a real run: {@code gate_latency_ms} (p50/p95/p99 of one admission),
-   * {@code slot_occupancy} (slot-held time / (slots × run length)), {@code cpu_utilization},
-   * {@code timer_excess_ms} and {@code schedule_to_start_ms} (p50/p95) and {@code
-   * http_429_rtt_ms} (p50), each present only when the run produced samples of it; {@code
-   * upstream_max_per_window} (the most requests, or tokens, that reached the provider within one
-   * upstream period, from its own records) and {@code upstream_window_bound} (cap × period + the
-   * gate's burst), per capped dimension; {@code failed_open_admissions} (admissions the fail-open
-   * gate let through ungated while Redis did not answer) and {@code workers_lost} (worker processes
-   * that died, whose ledgers are lost); with faults ({@link FaultWindows}) {@code
-   * upstream_max_outside_faults.requests}, {@code upstream_max_after_state_loss.requests} (when a
-   * fault lost the state), {@code fault_recovery_s.{fault}}, {@code fault_recovery_rate_rps} and
-   * {@code fault_recovery_below_share}.
+   * {@code slot_occupancy} (slot-held time / (slots × run length)), {@code cpu_utilization}, {@code
+   * timer_excess_ms} and {@code schedule_to_start_ms} (p50/p95) and {@code http_429_rtt_ms} (p50),
+   * each present only when the run produced samples of it; {@code upstream_max_per_window} (the
+   * most requests, or tokens, that reached the provider within one upstream period, from its own
+   * records) and {@code upstream_window_bound} (cap × period + the gate's burst), per capped
+   * dimension; {@code failed_open_admissions} (admissions the fail-open gate let through ungated
+   * while Redis did not answer) and {@code workers_lost} (worker processes that died, whose ledgers
+   * are lost); with faults ({@link FaultWindows}) {@code upstream_max_outside_faults.requests},
+   * {@code upstream_max_after_state_loss.requests} (when a fault lost the state), {@code
+   * fault_recovery_s.{fault}}, {@code fault_recovery_rate_rps} and {@code
+   * fault_recovery_below_share}.
    */
-  private static void measured(Map<String, RunMetrics.Value> values, Recording recording, double slotNanos) {
+  private static void measured(
+      Map<String, RunMetrics.Value> values, Recording recording, double slotNanos) {
     Recording.Measured m = recording.measured();
     percentiles(values, "gate_latency_ms", m.admissionNanos(), 50, 95, 99);
     values.put("slot_occupancy", scalar(slotNanos / ((double) m.slots() * recording.endNanos())));
@@ -405,11 +436,13 @@ public final class Metrics {
     values.put("workers_lost", scalar(m.workersLost()));
     FaultWindows.Result faults = m.faultWindows();
     if (faults != null) {
-      values.put("upstream_max_outside_faults", new RunMetrics.ByKey(Map.of(Dimension.REQUESTS,
-          faults.maxOutsideFaults())));
+      values.put(
+          "upstream_max_outside_faults",
+          new RunMetrics.ByKey(Map.of(Dimension.REQUESTS, faults.maxOutsideFaults())));
       if (!Double.isNaN(faults.maxAfterStateLoss())) {
-        values.put("upstream_max_after_state_loss", new RunMetrics.ByKey(Map.of(Dimension.REQUESTS,
-            faults.maxAfterStateLoss())));
+        values.put(
+            "upstream_max_after_state_loss",
+            new RunMetrics.ByKey(Map.of(Dimension.REQUESTS, faults.maxAfterStateLoss())));
       }
       values.put("fault_recovery_s", new RunMetrics.ByKey(faults.recoveryS()));
       values.put("fault_recovery_rate_rps", scalar(faults.recoveryRateRps()));
@@ -417,7 +450,8 @@ public final class Metrics {
     }
   }
 
-  private static void percentiles(Map<String, RunMetrics.Value> values, String name, long[] nanos, int... ps) {
+  private static void percentiles(
+      Map<String, RunMetrics.Value> values, String name, long[] nanos, int... ps) {
     Map<String, Double> byP = new LinkedHashMap<>();
     double[] ms = new double[nanos.length];
     for (int i = 0; i < nanos.length; i++) {
@@ -450,7 +484,10 @@ public final class Metrics {
     return result;
   }
 
-  /** The DRF filling of phase [{@code a}, {@code b}] over the active queues submitting throughout it. */
+  /**
+   * The DRF filling of phase [{@code a}, {@code b}] over the active queues submitting throughout
+   * it.
+   */
   private static double[] phaseIdeal(Workload workload, boolean[] active, long a, long b) {
     Workload.Upstream up = workload.upstream();
     Workload.Caps caps = up.capsAt(a / 1e9);
@@ -470,7 +507,8 @@ public final class Metrics {
     List<Integer> index = new ArrayList<>();
     for (int q = 0; q < workload.tenants().size(); q++) {
       Workload.Tenant t = workload.tenants().get(q);
-      boolean throughout = Workload.nanos(t.startS()) <= a && (t.stopS() == null || Workload.nanos(t.stopS()) >= b);
+      boolean throughout =
+          Workload.nanos(t.startS()) <= a && (t.stopS() == null || Workload.nanos(t.stopS()) >= b);
       if (!active[q] || !throughout) {
         continue;
       }
@@ -478,22 +516,29 @@ public final class Metrics {
       for (int d = 0; d < cost.length; d++) {
         cost[d] = dims.get(d).equals(Dimension.REQUESTS) ? 1 : t.meanTokensPerCall();
       }
-      double demand = t.openLoop() ? t.openLoopRps()
-          : up.meanLatencyMs() > 0 ? t.workflows() * 1000 / up.meanLatencyMs() : Double.POSITIVE_INFINITY;
-      queues.add(new DrfFilling.Queue(t.weight() * workload.classWeight(t.priority()), cost, demand));
+      double demand =
+          t.openLoop()
+              ? t.openLoopRps()
+              : up.meanLatencyMs() > 0
+                  ? t.workflows() * 1000 / up.meanLatencyMs()
+                  : Double.POSITIVE_INFINITY;
+      queues.add(
+          new DrfFilling.Queue(t.weight() * workload.classWeight(t.priority()), cost, demand));
       index.add(q);
     }
     if (queues.isEmpty()) {
       return result;
     }
-    double[] rates = DrfFilling.allocate(capacities.stream().mapToDouble(Double::doubleValue).toArray(), queues);
+    double[] rates =
+        DrfFilling.allocate(capacities.stream().mapToDouble(Double::doubleValue).toArray(), queues);
     for (int i = 0; i < rates.length; i++) {
       result[index.get(i)] = rates[i];
     }
     return result;
   }
 
-  private static double orderHeld(Workload workload, Map<String, Double> byClass, boolean[] active) {
+  private static double orderHeld(
+      Workload workload, Map<String, Double> byClass, boolean[] active) {
     double previous = Double.POSITIVE_INFINITY;
     for (Workload.PriorityWeight k : workload.priorities()) {
       boolean classActive = false;
@@ -516,7 +561,10 @@ public final class Metrics {
     return new RunMetrics.Scalar(v);
   }
 
-  /** Per-bin rows ({@code rows} of each run: heat or usage) averaged over several runs of one workload. */
+  /**
+   * Per-bin rows ({@code rows} of each run: heat or usage) averaged over several runs of one
+   * workload.
+   */
   public static double[][] meanBins(List<RunMetrics> runs, Function<RunMetrics, double[][]> rows) {
     double[][] first = rows.apply(runs.get(0));
     double[][] mean = new double[first.length][];

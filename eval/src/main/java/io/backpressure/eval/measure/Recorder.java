@@ -27,7 +27,10 @@ public final class Recorder {
     calls.add(call);
   }
 
-  /** Marks tenant {@code queue} as having finished all its calls at {@code nanos}; the first mark wins. */
+  /**
+   * Marks tenant {@code queue} as having finished all its calls at {@code nanos}; the first mark
+   * wins.
+   */
   public void queueFinished(int queue, long nanos) {
     if (queueFinished[queue] < 0) {
       queueFinished[queue] = nanos;
@@ -41,6 +44,7 @@ public final class Recorder {
 
   /** The run as recorded, ending at {@code endNanos}, with what a real run measured. */
   public Recording finish(long endNanos, Recording.Measured measured) {
-    return new Recording(endNanos, List.copyOf(attempts), List.copyOf(calls), queueFinished.clone(), measured);
+    return new Recording(
+        endNanos, List.copyOf(attempts), List.copyOf(calls), queueFinished.clone(), measured);
   }
 }

@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * Everything one run produced, in nanoseconds since the run's start: every upstream attempt and
- * every logical call (eval/README.md, metrics). Both the simulator and a real-mode runner produce one through a
- * {@link Recorder}; {@link Metrics} turns it into numbers.
+ * every logical call (eval/README.md, metrics). Both the simulator and a real-mode runner produce
+ * one through a {@link Recorder}; {@link Metrics} turns it into numbers.
  *
  * @param endNanos the run's length
  * @param attempts every upstream attempt, in the order they reached the upstream
@@ -14,7 +14,11 @@ import java.util.Map;
  * @param queueFinishedNanos per tenant (workload order): when it finished all its calls, or -1
  * @param measured what a real run measured on the wall clock; null for a simulated run
  */
-public record Recording(long endNanos, List<Attempt> attempts, List<Call> calls, long[] queueFinishedNanos,
+public record Recording(
+    long endNanos,
+    List<Attempt> attempts,
+    List<Call> calls,
+    long[] queueFinishedNanos,
     Measured measured) {
 
   /** A simulated run: nothing measured on the wall clock. */
@@ -28,22 +32,31 @@ public record Recording(long endNanos, List<Attempt> attempts, List<Call> calls,
    * @param admissionNanos the duration of each admission call (empty when no gate ran)
    * @param timerExcessNanos per deferral: the re-run's start minus the instant its durable timer
    *     was due (timer lateness, dispatch, and any wait for a slot)
-   * @param scheduleToStartNanos per activity execution: its start minus its scheduling
-   *     (millisecond resolution; dispatch plus any wait for a slot)
+   * @param scheduleToStartNanos per activity execution: its start minus its scheduling (millisecond
+   *     resolution; dispatch plus any wait for a slot)
    * @param rejectionRoundTripNanos per 429: the client-side HTTP round trip (the provider answers a
    *     429 at once)
    * @param cpuUtilization CPU time of every process of the run / (wall time × processors)
    * @param slots the worker slots of all workers together
-   * @param upstreamMaxPerWindow per capped dimension: the most that reached the provider within
-   *     any window of one upstream period, from the provider's own records ({@link UpstreamWindows})
+   * @param upstreamMaxPerWindow per capped dimension: the most that reached the provider within any
+   *     window of one upstream period, from the provider's own records ({@link UpstreamWindows})
    * @param upstreamWindowBound per capped dimension: cap × period + the gate's burst
-   * @param failedOpenAdmissions admissions let through ungated because the shared state did not answer
+   * @param failedOpenAdmissions admissions let through ungated because the shared state did not
+   *     answer
    * @param workersLost worker processes that died during the run (their ledgers are lost)
    * @param faultWindows what the run's faults did at the provider; null for a run without faults
    */
-  public record Measured(long[] admissionNanos, long[] timerExcessNanos, long[] scheduleToStartNanos,
-      long[] rejectionRoundTripNanos, double cpuUtilization, int slots, Map<String, Double> upstreamMaxPerWindow,
-      Map<String, Double> upstreamWindowBound, long failedOpenAdmissions, int workersLost,
+  public record Measured(
+      long[] admissionNanos,
+      long[] timerExcessNanos,
+      long[] scheduleToStartNanos,
+      long[] rejectionRoundTripNanos,
+      double cpuUtilization,
+      int slots,
+      Map<String, Double> upstreamMaxPerWindow,
+      Map<String, Double> upstreamWindowBound,
+      long failedOpenAdmissions,
+      int workersLost,
       FaultWindows.Result faultWindows) {}
 
   /**
@@ -51,7 +64,12 @@ public record Recording(long endNanos, List<Attempt> attempts, List<Call> calls,
    * (refused by the gate for its deadline, or given up by its caller at the deadline), or still
    * running when the run ended.
    */
-  public enum Outcome { OK, FAILED, EXPIRED, UNFINISHED }
+  public enum Outcome {
+    OK,
+    FAILED,
+    EXPIRED,
+    UNFINISHED
+  }
 
   /**
    * One upstream attempt.
@@ -65,8 +83,14 @@ public record Recording(long endNanos, List<Attempt> attempts, List<Call> calls,
    * @param counted whether the upstream counted it against its window (every 200; a 429 only with
    *     {@code rejected_count})
    */
-  public record Attempt(int queue, long startNanos, long endNanos, int status, String boundDimension,
-      double tokens, boolean counted) {
+  public record Attempt(
+      int queue,
+      long startNanos,
+      long endNanos,
+      int status,
+      String boundDimension,
+      double tokens,
+      boolean counted) {
 
     public boolean ok() {
       return status == 200;
@@ -89,6 +113,13 @@ public record Recording(long endNanos, List<Attempt> attempts, List<Call> calls,
    * @param attempts how many upstream attempts it made
    * @param firstAttemptNanos when its first upstream attempt was sent, or -1 if it made none
    */
-  public record Call(int queue, long submittedNanos, long finishedNanos, Outcome outcome, long slotHeldNanos,
-      int deferrals, int attempts, long firstAttemptNanos) {}
+  public record Call(
+      int queue,
+      long submittedNanos,
+      long finishedNanos,
+      Outcome outcome,
+      long slotHeldNanos,
+      int deferrals,
+      int attempts,
+      long firstAttemptNanos) {}
 }

@@ -7,8 +7,8 @@ public final class Stats {
   private Stats() {}
 
   /**
-   * Jain's fairness index {@code (Σx)² / (n Σx²)}: 1 when all values are equal, {@code 1/n} when one
-   * value holds everything. NaN for no values; 1 when every value is zero (nobody is favoured).
+   * Jain's fairness index {@code (Σx)² / (n Σx²)}: 1 when all values are equal, {@code 1/n} when
+   * one value holds everything. NaN for no values; 1 when every value is zero (nobody is favoured).
    */
   static double jain(double[] values) {
     if (values.length == 0) {
@@ -68,7 +68,9 @@ public final class Stats {
   /** A mean over repeats with its 95 % half-width; NaN where undefined. */
   public record Estimate(double mean, double ci95, int n) {}
 
-  /** The 0.975 quantile of Student's t with {@code df} degrees of freedom, by bisection on the CDF. */
+  /**
+   * The 0.975 quantile of Student's t with {@code df} degrees of freedom, by bisection on the CDF.
+   */
   static double studentT975(int df) {
     if (df < 1) {
       throw new IllegalArgumentException("degrees of freedom must be >= 1, got " + df);
@@ -103,7 +105,9 @@ public final class Stats {
     if (x >= 1) {
       return 1;
     }
-    double front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
+    double front =
+        Math.exp(
+            logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
     if (x < (a + 1) / (a + b + 2)) {
       return front * betaFraction(x, a, b) / a;
     }
@@ -141,11 +145,22 @@ public final class Stats {
 
   /** Lanczos approximation of {@code ln Γ(x)}, x > 0 (relative error below 1e-14). */
   private static double logGamma(double x) {
-    double[] g = {57.1562356658629235, -59.5979603554754912, 14.1360979747417471,
-        -0.491913816097620199, .339946499848118887e-4, .465236289270485756e-4,
-        -.983744753048795646e-4, .158088703224912494e-3, -.210264441724104883e-3,
-        .217439618115212643e-3, -.164318106536763890e-3, .844182239838527433e-4,
-        -.261908384015814087e-4, .368991826595316234e-5};
+    double[] g = {
+      57.1562356658629235,
+      -59.5979603554754912,
+      14.1360979747417471,
+      -0.491913816097620199,
+      .339946499848118887e-4,
+      .465236289270485756e-4,
+      -.983744753048795646e-4,
+      .158088703224912494e-3,
+      -.210264441724104883e-3,
+      .217439618115212643e-3,
+      -.164318106536763890e-3,
+      .844182239838527433e-4,
+      -.261908384015814087e-4,
+      .368991826595316234e-5
+    };
     double y = x;
     double tmp = x + 5.24218750000000000;
     tmp = (x + 0.5) * Math.log(tmp) - tmp;

@@ -9,14 +9,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The provider-side check of a real run, from the mock provider's own per-request records: the
- * most requests (and, where the workload caps tokens, the most charged tokens) that reached the
- * provider within any window of one upstream period, and the bound a gate guarantees for it.
+ * The provider-side check of a real run, from the mock provider's own per-request records: the most
+ * requests (and, where the workload caps tokens, the most charged tokens) that reached the provider
+ * within any window of one upstream period, and the bound a gate guarantees for it.
  *
  * <p>Every request that reaches the provider is counted, whatever its answer (200, 429 or 500; a
  * 400 is a malformed request and is not counted). In a gated configuration a call reaches the
- * provider only after the gate admitted it, so the count is the admitted calls; in the others it
- * is every attempt sent. Windows slide: each starts at a request's arrival, so the maximum does not
+ * provider only after the gate admitted it, so the count is the admitted calls; in the others it is
+ * every attempt sent. Windows slide: each starts at a request's arrival, so the maximum does not
  * depend on how windows are aligned.
  */
 public final class UpstreamWindows {
@@ -29,9 +29,14 @@ public final class UpstreamWindows {
    * @param records the provider's records, any order
    */
   public static Map<String, Double> maxPerWindow(Workload workload, List<RequestRecord> records) {
-    List<RequestRecord> sent = records.stream().filter(r -> r.status() == 200 || r.status() == 429
-        || r.status() == 500).sorted((a, b) -> Long.compare(a.arrivalNanos(), b.arrivalNanos())).toList();
-    return maxPerWindow(workload, sent.stream().mapToLong(RequestRecord::arrivalNanos).toArray(),
+    List<RequestRecord> sent =
+        records.stream()
+            .filter(r -> r.status() == 200 || r.status() == 429 || r.status() == 500)
+            .sorted((a, b) -> Long.compare(a.arrivalNanos(), b.arrivalNanos()))
+            .toList();
+    return maxPerWindow(
+        workload,
+        sent.stream().mapToLong(RequestRecord::arrivalNanos).toArray(),
         sent.stream().mapToDouble(RequestRecord::chargedTokens).toArray());
   }
 
@@ -43,13 +48,16 @@ public final class UpstreamWindows {
    * @param attempts any order
    */
   static Map<String, Double> fromAttempts(Workload workload, List<Recording.Attempt> attempts) {
-    List<Recording.Attempt> sorted = attempts.stream()
-        .sorted((a, b) -> Long.compare(a.startNanos(), b.startNanos())).toList();
-    return maxPerWindow(workload, sorted.stream().mapToLong(Recording.Attempt::startNanos).toArray(),
+    List<Recording.Attempt> sorted =
+        attempts.stream().sorted((a, b) -> Long.compare(a.startNanos(), b.startNanos())).toList();
+    return maxPerWindow(
+        workload,
+        sorted.stream().mapToLong(Recording.Attempt::startNanos).toArray(),
         sorted.stream().mapToDouble(a -> a.counted() ? a.tokens() : 0).toArray());
   }
 
-  private static Map<String, Double> maxPerWindow(Workload workload, long[] arrivals, double[] tokens) {
+  private static Map<String, Double> maxPerWindow(
+      Workload workload, long[] arrivals, double[] tokens) {
     long period = Math.round(workload.upstream().periodS() * 1e9);
     Map<String, Double> max = new LinkedHashMap<>();
     if (workload.upstream().requestsPerS() != null) {
@@ -69,8 +77,10 @@ public final class UpstreamWindows {
     Map<String, Double> bound = new LinkedHashMap<>();
     double period = workload.upstream().periodS();
     for (var dim : policy.dimensions()) {
-      Double cap = Dimension.REQUESTS.equals(dim.name()) ? workload.upstream().requestsPerS()
-          : Dimension.TOKENS.equals(dim.name()) ? workload.upstream().tokensPerS() : null;
+      Double cap =
+          Dimension.REQUESTS.equals(dim.name())
+              ? workload.upstream().requestsPerS()
+              : Dimension.TOKENS.equals(dim.name()) ? workload.upstream().tokensPerS() : null;
       if (cap != null) {
         bound.put(dim.name(), cap * period + dim.burst());
       }
@@ -78,7 +88,10 @@ public final class UpstreamWindows {
     return bound;
   }
 
-  /** The largest sum of {@code amounts[i] + each} over arrivals within one {@code period}; arrivals sorted. */
+  /**
+   * The largest sum of {@code amounts[i] + each} over arrivals within one {@code period}; arrivals
+   * sorted.
+   */
   private static double slidingMax(long[] arrivals, double[] amounts, double each, long period) {
     double best = 0;
     double sum = 0;

@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * One logical call, as the workflow hands it to the activity.
  *
- * @param callId unique in the run ({@code x-call-id}); every attempt and deferral of the call carries it
+ * @param callId unique in the run ({@code x-call-id}); every attempt and deferral of the call
+ *     carries it
  * @param queue the tenant's index in the workload
  * @param tenant the tenant ({@code x-tenant})
  * @param priority the class ({@code x-priority})
@@ -37,7 +38,8 @@ public record CallInput(
    */
   Duration maxWait(long nowEpochMillis) {
     if (deadlineEpochMillis > 0) {
-      return Duration.ofMillis(Math.max(0, deadlineEpochMillis - nowEpochMillis - answerMarginMillis));
+      return Duration.ofMillis(
+          Math.max(0, deadlineEpochMillis - nowEpochMillis - answerMarginMillis));
     }
     return classMaxWaitMillis > 0 ? Duration.ofMillis(classMaxWaitMillis) : null;
   }

@@ -11,9 +11,9 @@ import java.time.Duration;
 import java.util.SplittableRandom;
 
 /**
- * The workflow of one closed loop. Each call is one activity; for a gated loop it runs under
- * {@link Backpressure#run}, so a deferral frees the slot and sleeps on a durable timer, and a 429
- * or a 500 the provider still answers runs the call again through the gate (a fresh admission). A call that
+ * The workflow of one closed loop. Each call is one activity; for a gated loop it runs under {@link
+ * Backpressure#run}, so a deferral frees the slot and sleeps on a durable timer, and a 429 or a 500
+ * the provider still answers runs the call again through the gate (a fresh admission). A call that
  * fails for another reason, or that the gate refuses for its deadline, is skipped, as the
  * simulator's {@code FAILED} and {@code EXPIRED} outcomes are.
  */
@@ -43,9 +43,19 @@ public final class CallLoopImpl implements CallLoop {
       }
       UpstreamActivities upstream = Workflow.newActivityStub(UpstreamActivities.class, options(in));
       long now = Workflow.currentTimeMillis();
-      CallInput call = new CallInput(id + "/" + i, in.queue(), in.tenant(), in.priority(), now, prompt, completion,
-          in.maxTokens(), in.deadlineMillis() > 0 ? now + in.deadlineMillis() : 0, in.classMaxWaitMillis(),
-          in.answerMarginMillis());
+      CallInput call =
+          new CallInput(
+              id + "/" + i,
+              in.queue(),
+              in.tenant(),
+              in.priority(),
+              now,
+              prompt,
+              completion,
+              in.maxTokens(),
+              in.deadlineMillis() > 0 ? now + in.deadlineMillis() : 0,
+              in.classMaxWaitMillis(),
+              in.answerMarginMillis());
       try {
         if (in.gated()) {
           gated(call, in);
@@ -61,10 +71,14 @@ public final class CallLoopImpl implements CallLoop {
   }
 
   private static ActivityOptions options(LoopInput in) {
-    ActivityOptions.Builder options = ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofMinutes(30))
-        .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofMillis(100))
-            .setMaximumAttempts(3).build());
+    ActivityOptions.Builder options =
+        ActivityOptions.newBuilder()
+            .setStartToCloseTimeout(Duration.ofMinutes(30))
+            .setRetryOptions(
+                RetryOptions.newBuilder()
+                    .setInitialInterval(Duration.ofMillis(100))
+                    .setMaximumAttempts(3)
+                    .build());
     int key = priorityKey(in.classKey(), in.fifoOriginEpochMillis(), Workflow.currentTimeMillis());
     if (key > 0) {
       options.setPriority(Priority.newBuilder().setPriorityKey(key).build());
@@ -74,25 +88,27 @@ public final class CallLoopImpl implements CallLoop {
 
   /**
    * The activity's priority key. Without tickets it is the class key ({@code tn}) or unset. With
-   * tickets ({@code fifoOriginEpochMillis > 0}, for the Java test server only) it is {@code
-   * (class − 1) · 2^24 + ms since the origin + 1}: the test server's task queue is a heap ordered
-   * by the priority key alone, so equal keys leave in heap order and a waiting activity can starve
-   * for seconds; the ticket restores first-come-first-served within a class, which is what a
-   * Temporal server's task queue does and what the simulator models. A server with a bounded key
-   * range gets plain keys (no tickets).
+   * tickets ({@code fifoOriginEpochMillis > 0}, for the Java test server only) it is {@code (class
+   * − 1) · 2^24 + ms since the origin + 1}: the test server's task queue is a heap ordered by the
+   * priority key alone, so equal keys leave in heap order and a waiting activity can starve for
+   * seconds; the ticket restores first-come-first-served within a class, which is what a Temporal
+   * server's task queue does and what the simulator models. A server with a bounded key range gets
+   * plain keys (no tickets).
    */
   static int priorityKey(int classKey, long fifoOriginEpochMillis, long nowEpochMillis) {
     if (fifoOriginEpochMillis <= 0) {
       return classKey;
     }
-    long ticket = Math.min(TICKETS_PER_CLASS - 1, Math.max(0, nowEpochMillis - fifoOriginEpochMillis));
+    long ticket =
+        Math.min(TICKETS_PER_CLASS - 1, Math.max(0, nowEpochMillis - fifoOriginEpochMillis));
     return Math.max(0, classKey - 1) * TICKETS_PER_CLASS + (int) ticket + 1;
   }
 
   private static void gated(CallInput call, LoopInput in) {
     while (true) {
       try {
-        Backpressure.run(MAX_DEFERRAL,
+        Backpressure.run(
+            MAX_DEFERRAL,
             () -> Workflow.newActivityStub(UpstreamActivities.class, options(in)).call(call));
         return;
       } catch (ActivityFailure failure) {

@@ -25,24 +25,30 @@ import java.util.concurrent.CompletableFuture;
  * the provider and nothing touches the run's gate. Stateless.
  */
 final class ClientWarmUp {
-  private static final byte[] COMPLETION = ("{\"id\":\"warm-up\",\"object\":\"chat.completion\",\"created\":0,"
-      + "\"model\":\"mock\",\"choices\":[{\"index\":0,\"finish_reason\":\"stop\",\"message\":{\"role\":\"assistant\","
-      + "\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}")
-      .getBytes(StandardCharsets.UTF_8);
+  private static final byte[] COMPLETION =
+      ("{\"id\":\"warm-up\",\"object\":\"chat.completion\",\"created\":0,"
+              + "\"model\":\"mock\",\"choices\":[{\"index\":0,\"finish_reason\":\"stop\",\"message\":{\"role\":\"assistant\","
+              + "\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}")
+          .getBytes(StandardCharsets.UTF_8);
 
   private ClientWarmUp() {}
 
   /** Makes one blocking call of {@code call}'s shape, charged as {@code costModel} says. */
   static void run(CostModel costModel) {
-    Policy policy = Policy.builder("warm-up").requestsPerMinute(60).tokensPerMinute(1_000_000)
-        .priority("P1", 1.0).build();
+    Policy policy =
+        Policy.builder("warm-up")
+            .requestsPerMinute(60)
+            .tokensPerMinute(1_000_000)
+            .priority("P1", 1.0)
+            .build();
     CallInput call = new CallInput("warm-up", 0, "warm-up", "P1", 0, 100, 50, null, 0, 0, 0);
-    OpenAIClient client = GatedOpenAI.builder()
-        .gate(InMemoryGate.create(policy))
-        .costModel(costModel)
-        .transport(new Canned())
-        .clientOptions(options -> options.baseUrl("http://127.0.0.1:1/v1").apiKey("mock"))
-        .build();
+    OpenAIClient client =
+        GatedOpenAI.builder()
+            .gate(InMemoryGate.create(policy))
+            .costModel(costModel)
+            .transport(new Canned())
+            .clientOptions(options -> options.baseUrl("http://127.0.0.1:1/v1").apiKey("mock"))
+            .build();
     try (GateContext.Scope scope = GateContext.of(call.tenant(), call.priority()).open()) {
       client.chat().completions().create(OpenAiProvider.params(call));
     } finally {
@@ -76,7 +82,8 @@ final class ClientWarmUp {
     }
 
     @Override
-    public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions options) {
+    public CompletableFuture<HttpResponse> executeAsync(
+        HttpRequest request, RequestOptions options) {
       return CompletableFuture.completedFuture(execute(request, options));
     }
 

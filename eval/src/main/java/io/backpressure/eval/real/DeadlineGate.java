@@ -12,8 +12,8 @@ import java.util.function.Supplier;
 /**
  * A gate that gives each admission the terms of the call being run on this thread. {@code
  * ActivityGate} and the gated openai-java client build the {@link AdmissionRequest} themselves:
- * without a per-call {@code maxWait}, and (the client) with the cost and {@code max_tokens} it reads
- * from the request body, which here are the prompt counted at 4 characters per token plus the
+ * without a per-call {@code maxWait}, and (the client) with the cost and {@code max_tokens} it
+ * reads from the request body, which here are the prompt counted at 4 characters per token plus the
  * message overheads and the completion the mock is told to write. So the activity runs its gated
  * call {@link #within} the call's {@link Terms} and this gate puts them on every admission made
  * meanwhile on the activity's thread: the caller's remaining wait budget, and the workload's own
@@ -65,8 +65,16 @@ public final class DeadlineGate implements Gate {
     if (terms == null) {
       return request;
     }
-    AdmissionRequest r = terms.cost() == null ? request : new AdmissionRequest(request.tenant(),
-        request.priority(), terms.cost(), terms.maxTokens(), request.booking(), request.maxWait());
+    AdmissionRequest r =
+        terms.cost() == null
+            ? request
+            : new AdmissionRequest(
+                request.tenant(),
+                request.priority(),
+                terms.cost(),
+                terms.maxTokens(),
+                request.booking(),
+                request.maxWait());
     return terms.maxWait() == null || r.maxWait() != null ? r : r.withMaxWait(terms.maxWait());
   }
 

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Injects the {@link Fault}s of one real run at their times after the run's origin: SIGSTOP and
- * SIGCONT, SIGKILL and restart, FLUSHALL of the harness's redis-server ({@link OwnedRedis}), SIGKILL
- * of one worker process and its replacement, and the mock provider's fault switches ({@link
+ * SIGCONT, SIGKILL and restart, FLUSHALL of the harness's redis-server ({@link OwnedRedis}),
+ * SIGKILL of one worker process and its replacement, and the mock provider's fault switches ({@link
  * Faults}: 500s, latency ×{@value #SLOW_FACTOR}), each switched off at its fault's end (overlapping
  * provider faults combine). Closing it cancels what is still pending and puts the server back
  * (resumed, restarted) so the next run starts with Redis up. Thread-safe.
@@ -23,16 +23,19 @@ import java.util.concurrent.TimeUnit;
 final class FaultInjector implements AutoCloseable {
   /** How much slower the provider answers during {@code provider-slow}. */
   static final double SLOW_FACTOR = 10;
+
   private final OwnedRedis redis;
   private final MockProvider provider;
   private int providerErrors;
   private int providerSlow;
   private final Ledger ledger;
+
   /**
    * One thread per step that may block (a replacement worker's JVM takes seconds to start polling
    * on a loaded machine), so no step waits for another's: each runs at its own time.
    */
   private final ScheduledExecutorService timer;
+
   private final List<String> done = new ArrayList<>();
   private final List<Step> steps = new ArrayList<>();
   private volatile boolean paused;
@@ -45,33 +48,74 @@ final class FaultInjector implements AutoCloseable {
    * @param workers the run's workers (a worker-kill needs worker processes)
    * @param provider the run's mock provider, whose fault switches the provider faults turn
    */
-  FaultInjector(List<Fault> faults, OwnedRedis redis, WorkerGroup workers, Ledger ledger, MockProvider provider) {
+  FaultInjector(
+      List<Fault> faults,
+      OwnedRedis redis,
+      WorkerGroup workers,
+      Ledger ledger,
+      MockProvider provider) {
     this.redis = redis;
     this.provider = provider;
     this.ledger = ledger;
     check(faults, redis != null, workers.hasProcesses() ? 2 : 1);
-    this.timer = Executors.newScheduledThreadPool(Math.max(1, 2 * faults.size()), r -> {
-      Thread t = new Thread(r, "fault-injector");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        Executors.newScheduledThreadPool(
+            Math.max(1, 2 * faults.size()),
+            r -> {
+              Thread t = new Thread(r, "fault-injector");
+              t.setDaemon(true);
+              return t;
+            });
     for (Fault f : faults) {
       switch (f.kind()) {
         case "redis-stop" -> {
-          at(f.atS(), f, false, () -> { redis.pause(); paused = true; });
-          at(f.atS() + f.durationS(), f, true, () -> { redis.resume(); paused = false; });
+          at(
+              f.atS(),
+              f,
+              false,
+              () -> {
+                redis.pause();
+                paused = true;
+              });
+          at(
+              f.atS() + f.durationS(),
+              f,
+              true,
+              () -> {
+                redis.resume();
+                paused = false;
+              });
         }
         case "redis-kill" -> {
-          at(f.atS(), f, false, () -> { redis.kill(); down = true; });
-          at(f.atS() + f.durationS(), f, true, () -> { redis.restart(); down = false; });
+          at(
+              f.atS(),
+              f,
+              false,
+              () -> {
+                redis.kill();
+                down = true;
+              });
+          at(
+              f.atS() + f.durationS(),
+              f,
+              true,
+              () -> {
+                redis.restart();
+                down = false;
+              });
         }
         case "redis-flush" -> at(f.atS(), f, false, redis::flush);
-        case "worker-kill" -> at(f.atS(), f, false, () -> {
-          int slots = workers.killOne();
-          if (f.durationS() > 0 && slots > 0) {
-            at(f.atS() + f.durationS(), f, true, () -> workers.replace(slots, ledger));
-          }
-        });
+        case "worker-kill" ->
+            at(
+                f.atS(),
+                f,
+                false,
+                () -> {
+                  int slots = workers.killOne();
+                  if (f.durationS() > 0 && slots > 0) {
+                    at(f.atS() + f.durationS(), f, true, () -> workers.replace(slots, ledger));
+                  }
+                });
         case "provider-errors" -> {
           at(f.atS(), f, false, () -> provider(1, 0));
           at(f.endS(), f, true, () -> provider(-1, 0));
@@ -80,7 +124,9 @@ final class FaultInjector implements AutoCloseable {
           at(f.atS(), f, false, () -> provider(0, 1));
           at(f.endS(), f, true, () -> provider(0, -1));
         }
-        default -> throw new IllegalArgumentException("--fault " + f.kind() + " is not available in this build");
+        default ->
+            throw new IllegalArgumentException(
+                "--fault " + f.kind() + " is not available in this build");
       }
     }
   }
@@ -93,10 +139,12 @@ final class FaultInjector implements AutoCloseable {
   static void check(List<Fault> faults, boolean ownsRedis, int workerProcesses) {
     for (Fault f : faults) {
       if (f.onRedis() && !ownsRedis) {
-        throw new IllegalArgumentException("--fault " + f + " needs --redis auto (the harness owns that server)");
+        throw new IllegalArgumentException(
+            "--fault " + f + " needs --redis auto (the harness owns that server)");
       }
       if (f.kind().equals("worker-kill") && workerProcesses < 2) {
-        throw new IllegalArgumentException("--fault " + f + " needs --workers 2 or more (worker processes)");
+        throw new IllegalArgumentException(
+            "--fault " + f + " needs --workers 2 or more (worker processes)");
       }
     }
   }
@@ -111,20 +159,33 @@ final class FaultInjector implements AutoCloseable {
   /**
    * Runs {@code action} {@code seconds} after the run's origin.
    *
-   * @param closing whether the step ends its fault (SIGCONT, restart, replacement polling, switch off)
+   * @param closing whether the step ends its fault (SIGCONT, restart, replacement polling, switch
+   *     off)
    */
   private void at(double seconds, Fault fault, boolean closing, Runnable action) {
-    long delay = Math.max(0, ledger.originEpochNanos() + Workload.nanos(seconds) - Ledger.epochNanos());
-    timer.schedule(() -> {
-      try {
-        action.run();
-        long now = ledger.now();
-        record(String.format(Locale.ROOT, "%s: step at %.2f s", fault, now / 1e9), new Step(fault, closing, now));
-      } catch (RuntimeException e) {
-        record(String.format(Locale.ROOT, "%s: step at %.2f s failed: %s", fault, ledger.now() / 1e9, e.getMessage()),
-            null);
-      }
-    }, delay, TimeUnit.NANOSECONDS);
+    long delay =
+        Math.max(0, ledger.originEpochNanos() + Workload.nanos(seconds) - Ledger.epochNanos());
+    timer.schedule(
+        () -> {
+          try {
+            action.run();
+            long now = ledger.now();
+            record(
+                String.format(Locale.ROOT, "%s: step at %.2f s", fault, now / 1e9),
+                new Step(fault, closing, now));
+          } catch (RuntimeException e) {
+            record(
+                String.format(
+                    Locale.ROOT,
+                    "%s: step at %.2f s failed: %s",
+                    fault,
+                    ledger.now() / 1e9,
+                    e.getMessage()),
+                null);
+          }
+        },
+        delay,
+        TimeUnit.NANOSECONDS);
   }
 
   private synchronized void record(String line, Step step) {

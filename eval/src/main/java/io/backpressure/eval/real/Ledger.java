@@ -10,9 +10,9 @@ import java.util.function.LongSupplier;
 /**
  * What the workers of one real run observed, in nanoseconds since the run's origin (a wall-clock
  * instant shared by every process of the run): every upstream attempt, every logical call's
- * progress, and the measured overheads (admission latency, timer lateness, schedule-to-start,
- * 429 round trips). Thread-safe. After {@link #close(long)} it ignores further events, so
- * activities still running when the run ends cannot change the result.
+ * progress, and the measured overheads (admission latency, timer lateness, schedule-to-start, 429
+ * round trips). Thread-safe. After {@link #close(long)} it ignores further events, so activities
+ * still running when the run ends cannot change the result.
  */
 public final class Ledger {
   private volatile long originEpochNanos;
@@ -36,9 +36,9 @@ public final class Ledger {
   }
 
   /**
-   * Sets the run's origin of a ledger made before it was known (a worker process starts its
-   * worker first, and learns the origin once every process is up). Nothing is recorded before the
-   * origin: the run's workflows start at it.
+   * Sets the run's origin of a ledger made before it was known (a worker process starts its worker
+   * first, and learns the origin once every process is up). Nothing is recorded before the origin:
+   * the run's workflows start at it.
    */
   public void originAt(long originEpochNanos) {
     this.originEpochNanos = originEpochNanos;
@@ -60,13 +60,18 @@ public final class Ledger {
     return epochMillis * 1_000_000L - originEpochNanos;
   }
 
-  /** An activity of {@code call} took a slot at {@code nowNanos}; it had been scheduled at {@code scheduledNanos}. */
+  /**
+   * An activity of {@code call} took a slot at {@code nowNanos}; it had been scheduled at {@code
+   * scheduledNanos}.
+   */
   synchronized void activityStarted(CallInput call, long nowNanos, long scheduledNanos) {
     if (closedAt >= 0) {
       return;
     }
-    Entry e = calls.computeIfAbsent(call.callId(), id -> new Entry(call.queue(),
-        fromEpochMillis(call.submittedEpochMillis())));
+    Entry e =
+        calls.computeIfAbsent(
+            call.callId(),
+            id -> new Entry(call.queue(), fromEpochMillis(call.submittedEpochMillis())));
     e.slotSince = nowNanos;
     scheduleToStartNanos.add(nowNanos - scheduledNanos);
     if (e.timerDue >= 0) {
@@ -90,8 +95,16 @@ public final class Ledger {
     if (closedAt >= 0) {
       return;
     }
-    attempts.add(new Attempt(call.queue(), reply.startNanos(), reply.endNanos(), reply.ok(),
-        reply.boundDimension(), call.totalTokens(), counted, reply.status()));
+    attempts.add(
+        new Attempt(
+            call.queue(),
+            reply.startNanos(),
+            reply.endNanos(),
+            reply.ok(),
+            reply.boundDimension(),
+            call.totalTokens(),
+            counted,
+            reply.status()));
     Entry e = calls.get(call.callId());
     if (e != null) {
       e.attempts++;
@@ -114,7 +127,10 @@ public final class Ledger {
     e.timerDue = nowNanos + retryAfterMillis * 1_000_000L;
   }
 
-  /** Where the count of admissions the gate let through ungated (its state unavailable) is read at the snapshot. */
+  /**
+   * Where the count of admissions the gate let through ungated (its state unavailable) is read at
+   * the snapshot.
+   */
   public synchronized void failedOpenFrom(LongSupplier count) {
     this.failedOpen = count;
   }
@@ -145,7 +161,9 @@ public final class Ledger {
     e.outcome = outcome;
   }
 
-  /** Ends the ledger at {@code endNanos}: slots still held count up to it; later events are ignored. */
+  /**
+   * Ends the ledger at {@code endNanos}: slots still held count up to it; later events are ignored.
+   */
   public synchronized void close(long endNanos) {
     if (closedAt >= 0) {
       return;
@@ -167,10 +185,27 @@ public final class Ledger {
   /** What was recorded so far (the whole run after {@link #close}). */
   public synchronized Snapshot snapshot() {
     List<Call> list = new ArrayList<>();
-    calls.forEach((id, e) -> list.add(new Call(id, e.queue, e.submitted, e.finished, e.outcome, e.slotHeld,
-        e.deferrals, e.attempts, e.firstAttempt)));
-    return new Snapshot(List.copyOf(attempts), list, longs(gateNanos), longs(timerExcessNanos),
-        longs(scheduleToStartNanos), longs(rejectionRoundTripNanos), failedOpen.getAsLong());
+    calls.forEach(
+        (id, e) ->
+            list.add(
+                new Call(
+                    id,
+                    e.queue,
+                    e.submitted,
+                    e.finished,
+                    e.outcome,
+                    e.slotHeld,
+                    e.deferrals,
+                    e.attempts,
+                    e.firstAttempt)));
+    return new Snapshot(
+        List.copyOf(attempts),
+        list,
+        longs(gateNanos),
+        longs(timerExcessNanos),
+        longs(scheduleToStartNanos),
+        longs(rejectionRoundTripNanos),
+        failedOpen.getAsLong());
   }
 
   private static long[] longs(List<Long> values) {
@@ -178,7 +213,12 @@ public final class Ledger {
   }
 
   /** What became of a call. */
-  public enum Outcome { OK, FAILED, EXPIRED, UNFINISHED }
+  public enum Outcome {
+    OK,
+    FAILED,
+    EXPIRED,
+    UNFINISHED
+  }
 
   /**
    * One upstream attempt, as the worker saw it.
@@ -192,8 +232,15 @@ public final class Ledger {
    * @param counted whether the provider counted it against its window
    * @param status 200, 429, or 500 for an error unrelated to rate limits
    */
-  public record Attempt(int queue, long startNanos, long endNanos, boolean ok, String boundDimension,
-      double tokens, boolean counted, int status) {}
+  public record Attempt(
+      int queue,
+      long startNanos,
+      long endNanos,
+      boolean ok,
+      String boundDimension,
+      double tokens,
+      boolean counted,
+      int status) {}
 
   /**
    * One logical call.
@@ -208,8 +255,16 @@ public final class Ledger {
    * @param attempts how many upstream attempts it made
    * @param firstAttemptNanos when its first upstream attempt was sent, or -1
    */
-  public record Call(String callId, int queue, long submittedNanos, long finishedNanos, Outcome outcome,
-      long slotHeldNanos, int deferrals, int attempts, long firstAttemptNanos) {}
+  public record Call(
+      String callId,
+      int queue,
+      long submittedNanos,
+      long finishedNanos,
+      Outcome outcome,
+      long slotHeldNanos,
+      int deferrals,
+      int attempts,
+      long firstAttemptNanos) {}
 
   /**
    * Everything recorded, plus the measured overheads (nanoseconds, one sample per event).
@@ -223,11 +278,17 @@ public final class Ledger {
    *     plus any wait for a slot; millisecond resolution)
    * @param rejectionRoundTripNanos per 429: the client-side round trip (the provider answers a 429
    *     at once, so this is the HTTP overhead)
-   * @param failedOpenAdmissions admissions the fail-open gate let through ungated because the shared
-   *     state did not answer
+   * @param failedOpenAdmissions admissions the fail-open gate let through ungated because the
+   *     shared state did not answer
    */
-  public record Snapshot(List<Attempt> attempts, List<Call> calls, long[] admissionNanos, long[] timerExcessNanos,
-      long[] scheduleToStartNanos, long[] rejectionRoundTripNanos, long failedOpenAdmissions) {}
+  public record Snapshot(
+      List<Attempt> attempts,
+      List<Call> calls,
+      long[] admissionNanos,
+      long[] timerExcessNanos,
+      long[] scheduleToStartNanos,
+      long[] rejectionRoundTripNanos,
+      long failedOpenAdmissions) {}
 
   private static final class Entry {
     final int queue;

@@ -38,14 +38,17 @@ public final class LoopbackTestServer implements AutoCloseable {
       throw new IllegalArgumentException("--port must be in [1, 65535], got " + port);
     }
     TestServicesStarter services = new TestServicesStarter(false, 0);
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), port), InsecureServerCredentials.create());
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+            InsecureServerCredentials.create());
     GRPCServerHelper.registerServicesAndHealthChecks(services.getServices(), builder);
     try {
       return new LoopbackTestServer(services, builder.build().start());
     } catch (IOException e) {
       services.close();
-      throw new UncheckedIOException("cannot listen on 127.0.0.1:" + port + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot listen on 127.0.0.1:" + port + ": " + e.getMessage(), e);
     }
   }
 

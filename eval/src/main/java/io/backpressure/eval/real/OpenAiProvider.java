@@ -27,15 +27,16 @@ import java.util.concurrent.CompletableFuture;
  * openai-java's {@link OpenAIClient} built by {@link GatedOpenAI}, so each call is admitted by the
  * gated HTTP client before it is sent and released with the {@code usage} of its answer, every
  * answer's status and rate-limit headers (200s and 429s) go to the gate's provider feedback ({@link
- * ProviderFeedback#toGate}, with the call's grant), and the SDK's own retries are off. Admission goes through {@link ActivityAdmitter} to the worker's {@link
- * ActivityGate}: a deferral ends the activity with the same {@code BackpressureDeferred} failure
- * {@code ActivityGate.call} raises, thrown out of {@link #send}.
+ * ProviderFeedback#toGate}, with the call's grant), and the SDK's own retries are off. Admission
+ * goes through {@link ActivityAdmitter} to the worker's {@link ActivityGate}: a deferral ends the
+ * activity with the same {@code BackpressureDeferred} failure {@code ActivityGate.call} raises,
+ * thrown out of {@link #send}.
  *
- * <p>The request is the one {@link ProviderClient} sends (model {@code mock}, a prompt of {@code 4 ×
- * promptTokens} characters, {@code max_completion_tokens} = the call's completion, the {@code
+ * <p>The request is the one {@link ProviderClient} sends (model {@code mock}, a prompt of {@code 4
+ * × promptTokens} characters, {@code max_completion_tokens} = the call's completion, the {@code
  * x-tenant}, {@code x-priority} and {@code x-call-id} headers), so the provider counts exactly the
- * workload's tokens. The constructor first warms the SDK up ({@link ClientWarmUp}). Thread-safe: one instance serves all slots of a worker; each call is made on
- * its activity's thread.
+ * workload's tokens. The constructor first warms the SDK up ({@link ClientWarmUp}). Thread-safe:
+ * one instance serves all slots of a worker; each call is made on its activity's thread.
  */
 public final class OpenAiProvider implements AutoCloseable {
   private final OpenAIClient client;
@@ -50,28 +51,36 @@ public final class OpenAiProvider implements AutoCloseable {
    * @param tokens whether the gate meters tokens
    * @param ledger whose clock times each attempt
    */
-  public OpenAiProvider(String baseUrl, ActivityGate activityGate, DeadlineGate deadlines, boolean requests,
-      boolean tokens, Ledger ledger) {
+  public OpenAiProvider(
+      String baseUrl,
+      ActivityGate activityGate,
+      DeadlineGate deadlines,
+      boolean requests,
+      boolean tokens,
+      Ledger ledger) {
     this.ledger = ledger;
     CostModel costModel = costModel(requests, tokens);
     ClientWarmUp.run(costModel);
-    this.transport = new SendTimes(OkHttpClient.builder().timeout(Duration.ofSeconds(60)).build(), ledger);
-    this.client = GatedOpenAI.builder()
-        .gate(deadlines)
-        .admitter(ActivityAdmitter.create(gate -> activityGate))
-        .costModel(costModel)
-        .feedback(ProviderFeedback.toGate(deadlines))
-        .transport(transport)
-        .clientOptions(options -> options.baseUrl(baseUrl).apiKey("mock").timeout(Duration.ofSeconds(60)))
-        .build();
+    this.transport =
+        new SendTimes(OkHttpClient.builder().timeout(Duration.ofSeconds(60)).build(), ledger);
+    this.client =
+        GatedOpenAI.builder()
+            .gate(deadlines)
+            .admitter(ActivityAdmitter.create(gate -> activityGate))
+            .costModel(costModel)
+            .feedback(ProviderFeedback.toGate(deadlines))
+            .transport(transport)
+            .clientOptions(
+                options -> options.baseUrl(baseUrl).apiKey("mock").timeout(Duration.ofSeconds(60)))
+            .build();
   }
 
   /**
    * Admits and sends one attempt of {@code call}; returns the provider's 200, 429 or 5xx (as a 500
    * reply; the gated client has released it as one request and no tokens).
    *
-   * @throws io.temporal.failure.ApplicationFailure when the gate defers, expires or rejects the call
-   *     (nothing was sent)
+   * @throws io.temporal.failure.ApplicationFailure when the gate defers, expires or rejects the
+   *     call (nothing was sent)
    * @throws com.openai.errors.OpenAIException when the provider answers something else or cannot be
    *     reached
    */
@@ -83,9 +92,15 @@ public final class OpenAiProvider implements AutoCloseable {
     } catch (RateLimitException e) {
       long end = ledger.now();
       List<String> retryAfterMs = e.headers().values("retry-after-ms");
-      long retryAfterMillis = retryAfterMs.isEmpty() ? 0 : Long.parseLong(retryAfterMs.get(0).strip());
-      return new ProviderClient.Reply(false, retryAfterMillis * 1_000_000L, e.type().orElse("requests"),
-          transport.lastSent(), end, null);
+      long retryAfterMillis =
+          retryAfterMs.isEmpty() ? 0 : Long.parseLong(retryAfterMs.get(0).strip());
+      return new ProviderClient.Reply(
+          false,
+          retryAfterMillis * 1_000_000L,
+          e.type().orElse("requests"),
+          transport.lastSent(),
+          end,
+          null);
     } catch (InternalServerException e) {
       return ProviderClient.Reply.serverError(transport.lastSent(), ledger.now(), null);
     }
@@ -121,8 +136,8 @@ public final class OpenAiProvider implements AutoCloseable {
   }
 
   /**
-   * openai-java's transport, noting on each thread when its last request left (after admission),
-   * so an attempt is timed from its send as {@link ProviderClient} times it. Thread-safe.
+   * openai-java's transport, noting on each thread when its last request left (after admission), so
+   * an attempt is timed from its send as {@link ProviderClient} times it. Thread-safe.
    */
   private static final class SendTimes implements HttpClient {
     private final HttpClient transport;
@@ -141,7 +156,8 @@ public final class OpenAiProvider implements AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions options) {
+    public CompletableFuture<HttpResponse> executeAsync(
+        HttpRequest request, RequestOptions options) {
       sentAt.set(ledger.now());
       return transport.executeAsync(request, options);
     }

@@ -51,14 +51,28 @@ final class OwnedRedis implements AutoCloseable {
   }
 
   private synchronized void launch() {
-    ProcessBuilder builder = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind",
-        "127.0.0.1", "--save", "", "--appendonly", "no");
-    builder.redirectErrorStream(true).redirectOutput(log == null ? ProcessBuilder.Redirect.DISCARD
-        : ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            "redis-server",
+            "--port",
+            Integer.toString(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no");
+    builder
+        .redirectErrorStream(true)
+        .redirectOutput(
+            log == null
+                ? ProcessBuilder.Redirect.DISCARD
+                : ProcessBuilder.Redirect.appendTo(log.toFile()));
     try {
       process = builder.start();
     } catch (IOException e) {
-      throw new IllegalStateException("--redis auto needs redis-server on PATH: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "--redis auto needs redis-server on PATH: " + e.getMessage(), e);
     }
     long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
     while (!"+PONG".equals(command("PING"))) {
@@ -108,13 +122,17 @@ final class OwnedRedis implements AutoCloseable {
       Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start();
       kill.waitFor(5, TimeUnit.SECONDS);
     } catch (IOException e) {
-      throw new IllegalStateException("cannot send SIG" + name + " to redis-server: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot send SIG" + name + " to redis-server: " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
 
-  /** One inline command over a fresh connection; its first reply line, or null when it cannot connect. */
+  /**
+   * One inline command over a fresh connection; its first reply line, or null when it cannot
+   * connect.
+   */
   private String command(String command) {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);

@@ -33,13 +33,20 @@ public final class ProviderClient implements AutoCloseable {
    * @param ledger where attempt times are read from (its clock)
    */
   public ProviderClient(String baseUrl, Ledger ledger) {
-    this.executor = Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "provider-client");
-      t.setDaemon(true);
-      return t;
-    });
-    this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
-        .connectTimeout(Duration.ofSeconds(5)).build();
+    this.executor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "provider-client");
+              t.setDaemon(true);
+              return t;
+            });
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .executor(executor)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     this.endpoint = URI.create(baseUrl + "/chat/completions");
     this.ledger = ledger;
   }
@@ -47,24 +54,31 @@ public final class ProviderClient implements AutoCloseable {
   /**
    * Sends one attempt of {@code call} and waits for its answer.
    *
-   * @throws IOException when the provider cannot be reached or answers something other than 200, 429
-   *     or a 5xx (an error unrelated to rate limits, returned as a 500 reply)
+   * @throws IOException when the provider cannot be reached or answers something other than 200,
+   *     429 or a 5xx (an error unrelated to rate limits, returned as a 500 reply)
    */
   Reply send(CallInput call) throws IOException, InterruptedException {
-    String body = "{\"model\":\"mock\",\"max_tokens\":" + Math.max(1, call.completionTokens())
-        + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat((int) (4 * call.promptTokens()))
-        + "\"}]}";
-    HttpRequest request = HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(60))
-        .header("content-type", "application/json")
-        .header("x-tenant", call.tenant())
-        .header("x-priority", call.priority())
-        .header("x-call-id", call.callId())
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    String body =
+        "{\"model\":\"mock\",\"max_tokens\":"
+            + Math.max(1, call.completionTokens())
+            + ",\"messages\":[{\"role\":\"user\",\"content\":\""
+            + "x".repeat((int) (4 * call.promptTokens()))
+            + "\"}]}";
+    HttpRequest request =
+        HttpRequest.newBuilder(endpoint)
+            .timeout(Duration.ofSeconds(60))
+            .header("content-type", "application/json")
+            .header("x-tenant", call.tenant())
+            .header("x-priority", call.priority())
+            .header("x-call-id", call.callId())
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build();
     long start = ledger.now();
     HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
     long end = ledger.now();
-    ProviderSignal signal = ProviderSignals.parse(response.statusCode(), response.headers().map(),
-        response.body(), Instant.now());
+    ProviderSignal signal =
+        ProviderSignals.parse(
+            response.statusCode(), response.headers().map(), response.body(), Instant.now());
     if (response.statusCode() == 200) {
       return new Reply(true, 0, null, start, end, signal);
     }
@@ -93,14 +107,26 @@ public final class ProviderClient implements AutoCloseable {
    * @param boundDimension on a 429, {@code requests} or {@code tokens}
    * @param startNanos when the request was sent, in the ledger's time
    * @param endNanos when the answer arrived
-   * @param signal what the answer's status, rate-limit headers and body say, for the gate's feedback
+   * @param signal what the answer's status, rate-limit headers and body say, for the gate's
+   *     feedback
    * @param status 200, 429, or 500 for any 5xx (an error unrelated to rate limits)
    */
-  record Reply(boolean ok, long retryAfterNanos, String boundDimension, long startNanos, long endNanos,
-      ProviderSignal signal, int status) {
+  record Reply(
+      boolean ok,
+      long retryAfterNanos,
+      String boundDimension,
+      long startNanos,
+      long endNanos,
+      ProviderSignal signal,
+      int status) {
 
     /** A 200 ({@code ok}) or a 429. */
-    Reply(boolean ok, long retryAfterNanos, String boundDimension, long startNanos, long endNanos,
+    Reply(
+        boolean ok,
+        long retryAfterNanos,
+        String boundDimension,
+        long startNanos,
+        long endNanos,
         ProviderSignal signal) {
       this(ok, retryAfterNanos, boundDimension, startNanos, endNanos, signal, ok ? 200 : 429);
     }

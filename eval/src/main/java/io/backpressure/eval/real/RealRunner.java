@@ -58,8 +58,12 @@ import java.util.function.Function;
  * (token draws, arrivals, the mock's latency draws) and by scheduling.
  */
 public final class RealRunner implements Runner {
-  /** Time allowed to start the workers (worker processes are already up and connected) before the origin. */
+  /**
+   * Time allowed to start the workers (worker processes are already up and connected) before the
+   * origin.
+   */
   private static final long SETUP_NANOS = 2_000_000_000L;
+
   private final Function<String, TemporalStack> stackFactory;
   private final String redisUrl;
   private final int workers;
@@ -82,8 +86,15 @@ public final class RealRunner implements Runner {
    *     runner; or null
    * @param faults injected into every run
    */
-  RealRunner(Function<String, TemporalStack> stackFactory, String redisUrl, int workers, MeterRegistry registry,
-      AutoCloseable endpoint, Path workersLog, OwnedRedis ownedRedis, List<Fault> faults) {
+  RealRunner(
+      Function<String, TemporalStack> stackFactory,
+      String redisUrl,
+      int workers,
+      MeterRegistry registry,
+      AutoCloseable endpoint,
+      Path workersLog,
+      OwnedRedis ownedRedis,
+      List<Fault> faults) {
     this.ownedRedis = ownedRedis;
     this.faults = List.copyOf(faults);
     this.endpoint = endpoint;
@@ -101,7 +112,8 @@ public final class RealRunner implements Runner {
 
   /** What the runs are measured on. */
   public synchronized String describe() {
-    return stack().describe() + (workers > 1 ? ", " + workers + " worker processes" : ", 1 worker")
+    return stack().describe()
+        + (workers > 1 ? ", " + workers + " worker processes" : ", 1 worker")
         + (redisUrl != null ? ", gate state in Redis" : ", gate state in memory");
   }
 
@@ -120,8 +132,20 @@ public final class RealRunner implements Runner {
     long cpuBefore = processCpuNanos();
     long wallBefore = System.nanoTime();
     try (MockProvider provider = MockProvider.start(mockConfig(workload, seed));
-        WorkerGroup group = WorkerGroup.prepare(stack(), workers, RealWorker.spec(workload, configuration, taskQueue,
-            provider.baseUrl(), workload.slots(), redisUrl, "bp-eval-" + runId), registry, workersLog)) {
+        WorkerGroup group =
+            WorkerGroup.prepare(
+                stack(),
+                workers,
+                RealWorker.spec(
+                    workload,
+                    configuration,
+                    taskQueue,
+                    provider.baseUrl(),
+                    workload.slots(),
+                    redisUrl,
+                    "bp-eval-" + runId),
+                registry,
+                workersLog)) {
       long origin = Ledger.epochNanos() + SETUP_NANOS;
       Ledger ledger = new Ledger(origin);
       group.begin(ledger);
@@ -136,30 +160,56 @@ public final class RealRunner implements Runner {
       sleepUntil(ledger, 0);
       for (int q = 0; q < workload.tenants().size(); q++) {
         Workload.Tenant t = workload.tenants().get(q);
-        LoopInput template = input(workload, configuration, q, t, origin, t.openLoop() ? 1 : t.callsPerWorkflow(), 0,
-            stack().isTestServer());
+        LoopInput template =
+            input(
+                workload,
+                configuration,
+                q,
+                t,
+                origin,
+                t.openLoop() ? 1 : t.callsPerWorkflow(),
+                0,
+                stack().isTestServer());
         if (t.openLoop()) {
-          arrivals.add(openLoop(client, taskQueue, runId, q, t, template, random.split(), ledger, started,
-              endNanos));
+          arrivals.add(
+              openLoop(
+                  client,
+                  taskQueue,
+                  runId,
+                  q,
+                  t,
+                  template,
+                  random.split(),
+                  ledger,
+                  started,
+                  endNanos));
         } else {
           AtomicInteger running = new AtomicInteger(t.workflows());
           int queue = q;
           for (int w = 0; w < t.workflows(); w++) {
             LoopInput in = withSeed(template, random.nextLong());
-            WorkflowStub stub = startAt(client, taskQueue, runId + "-q" + q + "-w" + w, in,
-                Workload.nanos(t.startS()), ledger);
+            WorkflowStub stub =
+                startAt(
+                    client,
+                    taskQueue,
+                    runId + "-q" + q + "-w" + w,
+                    in,
+                    Workload.nanos(t.startS()),
+                    ledger);
             synchronized (started) {
               started.add(stub);
             }
             long stopAt = t.stopS() == null ? Long.MAX_VALUE : Workload.nanos(t.stopS());
-            stub.getResultAsync(Long.class).whenComplete((r, e) -> {
-              long now = ledger.now();
-              if (running.decrementAndGet() == 0 && now < stopAt) {
-                synchronized (recorder) {
-                  recorder.queueFinished(queue, now);
-                }
-              }
-            });
+            stub.getResultAsync(Long.class)
+                .whenComplete(
+                    (r, e) -> {
+                      long now = ledger.now();
+                      if (running.decrementAndGet() == 0 && now < stopAt) {
+                        synchronized (recorder) {
+                          recorder.queueFinished(queue, now);
+                        }
+                      }
+                    });
           }
         }
       }
@@ -167,22 +217,41 @@ public final class RealRunner implements Runner {
       schedule.close();
       injector.close();
       injected.addAll(injector.done());
-      List<FaultWindows.Span> spans = faults.stream().map(f -> FaultWindows.Span.of(f, injector.steps())).toList();
+      List<FaultWindows.Span> spans =
+          faults.stream().map(f -> FaultWindows.Span.of(f, injector.steps())).toList();
       ledger.close(endNanos);
       arrivals.forEach(Thread::interrupt);
-      double cpu = (processCpuNanos() - cpuBefore + group.childCpuNanos())
-          / ((System.nanoTime() - wallBefore) * (double) Runtime.getRuntime().availableProcessors());
+      double cpu =
+          (processCpuNanos() - cpuBefore + group.childCpuNanos())
+              / ((System.nanoTime() - wallBefore)
+                  * (double) Runtime.getRuntime().availableProcessors());
       Ledger.Snapshot snapshot = group.snapshot(ledger);
       group.close();
       terminate(started);
       List<RequestRecord> records = provider.records();
       Map<String, Double> perWindow = UpstreamWindows.maxPerWindow(workload, records);
-      FaultWindows.Result faultWindows = faults.isEmpty() ? null : faultWindows(workload, spans, records,
-          providerToRunNanos, endNanos);
-      Map<String, Double> bound = UpstreamWindows.bound(workload, GateConfiguration.policy(workload,
-          configuration instanceof GateConfiguration gate ? gate.variant() : GateConfiguration.Variant.FULL));
+      FaultWindows.Result faultWindows =
+          faults.isEmpty()
+              ? null
+              : faultWindows(workload, spans, records, providerToRunNanos, endNanos);
+      Map<String, Double> bound =
+          UpstreamWindows.bound(
+              workload,
+              GateConfiguration.policy(
+                  workload,
+                  configuration instanceof GateConfiguration gate
+                      ? gate.variant()
+                      : GateConfiguration.Variant.FULL));
       synchronized (recorder) {
-        return toRecording(recorder, snapshot, endNanos, cpu, workload.slots(), perWindow, bound, group.lost(),
+        return toRecording(
+            recorder,
+            snapshot,
+            endNanos,
+            cpu,
+            workload.slots(),
+            perWindow,
+            bound,
+            group.lost(),
             faultWindows);
       }
     } catch (IOException e) {
@@ -190,39 +259,97 @@ public final class RealRunner implements Runner {
     }
   }
 
-  private static Recording toRecording(Recorder recorder, Ledger.Snapshot snapshot, long endNanos, double cpu,
-      int slots, Map<String, Double> upstreamMaxPerWindow, Map<String, Double> upstreamWindowBound, int workersLost,
+  private static Recording toRecording(
+      Recorder recorder,
+      Ledger.Snapshot snapshot,
+      long endNanos,
+      double cpu,
+      int slots,
+      Map<String, Double> upstreamMaxPerWindow,
+      Map<String, Double> upstreamWindowBound,
+      int workersLost,
       FaultWindows.Result faultWindows) {
-    snapshot.attempts().stream().sorted(Comparator.comparingLong(Ledger.Attempt::startNanos))
-        .forEach(a -> recorder.attempt(new Recording.Attempt(a.queue(), a.startNanos(), a.endNanos(),
-            a.status(), a.boundDimension(), a.tokens(), a.counted())));
-    snapshot.calls().stream().sorted(Comparator.comparingLong(Ledger.Call::submittedNanos))
-        .forEach(c -> recorder.call(new Recording.Call(c.queue(), c.submittedNanos(), c.finishedNanos(),
-            Recording.Outcome.valueOf(c.outcome().name()), c.slotHeldNanos(), c.deferrals(), c.attempts(),
-            c.firstAttemptNanos())));
-    return recorder.finish(endNanos, new Recording.Measured(snapshot.admissionNanos(), snapshot.timerExcessNanos(),
-        snapshot.scheduleToStartNanos(), snapshot.rejectionRoundTripNanos(), cpu, slots,
-        upstreamMaxPerWindow, upstreamWindowBound, snapshot.failedOpenAdmissions(), workersLost, faultWindows));
+    snapshot.attempts().stream()
+        .sorted(Comparator.comparingLong(Ledger.Attempt::startNanos))
+        .forEach(
+            a ->
+                recorder.attempt(
+                    new Recording.Attempt(
+                        a.queue(),
+                        a.startNanos(),
+                        a.endNanos(),
+                        a.status(),
+                        a.boundDimension(),
+                        a.tokens(),
+                        a.counted())));
+    snapshot.calls().stream()
+        .sorted(Comparator.comparingLong(Ledger.Call::submittedNanos))
+        .forEach(
+            c ->
+                recorder.call(
+                    new Recording.Call(
+                        c.queue(),
+                        c.submittedNanos(),
+                        c.finishedNanos(),
+                        Recording.Outcome.valueOf(c.outcome().name()),
+                        c.slotHeldNanos(),
+                        c.deferrals(),
+                        c.attempts(),
+                        c.firstAttemptNanos())));
+    return recorder.finish(
+        endNanos,
+        new Recording.Measured(
+            snapshot.admissionNanos(),
+            snapshot.timerExcessNanos(),
+            snapshot.scheduleToStartNanos(),
+            snapshot.rejectionRoundTripNanos(),
+            cpu,
+            slots,
+            upstreamMaxPerWindow,
+            upstreamWindowBound,
+            snapshot.failedOpenAdmissions(),
+            workersLost,
+            faultWindows));
   }
 
   /**
    * The provider's requests of this run (200s, 429s and 500s; 400s are malformed and not counted),
-   * on the run's clock, against the workload's own share of the requests cap ({@link FaultWindows}).
+   * on the run's clock, against the workload's own share of the requests cap ({@link
+   * FaultWindows}).
    *
    * @param providerToRunNanos subtracted from a record's time to give the run's
    */
-  private List<FaultWindows.Arrival> arrivals(List<RequestRecord> records, long providerToRunNanos) {
-    return records.stream().filter(r -> r.status() == 200 || r.status() == 429 || r.status() == 500)
-        .map(r -> new FaultWindows.Arrival(r.arrivalNanos() - providerToRunNanos, r.status() == 200,
-            r.finishNanos() - providerToRunNanos)).toList();
+  private List<FaultWindows.Arrival> arrivals(
+      List<RequestRecord> records, long providerToRunNanos) {
+    return records.stream()
+        .filter(r -> r.status() == 200 || r.status() == 429 || r.status() == 500)
+        .map(
+            r ->
+                new FaultWindows.Arrival(
+                    r.arrivalNanos() - providerToRunNanos,
+                    r.status() == 200,
+                    r.finishNanos() - providerToRunNanos))
+        .toList();
   }
 
-  private FaultWindows.Result faultWindows(Workload workload, List<FaultWindows.Span> spans,
-      List<RequestRecord> records, long providerToRunNanos, long endNanos) {
+  private FaultWindows.Result faultWindows(
+      Workload workload,
+      List<FaultWindows.Span> spans,
+      List<RequestRecord> records,
+      long providerToRunNanos,
+      long endNanos) {
     Workload.Upstream up = workload.upstream();
-    double cap = up.requestsPerS() == null ? 0 : (up.requestsPerS() - up.outsideOf(Dimension.REQUESTS)) * up.periodS();
-    return FaultWindows.of(spans, arrivals(records, providerToRunNanos), cap, Workload.nanos(up.periodS()),
-        Workload.nanos(workload.warmupS()), endNanos);
+    double cap =
+        up.requestsPerS() == null
+            ? 0
+            : (up.requestsPerS() - up.outsideOf(Dimension.REQUESTS)) * up.periodS();
+    return FaultWindows.of(
+        spans,
+        arrivals(records, providerToRunNanos),
+        cap,
+        Workload.nanos(up.periodS()),
+        Workload.nanos(workload.warmupS()),
+        endNanos);
   }
 
   /**
@@ -234,11 +361,12 @@ public final class RealRunner implements Runner {
     Workload.Upstream up = workload.upstream();
     WindowModel model = WindowModel.parse(up.window());
     Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
-    MockProviderConfig.Builder builder = MockProviderConfig.builder()
-        .latencyMs((int) Math.round(up.latencyMinMs()), (int) Math.round(up.latencyMaxMs()))
-        .rejectedCount(up.rejectedCount())
-        .completionTokens(new CompletionTokens.Fixed(CompletionTokens.MAX))
-        .seed(seed);
+    MockProviderConfig.Builder builder =
+        MockProviderConfig.builder()
+            .latencyMs((int) Math.round(up.latencyMinMs()), (int) Math.round(up.latencyMaxMs()))
+            .rejectedCount(up.rejectedCount())
+            .completionTokens(new CompletionTokens.Fixed(CompletionTokens.MAX))
+            .seed(seed);
     if (up.requestsPerS() != null) {
       builder.requests(LimitSpec.of(model, up.requestsPerS() * up.periodS(), period));
     }
@@ -252,56 +380,123 @@ public final class RealRunner implements Runner {
     return builder.errorRate(up.errorRate()).build();
   }
 
-  private static LoopInput input(Workload workload, Configuration configuration, int q, Workload.Tenant t,
-      long origin, long calls, long seed, boolean fifoTickets) {
+  private static LoopInput input(
+      Workload workload,
+      Configuration configuration,
+      int q,
+      Workload.Tenant t,
+      long origin,
+      long calls,
+      long seed,
+      boolean fifoTickets) {
     long stopAt = t.stopS() == null ? 0 : (origin + Workload.nanos(t.stopS())) / 1_000_000L;
     int rank = workload.classIndex(t.priority());
     boolean gated = configuration instanceof GateConfiguration;
-    int classKey = configuration instanceof TemporalNativeConfiguration
-        ? TemporalNativeConfiguration.priorityKey(rank) : 0;
+    int classKey =
+        configuration instanceof TemporalNativeConfiguration
+            ? TemporalNativeConfiguration.priorityKey(rank)
+            : 0;
     Double classWait = workload.priorities().get(rank).maxWaitS();
-    return new LoopInput(q, t.name(), t.priority(), rank, calls, stopAt, t.promptTokens().min(), t.promptTokens().max(),
-        t.completionTokens().min(), t.completionTokens().max(), t.maxTokens(), seed, gated, classKey,
-        fifoTickets ? origin / 1_000_000L : 0, t.deadlineS() == null ? 0 : Math.round(t.deadlineS() * 1000),
+    return new LoopInput(
+        q,
+        t.name(),
+        t.priority(),
+        rank,
+        calls,
+        stopAt,
+        t.promptTokens().min(),
+        t.promptTokens().max(),
+        t.completionTokens().min(),
+        t.completionTokens().max(),
+        t.maxTokens(),
+        seed,
+        gated,
+        classKey,
+        fifoTickets ? origin / 1_000_000L : 0,
+        t.deadlineS() == null ? 0 : Math.round(t.deadlineS() * 1000),
         classWait == null ? 0 : Math.round(classWait * 1000),
         Math.round(GateConfiguration.answerMarginNanos(workload) / 1e6));
   }
 
   private static LoopInput withSeed(LoopInput in, long seed) {
-    return new LoopInput(in.queue(), in.tenant(), in.priority(), in.classRank(), in.calls(), in.stopAtEpochMillis(),
-        in.promptMin(), in.promptMax(), in.completionMin(), in.completionMax(), in.maxTokens(), seed, in.gated(),
-        in.classKey(), in.fifoOriginEpochMillis(), in.deadlineMillis(), in.classMaxWaitMillis(),
+    return new LoopInput(
+        in.queue(),
+        in.tenant(),
+        in.priority(),
+        in.classRank(),
+        in.calls(),
+        in.stopAtEpochMillis(),
+        in.promptMin(),
+        in.promptMax(),
+        in.completionMin(),
+        in.completionMax(),
+        in.maxTokens(),
+        seed,
+        in.gated(),
+        in.classKey(),
+        in.fifoOriginEpochMillis(),
+        in.deadlineMillis(),
+        in.classMaxWaitMillis(),
         in.answerMarginMillis());
   }
 
-  private static WorkflowStub startAt(WorkflowClient client, String taskQueue, String id, LoopInput in, long atNanos,
+  private static WorkflowStub startAt(
+      WorkflowClient client,
+      String taskQueue,
+      String id,
+      LoopInput in,
+      long atNanos,
       Ledger ledger) {
     sleepUntil(ledger, atNanos);
-    CallLoop loop = client.newWorkflowStub(CallLoop.class, WorkflowOptions.newBuilder().setTaskQueue(taskQueue)
-        .setWorkflowId(id).setWorkflowExecutionTimeout(Duration.ofHours(6)).build());
+    CallLoop loop =
+        client.newWorkflowStub(
+            CallLoop.class,
+            WorkflowOptions.newBuilder()
+                .setTaskQueue(taskQueue)
+                .setWorkflowId(id)
+                .setWorkflowExecutionTimeout(Duration.ofHours(6))
+                .build());
     WorkflowClient.start(loop::run, in);
     return WorkflowStub.fromTyped(loop);
   }
 
   /** Starts the Poisson arrivals of an open-loop tenant on a thread of their own. */
-  private static Thread openLoop(WorkflowClient client, String taskQueue, String runId, int q, Workload.Tenant t,
-      LoopInput template, SplittableRandom random, Ledger ledger, List<WorkflowStub> started, long endNanos) {
+  private static Thread openLoop(
+      WorkflowClient client,
+      String taskQueue,
+      String runId,
+      int q,
+      Workload.Tenant t,
+      LoopInput template,
+      SplittableRandom random,
+      Ledger ledger,
+      List<WorkflowStub> started,
+      long endNanos) {
     long stop = t.stopS() == null ? endNanos : Math.min(endNanos, Workload.nanos(t.stopS()));
-    Thread thread = new Thread(() -> {
-      long next = Workload.nanos(t.startS());
-      int i = 0;
-      while (true) {
-        next += Workload.nanos(-Math.log(1 - random.nextDouble()) / t.openLoopRps());
-        if (next >= stop || Thread.currentThread().isInterrupted()) {
-          break;
-        }
-        WorkflowStub stub = startAt(client, taskQueue, runId + "-q" + q + "-a" + i++, withSeed(template,
-            random.nextLong()), next, ledger);
-        synchronized (started) {
-          started.add(stub);
-        }
-      }
-    }, "open-loop-" + t.name());
+    Thread thread =
+        new Thread(
+            () -> {
+              long next = Workload.nanos(t.startS());
+              int i = 0;
+              while (true) {
+                next += Workload.nanos(-Math.log(1 - random.nextDouble()) / t.openLoopRps());
+                if (next >= stop || Thread.currentThread().isInterrupted()) {
+                  break;
+                }
+                WorkflowStub stub =
+                    startAt(
+                        client,
+                        taskQueue,
+                        runId + "-q" + q + "-a" + i++,
+                        withSeed(template, random.nextLong()),
+                        next,
+                        ledger);
+                synchronized (started) {
+                  started.add(stub);
+                }
+              }
+            },
+            "open-loop-" + t.name());
     thread.setDaemon(true);
     thread.start();
     return thread;

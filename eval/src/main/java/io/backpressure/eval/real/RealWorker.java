@@ -26,11 +26,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * One worker of a real run: a Temporal worker on the run's task queue with the workload's activity
  * slots, running {@link CallLoopImpl} and the configuration's activity against the provider over
- * HTTP. Built from a {@link Spec} so that a worker process ({@link WorkerMain}) builds the same one.
+ * HTTP. Built from a {@link Spec} so that a worker process ({@link WorkerMain}) builds the same
+ * one.
  */
 final class RealWorker implements AutoCloseable {
-  /** How long a gated worker waits to reach Redis before it starts (deciding by its mode until then). */
+  /**
+   * How long a gated worker waits to reach Redis before it starts (deciding by its mode until
+   * then).
+   */
   static final Duration CONNECT_WAIT = Duration.ofSeconds(10);
+
   private final WorkerFactory factory;
   private final ProviderClient provider;
   private final AutoCloseable gate;
@@ -58,9 +63,20 @@ final class RealWorker implements AutoCloseable {
    * @param redisUrl the shared gate state, or null for this process's memory
    * @param redisPrefix the run's key prefix in Redis
    */
-  record Spec(String taskQueue, String providerBaseUrl, String config, int slots,
-      Double dispatchPerSecond, boolean rejectedCount, String policyYaml, boolean meterRequests,
-      boolean meterTokens, double[] requestSlice, double[] tokenSlice, String redisUrl, String redisPrefix) {
+  record Spec(
+      String taskQueue,
+      String providerBaseUrl,
+      String config,
+      int slots,
+      Double dispatchPerSecond,
+      boolean rejectedCount,
+      String policyYaml,
+      boolean meterRequests,
+      boolean meterTokens,
+      double[] requestSlice,
+      double[] tokenSlice,
+      String redisUrl,
+      String redisPrefix) {
 
     boolean gated() {
       return policyYaml != null;
@@ -68,31 +84,85 @@ final class RealWorker implements AutoCloseable {
 
     /** This spec with {@code n} slots. */
     Spec withSlots(int n) {
-      return new Spec(taskQueue, providerBaseUrl, config, n, dispatchPerSecond, rejectedCount,
-          policyYaml, meterRequests, meterTokens, requestSlice, tokenSlice, redisUrl, redisPrefix);
+      return new Spec(
+          taskQueue,
+          providerBaseUrl,
+          config,
+          n,
+          dispatchPerSecond,
+          rejectedCount,
+          policyYaml,
+          meterRequests,
+          meterTokens,
+          requestSlice,
+          tokenSlice,
+          redisUrl,
+          redisPrefix);
     }
   }
 
   /** The spec of {@code configuration} on {@code workload}. */
-  static Spec spec(Workload workload, Configuration configuration, String taskQueue, String providerBaseUrl,
-      int slots, String redisUrl, String redisPrefix) {
+  static Spec spec(
+      Workload workload,
+      Configuration configuration,
+      String taskQueue,
+      String providerBaseUrl,
+      int slots,
+      String redisUrl,
+      String redisPrefix) {
     Workload.Upstream up = workload.upstream();
     boolean rejectedCount = up.rejectedCount();
     if (configuration instanceof GateConfiguration gate) {
       Policy policy = GateConfiguration.policy(workload, gate.variant());
-      return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, null,
-          rejectedCount, policy.toYaml(), up.requestsPerS() != null,
-          GateConfiguration.metersTokensFor(workload, gate.variant()), null, null, redisUrl, redisPrefix);
+      return new Spec(
+          taskQueue,
+          providerBaseUrl,
+          configuration.name(),
+          slots,
+          null,
+          rejectedCount,
+          policy.toYaml(),
+          up.requestsPerS() != null,
+          GateConfiguration.metersTokensFor(workload, gate.variant()),
+          null,
+          null,
+          redisUrl,
+          redisPrefix);
     }
     if (configuration instanceof GatewayConfiguration) {
-      return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, null,
-          rejectedCount, null, false, false, GatewayConfiguration.requestSlices(workload),
-          GatewayConfiguration.tokenSlices(workload), redisUrl, redisPrefix);
+      return new Spec(
+          taskQueue,
+          providerBaseUrl,
+          configuration.name(),
+          slots,
+          null,
+          rejectedCount,
+          null,
+          false,
+          false,
+          GatewayConfiguration.requestSlices(workload),
+          GatewayConfiguration.tokenSlices(workload),
+          redisUrl,
+          redisPrefix);
     }
-    Double dispatch = configuration instanceof TemporalNativeConfiguration
-        ? TemporalNativeConfiguration.dispatchPerSecond(workload) : null;
-    return new Spec(taskQueue, providerBaseUrl, configuration.name(), slots, dispatch,
-        rejectedCount, null, false, false, null, null, redisUrl, redisPrefix);
+    Double dispatch =
+        configuration instanceof TemporalNativeConfiguration
+            ? TemporalNativeConfiguration.dispatchPerSecond(workload)
+            : null;
+    return new Spec(
+        taskQueue,
+        providerBaseUrl,
+        configuration.name(),
+        slots,
+        dispatch,
+        rejectedCount,
+        null,
+        false,
+        false,
+        null,
+        null,
+        redisUrl,
+        redisPrefix);
   }
 
   /**
@@ -108,8 +178,12 @@ final class RealWorker implements AutoCloseable {
       Policy policy = Policy.fromYaml(spec.policyYaml());
       Gate gate;
       if (spec.redisUrl() != null) {
-        RedisGateConfig config = RedisLocation.builder(spec.redisUrl()).target(policy.target())
-            .policy(policy).keyPrefix(spec.redisPrefix()).build();
+        RedisGateConfig config =
+            RedisLocation.builder(spec.redisUrl())
+                .target(policy.target())
+                .policy(policy)
+                .keyPrefix(spec.redisPrefix())
+                .build();
         // The gate users are told to build: fails as --when-unavailable says, also at start-up (a
         // replacement worker may start while Redis is down).
         ResilientRedisGate resilient = ResilientRedisGate.open(config);
@@ -124,17 +198,28 @@ final class RealWorker implements AutoCloseable {
         gate = MeteredGate.builder(gate, registry).policy(() -> policy).build();
       }
       DeadlineGate deadlines = new DeadlineGate(new TimedGate(gate, ledger));
-      ActivityGate activityGate = ActivityGate.builder(deadlines).waitInPlace(Duration.ZERO).build();
-      OpenAiProvider openAi = new OpenAiProvider(spec.providerBaseUrl(), activityGate, deadlines,
-          spec.meterRequests(), spec.meterTokens(), ledger);
+      ActivityGate activityGate =
+          ActivityGate.builder(deadlines).waitInPlace(Duration.ZERO).build();
+      OpenAiProvider openAi =
+          new OpenAiProvider(
+              spec.providerBaseUrl(),
+              activityGate,
+              deadlines,
+              spec.meterRequests(),
+              spec.meterTokens(),
+              ledger);
       AutoCloseable closeStore = closeGate;
-      closeGate = () -> {
-        openAi.close();
-        closeStore.close();
-      };
+      closeGate =
+          () -> {
+            openAi.close();
+            closeStore.close();
+          };
       mode = new CallMode.Gated(openAi, deadlines, spec.meterRequests(), spec.meterTokens());
     } else if (spec.requestSlice() != null) {
-      mode = new CallMode.Proxy(new GatewaySlices(ledger, spec.requestSlice(), spec.tokenSlice()), TimeModel::sdkBackoffNanos);
+      mode =
+          new CallMode.Proxy(
+              new GatewaySlices(ledger, spec.requestSlice(), spec.tokenSlice()),
+              TimeModel::sdkBackoffNanos);
     } else {
       mode = new CallMode.SdkRetry(TimeModel::sdkBackoffNanos);
     }
@@ -143,15 +228,17 @@ final class RealWorker implements AutoCloseable {
       factoryOptions.setWorkerInterceptors(BackpressureInterceptor.create());
     }
     WorkerFactory factory = WorkerFactory.newInstance(client, factoryOptions.build());
-    WorkerOptions.Builder options = WorkerOptions.newBuilder()
-        .setMaxConcurrentActivityExecutionSize(spec.slots())
-        .setDefaultDeadlockDetectionTimeout(10_000);
+    WorkerOptions.Builder options =
+        WorkerOptions.newBuilder()
+            .setMaxConcurrentActivityExecutionSize(spec.slots())
+            .setDefaultDeadlockDetectionTimeout(10_000);
     if (spec.dispatchPerSecond() != null) {
       options.setMaxWorkerActivitiesPerSecond(spec.dispatchPerSecond());
     }
     Worker worker = factory.newWorker(spec.taskQueue(), options.build());
     worker.registerWorkflowImplementationTypes(CallLoopImpl.class);
-    worker.registerActivitiesImplementations(new UpstreamActivitiesImpl(mode, provider, ledger, spec.rejectedCount()));
+    worker.registerActivitiesImplementations(
+        new UpstreamActivitiesImpl(mode, provider, ledger, spec.rejectedCount()));
     factory.start();
     return new RealWorker(factory, provider, closeGate);
   }

@@ -25,8 +25,14 @@ public final class TemporalStack implements AutoCloseable {
   private final String namespace;
   private final boolean tls;
 
-  private TemporalStack(TestWorkflowEnvironment env, LoopbackTestServer portBound,
-      WorkflowServiceStubs stubs, WorkflowClient client, String target, String namespace, boolean tls) {
+  private TemporalStack(
+      TestWorkflowEnvironment env,
+      LoopbackTestServer portBound,
+      WorkflowServiceStubs stubs,
+      WorkflowClient client,
+      String target,
+      String namespace,
+      boolean tls) {
     this.tls = tls;
     this.env = env;
     this.portBound = portBound;
@@ -38,12 +44,16 @@ public final class TemporalStack implements AutoCloseable {
 
   /** The test server inside this process. */
   static TemporalStack inProcess() {
-    TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(
-        TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    TestWorkflowEnvironment env =
+        TestWorkflowEnvironment.newInstance(
+            TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     return new TemporalStack(env, null, null, env.getWorkflowClient(), null, "default", false);
   }
 
-  /** The test server in this process, bound to a free port of the loopback interface for other processes. */
+  /**
+   * The test server in this process, bound to a free port of the loopback interface for other
+   * processes.
+   */
   static TemporalStack portBound() {
     int port;
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -54,7 +64,8 @@ public final class TemporalStack implements AutoCloseable {
     LoopbackTestServer server = LoopbackTestServer.start(port);
     String target = server.target();
     WorkflowServiceStubs stubs = connectStubs(target, false);
-    return new TemporalStack(null, server, stubs, client(stubs, "default"), target, "default", false);
+    return new TemporalStack(
+        null, server, stubs, client(stubs, "default"), target, "default", false);
   }
 
   /**
@@ -77,15 +88,15 @@ public final class TemporalStack implements AutoCloseable {
 
   /**
    * Service stubs connected to {@code hostPort} (over TLS when {@code tls}, with the API key of
-   * {@value #API_KEY_ENV} when it is set): waits until the service answers its health check
-   * (at most {@link #CONNECT_TIMEOUT}), so a slow start is waited for and an unreachable service
-   * is reported as such.
+   * {@value #API_KEY_ENV} when it is set): waits until the service answers its health check (at
+   * most {@link #CONNECT_TIMEOUT}), so a slow start is waited for and an unreachable service is
+   * reported as such.
    *
    * @throws IllegalStateException naming the target when it does not answer in time
    */
   static WorkflowServiceStubs connectStubs(String hostPort, boolean tls) {
-    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(hostPort)
-        .setEnableHttps(tls);
+    WorkflowServiceStubsOptions.Builder options =
+        WorkflowServiceStubsOptions.newBuilder().setTarget(hostPort).setEnableHttps(tls);
     String apiKey = System.getenv(API_KEY_ENV);
     if (apiKey != null && !apiKey.isBlank()) {
       options.addApiKey(() -> apiKey);
@@ -93,14 +104,21 @@ public final class TemporalStack implements AutoCloseable {
     try {
       return WorkflowServiceStubs.newConnectedServiceStubs(options.build(), CONNECT_TIMEOUT);
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot reach Temporal at " + hostPort + " within "
-          + CONNECT_TIMEOUT.toSeconds() + " s: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot reach Temporal at "
+              + hostPort
+              + " within "
+              + CONNECT_TIMEOUT.toSeconds()
+              + " s: "
+              + e.getMessage(),
+          e);
     }
   }
 
   /** A client of {@code namespace} over {@code stubs}. */
   static WorkflowClient client(WorkflowServiceStubs stubs, String namespace) {
-    return WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
+    return WorkflowClient.newInstance(
+        stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
   }
 
   WorkflowClient client() {
@@ -112,7 +130,10 @@ public final class TemporalStack implements AutoCloseable {
     return target;
   }
 
-  /** Whether this is the Java test server (whose task queue needs FIFO tickets, see {@code CallLoopImpl}). */
+  /**
+   * Whether this is the Java test server (whose task queue needs FIFO tickets, see {@code
+   * CallLoopImpl}).
+   */
   boolean isTestServer() {
     return env != null || portBound != null;
   }
@@ -135,7 +156,11 @@ public final class TemporalStack implements AutoCloseable {
       return "Temporal Java test server on " + target + " (loopback)";
     }
     String key = System.getenv(API_KEY_ENV);
-    return "external Temporal at " + target + ", namespace " + namespace + (tls ? ", TLS" : "")
+    return "external Temporal at "
+        + target
+        + ", namespace "
+        + namespace
+        + (tls ? ", TLS" : "")
         + (key != null && !key.isBlank() ? ", API key from " + API_KEY_ENV : "");
   }
 

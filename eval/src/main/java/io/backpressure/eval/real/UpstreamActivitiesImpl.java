@@ -1,7 +1,6 @@
 package io.backpressure.eval.real;
 
 import io.backpressure.core.Cost;
-import io.backpressure.temporal.ActivityGate;
 import io.backpressure.temporal.Backpressure;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityInfo;
@@ -22,10 +21,11 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
   private final boolean rejectedCount;
 
   /**
-   * @param rejectedCount whether the provider counts 429s against its window (the attempts'
-   *     {@code counted} flag; the gated client releases a 429 as one request with no tokens)
+   * @param rejectedCount whether the provider counts 429s against its window (the attempts' {@code
+   *     counted} flag; the gated client releases a 429 as one request with no tokens)
    */
-  public UpstreamActivitiesImpl(CallMode mode, ProviderClient provider, Ledger ledger, boolean rejectedCount) {
+  public UpstreamActivitiesImpl(
+      CallMode mode, ProviderClient provider, Ledger ledger, boolean rejectedCount) {
     this.mode = mode;
     this.provider = provider;
     this.ledger = ledger;
@@ -35,7 +35,8 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
   @Override
   public int call(CallInput call) {
     ActivityInfo info = Activity.getExecutionContext().getInfo();
-    ledger.activityStarted(call, ledger.now(), ledger.fromEpochMillis(info.getCurrentAttemptScheduledTimestamp()));
+    ledger.activityStarted(
+        call, ledger.now(), ledger.fromEpochMillis(info.getCurrentAttemptScheduledTimestamp()));
     try {
       if (mode instanceof CallMode.Gated gated) {
         return gated(call, gated);
@@ -64,7 +65,9 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
         return;
       }
       failures++;
-      long sleep = backoff.sleepNanos(failures, reply.retryAfterNanos(), ThreadLocalRandom.current().nextDouble());
+      long sleep =
+          backoff.sleepNanos(
+              failures, reply.retryAfterNanos(), ThreadLocalRandom.current().nextDouble());
       Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
     }
   }
@@ -81,8 +84,11 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
    * DeadlineGate.Terms}), sent once, and released by the client with the answer's usage.
    */
   private int gated(CallInput call, CallMode.Gated gated) {
-    DeadlineGate.Terms terms = new DeadlineGate.Terms(call.maxWait(System.currentTimeMillis()),
-        cost(gated, call.promptTokens()), call.maxTokens());
+    DeadlineGate.Terms terms =
+        new DeadlineGate.Terms(
+            call.maxWait(System.currentTimeMillis()),
+            cost(gated, call.promptTokens()),
+            call.maxTokens());
     ProviderClient.Reply reply;
     try {
       reply = gated.deadlines().within(terms, () -> gated.provider().send(call));
@@ -99,10 +105,12 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
     }
     ledger.attempt(call, reply, reply.ok() || (rejectedCount && !reply.serverError()));
     if (reply.serverError()) {
-      throw ApplicationFailure.newNonRetryableFailure("the provider answered 500 to an admitted call", UPSTREAM_500);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the provider answered 500 to an admitted call", UPSTREAM_500);
     }
     if (!reply.ok()) {
-      throw ApplicationFailure.newNonRetryableFailure("the provider answered 429 to an admitted call", UPSTREAM_429);
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the provider answered 429 to an admitted call", UPSTREAM_429);
     }
     ledger.finished(call, ledger.now(), true);
     return 200;

@@ -30,13 +30,15 @@ import java.util.stream.LongStream;
  * The workers of one real run: one {@link RealWorker} in this process, or {@code n} worker
  * processes ({@link WorkerMain}, same classpath) that share the gate through Redis and split the
  * workload's slots among them as evenly as possible (the run has the workload's slots in all). Each
- * process keeps its own {@link Ledger}; at the end the processes' ledgers are merged call by call (a
- * deferred call may run again on another process).
+ * process keeps its own {@link Ledger}; at the end the processes' ledgers are merged call by call
+ * (a deferred call may run again on another process).
  */
 final class WorkerGroup implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
+
   /** How long worker processes may take to start and connect. */
   static final long READY_TIMEOUT_SECONDS = 120;
+
   private final WorkflowClient client;
   private final RealWorker.Spec spec;
   private final MeterRegistry registry;
@@ -48,7 +50,11 @@ final class WorkerGroup implements AutoCloseable {
   private int lost;
   private boolean closed;
 
-  private WorkerGroup(WorkflowClient client, RealWorker.Spec spec, MeterRegistry registry, TemporalStack stack,
+  private WorkerGroup(
+      WorkflowClient client,
+      RealWorker.Spec spec,
+      MeterRegistry registry,
+      TemporalStack stack,
       Path log) {
     this.client = client;
     this.spec = spec;
@@ -59,28 +65,34 @@ final class WorkerGroup implements AutoCloseable {
 
   /**
    * Gets the workers of one run ready: with one worker nothing yet; with several, starts the worker
-   * processes and waits until each is connected to the Temporal service and polling. {@link
-   * #begin} then starts them on the run's ledger.
+   * processes and waits until each is connected to the Temporal service and polling. {@link #begin}
+   * then starts them on the run's ledger.
    *
    * @param log where worker processes' output goes (appended), or null for this process's stderr
-   * @throws IllegalStateException if a worker process does not get ready in {@value #READY_TIMEOUT_SECONDS} s
+   * @throws IllegalStateException if a worker process does not get ready in {@value
+   *     #READY_TIMEOUT_SECONDS} s
    */
-  static WorkerGroup prepare(TemporalStack stack, int workers, RealWorker.Spec spec, MeterRegistry registry,
-      Path log) {
+  static WorkerGroup prepare(
+      TemporalStack stack, int workers, RealWorker.Spec spec, MeterRegistry registry, Path log) {
     if (workers == 1) {
       return new WorkerGroup(stack.client(), spec, registry, stack, log);
     }
     if (spec.slots() < workers) {
-      throw new IllegalArgumentException("--workers must be at most the workload's slots (" + spec.slots()
-          + " after scaling): the workers share them, got " + workers);
+      throw new IllegalArgumentException(
+          "--workers must be at most the workload's slots ("
+              + spec.slots()
+              + " after scaling): the workers share them, got "
+              + workers);
     }
     if (stack.target() == null) {
-      throw new IllegalStateException("worker processes need a Temporal service reachable on a port");
+      throw new IllegalStateException(
+          "worker processes need a Temporal service reachable on a port");
     }
     WorkerGroup group = new WorkerGroup(null, spec, registry, stack, log);
     try {
       for (int i = 0; i < workers; i++) {
-        group.children.add(group.spawn(spec.slots() / workers + (i < spec.slots() % workers ? 1 : 0)));
+        group.children.add(
+            group.spawn(spec.slots() / workers + (i < spec.slots() % workers ? 1 : 0)));
       }
       for (Child child : group.children) {
         awaitReady(child);
@@ -101,12 +113,28 @@ final class WorkerGroup implements AutoCloseable {
       Path out = Files.createTempFile("bp-eval-ledger", ".json");
       out.toFile().deleteOnExit();
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-          WorkerMain.class.getName(), specFile.toString(), stack.target(), stack.namespace(), out.toString(),
-          stack.tls() ? WorkerMain.TLS : WorkerMain.PLAIN)
-          .redirectError(log == null ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.appendTo(log.toFile()));
+      ProcessBuilder builder =
+          new ProcessBuilder(
+                  java,
+                  "-Xmx256m",
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  WorkerMain.class.getName(),
+                  specFile.toString(),
+                  stack.target(),
+                  stack.namespace(),
+                  out.toString(),
+                  stack.tls() ? WorkerMain.TLS : WorkerMain.PLAIN)
+              .redirectError(
+                  log == null
+                      ? ProcessBuilder.Redirect.INHERIT
+                      : ProcessBuilder.Redirect.appendTo(log.toFile()));
       Process process = builder.start();
-      return new Child(process, out, new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), slots,
+      return new Child(
+          process,
+          out,
+          new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8),
+          slots,
           new AtomicBoolean());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start a worker process", e);
@@ -133,7 +161,10 @@ final class WorkerGroup implements AutoCloseable {
     return 0;
   }
 
-  /** Starts a replacement worker process with {@code slots} slots on {@code ledger}'s run and waits until it polls. */
+  /**
+   * Starts a replacement worker process with {@code slots} slots on {@code ledger}'s run and waits
+   * until it polls.
+   */
   void replace(int slots, Ledger ledger) {
     Child child = spawn(slots);
     children.add(child);
@@ -142,21 +173,28 @@ final class WorkerGroup implements AutoCloseable {
   }
 
   private static void awaitReady(Child child) {
-    BufferedReader out = new BufferedReader(new InputStreamReader(child.process.getInputStream(), StandardCharsets.UTF_8));
+    BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(child.process.getInputStream(), StandardCharsets.UTF_8));
     try {
-      String line = CompletableFuture.supplyAsync(() -> {
-        try {
-          return out.readLine();
-        } catch (IOException e) {
-          return null;
-        }
-      }).get(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      String line =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return out.readLine();
+                    } catch (IOException e) {
+                      return null;
+                    }
+                  })
+              .get(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
       if (!WorkerMain.READY.equals(line)) {
-        throw new IllegalStateException("a worker process ended before it was ready; see its messages"
-            + (child.process.isAlive() ? "" : " (exit " + child.process.exitValue() + ")"));
+        throw new IllegalStateException(
+            "a worker process ended before it was ready; see its messages"
+                + (child.process.isAlive() ? "" : " (exit " + child.process.exitValue() + ")"));
       }
     } catch (TimeoutException e) {
-      throw new IllegalStateException("a worker process was not connected after " + READY_TIMEOUT_SECONDS + " s");
+      throw new IllegalStateException(
+          "a worker process was not connected after " + READY_TIMEOUT_SECONDS + " s");
     } catch (ExecutionException e) {
       throw new IllegalStateException("cannot read a worker process's output", e);
     } catch (InterruptedException e) {
@@ -165,7 +203,9 @@ final class WorkerGroup implements AutoCloseable {
     }
   }
 
-  /** Starts the workers on {@code ledger}: the local worker, or each process at the ledger's origin. */
+  /**
+   * Starts the workers on {@code ledger}: the local worker, or each process at the ledger's origin.
+   */
   void begin(Ledger ledger) {
     if (children.isEmpty()) {
       local = RealWorker.start(client, spec, ledger, registry);
@@ -189,7 +229,8 @@ final class WorkerGroup implements AutoCloseable {
   /**
    * Closes every ledger at the ledger's current end and returns the merged record of the worker
    * processes still alive; a process that died (a fault, a crash) is counted in {@link #lost} and
-   * its ledger is missing from the record. A replacement still starting up had no part in the run. Call once, after {@code ledger.close(end)}.
+   * its ledger is missing from the record. A replacement still starting up had no part in the run.
+   * Call once, after {@code ledger.close(end)}.
    */
   Ledger.Snapshot snapshot(Ledger ledger) {
     if (children.isEmpty()) {
@@ -242,21 +283,36 @@ final class WorkerGroup implements AutoCloseable {
     for (Ledger.Snapshot part : parts) {
       attempts.addAll(part.attempts());
       for (Ledger.Call c : part.calls()) {
-        calls.merge(c.callId(), c, (a, b) -> new Ledger.Call(a.callId(), a.queue(),
-            Math.min(a.submittedNanos(), b.submittedNanos()), Math.max(a.finishedNanos(), b.finishedNanos()),
-            merged(a.outcome(), b.outcome()), a.slotHeldNanos() + b.slotHeldNanos(), a.deferrals() + b.deferrals(),
-            a.attempts() + b.attempts(), earliest(a.firstAttemptNanos(), b.firstAttemptNanos())));
+        calls.merge(
+            c.callId(),
+            c,
+            (a, b) ->
+                new Ledger.Call(
+                    a.callId(),
+                    a.queue(),
+                    Math.min(a.submittedNanos(), b.submittedNanos()),
+                    Math.max(a.finishedNanos(), b.finishedNanos()),
+                    merged(a.outcome(), b.outcome()),
+                    a.slotHeldNanos() + b.slotHeldNanos(),
+                    a.deferrals() + b.deferrals(),
+                    a.attempts() + b.attempts(),
+                    earliest(a.firstAttemptNanos(), b.firstAttemptNanos())));
       }
     }
-    return new Ledger.Snapshot(attempts, new ArrayList<>(calls.values()),
-        concat(parts, Ledger.Snapshot::admissionNanos), concat(parts, Ledger.Snapshot::timerExcessNanos),
-        concat(parts, Ledger.Snapshot::scheduleToStartNanos), concat(parts, Ledger.Snapshot::rejectionRoundTripNanos),
+    return new Ledger.Snapshot(
+        attempts,
+        new ArrayList<>(calls.values()),
+        concat(parts, Ledger.Snapshot::admissionNanos),
+        concat(parts, Ledger.Snapshot::timerExcessNanos),
+        concat(parts, Ledger.Snapshot::scheduleToStartNanos),
+        concat(parts, Ledger.Snapshot::rejectionRoundTripNanos),
         parts.stream().mapToLong(Ledger.Snapshot::failedOpenAdmissions).sum());
   }
 
   /** The outcome of a call two processes saw: any end over none, OK over the others. */
   private static Ledger.Outcome merged(Ledger.Outcome a, Ledger.Outcome b) {
-    for (Ledger.Outcome o : List.of(Ledger.Outcome.OK, Ledger.Outcome.FAILED, Ledger.Outcome.EXPIRED)) {
+    for (Ledger.Outcome o :
+        List.of(Ledger.Outcome.OK, Ledger.Outcome.FAILED, Ledger.Outcome.EXPIRED)) {
       if (a == o || b == o) {
         return o;
       }

@@ -31,11 +31,18 @@ public final class Format {
   static String value(String metric, double v) {
     String base = metric.contains(".") ? metric.substring(0, metric.indexOf('.')) : metric;
     return switch (base) {
-      case "http_429_share", "cap_utilization", "expired_share" -> String.format(Locale.ROOT, "%.1f %%", 100 * v);
+      case "http_429_share", "cap_utilization", "expired_share" ->
+          String.format(Locale.ROOT, "%.1f %%", 100 * v);
       case "achievement_jain" -> String.format(Locale.ROOT, "%.3f", v);
-      case "p95_latency_ms_by_priority", "http_p95_latency_ms_by_priority", "slot_ms_per_ok",
-          "upstream_max_per_window", "upstream_window_bound", "calls_failed" -> String.format(Locale.ROOT, "%.0f", v);
-      case "deferrals_per_ok", "gate_latency_ms", "slot_occupancy" -> String.format(Locale.ROOT, "%.2f", v);
+      case "p95_latency_ms_by_priority",
+          "http_p95_latency_ms_by_priority",
+          "slot_ms_per_ok",
+          "upstream_max_per_window",
+          "upstream_window_bound",
+          "calls_failed" ->
+          String.format(Locale.ROOT, "%.0f", v);
+      case "deferrals_per_ok", "gate_latency_ms", "slot_occupancy" ->
+          String.format(Locale.ROOT, "%.2f", v);
       case "cpu_utilization" -> String.format(Locale.ROOT, "%.0f %%", 100 * v);
       default -> String.format(Locale.ROOT, "%.1f", v);
     };

@@ -23,18 +23,18 @@ import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * The PNG plots of an evaluation (eval/README.md), drawn with XChart: per-class OK throughput bars (one group per
- * configuration, 95 % half-widths as error bars); per configuration, a per-tenant service heatmap
- * over time (mean over the repeats; the highest class on top; one colour scale shared by all
- * configurations so they compare, its labels rounded by {@link #scaleLabel}); and for a workload
- * whose caps drift or are shared with outside traffic, the cap in use over time per capped
- * dimension: the provider's true cap, what is left of it after outside traffic, the cap configured
- * in the gate, and the rate each configuration's calls reached the provider at.
+ * The PNG plots of an evaluation (eval/README.md), drawn with XChart: per-class OK throughput bars
+ * (one group per configuration, 95 % half-widths as error bars); per configuration, a per-tenant
+ * service heatmap over time (mean over the repeats; the highest class on top; one colour scale
+ * shared by all configurations so they compare, its labels rounded by {@link #scaleLabel}); and for
+ * a workload whose caps drift or are shared with outside traffic, the cap in use over time per
+ * capped dimension: the provider's true cap, what is left of it after outside traffic, the cap
+ * configured in the gate, and the rate each configuration's calls reached the provider at.
  */
 public final class Plots {
   public static final String THROUGHPUT_FILE = "ok_rps_by_priority.png";
-  private static final Map<String, String> UNITS = Map.of(Dimension.REQUESTS, "requests / s",
-      Dimension.TOKENS, "tokens / s");
+  private static final Map<String, String> UNITS =
+      Map.of(Dimension.REQUESTS, "requests / s", Dimension.TOKENS, "tokens / s");
 
   static {
     System.setProperty("java.awt.headless", "true");
@@ -52,7 +52,10 @@ public final class Plots {
     return "cap-" + dimension + ".png";
   }
 
-  /** The capped dimensions that get a cap-over-time plot: all of them when the caps drift, else none. */
+  /**
+   * The capped dimensions that get a cap-over-time plot: all of them when the caps drift, else
+   * none.
+   */
   static List<String> capPlots(Workload workload) {
     Workload.Upstream up = workload.upstream();
     boolean configuredDiffers = !workload.gate().configuredCaps(up).equals(up.initialCaps());
@@ -73,8 +76,8 @@ public final class Plots {
 
   /**
    * The top of the colour scale for data up to {@code max}: {@link #SCALE_STEPS} bands of a round
-   * width (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten), so the band edges read as round numbers
-   * ({@code 41.83} → 50: 0–10, 10–20, …).
+   * width (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten), so the band edges read as round
+   * numbers ({@code 41.83} → 50: 0–10, 10–20, …).
    */
   static double niceMax(double max) {
     double raw = max / SCALE_STEPS;
@@ -88,8 +91,8 @@ public final class Plots {
   }
 
   /**
-   * A colour-scale or axis label: at most three significant digits, no trailing zeros, thousands
-   * as {@code k} ({@code 60.33333333333333} → {@code 60.3}, {@code 12000} → {@code 12k}).
+   * A colour-scale or axis label: at most three significant digits, no trailing zeros, thousands as
+   * {@code k} ({@code 60.33333333333333} → {@code 60.3}, {@code 12000} → {@code 12k}).
    */
   static String scaleLabel(double v) {
     if (!Double.isFinite(v)) {
@@ -99,8 +102,12 @@ public final class Plots {
     if (a >= 10_000) {
       return trim(String.format(Locale.ROOT, a >= 100_000 ? "%.0f" : "%.1f", v / 1000)) + "k";
     }
-    String text = a >= 100 ? String.format(Locale.ROOT, "%.0f", v)
-        : a >= 10 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.2f", v);
+    String text =
+        a >= 100
+            ? String.format(Locale.ROOT, "%.0f", v)
+            : a >= 10
+                ? String.format(Locale.ROOT, "%.1f", v)
+                : String.format(Locale.ROOT, "%.2f", v);
     return trim(text);
   }
 
@@ -110,7 +117,9 @@ public final class Plots {
 
   /** Writes every plot of {@code summary} into {@code dir}. */
   public static void write(Summary summary, Workload workload, Path dir) throws IOException {
-    BitmapEncoder.saveBitmap(throughputChart(summary, workload), dir.resolve(THROUGHPUT_FILE).toString(),
+    BitmapEncoder.saveBitmap(
+        throughputChart(summary, workload),
+        dir.resolve(THROUGHPUT_FILE).toString(),
         BitmapEncoder.BitmapFormat.PNG);
     double max = 0;
     for (Summary.ConfigResult r : summary.configs().values()) {
@@ -121,20 +130,34 @@ public final class Plots {
       }
     }
     for (Map.Entry<String, Summary.ConfigResult> e : summary.configs().entrySet()) {
-      BitmapEncoder.saveBitmap(heatmapChart(e.getKey(), e.getValue(), workload, Math.max(max, 1e-9)),
-          dir.resolve(heatmapFile(e.getKey())).toString(), BitmapEncoder.BitmapFormat.PNG);
+      BitmapEncoder.saveBitmap(
+          heatmapChart(e.getKey(), e.getValue(), workload, Math.max(max, 1e-9)),
+          dir.resolve(heatmapFile(e.getKey())).toString(),
+          BitmapEncoder.BitmapFormat.PNG);
     }
     for (String dim : capPlots(workload)) {
-      BitmapEncoder.saveBitmap(capChart(summary, workload, dim), dir.resolve(capFile(dim)).toString(),
+      BitmapEncoder.saveBitmap(
+          capChart(summary, workload, dim),
+          dir.resolve(capFile(dim)).toString(),
           BitmapEncoder.BitmapFormat.PNG);
     }
   }
 
   static CategoryChart throughputChart(Summary summary, Workload workload) {
-    CategoryChart chart = new CategoryChartBuilder().width(900).height(500)
-        .title(workload.name() + ": OK req/s per class in the contention window (" + summary.mode() + ", "
-            + summary.repeats() + " repeats, 95 % CI)")
-        .xAxisTitle("configuration").yAxisTitle("OK requests / s").build();
+    CategoryChart chart =
+        new CategoryChartBuilder()
+            .width(900)
+            .height(500)
+            .title(
+                workload.name()
+                    + ": OK req/s per class in the contention window ("
+                    + summary.mode()
+                    + ", "
+                    + summary.repeats()
+                    + " repeats, 95 % CI)")
+            .xAxisTitle("configuration")
+            .yAxisTitle("OK requests / s")
+            .build();
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
     chart.getStyler().setChartBackgroundColor(Color.WHITE);
     List<String> configs = new ArrayList<>(summary.configs().keySet());
@@ -156,14 +179,27 @@ public final class Plots {
     return chart;
   }
 
-  static HeatMapChart heatmapChart(String config, Summary.ConfigResult result, Workload workload, double max) {
+  static HeatMapChart heatmapChart(
+      String config, Summary.ConfigResult result, Workload workload, double max) {
     int tenants = workload.tenants().size();
     int bins = result.heat()[0].length;
-    HeatMapChart chart = new HeatMapChartBuilder().width(1000).height(140 + 40 * tenants)
-        .title(workload.name() + " / " + config + ": OK req/s per tenant over time (mean of repeats)")
-        .xAxisTitle("time (s)").yAxisTitle("tenant (class)").build();
+    HeatMapChart chart =
+        new HeatMapChartBuilder()
+            .width(1000)
+            .height(140 + 40 * tenants)
+            .title(
+                workload.name()
+                    + " / "
+                    + config
+                    + ": OK req/s per tenant over time (mean of repeats)")
+            .xAxisTitle("time (s)")
+            .yAxisTitle("tenant (class)")
+            .build();
     chart.getStyler().setChartBackgroundColor(Color.WHITE);
-    chart.getStyler().setRangeColors(new Color[] {new Color(0xF7FBFF), new Color(0x6BAED6), new Color(0x08306B)});
+    chart
+        .getStyler()
+        .setRangeColors(
+            new Color[] {new Color(0xF7FBFF), new Color(0x6BAED6), new Color(0x08306B)});
     chart.getStyler().setMin(0);
     chart.getStyler().setMax(niceMax(max));
     chart.getStyler().setPiecewise(true).setPiecewiseRanged(true).setSplitNumber(SCALE_STEPS);
@@ -197,10 +233,22 @@ public final class Plots {
   static XYChart capChart(Summary summary, Workload workload, String dimension) {
     Workload.Upstream up = workload.upstream();
     String unit = UNITS.get(dimension);
-    XYChart chart = new XYChartBuilder().width(1000).height(500)
-        .title(workload.name() + ": " + dimension + " cap in use and admitted rate over time (" + summary.mode()
-            + ", mean of " + summary.repeats() + " repeats)")
-        .xAxisTitle("time (s)").yAxisTitle(unit).build();
+    XYChart chart =
+        new XYChartBuilder()
+            .width(1000)
+            .height(500)
+            .title(
+                workload.name()
+                    + ": "
+                    + dimension
+                    + " cap in use and admitted rate over time ("
+                    + summary.mode()
+                    + ", mean of "
+                    + summary.repeats()
+                    + " repeats)")
+            .xAxisTitle("time (s)")
+            .yAxisTitle(unit)
+            .build();
     chart.getStyler().setChartBackgroundColor(Color.WHITE);
     chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
     chart.getStyler().setyAxisTickLabelsFormattingFunction(Plots::scaleLabel);
@@ -220,11 +268,19 @@ public final class Plots {
     }
     line(chart.addSeries("true cap", x, trueCap), new Color(0x444444), SeriesLines.SOLID);
     if (up.outsideOf(dimension) > 0) {
-      line(chart.addSeries("true cap less outside traffic", x, leftCap), new Color(0x888888), SeriesLines.DASH_DASH);
+      line(
+          chart.addSeries("true cap less outside traffic", x, leftCap),
+          new Color(0x888888),
+          SeriesLines.DASH_DASH);
     }
     double configured = workload.gate().configuredCaps(up).of(dimension);
-    line(chart.addSeries("configured in the gate", List.of(0.0, workload.durationS()),
-        List.of(configured, configured)), new Color(0xC0392B), SeriesLines.DOT_DOT);
+    line(
+        chart.addSeries(
+            "configured in the gate",
+            List.of(0.0, workload.durationS()),
+            List.of(configured, configured)),
+        new Color(0xC0392B),
+        SeriesLines.DOT_DOT);
     int row = Dimension.REQUESTS.equals(dimension) ? 0 : 1;
     for (Map.Entry<String, Summary.ConfigResult> e : summary.configs().entrySet()) {
       double[] usage = e.getValue().usage()[row];
@@ -234,7 +290,9 @@ public final class Plots {
         mid.add((b + 0.5) * e.getValue().binSeconds());
         rate.add(usage[b]);
       }
-      chart.addSeries("reached the provider: " + e.getKey(), mid, rate).setMarker(SeriesMarkers.NONE);
+      chart
+          .addSeries("reached the provider: " + e.getKey(), mid, rate)
+          .setMarker(SeriesMarkers.NONE);
     }
     return chart;
   }

@@ -24,18 +24,32 @@ public final class ReportMarkdown {
   public static String render(Summary summary, Workload workload, String command) {
     StringBuilder md = new StringBuilder();
     List<String> configs = new ArrayList<>(summary.configs().keySet());
-    md.append("# ").append(workload.name()).append(" — ").append(summary.mode()).append(" evaluation\n\n");
+    md.append("# ")
+        .append(workload.name())
+        .append(" — ")
+        .append(summary.mode())
+        .append(" evaluation\n\n");
     md.append(workload.description().strip()).append("\n\n");
-    md.append(String.format(Locale.ROOT, "- %d repeats per configuration (seeds derived from %d; repeat i uses the"
-        + " same seed in every configuration), %.0f s runs, contention window from %.0f s until the first queue"
-        + " finishes all its calls.%n", summary.repeats(), summary.seed(), summary.durationS(), workload.warmupS()));
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "- %d repeats per configuration (seeds derived from %d; repeat i uses the"
+                + " same seed in every configuration), %.0f s runs, contention window from %.0f s until the first queue"
+                + " finishes all its calls.%n",
+            summary.repeats(),
+            summary.seed(),
+            summary.durationS(),
+            workload.warmupS()));
     md.append("- Command: `").append(command).append("`\n");
     if (!summary.faults().isEmpty()) {
-      md.append("- Faults injected into every run: ").append(String.join(", ", summary.faults()))
-          .append(" (times after the run's origin); `calls_failed`, `failed_open_admissions`, `workers_lost` and"
-              + " `upstream_max_per_window` show what they did.\n");
+      md.append("- Faults injected into every run: ")
+          .append(String.join(", ", summary.faults()))
+          .append(
+              " (times after the run's origin); `calls_failed`, `failed_open_admissions`, `workers_lost` and"
+                  + " `upstream_max_per_window` show what they did.\n");
     }
-    md.append("- Cells are the mean ± the 95 % Student-t half-width over the repeats; `–` is undefined.\n\n");
+    md.append(
+        "- Cells are the mean ± the 95 % Student-t half-width over the repeats; `–` is undefined.\n\n");
 
     md.append("## Key metrics\n\n");
     md.append("| metric |");
@@ -56,7 +70,8 @@ public final class ReportMarkdown {
       md.append(' ').append(PaperFigures.of(workload.name(), label)).append(" |\n");
     }
 
-    md.append("\n## Per queue: OK req/s observed / DRF ideal (contention window)\n\n| queue (class) |");
+    md.append(
+        "\n## Per queue: OK req/s observed / DRF ideal (contention window)\n\n| queue (class) |");
     configs.forEach(c -> md.append(' ').append(c).append(" |"));
     md.append("\n|---|");
     configs.forEach(c -> md.append("---|"));
@@ -67,57 +82,85 @@ public final class ReportMarkdown {
         Summary.ConfigResult r = summary.configs().get(c);
         Stats.Estimate ok = r.keyed("ok_rps_by_queue", t.name());
         Stats.Estimate ideal = r.keyed("ideal_rps_by_queue", t.name());
-        md.append(' ').append(Format.estimate("ok_rps_by_queue", ok)).append(" / ")
-            .append(ideal == null ? "–" : Format.value("ideal_rps_by_queue", ideal.mean())).append(" |");
+        md.append(' ')
+            .append(Format.estimate("ok_rps_by_queue", ok))
+            .append(" / ")
+            .append(ideal == null ? "–" : Format.value("ideal_rps_by_queue", ideal.mean()))
+            .append(" |");
       }
       md.append('\n');
     }
 
     md.append("\n## Plots\n\n![OK req/s per class](").append(Plots.THROUGHPUT_FILE).append(")\n\n");
     for (String c : configs) {
-      md.append("![").append(c).append(" service heatmap](").append(Plots.heatmapFile(c)).append(")\n\n");
+      md.append("![")
+          .append(c)
+          .append(" service heatmap](")
+          .append(Plots.heatmapFile(c))
+          .append(")\n\n");
     }
     for (String dim : Plots.capPlots(workload)) {
-      md.append("![").append(dim).append(" cap in use over time](").append(Plots.capFile(dim)).append(")\n\n");
+      md.append("![")
+          .append(dim)
+          .append(" cap in use over time](")
+          .append(Plots.capFile(dim))
+          .append(")\n\n");
     }
 
     md.append("## How to read this\n\n");
-    md.append("- `gate_latency_ms` is a wall-clock quantity: it is not produced in sim mode (the gate's decisions"
-        + " take no virtual time). It is measured in real mode and by the benchmarks.\n");
-    md.append("- `p95_latency_ms_by_priority` is call latency, from submission to the successful answer with"
-        + " every wait included; the paper's P1 p95 is HTTP latency, so the two are not the same quantity.\n");
-    md.append("- `slot_ms_per_ok` and `deferrals_per_ok` cover the whole run; `http_429_share` too. The rates,"
-        + " `cap_utilization`, `p95_*` and the set of active queues cover the contention window.\n");
-    md.append("- A call is expired when the gate refused it for its deadline or its caller gave up at the"
-        + " deadline (`expired_share`, of all calls submitted); `goodput_*` counts the successful calls answered"
-        + " within their deadline; `calls_failed` counts calls that ended in another error;"
-        + " `http_p95_latency_ms_by_priority` runs from a call's first upstream attempt to its answer (the"
-        + " paper's HTTP p95); `cap_utilization` is against the true caps less outside traffic.\n");
-    md.append("- `priority_order_held` shows in how many repeats the per-class OK rate strictly fell from the"
-        + " highest class down.\n");
-    md.append("- The paper column quotes the paper (its `litellm` is our `gateway`); its testbed was real"
-        + " (Temporal, Valkey, network), ours here is ").append("real".equals(summary.mode())
-        ? "the real stack on loopback (see eval/README.md, \"Real mode\").\n" : "the simulator.\n");
+    md.append(
+        "- `gate_latency_ms` is a wall-clock quantity: it is not produced in sim mode (the gate's decisions"
+            + " take no virtual time). It is measured in real mode and by the benchmarks.\n");
+    md.append(
+        "- `p95_latency_ms_by_priority` is call latency, from submission to the successful answer with"
+            + " every wait included; the paper's P1 p95 is HTTP latency, so the two are not the same quantity.\n");
+    md.append(
+        "- `slot_ms_per_ok` and `deferrals_per_ok` cover the whole run; `http_429_share` too. The rates,"
+            + " `cap_utilization`, `p95_*` and the set of active queues cover the contention window.\n");
+    md.append(
+        "- A call is expired when the gate refused it for its deadline or its caller gave up at the"
+            + " deadline (`expired_share`, of all calls submitted); `goodput_*` counts the successful calls answered"
+            + " within their deadline; `calls_failed` counts calls that ended in another error;"
+            + " `http_p95_latency_ms_by_priority` runs from a call's first upstream attempt to its answer (the"
+            + " paper's HTTP p95); `cap_utilization` is against the true caps less outside traffic.\n");
+    md.append(
+        "- `priority_order_held` shows in how many repeats the per-class OK rate strictly fell from the"
+            + " highest class down.\n");
+    md.append(
+            "- The paper column quotes the paper (its `litellm` is our `gateway`); its testbed was real"
+                + " (Temporal, Valkey, network), ours here is ")
+        .append(
+            "real".equals(summary.mode())
+                ? "the real stack on loopback (see eval/README.md, \"Real mode\").\n"
+                : "the simulator.\n");
     if (!"real".equals(summary.mode())) {
-      md.append("- `upstream_max_per_window`: the most requests (or counted tokens) of the workload's own calls"
-          + " that reached the provider within any sliding window of one upstream period, 200s, 429s and 500s"
-          + " alike.\n");
+      md.append(
+          "- `upstream_max_per_window`: the most requests (or counted tokens) of the workload's own calls"
+              + " that reached the provider within any sliding window of one upstream period, 200s, 429s and 500s"
+              + " alike.\n");
     }
     if ("real".equals(summary.mode())) {
-      md.append("- `upstream_max_per_window` is read from the mock provider's own records: the most requests"
-          + " (or charged tokens) that reached it within any sliding window of one upstream period, 200s and"
-          + " 429s alike (in `bp*` every one was admitted by the gate); `upstream_window_bound` is cap × period"
-          + " + the gate's burst, the most the gate can admit in one period.\n");
+      md.append(
+          "- `upstream_max_per_window` is read from the mock provider's own records: the most requests"
+              + " (or charged tokens) that reached it within any sliding window of one upstream period, 200s and"
+              + " 429s alike (in `bp*` every one was admitted by the gate); `upstream_window_bound` is cap × period"
+              + " + the gate's burst, the most the gate can admit in one period.\n");
     }
-    md.append(String.format(Locale.ROOT, "- %s: a 200 returns after U(%.0f, %.0f) ms, a 429 at once; every"
-        + " activity dispatch costs %d ms; a durable timer fires %d–%d ms late; the SDK retry of naive, tn and"
-        + " gateway sleeps max(retry-after, U(0, min(8 s, 0.5 s·2^(n−1)))) on the slot.%n",
-        "real".equals(summary.mode())
-            ? "The simulator's time model, which the measured rows above (timer excess, dispatch, 429 round"
-                + " trip) check"
-            : "Time model",
-        workload.upstream().latencyMinMs(), workload.upstream().latencyMaxMs(), TimeModel.DISPATCH_NANOS / 1_000_000,
-        TimeModel.TIMER_LATE_MIN_NANOS / 1_000_000, TimeModel.TIMER_LATE_MAX_NANOS / 1_000_000));
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "- %s: a 200 returns after U(%.0f, %.0f) ms, a 429 at once; every"
+                + " activity dispatch costs %d ms; a durable timer fires %d–%d ms late; the SDK retry of naive, tn and"
+                + " gateway sleeps max(retry-after, U(0, min(8 s, 0.5 s·2^(n−1)))) on the slot.%n",
+            "real".equals(summary.mode())
+                ? "The simulator's time model, which the measured rows above (timer excess, dispatch, 429 round"
+                    + " trip) check"
+                : "Time model",
+            workload.upstream().latencyMinMs(),
+            workload.upstream().latencyMaxMs(),
+            TimeModel.DISPATCH_NANOS / 1_000_000,
+            TimeModel.TIMER_LATE_MIN_NANOS / 1_000_000,
+            TimeModel.TIMER_LATE_MAX_NANOS / 1_000_000));
     md.append("- bp policy for this workload: ").append(policyNote(workload)).append('\n');
     return md.toString();
   }
@@ -141,13 +184,14 @@ public final class ReportMarkdown {
       }
     }
     List<String[]> rows = new ArrayList<>();
-    keys.forEach((metric, set) -> {
-      if (set.isEmpty()) {
-        rows.add(new String[] {metric, null});
-      } else {
-        set.forEach(k -> rows.add(new String[] {metric, k}));
-      }
-    });
+    keys.forEach(
+        (metric, set) -> {
+          if (set.isEmpty()) {
+            rows.add(new String[] {metric, null});
+          } else {
+            set.forEach(k -> rows.add(new String[] {metric, k}));
+          }
+        });
     return rows;
   }
 
@@ -161,15 +205,26 @@ public final class ReportMarkdown {
     StringBuilder note = new StringBuilder();
     for (int d = 0; d < policy.dimensions().size(); d++) {
       var dim = policy.dimensions().get(d);
-      note.append(String.format(Locale.ROOT, "%s cap %.0f/s, burst %.0f, refill %.0f/s; ", dim.name(),
-          dim.capPerSecond(), dim.burst(), policy.refillRate(d)));
+      note.append(
+          String.format(
+              Locale.ROOT,
+              "%s cap %.0f/s, burst %.0f, refill %.0f/s; ",
+              dim.name(),
+              dim.capPerSecond(),
+              dim.burst(),
+              policy.refillRate(d)));
     }
-    note.append(String.format(Locale.ROOT, "burst = one upstream period (%.3f s) of cap, at least the largest"
-        + " single-call debit; safe window = one upstream period; cost estimate = 1 request + prompt tokens%s; a 429 is released as"
-        + " 1 request and %s tokens and retried through the gate. See eval/README.md for why.",
-        workload.upstream().periodS(),
-        policy.reservation() ? " + max_tokens (reservation mode, default " + policy.defaultMaxTokens() + ")" : "",
-        workload.upstream().rejectedCount() ? "all its" : "0"));
+    note.append(
+        String.format(
+            Locale.ROOT,
+            "burst = one upstream period (%.3f s) of cap, at least the largest"
+                + " single-call debit; safe window = one upstream period; cost estimate = 1 request + prompt tokens%s; a 429 is released as"
+                + " 1 request and %s tokens and retried through the gate. See eval/README.md for why.",
+            workload.upstream().periodS(),
+            policy.reservation()
+                ? " + max_tokens (reservation mode, default " + policy.defaultMaxTokens() + ")"
+                : "",
+            workload.upstream().rejectedCount() ? "all its" : "0"));
     return note.toString();
   }
 }

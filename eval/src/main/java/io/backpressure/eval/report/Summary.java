@@ -23,8 +23,15 @@ import java.util.Set;
  * @param faults the faults injected into every run, as given ({@code --fault}); empty for none
  * @param configs configuration name to its results, in the order run
  */
-public record Summary(String workload, String mode, int repeats, long seed, double durationS, double scale,
-    List<String> faults, Map<String, ConfigResult> configs) {
+public record Summary(
+    String workload,
+    String mode,
+    int repeats,
+    long seed,
+    double durationS,
+    double scale,
+    List<String> faults,
+    Map<String, ConfigResult> configs) {
 
   /**
    * One configuration's results.
@@ -34,7 +41,8 @@ public record Summary(String workload, String mode, int repeats, long seed, doub
    * @param usage mean requests/s (row 0) and tokens/s (row 1) counted by the provider per time bin
    * @param binSeconds one time bin's width
    */
-  public record ConfigResult(Map<String, Aggregate> metrics, double[][] heat, double[][] usage, double binSeconds) {
+  public record ConfigResult(
+      Map<String, Aggregate> metrics, double[][] heat, double[][] usage, double binSeconds) {
 
     /** The estimate of a scalar metric, or null when the metric is absent. */
     public Stats.Estimate scalar(String metric) {
@@ -61,8 +69,10 @@ public record Summary(String workload, String mode, int repeats, long seed, doub
     Map<String, Aggregate> metrics = new LinkedHashMap<>();
     for (String name : runs.get(0).values().keySet()) {
       if (runs.get(0).values().get(name) instanceof RunMetrics.Scalar) {
-        double[] values = runs.stream()
-            .mapToDouble(r -> ((RunMetrics.Scalar) r.values().get(name)).value()).toArray();
+        double[] values =
+            runs.stream()
+                .mapToDouble(r -> ((RunMetrics.Scalar) r.values().get(name)).value())
+                .toArray();
         metrics.put(name, new Scalar(Stats.meanCi95(values)));
       } else {
         Set<String> keys = new LinkedHashSet<>();
@@ -76,12 +86,16 @@ public record Summary(String workload, String mode, int repeats, long seed, doub
             Double v = ((RunMetrics.ByKey) r.values().get(name)).values().get(key);
             values.add(v == null ? Double.NaN : v);
           }
-          byKey.put(key, Stats.meanCi95(values.stream().mapToDouble(Double::doubleValue).toArray()));
+          byKey.put(
+              key, Stats.meanCi95(values.stream().mapToDouble(Double::doubleValue).toArray()));
         }
         metrics.put(name, new ByKey(byKey));
       }
     }
-    return new ConfigResult(metrics, Metrics.meanBins(runs, RunMetrics::heat), Metrics.meanBins(runs, RunMetrics::usage),
+    return new ConfigResult(
+        metrics,
+        Metrics.meanBins(runs, RunMetrics::heat),
+        Metrics.meanBins(runs, RunMetrics::usage),
         runs.get(0).binSeconds());
   }
 }

@@ -12,16 +12,18 @@ import java.util.Map;
 
 /**
  * Renders {@code summary.json} (eval/README.md): {@code {"workload", "mode", "repeats", "seed",
- * "duration_s", "scale" (only when the workload was scaled down), "faults" (only when faults were injected), "configs": {"bp": {"http_429_share": {"mean", "ci95"}, "ok_rps_by_priority":
- * {"P1": {"mean", "ci95"}}, …}}}}. Keys keep their deterministic insertion order (configurations as
- * run, metrics in the order eval/README.md lists them, classes and tenants in workload order); numbers are rounded to six
- * significant digits; an undefined value (no data, or a half-width from one repeat) is {@code null}.
- * The same summary always renders to the same bytes.
+ * "duration_s", "scale" (only when the workload was scaled down), "faults" (only when faults were
+ * injected), "configs": {"bp": {"http_429_share": {"mean", "ci95"}, "ok_rps_by_priority": {"P1":
+ * {"mean", "ci95"}}, …}}}}. Keys keep their deterministic insertion order (configurations as run,
+ * metrics in the order eval/README.md lists them, classes and tenants in workload order); numbers
+ * are rounded to six significant digits; an undefined value (no data, or a half-width from one
+ * repeat) is {@code null}. The same summary always renders to the same bytes.
  */
 public final class SummaryJson {
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(SerializationFeature.INDENT_OUTPUT)
-      .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(SerializationFeature.INDENT_OUTPUT)
+          .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
   private static final MathContext DIGITS = new MathContext(6);
 
   private SummaryJson() {}
@@ -47,7 +49,9 @@ public final class SummaryJson {
           estimate(node.putObject(m.getKey()), s.estimate());
         } else {
           ObjectNode keyed = node.putObject(m.getKey());
-          ((Summary.ByKey) m.getValue()).estimates().forEach((k, e) -> estimate(keyed.putObject(k), e));
+          ((Summary.ByKey) m.getValue())
+              .estimates()
+              .forEach((k, e) -> estimate(keyed.putObject(k), e));
         }
       }
     }

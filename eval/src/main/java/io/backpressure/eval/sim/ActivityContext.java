@@ -24,8 +24,8 @@ interface ActivityContext {
 
   /**
    * Sends the call upstream now. {@code onReply} receives the answer: a 200 or a 500 after the
-   * service latency, a 429 at once (as a separate event). Every method below, called for a call
-   * its caller has already given up, only ends the activity (frees its slot).
+   * service latency, a 429 at once (as a separate event). Every method below, called for a call its
+   * caller has already given up, only ends the activity (frees its slot).
    */
   void send(SimCall call, Consumer<Reply> onReply);
 
@@ -63,7 +63,11 @@ interface ActivityContext {
    *     SimUpstream}); empty on a 500
    * @param body on a 429 the provider's error body, else null
    */
-  record Reply(int status, long retryAfterNanos, String boundDimension, Map<String, String> headers,
+  record Reply(
+      int status,
+      long retryAfterNanos,
+      String boundDimension,
+      Map<String, String> headers,
       String body) {
 
     boolean ok() {

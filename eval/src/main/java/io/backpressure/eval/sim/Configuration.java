@@ -7,15 +7,31 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * One way of running the same workload (eval/README.md, configurations): how waiting activities reach slots, and what an
- * activity does with its slot. Each is a small model of what the paper describes.
+ * One way of running the same workload (eval/README.md, configurations): how waiting activities
+ * reach slots, and what an activity does with its slot. Each is a small model of what the paper
+ * describes.
  */
 public sealed interface Configuration
-    permits NaiveConfiguration, TemporalNativeConfiguration, GatewayConfiguration, GateConfiguration {
+    permits NaiveConfiguration,
+        TemporalNativeConfiguration,
+        GatewayConfiguration,
+        GateConfiguration {
 
   /** Every configuration's name, in report order. */
-  List<String> NAMES = List.of("naive", "tn", "gateway", "bp", "bp-static", "bp-no-drf", "bp-no-priority",
-      "bp-no-safe-window", "bp-oracle", "bp-mean-estimate", "bp-429-held", "bp-reserve-tight");
+  List<String> NAMES =
+      List.of(
+          "naive",
+          "tn",
+          "gateway",
+          "bp",
+          "bp-static",
+          "bp-no-drf",
+          "bp-no-priority",
+          "bp-no-safe-window",
+          "bp-oracle",
+          "bp-mean-estimate",
+          "bp-429-held",
+          "bp-reserve-tight");
 
   /** The name used on the command line and as the JSON key. */
   String name();
@@ -54,8 +70,9 @@ public sealed interface Configuration
       case "bp-mean-estimate" -> new GateConfiguration(GateConfiguration.Variant.MEAN_ESTIMATE);
       case "bp-429-held" -> new GateConfiguration(GateConfiguration.Variant.REJECTED_HELD);
       case "bp-reserve-tight" -> new GateConfiguration(GateConfiguration.Variant.TIGHT_RESERVATION);
-      default -> throw new IllegalArgumentException(
-          "unknown configuration '" + name + "'; allowed: " + String.join(", ", NAMES));
+      default ->
+          throw new IllegalArgumentException(
+              "unknown configuration '" + name + "'; allowed: " + String.join(", ", NAMES));
     };
   }
 
@@ -72,7 +89,8 @@ public sealed interface Configuration
       }
     }
     if (names.isEmpty()) {
-      throw new IllegalArgumentException("--configs names no configuration; allowed: " + String.join(", ", NAMES));
+      throw new IllegalArgumentException(
+          "--configs names no configuration; allowed: " + String.join(", ", NAMES));
     }
     List<Configuration> list = new ArrayList<>();
     for (String name : names) {

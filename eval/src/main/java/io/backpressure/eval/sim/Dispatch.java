@@ -27,8 +27,8 @@ interface Dispatch {
   }
 
   /**
-   * Temporal's matching-side throttle: waiting activities leave in priority order (class rank,
-   * then arrival), at most {@code perSecond} per second (a token bucket with burst 1).
+   * Temporal's matching-side throttle: waiting activities leave in priority order (class rank, then
+   * arrival), at most {@code perSecond} per second (a token bucket with burst 1).
    */
   static Dispatch throttled(double perSecond) {
     return new Throttled(perSecond);

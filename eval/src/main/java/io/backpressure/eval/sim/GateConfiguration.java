@@ -24,18 +24,18 @@ import java.util.Map;
  * <h2>The activity</h2>
  *
  * On taking a slot the activity asks the gate. <b>Admitted</b>: it sends the call; after a 200 it
- * releases the grant with the true usage (prompt + completion tokens) and succeeds. After a 429 (the
- * gate was wrong) it releases with {@link #rejectedActual what the provider counted} and the activity
- * fails and is retried through the gate (a fresh admission after the re-dispatch cost), never by a
- * sleep on the slot. <b>Deferred</b>: the activity ends at once, freeing the slot, and the workflow
- * sleeps {@code retryAfter} on a durable timer, then dispatches the activity again, which presents
- * the booking. <b>Expired</b>: the call's turn would come after its deadline; the call ends
- * expired at once. <b>Rejected</b>: the call fails (it can never fit). A 500 from the provider is
- * released like a 200 (the provider counted the call) and the activity is retried through the
- * gate.
+ * releases the grant with the true usage (prompt + completion tokens) and succeeds. After a 429
+ * (the gate was wrong) it releases with {@link #rejectedActual what the provider counted} and the
+ * activity fails and is retried through the gate (a fresh admission after the re-dispatch cost),
+ * never by a sleep on the slot. <b>Deferred</b>: the activity ends at once, freeing the slot, and
+ * the workflow sleeps {@code retryAfter} on a durable timer, then dispatches the activity again,
+ * which presents the booking. <b>Expired</b>: the call's turn would come after its deadline; the
+ * call ends expired at once. <b>Rejected</b>: the call fails (it can never fit). A 500 from the
+ * provider is released like a 200 (the provider counted the call) and the activity is retried
+ * through the gate.
  *
- * <p>Feedback: after every answer, once the grant is released, the activity tells the gate what
- * the provider said ({@link Gate#feedback}): the answer's status, rate-limit headers and error body
+ * <p>Feedback: after every answer, once the grant is released, the activity tells the gate what the
+ * provider said ({@link Gate#feedback}): the answer's status, rate-limit headers and error body
  * ({@link SimUpstream} writes them as the mock provider does), read by {@link ProviderSignals} as
  * the Temporal integration reads a real answer, with what the provider counted for the call as its
  * usage. {@code bp} learns from it; {@code bp-static} runs with {@link FeedbackPolicy#DISABLED}, so
@@ -43,11 +43,12 @@ import java.util.Map;
  *
  * <p>Deadlines: a call of a tenant with {@code deadline_s} must be <em>answered</em> by its
  * deadline, so it asks with {@code maxWait} = what is left of its budget less the provider's
- * expected latency ({@code submitted + deadline_s − now − p95}, at least 0, where {@code p95} is the
- * 95th percentile of the workload's latency model, {@link Workload.Upstream#p95LatencyMs}); a turn
- * that comes later could only be answered after the caller has given up. A call without a deadline
- * asks with its class's {@code max_wait_s} when the workload's {@code priorities} give one (the
- * request's default, standing in for the policy's per-class {@code max_wait}), else with no limit.
+ * expected latency ({@code submitted + deadline_s − now − p95}, at least 0, where {@code p95} is
+ * the 95th percentile of the workload's latency model, {@link Workload.Upstream#p95LatencyMs}); a
+ * turn that comes later could only be answered after the caller has given up. A call without a
+ * deadline asks with its class's {@code max_wait_s} when the workload's {@code priorities} give one
+ * (the request's default, standing in for the policy's per-class {@code max_wait}), else with no
+ * limit.
  *
  * <h2>The policy, derived from the workload (the documented bp choices)</h2>
  *
@@ -67,10 +68,9 @@ import java.util.Map;
  *       weights from the tenants; reservation and {@code default_max_tokens} from {@code gate}.
  *   <li>Cost estimate: 1 request and the prompt tokens (the completion is known only from the
  *       reply); the request carries the tenant's {@code max_tokens} (none: the gate's default),
- *       reserved in reservation mode. The
- *       estimate ablations ({@code bp-oracle}, {@code bp-mean-estimate}, {@code
- *       bp-reserve-tight}) change only this, as {@link TokenEstimate} describes; {@code
- *       bp-429-held} changes only what a 429 is released with.
+ *       reserved in reservation mode. The estimate ablations ({@code bp-oracle}, {@code
+ *       bp-mean-estimate}, {@code bp-reserve-tight}) change only this, as {@link TokenEstimate}
+ *       describes; {@code bp-429-held} changes only what a 429 is released with.
  *   <li>Feedback: the defaults of {@link FeedbackPolicy} with the provider's accounting period
  *       {@code upstream.period_s} ({@code bp-static}: {@link FeedbackPolicy#DISABLED}).
  * </ul>
@@ -99,13 +99,20 @@ public final class GateConfiguration implements Configuration {
      * window (the documented release gives them back).
      */
     REJECTED_HELD("bp-429-held", TokenEstimate.PROMPT, true),
-    /** bp in reservation mode, reserving each tenant's largest completion ({@link TokenEstimate#TIGHT_RESERVATION}). */
+    /**
+     * bp in reservation mode, reserving each tenant's largest completion ({@link
+     * TokenEstimate#TIGHT_RESERVATION}).
+     */
     TIGHT_RESERVATION("bp-reserve-tight", TokenEstimate.TIGHT_RESERVATION, false);
 
     public final String label;
+
     /** What the activity tells the gate about a call's tokens. */
     public final TokenEstimate estimate;
-    /** Whether a rate-limited call is released with all it debited (else {@link #rejectedActual}). */
+
+    /**
+     * Whether a rate-limited call is released with all it debited (else {@link #rejectedActual}).
+     */
     final boolean holdsRejected;
 
     Variant(String label) {
@@ -118,7 +125,9 @@ public final class GateConfiguration implements Configuration {
       this.holdsRejected = holdsRejected;
     }
 
-    /** Whether only the simulator's activity models this variant (the real worker asks as bp does). */
+    /**
+     * Whether only the simulator's activity models this variant (the real worker asks as bp does).
+     */
     public boolean simulatedOnly() {
       return estimate != TokenEstimate.PROMPT || holdsRejected;
     }
@@ -166,14 +175,18 @@ public final class GateConfiguration implements Configuration {
     Workload.Caps caps = workload.gate().configuredCaps(up);
     Policy.Builder builder = Policy.builder("sim/" + workload.name());
     if (caps.requestsPerS() != null) {
-      builder.dimension(Dimension.REQUESTS, caps.requestsPerS(), Math.max(1, caps.requestsPerS() * up.periodS()));
+      builder.dimension(
+          Dimension.REQUESTS, caps.requestsPerS(), Math.max(1, caps.requestsPerS() * up.periodS()));
     } else if (variant == Variant.NO_DRF) {
       throw new IllegalArgumentException(
           "bp-no-drf meters requests only, but workload " + workload.name() + " caps no requests");
     }
     if (metersTokens(workload, variant)) {
-      builder.dimension(Dimension.TOKENS, caps.tokensPerS(),
-          Math.max(largestTokenDebit(workload, variant.estimate), caps.tokensPerS() * up.periodS()));
+      builder.dimension(
+          Dimension.TOKENS,
+          caps.tokensPerS(),
+          Math.max(
+              largestTokenDebit(workload, variant.estimate), caps.tokensPerS() * up.periodS()));
     }
     for (Workload.PriorityWeight k : workload.priorities()) {
       builder.priority(k.name(), variant == Variant.NO_PRIORITY ? 1.0 : k.weight());
@@ -184,9 +197,10 @@ public final class GateConfiguration implements Configuration {
     builder.reservation(variant.estimate.reservation(workload), workload.gate().defaultMaxTokens());
     Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
     builder.safeWindow(variant == Variant.NO_SAFE_WINDOW ? null : period);
-    builder.feedback(variant == Variant.STATIC
-        ? FeedbackPolicy.DISABLED
-        : FeedbackPolicy.DEFAULT.toBuilder().period(period).build());
+    builder.feedback(
+        variant == Variant.STATIC
+            ? FeedbackPolicy.DISABLED
+            : FeedbackPolicy.DEFAULT.toBuilder().period(period).build());
     return builder.build();
   }
 
@@ -208,11 +222,13 @@ public final class GateConfiguration implements Configuration {
    * full, so giving it back would only re-admit into the same full window), and tokens only if the
    * provider counts rejected calls ({@code rejected_count}), in which case it counted all of them.
    */
-  static Cost rejectedActual(SimCall call, boolean rejectedCount, boolean tokens, boolean requests) {
+  static Cost rejectedActual(
+      SimCall call, boolean rejectedCount, boolean tokens, boolean requests) {
     return cost(requests, 1, tokens, rejectedCount ? call.totalTokens() : 0);
   }
 
-  private static Cost cost(boolean requests, double requestAmount, boolean tokens, double tokenAmount) {
+  private static Cost cost(
+      boolean requests, double requestAmount, boolean tokens, double tokenAmount) {
     Cost cost = requests ? Cost.requests(requestAmount) : Cost.none();
     return tokens ? cost.tokens(tokenAmount) : cost;
   }
@@ -289,10 +305,18 @@ public final class GateConfiguration implements Configuration {
 
     @Override
     public void start(SimCall call) {
-      AdmissionRequest request = new AdmissionRequest(call.tenant.name(), call.tenant.priority(),
-          cost(requests, 1, tokens, estimate.tokens(workload, call.tenant, call.promptTokens, call.totalTokens())),
-          estimate.maxTokens(call.tenant, call.completionTokens), call.booking,
-          maxWait(workload, call, context.now()));
+      AdmissionRequest request =
+          new AdmissionRequest(
+              call.tenant.name(),
+              call.tenant.priority(),
+              cost(
+                  requests,
+                  1,
+                  tokens,
+                  estimate.tokens(workload, call.tenant, call.promptTokens, call.totalTokens())),
+              estimate.maxTokens(call.tenant, call.completionTokens),
+              call.booking,
+              maxWait(workload, call, context.now()));
       Admission admission = gate.admit(request);
       if (call.ended()) {
         handBack(call, admission);
@@ -300,22 +324,28 @@ public final class GateConfiguration implements Configuration {
       }
       if (admission instanceof Admission.Admitted admitted) {
         call.booking = null;
-        context.send(call, reply -> {
-          if (reply.status() == 429) {
-            gate.release(admitted.grant(), holdsRejected
-                ? admitted.grant().debited() : rejectedActual(call, rejectedCount, tokens, requests));
-            gate.feedback(admitted.grant(), signal(reply, rejectedCount ? call.totalTokens() : 0));
-            context.retry(call);
-          } else {
-            gate.release(admitted.grant(), cost(requests, 1, tokens, call.totalTokens()));
-            gate.feedback(admitted.grant(), signal(reply, call.totalTokens()));
-            if (reply.ok()) {
-              context.succeed(call);
-            } else {
-              context.retry(call);
-            }
-          }
-        });
+        context.send(
+            call,
+            reply -> {
+              if (reply.status() == 429) {
+                gate.release(
+                    admitted.grant(),
+                    holdsRejected
+                        ? admitted.grant().debited()
+                        : rejectedActual(call, rejectedCount, tokens, requests));
+                gate.feedback(
+                    admitted.grant(), signal(reply, rejectedCount ? call.totalTokens() : 0));
+                context.retry(call);
+              } else {
+                gate.release(admitted.grant(), cost(requests, 1, tokens, call.totalTokens()));
+                gate.feedback(admitted.grant(), signal(reply, call.totalTokens()));
+                if (reply.ok()) {
+                  context.succeed(call);
+                } else {
+                  context.retry(call);
+                }
+              }
+            });
       } else if (admission instanceof Admission.Deferred deferred) {
         call.booking = deferred.booking();
         context.defer(call, deferred.retryAfter().toNanos());

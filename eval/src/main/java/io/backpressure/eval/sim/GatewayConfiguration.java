@@ -6,15 +6,15 @@ import io.backpressure.eval.workload.Workload;
  * {@code gateway}: a LiteLLM-style proxy with client-side limits (paper's Mode C). Each tenant owns
  * a static slice of the cap per 60 s fixed window (aligned to the run's start), proportional to its
  * weight {@code w_t} alone — the gateway knows nothing of priority classes: {@code requests_per_s ·
- * 60 · w_t / Σw} requests and, if tokens are capped, {@code tokens_per_s · 60 · w_t / Σw} tokens. The
- * slices sum to the cap without oversubscription.
+ * 60 · w_t / Σw} requests and, if tokens are capped, {@code tokens_per_s · 60 · w_t / Σw} tokens.
+ * The slices sum to the cap without oversubscription.
  *
  * <p>Everything happens while the caller's activity holds its slot: a call whose tenant slice is
  * exhausted waits inside the proxy for the next window; an admitted call takes one request from the
  * slice (once per call, as the proxy's pre-call hook counts it) and is sent; upstream 429s are
  * retried inside the proxy with the same backoff as {@code naive}. Tokens are charged to the slice
- * after the reply with the usage the provider reports, and a call may start while the slice's
- * token count is still below its limit (the proxy cannot know a call's usage in advance).
+ * after the reply with the usage the provider reports, and a call may start while the slice's token
+ * count is still below its limit (the proxy cannot know a call's usage in advance).
  */
 public final class GatewayConfiguration implements Configuration {
   /** The proxy's accounting window, in nanoseconds (the simulator's and the real run's). */
@@ -31,8 +31,9 @@ public final class GatewayConfiguration implements Configuration {
   }
 
   /**
-   * Per tenant, in workload order, the requests of its slice per window: {@code requests_per_s · 60 ·
-   * w_t / Σw}, or {@code +∞} when requests are not capped. Shared by the simulator and the real run.
+   * Per tenant, in workload order, the requests of its slice per window: {@code requests_per_s · 60
+   * · w_t / Σw}, or {@code +∞} when requests are not capped. Shared by the simulator and the real
+   * run.
    */
   public static double[] requestSlices(Workload workload) {
     return slices(workload, workload.upstream().requestsPerS());
@@ -55,8 +56,8 @@ public final class GatewayConfiguration implements Configuration {
   }
 
   /**
-   * The proxy's accounting, the one model of both modes (the simulator's {@link Proxy} and the
-   * real run's {@code GatewaySlices}): per tenant the requests and tokens used in the current 60 s
+   * The proxy's accounting, the one model of both modes (the simulator's {@link Proxy} and the real
+   * run's {@code GatewaySlices}): per tenant the requests and tokens used in the current 60 s
    * window, counted from the run's origin ({@code floorDiv}, so an instant before the origin
    * belongs to window −1). Times are nanoseconds since the run's origin. Not thread-safe.
    */
@@ -100,7 +101,9 @@ public final class GatewayConfiguration implements Configuration {
       return (Math.floorDiv(now, WINDOW_NANOS) + 1) * WINDOW_NANOS - now;
     }
 
-    /** Charges {@code tokens} the provider reported at {@code now} to tenant {@code queue}'s slice. */
+    /**
+     * Charges {@code tokens} the provider reported at {@code now} to tenant {@code queue}'s slice.
+     */
     public void charge(int queue, double tokens, long now) {
       roll(queue, now);
       tokensUsed[queue] += tokens;
@@ -132,10 +135,13 @@ public final class GatewayConfiguration implements Configuration {
       int t = call.queue;
       long now = context.now();
       if (slices.tryTake(t, now)) {
-        SdkRetry.untilOk(context, call, () -> {
-          slices.charge(t, call.totalTokens(), context.now());
-          context.succeed(call);
-        });
+        SdkRetry.untilOk(
+            context,
+            call,
+            () -> {
+              slices.charge(t, call.totalTokens(), context.now());
+              context.succeed(call);
+            });
       } else {
         context.after(call, Slices.untilNextWindow(now), () -> start(call));
       }

@@ -10,13 +10,17 @@ public final class SdkRetry {
 
   /** Sends {@code call} until it gets a 200, then runs {@code onOk}. */
   static void untilOk(ActivityContext context, SimCall call, Runnable onOk) {
-    context.send(call, reply -> {
-      if (reply.ok()) {
-        onOk.run();
-      } else {
-        long sleep = TimeModel.sdkBackoffNanos(call.rejections, reply.retryAfterNanos(), context.jitter());
-        context.after(call, sleep, () -> untilOk(context, call, onOk));
-      }
-    });
+    context.send(
+        call,
+        reply -> {
+          if (reply.ok()) {
+            onOk.run();
+          } else {
+            long sleep =
+                TimeModel.sdkBackoffNanos(
+                    call.rejections, reply.retryAfterNanos(), context.jitter());
+            context.after(call, sleep, () -> untilOk(context, call, onOk));
+          }
+        });
   }
 }

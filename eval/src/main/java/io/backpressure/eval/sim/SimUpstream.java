@@ -29,8 +29,8 @@ import java.util.SplittableRandom;
  * is the true cap per period (outside traffic included, as a provider counts it); what remains is
  * the limiter's remainder plus, in a fixed window, the outside traffic's share of the part of the
  * window still to come (spread evenly, it has spent {@code outside · elapsed} so far; in a sliding
- * window or a bucket its share is always spent already); resets and {@code retry-after(-ms)} are the
- * limiter's. A 429's body names the exhausted dimension in OpenAI's {@code error.type}. A 500
+ * window or a bucket its share is always spent already); resets and {@code retry-after(-ms)} are
+ * the limiter's. A 429's body names the exhausted dimension in OpenAI's {@code error.type}. A 500
  * carries no rate-limit headers. As with the HTTP mock, the headers of a 200 describe the moment
  * the call was decided, not the moment its answer arrives.
  */
@@ -50,7 +50,8 @@ final class SimUpstream {
    * @param latencyRandom the stream of service latencies
    * @param errorRandom the stream that decides which admitted calls get a 500
    */
-  SimUpstream(Workload.Upstream spec, SplittableRandom latencyRandom, SplittableRandom errorRandom) {
+  SimUpstream(
+      Workload.Upstream spec, SplittableRandom latencyRandom, SplittableRandom errorRandom) {
     this.spec = spec;
     this.latencyRandom = latencyRandom;
     this.errorRandom = errorRandom;
@@ -66,10 +67,20 @@ final class SimUpstream {
   private static UpstreamLimiter limiter(Workload.Upstream spec, Workload.Caps caps) {
     WindowModel model = WindowModel.parse(spec.window());
     Duration period = Duration.ofNanos(Math.round(spec.periodS() * 1e9));
-    LimitSpec requests = caps.requestsPerS() == null ? null : new LimitSpec(model,
-        (caps.requestsPerS() - spec.outsideOf(Dimension.REQUESTS)) * spec.periodS(), period);
-    LimitSpec tokens = caps.tokensPerS() == null ? null : new LimitSpec(model,
-        (caps.tokensPerS() - spec.outsideOf(Dimension.TOKENS)) * spec.periodS(), period);
+    LimitSpec requests =
+        caps.requestsPerS() == null
+            ? null
+            : new LimitSpec(
+                model,
+                (caps.requestsPerS() - spec.outsideOf(Dimension.REQUESTS)) * spec.periodS(),
+                period);
+    LimitSpec tokens =
+        caps.tokensPerS() == null
+            ? null
+            : new LimitSpec(
+                model,
+                (caps.tokensPerS() - spec.outsideOf(Dimension.TOKENS)) * spec.periodS(),
+                period);
     return new UpstreamLimiter(requests, tokens, spec.rejectedCount());
   }
 
@@ -97,7 +108,8 @@ final class SimUpstream {
     }
     Verdict verdict = limiter.tryAcquire(now, tokens);
     if (!verdict.admitted()) {
-      return new Answer(429, verdict, headers(now, verdict), rateLimitedBody(verdict.boundDimension()));
+      return new Answer(
+          429, verdict, headers(now, verdict), rateLimitedBody(verdict.boundDimension()));
     }
     boolean error = spec.errorRate() > 0 && errorRandom.nextDouble() < spec.errorRate();
     return error
@@ -107,21 +119,32 @@ final class SimUpstream {
 
   /** A 429's body in OpenAI's shape, naming the exhausted dimension in {@code error.type}. */
   private static String rateLimitedBody(String dimension) {
-    return "{\"error\":{\"message\":\"Rate limit reached for " + dimension + "\",\"type\":\""
-        + dimension + "\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}";
+    return "{\"error\":{\"message\":\"Rate limit reached for "
+        + dimension
+        + "\",\"type\":\""
+        + dimension
+        + "\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}";
   }
 
   /** The rate-limit headers of a decision at {@code now}, as the class comment describes. */
   private Map<String, String> headers(long now, Verdict verdict) {
-    double unspent = model == WindowModel.FIXED
-        ? 1 - (double) Math.floorMod(now, period.toNanos()) / period.toNanos()
-        : 0;
+    double unspent =
+        model == WindowModel.FIXED
+            ? 1 - (double) Math.floorMod(now, period.toNanos()) / period.toNanos()
+            : 0;
     double outsideRequests = spec.outsideOf(Dimension.REQUESTS) * spec.periodS() * unspent;
     double outsideTokens = spec.outsideOf(Dimension.TOKENS) * spec.periodS() * unspent;
-    Verdict shown = new Verdict(verdict.admitted(), verdict.boundDimension(), verdict.retryAfterNanos(),
-        verdict.remainingRequests() + outsideRequests, verdict.remainingTokens() + outsideTokens,
-        verdict.resetRequestsNanos(), verdict.resetTokensNanos());
-    return OpenAiRateLimitHeaders.of(trueSpec(caps.requestsPerS()), trueSpec(caps.tokensPerS()), shown);
+    Verdict shown =
+        new Verdict(
+            verdict.admitted(),
+            verdict.boundDimension(),
+            verdict.retryAfterNanos(),
+            verdict.remainingRequests() + outsideRequests,
+            verdict.remainingTokens() + outsideTokens,
+            verdict.resetRequestsNanos(),
+            verdict.resetTokensNanos());
+    return OpenAiRateLimitHeaders.of(
+        trueSpec(caps.requestsPerS()), trueSpec(caps.tokensPerS()), shown);
   }
 
   /** The true cap of a dimension per period, outside traffic included; null when uncapped. */
@@ -131,7 +154,8 @@ final class SimUpstream {
 
   /** The service latency of one answer that was not a 429. */
   long latencyNanos() {
-    return latencyMinNanos + (latencySpanNanos == 0 ? 0 : latencyRandom.nextLong(latencySpanNanos + 1));
+    return latencyMinNanos
+        + (latencySpanNanos == 0 ? 0 : latencyRandom.nextLong(latencySpanNanos + 1));
   }
 
   boolean rejectedCount() {

@@ -1,7 +1,7 @@
 package io.backpressure.eval.sim;
 
-import io.backpressure.core.Ticker;
 import io.backpressure.core.ManualClock;
+import io.backpressure.core.Ticker;
 import io.backpressure.eval.measure.Recorder;
 import io.backpressure.eval.measure.Recording;
 import io.backpressure.eval.workload.Workload;
@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * <h2>The model</h2>
  *
  * Tenants submit calls: a closed-loop tenant runs {@code workflows} workflows, each submitting its
- * next call when the previous one ends; an open-loop tenant submits one call per Poisson arrival.
- * A call runs as an activity: it is dispatched (costing {@link TimeModel#DISPATCH_NANOS}), waits in
+ * next call when the previous one ends; an open-loop tenant submits one call per Poisson arrival. A
+ * call runs as an activity: it is dispatched (costing {@link TimeModel#DISPATCH_NANOS}), waits in
  * the configuration's {@link Dispatch} (FIFO, or priority order and rate-limited for {@code tn})
  * for one of the workload's {@code slots} worker slots, and once it holds one, the configuration's
  * {@link ActivityBehaviour} decides what happens: send upstream, sleep on the slot, defer onto a
@@ -31,9 +31,10 @@ import java.util.function.Consumer;
  *
  * Events run in (time, sequence number) order on one thread; all randomness comes from streams
  * split in a fixed order from the run's seed (latency, backoff jitter, timer lateness, then per
- * tenant: token sizes and arrivals, then the provider's errors), and nothing reads the wall clock. The same seed therefore
- * gives the same {@link Recording}, event for event. Per-tenant token streams also mean that every
- * configuration meets the same sequence of call sizes for the same seed.
+ * tenant: token sizes and arrivals, then the provider's errors), and nothing reads the wall clock.
+ * The same seed therefore gives the same {@link Recording}, event for event. Per-tenant token
+ * streams also mean that every configuration meets the same sequence of call sizes for the same
+ * seed.
  *
  * <p>Not thread-safe; one instance runs once.
  */
@@ -65,7 +66,9 @@ final class Simulation implements ActivityContext {
     this.queues = new QueueState[workload.tenants().size()];
     for (int i = 0; i < queues.length; i++) {
       Workload.Tenant tenant = workload.tenants().get(i);
-      queues[i] = new QueueState(i, tenant, workload.classIndex(tenant.priority()), root.split(), root.split());
+      queues[i] =
+          new QueueState(
+              i, tenant, workload.classIndex(tenant.priority()), root.split(), root.split());
     }
     this.upstream = new SimUpstream(workload.upstream(), latencyRandom, root.split());
     this.freeSlots = workload.slots();
@@ -97,8 +100,16 @@ final class Simulation implements ActivityContext {
       if (call.holdsSlot()) {
         call.slotHeldNanos += endNanos - call.slotSinceNanos;
       }
-      recorder.call(new Recording.Call(call.queue, call.submittedNanos, call.finishedNanos, call.outcome,
-          call.slotHeldNanos, call.deferrals, call.attempts, call.firstAttemptNanos));
+      recorder.call(
+          new Recording.Call(
+              call.queue,
+              call.submittedNanos,
+              call.finishedNanos,
+              call.outcome,
+              call.slotHeldNanos,
+              call.deferrals,
+              call.attempts,
+              call.firstAttemptNanos));
     }
     return recorder.finish(endNanos);
   }
@@ -117,13 +128,15 @@ final class Simulation implements ActivityContext {
 
   @Override
   public void after(SimCall call, long delayNanos, Runnable action) {
-    at(plus(now(), delayNanos), () -> {
-      if (call.ended()) {
-        freeSlot(call);
-      } else {
-        action.run();
-      }
-    });
+    at(
+        plus(now(), delayNanos),
+        () -> {
+          if (call.ended()) {
+            freeSlot(call);
+          } else {
+            action.run();
+          }
+        });
   }
 
   @Override
@@ -146,13 +159,21 @@ final class Simulation implements ActivityContext {
       if (answer.status() != 200) {
         call.rejections++;
       }
-      recorder.attempt(new Recording.Attempt(call.queue, now, done, answer.status(), null, tokens, counted));
+      recorder.attempt(
+          new Recording.Attempt(call.queue, now, done, answer.status(), null, tokens, counted));
       at(done, () -> onReply.accept(new Reply(answer.status(), 0, null, answer.headers(), null)));
     } else {
       call.rejections++;
-      recorder.attempt(new Recording.Attempt(call.queue, now, now, 429, verdict.boundDimension(), tokens, counted));
-      Reply reply = new Reply(429, verdict.retryAfterNanos(), verdict.boundDimension(),
-          answer.headers(), answer.body());
+      recorder.attempt(
+          new Recording.Attempt(
+              call.queue, now, now, 429, verdict.boundDimension(), tokens, counted));
+      Reply reply =
+          new Reply(
+              429,
+              verdict.retryAfterNanos(),
+              verdict.boundDimension(),
+              answer.headers(),
+              answer.body());
       at(now, () -> onReply.accept(reply));
     }
   }
@@ -205,16 +226,20 @@ final class Simulation implements ActivityContext {
     if (next >= stop) {
       return;
     }
-    at(next, () -> {
-      submit(q, null);
-      scheduleArrival(q, next);
-    });
+    at(
+        next,
+        () -> {
+          submit(q, null);
+          scheduleArrival(q, next);
+        });
   }
 
   private void submit(QueueState q, Workflow workflow) {
     long prompt = q.tenant.promptTokens().sample(q.tokenRandom);
     long completion = q.tenant.clampCompletion(q.tenant.completionTokens().sample(q.tokenRandom));
-    SimCall call = new SimCall(q.index, q.tenant, q.classIndex, callSequence++, now(), prompt, completion, workflow);
+    SimCall call =
+        new SimCall(
+            q.index, q.tenant, q.classIndex, callSequence++, now(), prompt, completion, workflow);
     calls.add(call);
     if (call.deadlineNanos != Long.MAX_VALUE) {
       at(call.deadlineNanos, () -> giveUp(call));
@@ -223,11 +248,11 @@ final class Simulation implements ActivityContext {
   }
 
   /**
-   * The caller stops waiting for {@code call} at its deadline: the call is expired and its
-   * workflow moves on. An activity still running for it ends at its next step (a reply, a wake-up
-   * on the slot, a re-dispatch), and a dispatched activity that has not taken a slot never does —
-   * except a call holding a gate booking (a durable timer fired a little late, past the deadline):
-   * it still wakes and hands its place back ({@code GateConfiguration}), as a caller does.
+   * The caller stops waiting for {@code call} at its deadline: the call is expired and its workflow
+   * moves on. An activity still running for it ends at its next step (a reply, a wake-up on the
+   * slot, a re-dispatch), and a dispatched activity that has not taken a slot never does — except a
+   * call holding a gate booking (a durable timer fired a little late, past the deadline): it still
+   * wakes and hands its place back ({@code GateConfiguration}), as a caller does.
    */
   private void giveUp(SimCall call) {
     if (!call.ended()) {
@@ -247,7 +272,9 @@ final class Simulation implements ActivityContext {
     pump();
   }
 
-  /** The activity of {@code call} ends with {@code outcome}, unless its caller already gave it up. */
+  /**
+   * The activity of {@code call} ends with {@code outcome}, unless its caller already gave it up.
+   */
   private void finish(SimCall call, Recording.Outcome outcome) {
     freeSlot(call);
     if (!call.ended()) {
@@ -288,7 +315,8 @@ final class Simulation implements ActivityContext {
 
   private void freeSlot(SimCall call) {
     if (!call.holdsSlot()) {
-      throw new IllegalStateException("call " + call.sequence + " ends an activity without holding a slot");
+      throw new IllegalStateException(
+          "call " + call.sequence + " ends an activity without holding a slot");
     }
     call.slotHeldNanos += now() - call.slotSinceNanos;
     call.slotSinceNanos = -1;
@@ -325,12 +353,14 @@ final class Simulation implements ActivityContext {
       long ready = dispatch.nextReadyNanos(now());
       if (ready != Long.MAX_VALUE && ready < wakeAt) {
         wakeAt = ready;
-        at(ready, () -> {
-          if (wakeAt == ready) {
-            wakeAt = Long.MAX_VALUE;
-          }
-          pump();
-        });
+        at(
+            ready,
+            () -> {
+              if (wakeAt == ready) {
+                wakeAt = Long.MAX_VALUE;
+              }
+              pump();
+            });
       }
     }
   }
@@ -375,10 +405,15 @@ final class Simulation implements ActivityContext {
     final SplittableRandom tokenRandom;
     final SplittableRandom arrivalRandom;
     int runningWorkflows;
+
     /** A workflow ended at {@code stop_s} with calls left. */
     boolean stoppedEarly;
 
-    QueueState(int index, Workload.Tenant tenant, int classIndex, SplittableRandom tokenRandom,
+    QueueState(
+        int index,
+        Workload.Tenant tenant,
+        int classIndex,
+        SplittableRandom tokenRandom,
         SplittableRandom arrivalRandom) {
       this.index = index;
       this.tenant = tenant;

@@ -48,9 +48,10 @@ public final class TimeModel {
     if (failures < 1) {
       throw new IllegalArgumentException("failures must be >= 1, got " + failures);
     }
-    double ceiling = failures > 5
-        ? BACKOFF_CAP_NANOS
-        : Math.min(BACKOFF_CAP_NANOS, (double) BACKOFF_BASE_NANOS * (1L << (failures - 1)));
+    double ceiling =
+        failures > 5
+            ? BACKOFF_CAP_NANOS
+            : Math.min(BACKOFF_CAP_NANOS, (double) BACKOFF_BASE_NANOS * (1L << (failures - 1)));
     long jitter = (long) (uniform * ceiling);
     return Math.max(retryAfterNanos, jitter);
   }

@@ -51,9 +51,9 @@ public enum TokenEstimate {
   }
 
   /**
-   * The call's {@code max_tokens} as the gate is told it, or null for the gate's default: reserved in
-   * reservation mode. The oracle tells its completion
-   * exactly (at least 1 token, the least a limit may be).
+   * The call's {@code max_tokens} as the gate is told it, or null for the gate's default: reserved
+   * in reservation mode. The oracle tells its completion exactly (at least 1 token, the least a
+   * limit may be).
    */
   public Long maxTokens(Workload.Tenant tenant, long completion) {
     return switch (this) {

@@ -6,12 +6,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One fault injected into a real run (eval/README.md, faults): {@code --fault KIND@T[+D]}, {@code T} seconds
- * after the run's origin, lasting (or followed after) {@code D} seconds.
+ * One fault injected into a real run (eval/README.md, faults): {@code --fault KIND@T[+D]}, {@code
+ * T} seconds after the run's origin, lasting (or followed after) {@code D} seconds.
  *
  * <ul>
- *   <li>{@code redis-stop@T+D}: SIGSTOP the harness's redis-server for {@code D} s (slow state), then
- *       SIGCONT.
+ *   <li>{@code redis-stop@T+D}: SIGSTOP the harness's redis-server for {@code D} s (slow state),
+ *       then SIGCONT.
  *   <li>{@code redis-kill@T+D}: SIGKILL it, restarted empty on the same port after {@code D} s.
  *   <li>{@code redis-flush@T}: FLUSHALL at {@code T}.
  *   <li>{@code worker-kill@T[+D]}: SIGKILL one worker process at {@code T}; a replacement with its
@@ -29,9 +29,16 @@ import java.util.regex.Pattern;
  * @param durationS how long, in seconds; 0 when not given
  */
 public record Fault(String kind, double atS, double durationS) {
-  public static final List<String> KINDS = List.of("redis-stop", "redis-kill", "redis-flush", "worker-kill",
-      "provider-errors", "provider-slow");
-  private static final Pattern SYNTAX = Pattern.compile("([a-z-]+)@([0-9]+(?:\\.[0-9]+)?)(?:\\+([0-9]+(?:\\.[0-9]+)?))?");
+  public static final List<String> KINDS =
+      List.of(
+          "redis-stop",
+          "redis-kill",
+          "redis-flush",
+          "worker-kill",
+          "provider-errors",
+          "provider-slow");
+  private static final Pattern SYNTAX =
+      Pattern.compile("([a-z-]+)@([0-9]+(?:\\.[0-9]+)?)(?:\\+([0-9]+(?:\\.[0-9]+)?))?");
 
   /**
    * Parses {@code KIND@T[+D]}.
@@ -41,23 +48,28 @@ public record Fault(String kind, double atS, double durationS) {
   public static Fault parse(String text) {
     Matcher m = SYNTAX.matcher(text == null ? "" : text.strip());
     if (!m.matches()) {
-      throw new IllegalArgumentException("--fault must be KIND@T[+D] with T and D in seconds, e.g. redis-stop@10+5,"
-          + " got '" + text + "'");
+      throw new IllegalArgumentException(
+          "--fault must be KIND@T[+D] with T and D in seconds, e.g. redis-stop@10+5,"
+              + " got '"
+              + text
+              + "'");
     }
     String kind = m.group(1);
     if (!KINDS.contains(kind)) {
-      throw new IllegalArgumentException("--fault kind must be one of " + String.join(", ", KINDS) + ", got '"
-          + kind + "'");
+      throw new IllegalArgumentException(
+          "--fault kind must be one of " + String.join(", ", KINDS) + ", got '" + kind + "'");
     }
     double at = Double.parseDouble(m.group(2));
     double duration = m.group(3) == null ? 0 : Double.parseDouble(m.group(3));
-    boolean needsDuration = kind.equals("redis-stop") || kind.equals("redis-kill") || kind.startsWith("provider-");
+    boolean needsDuration =
+        kind.equals("redis-stop") || kind.equals("redis-kill") || kind.startsWith("provider-");
     if (needsDuration && !(duration > 0)) {
-      throw new IllegalArgumentException("--fault " + kind + " needs a duration: " + kind + "@T+D with D > 0, got '"
-          + text + "'");
+      throw new IllegalArgumentException(
+          "--fault " + kind + " needs a duration: " + kind + "@T+D with D > 0, got '" + text + "'");
     }
     if (kind.equals("redis-flush") && m.group(3) != null) {
-      throw new IllegalArgumentException("--fault redis-flush happens at one instant: redis-flush@T, got '" + text + "'");
+      throw new IllegalArgumentException(
+          "--fault redis-flush happens at one instant: redis-flush@T, got '" + text + "'");
     }
     return new Fault(kind, at, duration);
   }
@@ -67,7 +79,10 @@ public record Fault(String kind, double atS, double durationS) {
     return kind.startsWith("redis-");
   }
 
-  /** When the fault ends, in seconds after the run's origin: {@code T + D} ({@code T} for an instant). */
+  /**
+   * When the fault ends, in seconds after the run's origin: {@code T + D} ({@code T} for an
+   * instant).
+   */
   public double endS() {
     return atS + durationS;
   }
@@ -92,7 +107,11 @@ public record Fault(String kind, double atS, double durationS) {
 
   /** A short description for the report. */
   public String describe() {
-    return String.format(Locale.ROOT, "%s at %s s%s", kind, typed(atS),
+    return String.format(
+        Locale.ROOT,
+        "%s at %s s%s",
+        kind,
+        typed(atS),
         durationS > 0 ? " for " + typed(durationS) + " s" : "");
   }
 

@@ -61,7 +61,8 @@ public sealed interface TokenCount permits TokenCount.Fixed, TokenCount.Uniform 
   record Uniform(long lo, long hi) implements TokenCount {
     public Uniform {
       if (lo < 0 || hi < lo) {
-        throw new IllegalArgumentException("uniform bounds must satisfy 0 <= lo <= hi, got [" + lo + ", " + hi + "]");
+        throw new IllegalArgumentException(
+            "uniform bounds must satisfy 0 <= lo <= hi, got [" + lo + ", " + hi + "]");
       }
     }
 

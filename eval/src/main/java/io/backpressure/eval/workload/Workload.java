@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One evaluation workload, as read from the YAML schema of eval/README.md by {@link WorkloadReader}.
- * Immutable and range-checked by the reader; times in seconds, rates per second.
+ * One evaluation workload, as read from the YAML schema of eval/README.md by {@link
+ * WorkloadReader}. Immutable and range-checked by the reader; times in seconds, rates per second.
  *
  * @param name the workload's name (also the default output folder)
  * @param description what it models and which parameters were chosen, and why
@@ -43,14 +43,15 @@ public record Workload(
       throw new IllegalArgumentException(
           "the duration must exceed the workload's warmup_s (" + warmupS + " s), got " + seconds);
     }
-    return new Workload(name, description, seconds, warmupS, upstream, priorities, slots, gate, tenants, scale);
+    return new Workload(
+        name, description, seconds, warmupS, upstream, priorities, slots, gate, tenants, scale);
   }
 
   /**
    * This workload scaled down by {@code divisor}, keeping its shape: the caps, the open-loop rates,
-   * the worker slots and every closed-loop tenant's workflows are divided by it (counts rounded,
-   * at least 1), so offered load, entitlements and contention keep their proportions while the
-   * engine handles {@code divisor} times fewer calls per second. Call sizes, latency, durations and
+   * the worker slots and every closed-loop tenant's workflows are divided by it (counts rounded, at
+   * least 1), so offered load, entitlements and contention keep their proportions while the engine
+   * handles {@code divisor} times fewer calls per second. Call sizes, latency, durations and
    * weights are unchanged. Scaling an already scaled workload multiplies the divisors.
    *
    * @param divisor in [1, 1000]
@@ -63,20 +64,56 @@ public record Workload(
     if (divisor == 1) {
       return this;
     }
-    Upstream up = new Upstream(upstream.window(), upstream.periodS(),
-        upstream.requestsPerS() == null ? null : upstream.requestsPerS() / divisor,
-        upstream.tokensPerS() == null ? null : upstream.tokensPerS() / divisor,
-        upstream.rejectedCount(), upstream.latencyMinMs(), upstream.latencyMaxMs(),
-        upstream.schedule().stream().map(c -> new CapChange(c.atS(), c.caps().divided(divisor))).toList(),
-        upstream.outside().divided(divisor), upstream.errorRate());
-    List<Tenant> scaledTenants = tenants.stream().map(t -> new Tenant(t.name(), t.priority(), t.weight(),
-        t.openLoop() ? t.workflows() : (int) Math.max(1, Math.round(t.workflows() / divisor)), t.callsPerWorkflow(),
-        t.promptTokens(), t.completionTokens(), t.maxTokens(),
-        t.openLoopRps() == null ? null : t.openLoopRps() / divisor, t.startS(), t.stopS(), t.deadlineS())).toList();
-    GateOptions scaledGate = new GateOptions(gate.reservation(), gate.defaultMaxTokens(),
-        gate.caps() == null ? null : gate.caps().divided(divisor));
-    return new Workload(name, description, durationS, warmupS, up, priorities,
-        (int) Math.max(1, Math.round(slots / divisor)), scaledGate, scaledTenants, scale * divisor);
+    Upstream up =
+        new Upstream(
+            upstream.window(),
+            upstream.periodS(),
+            upstream.requestsPerS() == null ? null : upstream.requestsPerS() / divisor,
+            upstream.tokensPerS() == null ? null : upstream.tokensPerS() / divisor,
+            upstream.rejectedCount(),
+            upstream.latencyMinMs(),
+            upstream.latencyMaxMs(),
+            upstream.schedule().stream()
+                .map(c -> new CapChange(c.atS(), c.caps().divided(divisor)))
+                .toList(),
+            upstream.outside().divided(divisor),
+            upstream.errorRate());
+    List<Tenant> scaledTenants =
+        tenants.stream()
+            .map(
+                t ->
+                    new Tenant(
+                        t.name(),
+                        t.priority(),
+                        t.weight(),
+                        t.openLoop()
+                            ? t.workflows()
+                            : (int) Math.max(1, Math.round(t.workflows() / divisor)),
+                        t.callsPerWorkflow(),
+                        t.promptTokens(),
+                        t.completionTokens(),
+                        t.maxTokens(),
+                        t.openLoopRps() == null ? null : t.openLoopRps() / divisor,
+                        t.startS(),
+                        t.stopS(),
+                        t.deadlineS()))
+            .toList();
+    GateOptions scaledGate =
+        new GateOptions(
+            gate.reservation(),
+            gate.defaultMaxTokens(),
+            gate.caps() == null ? null : gate.caps().divided(divisor));
+    return new Workload(
+        name,
+        description,
+        durationS,
+        warmupS,
+        up,
+        priorities,
+        (int) Math.max(1, Math.round(slots / divisor)),
+        scaledGate,
+        scaledTenants,
+        scale * divisor);
   }
 
   /** {@code s} seconds of the run's time, in nanoseconds (rounded). */
@@ -130,7 +167,8 @@ public record Workload(
     }
 
     Caps divided(double divisor) {
-      return new Caps(requestsPerS == null ? null : requestsPerS / divisor,
+      return new Caps(
+          requestsPerS == null ? null : requestsPerS / divisor,
           tokensPerS == null ? null : tokensPerS / divisor);
     }
   }
@@ -153,8 +191,8 @@ public record Workload(
    * @param latencyMaxMs the longest service latency of a 200 (uniform in between)
    * @param schedule changes of the true caps over the run, by increasing {@code atS}; empty for
    *     caps that never change
-   * @param outside traffic on the same caps that never asks the gate, spread evenly (requests/s
-   *     and tokens/s; 0 where none)
+   * @param outside traffic on the same caps that never asks the gate, spread evenly (requests/s and
+   *     tokens/s; 0 where none)
    * @param errorRate the share of answers that are 500s unrelated to rate limits, in [0, 1)
    */
   public record Upstream(
@@ -175,10 +213,25 @@ public record Workload(
     }
 
     /** A provider whose caps never change, with no outside traffic and no errors. */
-    public Upstream(String window, double periodS, Double requestsPerS, Double tokensPerS, boolean rejectedCount,
-        double latencyMinMs, double latencyMaxMs) {
-      this(window, periodS, requestsPerS, tokensPerS, rejectedCount, latencyMinMs, latencyMaxMs, List.of(),
-          Caps.NONE, 0);
+    public Upstream(
+        String window,
+        double periodS,
+        Double requestsPerS,
+        Double tokensPerS,
+        boolean rejectedCount,
+        double latencyMinMs,
+        double latencyMaxMs) {
+      this(
+          window,
+          periodS,
+          requestsPerS,
+          tokensPerS,
+          rejectedCount,
+          latencyMinMs,
+          latencyMaxMs,
+          List.of(),
+          Caps.NONE,
+          0);
     }
 
     /** The mean service latency of a 200, in milliseconds. */
@@ -195,12 +248,17 @@ public record Workload(
       return latencyMinMs + 0.95 * (latencyMaxMs - latencyMinMs);
     }
 
-    /** The caps at t = 0, as the file's {@code requests_per_s} and {@code tokens_per_s} give them. */
+    /**
+     * The caps at t = 0, as the file's {@code requests_per_s} and {@code tokens_per_s} give them.
+     */
     public Caps initialCaps() {
       return new Caps(requestsPerS, tokensPerS);
     }
 
-    /** The true caps at {@code seconds} into the run: the initial caps, changed by every schedule entry due by then. */
+    /**
+     * The true caps at {@code seconds} into the run: the initial caps, changed by every schedule
+     * entry due by then.
+     */
     public Caps capsAt(double seconds) {
       Double requests = requestsPerS;
       Double tokens = tokensPerS;
@@ -222,15 +280,18 @@ public record Workload(
 
     /** Whether the caps drift or outside traffic shares them: the cap in use changes over time. */
     public boolean drifts() {
-      return !schedule.isEmpty() || outsideOf(Dimension.REQUESTS) > 0 || outsideOf(Dimension.TOKENS) > 0;
+      return !schedule.isEmpty()
+          || outsideOf(Dimension.REQUESTS) > 0
+          || outsideOf(Dimension.TOKENS) > 0;
     }
   }
 
   /**
    * @param reservation debit {@code prompt + max_tokens} at admission and refund after the reply
-   * @param defaultMaxTokens the completion bound reserved for calls that carry no {@code max_tokens}
-   * @param caps the caps the operator configured in the gate, or null for the upstream's caps at
-   *     t = 0; a dimension not given takes the upstream's
+   * @param defaultMaxTokens the completion bound reserved for calls that carry no {@code
+   *     max_tokens}
+   * @param caps the caps the operator configured in the gate, or null for the upstream's caps at t
+   *     = 0; a dimension not given takes the upstream's
    */
   public record GateOptions(boolean reservation, long defaultMaxTokens, Caps caps) {
 
@@ -239,7 +300,8 @@ public record Workload(
       if (caps == null) {
         return upstream.initialCaps();
       }
-      return new Caps(caps.requestsPerS() != null ? caps.requestsPerS() : upstream.requestsPerS(),
+      return new Caps(
+          caps.requestsPerS() != null ? caps.requestsPerS() : upstream.requestsPerS(),
           caps.tokensPerS() != null ? caps.tokensPerS() : upstream.tokensPerS());
     }
   }
@@ -256,7 +318,8 @@ public record Workload(
    * @param promptTokens the input size of each call (what the gate is told up front)
    * @param completionTokens the output size of each call before the {@code max_tokens} clamp
    * @param maxTokens the call's {@code max_tokens}, or null
-   * @param openLoopRps open loop: Poisson arrivals at this rate, each one call; null for closed loop
+   * @param openLoopRps open loop: Poisson arrivals at this rate, each one call; null for closed
+   *     loop
    * @param startS when the tenant starts submitting
    * @param stopS when it stops submitting new calls, or null for never
    * @param deadlineS the caller gives up this long after submitting a call, or null for never
@@ -284,7 +347,9 @@ public record Workload(
       return deadlineS == null ? Long.MAX_VALUE : Math.round(deadlineS * 1e9);
     }
 
-    /** The completion the provider produces for a drawn {@code completion}: clamped by max_tokens. */
+    /**
+     * The completion the provider produces for a drawn {@code completion}: clamped by max_tokens.
+     */
     public long clampCompletion(long completion) {
       return maxTokens == null ? completion : Math.min(completion, maxTokens);
     }

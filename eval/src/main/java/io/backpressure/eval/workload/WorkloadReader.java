@@ -21,15 +21,17 @@ import java.util.TreeSet;
  * type (a string where a number belongs, {@code 1.9} where a whole number belongs, a list where a
  * mapping belongs) are errors, nothing is coerced, and every value is range-checked with a message
  * naming the field (e.g. {@code tenants[2].workflows}). A workload that could never be served — a
- * call larger than the provider's token cap per period, a request cap below one request per
- * period — is refused too. Omitted optional keys take the defaults of the schema.
+ * call larger than the provider's token cap per period, a request cap below one request per period
+ * — is refused too. Omitted optional keys take the defaults of the schema.
  */
 public final class WorkloadReader {
-  private static final YAMLFactory FACTORY = YAMLFactory.builder()
-      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+  private static final YAMLFactory FACTORY =
+      YAMLFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
   private static final ObjectMapper YAML = new ObjectMapper(FACTORY);
+
   /** Calls per workflow when the file does not say: large enough to run for any duration. */
   static final long UNBOUNDED_CALLS = 1_000_000;
+
   private static final double MAX_SECONDS = 86_400;
 
   private WorkloadReader() {}
@@ -44,31 +46,48 @@ public final class WorkloadReader {
     try (JsonParser parser = FACTORY.createParser(yaml)) {
       root = YAML.readTree(parser);
       if (parser.nextToken() != null) {
-        throw new WorkloadException("(document)",
+        throw new WorkloadException(
+            "(document)",
             "a workload file holds one YAML document; a second one starts at line "
                 + parser.currentTokenLocation().getLineNr());
       }
     } catch (JsonProcessingException e) {
-      throw new WorkloadException("(document)", "malformed workload YAML at line "
-          + (e.getLocation() == null ? "?" : e.getLocation().getLineNr()) + ": " + e.getOriginalMessage());
+      throw new WorkloadException(
+          "(document)",
+          "malformed workload YAML at line "
+              + (e.getLocation() == null ? "?" : e.getLocation().getLineNr())
+              + ": "
+              + e.getOriginalMessage());
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
     if (root == null || !root.isObject()) {
       throw new WorkloadException("(document)", "a workload must be a YAML mapping");
     }
-    onlyKeys(root, "", Set.of("name", "description", "duration_s", "warmup_s", "upstream",
-        "priorities", "worker", "gate", "tenants"));
+    onlyKeys(
+        root,
+        "",
+        Set.of(
+            "name",
+            "description",
+            "duration_s",
+            "warmup_s",
+            "upstream",
+            "priorities",
+            "worker",
+            "gate",
+            "tenants"));
     String name = text(root, "name", "name", null);
     String description = text(root, "description", "description", "");
     double duration = number(root, "duration_s", "duration_s", null, 0, false, MAX_SECONDS);
     double warmup = number(root, "warmup_s", "warmup_s", 0.0, 0, true, MAX_SECONDS);
     if (warmup >= duration) {
-      throw new WorkloadException("warmup_s",
-          "warmup_s must be in [0, duration_s) = [0, " + duration + "), got " + warmup);
+      throw new WorkloadException(
+          "warmup_s", "warmup_s must be in [0, duration_s) = [0, " + duration + "), got " + warmup);
     }
     Workload.Upstream upstream = upstream(mapping(root, "upstream", "upstream", true), duration);
-    List<Workload.PriorityWeight> priorities = priorities(mapping(root, "priorities", "priorities", true));
+    List<Workload.PriorityWeight> priorities =
+        priorities(mapping(root, "priorities", "priorities", true));
     JsonNode worker = mapping(root, "worker", "worker", true);
     onlyKeys(worker, "worker.", Set.of("slots"));
     int slots = (int) integer(worker, "slots", "worker.slots", null, 1, 100_000);
@@ -80,29 +99,45 @@ public final class WorkloadReader {
     List<Workload.Tenant> tenants = new ArrayList<>();
     Set<String> names = new HashSet<>();
     for (int i = 0; i < tenantList.size(); i++) {
-      Workload.Tenant tenant = tenant(tenantList.get(i), "tenants[" + i + "].", priorities, duration);
+      Workload.Tenant tenant =
+          tenant(tenantList.get(i), "tenants[" + i + "].", priorities, duration);
       if (!names.add(tenant.name())) {
-        throw new WorkloadException("tenants[" + i + "].name", "tenant name '" + tenant.name() + "' appears twice");
+        throw new WorkloadException(
+            "tenants[" + i + "].name", "tenant name '" + tenant.name() + "' appears twice");
       }
       servable(tenant, "tenants[" + i + "].", upstream);
       tenants.add(tenant);
     }
-    return new Workload(name, description, duration, warmup, upstream, priorities, slots, gate, tenants, 1);
+    return new Workload(
+        name, description, duration, warmup, upstream, priorities, slots, gate, tenants, 1);
   }
 
   private static Workload.Upstream upstream(JsonNode node, double duration) {
-    onlyKeys(node, "upstream.", Set.of("window", "period_s", "requests_per_s", "tokens_per_s",
-        "rejected_count", "latency_ms", "schedule", "outside", "error_rate"));
+    onlyKeys(
+        node,
+        "upstream.",
+        Set.of(
+            "window",
+            "period_s",
+            "requests_per_s",
+            "tokens_per_s",
+            "rejected_count",
+            "latency_ms",
+            "schedule",
+            "outside",
+            "error_rate"));
     String window = text(node, "window", "upstream.window", "fixed");
     if (!Set.of("fixed", "sliding", "bucket").contains(window)) {
-      throw new WorkloadException("upstream.window",
+      throw new WorkloadException(
+          "upstream.window",
           "upstream.window must be one of fixed, sliding, bucket, got '" + window + "'");
     }
     double period = number(node, "period_s", "upstream.period_s", 1.0, 0.001, true, MAX_SECONDS);
     Double requests = nullableNumber(node, "requests_per_s", "upstream.requests_per_s", 1e9);
     Double tokens = nullableNumber(node, "tokens_per_s", "upstream.tokens_per_s", 1e12);
     if (requests == null && tokens == null) {
-      throw new WorkloadException("upstream.requests_per_s",
+      throw new WorkloadException(
+          "upstream.requests_per_s",
           "upstream must cap at least one of requests_per_s, tokens_per_s");
     }
     boolean rejectedCount = bool(node, "rejected_count", "upstream.rejected_count", false);
@@ -110,14 +145,19 @@ public final class WorkloadReader {
     double latencyMax = 150;
     JsonNode latency = node.get("latency_ms");
     if (latency != null && !latency.isNull()) {
-      if (!latency.isArray() || latency.size() != 2 || !latency.get(0).isNumber() || !latency.get(1).isNumber()) {
-        throw new WorkloadException("upstream.latency_ms",
+      if (!latency.isArray()
+          || latency.size() != 2
+          || !latency.get(0).isNumber()
+          || !latency.get(1).isNumber()) {
+        throw new WorkloadException(
+            "upstream.latency_ms",
             "upstream.latency_ms must be a list [min, max] of milliseconds, got " + latency);
       }
       latencyMin = latency.get(0).asDouble();
       latencyMax = latency.get(1).asDouble();
       if (!(latencyMin >= 0) || !(latencyMax >= latencyMin) || latencyMax > 600_000) {
-        throw new WorkloadException("upstream.latency_ms",
+        throw new WorkloadException(
+            "upstream.latency_ms",
             "upstream.latency_ms must satisfy 0 <= min <= max <= 600000, got " + latency);
       }
     }
@@ -129,8 +169,18 @@ public final class WorkloadReader {
       outside = caps(outsideNode, "upstream.outside.", requests, tokens, true);
     }
     double errorRate = number(node, "error_rate", "upstream.error_rate", 0.0, 0, true, 0.99);
-    Workload.Upstream upstream = new Workload.Upstream(window, period, requests, tokens, rejectedCount, latencyMin,
-        latencyMax, schedule, outside, errorRate);
+    Workload.Upstream upstream =
+        new Workload.Upstream(
+            window,
+            period,
+            requests,
+            tokens,
+            rejectedCount,
+            latencyMin,
+            latencyMax,
+            schedule,
+            outside,
+            errorRate);
     roomEverywhere(upstream);
     return upstream;
   }
@@ -145,28 +195,45 @@ public final class WorkloadReader {
     for (int i = 0; i < instants.size(); i++) {
       Workload.Caps caps = upstream.capsAt(instants.get(i));
       String where = i == 0 ? "upstream." : "upstream.schedule[" + (i - 1) + "].";
-      String by = upstream.outsideOf(Dimension.REQUESTS) > 0 || upstream.outsideOf(Dimension.TOKENS) > 0
-          ? " less upstream.outside" : "";
+      String by =
+          upstream.outsideOf(Dimension.REQUESTS) > 0 || upstream.outsideOf(Dimension.TOKENS) > 0
+              ? " less upstream.outside"
+              : "";
       if (caps.requestsPerS() != null
-          && (caps.requestsPerS() - upstream.outsideOf(Dimension.REQUESTS)) * upstream.periodS() < 1) {
-        throw new WorkloadException(where + "requests_per_s", where + "requests_per_s" + by
-            + " must allow at least one request per period of " + fmt(upstream.periodS()) + " s, got "
-            + fmt(caps.requestsPerS()));
+          && (caps.requestsPerS() - upstream.outsideOf(Dimension.REQUESTS)) * upstream.periodS()
+              < 1) {
+        throw new WorkloadException(
+            where + "requests_per_s",
+            where
+                + "requests_per_s"
+                + by
+                + " must allow at least one request per period of "
+                + fmt(upstream.periodS())
+                + " s, got "
+                + fmt(caps.requestsPerS()));
       }
-      if (caps.tokensPerS() != null && !(caps.tokensPerS() - upstream.outsideOf(Dimension.TOKENS) > 0)) {
-        throw new WorkloadException(where + "tokens_per_s", where + "tokens_per_s" + by
-            + " must leave room for some tokens, got " + fmt(caps.tokensPerS()));
+      if (caps.tokensPerS() != null
+          && !(caps.tokensPerS() - upstream.outsideOf(Dimension.TOKENS) > 0)) {
+        throw new WorkloadException(
+            where + "tokens_per_s",
+            where
+                + "tokens_per_s"
+                + by
+                + " must leave room for some tokens, got "
+                + fmt(caps.tokensPerS()));
       }
     }
   }
 
-  private static List<Workload.CapChange> schedule(JsonNode node, Double requests, Double tokens, double duration) {
+  private static List<Workload.CapChange> schedule(
+      JsonNode node, Double requests, Double tokens, double duration) {
     List<Workload.CapChange> schedule = new ArrayList<>();
     if (node == null || node.isNull()) {
       return schedule;
     }
     if (!node.isArray()) {
-      throw new WorkloadException("upstream.schedule",
+      throw new WorkloadException(
+          "upstream.schedule",
           "upstream.schedule must be a list of {at_s, requests_per_s, tokens_per_s}, got " + node);
     }
     double previous = 0;
@@ -174,7 +241,8 @@ public final class WorkloadReader {
       String path = "upstream.schedule[" + i + "].";
       JsonNode entry = node.get(i);
       if (!entry.isObject()) {
-        throw new WorkloadException(path.substring(0, path.length() - 1), path + " must be a mapping, got " + entry);
+        throw new WorkloadException(
+            path.substring(0, path.length() - 1), path + " must be a mapping, got " + entry);
       }
       onlyKeys(entry, path, Set.of("at_s", "requests_per_s", "tokens_per_s"));
       double at = number(entry, "at_s", path + "at_s", null, previous, false, duration);
@@ -191,7 +259,8 @@ public final class WorkloadReader {
    *
    * @param zeroAllowed whether 0 is a valid rate (outside traffic) or rates must be positive (caps)
    */
-  private static Workload.Caps caps(JsonNode node, String path, Double requests, Double tokens, boolean zeroAllowed) {
+  private static Workload.Caps caps(
+      JsonNode node, String path, Double requests, Double tokens, boolean zeroAllowed) {
     Double[] values = new Double[2];
     String[] keys = {"requests_per_s", "tokens_per_s"};
     Double[] upstreamCaps = {requests, tokens};
@@ -201,8 +270,13 @@ public final class WorkloadReader {
         continue;
       }
       if (upstreamCaps[d] == null) {
-        throw new WorkloadException(path + keys[d], path + keys[d] + " is given, but upstream."
-            + keys[d] + " is null: the provider does not cap that dimension");
+        throw new WorkloadException(
+            path + keys[d],
+            path
+                + keys[d]
+                + " is given, but upstream."
+                + keys[d]
+                + " is null: the provider does not cap that dimension");
       }
       values[d] = number(node, keys[d], path + keys[d], null, 0, zeroAllowed, d == 0 ? 1e9 : 1e12);
     }
@@ -216,17 +290,25 @@ public final class WorkloadReader {
       if (e.getValue().isObject()) {
         onlyKeys(e.getValue(), path + ".", Set.of("weight", "max_wait_s"));
         double weight = number(e.getValue(), "weight", path + ".weight", null, 0, false, 1e6);
-        Double maxWait = nullableNumber(e.getValue(), "max_wait_s", path + ".max_wait_s", MAX_SECONDS);
+        Double maxWait =
+            nullableNumber(e.getValue(), "max_wait_s", path + ".max_wait_s", MAX_SECONDS);
         list.add(new Workload.PriorityWeight(e.getKey(), weight, maxWait));
       } else if (e.getValue().isNumber()) {
-        list.add(new Workload.PriorityWeight(e.getKey(), number(node, e.getKey(), path, null, 0, false, 1e6)));
+        list.add(
+            new Workload.PriorityWeight(
+                e.getKey(), number(node, e.getKey(), path, null, 0, false, 1e6)));
       } else {
-        throw new WorkloadException(path, path + " must be a weight (a number in (0, 1000000]) or"
-            + " {weight: w, max_wait_s: s}, got " + e.getValue());
+        throw new WorkloadException(
+            path,
+            path
+                + " must be a weight (a number in (0, 1000000]) or"
+                + " {weight: w, max_wait_s: s}, got "
+                + e.getValue());
       }
     }
     if (list.isEmpty()) {
-      throw new WorkloadException("priorities", "priorities must name at least one class, highest first");
+      throw new WorkloadException(
+          "priorities", "priorities must name at least one class, highest first");
     }
     return list;
   }
@@ -237,16 +319,26 @@ public final class WorkloadReader {
     }
     onlyKeys(node, "gate.", Set.of("reservation", "default_max_tokens", "caps"));
     boolean reservation = bool(node, "reservation", "gate.reservation", false);
-    long defaultMax = integer(node, "default_max_tokens", "gate.default_max_tokens", 1024L, 1, 10_000_000);
+    long defaultMax =
+        integer(node, "default_max_tokens", "gate.default_max_tokens", 1024L, 1, 10_000_000);
     JsonNode capsNode = mapping(node, "caps", "gate.caps", false);
     if (capsNode != null) {
       onlyKeys(capsNode, "gate.caps.", Set.of("requests_per_s", "tokens_per_s"));
     }
-    Workload.Caps caps = capsNode == null ? null
-        : caps(capsNode, "gate.caps.", upstream.requestsPerS(), upstream.tokensPerS(), false);
-    if (caps != null && caps.requestsPerS() != null && caps.requestsPerS() * upstream.periodS() < 1) {
-      throw new WorkloadException("gate.caps.requests_per_s", "gate.caps.requests_per_s must allow at least one"
-          + " request per upstream period (" + fmt(upstream.periodS()) + " s), got " + caps.requestsPerS());
+    Workload.Caps caps =
+        capsNode == null
+            ? null
+            : caps(capsNode, "gate.caps.", upstream.requestsPerS(), upstream.tokensPerS(), false);
+    if (caps != null
+        && caps.requestsPerS() != null
+        && caps.requestsPerS() * upstream.periodS() < 1) {
+      throw new WorkloadException(
+          "gate.caps.requests_per_s",
+          "gate.caps.requests_per_s must allow at least one"
+              + " request per upstream period ("
+              + fmt(upstream.periodS())
+              + " s), got "
+              + caps.requestsPerS());
     }
     return new Workload.GateOptions(reservation, defaultMax, caps);
   }
@@ -264,29 +356,58 @@ public final class WorkloadReader {
     double tokenRoom = 0;
     for (Workload.Caps caps : phases) {
       if (caps.tokensPerS() != null) {
-        tokenRoom = Math.max(tokenRoom, (caps.tokensPerS() - upstream.outsideOf(Dimension.TOKENS)) * period);
+        tokenRoom =
+            Math.max(
+                tokenRoom, (caps.tokensPerS() - upstream.outsideOf(Dimension.TOKENS)) * period);
       }
     }
-    long largest = tenant.promptTokens().max() + tenant.clampCompletion(tenant.completionTokens().max());
+    long largest =
+        tenant.promptTokens().max() + tenant.clampCompletion(tenant.completionTokens().max());
     if (upstream.tokensPerS() != null && largest > tokenRoom) {
-      throw new WorkloadException(path + "prompt_tokens", path + "prompt_tokens + completion_tokens can reach "
-          + largest + " tokens, above the most the provider accepts in one period (" + fmt(tokenRoom)
-          + " tokens: upstream.tokens_per_s × period_s, less outside traffic); such a call could never be served");
+      throw new WorkloadException(
+          path + "prompt_tokens",
+          path
+              + "prompt_tokens + completion_tokens can reach "
+              + largest
+              + " tokens, above the most the provider accepts in one period ("
+              + fmt(tokenRoom)
+              + " tokens: upstream.tokens_per_s × period_s, less outside traffic); such a call could never be served");
     }
   }
 
   private static Workload.Tenant tenant(
       JsonNode node, String path, List<Workload.PriorityWeight> priorities, double duration) {
     if (node == null || !node.isObject()) {
-      throw new WorkloadException(path.substring(0, path.length() - 1), path + " must be a mapping");
+      throw new WorkloadException(
+          path.substring(0, path.length() - 1), path + " must be a mapping");
     }
-    onlyKeys(node, path, Set.of("name", "priority", "weight", "workflows", "calls_per_workflow",
-        "prompt_tokens", "completion_tokens", "max_tokens", "open_loop_rps", "start_s", "stop_s", "deadline_s"));
+    onlyKeys(
+        node,
+        path,
+        Set.of(
+            "name",
+            "priority",
+            "weight",
+            "workflows",
+            "calls_per_workflow",
+            "prompt_tokens",
+            "completion_tokens",
+            "max_tokens",
+            "open_loop_rps",
+            "start_s",
+            "stop_s",
+            "deadline_s"));
     String name = text(node, "name", path + "name", null);
     String priority = text(node, "priority", path + "priority", null);
     if (priorities.stream().noneMatch(p -> p.name().equals(priority))) {
-      throw new WorkloadException(path + "priority", path + "priority must be one of "
-          + priorities.stream().map(Workload.PriorityWeight::name).toList() + ", got '" + priority + "'");
+      throw new WorkloadException(
+          path + "priority",
+          path
+              + "priority must be one of "
+              + priorities.stream().map(Workload.PriorityWeight::name).toList()
+              + ", got '"
+              + priority
+              + "'");
     }
     double weight = number(node, "weight", path + "weight", 1.0, 0, false, 1e6);
     Double openLoop = nullableNumber(node, "open_loop_rps", path + "open_loop_rps", 1e6);
@@ -296,14 +417,23 @@ public final class WorkloadReader {
     long calls = UNBOUNDED_CALLS;
     if (openLoop == null) {
       if (!hasWorkflows) {
-        throw new WorkloadException(path + "workflows",
-            path + "workflows is required unless open_loop_rps is set");
+        throw new WorkloadException(
+            path + "workflows", path + "workflows is required unless open_loop_rps is set");
       }
       workflows = (int) integer(node, "workflows", path + "workflows", null, 1, 100_000);
-      calls = integer(node, "calls_per_workflow", path + "calls_per_workflow", UNBOUNDED_CALLS, 1, Long.MAX_VALUE);
+      calls =
+          integer(
+              node,
+              "calls_per_workflow",
+              path + "calls_per_workflow",
+              UNBOUNDED_CALLS,
+              1,
+              Long.MAX_VALUE);
     } else if (hasWorkflows || hasCalls) {
-      throw new WorkloadException(path + (hasWorkflows ? "workflows" : "calls_per_workflow"),
-          path + "open_loop_rps and workflows/calls_per_workflow are exclusive: an open-loop tenant"
+      throw new WorkloadException(
+          path + (hasWorkflows ? "workflows" : "calls_per_workflow"),
+          path
+              + "open_loop_rps and workflows/calls_per_workflow are exclusive: an open-loop tenant"
               + " submits one call per arrival");
     }
     TokenCount prompt = tokens(node, "prompt_tokens", path + "prompt_tokens");
@@ -314,16 +444,33 @@ public final class WorkloadReader {
     }
     double start = number(node, "start_s", path + "start_s", 0.0, 0, true, duration);
     if (start >= duration) {
-      throw new WorkloadException(path + "start_s", path + "start_s must be in [0, duration_s) = [0, "
-          + fmt(duration) + "): a tenant that starts at the end never submits, got " + fmt(start));
+      throw new WorkloadException(
+          path + "start_s",
+          path
+              + "start_s must be in [0, duration_s) = [0, "
+              + fmt(duration)
+              + "): a tenant that starts at the end never submits, got "
+              + fmt(start));
     }
     Double stop = nullableNumber(node, "stop_s", path + "stop_s", MAX_SECONDS);
     if (stop != null && stop <= start) {
-      throw new WorkloadException(path + "stop_s", path + "stop_s must be after start_s = " + start + ", got " + stop);
+      throw new WorkloadException(
+          path + "stop_s", path + "stop_s must be after start_s = " + start + ", got " + stop);
     }
     Double deadline = nullableNumber(node, "deadline_s", path + "deadline_s", MAX_SECONDS);
-    return new Workload.Tenant(name, priority, weight, workflows, calls, prompt, completion, maxTokens,
-        openLoop, start, stop, deadline);
+    return new Workload.Tenant(
+        name,
+        priority,
+        weight,
+        workflows,
+        calls,
+        prompt,
+        completion,
+        maxTokens,
+        openLoop,
+        start,
+        stop,
+        deadline);
   }
 
   private static TokenCount tokens(JsonNode node, String key, String field) {
@@ -340,8 +487,11 @@ public final class WorkloadReader {
     if (value.isObject()) {
       onlyKeys(value, field + ".", Set.of("uniform"));
       JsonNode bounds = value.get("uniform");
-      if (bounds != null && bounds.isArray() && bounds.size() == 2
-          && bounds.get(0).isIntegralNumber() && bounds.get(1).isIntegralNumber()) {
+      if (bounds != null
+          && bounds.isArray()
+          && bounds.size() == 2
+          && bounds.get(0).isIntegralNumber()
+          && bounds.get(1).isIntegralNumber()) {
         long lo = bounds.get(0).asLong();
         long hi = bounds.get(1).asLong();
         if (lo >= 0 && hi >= lo && hi <= 10_000_000) {
@@ -349,16 +499,24 @@ public final class WorkloadReader {
         }
       }
     }
-    throw new WorkloadException(field, field
-        + " must be a whole number of tokens or {uniform: [lo, hi]} with 0 <= lo <= hi <= 10000000, got " + value);
+    throw new WorkloadException(
+        field,
+        field
+            + " must be a whole number of tokens or {uniform: [lo, hi]} with 0 <= lo <= hi <= 10000000, got "
+            + value);
   }
 
   private static void onlyKeys(JsonNode node, String prefix, Set<String> allowed) {
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String key = it.next();
       if (!allowed.contains(key)) {
-        throw new WorkloadException(prefix + key, "unknown key '" + prefix + key + "'; allowed here: "
-            + String.join(", ", new TreeSet<>(allowed)));
+        throw new WorkloadException(
+            prefix + key,
+            "unknown key '"
+                + prefix
+                + key
+                + "'; allowed here: "
+                + String.join(", ", new TreeSet<>(allowed)));
       }
     }
   }
@@ -402,8 +560,14 @@ public final class WorkloadReader {
     return value.asBoolean();
   }
 
-  private static double number(JsonNode node, String key, String field, Double fallback,
-      double min, boolean minIncluded, double max) {
+  private static double number(
+      JsonNode node,
+      String key,
+      String field,
+      Double fallback,
+      double min,
+      boolean minIncluded,
+      double max) {
     JsonNode value = node.get(key);
     if (value == null || value.isNull()) {
       if (fallback == null) {
@@ -414,8 +578,16 @@ public final class WorkloadReader {
     double v = value.isNumber() ? value.asDouble() : Double.NaN;
     boolean aboveMin = minIncluded ? v >= min : v > min;
     if (!aboveMin || !(v <= max)) {
-      throw new WorkloadException(field, field + " must be a number in " + (minIncluded ? "[" : "(")
-          + fmt(min) + ", " + fmt(max) + "], got " + value);
+      throw new WorkloadException(
+          field,
+          field
+              + " must be a number in "
+              + (minIncluded ? "[" : "(")
+              + fmt(min)
+              + ", "
+              + fmt(max)
+              + "], got "
+              + value);
     }
     return v;
   }
@@ -428,7 +600,8 @@ public final class WorkloadReader {
     return number(node, key, field, null, 0, false, max);
   }
 
-  private static long integer(JsonNode node, String key, String field, Long fallback, long min, long max) {
+  private static long integer(
+      JsonNode node, String key, String field, Long fallback, long min, long max) {
     JsonNode value = node.get(key);
     if (value == null || value.isNull()) {
       if (fallback == null) {
@@ -436,8 +609,12 @@ public final class WorkloadReader {
       }
       return fallback;
     }
-    if (!value.isIntegralNumber() || !value.canConvertToLong() || value.asLong() < min || value.asLong() > max) {
-      throw new WorkloadException(field, field + " must be a whole number in [" + min + ", " + max + "], got " + value);
+    if (!value.isIntegralNumber()
+        || !value.canConvertToLong()
+        || value.asLong() < min
+        || value.asLong() > max) {
+      throw new WorkloadException(
+          field, field + " must be a whole number in [" + min + ", " + max + "], got " + value);
     }
     return value.asLong();
   }

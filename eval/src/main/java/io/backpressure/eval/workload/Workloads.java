@@ -14,9 +14,17 @@ import java.util.List;
  */
 public final class Workloads {
   /** The shipped workloads, in the order of the paper's Table II. */
-  public static final List<String> SHIPPED = List.of("uncongested", "overload", "cross-priority",
-      "request-bound", "token-bound", "mixed-dominant", "noisy-estimates", "reservation",
-      "reservation-capped");
+  public static final List<String> SHIPPED =
+      List.of(
+          "uncongested",
+          "overload",
+          "cross-priority",
+          "request-bound",
+          "token-bound",
+          "mixed-dominant",
+          "noisy-estimates",
+          "reservation",
+          "reservation-capped");
 
   private Workloads() {}
 
@@ -32,8 +40,13 @@ public final class Workloads {
     }
     Path path = Path.of(nameOrPath);
     if (!Files.isRegularFile(path)) {
-      throw new WorkloadException("--workload", "no shipped workload or file named '" + nameOrPath
-          + "'; shipped: " + String.join(", ", SHIPPED) + " (or 'all')");
+      throw new WorkloadException(
+          "--workload",
+          "no shipped workload or file named '"
+              + nameOrPath
+              + "'; shipped: "
+              + String.join(", ", SHIPPED)
+              + " (or 'all')");
     }
     try {
       return WorkloadReader.parse(Files.readString(path));
@@ -44,14 +57,16 @@ public final class Workloads {
 
   /** Whether {@code name} is a workload shipped as a resource (a plain name, not a path). */
   static boolean isResource(String name) {
-    return name.matches("[a-z0-9][a-z0-9-]*") && Workloads.class.getResource("/workloads/" + name + ".yaml") != null;
+    return name.matches("[a-z0-9][a-z0-9-]*")
+        && Workloads.class.getResource("/workloads/" + name + ".yaml") != null;
   }
 
   /** The YAML text of a shipped workload. */
   static String resource(String name) {
     try (InputStream in = Workloads.class.getResourceAsStream("/workloads/" + name + ".yaml")) {
       if (in == null) {
-        throw new IllegalStateException("shipped workload resource missing: /workloads/" + name + ".yaml");
+        throw new IllegalStateException(
+            "shipped workload resource missing: /workloads/" + name + ".yaml");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

@@ -23,12 +23,12 @@ import picocli.CommandLine;
  * that bounds what reaches the provider while Redis is away). The run completes with every fault
  * injected and checks the targets: no call failed; outside each fault's own duration no provider
  * window saw more than cap + burst, and after the state was lost none more than the cap plus the
- * send-time jitter {@link #afterStateLossBound} explains; after each fault the provider answered
- * 90 % of the cap (or of the rate the run reached outside its faults, on a machine too loaded to
- * reach the cap) within one second, within 2 s of the fault's end as it took effect (for
- * worker-kill: the replacement polling, when it does before the run ends), when the machine lets
- * the stack hold that rate without faults ({@link #MEASURABLE_BELOW_SHARE}). The dead worker is
- * counted (its ledger is lost, the evaluation is not).
+ * send-time jitter {@link #afterStateLossBound} explains; after each fault the provider answered 90
+ * % of the cap (or of the rate the run reached outside its faults, on a machine too loaded to reach
+ * the cap) within one second, within 2 s of the fault's end as it took effect (for worker-kill: the
+ * replacement polling, when it does before the run ends), when the machine lets the stack hold that
+ * rate without faults ({@link #MEASURABLE_BELOW_SHARE}). The dead worker is counted (its ledger is
+ * lost, the evaluation is not).
  */
 class FaultIT {
   /**
@@ -36,45 +36,77 @@ class FaultIT {
    * last: its replacement (a JVM) took 3 to 27 s to start polling on the loaded machine, and every
    * other fault should meet both workers.
    */
-  static final List<String> MATRIX = List.of("redis-stop@8+2", "redis-flush@14", "redis-kill@18+2",
-      "provider-errors@24+2", "provider-slow@30+2", "worker-kill@36+2");
+  static final List<String> MATRIX =
+      List.of(
+          "redis-stop@8+2",
+          "redis-flush@14",
+          "redis-kill@18+2",
+          "provider-errors@24+2",
+          "provider-slow@30+2",
+          "worker-kill@36+2");
+
   static final String WORKER_KILL = "worker-kill@36+2";
+
   /** The target: recovery within this many seconds of a fault's end. */
   static final double RECOVERY_S = 2.0;
+
   /**
    * Recovery times are checked only when at most this share of the run's fault-free windows holds
    * fewer 200s than a recovered gate needs ({@code fault_recovery_below_share}): above it the
-   * stack's own swings, with no fault at all, take longer than the target to reach the mark (on
-   * the shared machine 42 % and 61 % gave 2.2 and 3.7 s, 22–33 % stayed within 1.8 s; eval
-   * README, faults). The cap and the calls are checked whatever the load.
+   * stack's own swings, with no fault at all, take longer than the target to reach the mark (on the
+   * shared machine 42 % and 61 % gave 2.2 and 3.7 s, 22–33 % stayed within 1.8 s; eval README,
+   * faults). The cap and the calls are checked whatever the load.
    */
   static final double MEASURABLE_BELOW_SHARE = 0.25;
+
   /**
    * The most a provider window may see after a state loss in {@code local} mode: the cap, plus two
-   * requests of send-time jitter. The gate holds the cap in its own time: the buckets restart empty,
-   * the safe window counts every admission, and on its return to the shared state each worker
-   * charges it with what it admitted locally in the hand-back horizon (FailOpenGate), which covers
-   * the moments in which the workers that returned first share the state with one that still
+   * requests of send-time jitter. The gate holds the cap in its own time: the buckets restart
+   * empty, the safe window counts every admission, and on its return to the shared state each
+   * worker charges it with what it admitted locally in the hand-back horizon (FailOpenGate), which
+   * covers the moments in which the workers that returned first share the state with one that still
    * admits its local share ({@code FailOpenHandBackTest} checks exactly that, 17 without the
    * hand-back and at most 15 with it, on a virtual clock). The provider counts arrivals, which
    * follow admissions by a delay that varies from call to call: on the loaded machine arrivals
    * bunch (gaps of a few milliseconds, then 150 ms), and windows of 16 appear before any state loss
-   * as well as after it; one run at load ≈ 23 saw 17 (eval README, faults). Buckets restarting full,
-   * the defect this also guards against, allow 30.
+   * as well as after it; one run at load ≈ 23 saw 17 (eval README, faults). Buckets restarting
+   * full, the defect this also guards against, allow 30.
    */
   static double afterStateLossBound(double cap) {
     return cap + 2;
   }
 
   @Test
-  void everyFaultKeepsTheCapAndEveryCallAndGatingComesBackWithinTwoSeconds(@TempDir Path dir) throws Exception {
+  void everyFaultKeepsTheCapAndEveryCallAndGatingComesBackWithinTwoSeconds(@TempDir Path dir)
+      throws Exception {
     Assumptions.assumeTrue(redisServerOnPath(), "--redis auto needs redis-server on PATH");
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cli = new CommandLine(new EvalCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
-    List<String> args = new java.util.ArrayList<>(List.of("--workload", "cross-priority", "--configs", "bp",
-        "--mode", "real", "--redis", "auto", "--when-unavailable", "local", "--workers", "2", "--duration-s", "44",
-        "--repeats", "1", "--out", dir.toString()));
+    CommandLine cli =
+        new CommandLine(new EvalCommand())
+            .setOut(new PrintWriter(out))
+            .setErr(new PrintWriter(err));
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "--workload",
+                "cross-priority",
+                "--configs",
+                "bp",
+                "--mode",
+                "real",
+                "--redis",
+                "auto",
+                "--when-unavailable",
+                "local",
+                "--workers",
+                "2",
+                "--duration-s",
+                "44",
+                "--repeats",
+                "1",
+                "--out",
+                dir.toString()));
     MATRIX.forEach(f -> args.addAll(List.of("--fault", f)));
     int exit = cli.execute(args.toArray(String[]::new));
     assertThat(exit).as(out + "\n" + err).isZero();
@@ -83,23 +115,33 @@ class FaultIT {
     }
 
     JsonNode summary = new ObjectMapper().readTree(dir.resolve("summary.json").toFile());
-    assertThat(summary.get("faults").toString()).isEqualTo(new ObjectMapper().writeValueAsString(MATRIX));
+    assertThat(summary.get("faults").toString())
+        .isEqualTo(new ObjectMapper().writeValueAsString(MATRIX));
     JsonNode bp = summary.get("configs").get("bp");
     String context = bp.toPrettyString() + "\n" + out;
     assertThat(bp.get("calls_failed").get("mean").asDouble()).as(context).isZero();
-    assertThat(bp.get("workers_lost").get("mean").asDouble()).as(Files.readString(
-        dir.resolve(LibraryLogs.WORKERS_FILE))).isEqualTo(1.0);
+    assertThat(bp.get("workers_lost").get("mean").asDouble())
+        .as(Files.readString(dir.resolve(LibraryLogs.WORKERS_FILE)))
+        .isEqualTo(1.0);
     assertThat(bp.get("ok_rps_total").get("mean").asDouble()).isPositive();
 
     double bound = bp.get("upstream_window_bound").get("requests").get("mean").asDouble();
     double cap = 15;
     assertThat(bound).as("cap 15 + burst 15 at the real-mode scale").isEqualTo(2 * cap);
-    assertThat(bp.get("upstream_max_outside_faults").get("requests").get("mean").asDouble()).as(context)
+    assertThat(bp.get("upstream_max_outside_faults").get("requests").get("mean").asDouble())
+        .as(context)
         .isLessThanOrEqualTo(bound);
-    assertThat(bp.get("upstream_max_after_state_loss").get("requests").get("mean").asDouble()).as(context)
+    assertThat(bp.get("upstream_max_after_state_loss").get("requests").get("mean").asDouble())
+        .as(context)
         .isLessThanOrEqualTo(afterStateLossBound(cap));
-    boolean replaced = out.toString().lines().filter(l -> l.startsWith("fault " + WORKER_KILL + ": step at")
-        && !l.contains("failed")).count() == 2;
+    boolean replaced =
+        out.toString()
+                .lines()
+                .filter(
+                    l ->
+                        l.startsWith("fault " + WORKER_KILL + ": step at") && !l.contains("failed"))
+                .count()
+            == 2;
     double below = bp.get("fault_recovery_below_share").get("mean").asDouble();
     for (String fault : MATRIX) {
       if (fault.equals(WORKER_KILL) && !replaced) {
@@ -108,8 +150,9 @@ class FaultIT {
       JsonNode recovery = bp.get("fault_recovery_s").get(fault).get("mean");
       assertThat(recovery.isNumber()).as(fault + " ended\n" + context).isTrue();
       if (below > MEASURABLE_BELOW_SHARE) {
-        System.out.printf("FaultIT: %s recovered in %.2f s, not checked: %.0f %% of the fault-free windows"
-            + " held fewer than 90 %% of the rate reached (machine too loaded to measure recovery)%n",
+        System.out.printf(
+            "FaultIT: %s recovered in %.2f s, not checked: %.0f %% of the fault-free windows"
+                + " held fewer than 90 %% of the rate reached (machine too loaded to measure recovery)%n",
             fault, recovery.asDouble(), 100 * below);
         continue;
       }
@@ -119,8 +162,12 @@ class FaultIT {
 
   private static boolean redisServerOnPath() {
     try {
-      return new ProcessBuilder("redis-server", "--version").redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor() == 0;
+      return new ProcessBuilder("redis-server", "--version")
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start()
+              .waitFor()
+          == 0;
     } catch (java.io.IOException e) {
       return false;
     } catch (InterruptedException e) {

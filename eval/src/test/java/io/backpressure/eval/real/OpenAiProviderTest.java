@@ -24,9 +24,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The {@code bp} activity through the gated openai-java client, in Temporal's activity test
- * environment against the mock provider: an admitted call is sent once with the workload's
- * tokens and recorded as one attempt; a deferred one ends the activity with {@code
- * BackpressureDeferred}, sends nothing, and is recorded as a deferral.
+ * environment against the mock provider: an admitted call is sent once with the workload's tokens
+ * and recorded as one attempt; a deferred one ends the activity with {@code BackpressureDeferred},
+ * sends nothing, and is recorded as a deferral.
  */
 class OpenAiProviderTest {
   private MockProvider mock;
@@ -43,8 +43,9 @@ class OpenAiProviderTest {
     ActivityGate activityGate = ActivityGate.builder(deadlines).waitInPlace(Duration.ZERO).build();
     provider = new OpenAiProvider(mock.baseUrl(), activityGate, deadlines, true, false, ledger);
     env = TestActivityEnvironment.newInstance();
-    env.registerActivitiesImplementations(new UpstreamActivitiesImpl(
-        new CallMode.Gated(provider, deadlines, true, false), null, ledger, false));
+    env.registerActivitiesImplementations(
+        new UpstreamActivitiesImpl(
+            new CallMode.Gated(provider, deadlines, true, false), null, ledger, false));
   }
 
   @AfterEach
@@ -56,15 +57,20 @@ class OpenAiProviderTest {
 
   @Test
   void anAdmittedCallIsSentOnceAndADeferredOneIsNotSentAtAll() {
-    UpstreamActivities upstream = env.newActivityStub(UpstreamActivities.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofSeconds(30))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build()).build());
+    UpstreamActivities upstream =
+        env.newActivityStub(
+            UpstreamActivities.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofSeconds(30))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
 
     assertThat(upstream.call(call("q/0"))).isEqualTo(200);
     assertThatThrownBy(() -> upstream.call(call("q/1")))
         .isInstanceOf(ActivityFailure.class)
         .cause()
-        .isInstanceOfSatisfying(ApplicationFailure.class,
+        .isInstanceOfSatisfying(
+            ApplicationFailure.class,
             failure -> assertThat(failure.getType()).isEqualTo(Backpressure.DEFERRED));
 
     List<RequestRecord> sent = mock.records();
@@ -79,11 +85,14 @@ class OpenAiProviderTest {
     assertThat(seen.attempts()).hasSize(1);
     assertThat(seen.attempts().get(0).ok()).isTrue();
     assertThat(seen.admissionNanos()).hasSize(2);
-    assertThat(seen.calls()).extracting(Ledger.Call::callId, Ledger.Call::outcome, Ledger.Call::attempts,
+    assertThat(seen.calls())
+        .extracting(
+            Ledger.Call::callId,
+            Ledger.Call::outcome,
+            Ledger.Call::attempts,
             Ledger.Call::deferrals)
         .containsExactly(
-            tuple("q/0", Ledger.Outcome.OK, 1, 0),
-            tuple("q/1", Ledger.Outcome.UNFINISHED, 0, 1));
+            tuple("q/0", Ledger.Outcome.OK, 1, 0), tuple("q/1", Ledger.Outcome.UNFINISHED, 0, 1));
   }
 
   private static CallInput call(String id) {

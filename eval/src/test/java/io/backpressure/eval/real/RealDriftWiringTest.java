@@ -25,7 +25,9 @@ class RealDriftWiringTest {
 
   @Test
   void theMockProviderGetsTheWorkloadsOutsideTrafficAndErrorRate() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: drift
         duration_s: 10
         upstream:
@@ -41,23 +43,37 @@ class RealDriftWiringTest {
     MockProviderConfig config = RealRunner.mockConfig(w, 1);
     assertThat(config.outside()).isEqualTo(new OutsideTraffic(10, 1000));
     assertThat(config.errorRate()).isEqualTo(0.1);
-    assertThat(RealRunner.mockConfig(Workloads.load("cross-priority"), 1).outside()).isEqualTo(OutsideTraffic.NONE);
+    assertThat(RealRunner.mockConfig(Workloads.load("cross-priority"), 1).outside())
+        .isEqualTo(OutsideTraffic.NONE);
   }
 
   @Test
   void theRealModeGateWrappersForwardTheProvidersAnswersToTheGate() {
     Workload w = Workloads.load("caps-too-high");
     ManualClock clock = new ManualClock();
-    InMemoryGate gate = InMemoryGate.create(GateConfiguration.policy(w, GateConfiguration.Variant.FULL), clock);
+    InMemoryGate gate =
+        InMemoryGate.create(GateConfiguration.policy(w, GateConfiguration.Variant.FULL), clock);
     DeadlineGate wrapped = new DeadlineGate(new TimedGate(gate, new Ledger(0)));
-    Admission admission = wrapped.admit(AdmissionRequest.of("t_p1_a", "P1", Cost.requests(1).tokens(100)));
+    Admission admission =
+        wrapped.admit(AdmissionRequest.of("t_p1_a", "P1", Cost.requests(1).tokens(100)));
     assertThat(admission).isInstanceOf(Admission.Admitted.class);
     Admission.Admitted admitted = (Admission.Admitted) admission;
     wrapped.release(admitted.grant(), Cost.requests(1).tokens(150));
-    wrapped.feedback(admitted.grant(), ProviderSignals.parse(200, Map.of(
-        "x-ratelimit-limit-requests", List.of("60"), "x-ratelimit-remaining-requests", List.of("59"),
-        "x-ratelimit-reset-requests", List.of("900ms")), null, Instant.EPOCH));
+    wrapped.feedback(
+        admitted.grant(),
+        ProviderSignals.parse(
+            200,
+            Map.of(
+                "x-ratelimit-limit-requests",
+                List.of("60"),
+                "x-ratelimit-remaining-requests",
+                List.of("59"),
+                "x-ratelimit-reset-requests",
+                List.of("900ms")),
+            null,
+            Instant.EPOCH));
     // Configured 78 req/s; the provider says 60: adopted with the 5 % headroom.
-    assertThat(gate.feedbackState().dimensions().get("requests").effective()).isCloseTo(57.0, within(1e-9));
+    assertThat(gate.feedbackState().dimensions().get("requests").effective())
+        .isCloseTo(57.0, within(1e-9));
   }
 }

@@ -19,7 +19,9 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYSeries;
 
 class PlotsTest {
-  private static final Workload DRIFT = WorkloadReader.parse("""
+  private static final Workload DRIFT =
+      WorkloadReader.parse(
+          """
       name: drift
       duration_s: 12
       warmup_s: 1
@@ -38,8 +40,15 @@ class PlotsTest {
       """);
 
   private static Summary summary(Workload workload) {
-    return Evaluation.run(new SimRunner(), List.of(workload), Configuration.parseList("naive,bp"), 2, 1, 1,
-        new ProgressBar(System.err, 0, false)).get(0);
+    return Evaluation.run(
+            new SimRunner(),
+            List.of(workload),
+            Configuration.parseList("naive,bp"),
+            2,
+            1,
+            1,
+            new ProgressBar(System.err, 0, false))
+        .get(0);
   }
 
   @Test
@@ -66,16 +75,24 @@ class PlotsTest {
   @Test
   void heatmapColourScaleAndAxesAreLabelledReadably() {
     Summary s = summary(Workloads.load("cross-priority").withDuration(8));
-    HeatMapChart chart = Plots.heatmapChart("bp", s.configs().get("bp"), Workloads.load("cross-priority"),
-        60.33333333333333);
-    assertThat(chart.getStyler().getHeatMapDecimalValueFormatter().apply(60.33333333333333)).isEqualTo("60.3");
-    assertThat(chart.getStyler().isPiecewise()).as("banded legend, whose labels the formatter writes").isTrue();
+    HeatMapChart chart =
+        Plots.heatmapChart(
+            "bp", s.configs().get("bp"), Workloads.load("cross-priority"), 60.33333333333333);
+    assertThat(chart.getStyler().getHeatMapDecimalValueFormatter().apply(60.33333333333333))
+        .isEqualTo("60.3");
+    assertThat(chart.getStyler().isPiecewise())
+        .as("banded legend, whose labels the formatter writes")
+        .isTrue();
     assertThat(chart.getStyler().getMax()).isEqualTo(75.0);
-    assertThat(chart.getStyler().getHeatMapDecimalValueFormatter().apply(15.083333333333334)).isEqualTo("15.1");
+    assertThat(chart.getStyler().getHeatMapDecimalValueFormatter().apply(15.083333333333334))
+        .isEqualTo("15.1");
     assertThat(chart.getXAxisTitle()).isEqualTo("time (s)");
     assertThat(chart.getTitle()).contains("OK req/s");
-    assertThat(Plots.throughputChart(s, Workloads.load("cross-priority")).getYAxisTitle()).isEqualTo("OK requests / s");
-    assertThat(Plots.capPlots(Workloads.load("cross-priority"))).as("no drift, no cap plot").isEmpty();
+    assertThat(Plots.throughputChart(s, Workloads.load("cross-priority")).getYAxisTitle())
+        .isEqualTo("OK requests / s");
+    assertThat(Plots.capPlots(Workloads.load("cross-priority")))
+        .as("no drift, no cap plot")
+        .isEmpty();
   }
 
   @Test
@@ -86,16 +103,26 @@ class PlotsTest {
     XYChart chart = Plots.capChart(s, DRIFT, "requests");
     assertThat(chart.getYAxisTitle()).isEqualTo("requests / s");
     assertThat(chart.getXAxisTitle()).isEqualTo("time (s)");
-    assertThat(chart.getSeriesMap().keySet()).containsExactly("true cap", "true cap less outside traffic",
-        "configured in the gate", "reached the provider: naive", "reached the provider: bp");
+    assertThat(chart.getSeriesMap().keySet())
+        .containsExactly(
+            "true cap",
+            "true cap less outside traffic",
+            "configured in the gate",
+            "reached the provider: naive",
+            "reached the provider: bp");
     XYSeries truth = chart.getSeriesMap().get("true cap");
     assertThat(truth.getXData()).containsExactly(0.0, 6.0, 6.0, 12.0);
     assertThat(truth.getYData()).containsExactly(20.0, 20.0, 10.0, 10.0);
-    assertThat(chart.getSeriesMap().get("true cap less outside traffic").getYData()).containsExactly(18.0, 18.0, 8.0, 8.0);
-    assertThat(chart.getSeriesMap().get("configured in the gate").getYData()).containsExactly(18.0, 18.0);
+    assertThat(chart.getSeriesMap().get("true cap less outside traffic").getYData())
+        .containsExactly(18.0, 18.0, 8.0, 8.0);
+    assertThat(chart.getSeriesMap().get("configured in the gate").getYData())
+        .containsExactly(18.0, 18.0);
     double[] naive = chart.getSeriesMap().get("reached the provider: naive").getYData();
-    assertThat(naive[8]).as("after the cap fell, the provider counts at most 8 req/s").isLessThanOrEqualTo(8.0);
-    assertThat(chart.getStyler().getyAxisTickLabelsFormattingFunction().apply(3333.3333333)).isEqualTo("3333");
+    assertThat(naive[8])
+        .as("after the cap fell, the provider counts at most 8 req/s")
+        .isLessThanOrEqualTo(8.0);
+    assertThat(chart.getStyler().getyAxisTickLabelsFormattingFunction().apply(3333.3333333))
+        .isEqualTo("3333");
     assertThat(Plots.capChart(s, DRIFT, "tokens").getYAxisTitle()).isEqualTo("tokens / s");
 
     Plots.write(s, DRIFT, dir);

@@ -42,7 +42,9 @@ class DispatchTest {
     assertThat(tn.poll(900 * MS)).isNull();
   }
 
-  private static final Workload ONE_TENANT = WorkloadReader.parse("""
+  private static final Workload ONE_TENANT =
+      WorkloadReader.parse(
+          """
       name: one-tenant
       duration_s: 10
       upstream: {requests_per_s: 10, latency_ms: [100, 100]}

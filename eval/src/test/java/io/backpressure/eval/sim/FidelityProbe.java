@@ -17,17 +17,19 @@ import java.util.Map;
  * records (eval/README.md, "Noisy estimates and reservation: ablations"). Run from the test
  * classpath:
  *
- * <pre>java -cp ... io.backpressure.eval.sim.FidelityProbe WORKLOAD CONFIG[,CONFIG...] REPEATS SEED</pre>
+ * <pre>java -cp ... io.backpressure.eval.sim.FidelityProbe WORKLOAD CONFIG[,CONFIG...] REPEATS SEED
+ * </pre>
  *
  * Per configuration, means over the repeats (the same repeat seeds as {@code eval}):
  *
  * <ul>
- *   <li>{@code 429_share}: rate-limited attempts / attempts; {@code tokens_bound}: the share of them
- *       the provider bound on tokens; {@code first_window}: the share of them in the provider's
- *       first window, before the first replies have taught the gate's estimate correction.
+ *   <li>{@code 429_share}: rate-limited attempts / attempts; {@code tokens_bound}: the share of
+ *       them the provider bound on tokens; {@code first_window}: the share of them in the
+ *       provider's first window, before the first replies have taught the gate's estimate
+ *       correction.
  *   <li>{@code explained}: the share of token 429s whose overshoot (the provider's fixed window's
- *       counted tokens before the call, plus the call's, minus the cap) is at most the estimate error
- *       not yet reconciled: the tokens above the tenant's mean call (what the gate's learnt
+ *       counted tokens before the call, plus the call's, minus the cap) is at most the estimate
+ *       error not yet reconciled: the tokens above the tenant's mean call (what the gate's learnt
  *       estimate converges to) of the calls admitted in the same window still in flight, plus the
  *       rejected call's own. Such a 429 is one the gate could not have seen coming from its state.
  *   <li>{@code inflight_err}: the mean of that unreconciled error at a token 429, in tokens.
@@ -44,19 +46,37 @@ final class FidelityProbe {
   private FidelityProbe() {}
 
   /** One configuration's numbers, means over repeats. */
-  record Probe(double share429, double tokensBound, double firstWindow, double explained, double inflightError, double perWindow,
-      double heldShare, double capUsed) {}
+  record Probe(
+      double share429,
+      double tokensBound,
+      double firstWindow,
+      double explained,
+      double inflightError,
+      double perWindow,
+      double heldShare,
+      double capUsed) {}
 
   public static void main(String[] args) {
     Workload workload = Workloads.load(args[0]);
     int repeats = Integer.parseInt(args[2]);
     long[] seeds = Evaluation.repeatSeeds(Long.parseLong(args[3]), repeats);
-    System.out.println("config 429_share tokens_bound first_window explained inflight_err per_window held_share cap_used");
+    System.out.println(
+        "config 429_share tokens_bound first_window explained inflight_err per_window held_share cap_used");
     for (String config : args[1].split(",")) {
       Probe p = probe(workload, config, seeds);
-      System.out.println(String.format(Locale.ROOT, "%s %.2f%% %.1f%% %.1f%% %.1f%% %.0f %.2f %.1f%% %.1f%%", config,
-          100 * p.share429(), 100 * p.tokensBound(), 100 * p.firstWindow(), 100 * p.explained(), p.inflightError(), p.perWindow(),
-          100 * p.heldShare(), 100 * p.capUsed()));
+      System.out.println(
+          String.format(
+              Locale.ROOT,
+              "%s %.2f%% %.1f%% %.1f%% %.1f%% %.0f %.2f %.1f%% %.1f%%",
+              config,
+              100 * p.share429(),
+              100 * p.tokensBound(),
+              100 * p.firstWindow(),
+              100 * p.explained(),
+              p.inflightError(),
+              p.perWindow(),
+              100 * p.heldShare(),
+              100 * p.capUsed()));
     }
   }
 
@@ -66,8 +86,16 @@ final class FidelityProbe {
     for (long seed : seeds) {
       Recording r = new SimRunner().run(workload, Configuration.named(config), seed);
       Probe p = probe(workload, config, r);
-      double[] v = {p.share429(), p.tokensBound(), p.firstWindow(), p.explained(), p.inflightError(), p.perWindow(),
-          p.heldShare(), p.capUsed()};
+      double[] v = {
+        p.share429(),
+        p.tokensBound(),
+        p.firstWindow(),
+        p.explained(),
+        p.inflightError(),
+        p.perWindow(),
+        p.heldShare(),
+        p.capUsed()
+      };
       for (int i = 0; i < v.length; i++) {
         sums[i] += v[i] / seeds.length;
       }
@@ -95,7 +123,8 @@ final class FidelityProbe {
         if (Dimension.TOKENS.equals(a.boundDimension())) {
           tokenRejected++;
           double overshoot = countedPerWindow.getOrDefault(window, 0.0) + a.tokens() - cap;
-          double error = unreconciledError(workload, attempts, a, window * period) + excess(workload, a);
+          double error =
+              unreconciledError(workload, attempts, a, window * period) + excess(workload, a);
           errorSum += error;
           if (overshoot <= error) {
             explained++;
@@ -108,7 +137,8 @@ final class FidelityProbe {
     }
     long start = Workload.nanos(workload.warmupS());
     long end = Metrics.windowEnd(workload, recording);
-    return new Probe(attempts.isEmpty() ? 0 : (double) rejected / attempts.size(),
+    return new Probe(
+        attempts.isEmpty() ? 0 : (double) rejected / attempts.size(),
         rejected == 0 ? 0 : (double) tokenRejected / rejected,
         rejected == 0 ? 0 : (double) rejectedPerWindow.getOrDefault(0L, 0) / rejected,
         tokenRejected == 0 ? 0 : (double) explained / tokenRejected,
@@ -123,9 +153,12 @@ final class FidelityProbe {
     return a.tokens() - workload.tenants().get(a.queue()).meanTokensPerCall();
   }
 
-  /** The excess of the counted calls that started in this window before {@code at} and are still in flight. */
-  private static double unreconciledError(Workload workload, List<Recording.Attempt> sorted,
-      Recording.Attempt at, long windowStart) {
+  /**
+   * The excess of the counted calls that started in this window before {@code at} and are still in
+   * flight.
+   */
+  private static double unreconciledError(
+      Workload workload, List<Recording.Attempt> sorted, Recording.Attempt at, long windowStart) {
     double error = 0;
     for (Recording.Attempt a : sorted) {
       if (a.startNanos() >= at.startNanos()) {
@@ -142,8 +175,13 @@ final class FidelityProbe {
    * The time-averaged reservation beyond actual usage held by answered calls in flight within
    * [start, end), over the cap per period; 0 when {@code config} does not reserve.
    */
-  private static double heldShare(Workload workload, String config, List<Recording.Attempt> attempts,
-      long start, long end, double capPerPeriod) {
+  private static double heldShare(
+      Workload workload,
+      String config,
+      List<Recording.Attempt> attempts,
+      long start,
+      long end,
+      double capPerPeriod) {
     GateConfiguration.Variant variant = variantOf(config);
     if (variant == null || !variant.estimate.reservation(workload)) {
       return 0;
@@ -157,8 +195,9 @@ final class FidelityProbe {
       long prompt = tenant.promptTokens().max();
       long completion = Math.round(a.tokens()) - prompt;
       Long limit = variant.estimate.maxTokens(tenant, completion);
-      double reserved = variant.estimate.tokens(workload, tenant, prompt, Math.round(a.tokens()))
-          + (limit != null ? limit : workload.gate().defaultMaxTokens());
+      double reserved =
+          variant.estimate.tokens(workload, tenant, prompt, Math.round(a.tokens()))
+              + (limit != null ? limit : workload.gate().defaultMaxTokens());
       long overlap = Math.min(a.endNanos(), end) - Math.max(a.startNanos(), start);
       held += (reserved - a.tokens()) * overlap;
     }

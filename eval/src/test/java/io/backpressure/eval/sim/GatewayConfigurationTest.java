@@ -9,8 +9,9 @@ class GatewayConfigurationTest {
 
   @Test
   void aSliceHoldsItsRequestsPerWindowAndRefillsAtTheNextOne() {
-    GatewayConfiguration.Slices slices = new GatewayConfiguration.Slices(new double[] {2, 1},
-        new double[] {Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY});
+    GatewayConfiguration.Slices slices =
+        new GatewayConfiguration.Slices(
+            new double[] {2, 1}, new double[] {Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY});
     assertThat(slices.tryTake(0, 1)).isTrue();
     assertThat(slices.tryTake(0, 2)).isTrue();
     assertThat(slices.tryTake(0, 3)).isFalse();
@@ -21,7 +22,8 @@ class GatewayConfigurationTest {
 
   @Test
   void tokensChargedAfterTheReplyCloseTheSliceOnceAtTheLimit() {
-    GatewayConfiguration.Slices slices = new GatewayConfiguration.Slices(new double[] {10}, new double[] {100});
+    GatewayConfiguration.Slices slices =
+        new GatewayConfiguration.Slices(new double[] {10}, new double[] {100});
     assertThat(slices.tryTake(0, 0)).isTrue();
     slices.charge(0, 99, 1);
     assertThat(slices.tryTake(0, 2)).isTrue();
@@ -31,10 +33,11 @@ class GatewayConfigurationTest {
 
   @Test
   void anInstantBeforeTheOriginBelongsToTheWindowBeforeIt() {
-    // floorDiv: −1 ns is in window −1, which ends at the origin (integer division would say window 0).
+    // floorDiv: −1 ns is in window −1, which ends at the origin (integer division would say window
+    // 0).
     assertThat(GatewayConfiguration.Slices.untilNextWindow(-1)).isEqualTo(1);
-    GatewayConfiguration.Slices slices = new GatewayConfiguration.Slices(new double[] {1},
-        new double[] {Double.POSITIVE_INFINITY});
+    GatewayConfiguration.Slices slices =
+        new GatewayConfiguration.Slices(new double[] {1}, new double[] {Double.POSITIVE_INFINITY});
     assertThat(slices.tryTake(0, -1)).isTrue();
     assertThat(slices.tryTake(0, 0)).isTrue();
   }

@@ -26,9 +26,15 @@ class SimulationTest {
     Workload w = Workloads.load("cross-priority").withDuration(12);
     List<Configuration> configs = Configuration.parseList(String.join(",", Configuration.NAMES));
     ProgressBar quiet = new ProgressBar(System.err, 0, false);
-    String one = SummaryJson.render(Evaluation.run(new SimRunner(), List.of(w), configs, 2, 7, 1, quiet).get(0));
-    String two = SummaryJson.render(Evaluation.run(new SimRunner(), List.of(w), configs, 2, 7, 2, quiet).get(0));
-    String other = SummaryJson.render(Evaluation.run(new SimRunner(), List.of(w), configs, 2, 8, 2, quiet).get(0));
+    String one =
+        SummaryJson.render(
+            Evaluation.run(new SimRunner(), List.of(w), configs, 2, 7, 1, quiet).get(0));
+    String two =
+        SummaryJson.render(
+            Evaluation.run(new SimRunner(), List.of(w), configs, 2, 7, 2, quiet).get(0));
+    String other =
+        SummaryJson.render(
+            Evaluation.run(new SimRunner(), List.of(w), configs, 2, 8, 2, quiet).get(0));
     assertThat(two).isEqualTo(one);
     assertThat(other).isNotEqualTo(one);
     assertThat(one).contains("\"configs\"").contains("\"bp-no-priority\"").contains("\"ci95\"");
@@ -49,7 +55,9 @@ class SimulationTest {
   void bpHoldsASlotOnlyWhileTheHttpCallIsInFlight() {
     for (String config : List.of("bp", "bp-no-drf", "bp-no-priority")) {
       Recording r = run(Workloads.load("cross-priority").withDuration(15), config, 1);
-      assertThat(r.calls().stream().mapToInt(Recording.Call::deferrals).sum()).as(config).isPositive();
+      assertThat(r.calls().stream().mapToInt(Recording.Call::deferrals).sum())
+          .as(config)
+          .isPositive();
       long slot = r.calls().stream().mapToLong(Recording.Call::slotHeldNanos).sum();
       assertThat(slot).as(config).isEqualTo(wireTime(r));
     }
@@ -57,7 +65,9 @@ class SimulationTest {
 
   @Test
   void tnDispatchesAtTheRequestCapAndNoFaster() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: throttle
         duration_s: 15
         upstream: {requests_per_s: 10, latency_ms: [100, 100]}
@@ -66,7 +76,8 @@ class SimulationTest {
         tenants:
           - {name: many, priority: P1, workflows: 50}
         """);
-    // Each call is dispatched once (429 retries stay inside the activity), so calls that reached the
+    // Each call is dispatched once (429 retries stay inside the activity), so calls that reached
+    // the
     // upstream count dispatches: 10/s with burst 1 over 15 s, minus the 2 ms first-dispatch delay.
     long dispatched = run(w, "tn", 1).calls().stream().filter(c -> c.attempts() > 0).count();
     assertThat(dispatched).as("tn dispatches").isBetween(148L, 151L);
@@ -76,7 +87,9 @@ class SimulationTest {
 
   @Test
   void gatewayHoldsEachTenantToItsWeightedSlicePerMinute() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: slices
         duration_s: 50
         upstream: {requests_per_s: 10}
@@ -88,9 +101,11 @@ class SimulationTest {
         """);
     Recording r = run(w, "gateway", 3);
     long smallSent = r.calls().stream().filter(c -> c.queue() == 0 && c.attempts() > 0).count();
-    // 10 req/s · 60 s · 1/4 = 150 requests per window; small would send ~250 in 50 s without the slice.
+    // 10 req/s · 60 s · 1/4 = 150 requests per window; small would send ~250 in 50 s without the
+    // slice.
     assertThat(smallSent).isEqualTo(150);
-    long naiveSmall = run(w, "naive", 3).calls().stream().filter(c -> c.queue() == 0 && c.attempts() > 0).count();
+    long naiveSmall =
+        run(w, "naive", 3).calls().stream().filter(c -> c.queue() == 0 && c.attempts() > 0).count();
     assertThat(naiveSmall).isGreaterThan(200);
   }
 
@@ -105,7 +120,8 @@ class SimulationTest {
         double share = ((RunMetrics.Scalar) m.get("http_429_share")).value();
         assertThat(okRps).as(name + "/" + config).isPositive();
         assertThat(share).as(name + "/" + config).isBetween(0.0, 1.0);
-        assertThat(r.calls()).as(name + "/" + config)
+        assertThat(r.calls())
+            .as(name + "/" + config)
             .noneMatch(c -> c.outcome() == Recording.Outcome.FAILED);
       }
     }
@@ -113,7 +129,9 @@ class SimulationTest {
 
   @Test
   void openLoopArrivalsStopAtStopSWithoutEndingTheContentionWindow() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: open
         duration_s: 20
         upstream: {requests_per_s: 100, latency_ms: [10, 10]}
@@ -123,7 +141,8 @@ class SimulationTest {
           - {name: o, priority: P1, open_loop_rps: 20, start_s: 2, stop_s: 6}
         """);
     Recording r = run(w, "naive", 5);
-    assertThat(r.calls()).allMatch(c -> c.submittedNanos() >= 2_000_000_000L && c.submittedNanos() < 6_000_000_000L);
+    assertThat(r.calls())
+        .allMatch(c -> c.submittedNanos() >= 2_000_000_000L && c.submittedNanos() < 6_000_000_000L);
     assertThat(r.calls().size()).isBetween(50, 110);
     assertThat(r.queueFinishedNanos()[0]).isEqualTo(-1);
     assertThat(Metrics.windowEnd(w, r)).isEqualTo(r.endNanos());
@@ -131,7 +150,9 @@ class SimulationTest {
 
   @Test
   void aClosedLoopQueueStoppedByStopSDoesNotEndTheWindowButOneThatRunsOutDoes() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: closed
         duration_s: 20
         upstream: {requests_per_s: 100, latency_ms: [10, 10]}
@@ -156,19 +177,28 @@ class SimulationTest {
       for (Recording.Call c : r.calls()) {
         long deadline = w.tenants().get(c.queue()).deadlineNanos();
         if (c.outcome() == Recording.Outcome.OK || c.outcome() == Recording.Outcome.EXPIRED) {
-          assertThat(c.finishedNanos() - c.submittedNanos()).as(config + " " + c).isLessThanOrEqualTo(deadline);
+          assertThat(c.finishedNanos() - c.submittedNanos())
+              .as(config + " " + c)
+              .isLessThanOrEqualTo(deadline);
         }
       }
     }
-    // The gate answers Expired when a call's turn comes too late: such calls end before their deadline.
+    // The gate answers Expired when a call's turn comes too late: such calls end before their
+    // deadline.
     Recording bp = run(w, "bp", 3);
-    assertThat(bp.calls()).anyMatch(c -> c.outcome() == Recording.Outcome.EXPIRED
-        && c.finishedNanos() - c.submittedNanos() < w.tenants().get(c.queue()).deadlineNanos());
+    assertThat(bp.calls())
+        .anyMatch(
+            c ->
+                c.outcome() == Recording.Outcome.EXPIRED
+                    && c.finishedNanos() - c.submittedNanos()
+                        < w.tenants().get(c.queue()).deadlineNanos());
   }
 
   @Test
   void theProviderFollowsItsScheduleAndSharesItsCapWithOutsideTraffic() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: drift
         duration_s: 20
         upstream:
@@ -203,7 +233,9 @@ class SimulationTest {
 
   @Test
   void providerErrorsAreRetriedAndNoCallFails() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: errors
         duration_s: 20
         upstream: {requests_per_s: 100, latency_ms: [10, 10], error_rate: 0.2}
@@ -217,14 +249,17 @@ class SimulationTest {
       long errors = r.attempts().stream().filter(a -> a.status() == 500).count();
       assertThat((double) errors / r.attempts().size()).as(config).isBetween(0.15, 0.25);
       assertThat(r.calls()).as(config).noneMatch(c -> c.outcome() == Recording.Outcome.FAILED);
-      assertThat(Metrics.compute(w, r).values().get("http_429_share")).as(config)
+      assertThat(Metrics.compute(w, r).values().get("http_429_share"))
+          .as(config)
           .isEqualTo(new RunMetrics.Scalar(0));
     }
   }
 
   @Test
   void bpLearnsCapsConfiguredTooHighFromTheProviderAndBpStaticDoesNot() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: too-high
         duration_s: 30
         warmup_s: 5
@@ -245,7 +280,9 @@ class SimulationTest {
 
   @Test
   void bpLeavesRoomForOutsideTrafficThatOnlyTheRemainingHeadersReveal() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: outside
         duration_s: 30
         warmup_s: 5
@@ -264,7 +301,9 @@ class SimulationTest {
 
   @Test
   void theProviderSaysItsTrueCapAndCountsOutsideTrafficInWhatRemains() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: headers
         duration_s: 10
         upstream:
@@ -278,19 +317,22 @@ class SimulationTest {
         tenants:
           - {name: a, priority: P1, workflows: 1}
         """);
-    SimUpstream upstream = new SimUpstream(w.upstream(), new java.util.SplittableRandom(1),
-        new java.util.SplittableRandom(2));
+    SimUpstream upstream =
+        new SimUpstream(
+            w.upstream(), new java.util.SplittableRandom(1), new java.util.SplittableRandom(2));
     // A quarter into the window the outside traffic has spent 2.5 requests and 250 tokens.
     SimUpstream.Answer first = upstream.arrive(250_000_000L, 100);
     assertThat(first.status()).isEqualTo(200);
-    assertThat(first.headers()).containsEntry("x-ratelimit-limit-requests", "40")
+    assertThat(first.headers())
+        .containsEntry("x-ratelimit-limit-requests", "40")
         .containsEntry("x-ratelimit-remaining-requests", "36")
         .containsEntry("x-ratelimit-limit-tokens", "4000")
         .containsEntry("x-ratelimit-remaining-tokens", "3650")
         .containsEntry("x-ratelimit-reset-requests", "750ms");
     // After the schedule's step the limit header follows the new cap.
     SimUpstream.Answer later = upstream.arrive(5_500_000_000L, 100);
-    assertThat(later.headers()).containsEntry("x-ratelimit-limit-requests", "20")
+    assertThat(later.headers())
+        .containsEntry("x-ratelimit-limit-requests", "20")
         .containsEntry("x-ratelimit-remaining-requests", "14");
     // Fill the rest of the window (the workload may use 20 − 10 = 10 of it): a 429 naming requests.
     SimUpstream.Answer last = later;
@@ -312,6 +354,8 @@ class SimulationTest {
 
   /** Time attempts spent on the wire, clipped at the end of the run (a 429 spends none). */
   private static long wireTime(Recording r) {
-    return r.attempts().stream().mapToLong(a -> Math.min(a.endNanos(), r.endNanos()) - a.startNanos()).sum();
+    return r.attempts().stream()
+        .mapToLong(a -> Math.min(a.endNanos(), r.endNanos()) - a.startNanos())
+        .sum();
   }
 }

@@ -13,14 +13,19 @@ import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** The estimate and reservation ablations (eval/README.md, "Noisy estimates and reservation: ablations"). */
+/**
+ * The estimate and reservation ablations (eval/README.md, "Noisy estimates and reservation:
+ * ablations").
+ */
 class TokenEstimateTest {
 
   private static final Workload NOISY = Workloads.load("noisy-estimates").withDuration(10);
   private static final Workload RESERVATION = Workloads.load("reservation").withDuration(10);
 
   private static long rateLimitedInFirstWindow(Recording r) {
-    return r.attempts().stream().filter(a -> a.rateLimited() && a.startNanos() < 1_000_000_000L).count();
+    return r.attempts().stream()
+        .filter(a -> a.rateLimited() && a.startNanos() < 1_000_000_000L)
+        .count();
   }
 
   private static long rateLimited(Recording r) {
@@ -28,8 +33,11 @@ class TokenEstimateTest {
   }
 
   private static double tokenBurst(Policy policy) {
-    return policy.dimensions().stream().filter(d -> d.name().equals(Dimension.TOKENS)).findFirst()
-        .orElseThrow().burst();
+    return policy.dimensions().stream()
+        .filter(d -> d.name().equals(Dimension.TOKENS))
+        .findFirst()
+        .orElseThrow()
+        .burst();
   }
 
   @Test
@@ -44,7 +52,8 @@ class TokenEstimateTest {
   @Test
   void theOracleEstimatesTheTrueTotalOrReservesTheTrueCompletion() {
     assertThat(TokenEstimate.ORACLE.tokens(NOISY, NOISY.tenants().get(0), 400, 900)).isEqualTo(900);
-    assertThat(TokenEstimate.ORACLE.tokens(RESERVATION, RESERVATION.tenants().get(0), 400, 900)).isEqualTo(400);
+    assertThat(TokenEstimate.ORACLE.tokens(RESERVATION, RESERVATION.tenants().get(0), 400, 900))
+        .isEqualTo(400);
     assertThat(TokenEstimate.ORACLE.maxTokens(RESERVATION.tenants().get(0), 500)).isEqualTo(500);
     assertThat(TokenEstimate.ORACLE.maxTokens(RESERVATION.tenants().get(0), 0)).isEqualTo(1);
   }
@@ -53,11 +62,16 @@ class TokenEstimateTest {
   void theTightReservationTurnsReservationOnAndReservesTheLargestCompletion() {
     Policy policy = GateConfiguration.policy(NOISY, GateConfiguration.Variant.TIGHT_RESERVATION);
     assertThat(policy.reservation()).isTrue();
-    assertThat(TokenEstimate.TIGHT_RESERVATION.maxTokens(NOISY.tenants().get(0), 17)).isEqualTo(600);
-    assertThat(GateConfiguration.policy(NOISY, GateConfiguration.Variant.FULL).reservation()).isFalse();
+    assertThat(TokenEstimate.TIGHT_RESERVATION.maxTokens(NOISY.tenants().get(0), 17))
+        .isEqualTo(600);
+    assertThat(GateConfiguration.policy(NOISY, GateConfiguration.Variant.FULL).reservation())
+        .isFalse();
     Workload capped = Workloads.load("reservation-capped");
-    assertThat(TokenEstimate.TIGHT_RESERVATION.maxTokens(capped.tenants().get(0), 17)).isEqualTo(200);
-    assertThat(tokenBurst(GateConfiguration.policy(capped, GateConfiguration.Variant.TIGHT_RESERVATION)))
+    assertThat(TokenEstimate.TIGHT_RESERVATION.maxTokens(capped.tenants().get(0), 17))
+        .isEqualTo(200);
+    assertThat(
+            tokenBurst(
+                GateConfiguration.policy(capped, GateConfiguration.Variant.TIGHT_RESERVATION)))
         .isEqualTo(12_000);
   }
 
@@ -75,7 +89,9 @@ class TokenEstimateTest {
   void holdingARejectedCallsTokensShortensTheColdStartCascade() {
     Recording bp = SimulationTest.run(NOISY, "bp", 1);
     Recording held = SimulationTest.run(NOISY, "bp-429-held", 1);
-    assertThat(rateLimitedInFirstWindow(held)).isPositive().isLessThan(rateLimitedInFirstWindow(bp) / 2);
+    assertThat(rateLimitedInFirstWindow(held))
+        .isPositive()
+        .isLessThan(rateLimitedInFirstWindow(bp) / 2);
   }
 
   @Test
@@ -84,7 +100,9 @@ class TokenEstimateTest {
     CommandLine cmd = new CommandLine(new EvalCommand());
     cmd.setErr(new PrintWriter(err, true));
     cmd.setOut(new PrintWriter(new StringWriter(), true));
-    assertThat(cmd.execute("--workload", "noisy-estimates", "--mode", "real", "--configs", "bp,bp-oracle"))
+    assertThat(
+            cmd.execute(
+                "--workload", "noisy-estimates", "--mode", "real", "--configs", "bp,bp-oracle"))
         .isEqualTo(2);
     assertThat(err.toString()).contains("bp-oracle is an ablation of the simulator only");
     assertThat(GateConfiguration.Variant.FULL.simulatedOnly()).isFalse();

@@ -7,7 +7,8 @@ import static org.assertj.core.api.Assertions.within;
 import org.junit.jupiter.api.Test;
 
 class WorkloadReaderTest {
-  private static final String MINIMAL = """
+  private static final String MINIMAL =
+      """
       name: w
       duration_s: 20
       upstream: {requests_per_s: 60}
@@ -54,10 +55,13 @@ class WorkloadReaderTest {
         .isInstanceOf(WorkloadException.class)
         .hasMessageContaining("unknown key 'colour'")
         .hasMessageContaining("allowed here");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
-        "{requests_per_s: 60, burst: 3}")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: 60, burst: 3}")))
         .hasMessageContaining("unknown key 'upstream.burst'");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2, prio: 1")))
+    assertThatThrownBy(
+            () -> WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2, prio: 1")))
         .satisfies(e -> assertThat(((WorkloadException) e).field()).isEqualTo("tenants[0].prio"));
   }
 
@@ -69,47 +73,73 @@ class WorkloadReaderTest {
         .hasMessageContaining("worker.slots");
     assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("priority: P1", "priority: P9")))
         .hasMessageContaining("tenants[0].priority must be one of [P1, P2]");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}", "{window: tumbling, requests_per_s: 60}")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace(
+                        "{requests_per_s: 60}", "{window: tumbling, requests_per_s: 60}")))
         .hasMessageContaining("upstream.window must be one of fixed, sliding, bucket");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: null}")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: null}")))
         .hasMessageContaining("at least one of requests_per_s, tokens_per_s");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2, open_loop_rps: 3")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace("workflows: 2", "workflows: 2, open_loop_rps: 3")))
         .hasMessageContaining("exclusive");
   }
 
   @Test
   void tokenCountsAreConstantsOrUniformRanges() {
-    Workload w = WorkloadReader.parse(MINIMAL.replace("workflows: 2",
-        "workflows: 2, prompt_tokens: 400, completion_tokens: {uniform: [0, 600]}, max_tokens: 200"));
+    Workload w =
+        WorkloadReader.parse(
+            MINIMAL.replace(
+                "workflows: 2",
+                "workflows: 2, prompt_tokens: 400, completion_tokens: {uniform: [0, 600]}, max_tokens: 200"));
     Workload.Tenant a = w.tenants().get(0);
     assertThat(a.completionTokens()).isEqualTo(new TokenCount.Uniform(0, 600));
     // min(U{0..600}, 200): (0+…+200 + 400·200) / 601 = (20100 + 80000) / 601.
     assertThat(a.completionTokens().meanClampedAt(200L)).isCloseTo(100100.0 / 601, within(1e-9));
     assertThat(a.meanTokensPerCall()).isCloseTo(400 + 100100.0 / 601, within(1e-9));
     assertThat(new TokenCount.Uniform(0, 600).mean()).isEqualTo(300.0);
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("workflows: 2",
-        "workflows: 2, prompt_tokens: {uniform: [9, 3]}")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace(
+                        "workflows: 2", "workflows: 2, prompt_tokens: {uniform: [9, 3]}")))
         .hasMessageContaining("tenants[0].prompt_tokens");
   }
 
   @Test
   void priorityLongFormCarriesAWaitLimitAndMixesWithTheShortForm() {
-    Workload w = WorkloadReader.parse(MINIMAL.replace("{P1: 0.5, P2: 0.5}", "{P1: {weight: 0.5, max_wait_s: 5}, P2: 0.5}"));
+    Workload w =
+        WorkloadReader.parse(
+            MINIMAL.replace("{P1: 0.5, P2: 0.5}", "{P1: {weight: 0.5, max_wait_s: 5}, P2: 0.5}"));
     assertThat(w.priorities().get(0)).isEqualTo(new Workload.PriorityWeight("P1", 0.5, 5.0));
     assertThat(w.priorities().get(1)).isEqualTo(new Workload.PriorityWeight("P2", 0.5, null));
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: {weight: 0.5, max_wait: 5}"))
-    ).hasMessageContaining("unknown key 'priorities.P1.max_wait'");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: {max_wait_s: 5}"))
-    ).hasMessageContaining("priorities.P1.weight is required");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: {weight: 0.5, max_wait_s: -1}"))
-    ).hasMessageContaining("priorities.P1.max_wait_s must be a number in (0, 86400]");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: [0.5]"))
-    ).hasMessageContaining("priorities.P1 must be a weight");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: {weight: 0.5, max_wait: 5}")))
+        .hasMessageContaining("unknown key 'priorities.P1.max_wait'");
+    assertThatThrownBy(
+            () -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: {max_wait_s: 5}")))
+        .hasMessageContaining("priorities.P1.weight is required");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace("P1: 0.5", "P1: {weight: 0.5, max_wait_s: -1}")))
+        .hasMessageContaining("priorities.P1.max_wait_s must be a number in (0, 86400]");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("P1: 0.5", "P1: [0.5]")))
+        .hasMessageContaining("priorities.P1 must be a weight");
   }
 
   @Test
   void driftDeadlinesAndGateCapsAreRead() {
-    Workload w = WorkloadReader.parse("""
+    Workload w =
+        WorkloadReader.parse(
+            """
         name: drift
         duration_s: 100
         upstream:
@@ -137,14 +167,25 @@ class WorkloadReaderTest {
 
   @Test
   void driftFieldsAreCheckedAgainstTheUpstreamsCaps() {
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
-        "{requests_per_s: 60, schedule: [{at_s: 5, tokens_per_s: 100}]}")))
-        .hasMessageContaining("upstream.schedule[0].tokens_per_s is given, but upstream.tokens_per_s is null");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
-        "{requests_per_s: 60, schedule: [{at_s: 5, requests_per_s: 10}, {at_s: 5, requests_per_s: 20}]}")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace(
+                        "{requests_per_s: 60}",
+                        "{requests_per_s: 60, schedule: [{at_s: 5, tokens_per_s: 100}]}")))
+        .hasMessageContaining(
+            "upstream.schedule[0].tokens_per_s is given, but upstream.tokens_per_s is null");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace(
+                        "{requests_per_s: 60}",
+                        "{requests_per_s: 60, schedule: [{at_s: 5, requests_per_s: 10}, {at_s: 5, requests_per_s: 20}]}")))
         .hasMessageContaining("upstream.schedule[1].at_s must be a number in (5, 20]");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
-        "{requests_per_s: 60, error_rate: 1}")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: 60, error_rate: 1}")))
         .hasMessageContaining("upstream.error_rate must be a number in [0, 0.99]");
     assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL + "gate: {caps: {tokens_per_s: 5}}\n"))
         .hasMessageContaining("gate.caps.tokens_per_s is given, but upstream.tokens_per_s is null");
@@ -152,14 +193,19 @@ class WorkloadReaderTest {
 
   @Test
   void duplicateKeysExtraDocumentsAndCoercionsAreRefused() {
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
-        "{requests_per_s: 60, requests_per_s: 6000}")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace(
+                        "{requests_per_s: 60}", "{requests_per_s: 60, requests_per_s: 6000}")))
         .hasMessageContaining("Duplicate field 'requests_per_s'");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{P1: 0.5, P2: 0.5}", "{P1: 0.5, P1: 5}")))
+    assertThatThrownBy(
+            () -> WorkloadReader.parse(MINIMAL.replace("{P1: 0.5, P2: 0.5}", "{P1: 0.5, P1: 5}")))
         .hasMessageContaining("Duplicate field 'P1'");
     assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL + "---\nname: second\n"))
         .hasMessageContaining("one YAML document");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2.0")))
+    assertThatThrownBy(
+            () -> WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2.0")))
         .hasMessageContaining("tenants[0].workflows must be a whole number");
     assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("slots: 4", "slots: '4'")))
         .hasMessageContaining("worker.slots must be a whole number");
@@ -167,35 +213,61 @@ class WorkloadReaderTest {
         .hasMessageContaining("gate.reservation must be true or false");
     assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL + "gate: {default_max_tokens: 1.9}\n"))
         .hasMessageContaining("gate.default_max_tokens must be a whole number");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{P1: 0.5, P2: 0.5}", "[P1, P2]")))
+    assertThatThrownBy(
+            () -> WorkloadReader.parse(MINIMAL.replace("{P1: 0.5, P2: 0.5}", "[P1, P2]")))
         .hasMessageContaining("priorities must be a mapping");
   }
 
   @Test
   void workloadsThatCouldNeverBeServedAreRefused() {
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
-        "{requests_per_s: 60, tokens_per_s: 1000}").replace("workflows: 2", "workflows: 2, prompt_tokens: 1200")))
-        .satisfies(e -> assertThat(((WorkloadException) e).field()).isEqualTo("tenants[0].prompt_tokens"))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL
+                        .replace("{requests_per_s: 60}", "{requests_per_s: 60, tokens_per_s: 1000}")
+                        .replace("workflows: 2", "workflows: 2, prompt_tokens: 1200")))
+        .satisfies(
+            e -> assertThat(((WorkloadException) e).field()).isEqualTo("tenants[0].prompt_tokens"))
         .hasMessageContaining("could never be served");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
-        "{requests_per_s: 60, tokens_per_s: 1000, outside: {requests_per_s: 1, tokens_per_s: 600}}")
-        .replace("workflows: 2", "workflows: 2, prompt_tokens: 300, completion_tokens: 200")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL
+                        .replace(
+                            "{requests_per_s: 60}",
+                            "{requests_per_s: 60, tokens_per_s: 1000, outside: {requests_per_s: 1, tokens_per_s: 600}}")
+                        .replace(
+                            "workflows: 2",
+                            "workflows: 2, prompt_tokens: 300, completion_tokens: 200")))
         .hasMessageContaining("could never be served");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: 0.5}")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: 0.5}")))
         .hasMessageContaining("at least one request per period");
-    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2, start_s: 20")))
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2, start_s: 20")))
         .hasMessageContaining("tenants[0].start_s must be in [0, duration_s)");
     // A completion clamped by max_tokens fits, and a cap that grows later makes a call servable.
-    WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: 60, tokens_per_s: 1000}")
-        .replace("workflows: 2", "workflows: 2, prompt_tokens: 500, completion_tokens: 5000, max_tokens: 500"));
-    WorkloadReader.parse(MINIMAL.replace("{requests_per_s: 60}",
-        "{requests_per_s: 60, tokens_per_s: 1000, schedule: [{at_s: 10, tokens_per_s: 2000}]}")
-        .replace("workflows: 2", "workflows: 2, prompt_tokens: 1500"));
+    WorkloadReader.parse(
+        MINIMAL
+            .replace("{requests_per_s: 60}", "{requests_per_s: 60, tokens_per_s: 1000}")
+            .replace(
+                "workflows: 2",
+                "workflows: 2, prompt_tokens: 500, completion_tokens: 5000, max_tokens: 500"));
+    WorkloadReader.parse(
+        MINIMAL
+            .replace(
+                "{requests_per_s: 60}",
+                "{requests_per_s: 60, tokens_per_s: 1000, schedule: [{at_s: 10, tokens_per_s: 2000}]}")
+            .replace("workflows: 2", "workflows: 2, prompt_tokens: 1500"));
   }
 
   @Test
   void unknownNamesListTheShippedWorkloads() {
     assertThatThrownBy(() -> Workloads.load("no-such-workload"))
-        .hasMessageContaining("cross-priority").hasMessageContaining("all");
+        .hasMessageContaining("cross-priority")
+        .hasMessageContaining("all");
   }
 }

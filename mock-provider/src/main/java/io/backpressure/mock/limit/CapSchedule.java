@@ -97,7 +97,8 @@ public record CapSchedule(List<Step> steps) {
     try {
       return new Step(
           Math.round(atS * 1e9),
-          new Caps(rate(fields[1], "requests_per_s", number), rate(fields[2], "tokens_per_s", number)));
+          new Caps(
+              rate(fields[1], "requests_per_s", number), rate(fields[2], "tokens_per_s", number)));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("schedule step " + number + ": " + e.getMessage());
     }

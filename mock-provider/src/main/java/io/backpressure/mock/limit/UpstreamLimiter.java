@@ -33,8 +33,8 @@ import java.util.Objects;
  * what the windows already hold (see {@link WindowLimiter#setLimit(double)}), so lowering a cap
  * mid-window refuses calls until enough of the old usage has expired. {@link OutsideTraffic} adds
  * calls that consume the same caps without being the caller's: before each decision at {@code now}
- * every scheduled change and every outside call due up to {@code now} is applied in time order, each
- * outside call decided at its own arrival time, exactly as if it had arrived then.
+ * every scheduled change and every outside call due up to {@code now} is applied in time order,
+ * each outside call decided at its own arrival time, exactly as if it had arrived then.
  *
  * <p>Worked example: fixed windows of 1 s, 10 requests per second, outside traffic of 4 calls per
  * second (at 0.25, 0.5, 0.75 and 1 s, 1.25 s, …) and a schedule step halving the cap at 2 s. A call
@@ -257,8 +257,8 @@ public final class UpstreamLimiter {
   }
 
   /**
-   * The requests and tokens specs that {@code caps} would make, checked, without changing
-   * anything; an unchanged dimension keeps its spec (the same instance).
+   * The requests and tokens specs that {@code caps} would make, checked, without changing anything;
+   * an unchanged dimension keeps its spec (the same instance).
    */
   private LimitSpec[] specsFor(Caps caps) {
     LimitSpec newRequests = changed(REQUESTS, requestsSpec, caps.requestsPerS());

@@ -117,8 +117,7 @@ class DriftingCapsTest {
     // last 50 ms of each fixed window (every 1 ms), when the outside calls of that window are in.
     List<Integer> callerPerWindow = new ArrayList<>();
     for (long w = 0; w < 10; w++) {
-      callerPerWindow.add(
-          admittedBetween(limiter, w * SECOND + 950 * MS, (w + 1) * SECOND, MS));
+      callerPerWindow.add(admittedBetween(limiter, w * SECOND + 950 * MS, (w + 1) * SECOND, MS));
     }
 
     // Window 0 holds the outside calls at 1/3 and 2/3 s; every later one also the one at its start.

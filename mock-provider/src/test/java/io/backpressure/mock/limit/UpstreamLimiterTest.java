@@ -88,7 +88,9 @@ class UpstreamLimiterTest {
     assertThat(admittedAroundOneSecond(WindowModel.SLIDING, 3)).isEqualTo(3);
   }
 
-  /** Requests admitted under {@code cap} per second from one request per ms over [0.99 s, 1.01 s). */
+  /**
+   * Requests admitted under {@code cap} per second from one request per ms over [0.99 s, 1.01 s).
+   */
   private static int admittedAroundOneSecond(WindowModel model, double cap) {
     UpstreamLimiter limiter = limiter(model, cap, Double.NaN, false);
     int admitted = 0;

@@ -1,7 +1,7 @@
 package io.backpressure.spring.boot;
 
-import io.backpressure.core.Ticker;
 import io.backpressure.core.Gate;
+import io.backpressure.core.Ticker;
 import io.backpressure.metrics.MeteredGate;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,9 +21,11 @@ import org.springframework.context.annotation.Configuration;
  * drive a {@code ManualClock}), else from the system clock. Off with {@code
  * backpressure.enabled=false} or when no target is configured.
  */
-@AutoConfiguration(afterName = {
-    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-    "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
+    })
 @ConditionalOnProperty(prefix = "backpressure", name = "enabled", matchIfMissing = true)
 @Conditional(OnBackpressureTargets.class)
 @EnableConfigurationProperties(BackpressureProperties.class)
@@ -31,9 +33,12 @@ public class BackpressureAutoConfiguration {
 
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  BackpressureGates backpressureGates(BackpressureProperties properties, ObjectProvider<GateMetering> metering,
+  BackpressureGates backpressureGates(
+      BackpressureProperties properties,
+      ObjectProvider<GateMetering> metering,
       ObjectProvider<Ticker> clock) {
-    return BackpressureGates.build(properties, metering.getIfAvailable(), clock.getIfAvailable(Ticker::system));
+    return BackpressureGates.build(
+        properties, metering.getIfAvailable(), clock.getIfAvailable(Ticker::system));
   }
 
   @Bean
@@ -48,13 +53,16 @@ public class BackpressureAutoConfiguration {
   static class Metering {
 
     @Bean
-    GateMetering backpressureGateMetering(ObjectProvider<MeterRegistry> registry, BackpressureProperties properties) {
+    GateMetering backpressureGateMetering(
+        ObjectProvider<MeterRegistry> registry, BackpressureProperties properties) {
       return (gate, policy) -> {
         MeterRegistry meters = registry.getIfAvailable();
-        return meters == null ? gate : MeteredGate.builder(gate, meters)
-            .policy(policy)
-            .tenantTag(properties.getMetrics().isTenantTag())
-            .build();
+        return meters == null
+            ? gate
+            : MeteredGate.builder(gate, meters)
+                .policy(policy)
+                .tenantTag(properties.getMetrics().isTenantTag())
+                .build();
       };
     }
   }

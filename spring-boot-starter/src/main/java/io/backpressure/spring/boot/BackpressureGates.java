@@ -1,9 +1,9 @@
 package io.backpressure.spring.boot;
 
-import io.backpressure.core.Ticker;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,10 +16,11 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
- * Every configured target's gate, built once at start-up from {@code backpressure.*}: the state
- * (an {@link InMemoryGate}, or a {@code ResilientRedisGate} with the configured fail mode), and around it a {@code MeteredGate} when the application has a {@code MeterRegistry}.
- * Also exposed one bean per target ({@code @Qualifier("<key>") Gate}); the default target's is the
- * primary {@code Gate}. Closing it closes the Redis connections and removes the meters.
+ * Every configured target's gate, built once at start-up from {@code backpressure.*}: the state (an
+ * {@link InMemoryGate}, or a {@code ResilientRedisGate} with the configured fail mode), and around
+ * it a {@code MeteredGate} when the application has a {@code MeterRegistry}. Also exposed one bean
+ * per target ({@code @Qualifier("<key>") Gate}); the default target's is the primary {@code Gate}.
+ * Closing it closes the Redis connections and removes the meters.
  *
  * <p>Thread-safe: the map is fixed after construction and every gate is thread-safe.
  */
@@ -30,7 +31,8 @@ public final class BackpressureGates implements AutoCloseable {
   private final String defaultKey;
   private final List<AutoCloseable> resources;
 
-  private BackpressureGates(Map<String, Gate> gates, String defaultKey, List<AutoCloseable> resources) {
+  private BackpressureGates(
+      Map<String, Gate> gates, String defaultKey, List<AutoCloseable> resources) {
     this.gates = Collections.unmodifiableMap(gates);
     this.defaultKey = defaultKey;
     this.resources = resources;
@@ -43,26 +45,38 @@ public final class BackpressureGates implements AutoCloseable {
    * @param metering wraps each gate in meters, or {@code null} for none
    * @param clock the clock of in-memory gates (Redis gates take the server's time)
    */
-  static BackpressureGates build(BackpressureProperties properties, GateMetering metering, Ticker clock) {
+  static BackpressureGates build(
+      BackpressureProperties properties, GateMetering metering, Ticker clock) {
     checkCommon(properties);
     String defaultKey = defaultKey(properties);
-    boolean redis = properties.getRedis().getUrl() != null || !properties.getRedis().getClusterNodes().isEmpty();
+    boolean redis =
+        properties.getRedis().getUrl() != null
+            || !properties.getRedis().getClusterNodes().isEmpty();
     if (redis && !RedisStates.onClassPath()) {
       throw new InvalidConfigurationPropertyValueException(
-          properties.getRedis().getUrl() != null ? "backpressure.redis.url" : "backpressure.redis.cluster-nodes",
-          "(not shown)", "Redis state needs io.backpressure:backpressure-redis on the class path");
+          properties.getRedis().getUrl() != null
+              ? "backpressure.redis.url"
+              : "backpressure.redis.cluster-nodes",
+          "(not shown)",
+          "Redis state needs io.backpressure:backpressure-redis on the class path");
     }
     Map<String, Gate> gates = new LinkedHashMap<>();
     List<AutoCloseable> resources = new ArrayList<>();
     try {
-      properties.getTargets().forEach((key, target) -> {
-        Policy policy = TargetPolicies.policy(key, target);
-        Gate gate = redis ? RedisStates.gate(properties, policy, metering, resources::add) : inMemory(policy, metering, clock);
-        if (gate instanceof AutoCloseable closeable && !resources.contains(closeable)) {
-          resources.add(closeable);
-        }
-        gates.put(key, gate);
-      });
+      properties
+          .getTargets()
+          .forEach(
+              (key, target) -> {
+                Policy policy = TargetPolicies.policy(key, target);
+                Gate gate =
+                    redis
+                        ? RedisStates.gate(properties, policy, metering, resources::add)
+                        : inMemory(policy, metering, clock);
+                if (gate instanceof AutoCloseable closeable && !resources.contains(closeable)) {
+                  resources.add(closeable);
+                }
+                gates.put(key, gate);
+              });
     } catch (RuntimeException e) {
       closeAll(resources);
       throw e;
@@ -78,16 +92,21 @@ public final class BackpressureGates implements AutoCloseable {
   private static void checkCommon(BackpressureProperties properties) {
     positive("backpressure.state-timeout", properties.getStateTimeout(), true);
     positive("backpressure.activity-max-wait", properties.getActivityMaxWait(), false);
-    positive("backpressure.redis.command-timeout", properties.getRedis().getCommandTimeout(), false);
-    positive("backpressure.redis.connect-timeout", properties.getRedis().getConnectTimeout(), false);
+    positive(
+        "backpressure.redis.command-timeout", properties.getRedis().getCommandTimeout(), false);
+    positive(
+        "backpressure.redis.connect-timeout", properties.getRedis().getConnectTimeout(), false);
     positive("backpressure.temporal.max-wait", properties.getTemporal().getMaxWait(), false);
-    if (properties.getRedis().getUrl() != null && !properties.getRedis().getClusterNodes().isEmpty()) {
-      throw new InvalidConfigurationPropertyValueException("backpressure.redis.cluster-nodes",
-          properties.getRedis().getClusterNodes(), "set either backpressure.redis.url or cluster-nodes, not both");
+    if (properties.getRedis().getUrl() != null
+        && !properties.getRedis().getClusterNodes().isEmpty()) {
+      throw new InvalidConfigurationPropertyValueException(
+          "backpressure.redis.cluster-nodes",
+          properties.getRedis().getClusterNodes(),
+          "set either backpressure.redis.url or cluster-nodes, not both");
     }
     if (properties.getDefaultTenant() != null && properties.getDefaultPriority() == null) {
-      throw new InvalidConfigurationPropertyValueException("backpressure.default-priority", null,
-          "must be set when backpressure.default-tenant is");
+      throw new InvalidConfigurationPropertyValueException(
+          "backpressure.default-priority", null, "must be set when backpressure.default-tenant is");
     }
   }
 
@@ -96,7 +115,8 @@ public final class BackpressureGates implements AutoCloseable {
       return;
     }
     if (value == null || value.isNegative() || value.isZero()) {
-      throw new InvalidConfigurationPropertyValueException(property, value, "must be a positive duration");
+      throw new InvalidConfigurationPropertyValueException(
+          property, value, "must be a positive duration");
     }
   }
 
@@ -106,7 +126,9 @@ public final class BackpressureGates implements AutoCloseable {
     String named = properties.getDefaultTarget();
     if (named != null) {
       if (!targets.containsKey(named)) {
-        throw new InvalidConfigurationPropertyValueException("backpressure.default-target", named,
+        throw new InvalidConfigurationPropertyValueException(
+            "backpressure.default-target",
+            named,
             "must be one of the keys of backpressure.targets: " + targets.keySet());
       }
       return named;
@@ -114,7 +136,9 @@ public final class BackpressureGates implements AutoCloseable {
     if (targets.size() == 1) {
       return targets.keySet().iterator().next();
     }
-    throw new InvalidConfigurationPropertyValueException("backpressure.default-target", null,
+    throw new InvalidConfigurationPropertyValueException(
+        "backpressure.default-target",
+        null,
         "name the target the integrations use; configured: " + targets.keySet());
   }
 
@@ -122,7 +146,8 @@ public final class BackpressureGates implements AutoCloseable {
   public Gate gate(String key) {
     Gate gate = gates.get(Objects.requireNonNull(key, "key"));
     if (gate == null) {
-      throw new IllegalArgumentException("no target '" + key + "' in backpressure.targets; configured: " + gates.keySet());
+      throw new IllegalArgumentException(
+          "no target '" + key + "' in backpressure.targets; configured: " + gates.keySet());
     }
     return gate;
   }

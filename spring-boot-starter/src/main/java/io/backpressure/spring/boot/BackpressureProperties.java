@@ -11,9 +11,9 @@ import org.springframework.core.io.Resource;
 
 /**
  * The {@code backpressure.*} properties: one gate per entry of {@code targets}, their shared state
- * (in memory, or Redis when {@code redis.url} or {@code redis.cluster-nodes} is set), what calls get
- * when that state is unavailable, and the framework integrations. Values are checked when the gates
- * are built at start-up; a bad one fails start-up with a message naming the property.
+ * (in memory, or Redis when {@code redis.url} or {@code redis.cluster-nodes} is set), what calls
+ * get when that state is unavailable, and the framework integrations. Values are checked when the
+ * gates are built at start-up; a bad one fails start-up with a message naming the property.
  */
 @ConfigurationProperties(prefix = "backpressure")
 public class BackpressureProperties {
@@ -22,12 +22,14 @@ public class BackpressureProperties {
   private boolean enabled = true;
 
   /**
-   * The target (a key of {@code targets}) that the Spring AI advisor, the LangChain4j decorators and
-   * the {@code Gate} bean without qualifier use. Optional when only one target is configured.
+   * The target (a key of {@code targets}) that the Spring AI advisor, the LangChain4j decorators
+   * and the {@code Gate} bean without qualifier use. Optional when only one target is configured.
    */
   private String defaultTarget;
 
-  /** The gates, by bean-friendly key (the key is also the target's name unless {@code name} is set). */
+  /**
+   * The gates, by bean-friendly key (the key is also the target's name unless {@code name} is set).
+   */
   private Map<String, Target> targets = new LinkedHashMap<>();
 
   /** What calls get while the shared state cannot answer: open, closed or local. */
@@ -150,7 +152,9 @@ public class BackpressureProperties {
     /** The target's name, e.g. openai/gpt-4o; defaults to the key. */
     private String name;
 
-    /** A policy YAML file (e.g. classpath:policy.yaml); when set, the inline values must be unset. */
+    /**
+     * A policy YAML file (e.g. classpath:policy.yaml); when set, the inline values must be unset.
+     */
     private Resource policyFile;
 
     /** Requests per minute the provider allows. */
@@ -166,8 +170,8 @@ public class BackpressureProperties {
     private Double requestsBurst;
 
     /**
-     * The most tokens admitted at once after a quiet spell; defaults to one second of the cap. A call
-     * whose estimate exceeds it can never be admitted, so set it to at least the largest call.
+     * The most tokens admitted at once after a quiet spell; defaults to one second of the cap. A
+     * call whose estimate exceeds it can never be admitted, so set it to at least the largest call.
      */
     private Double tokensBurst;
 
@@ -186,7 +190,9 @@ public class BackpressureProperties {
      */
     private Duration safeWindow;
 
-    /** Whether to debit prompt plus max_tokens at admission and refund the unused part on release. */
+    /**
+     * Whether to debit prompt plus max_tokens at admission and refund the unused part on release.
+     */
     private boolean reservation;
 
     /** In reservation mode, the completion bound reserved for calls that set no max_tokens. */

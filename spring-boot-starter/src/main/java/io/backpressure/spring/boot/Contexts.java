@@ -2,7 +2,9 @@ package io.backpressure.spring.boot;
 
 import io.backpressure.client.GateContext;
 
-/** The default call context from {@code backpressure.default-tenant} and {@code default-priority}. */
+/**
+ * The default call context from {@code backpressure.default-tenant} and {@code default-priority}.
+ */
 final class Contexts {
   private Contexts() {}
 

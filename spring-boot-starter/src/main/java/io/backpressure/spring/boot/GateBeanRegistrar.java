@@ -20,7 +20,8 @@ import org.springframework.core.env.Environment;
  * backpressure.default-target} names, or the only one) is the primary {@code Gate}. Each bean is
  * the gate {@link BackpressureGates} built for that key.
  */
-final class GateBeanRegistrar implements BeanDefinitionRegistryPostProcessor, EnvironmentAware, BeanFactoryAware {
+final class GateBeanRegistrar
+    implements BeanDefinitionRegistryPostProcessor, EnvironmentAware, BeanFactoryAware {
   /** The prefix of each target's bean name. */
   static final String BEAN_PREFIX = "backpressureGate.";
 
@@ -44,7 +45,8 @@ final class GateBeanRegistrar implements BeanDefinitionRegistryPostProcessor, En
     String named = binder.bind("backpressure.default-target", String.class).orElse(null);
     for (String key : targets.keySet()) {
       RootBeanDefinition definition =
-          new RootBeanDefinition(Gate.class, () -> beanFactory.getBean(BackpressureGates.class).gate(key));
+          new RootBeanDefinition(
+              Gate.class, () -> beanFactory.getBean(BackpressureGates.class).gate(key));
       definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, key));
       definition.setPrimary(key.equals(named) || (named == null && targets.size() == 1));
       registry.registerBeanDefinition(BEAN_PREFIX + key, definition);

@@ -23,12 +23,17 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = BackpressureAutoConfiguration.class)
 @ConditionalOnClass({GatedChatModel.class, ChatModel.class})
 @ConditionalOnBean(BackpressureGates.class)
-@ConditionalOnProperty(prefix = "backpressure.langchain4j", name = "decorate-models", matchIfMissing = true)
+@ConditionalOnProperty(
+    prefix = "backpressure.langchain4j",
+    name = "decorate-models",
+    matchIfMissing = true)
 public class LangChain4jBackpressureAutoConfiguration {
 
   @Bean
-  static BeanPostProcessor backpressureChatModelDecorator(ObjectProvider<BackpressureGates> gates,
-      ObjectProvider<BackpressureProperties> properties, ObjectProvider<TokenEstimator> estimator) {
+  static BeanPostProcessor backpressureChatModelDecorator(
+      ObjectProvider<BackpressureGates> gates,
+      ObjectProvider<BackpressureProperties> properties,
+      ObjectProvider<TokenEstimator> estimator) {
     return new BeanPostProcessor() {
       @Override
       public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -36,9 +41,10 @@ public class LangChain4jBackpressureAutoConfiguration {
           return bean;
         }
         if (bean instanceof ChatModel model) {
-          GatedChatModel.Builder builder = GatedChatModel.builder(model, gates.getObject().defaultGate())
-              .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
-              .activityMaxWait(properties.getObject().getActivityMaxWait());
+          GatedChatModel.Builder builder =
+              GatedChatModel.builder(model, gates.getObject().defaultGate())
+                  .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
+                  .activityMaxWait(properties.getObject().getActivityMaxWait());
           GateContext context = Contexts.defaultContext(properties.getObject());
           return context == null ? builder.build() : builder.defaultContext(context).build();
         }

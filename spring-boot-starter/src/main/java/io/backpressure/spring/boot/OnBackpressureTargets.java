@@ -13,13 +13,18 @@ final class OnBackpressureTargets extends SpringBootCondition {
 
   /** The target keys configured in {@code binder}'s environment, in order; empty when none. */
   static Map<String, BackpressureProperties.Target> targets(Binder binder) {
-    return binder.bind("backpressure.targets", Bindable.mapOf(String.class, BackpressureProperties.Target.class))
+    return binder
+        .bind(
+            "backpressure.targets",
+            Bindable.mapOf(String.class, BackpressureProperties.Target.class))
         .orElse(Map.of());
   }
 
   @Override
-  public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-    Map<String, BackpressureProperties.Target> targets = targets(Binder.get(context.getEnvironment()));
+  public ConditionOutcome getMatchOutcome(
+      ConditionContext context, AnnotatedTypeMetadata metadata) {
+    Map<String, BackpressureProperties.Target> targets =
+        targets(Binder.get(context.getEnvironment()));
     return targets.isEmpty()
         ? ConditionOutcome.noMatch("no backpressure.targets configured")
         : ConditionOutcome.match("backpressure.targets " + targets.keySet());

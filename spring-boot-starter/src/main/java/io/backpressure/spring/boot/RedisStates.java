@@ -37,33 +37,38 @@ final class RedisStates {
 
   /**
    * The {@link ResilientRedisGate} of {@code policy}'s target with the configured fail mode: it
-   * connects in the background and never fails start-up for an unreachable Redis; start-up waits
-   * up to {@link #STARTUP_WAIT} for the first connection, so that an application whose Redis is
-   * there starts gated. The stored policy wins over {@code policy} when the target already has
-   * one. With several cluster seeds every one is given to the client, which tries them in order.
+   * connects in the background and never fails start-up for an unreachable Redis; start-up waits up
+   * to {@link #STARTUP_WAIT} for the first connection, so that an application whose Redis is there
+   * starts gated. The stored policy wins over {@code policy} when the target already has one. With
+   * several cluster seeds every one is given to the client, which tries them in order.
    *
    * @param metering wraps the gate in meters reading the stored policy, or {@code null} for none
    * @param opened receives the gate, to be closed with the application context
    */
-  static Gate gate(BackpressureProperties properties, Policy policy, GateMetering metering,
+  static Gate gate(
+      BackpressureProperties properties,
+      Policy policy,
+      GateMetering metering,
       Consumer<AutoCloseable> opened) {
     ResilientRedisGate gate = ResilientRedisGate.open(config(properties, policy));
     opened.accept(gate);
     gate.awaitConnected(STARTUP_WAIT);
-    return metering == null ? gate
+    return metering == null
+        ? gate
         : metering.meter(gate, () -> gate.connected() ? gate.redisGate().policy() : policy);
   }
 
   private static RedisGateConfig config(BackpressureProperties properties, Policy policy) {
     BackpressureProperties.Redis redis = properties.getRedis();
     if (redis.getUrl() != null) {
-      return config(properties, RedisGateConfig.builder(redis.getUrl()), policy, "backpressure.redis.url");
+      return config(
+          properties, RedisGateConfig.builder(redis.getUrl()), policy, "backpressure.redis.url");
     }
     List<String> nodes = redis.getClusterNodes();
     String withScheme = nodes.stream().filter(n -> n.contains("://")).findFirst().orElse(null);
     List<String> seeds = nodes.stream().map(RedisStates::hostAndPort).toList();
-    RedisGateConfig.Builder builder = withScheme == null ? RedisGateConfig.builder()
-        : RedisGateConfig.builder(withScheme);
+    RedisGateConfig.Builder builder =
+        withScheme == null ? RedisGateConfig.builder() : RedisGateConfig.builder(withScheme);
     return config(properties, builder.cluster(seeds), policy, "backpressure.redis.cluster-nodes");
   }
 
@@ -76,16 +81,22 @@ final class RedisStates {
       URI uri = new URI(node);
       return uri.getHost() + ":" + uri.getPort();
     } catch (URISyntaxException e) {
-      throw new InvalidConfigurationPropertyValueException("backpressure.redis.cluster-nodes", "(not shown)",
+      throw new InvalidConfigurationPropertyValueException(
+          "backpressure.redis.cluster-nodes",
+          "(not shown)",
           "each node must be host:port or a redis:// URL");
     }
   }
 
-  private static RedisGateConfig config(BackpressureProperties properties, RedisGateConfig.Builder builder,
-      Policy policy, String property) {
+  private static RedisGateConfig config(
+      BackpressureProperties properties,
+      RedisGateConfig.Builder builder,
+      Policy policy,
+      String property) {
     BackpressureProperties.Redis redis = properties.getRedis();
     Duration commandTimeout = redis.getCommandTimeout();
-    if (properties.getStateTimeout() != null && properties.getStateTimeout().compareTo(commandTimeout) < 0) {
+    if (properties.getStateTimeout() != null
+        && properties.getStateTimeout().compareTo(commandTimeout) < 0) {
       commandTimeout = properties.getStateTimeout();
     }
     try {

@@ -30,12 +30,16 @@ public class SpringAiBackpressureAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  BackpressureAdvisor backpressureAdvisor(BackpressureGates gates, BackpressureProperties properties,
-      ObjectProvider<TokenEstimator> estimator, ObjectProvider<RateLimitFeedback> feedback) {
-    BackpressureAdvisor.Builder builder = BackpressureAdvisor.builder(gates.defaultGate())
-        .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
-        .feedback(feedback.getIfAvailable(() -> RateLimitFeedback.NONE))
-        .activityMaxWait(properties.getActivityMaxWait());
+  BackpressureAdvisor backpressureAdvisor(
+      BackpressureGates gates,
+      BackpressureProperties properties,
+      ObjectProvider<TokenEstimator> estimator,
+      ObjectProvider<RateLimitFeedback> feedback) {
+    BackpressureAdvisor.Builder builder =
+        BackpressureAdvisor.builder(gates.defaultGate())
+            .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
+            .feedback(feedback.getIfAvailable(() -> RateLimitFeedback.NONE))
+            .activityMaxWait(properties.getActivityMaxWait());
     GateContext context = Contexts.defaultContext(properties);
     if (context != null) {
       builder.defaultContext(context);
@@ -44,11 +48,14 @@ public class SpringAiBackpressureAutoConfiguration {
   }
 
   /**
-   * Fails start-up when a Spring AI {@code ChatModel} bean retries failed calls on its own; off with
-   * {@code backpressure.spring-ai.check-model-retries=false}.
+   * Fails start-up when a Spring AI {@code ChatModel} bean retries failed calls on its own; off
+   * with {@code backpressure.spring-ai.check-model-retries=false}.
    */
   @Bean
-  @ConditionalOnProperty(prefix = "backpressure.spring-ai", name = "check-model-retries", matchIfMissing = true)
+  @ConditionalOnProperty(
+      prefix = "backpressure.spring-ai",
+      name = "check-model-retries",
+      matchIfMissing = true)
   static SmartInitializingSingleton backpressureModelRetriesCheck(ListableBeanFactory beans) {
     return () -> SpringAiModelRetries.requireNone(beans.getBeansOfType(ChatModel.class));
   }

@@ -27,7 +27,8 @@ final class SpringAiModelRetries {
   static OptionalInt of(ChatModel model) {
     Object client = field(model, "openAiClient");
     Object clientOptions = client == null ? null : field(client, "clientOptions");
-    OptionalInt fromClient = clientOptions == null ? OptionalInt.empty() : number(clientOptions, "maxRetries");
+    OptionalInt fromClient =
+        clientOptions == null ? OptionalInt.empty() : number(clientOptions, "maxRetries");
     if (fromClient.isPresent()) {
       return fromClient;
     }
@@ -45,20 +46,29 @@ final class SpringAiModelRetries {
    * @throws IllegalStateException naming the bean, its retries and the properties that fix it
    */
   static void requireNone(Map<String, ChatModel> models) {
-    models.forEach((name, model) -> {
-      OptionalInt retries = of(model);
-      if (retries.isPresent() && retries.getAsInt() > 0) {
-        throw new IllegalStateException("chat model bean '" + name + "' (" + model.getClass().getSimpleName()
-            + ") retries failed calls on its own (max-retries " + retries.getAsInt() + "): each retry is a provider "
-            + "call the Backpressure advisor did not admit, sent into the window that just answered 429. Set "
-            + "spring.ai.openai.max-retries=0 (a model you build: maxRetries(0) on its options), or "
-            + "backpressure.spring-ai.check-model-retries=false to keep them");
-      }
-    });
+    models.forEach(
+        (name, model) -> {
+          OptionalInt retries = of(model);
+          if (retries.isPresent() && retries.getAsInt() > 0) {
+            throw new IllegalStateException(
+                "chat model bean '"
+                    + name
+                    + "' ("
+                    + model.getClass().getSimpleName()
+                    + ") retries failed calls on its own (max-retries "
+                    + retries.getAsInt()
+                    + "): each retry is a provider "
+                    + "call the Backpressure advisor did not admit, sent into the window that just answered 429. Set "
+                    + "spring.ai.openai.max-retries=0 (a model you build: maxRetries(0) on its options), or "
+                    + "backpressure.spring-ai.check-model-retries=false to keep them");
+          }
+        });
   }
 
   private static Object field(Object owner, String name) {
-    for (Class<?> type = owner.getClass(); type != null && type != Object.class; type = type.getSuperclass()) {
+    for (Class<?> type = owner.getClass();
+        type != null && type != Object.class;
+        type = type.getSuperclass()) {
       try {
         Field field = type.getDeclaredField(name);
         field.setAccessible(true);

@@ -27,17 +27,24 @@ final class TargetPolicies {
       return fromFile(key, name, target);
     }
     String prefix = PREFIX + key + ".";
-    // The integrations debit one request and the estimated tokens of every call, so both are capped.
+    // The integrations debit one request and the estimated tokens of every call, so both are
+    // capped.
     if (target.getRequestsPerMinute() == null) {
-      throw new InvalidConfigurationPropertyValueException(prefix + "requests-per-minute", null,
+      throw new InvalidConfigurationPropertyValueException(
+          prefix + "requests-per-minute",
+          null,
           "set the provider's requests per minute (and tokens-per-minute), or a policy-file");
     }
     if (target.getTokensPerMinute() == null) {
-      throw new InvalidConfigurationPropertyValueException(prefix + "tokens-per-minute", null,
+      throw new InvalidConfigurationPropertyValueException(
+          prefix + "tokens-per-minute",
+          null,
           "set the provider's tokens per minute (and requests-per-minute), or a policy-file");
     }
     if (target.getPriorities().isEmpty()) {
-      throw new InvalidConfigurationPropertyValueException(prefix + "priorities", null,
+      throw new InvalidConfigurationPropertyValueException(
+          prefix + "priorities",
+          null,
           "name at least one priority class with its weight, e.g. " + prefix + "priorities.P1=1");
     }
     perMinute(prefix + "requests-per-minute", target.getRequestsPerMinute());
@@ -45,61 +52,78 @@ final class TargetPolicies {
     try {
       double requestsPerSecond = target.getRequestsPerMinute() / 60.0;
       double tokensPerSecond = target.getTokensPerMinute() / 60.0;
-      Policy.Builder builder = Policy.builder(name)
-          .dimension(Dimension.REQUESTS, requestsPerSecond,
-              target.getRequestsBurst() == null ? requestsPerSecond : target.getRequestsBurst())
-          .dimension(Dimension.TOKENS, tokensPerSecond,
-              target.getTokensBurst() == null ? tokensPerSecond : target.getTokensBurst());
+      Policy.Builder builder =
+          Policy.builder(name)
+              .dimension(
+                  Dimension.REQUESTS,
+                  requestsPerSecond,
+                  target.getRequestsBurst() == null ? requestsPerSecond : target.getRequestsBurst())
+              .dimension(
+                  Dimension.TOKENS,
+                  tokensPerSecond,
+                  target.getTokensBurst() == null ? tokensPerSecond : target.getTokensBurst());
       target.getPriorities().forEach(builder::priority);
       target.getTenantWeights().forEach(builder::tenantWeight);
       if (target.getDefaultTenantWeight() != null) {
         builder.defaultTenantWeight(target.getDefaultTenantWeight());
       }
-      // Inline caps are per minute, as providers publish them: the safe window defaults to a minute.
+      // Inline caps are per minute, as providers publish them: the safe window defaults to a
+      // minute.
       builder.providerPeriod(Duration.ofMinutes(1));
       if (target.getSafeWindow() != null) {
         builder.safeWindow(target.getSafeWindow().isZero() ? null : target.getSafeWindow());
       }
-      builder.reservation(target.isReservation(),
+      builder.reservation(
+          target.isReservation(),
           target.getDefaultMaxTokens() == null ? 1024 : target.getDefaultMaxTokens());
       return builder.build();
     } catch (InvalidPolicyException e) {
-      throw new InvalidConfigurationPropertyValueException(prefix + property(e.field()), value(target, e.field()),
-          e.getMessage());
+      throw new InvalidConfigurationPropertyValueException(
+          prefix + property(e.field()), value(target, e.field()), e.getMessage());
     }
   }
 
   /** Per-minute caps are checked here, in the unit the property has; the core checks per second. */
   private static void perMinute(String property, Double value) {
     if (value != null && !(value > 0 && Double.isFinite(value))) {
-      throw new InvalidConfigurationPropertyValueException(property, value, "must be a positive number per minute");
+      throw new InvalidConfigurationPropertyValueException(
+          property, value, "must be a positive number per minute");
     }
   }
 
   private static Policy fromFile(String key, String name, BackpressureProperties.Target target) {
     String property = PREFIX + key + ".policy-file";
-    if (target.getRequestsPerMinute() != null || target.getTokensPerMinute() != null
-        || target.getRequestsBurst() != null || target.getTokensBurst() != null
-        || !target.getPriorities().isEmpty() || !target.getTenantWeights().isEmpty()) {
-      throw new InvalidConfigurationPropertyValueException(property, target.getPolicyFile().getDescription(),
+    if (target.getRequestsPerMinute() != null
+        || target.getTokensPerMinute() != null
+        || target.getRequestsBurst() != null
+        || target.getTokensBurst() != null
+        || !target.getPriorities().isEmpty()
+        || !target.getTenantWeights().isEmpty()) {
+      throw new InvalidConfigurationPropertyValueException(
+          property,
+          target.getPolicyFile().getDescription(),
           "a policy file and inline caps, classes or weights exclude each other; keep one");
     }
     String yaml;
     try (InputStream in = target.getPolicyFile().getInputStream()) {
       yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new InvalidConfigurationPropertyValueException(property, target.getPolicyFile().getDescription(),
-          "cannot be read: " + e.getMessage());
+      throw new InvalidConfigurationPropertyValueException(
+          property, target.getPolicyFile().getDescription(), "cannot be read: " + e.getMessage());
     }
     Policy policy;
     try {
       policy = Policy.fromYaml(yaml);
     } catch (InvalidPolicyException e) {
-      throw new InvalidConfigurationPropertyValueException(property, target.getPolicyFile().getDescription(),
+      throw new InvalidConfigurationPropertyValueException(
+          property,
+          target.getPolicyFile().getDescription(),
           "field " + e.field() + ": " + e.getMessage());
     }
     if (target.getName() != null && !policy.target().equals(name)) {
-      throw new InvalidConfigurationPropertyValueException(property, target.getPolicyFile().getDescription(),
+      throw new InvalidConfigurationPropertyValueException(
+          property,
+          target.getPolicyFile().getDescription(),
           "the file is for target '" + policy.target() + "', not '" + name + "'");
     }
     return policy;

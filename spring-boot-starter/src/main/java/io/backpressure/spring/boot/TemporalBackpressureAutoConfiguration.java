@@ -28,11 +28,16 @@ public class TemporalBackpressureAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  ActivityGate backpressureActivityGate(BackpressureGates gates, BackpressureProperties properties) {
-    return ActivityGate.builder(gates.defaultGate()).maxWait(properties.getActivityMaxWait()).build();
+  ActivityGate backpressureActivityGate(
+      BackpressureGates gates, BackpressureProperties properties) {
+    return ActivityGate.builder(gates.defaultGate())
+        .maxWait(properties.getActivityMaxWait())
+        .build();
   }
 
-  /** The worker interceptor, through the Temporal starter's customizer of worker factory options. */
+  /**
+   * The worker interceptor, through the Temporal starter's customizer of worker factory options.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(TemporalOptionsCustomizer.class)
   static class InterceptorRegistration {
@@ -41,16 +46,19 @@ public class TemporalBackpressureAutoConfiguration {
     TemporalOptionsCustomizer<WorkerFactoryOptions.Builder> backpressureWorkerInterceptor(
         BackpressureProperties properties) {
       BackpressureProperties.Temporal temporal = properties.getTemporal();
-      return builder -> switch (temporal.getInterceptor()) {
-        case EXPLICIT -> withInterceptor(builder, BackpressureInterceptor.create());
-        case TRANSPARENT -> withInterceptor(builder, BackpressureInterceptor.transparent(temporal.getMaxWait()));
-        case NONE -> builder;
-      };
+      return builder ->
+          switch (temporal.getInterceptor()) {
+            case EXPLICIT -> withInterceptor(builder, BackpressureInterceptor.create());
+            case TRANSPARENT ->
+                withInterceptor(
+                    builder, BackpressureInterceptor.transparent(temporal.getMaxWait()));
+            case NONE -> builder;
+          };
     }
 
     /** Adds {@code interceptor} after those the builder already has. */
-    static WorkerFactoryOptions.Builder withInterceptor(WorkerFactoryOptions.Builder builder,
-        WorkerInterceptor interceptor) {
+    static WorkerFactoryOptions.Builder withInterceptor(
+        WorkerFactoryOptions.Builder builder, WorkerInterceptor interceptor) {
       WorkerInterceptor[] existing = builder.build().getWorkerInterceptors();
       List<WorkerInterceptor> all = new ArrayList<>();
       if (existing != null) {

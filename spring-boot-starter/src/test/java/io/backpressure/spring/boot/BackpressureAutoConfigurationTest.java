@@ -23,10 +23,14 @@ import org.springframework.context.annotation.Configuration;
 
 /** The starter's gates, as Spring Boot builds them from properties. */
 class BackpressureAutoConfigurationTest {
-  private final ApplicationContextRunner runner = new ApplicationContextRunner()
-      .withConfiguration(AutoConfigurations.of(BackpressureAutoConfiguration.class,
-          SpringAiBackpressureAutoConfiguration.class, LangChain4jBackpressureAutoConfiguration.class,
-          TemporalBackpressureAutoConfiguration.class));
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  BackpressureAutoConfiguration.class,
+                  SpringAiBackpressureAutoConfiguration.class,
+                  LangChain4jBackpressureAutoConfiguration.class,
+                  TemporalBackpressureAutoConfiguration.class));
 
   private static final String[] TWO_TARGETS = {
     "backpressure.default-target=gpt4o",
@@ -50,134 +54,208 @@ class BackpressureAutoConfigurationTest {
 
   @Test
   void buildsAGatePerTargetAndThePrimaryIsTheDefaultTarget() {
-    runner.withPropertyValues(TWO_TARGETS).withUserConfiguration(Consumer.class).run(context -> {
-      assertThat(context).hasNotFailed();
-      BackpressureGates gates = context.getBean(BackpressureGates.class);
-      assertThat(gates.all()).containsOnlyKeys("gpt4o", "mini");
-      Gate[] injected = (Gate[]) context.getBean("consumer");
-      assertThat(injected[0].target()).isEqualTo("openai/gpt-4o");
-      assertThat(injected[1].target()).isEqualTo("openai/gpt-4o-mini");
-      assertThat(injected[0]).isInstanceOf(InMemoryGate.class);
-      InMemoryGate gpt4o = (InMemoryGate) injected[0];
-      assertThat(gpt4o.policy().priorityNames()).containsExactly("P1", "P2");
-      assertThat(gpt4o.policy().tenantWeight("acme")).isEqualTo(2.0);
-      assertThat(gpt4o.policy().refillRate(gpt4o.policy().dimensionIndex("requests"))).isEqualTo(10.0);
-      assertThat(context).hasSingleBean(ActivityGate.class);
-    });
+    runner
+        .withPropertyValues(TWO_TARGETS)
+        .withUserConfiguration(Consumer.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              BackpressureGates gates = context.getBean(BackpressureGates.class);
+              assertThat(gates.all()).containsOnlyKeys("gpt4o", "mini");
+              Gate[] injected = (Gate[]) context.getBean("consumer");
+              assertThat(injected[0].target()).isEqualTo("openai/gpt-4o");
+              assertThat(injected[1].target()).isEqualTo("openai/gpt-4o-mini");
+              assertThat(injected[0]).isInstanceOf(InMemoryGate.class);
+              InMemoryGate gpt4o = (InMemoryGate) injected[0];
+              assertThat(gpt4o.policy().priorityNames()).containsExactly("P1", "P2");
+              assertThat(gpt4o.policy().tenantWeight("acme")).isEqualTo(2.0);
+              assertThat(gpt4o.policy().refillRate(gpt4o.policy().dimensionIndex("requests")))
+                  .isEqualTo(10.0);
+              assertThat(context).hasSingleBean(ActivityGate.class);
+            });
   }
 
   @Test
   void inlinePerMinuteCapsGetAOneMinuteSafeWindowUnlessItIsSetOrZero() {
-    runner.withPropertyValues(TWO_TARGETS).run(context -> {
-      InMemoryGate gpt4o = (InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o");
-      assertThat(gpt4o.policy().safeWindow()).isEqualTo(Duration.ofMinutes(1));
-      InMemoryGate mini = (InMemoryGate) context.getBean(BackpressureGates.class).all().get("mini");
-      assertThat(mini.policy().safeWindow()).isEqualTo(Duration.ofMinutes(1)); // per_minute in the file
-    });
-    runner.withPropertyValues(TWO_TARGETS).withPropertyValues("backpressure.targets.gpt4o.safe-window=1s")
-        .run(context -> assertThat(((InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o"))
-            .policy().safeWindow()).isEqualTo(Duration.ofSeconds(1)));
-    runner.withPropertyValues(TWO_TARGETS).withPropertyValues("backpressure.targets.gpt4o.safe-window=0")
-        .run(context -> assertThat(((InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o"))
-            .policy().safeWindow()).isNull());
+    runner
+        .withPropertyValues(TWO_TARGETS)
+        .run(
+            context -> {
+              InMemoryGate gpt4o =
+                  (InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o");
+              assertThat(gpt4o.policy().safeWindow()).isEqualTo(Duration.ofMinutes(1));
+              InMemoryGate mini =
+                  (InMemoryGate) context.getBean(BackpressureGates.class).all().get("mini");
+              assertThat(mini.policy().safeWindow())
+                  .isEqualTo(Duration.ofMinutes(1)); // per_minute in the file
+            });
+    runner
+        .withPropertyValues(TWO_TARGETS)
+        .withPropertyValues("backpressure.targets.gpt4o.safe-window=1s")
+        .run(
+            context ->
+                assertThat(
+                        ((InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o"))
+                            .policy()
+                            .safeWindow())
+                    .isEqualTo(Duration.ofSeconds(1)));
+    runner
+        .withPropertyValues(TWO_TARGETS)
+        .withPropertyValues("backpressure.targets.gpt4o.safe-window=0")
+        .run(
+            context ->
+                assertThat(
+                        ((InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o"))
+                            .policy()
+                            .safeWindow())
+                    .isNull());
   }
 
   @Test
   void aNegativeCapFailsStartUpNamingTheProperty() {
-    runner.withPropertyValues("backpressure.targets.openai.requests-per-minute=-5",
-        "backpressure.targets.openai.tokens-per-minute=60000", "backpressure.targets.openai.priorities.P1=1").run(context -> {
-          assertThat(context).hasFailed();
-          assertThat(context.getStartupFailure()).rootCause()
-              .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
-                  e -> assertThat(e.getName()).isEqualTo("backpressure.targets.openai.requests-per-minute"))
-              .hasMessageContaining("positive");
-        });
+    runner
+        .withPropertyValues(
+            "backpressure.targets.openai.requests-per-minute=-5",
+            "backpressure.targets.openai.tokens-per-minute=60000",
+            "backpressure.targets.openai.priorities.P1=1")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .isInstanceOfSatisfying(
+                      InvalidConfigurationPropertyValueException.class,
+                      e ->
+                          assertThat(e.getName())
+                              .isEqualTo("backpressure.targets.openai.requests-per-minute"))
+                  .hasMessageContaining("positive");
+            });
   }
 
   @Test
   void aBadClassWeightFailsStartUpWithTheCoresMessage() {
-    runner.withPropertyValues("backpressure.targets.openai.requests-per-minute=60",
-        "backpressure.targets.openai.tokens-per-minute=60000", "backpressure.targets.openai.priorities.P1=0").run(context -> {
-          assertThat(context).hasFailed();
-          assertThat(context.getStartupFailure()).rootCause()
-              .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
-                  e -> assertThat(e.getName()).isEqualTo("backpressure.targets.openai.priorities.P1"))
-              .hasMessageContaining("priorities.P1 must be a number in (0,");
-        });
+    runner
+        .withPropertyValues(
+            "backpressure.targets.openai.requests-per-minute=60",
+            "backpressure.targets.openai.tokens-per-minute=60000",
+            "backpressure.targets.openai.priorities.P1=0")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .isInstanceOfSatisfying(
+                      InvalidConfigurationPropertyValueException.class,
+                      e ->
+                          assertThat(e.getName())
+                              .isEqualTo("backpressure.targets.openai.priorities.P1"))
+                  .hasMessageContaining("priorities.P1 must be a number in (0,");
+            });
   }
 
   @Test
   void aDefaultTargetThatIsNotConfiguredFailsStartUp() {
-    runner.withPropertyValues(TWO_TARGETS).withPropertyValues("backpressure.default-target=gpt5").run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(context.getStartupFailure()).rootCause()
-          .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
-              e -> assertThat(e.getName()).isEqualTo("backpressure.default-target"))
-          .hasMessageContaining("[gpt4o, mini]");
-    });
+    runner
+        .withPropertyValues(TWO_TARGETS)
+        .withPropertyValues("backpressure.default-target=gpt5")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .isInstanceOfSatisfying(
+                      InvalidConfigurationPropertyValueException.class,
+                      e -> assertThat(e.getName()).isEqualTo("backpressure.default-target"))
+                  .hasMessageContaining("[gpt4o, mini]");
+            });
   }
 
   @Test
   void aPolicyFileWithAnUnknownKeyFailsStartUpNamingTheFileProperty() {
-    runner.withPropertyValues("backpressure.targets.bad.policy-file=classpath:bad-policy.yaml").run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(context.getStartupFailure()).rootCause()
-          .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
-              e -> assertThat(e.getName()).isEqualTo("backpressure.targets.bad.policy-file"))
-          .hasMessageContaining("burst_size");
-    });
+    runner
+        .withPropertyValues("backpressure.targets.bad.policy-file=classpath:bad-policy.yaml")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .isInstanceOfSatisfying(
+                      InvalidConfigurationPropertyValueException.class,
+                      e ->
+                          assertThat(e.getName()).isEqualTo("backpressure.targets.bad.policy-file"))
+                  .hasMessageContaining("burst_size");
+            });
   }
 
   @Test
   void aTargetWithoutATokenCapFailsStartUpNamingTheMissingProperty() {
-    runner.withPropertyValues("backpressure.targets.openai.requests-per-minute=60",
-        "backpressure.targets.openai.priorities.P1=1").run(context -> {
-          assertThat(context).hasFailed();
-          assertThat(context.getStartupFailure()).rootCause()
-              .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
-                  e -> assertThat(e.getName()).isEqualTo("backpressure.targets.openai.tokens-per-minute"));
-        });
+    runner
+        .withPropertyValues(
+            "backpressure.targets.openai.requests-per-minute=60",
+            "backpressure.targets.openai.priorities.P1=1")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .isInstanceOfSatisfying(
+                      InvalidConfigurationPropertyValueException.class,
+                      e ->
+                          assertThat(e.getName())
+                              .isEqualTo("backpressure.targets.openai.tokens-per-minute"));
+            });
   }
 
   @Test
   void aCapThatIsNotANumberFailsStartUpNamingTheProperty() {
-    runner.withPropertyValues("backpressure.targets.openai.requests-per-minute=lots",
-        "backpressure.targets.openai.tokens-per-minute=60000", "backpressure.targets.openai.priorities.P1=1")
-        .run(context -> {
-          assertThat(context).hasFailed();
-          assertThat(context.getStartupFailure()).hasStackTraceContaining("backpressure.targets.openai.requests-per-minute");
-        });
+    runner
+        .withPropertyValues(
+            "backpressure.targets.openai.requests-per-minute=lots",
+            "backpressure.targets.openai.tokens-per-minute=60000",
+            "backpressure.targets.openai.priorities.P1=1")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .hasStackTraceContaining("backpressure.targets.openai.requests-per-minute");
+            });
   }
 
   @Test
   void noTargetsNoGates() {
-    runner.run(context -> {
-      assertThat(context).hasNotFailed();
-      assertThat(context).doesNotHaveBean(BackpressureGates.class);
-      assertThat(context).doesNotHaveBean(Gate.class);
-    });
-  }
-
-  @Test
-  void gatesAreMeteredInTheApplicationsRegistry() {
-    runner.withPropertyValues(TWO_TARGETS)
-        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-        .run(context -> {
-          Gate gate = context.getBean(Gate.class);
-          assertThat(gate).isInstanceOf(MeteredGate.class);
-
-          Admission admission = gate.admit("acme", "P1", Cost.requests(1).tokens(100));
-
-          assertThat(admission).isInstanceOf(Admission.Admitted.class);
-          MeterRegistry registry = context.getBean(MeterRegistry.class);
-          assertThat(registry.getMeters()).anySatisfy(
-              meter -> assertThat(meter.getId().getTag("target")).isEqualTo("openai/gpt-4o"));
+    runner.run(
+        context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context).doesNotHaveBean(BackpressureGates.class);
+          assertThat(context).doesNotHaveBean(Gate.class);
         });
   }
 
   @Test
+  void gatesAreMeteredInTheApplicationsRegistry() {
+    runner
+        .withPropertyValues(TWO_TARGETS)
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(
+            context -> {
+              Gate gate = context.getBean(Gate.class);
+              assertThat(gate).isInstanceOf(MeteredGate.class);
+
+              Admission admission = gate.admit("acme", "P1", Cost.requests(1).tokens(100));
+
+              assertThat(admission).isInstanceOf(Admission.Admitted.class);
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(registry.getMeters())
+                  .anySatisfy(
+                      meter ->
+                          assertThat(meter.getId().getTag("target")).isEqualTo("openai/gpt-4o"));
+            });
+  }
+
+  @Test
   void withARedisUrlTheGateSharesItsStateThroughRedisAndFailsOpenAsConfigured() {
-    runner.withPropertyValues(
+    runner
+        .withPropertyValues(
             "backpressure.redis.url=" + TestRedis.shared().url(),
             "backpressure.redis.key-prefix=" + TestRedis.freshPrefix(),
             "backpressure.fail-mode=closed",
@@ -186,15 +264,18 @@ class BackpressureAutoConfigurationTest {
             "backpressure.targets.openai.requests-burst=1",
             "backpressure.targets.openai.tokens-per-minute=60000",
             "backpressure.targets.openai.priorities.P1=1")
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          Gate gate = context.getBean(Gate.class);
-          assertThat(gate).isInstanceOf(ResilientRedisGate.class);
-          assertThat(((ResilientRedisGate) gate).connected()).isTrue();
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              Gate gate = context.getBean(Gate.class);
+              assertThat(gate).isInstanceOf(ResilientRedisGate.class);
+              assertThat(((ResilientRedisGate) gate).connected()).isTrue();
 
-          assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0))).isInstanceOf(Admission.Admitted.class);
-          assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0))).isInstanceOf(Admission.Deferred.class);
-          assertThat(((ResilientRedisGate) gate).failOpen().failures()).isZero();
-        });
+              assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0)))
+                  .isInstanceOf(Admission.Admitted.class);
+              assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0)))
+                  .isInstanceOf(Admission.Deferred.class);
+              assertThat(((ResilientRedisGate) gate).failOpen().failures()).isZero();
+            });
   }
 }

@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Configuration;
 class ChatConfiguration {
   @Bean
   ChatClient chatClient(ChatClient.Builder builder, BackpressureAdvisor advisor) {
-    return builder.defaultAdvisors(advisor).build();   // every call of this client is gated
+    return builder.defaultAdvisors(advisor).build(); // every call of this client is gated
   }
 }
 // README:end

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.backpressure.client.DeferredException;
-import io.backpressure.core.Ticker;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
+import io.backpressure.core.Ticker;
 import io.backpressure.integration.TokenEstimator;
 import io.backpressure.langchain4j.GatedChatModel;
 import io.backpressure.mock.MockProvider;
@@ -30,7 +30,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.ResolvableType;
 
-/** The starter's framework beans around the real Spring AI and LangChain4j OpenAI models and the mock provider. */
+/**
+ * The starter's framework beans around the real Spring AI and LangChain4j OpenAI models and the
+ * mock provider.
+ */
 class FrameworkBeansTest {
   private MockProvider provider;
   private ApplicationContextRunner runner;
@@ -38,20 +41,24 @@ class FrameworkBeansTest {
   @BeforeEach
   void start() throws Exception {
     provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build());
-    runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(BackpressureAutoConfiguration.class,
-            SpringAiBackpressureAutoConfiguration.class, LangChain4jBackpressureAutoConfiguration.class,
-            TemporalBackpressureAutoConfiguration.class))
-        .withBean(Ticker.class, ManualClock::new)
-        .withPropertyValues(
-            "backpressure.targets.openai.name=openai/gpt-4o-mini",
-            "backpressure.targets.openai.requests-per-minute=60",
-            "backpressure.targets.openai.requests-burst=1",
-            "backpressure.targets.openai.tokens-per-minute=600000",
-            "backpressure.targets.openai.priorities.P1=0.7",
-            "backpressure.targets.openai.priorities.P2=0.3",
-            "backpressure.default-tenant=acme",
-            "backpressure.default-priority=P2");
+    runner =
+        new ApplicationContextRunner()
+            .withConfiguration(
+                AutoConfigurations.of(
+                    BackpressureAutoConfiguration.class,
+                    SpringAiBackpressureAutoConfiguration.class,
+                    LangChain4jBackpressureAutoConfiguration.class,
+                    TemporalBackpressureAutoConfiguration.class))
+            .withBean(Ticker.class, ManualClock::new)
+            .withPropertyValues(
+                "backpressure.targets.openai.name=openai/gpt-4o-mini",
+                "backpressure.targets.openai.requests-per-minute=60",
+                "backpressure.targets.openai.requests-burst=1",
+                "backpressure.targets.openai.tokens-per-minute=600000",
+                "backpressure.targets.openai.priorities.P1=0.7",
+                "backpressure.targets.openai.priorities.P2=0.3",
+                "backpressure.default-tenant=acme",
+                "backpressure.default-priority=P2");
   }
 
   @AfterEach
@@ -61,63 +68,98 @@ class FrameworkBeansTest {
 
   @Test
   void theAdvisorBeanGatesAChatClientAndReleasesWithTrueUsage() {
-    runner.run(context -> {
-      BackpressureAdvisor advisor = context.getBean(BackpressureAdvisor.class);
-      ChatClient chat = ChatClient.builder(org.springframework.ai.openai.OpenAiChatModel.builder()
-              .options(OpenAiChatOptions.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
-                  .model("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(20)).build())
-              .build())
-          .defaultAdvisors(advisor)
-          .build();
+    runner.run(
+        context -> {
+          BackpressureAdvisor advisor = context.getBean(BackpressureAdvisor.class);
+          ChatClient chat =
+              ChatClient.builder(
+                      org.springframework.ai.openai.OpenAiChatModel.builder()
+                          .options(
+                              OpenAiChatOptions.builder()
+                                  .baseUrl(provider.baseUrl())
+                                  .apiKey("sk-mock")
+                                  .model("gpt-4o-mini")
+                                  .maxRetries(0)
+                                  .timeout(Duration.ofSeconds(20))
+                                  .build())
+                          .build())
+                  .defaultAdvisors(advisor)
+                  .build();
 
-      assertThat(chat.prompt("x".repeat(400)).call().content()).isNotEmpty();
-      assertThatThrownBy(() -> chat.prompt("x".repeat(400)).call().content())
-          .isInstanceOfSatisfying(DeferredException.class,
-              e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
+          assertThat(chat.prompt("x".repeat(400)).call().content()).isNotEmpty();
+          assertThatThrownBy(() -> chat.prompt("x".repeat(400)).call().content())
+              .isInstanceOfSatisfying(
+                  DeferredException.class,
+                  e ->
+                      assertThat(e.retryAfter())
+                          .isPositive()
+                          .isLessThanOrEqualTo(Duration.ofSeconds(1)));
 
-      assertThat(provider.records()).hasSize(1);
-      RequestRecord record = provider.records().get(0);
-      // The clock stands still, so the global token bucket is down by exactly what was reconciled:
-      // the provider's count, not the estimate of 100.
-      InMemoryGate gate = (InMemoryGate) context.getBean(BackpressureGates.class).defaultGate();
-      long used = record.promptTokens() + record.completionTokens();
-      assertThat(used).isGreaterThan(100);
-      assertThat(gate.levels().global().get("tokens")).isEqualTo(10_000.0 - used);
-    });
-  }
-
-  @Test
-  void aLangChain4jChatModelBeanIsWrappedAndDefersWithDelta() {
-    runner.withBean(ChatModel.class, () -> OpenAiChatModel.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
-            .modelName("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(20)).build())
-        .withBean(TokenEstimator.class, () -> TokenEstimator.charsPerToken(2))
-        .run(context -> {
-          ChatModel model = context.getBean(ChatModel.class);
-          assertThat(model).isInstanceOf(GatedChatModel.class);
-
-          assertThat(model.chat("hello")).isNotEmpty();
-          assertThatThrownBy(() -> model.chat("hello")).isInstanceOf(DeferredException.class);
-          assertThat(provider.records()).hasSize(1)
-              .allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
+          assertThat(provider.records()).hasSize(1);
+          RequestRecord record = provider.records().get(0);
+          // The clock stands still, so the global token bucket is down by exactly what was
+          // reconciled:
+          // the provider's count, not the estimate of 100.
+          InMemoryGate gate = (InMemoryGate) context.getBean(BackpressureGates.class).defaultGate();
+          long used = record.promptTokens() + record.completionTokens();
+          assertThat(used).isGreaterThan(100);
+          assertThat(gate.levels().global().get("tokens")).isEqualTo(10_000.0 - used);
         });
   }
 
   @Test
+  void aLangChain4jChatModelBeanIsWrappedAndDefersWithDelta() {
+    runner
+        .withBean(
+            ChatModel.class,
+            () ->
+                OpenAiChatModel.builder()
+                    .baseUrl(provider.baseUrl())
+                    .apiKey("sk-mock")
+                    .modelName("gpt-4o-mini")
+                    .maxRetries(0)
+                    .timeout(Duration.ofSeconds(20))
+                    .build())
+        .withBean(TokenEstimator.class, () -> TokenEstimator.charsPerToken(2))
+        .run(
+            context -> {
+              ChatModel model = context.getBean(ChatModel.class);
+              assertThat(model).isInstanceOf(GatedChatModel.class);
+
+              assertThat(model.chat("hello")).isNotEmpty();
+              assertThatThrownBy(() -> model.chat("hello")).isInstanceOf(DeferredException.class);
+              assertThat(provider.records())
+                  .hasSize(1)
+                  .allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
+            });
+  }
+
+  @Test
   void theTemporalCustomizerAddsTheInterceptorAfterThoseAlreadySet() {
-    runner.withPropertyValues("backpressure.temporal.interceptor=transparent").run(context -> {
-      @SuppressWarnings("unchecked")
-      TemporalOptionsCustomizer<WorkerFactoryOptions.Builder> customizer =
-          (TemporalOptionsCustomizer<WorkerFactoryOptions.Builder>) context.getBeanProvider(
-              ResolvableType.forClassWithGenerics(TemporalOptionsCustomizer.class, WorkerFactoryOptions.Builder.class))
-              .getObject();
-      WorkerInterceptor tracing = new io.temporal.common.interceptors.WorkerInterceptorBase();
+    runner
+        .withPropertyValues("backpressure.temporal.interceptor=transparent")
+        .run(
+            context -> {
+              @SuppressWarnings("unchecked")
+              TemporalOptionsCustomizer<WorkerFactoryOptions.Builder> customizer =
+                  (TemporalOptionsCustomizer<WorkerFactoryOptions.Builder>)
+                      context
+                          .getBeanProvider(
+                              ResolvableType.forClassWithGenerics(
+                                  TemporalOptionsCustomizer.class,
+                                  WorkerFactoryOptions.Builder.class))
+                          .getObject();
+              WorkerInterceptor tracing =
+                  new io.temporal.common.interceptors.WorkerInterceptorBase();
 
-      WorkerFactoryOptions options = customizer
-          .customize(WorkerFactoryOptions.newBuilder().setWorkerInterceptors(tracing)).build();
+              WorkerFactoryOptions options =
+                  customizer
+                      .customize(WorkerFactoryOptions.newBuilder().setWorkerInterceptors(tracing))
+                      .build();
 
-      List<WorkerInterceptor> interceptors = List.of(options.getWorkerInterceptors());
-      assertThat(interceptors).hasSize(2).first().isSameAs(tracing);
-      assertThat(interceptors.get(1)).isInstanceOf(BackpressureInterceptor.class);
-    });
+              List<WorkerInterceptor> interceptors = List.of(options.getWorkerInterceptors());
+              assertThat(interceptors).hasSize(2).first().isSameAs(tracing);
+              assertThat(interceptors.get(1)).isInstanceOf(BackpressureInterceptor.class);
+            });
   }
 }

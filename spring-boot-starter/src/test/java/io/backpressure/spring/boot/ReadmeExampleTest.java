@@ -40,35 +40,57 @@ class ReadmeExampleTest {
 
   @Test
   void theReadmeShowsTheCompiledConfiguration() throws Exception {
-    String source = Files.readString(Path.of("src/test/java/io/backpressure/spring/boot/ChatConfiguration.java"));
-    String example = source.substring(source.indexOf("// README:begin\n") + "// README:begin\n".length(),
-        source.indexOf("// README:end"));
+    String source =
+        Files.readString(
+            Path.of("src/test/java/io/backpressure/spring/boot/ChatConfiguration.java"));
+    String example =
+        source.substring(
+            source.indexOf("// README:begin\n") + "// README:begin\n".length(),
+            source.indexOf("// README:end"));
     assertThat(readme()).contains(example);
   }
 
   @Test
   void theReadmePropertiesStartAGatedChatClient() throws Exception {
-    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+    try (MockProvider provider =
+        MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
       new ApplicationContextRunner()
-          .withConfiguration(AutoConfigurations.of(BackpressureAutoConfiguration.class,
-              SpringAiBackpressureAutoConfiguration.class))
+          .withConfiguration(
+              AutoConfigurations.of(
+                  BackpressureAutoConfiguration.class, SpringAiBackpressureAutoConfiguration.class))
           .withPropertyValues(readmeProperties())
-          .withBean(ChatClient.Builder.class, () -> ChatClient.builder(OpenAiChatModel.builder()
-              .options(OpenAiChatOptions.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
-                  .model("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(20)).build())
-              .build()))
+          .withBean(
+              ChatClient.Builder.class,
+              () ->
+                  ChatClient.builder(
+                      OpenAiChatModel.builder()
+                          .options(
+                              OpenAiChatOptions.builder()
+                                  .baseUrl(provider.baseUrl())
+                                  .apiKey("sk-mock")
+                                  .model("gpt-4o-mini")
+                                  .maxRetries(0)
+                                  .timeout(Duration.ofSeconds(20))
+                                  .build())
+                          .build()))
           .withUserConfiguration(ChatConfiguration.class)
-          .run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context.getBean(Gate.class).target()).isEqualTo("openai/gpt-4o-mini");
-            ChatClient chat = context.getBean(ChatClient.class);
+          .run(
+              context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(Gate.class).target()).isEqualTo("openai/gpt-4o-mini");
+                ChatClient chat = context.getBean(ChatClient.class);
 
-            String answer = chat.prompt("Hello")
-                .advisors(a -> a.param(GateContext.KEY, GateContext.of("acme", "P1"))).call().content();
+                String answer =
+                    chat.prompt("Hello")
+                        .advisors(a -> a.param(GateContext.KEY, GateContext.of("acme", "P1")))
+                        .call()
+                        .content();
 
-            assertThat(answer).isNotEmpty();
-            assertThat(provider.records()).singleElement().satisfies(r -> assertThat(r.status()).isEqualTo(200));
-          });
+                assertThat(answer).isNotEmpty();
+                assertThat(provider.records())
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.status()).isEqualTo(200));
+              });
     }
   }
 }

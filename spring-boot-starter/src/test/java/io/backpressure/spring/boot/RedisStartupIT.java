@@ -17,8 +17,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * first connection for up to ten seconds.
  */
 class RedisStartupIT {
-  private final ApplicationContextRunner runner = new ApplicationContextRunner()
-      .withConfiguration(AutoConfigurations.of(BackpressureAutoConfiguration.class));
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(BackpressureAutoConfiguration.class));
 
   @Test
   void anUnreachableRedisDoesNotStopStartUp_andTheFailModeDecides() throws Exception {
@@ -26,20 +27,29 @@ class RedisStartupIT {
     try (ServerSocket socket = new ServerSocket(0)) {
       closedPort = socket.getLocalPort();
     }
-    runner.withPropertyValues(
+    runner
+        .withPropertyValues(
             "backpressure.redis.url=redis://127.0.0.1:" + closedPort,
             "backpressure.redis.connect-timeout=200ms",
             "backpressure.fail-mode=open",
             "backpressure.targets.openai.requests-per-minute=60",
             "backpressure.targets.openai.tokens-per-minute=60000",
             "backpressure.targets.openai.priorities.P1=1")
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          Gate gate = context.getBean(Gate.class);
-          assertThat(gate).isInstanceOfSatisfying(ResilientRedisGate.class,
-              resilient -> assertThat(resilient.connected()).isFalse());
-          assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0))).isInstanceOfSatisfying(Admission.Admitted.class,
-              a -> assertThat(a.grant().failedOpen()).as("admitted ungated while Redis is down").isTrue());
-        });
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              Gate gate = context.getBean(Gate.class);
+              assertThat(gate)
+                  .isInstanceOfSatisfying(
+                      ResilientRedisGate.class,
+                      resilient -> assertThat(resilient.connected()).isFalse());
+              assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0)))
+                  .isInstanceOfSatisfying(
+                      Admission.Admitted.class,
+                      a ->
+                          assertThat(a.grant().failedOpen())
+                              .as("admitted ungated while Redis is down")
+                              .isTrue());
+            });
   }
 }

@@ -53,10 +53,13 @@ class TemporalStarterIT {
    * deferral of whichever is admitted second.
    */
   public static class TwoCallsImpl implements TwoCalls {
-    private final Chat chat = Workflow.newActivityStub(Chat.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofSeconds(30))
-        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
-        .build());
+    private final Chat chat =
+        Workflow.newActivityStub(
+            Chat.class,
+            ActivityOptions.newBuilder()
+                .setStartToCloseTimeout(Duration.ofSeconds(30))
+                .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+                .build());
 
     @Override
     public String run(String prompt) {
@@ -96,12 +99,17 @@ class TemporalStarterIT {
 
   @Test
   void aDeferralInsideAnActivityBecomesADurableTimer() throws Exception {
-    try (MockProvider provider = MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+    try (MockProvider provider =
+        MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
       new ApplicationContextRunner()
-          .withConfiguration(AutoConfigurations.of(ServiceStubsAutoConfiguration.class,
-              TestServerAutoConfiguration.class, RootNamespaceAutoConfiguration.class,
-              BackpressureAutoConfiguration.class, LangChain4jBackpressureAutoConfiguration.class,
-              TemporalBackpressureAutoConfiguration.class))
+          .withConfiguration(
+              AutoConfigurations.of(
+                  ServiceStubsAutoConfiguration.class,
+                  TestServerAutoConfiguration.class,
+                  RootNamespaceAutoConfiguration.class,
+                  BackpressureAutoConfiguration.class,
+                  LangChain4jBackpressureAutoConfiguration.class,
+                  TemporalBackpressureAutoConfiguration.class))
           .withPropertyValues(
               "spring.temporal.test-server.enabled=true",
               "spring.temporal.workers[0].task-queue=chat",
@@ -116,26 +124,46 @@ class TemporalStarterIT {
               "backpressure.default-priority=P1",
               "backpressure.temporal.interceptor=transparent")
           .withUserConfiguration(RealTime.class)
-          .withBean(ChatModel.class, () -> OpenAiChatModel.builder().baseUrl(provider.baseUrl()).apiKey("sk-mock")
-              .modelName("gpt-4o-mini").maxRetries(0).timeout(Duration.ofSeconds(20)).build())
-          .run(context -> {
-            assertThat(context).hasNotFailed();
-            // Temporal's starter starts workers on ApplicationReadyEvent, which a context runner never sends.
-            WorkerFactory factory = context.getBean(WorkerFactory.class);
-            factory.start();
-            WorkflowClient client = context.getBean(WorkflowClient.class);
-            TwoCalls workflow = client.newWorkflowStub(TwoCalls.class,
-                WorkflowOptions.newBuilder().setTaskQueue("chat").setWorkflowId("two-calls")
-                    .setWorkflowExecutionTimeout(Duration.ofSeconds(60)).build());
+          .withBean(
+              ChatModel.class,
+              () ->
+                  OpenAiChatModel.builder()
+                      .baseUrl(provider.baseUrl())
+                      .apiKey("sk-mock")
+                      .modelName("gpt-4o-mini")
+                      .maxRetries(0)
+                      .timeout(Duration.ofSeconds(20))
+                      .build())
+          .run(
+              context -> {
+                assertThat(context).hasNotFailed();
+                // Temporal's starter starts workers on ApplicationReadyEvent, which a context
+                // runner never sends.
+                WorkerFactory factory = context.getBean(WorkerFactory.class);
+                factory.start();
+                WorkflowClient client = context.getBean(WorkflowClient.class);
+                TwoCalls workflow =
+                    client.newWorkflowStub(
+                        TwoCalls.class,
+                        WorkflowOptions.newBuilder()
+                            .setTaskQueue("chat")
+                            .setWorkflowId("two-calls")
+                            .setWorkflowExecutionTimeout(Duration.ofSeconds(60))
+                            .build());
 
-            String result = workflow.run("x".repeat(40));
+                String result = workflow.run("x".repeat(40));
 
-            assertThat(result).matches("\\d+\\+\\d+");
-            assertThat(provider.records()).hasSize(2).allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
-            factory.shutdownNow();
-            assertThat(client.fetchHistory("two-calls").getEvents())
-                .anySatisfy(event -> assertThat(event.getEventType()).isEqualTo(EventType.EVENT_TYPE_TIMER_STARTED));
-          });
+                assertThat(result).matches("\\d+\\+\\d+");
+                assertThat(provider.records())
+                    .hasSize(2)
+                    .allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
+                factory.shutdownNow();
+                assertThat(client.fetchHistory("two-calls").getEvents())
+                    .anySatisfy(
+                        event ->
+                            assertThat(event.getEventType())
+                                .isEqualTo(EventType.EVENT_TYPE_TIMER_STARTED));
+              });
     }
   }
 }

@@ -31,38 +31,46 @@ public final class SharedProvider {
   private SharedProvider() {}
 
   /** What one tenant saw. */
-  record Tally(String tenant, String priority, int answered, int deferrals, int errors, long millis) {}
+  record Tally(
+      String tenant, String priority, int answered, int deferrals, int errors, long millis) {}
 
   public static void main(String[] args) throws Exception {
     String baseUrl = args.length > 0 ? args[0] : "http://127.0.0.1:8080/v1";
     // The provider's caps, as mock-llm is started above; the safe window matches its fixed window.
-    Policy policy = Policy.builder("mock/gpt-4o-mini")
-        .requestsPerSecond(5)
-        .tokensPerSecond(2_000)
-        .priority("P1", 0.5).priority("P2", 0.3).priority("P3", 0.2)
-        .safeWindow(Duration.ofSeconds(1))
-        .build();
+    Policy policy =
+        Policy.builder("mock/gpt-4o-mini")
+            .requestsPerSecond(5)
+            .tokensPerSecond(2_000)
+            .priority("P1", 0.5)
+            .priority("P2", 0.3)
+            .priority("P3", 0.2)
+            .safeWindow(Duration.ofSeconds(1))
+            .build();
     Gate gate = InMemoryGate.create(policy);
-    ChatModel model = GatedChatModel.builder(
-            OpenAiChatModel.builder()
-                .baseUrl(baseUrl)
-                .apiKey("sk-mock")
-                .modelName("gpt-4o-mini")
-                .maxRetries(0) // the gate replaces retries on the calling thread
-                .timeout(Duration.ofSeconds(30))
-                .build(),
-            gate)
-        .build();
+    ChatModel model =
+        GatedChatModel.builder(
+                OpenAiChatModel.builder()
+                    .baseUrl(baseUrl)
+                    .apiKey("sk-mock")
+                    .modelName("gpt-4o-mini")
+                    .maxRetries(0) // the gate replaces retries on the calling thread
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
+                gate)
+            .build();
 
     ExecutorService pool = Executors.newFixedThreadPool(3);
     List<Future<Tally>> tallies = new ArrayList<>();
     tallies.add(pool.submit(() -> run(model, GateContext.of("acme", "P1"))));
     tallies.add(pool.submit(() -> run(model, GateContext.of("globex", "P2"))));
     tallies.add(pool.submit(() -> run(model, GateContext.of("initech", "P3"))));
-    System.out.printf("%-8s %-4s %9s %10s %7s %8s%n", "tenant", "cls", "answered", "deferrals", "errors", "seconds");
+    System.out.printf(
+        "%-8s %-4s %9s %10s %7s %8s%n",
+        "tenant", "cls", "answered", "deferrals", "errors", "seconds");
     for (Future<Tally> future : tallies) {
       Tally t = future.get();
-      System.out.printf("%-8s %-4s %9d %10d %7d %8.1f%n",
+      System.out.printf(
+          "%-8s %-4s %9d %10d %7d %8.1f%n",
           t.tenant(), t.priority(), t.answered(), t.deferrals(), t.errors(), t.millis() / 1000.0);
     }
     pool.shutdown();
@@ -92,7 +100,12 @@ public final class SharedProvider {
         }
       }
     }
-    return new Tally(context.tenant(), context.priority(), answered, deferrals, errors,
+    return new Tally(
+        context.tenant(),
+        context.priority(),
+        answered,
+        deferrals,
+        errors,
         (System.nanoTime() - start) / 1_000_000);
   }
 }

@@ -46,7 +46,9 @@ public class SharedProviderApplication {
       rows.add(pool.submit(() -> run(chat, GateContext.of("acme", "P1"))));
       rows.add(pool.submit(() -> run(chat, GateContext.of("globex", "P2"))));
       rows.add(pool.submit(() -> run(chat, GateContext.of("initech", "P3"))));
-      System.out.printf("%-8s %-4s %9s %10s %7s %8s%n", "tenant", "cls", "answered", "deferrals", "errors", "seconds");
+      System.out.printf(
+          "%-8s %-4s %9s %10s %7s %8s%n",
+          "tenant", "cls", "answered", "deferrals", "errors", "seconds");
       for (Future<String> row : rows) {
         System.out.println(row.get());
       }
@@ -79,7 +81,13 @@ public class SharedProviderApplication {
         }
       }
     }
-    return String.format("%-8s %-4s %9d %10d %7d %8.1f", context.tenant(), context.priority(), answered,
-        deferrals, errors, (System.nanoTime() - start) / 1e9);
+    return String.format(
+        "%-8s %-4s %9d %10d %7d %8.1f",
+        context.tenant(),
+        context.priority(),
+        answered,
+        deferrals,
+        errors,
+        (System.nanoTime() - start) / 1e9);
   }
 }
