@@ -13,20 +13,16 @@ import org.jspecify.annotations.Nullable;
  *
  * @param priorityIndex the class index, 0 highest
  * @param estimate the caller's cost per dimension, in the policy's dimension order
- * @param reserve in reservation mode, what to debit instead: the estimate with {@code completion}
- *     added; null otherwise
+ * @param reserve in reservation mode, what to debit instead: the estimate with {@code max_tokens}
+ *     (or the policy's {@code default_max_tokens}) added to the tokens; null otherwise
  * @param rejection non-null when the request must be rejected; the other fields are then unset (no
  *     amounts, no class)
- * @param completion per dimension, the most the call's completion can add to its estimate: its
- *     {@code max_tokens} (or the policy's {@code default_max_tokens}) in tokens, 0 elsewhere: what
- *     reservation mode reserves
  */
 public record RequestCheck(
     int priorityIndex,
     double[] estimate,
     double @Nullable [] reserve,
-    Admission.@Nullable Rejected rejection,
-    double[] completion) {
+    Admission.@Nullable Rejected rejection) {
 
   /** Longest tenant name accepted. */
   public static final int MAX_TENANT_LENGTH = 256;
@@ -65,15 +61,11 @@ public record RequestCheck(
           RejectReason.INVALID_REQUEST,
           "maxWait must be zero or a positive duration, got " + request.maxWait());
     }
-    double[] completion = new double[cost.length];
-    int tokens = policy.dimensionIndex(Dimension.TOKENS);
-    if (tokens >= 0) {
-      completion[tokens] = maxTokens != null ? maxTokens : policy.defaultMaxTokens();
-    }
     double[] reserve = null;
+    int tokens = policy.dimensionIndex(Dimension.TOKENS);
     if (policy.reservation() && tokens >= 0) {
       reserve = cost.clone();
-      reserve[tokens] += completion[tokens];
+      reserve[tokens] += maxTokens != null ? maxTokens : policy.defaultMaxTokens();
     }
     double[] debit = reserve == null ? cost : reserve;
     for (int d = 0; d < debit.length; d++) {
@@ -94,7 +86,7 @@ public record RequestCheck(
                 + "]");
       }
     }
-    return new RequestCheck(k, cost, reserve, null, completion);
+    return new RequestCheck(k, cost, reserve, null);
   }
 
   /**
@@ -142,8 +134,7 @@ public record RequestCheck(
   }
 
   private static RequestCheck reject(RejectReason reason, String message) {
-    return new RequestCheck(
-        -1, new double[0], null, new Admission.Rejected(reason, message), new double[0]);
+    return new RequestCheck(-1, new double[0], null, new Admission.Rejected(reason, message));
   }
 
   private static String abbreviate(String text) {

@@ -62,9 +62,7 @@ public abstract class GateConformanceSuite {
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
     Random random = new Random(seed);
-    // Every call uses exactly its estimate and writes no completion (max_tokens 0): what is
-    // debited is what is used.
-    Traffic traffic = new Traffic(gate, clock).maxTokens(0);
+    Traffic traffic = new Traffic(gate, clock);
     double horizon = capRespectSeconds();
     for (int t = 0; t < 8; t++) {
       String priority = "P" + (1 + random.nextInt(3));
@@ -375,22 +373,20 @@ public abstract class GateConformanceSuite {
     Policy policy = requestsAndTokens().priority("P1", 1).build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
-    // Calls that can write no completion: each is charged exactly its 6000 tokens.
-    AdmissionRequest call =
-        AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(6_000)).withMaxTokens(0);
-    assertThat(gate.admit(call)).isInstanceOf(Admission.Admitted.class);
-    assertThat(gate.admit(call)).isInstanceOf(Admission.Admitted.class);
-    Admission third = gate.admit(call);
+    Cost cost = Cost.requests(1).tokens(6_000);
+    assertThat(gate.admit("a", "P1", cost)).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", cost)).isInstanceOf(Admission.Admitted.class);
+    Admission third = gate.admit("a", "P1", cost);
     assertThat(third).isInstanceOf(Admission.Deferred.class);
     Admission.Deferred deferred = (Admission.Deferred) third;
     // Tokens are empty; 6000 tokens refill at 12000/s in 0.5 s.
     assertThat(deferred.retryAfter().toMillis()).isBetween(499L, 501L);
 
     clock.advance(deferred.retryAfter().minusMillis(5));
-    assertThat(gate.admit(call.withBooking(deferred.booking())))
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", cost).withBooking(deferred.booking())))
         .isInstanceOf(Admission.Deferred.class);
     clock.advance(Duration.ofMillis(5));
-    assertThat(gate.admit(call.withBooking(deferred.booking())))
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", cost).withBooking(deferred.booking())))
         .isInstanceOf(Admission.Admitted.class);
   }
 
@@ -543,10 +539,9 @@ public abstract class GateConformanceSuite {
         RejectReason.INVALID_REQUEST,
         "maxTokens");
 
-    // Nothing was debited: the whole burst is still there (for calls of one request and no tokens).
+    // Nothing was debited: the whole burst is still there.
     for (int i = 0; i < 60; i++) {
-      assertThat(gate.admit(AdmissionRequest.of("a", "P1", ONE).withMaxTokens(0)))
-          .isInstanceOf(Admission.Admitted.class);
+      assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
     }
   }
 

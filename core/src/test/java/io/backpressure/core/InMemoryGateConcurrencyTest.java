@@ -67,11 +67,8 @@ class InMemoryGateConcurrencyTest {
                   if (clock.nanoTime() < retryAt) {
                     continue;
                   }
-                  // No completion: never released, the calls are charged their estimate and nothing
-                  // more.
                   AdmissionRequest request =
-                      AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(tokens))
-                          .withMaxTokens(0);
+                      AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(tokens));
                   Admission answer =
                       gate.admit(booking == null ? request : request.withBooking(booking));
                   if (answer instanceof Admission.Admitted) {

@@ -37,7 +37,6 @@ final class Traffic {
   private final List<Outcome> outcomes = new ArrayList<>();
   private long sequence;
   private long deferrals;
-  private Long maxTokens;
 
   /** How late a deferred caller comes back after its Δ (s), as a timer on a busy worker does. */
   private double wakeUpLagSeconds;
@@ -45,14 +44,6 @@ final class Traffic {
   Traffic(Gate gate, ManualClock clock) {
     this.gate = gate;
     this.clock = clock;
-  }
-
-  /**
-   * Every call asks with this {@code max_tokens} (default: none, so the policy's default applies).
-   */
-  Traffic maxTokens(long maxTokens) {
-    this.maxTokens = maxTokens;
-    return this;
   }
 
   /**
@@ -173,9 +164,6 @@ final class Traffic {
         c.deferred = 0;
       }
       AdmissionRequest request = AdmissionRequest.of(c.tenant, c.priority, c.estimate);
-      if (maxTokens != null) {
-        request = request.withMaxTokens(maxTokens);
-      }
       if (c.booking != null) {
         request = request.withBooking(c.booking);
       }

@@ -288,7 +288,7 @@ public final class RedisGate implements Gate, AutoCloseable {
       return CompletableFuture.completedFuture(new Decision(check.rejection(), -1));
     }
     double[] estimate = check.estimate();
-    double[] completion = check.completion();
+    double[] reserve = check.reserve();
     String tenant = Objects.requireNonNull(request.tenant(), "checked");
     String priority = Objects.requireNonNull(request.priority(), "checked");
     String grantId = ids.grant();
@@ -302,18 +302,20 @@ public final class RedisGate implements Gate, AutoCloseable {
             keys.waiting(check.priorityIndex()));
     Duration maxWait = check.maxWait(policy, request);
     int dims = estimate.length;
-    String[] args = new String[8 + 2 * dims];
+    String[] args = new String[8 + (reserve == null ? dims : 2 * dims)];
     args[0] = stored.version();
     args[1] = now();
     args[2] = tenant;
     args[3] = Integer.toString(check.priorityIndex());
     args[4] = Double.toString(policy.tenantWeight(tenant));
     args[5] = presented != null ? "1" : "0";
-    args[6] = check.reserve() != null ? "1" : "0";
+    args[6] = reserve != null ? "1" : "0";
     args[7] = Long.toString(maxWait == null ? -1 : maxWait.toNanos() / 1_000);
     for (int d = 0; d < dims; d++) {
       args[8 + d] = Double.toString(estimate[d]);
-      args[8 + dims + d] = Double.toString(completion[d]);
+      if (reserve != null) {
+        args[8 + dims + d] = Double.toString(reserve[d]);
+      }
     }
     return connection
         .run(Script.ADMIT, scriptKeys, withGiveUp(args))

@@ -7,9 +7,8 @@
 -- ARGV: 1 the policy version the caller validated the request against, 2 the time in µs ('' = the
 --       server's TIME), 3 tenant, 4 class index (0 = highest), 5 tenant weight w_t, 6 '1' when a
 --       booking is presented, 7 '1' in reservation mode, 8 the call's wait limit in µs (-1: none;
---       RequestCheck.maxWait), then the estimate per dimension (in the policy's order) and the
---       call's completion bound per dimension (RequestCheck.completion: in reservation mode added
---       to the estimate and reserved; unused otherwise)
+--       RequestCheck.maxWait), then the estimate per dimension (in the policy's order) and, in
+--       reservation mode, what to reserve per dimension (RequestCheck.reserve)
 -- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as exact decimals);
 -- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[8] (1);
 -- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
@@ -283,16 +282,14 @@ local k = tonumber(ARGV[4]) + 1
 local weight = tonumber(ARGV[5])
 local max_wait = tonumber(ARGV[8])
 local estimate = {}
-local completion = {}
 local reserve
 for d = 1, D do
   estimate[d] = tonumber(ARGV[8 + d])
-  completion[d] = tonumber(ARGV[8 + D + d])
 end
 if ARGV[7] == '1' then
   reserve = {}
   for d = 1, D do
-    reserve[d] = estimate[d] + completion[d]
+    reserve[d] = tonumber(ARGV[8 + D + d])
   end
 end
 

@@ -77,9 +77,7 @@ final class ScriptProfile {
       base + "w:0"
     };
     String version = redis.hget(base + "config", "version");
-    String[] args = {
-      version, "", "tenant-0", "0", "1.0", "0", "0", "-1", "1.0", "100.0", "0.0", "1024.0"
-    };
+    String[] args = {version, "", "tenant-0", "0", "1.0", "0", "0", "-1", "1.0", "100.0"};
     String functions = prefix(resource("/io/backpressure/redis/admit.lua"));
     String buckets = resource("/io/backpressure/redis/nested_buckets.lua");
 
