@@ -22,7 +22,10 @@ import java.util.function.Function;
  *       submissions inside it (which queues are <i>active</i>).
  *   <li>Whole-run metrics: {@code http_429_share} (429s / attempts), {@code slot_ms_per_ok}
  *       (slot-held time of every call, up to the end of the run / successful calls), {@code
- *       deferrals_per_ok}, {@code expired_share} and {@code calls_failed}.
+ *       deferrals_per_ok}, {@code deferred_calls_per_ok} (calls deferred at least once / successful
+ *       calls: the least {@code deferrals_per_ok} of any gate that defers a call rather than
+ *       refusing it, reached when each such call is deferred exactly once), {@code expired_share}
+ *       and {@code calls_failed}.
  *   <li>{@code ideal_rps_by_queue}, <b>time-resolved</b>: the window is cut at every tenant's
  *       {@code start_s} and {@code stop_s} (and every change of the caps in use: an {@code
  *       upstream.schedule} entry) inside it. In each phase, {@link DrfFilling} shares the caps less
@@ -124,9 +127,11 @@ public final class Metrics {
     long failed = 0;
     double slotNanos = 0;
     long deferrals = 0;
+    long deferredCalls = 0;
     for (Recording.Call call : recording.calls()) {
       slotNanos += call.slotHeldNanos();
       deferrals += call.deferrals();
+      deferredCalls += call.deferrals() > 0 ? 1 : 0;
       if (call.submittedNanos() >= start && call.submittedNanos() <= end) {
         active[call.queue()] = true;
       }
@@ -187,6 +192,9 @@ public final class Metrics {
     values.put("slot_ms_per_ok", scalar(okTotal == 0 ? Double.NaN : slotNanos / 1e6 / okTotal));
     values.put(
         "deferrals_per_ok", scalar(okTotal == 0 ? Double.NaN : (double) deferrals / okTotal));
+    values.put(
+        "deferred_calls_per_ok",
+        scalar(okTotal == 0 ? Double.NaN : (double) deferredCalls / okTotal));
     values.put(
         "cap_utilization", new RunMetrics.ByKey(utilization(workload, recording, start, end)));
     values.put("contention_window_s", scalar(Math.max(0, window)));
