@@ -428,8 +428,20 @@ public abstract class GateConformanceSuite {
     Grant defaulted =
         ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(100))).grant();
     assertThat(defaulted.debited().amount(Dimension.TOKENS)).isEqualTo(1124);
+
+    // Each release gives back what the reservation held beyond the true usage, at once and in
+    // every layer: 1000 − 300 and 1124 − 300 tokens, no request (the call was made).
+    double tokensBefore = levels(gate).global().get("tokens");
+    double classTokensBefore = levels(gate).classes().get("P1").get("tokens");
+    double requestsBefore = levels(gate).global().get("requests");
     assertThat(gate.release(grant, Cost.requests(1).tokens(300))).isTrue();
+    assertThat(levels(gate).global().get("tokens")).isCloseTo(tokensBefore + 700, within(1e-9));
     assertThat(gate.release(defaulted, Cost.requests(1).tokens(300))).isTrue();
+    assertThat(levels(gate).global().get("tokens"))
+        .isCloseTo(tokensBefore + 700 + 824, within(1e-9));
+    assertThat(levels(gate).classes().get("P1").get("tokens"))
+        .isCloseTo(classTokensBefore + 700 + 824, within(1e-9));
+    assertThat(levels(gate).global().get("requests")).isCloseTo(requestsBefore, within(1e-9));
   }
 
   @Test
