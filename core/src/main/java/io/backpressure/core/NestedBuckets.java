@@ -1,5 +1,6 @@
 package io.backpressure.core;
 
+import io.backpressure.core.internal.DerivedPolicy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -244,6 +245,7 @@ final class NestedBuckets {
   static final double CORRECTION_WEIGHT = 0.2;
 
   private Policy policy;
+  private DerivedPolicy derived;
   private final int dims;
   private final int classes;
   private double[] rate;
@@ -381,28 +383,30 @@ final class NestedBuckets {
           "a live gate can change caps and weights, not its dimensions or classes; create a new gate");
     }
     this.policy = next;
+    DerivedPolicy derived = DerivedPolicy.of(next);
+    this.derived = derived;
     this.rate = new double[dims];
     this.burst = new double[dims];
     this.largest = new double[dims];
     for (int d = 0; d < dims; d++) {
-      rate[d] = next.refillRate(d);
-      burst[d] = next.dimensions().get(d).burst();
-      largest[d] = next.largestCost(d);
+      rate[d] = derived.rate(d);
+      burst[d] = derived.burst(d);
+      largest[d] = derived.largest(d);
     }
     this.classWeight = new double[classes];
     for (int k = 0; k < classes; k++) {
-      classWeight[k] = next.priorities().get(k).weight();
+      classWeight[k] = derived.classWeight(k);
     }
-    this.horizon = next.shareHorizon().toNanos() / 1e9;
-    this.horizonMicros = next.shareHorizon().toNanos() / 1_000;
-    this.idleTtlMicros = next.idleTtl().toNanos() / 1_000;
-    this.strict = next.priorityMode() == PriorityMode.STRICT;
+    this.horizon = derived.horizonSeconds();
+    this.horizonMicros = derived.horizonMicros();
+    this.idleTtlMicros = derived.idleTtlMicros();
+    this.strict = derived.strict();
     for (int d = 0; d < dims; d++) {
-      if (next.safeWindow() == null) {
+      if (!derived.hasSafeWindow()) {
         windows[d] = null;
       } else {
-        long period = next.safeWindow().toNanos() / 1_000;
-        double allowance = rate[d] * period / 1e6;
+        long period = derived.safeWindowMicros();
+        double allowance = derived.allowance(d);
         if (windows[d] == null) {
           windows[d] = new SlidingWindow(period, allowance);
         } else {
@@ -414,6 +418,11 @@ final class NestedBuckets {
 
   Policy policy() {
     return policy;
+  }
+
+  /** The numbers derived from the policy in force (see {@link DerivedPolicy}). */
+  DerivedPolicy derived() {
+    return derived;
   }
 
   /** The dominant share of a cost: {@code max_d c_d / r_d}, in seconds of the whole cap. */
