@@ -181,11 +181,32 @@ import org.jspecify.annotations.Nullable;
  *
  * {@code nested_buckets.lua} (shared arithmetic), {@code admit.lua} and {@code release.lua} take
  * the same decisions with the same arithmetic in the same order; the differential test in the redis
- * module compares answers and state after every step. Names:
+ * module compares answers and state after every step.
+ *
+ * <p>Neither side derives a number or an offset of its own. The parameters (the rates, bursts and
+ * largest costs per dimension, the class weights, the horizons and TTLs in seconds and µs, the safe
+ * window and its allowances, strict mode) are derived once from the policy, by {@link
+ * io.backpressure.core.internal.DerivedPolicy}: {@link #configure} copies them, and the Redis
+ * backend's {@code PolicyCodec.params} writes exactly those values for the scripts, which decode
+ * them in {@code decode_params} (only provider feedback changes them there: {@code feedback.lua}
+ * writes the learned caps' rates, bursts, largest costs and allowances in their place, and {@code
+ * follow_ramp} scales them during a ramp, as the in-memory gate reconfigures this class with the
+ * learned caps; see {@link io.backpressure.core.feedback.EffectiveCaps}). The state layout (the
+ * offsets {@code G}, {@code LVL}, … of the table below, and the record sizes) is computed once, by
+ * {@code layout} in {@code nested_buckets.lua}, which every script that reads or sizes the state
+ * runs (the client prepends the file to each); a new state field is appended there. The redis
+ * module's {@code StateLayoutTest} reads the levels and every queue through those scripts and
+ * compares them with this class's, for one to three dimensions and three to five classes. Names:
  *
  * <table>
  *   <caption>Java fields and methods and their Lua names</caption>
  *   <tr><th>Java</th><th>Lua</th></tr>
+ *   <tr><td>{@code DerivedPolicy.rate/burst/largest/allowance(d)}, {@code classWeight(k)}</td>
+ *       <td>{@code P.rate[d]}, {@code P.burst[d]}, {@code P.largest[d]}, {@code P.allowance[d]},
+ *       {@code P.weight[k]}</td></tr>
+ *   <tr><td>{@code DerivedPolicy.horizonSeconds/horizonMicros/idleTtlMicros/grantTtlMicros/grantTtlMillis/safeWindowMicros/strict}</td>
+ *       <td>{@code P.horizon/horizon_micros/idle/grant_ttl/grant_px/period/strict}</td></tr>
+ *   <tr><td>{@link #configure}</td><td>{@code load_config} ({@code decode_params}, {@code layout})</td></tr>
  *   <tr><td>{@code global[d]}, {@code classLevel[k][d]}, {@code classUse[k][d]}</td>
  *       <td>{@code S[G+d]}, {@code S[LVL+at(k,d)]}, {@code S[USE+at(k,d)]}</td></tr>
  *   <tr><td>{@code hungryDemand}, {@code allDemand}, {@code satisfiedUse}</td>
