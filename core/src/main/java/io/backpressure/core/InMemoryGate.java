@@ -1,8 +1,8 @@
 package io.backpressure.core;
 
-import io.backpressure.core.feedback.EffectiveCaps;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.internal.EffectiveCaps;
 import io.backpressure.core.internal.RequestCheck;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -191,7 +191,7 @@ import org.jspecify.annotations.Nullable;
  * them in {@code decode_params} (only provider feedback changes them there: {@code feedback.lua}
  * writes the learned caps' rates, bursts, largest costs and allowances in their place, and {@code
  * follow_ramp} scales them during a ramp, as the in-memory gate reconfigures this class with the
- * learned caps; see {@link io.backpressure.core.feedback.EffectiveCaps}). The state layout (the
+ * learned caps; see {@link io.backpressure.core.internal.EffectiveCaps}). The state layout (the
  * offsets {@code G}, {@code LVL}, … of the table below, and the record sizes) is computed once, by
  * {@code layout} in {@code nested_buckets.lua}, which every script that reads or sizes the state
  * runs (the client prepends the file to each); a new state field is appended there. The redis

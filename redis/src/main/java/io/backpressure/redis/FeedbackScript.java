@@ -2,10 +2,10 @@ package io.backpressure.redis;
 
 import io.backpressure.core.Grant;
 import io.backpressure.core.Policy;
-import io.backpressure.core.feedback.EffectiveCaps;
 import io.backpressure.core.feedback.FeedbackPolicy;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.internal.EffectiveCaps;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
