@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 record Script(String text, String sha, @Nullable String function) {
 
   /** The shared bucket arithmetic every step starts with. */
-  private static final String BUCKETS = "nested_buckets.lua";
+  static final String BUCKETS = "nested_buckets.lua";
 
   /** The admission step: the shared bucket arithmetic, the guards, then admit.lua. */
   static final Script ADMIT = step("admit", "guards.lua", "admit.lua");

@@ -14,9 +14,10 @@
 -- client's function library (FCALL, see Script.java), where this file runs once and its locals
 -- live on between calls: begin_call then forgets the previous call's values, and load_config keeps
 -- the parameters it decoded (DECODED) so that a call decodes only parameters it has not seen.
--- The client also prepends it to charge.lua (a step of its own), and to levels.lua, queue.lua and
--- apply.lua, which read or size the state by the same layout (see layout): no script writes the
--- offsets out again.
+-- The client also prepends it to charge.lua (a step of its own), to levels.lua, queue.lua and
+-- apply.lua, which read or size the state by the same layout (see layout), and to feedback.lua,
+-- which rewrites the parameters through decode_params and encode_params: no script writes the
+-- offsets or the parameters' order out again.
 --
 -- Units: time in integer microseconds (exact in a double up to 2^53 µs, about 285 years); rates in
 -- units per second; dt in seconds; shares (σ, L3 levels) in seconds of the whole cap.
@@ -185,6 +186,31 @@ local function decode_params(packed)
   i = i + 1
   p.state_format, p.queue_format, p.meta_format, p.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
   return p
+end
+
+-- The inverse of decode_params, in the same order: feedback.lua writes the learned caps' numbers in
+-- place of the configured ones through it.
+local function encode_params(p)
+  local v = { p.dims, p.classes }
+  for _, field in ipairs({ p.rate, p.burst, p.largest }) do
+    for d = 1, p.dims do
+      v[#v + 1] = field[d]
+    end
+  end
+  for k = 1, p.classes do
+    v[#v + 1] = p.weight[k]
+  end
+  for _, x in ipairs({ p.horizon, p.horizon_micros, p.idle, p.grant_ttl, p.grant_px, p.period }) do
+    v[#v + 1] = x
+  end
+  for d = 1, p.dims do
+    v[#v + 1] = p.allowance[d]
+  end
+  v[#v + 1] = p.strict and 1 or 0
+  for _, x in ipairs({ p.state_format, p.queue_format, p.meta_format, p.entry_format }) do
+    v[#v + 1] = x
+  end
+  return cmsgpack.pack(v)
 end
 
 -- Reads the parameters (decoded once per packed form, see DECODED), the generation and whether the
