@@ -43,7 +43,7 @@ public interface Gate {
   /**
    * Tells the gate what the provider answered to an admitted call (its status and rate-limit
    * headers, parsed by {@link io.backpressure.core.feedback.ProviderSignals}), so that it can learn
-   * the provider's real caps ({@link io.backpressure.core.feedback.EffectiveCaps}). Call it after
+   * the provider's real caps ({@link io.backpressure.core.internal.EffectiveCaps}). Call it after
    * {@link #release}, for every answer: successes, 429s and errors. One small atomic step on the
    * shared state, off the admission path; every worker sees the result at its next admission. Never
    * throws for what the provider sent. Gates that do not learn ignore it (the default).

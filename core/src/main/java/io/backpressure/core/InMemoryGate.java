@@ -1,8 +1,9 @@
 package io.backpressure.core;
 
-import io.backpressure.core.feedback.EffectiveCaps;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.internal.EffectiveCaps;
+import io.backpressure.core.internal.RequestCheck;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -218,7 +219,7 @@ public final class InMemoryGate implements Gate {
         id = request.booking();
         if (fresh) {
           id = "b" + (++nextId);
-          booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
+          booking.expiresAt = now + buckets.derived().grantTtlMicros();
           bookings.put(id, booking);
           waiting.add(k, id, now);
         }
@@ -230,7 +231,7 @@ public final class InMemoryGate implements Gate {
       }
       waiting.purge(k, now);
       id = "g" + (++nextId);
-      booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
+      booking.expiresAt = now + buckets.derived().grantTtlMicros();
       grants.put(id, booking);
       granted = booking;
     }

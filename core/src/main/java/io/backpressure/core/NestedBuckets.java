@@ -1,5 +1,6 @@
 package io.backpressure.core;
 
+import io.backpressure.core.internal.DerivedPolicy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -180,11 +181,32 @@ import org.jspecify.annotations.Nullable;
  *
  * {@code nested_buckets.lua} (shared arithmetic), {@code admit.lua} and {@code release.lua} take
  * the same decisions with the same arithmetic in the same order; the differential test in the redis
- * module compares answers and state after every step. Names:
+ * module compares answers and state after every step.
+ *
+ * <p>Neither side derives a number or an offset of its own. The parameters (the rates, bursts and
+ * largest costs per dimension, the class weights, the horizons and TTLs in seconds and µs, the safe
+ * window and its allowances, strict mode) are derived once from the policy, by {@link
+ * io.backpressure.core.internal.DerivedPolicy}: {@link #configure} copies them, and the Redis
+ * backend's {@code PolicyCodec.params} writes exactly those values for the scripts, which decode
+ * them in {@code decode_params} (only provider feedback changes them there: {@code feedback.lua}
+ * writes the learned caps' rates, bursts, largest costs and allowances in their place, and {@code
+ * follow_ramp} scales them during a ramp, as the in-memory gate reconfigures this class with the
+ * learned caps; see {@link io.backpressure.core.internal.EffectiveCaps}). The state layout (the
+ * offsets {@code G}, {@code LVL}, … of the table below, and the record sizes) is computed once, by
+ * {@code layout} in {@code nested_buckets.lua}, which every script that reads or sizes the state
+ * runs (the client prepends the file to each); a new state field is appended there. The redis
+ * module's {@code StateLayoutTest} reads the levels and every queue through those scripts and
+ * compares them with this class's, for one to three dimensions and three to five classes. Names:
  *
  * <table>
  *   <caption>Java fields and methods and their Lua names</caption>
  *   <tr><th>Java</th><th>Lua</th></tr>
+ *   <tr><td>{@code DerivedPolicy.rate/burst/largest/allowance(d)}, {@code classWeight(k)}</td>
+ *       <td>{@code P.rate[d]}, {@code P.burst[d]}, {@code P.largest[d]}, {@code P.allowance[d]},
+ *       {@code P.weight[k]}</td></tr>
+ *   <tr><td>{@code DerivedPolicy.horizonSeconds/horizonMicros/idleTtlMicros/grantTtlMicros/grantTtlMillis/safeWindowMicros/strict}</td>
+ *       <td>{@code P.horizon/horizon_micros/idle/grant_ttl/grant_px/period/strict}</td></tr>
+ *   <tr><td>{@link #configure}</td><td>{@code load_config} ({@code decode_params}, {@code layout})</td></tr>
  *   <tr><td>{@code global[d]}, {@code classLevel[k][d]}, {@code classUse[k][d]}</td>
  *       <td>{@code S[G+d]}, {@code S[LVL+at(k,d)]}, {@code S[USE+at(k,d)]}</td></tr>
  *   <tr><td>{@code hungryDemand}, {@code allDemand}, {@code satisfiedUse}</td>
@@ -244,6 +266,7 @@ final class NestedBuckets {
   static final double CORRECTION_WEIGHT = 0.2;
 
   private Policy policy;
+  private DerivedPolicy derived;
   private final int dims;
   private final int classes;
   private double[] rate;
@@ -381,28 +404,30 @@ final class NestedBuckets {
           "a live gate can change caps and weights, not its dimensions or classes; create a new gate");
     }
     this.policy = next;
+    DerivedPolicy derived = DerivedPolicy.of(next);
+    this.derived = derived;
     this.rate = new double[dims];
     this.burst = new double[dims];
     this.largest = new double[dims];
     for (int d = 0; d < dims; d++) {
-      rate[d] = next.refillRate(d);
-      burst[d] = next.dimensions().get(d).burst();
-      largest[d] = next.largestCost(d);
+      rate[d] = derived.rate(d);
+      burst[d] = derived.burst(d);
+      largest[d] = derived.largest(d);
     }
     this.classWeight = new double[classes];
     for (int k = 0; k < classes; k++) {
-      classWeight[k] = next.priorities().get(k).weight();
+      classWeight[k] = derived.classWeight(k);
     }
-    this.horizon = next.shareHorizon().toNanos() / 1e9;
-    this.horizonMicros = next.shareHorizon().toNanos() / 1_000;
-    this.idleTtlMicros = next.idleTtl().toNanos() / 1_000;
-    this.strict = next.priorityMode() == PriorityMode.STRICT;
+    this.horizon = derived.horizonSeconds();
+    this.horizonMicros = derived.horizonMicros();
+    this.idleTtlMicros = derived.idleTtlMicros();
+    this.strict = derived.strict();
     for (int d = 0; d < dims; d++) {
-      if (next.safeWindow() == null) {
+      if (!derived.hasSafeWindow()) {
         windows[d] = null;
       } else {
-        long period = next.safeWindow().toNanos() / 1_000;
-        double allowance = rate[d] * period / 1e6;
+        long period = derived.safeWindowMicros();
+        double allowance = derived.allowance(d);
         if (windows[d] == null) {
           windows[d] = new SlidingWindow(period, allowance);
         } else {
@@ -414,6 +439,11 @@ final class NestedBuckets {
 
   Policy policy() {
     return policy;
+  }
+
+  /** The numbers derived from the policy in force (see {@link DerivedPolicy}). */
+  DerivedPolicy derived() {
+    return derived;
   }
 
   /** The dominant share of a cost: {@code max_d c_d / r_d}, in seconds of the whole cap. */

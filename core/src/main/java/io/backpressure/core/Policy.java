@@ -208,24 +208,6 @@ public record Policy(
     return -1;
   }
 
-  /**
-   * The rate at which dimension {@code d}'s global bucket refills: the cap {@code C_d}, per second.
-   */
-  public double refillRate(int d) {
-    return dimensions.get(d).capPerSecond();
-  }
-
-  /**
-   * The most one call may cost in dimension {@code d}: the burst, and with a safe window also no
-   * more than the window's allowance {@code C_d · P}.
-   */
-  public double largestCost(int d) {
-    Dimension dim = dimensions.get(d);
-    return safeWindow == null
-        ? dim.burst()
-        : Math.min(dim.burst(), dim.capPerSecond() * safeWindow.toNanos() / 1e9);
-  }
-
   /** This policy with a dimension's cap and burst replaced (a hot update). */
   public Policy withDimension(Dimension replacement) {
     List<Dimension> dims = new ArrayList<>(dimensions);

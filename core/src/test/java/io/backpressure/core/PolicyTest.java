@@ -38,25 +38,6 @@ class PolicyTest {
   }
 
   @Test
-  void safeWindowCapsTheLargestCostAtTheWindowsAllowance() {
-    Policy policy =
-        Policy.builder("t")
-            .dimension("tokens", 100, 1_000)
-            .priority("P1", 1)
-            .safeWindow(Duration.ofMillis(500))
-            .build();
-    assertThat(policy.refillRate(0)).isEqualTo(100);
-    assertThat(policy.largestCost(0)).isEqualTo(50);
-    assertThat(
-            Policy.builder("t")
-                .dimension("tokens", 100, 1_000)
-                .priority("P1", 1)
-                .build()
-                .largestCost(0))
-        .isEqualTo(1_000);
-  }
-
-  @Test
   void aCapGivenPerMinuteMakesTheSafeWindowAMinuteUnlessOneIsGivenOrItIsOff() {
     String perMinute = YAML.replace("safe_window: 1s\n", "");
     assertThat(Policy.fromYaml(perMinute).safeWindow()).isEqualTo(Duration.ofMinutes(1));

@@ -24,7 +24,12 @@ class RedisQuickstartIT {
     try (RedisGate stored =
         RedisGate.connect(RedisGateConfig.builder(url).target("openai/gpt-4o").build())) {
       assertThat(stored.policy().priorityNames()).containsExactly("P1", "P2", "P3");
-      assertThat(stored.policy().refillRate(stored.policy().dimensionIndex("requests")))
+      assertThat(
+              stored
+                  .policy()
+                  .dimensions()
+                  .get(stored.policy().dimensionIndex("requests"))
+                  .capPerSecond())
           .isEqualTo(60.0);
     }
   }

@@ -2,10 +2,10 @@ package io.backpressure.redis;
 
 import io.backpressure.core.Grant;
 import io.backpressure.core.Policy;
-import io.backpressure.core.feedback.EffectiveCaps;
 import io.backpressure.core.feedback.FeedbackPolicy;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.internal.EffectiveCaps;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * its reply back as a {@link FeedbackState}. The script's header documents both layouts.
  */
 final class FeedbackScript {
-  static final Script SCRIPT = Script.load("feedback.lua");
+  static final Script SCRIPT = Script.load(Script.BUCKETS, "feedback.lua");
 
   /** Longest duration sent (ns): the parser's own bound, so both twins see the same numbers. */
   private static final long MAX_NANOS = Duration.ofDays(1).toNanos();

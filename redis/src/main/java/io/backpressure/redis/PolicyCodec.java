@@ -11,6 +11,7 @@ import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityClass;
 import io.backpressure.core.PriorityMode;
 import io.backpressure.core.feedback.FeedbackPolicy;
+import io.backpressure.core.internal.DerivedPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,7 +22,8 @@ import java.util.TreeMap;
 /**
  * A policy as stored in the config hash: JSON with exact numbers (doubles in their shortest
  * round-trip form, durations in nanoseconds), so that reading it back gives an equal policy and
- * every worker computes bit-identical rates. Also derives the numbers the scripts use.
+ * every worker computes bit-identical rates. Also serialises the numbers the scripts decide with
+ * ({@link DerivedPolicy}).
  */
 final class PolicyCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -158,44 +160,44 @@ final class PolicyCodec {
   }
 
   /**
-   * The numbers the scripts decide with, computed exactly as {@code NestedBuckets.configure} does,
-   * in the order {@code load_config} in nested_buckets.lua reads them: dims, classes, then per
-   * dimension the refill rate, the burst and the largest cost that can ever fit, the class weights,
-   * the share horizon in seconds and in µs, the idle TTL in µs, the grant TTL in µs and in ms (at
-   * least 1, for {@code PX}), the safe window in µs (0 for none), per dimension its allowance, and
-   * 1 in strict priority mode (else 0). Class wait limits are not among them: the client resolves
-   * each call's limit ({@code RequestCheck.maxWait}) and sends it with the call. Each is written in
-   * Java's shortest round-trip form, which Lua's {@code tonumber} reads back to the same double.
+   * The numbers the scripts decide with: exactly those of {@link DerivedPolicy} (the one derivation
+   * both backends read), in the order {@code decode_params} in nested_buckets.lua reads them: dims,
+   * classes, then per dimension the refill rate, the burst and the largest cost that can ever fit,
+   * the class weights, the share horizon in seconds and in µs, the idle TTL in µs, the grant TTL in
+   * µs and in ms (for {@code PX}), the safe window in µs (0 for none), per dimension its allowance,
+   * and 1 in strict priority mode (else 0). Class wait limits are not among them: the client
+   * resolves each call's limit ({@code RequestCheck.maxWait}) and sends it with the call. Each is
+   * written in Java's shortest round-trip form, which Lua's {@code tonumber} reads back to the same
+   * double.
    */
   static List<String> params(Policy policy) {
+    DerivedPolicy derived = DerivedPolicy.of(policy);
     List<String> out = new ArrayList<>();
-    int dims = policy.dimensions().size();
+    int dims = derived.dimensions();
     out.add(Integer.toString(dims));
-    out.add(Integer.toString(policy.priorities().size()));
+    out.add(Integer.toString(derived.classes()));
     for (int d = 0; d < dims; d++) {
-      out.add(Double.toString(policy.refillRate(d)));
-    }
-    for (Dimension d : policy.dimensions()) {
-      out.add(Double.toString(d.burst()));
+      out.add(Double.toString(derived.rate(d)));
     }
     for (int d = 0; d < dims; d++) {
-      out.add(Double.toString(policy.largestCost(d)));
+      out.add(Double.toString(derived.burst(d)));
     }
-    for (PriorityClass k : policy.priorities()) {
-      out.add(Double.toString(k.weight()));
-    }
-    out.add(Double.toString(policy.shareHorizon().toNanos() / 1e9));
-    out.add(Long.toString(policy.shareHorizon().toNanos() / 1_000));
-    out.add(Long.toString(policy.idleTtl().toNanos() / 1_000));
-    long grantNanos = policy.grantTtl().toNanos();
-    out.add(Long.toString(grantNanos / 1_000));
-    out.add(Long.toString(Math.max(1, (grantNanos + 999_999) / 1_000_000)));
-    long period = policy.safeWindow() == null ? 0 : policy.safeWindow().toNanos() / 1_000;
-    out.add(Long.toString(period));
     for (int d = 0; d < dims; d++) {
-      out.add(Double.toString(policy.refillRate(d) * period / 1e6));
+      out.add(Double.toString(derived.largest(d)));
     }
-    out.add(policy.priorityMode() == PriorityMode.STRICT ? "1" : "0");
+    for (int k = 0; k < derived.classes(); k++) {
+      out.add(Double.toString(derived.classWeight(k)));
+    }
+    out.add(Double.toString(derived.horizonSeconds()));
+    out.add(Long.toString(derived.horizonMicros()));
+    out.add(Long.toString(derived.idleTtlMicros()));
+    out.add(Long.toString(derived.grantTtlMicros()));
+    out.add(Long.toString(derived.grantTtlMillis()));
+    out.add(Long.toString(derived.safeWindowMicros()));
+    for (int d = 0; d < dims; d++) {
+      out.add(Double.toString(derived.allowance(d)));
+    }
+    out.add(derived.strict() ? "1" : "0");
     return out;
   }
 

@@ -6,9 +6,9 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.Policy;
-import io.backpressure.core.RequestCheck;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.internal.RequestCheck;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
 import java.util.Arrays;
@@ -223,7 +223,7 @@ public final class RedisGate implements Gate, AutoCloseable {
   /**
    * Reports the provider's answer: one {@code EVALSHA} of {@code feedback.lua}, which updates the
    * target's effective caps for every worker at once (see {@link
-   * io.backpressure.core.feedback.EffectiveCaps}). Off the admission path; admission stays one
+   * io.backpressure.core.internal.EffectiveCaps}). Off the admission path; admission stays one
    * round trip.
    *
    * @throws RedisException when Redis does not answer within the command timeout

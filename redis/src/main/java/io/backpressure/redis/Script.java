@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 record Script(String text, String sha, @Nullable String function) {
 
   /** The shared bucket arithmetic every step starts with. */
-  private static final String BUCKETS = "nested_buckets.lua";
+  static final String BUCKETS = "nested_buckets.lua";
 
   /** The admission step: the shared bucket arithmetic, the guards, then admit.lua. */
   static final Script ADMIT = step("admit", "guards.lua", "admit.lua");
@@ -32,17 +32,17 @@ record Script(String text, String sha, @Nullable String function) {
    */
   static final Script CHARGE = load(BUCKETS, "guards.lua", "charge.lua");
 
-  /** Writes a policy and its packed parameters. */
-  static final Script APPLY = load("apply.lua");
+  /** Writes a policy and its packed parameters: the shared bucket arithmetic, then apply.lua. */
+  static final Script APPLY = load(BUCKETS, "apply.lua");
 
   /** One worker's heartbeat; answers the number of live workers. */
   static final Script ALIVE = load("alive.lua");
 
-  /** Reads the bucket levels. */
-  static final Script LEVELS = load("levels.lua");
+  /** Reads the bucket levels: the shared bucket arithmetic, then levels.lua. */
+  static final Script LEVELS = load(BUCKETS, "levels.lua");
 
-  /** Reads one queue's L3 bucket. */
-  static final Script QUEUE = load("queue.lua");
+  /** Reads one queue's L3 bucket: the shared bucket arithmetic, then queue.lua. */
+  static final Script QUEUE = load(BUCKETS, "queue.lua");
 
   /**
    * The admission and release steps as one Redis function library, named by a digest of its text so

@@ -1,13 +1,14 @@
 -- Writes a target's policy, atomically: the JSON the clients read back, and the numbers the admission
 -- and release scripts use (packed once here, unpacked at every decision). Validation happens in the
--- client, which only writes policies it could build.
+-- client, which only writes policies it could build. Runs after nested_buckets.lua (prepended by the
+-- client), for the state layout and the parameters' order.
 --
 -- KEYS: 1 config hash, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua)
 -- ARGV: 1 the version the writer expects ('' = any, '-' = only if the target has no policy yet, '!' =
 --       only if it has none, written back by a gate that found it lost: the state went with it, so
 --       the next step starts with empty buckets, see guards.lua),
 --       2 a random suffix that makes the new version unique, 3 policy JSON, 4 layout (the dimension
---       and class names), 5.. the parameters in PolicyCodec.params order (see load_config in
+--       and class names), 5.. the parameters in PolicyCodec.params order (see decode_params in
 --       nested_buckets.lua)
 -- Returns {1, new version} written; {0, live version or ''} the expectation failed (nothing written).
 --
@@ -25,19 +26,22 @@ if (expected == '-' and current[1]) or (expected ~= '' and expected ~= '-' and e
   return { 0, current[1] or '' }
 end
 
--- The parameters as the scripts read them (nested_buckets.lua, load_config): the numbers as given,
--- then the struct formats of the state, of one queue, of the safe window's meta record and of one
--- window entry, which depend on the dimensions (D) and classes (K) only.
+-- The parameters as the scripts read them (decode_params in nested_buckets.lua, prepended by the
+-- client): the numbers as given, then the struct formats of the state, of one queue, of the safe
+-- window's meta record and of one window entry, sized by the state layout (layout,
+-- struct_formats), which depends on the dimensions (D) and classes (K) only.
 local params = {}
 for i = 5, #ARGV do
   params[#params + 1] = tonumber(ARGV[i])
 end
-local dims, classes = params[1], params[2]
-local period = params[3 + 3 * dims + classes + 5]
-params[#params + 1] = '<' .. string.rep('d', 2 + dims + 9 * classes * dims + 4 * classes)
-params[#params + 1] = '<' .. string.rep('d', 11 + 3 * dims)
-params[#params + 1] = '<' .. string.rep('d', 2 + dims)
-params[#params + 1] = '<' .. string.rep('d', 1 + dims)
+layout(params[1], params[2])
+local state_format, queue_format, meta_format, entry_format = struct_formats()
+params[#params + 1] = state_format
+params[#params + 1] = queue_format
+params[#params + 1] = meta_format
+params[#params + 1] = entry_format
+local packed = cmsgpack.pack(params)
+local period = decode_params(packed).period
 
 -- Versions read "<counter>-<suffix>": the counter for people, the suffix so that a version is never
 -- reused, not even after the server lost its data and a client wrote the policy again.
@@ -52,7 +56,7 @@ elseif period == 0 then
   redis.call('UNLINK', KEYS[5])
 end
 redis.call('HSET', KEYS[1], 'version', version, 'layout', ARGV[4], 'generation', generation,
-    'params', cmsgpack.pack(params), 'policy', ARGV[3])
+    'params', packed, 'policy', ARGV[3])
 if restoring then
   redis.call('HSET', KEYS[1], 'started', '1')
 end

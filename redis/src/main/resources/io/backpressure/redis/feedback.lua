@@ -1,7 +1,8 @@
--- Provider feedback: io.backpressure.core.feedback.EffectiveCaps, transcribed for Redis, as one
+-- Provider feedback: io.backpressure.core.internal.EffectiveCaps, transcribed for Redis, as one
 -- atomic step per answer. The essay at the top of EffectiveCaps.java explains the rule and maps its
 -- Java names to the ones used here; every function below mirrors the Java method of the same name
--- with its arithmetic in the same order.
+-- with its arithmetic in the same order. It runs after nested_buckets.lua (prepended by the
+-- client), whose decode_params and encode_params alone know the order of the parameters.
 --
 -- The seam to admission: admit.lua and release.lua decide with the packed numbers in the config
 -- hash's 'params' field, read at every decision. This script keeps a copy of the numbers apply.lua
@@ -60,11 +61,13 @@ local new_base = cfg[3] ~= cfg[1] or not base_raw
 if new_base then
   base_raw = cfg[2]
 end
-local base = cmsgpack.unpack(base_raw)
-local D, K = base[1], base[2]
+-- The configured parameters, decoded by nested_buckets.lua (prepended by the client), which alone
+-- knows their order.
+local base = decode_params(base_raw)
+local D = base.dims
 local C = {}
 for d = 1, D do
-  C[d] = base[2 + d]
+  C[d] = base.rate[d]
 end
 
 local F = {
@@ -342,23 +345,23 @@ end
 local m = ramp_multiplier(now)
 local reply = { 1, now, fmt(m), st.outage, st.signals, st.decreases, st.adoptions, st.ramps, st.ignored }
 if ARGV[1] == 'observe' then
-  local v = cmsgpack.unpack(base_raw)
-  local period = v[3 + 3 * D + K + 5]
+  local v = decode_params(base_raw)
+  local period = v.period
   for d = 1, D do
     local r = effective(d, now)
     if r ~= C[d] then
-      local burst = base[2 + D + d] * r / C[d]
-      v[2 + d] = r
-      v[2 + D + d] = burst
+      local burst = base.burst[d] * r / C[d]
+      v.rate[d] = r
+      v.burst[d] = burst
       if period == 0 then
-        v[2 + 2 * D + d] = burst
+        v.largest[d] = burst
       else
-        v[2 + 2 * D + d] = min(burst, r * period / 1e6)
+        v.largest[d] = min(burst, r * period / 1e6)
       end
-      v[3 + 3 * D + K + 5 + d] = r * period / 1e6
+      v.allowance[d] = r * period / 1e6
     end
   end
-  local packed = cmsgpack.pack(v)
+  local packed = encode_params(v)
   if packed ~= cfg[2] then
     redis.call('HSET', KEYS[1], 'params', packed)
   end

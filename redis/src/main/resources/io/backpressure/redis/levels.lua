@@ -1,36 +1,32 @@
 -- A read-only view of a target's buckets as of its last step, for metrics and the admin command.
+-- Runs after nested_buckets.lua (prepended by the client), whose decode_params, layout and
+-- decode_state read the parameters and the state exactly as a step does.
 --
 -- KEYS: 1 config, 2 state (see nested_buckets.lua for both layouts), then the waiting line of each
 --       class, highest first (see admit.lua, purge_waiting)
 -- Returns {} before the first step (or when the target has no policy); else {dims, classes, L1
 -- level per dimension, L2 level per class and dimension (class-major), active queues per class,
--- class usage average (admitted units per second) per class and dimension (class-major), then per
--- class the first attempt (µs) of the oldest call still waiting, or -1 (InMemoryGate.levels)},
--- numbers other than counts as exact decimal strings.
+-- class usage average (admitted units per second) per class and dimension (class-major), the time
+-- of the last step (µs), then per class the first attempt (µs) of the oldest call still waiting, or
+-- -1 (InMemoryGate.levels)}, numbers other than counts as exact decimal strings.
 local params = redis.call('HGET', KEYS[1], 'params')
 local raw = redis.call('GET', KEYS[2])
 if not params or not raw then
   return {}
 end
-local p = cmsgpack.unpack(params)
-local D, K = p[1], p[2]
-local format = p[#p - 3]
-if #raw ~= 8 * (#format - 1) then
+P = decode_params(params)
+layout(P.dims, P.classes)
+S = decode_state(raw)
+if not S then
   return {}
 end
-local S = { struct.unpack(format, raw) }
-local LAST = 1
-local G = 2
-local LVL = G + D
-local USE = LVL + K * D
-local N = LVL + 6 * K * D
 local out = { D, K }
 for d = 1, D do
-  out[#out + 1] = string.format('%.17g', S[G + d])
+  out[#out + 1] = fmt(S[G + d])
 end
 for k = 1, K do
   for d = 1, D do
-    out[#out + 1] = string.format('%.17g', S[LVL + (k - 1) * D + d])
+    out[#out + 1] = fmt(S[LVL + at(k, d)])
   end
 end
 for k = 1, K do
@@ -38,10 +34,10 @@ for k = 1, K do
 end
 for k = 1, K do
   for d = 1, D do
-    out[#out + 1] = string.format('%.17g', S[USE + (k - 1) * D + d])
+    out[#out + 1] = fmt(S[USE + at(k, d)])
   end
 end
-out[#out + 1] = string.format('%.17g', S[LAST])
+out[#out + 1] = fmt(S[LAST])
 for k = 1, K do
   local head = KEYS[2 + k] and redis.call('LINDEX', KEYS[2 + k], 0)
   if head then

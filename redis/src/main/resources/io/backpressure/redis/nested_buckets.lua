@@ -14,6 +14,10 @@
 -- client's function library (FCALL, see Script.java), where this file runs once and its locals
 -- live on between calls: begin_call then forgets the previous call's values, and load_config keeps
 -- the parameters it decoded (DECODED) so that a call decodes only parameters it has not seen.
+-- The client also prepends it to charge.lua (a step of its own), to levels.lua, queue.lua and
+-- apply.lua, which read or size the state by the same layout (see layout), and to feedback.lua,
+-- which rewrites the parameters through decode_params and encode_params: no script writes the
+-- offsets or the parameters' order out again.
 --
 -- Units: time in integer microseconds (exact in a double up to 2^53 µs, about 285 years); rates in
 -- units per second; dt in seconds; shares (σ, L3 levels) in seconds of the whole cap.
@@ -31,7 +35,7 @@
 --           {head id, next id, sum[d]}, field '<id>' -> struct of {time, amount[d]}
 --
 -- The state is one flat array S, because building nested tables is what a script spends most of its
--- time on otherwise. With D dimensions and K classes, and the offsets computed in load_config:
+-- time on otherwise. With D dimensions and K classes, and the offsets computed in layout:
 --   S[LAST]                 time of the last step (µs)          NestedBuckets.lastMicros
 --   S[SEQ]                  touches so far (the LRU order)
 --   S[G + d]                L1 level of dimension d             global[d]
@@ -108,6 +112,50 @@ local function fmt(x)
   return string.format('%.17g', x)
 end
 
+-- The state layout (the table at the top of this file) for dims dimensions and classes classes: the
+-- one place its offsets and sizes are computed. Every script that reads the state calls it, through
+-- load_config (admit.lua, release.lua, charge.lua) or directly (levels.lua, queue.lua), and apply.lua
+-- sizes the struct formats by it. A new state field is appended after OD, here and nowhere else.
+local function layout(dims, classes)
+  D, K = dims, classes
+  LAST, SEQ, G = 1, 2, 2
+  LVL = G + D
+  USE = LVL + K * D
+  HD = USE + K * D
+  AD = HD + K * D
+  SU = AD + K * D
+  CT = SU + K * D
+  N = CT + K * D
+  NS = N + K
+  CD = NS + K
+  WS = CD + K
+  CC = WS + K
+  LT = CC + K * D
+  OD = LT + K * D
+  STATE_SIZE = OD + K * D
+  -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out.
+  QUEUE_SIZE = 11 + 3 * D
+end
+
+-- The struct formats of the state, of one queue, of the safe window's meta record and of one window
+-- entry (load_window, load_entry), for the layout last computed: apply.lua packs them with the
+-- parameters, so a step does not build them.
+local function struct_formats()
+  local function doubles(n)
+    return '<' .. string.rep('d', n)
+  end
+  return doubles(STATE_SIZE), doubles(QUEUE_SIZE), doubles(2 + D), doubles(1 + D)
+end
+
+-- The state array packed in raw, or nil when raw is of another size (written by an older layout of
+-- this file). Needs the parameters (P) and the layout.
+local function decode_state(raw)
+  if #raw ~= 8 * STATE_SIZE then
+    return nil
+  end
+  return { struct.unpack(P.state_format, raw) }
+end
+
 -- Decodes the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d]
 -- (B_d), largest[d] (the largest cost that can ever fit), weight[k] (ω_k), horizon (H, s),
 -- horizon_micros, idle (idle TTL, µs), grant_ttl (µs), grant_px (ms), period (safe window, µs; 0 =
@@ -140,6 +188,31 @@ local function decode_params(packed)
   return p
 end
 
+-- The inverse of decode_params, in the same order: feedback.lua writes the learned caps' numbers in
+-- place of the configured ones through it.
+local function encode_params(p)
+  local v = { p.dims, p.classes }
+  for _, field in ipairs({ p.rate, p.burst, p.largest }) do
+    for d = 1, p.dims do
+      v[#v + 1] = field[d]
+    end
+  end
+  for k = 1, p.classes do
+    v[#v + 1] = p.weight[k]
+  end
+  for _, x in ipairs({ p.horizon, p.horizon_micros, p.idle, p.grant_ttl, p.grant_px, p.period }) do
+    v[#v + 1] = x
+  end
+  for d = 1, p.dims do
+    v[#v + 1] = p.allowance[d]
+  end
+  v[#v + 1] = p.strict and 1 or 0
+  for _, x in ipairs({ p.state_format, p.queue_format, p.meta_format, p.entry_format }) do
+    v[#v + 1] = x
+  end
+  return cmsgpack.pack(v)
+end
+
 -- Reads the parameters (decoded once per packed form, see DECODED), the generation and whether the
 -- target has had state ('started', see guards.lua and load_state). Returns nil and the stored
 -- version when the caller's version is not the live one (the caller then reloads the policy and
@@ -164,24 +237,7 @@ local function load_config(version)
   P.generation, P.started, P.ramp = tonumber(cfg[3]), cfg[4] ~= false, cfg[6]
   EARLIEST_READ = tonumber(cfg[5]) or 0
   EARLIEST = EARLIEST_READ
-  D, K = P.dims, P.classes
-  LAST, SEQ, G = 1, 2, 2
-  LVL = G + D
-  USE = LVL + K * D
-  HD = USE + K * D
-  AD = HD + K * D
-  SU = AD + K * D
-  CT = SU + K * D
-  N = CT + K * D
-  NS = N + K
-  CD = NS + K
-  WS = CD + K
-  CC = WS + K
-  LT = CC + K * D
-  OD = LT + K * D
-  STATE_SIZE = OD + K * D
-  -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out.
-  QUEUE_SIZE = 11 + 3 * D
+  layout(P.dims, P.classes)
   return P
 end
 
@@ -247,7 +303,7 @@ local function load_state()
     if saved and saved[1] == raw then
       S = saved[2]
     else
-      S = { struct.unpack(P.state_format, raw) }
+      S = decode_state(raw)
     end
   end
 end

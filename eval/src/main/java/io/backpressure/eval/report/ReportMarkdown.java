@@ -214,7 +214,7 @@ public final class ReportMarkdown {
               dim.name(),
               dim.capPerSecond(),
               dim.burst(),
-              policy.refillRate(d)));
+              dim.capPerSecond()));
     }
     note.append(
         String.format(

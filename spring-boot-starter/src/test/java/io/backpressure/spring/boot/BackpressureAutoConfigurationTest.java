@@ -69,7 +69,12 @@ class BackpressureAutoConfigurationTest {
               InMemoryGate gpt4o = (InMemoryGate) injected[0];
               assertThat(gpt4o.policy().priorityNames()).containsExactly("P1", "P2");
               assertThat(gpt4o.policy().tenantWeight("acme")).isEqualTo(2.0);
-              assertThat(gpt4o.policy().refillRate(gpt4o.policy().dimensionIndex("requests")))
+              assertThat(
+                      gpt4o
+                          .policy()
+                          .dimensions()
+                          .get(gpt4o.policy().dimensionIndex("requests"))
+                          .capPerSecond())
                   .isEqualTo(10.0);
               assertThat(context).hasSingleBean(ActivityGate.class);
             });

@@ -1,4 +1,4 @@
-package io.backpressure.core;
+package io.backpressure.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

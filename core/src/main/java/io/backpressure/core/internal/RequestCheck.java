@@ -1,5 +1,11 @@
-package io.backpressure.core;
+package io.backpressure.core.internal;
 
+import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Dimension;
+import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -8,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * Checks an admission request against a policy and resolves it into the numbers the admission rule
  * works on. Shared by every backend, so they all reject the same requests with the same messages.
  *
- * <p>Shared by the backends (the in-memory and the Redis gate), not an API for applications. A
- * value; its arrays are not copied, so no one may change them.
+ * <p>Not API: shared by this project's backends (the in-memory and the Redis gate), and may change
+ * in any release without notice. A value; its arrays are not copied, so no one may change them.
  *
  * @param priorityIndex the class index, 0 highest
  * @param estimate the caller's cost per dimension, in the policy's dimension order
@@ -69,7 +75,7 @@ public record RequestCheck(
     }
     double[] debit = reserve == null ? cost : reserve;
     for (int d = 0; d < debit.length; d++) {
-      double largest = policy.largestCost(d);
+      double largest = DerivedPolicy.largestCost(policy, d);
       if (debit[d] > largest) {
         String name = policy.dimensions().get(d).name();
         return reject(

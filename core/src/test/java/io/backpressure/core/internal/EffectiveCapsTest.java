@@ -1,8 +1,11 @@
-package io.backpressure.core.feedback;
+package io.backpressure.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.backpressure.core.feedback.FeedbackPolicy;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;

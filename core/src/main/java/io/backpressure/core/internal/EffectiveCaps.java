@@ -1,5 +1,8 @@
-package io.backpressure.core.feedback;
+package io.backpressure.core.internal;
 
+import io.backpressure.core.feedback.FeedbackPolicy;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.feedback.ProviderSignal;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +16,10 @@ import org.jspecify.annotations.Nullable;
  * rule), nothing here reads a clock or blocks. Not thread-safe: the in-memory gate calls it under
  * its lock, and the Redis backend runs the same arithmetic in {@code feedback.lua}, one atomic step
  * per answer (the table at the end maps the names).
+ *
+ * <p>Not API: shared by this project's backends, and may change in any release without notice.
+ * Applications hand the provider's answers to {@code Gate.feedback} and read what was learned in
+ * {@code FeedbackState}; {@code FeedbackPolicy} is how they tune it.
  *
  * <h2>Why</h2>
  *

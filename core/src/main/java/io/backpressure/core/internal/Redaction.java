@@ -1,4 +1,4 @@
-package io.backpressure.core;
+package io.backpressure.core.internal;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * {@code @} (so a password containing {@code @}, {@code /} or spaces is masked whole, even in a URL
  * too malformed to parse).
  *
- * <p>Stateless and thread-safe.
+ * <p>Not API: shared by this project's modules, and may change in any release without notice.
+ * Stateless and thread-safe.
  */
 public final class Redaction {
   /** What stands in for a secret. */

@@ -1,8 +1,11 @@
-package io.backpressure.core.feedback;
+package io.backpressure.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Cost;
+import io.backpressure.core.feedback.FeedbackPolicy;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
