@@ -41,4 +41,9 @@ public final class TimedGate implements Gate {
   public void feedback(Grant grant, ProviderSignal signal) {
     gate.feedback(grant, signal);
   }
+
+  @Override
+  public void charge(Cost spent) {
+    gate.charge(spent);
+  }
 }
