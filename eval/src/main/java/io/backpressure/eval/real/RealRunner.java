@@ -229,6 +229,11 @@ public final class RealRunner implements Runner {
       group.close();
       terminate(started);
       List<RequestRecord> records = provider.records();
+      if (workersLog != null && !snapshot.sends().isEmpty()) {
+        SendDelays.write(
+            workersLog.resolveSibling("send-times-" + configuration.name() + "-" + runId + ".csv"),
+            SendDelays.join(snapshot.sends(), records, providerToRunNanos));
+      }
       Map<String, Double> perWindow = UpstreamWindows.maxPerWindow(workload, records);
       FaultWindows.Result faultWindows =
           faults.isEmpty()

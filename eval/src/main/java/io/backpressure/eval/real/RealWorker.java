@@ -197,7 +197,8 @@ final class RealWorker implements AutoCloseable {
       if (registry != null) {
         gate = MeteredGate.builder(gate, registry).policy(() -> policy).build();
       }
-      DeadlineGate deadlines = new DeadlineGate(new TimedGate(gate, ledger));
+      TimedGate timed = new TimedGate(gate, ledger);
+      DeadlineGate deadlines = new DeadlineGate(timed);
       ActivityGate activityGate =
           ActivityGate.builder(deadlines).waitInPlace(Duration.ZERO).build();
       OpenAiProvider openAi =
@@ -205,6 +206,7 @@ final class RealWorker implements AutoCloseable {
               spec.providerBaseUrl(),
               activityGate,
               deadlines,
+              timed,
               spec.meterRequests(),
               spec.meterTokens(),
               ledger);

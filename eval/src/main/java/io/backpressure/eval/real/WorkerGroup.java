@@ -306,7 +306,8 @@ final class WorkerGroup implements AutoCloseable {
         concat(parts, Ledger.Snapshot::timerExcessNanos),
         concat(parts, Ledger.Snapshot::scheduleToStartNanos),
         concat(parts, Ledger.Snapshot::rejectionRoundTripNanos),
-        parts.stream().mapToLong(Ledger.Snapshot::failedOpenAdmissions).sum());
+        parts.stream().mapToLong(Ledger.Snapshot::failedOpenAdmissions).sum(),
+        parts.stream().flatMap(p -> p.sends().stream()).toList());
   }
 
   /** The outcome of a call two processes saw: any end over none, OK over the others. */
