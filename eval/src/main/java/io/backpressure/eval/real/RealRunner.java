@@ -145,7 +145,8 @@ public final class RealRunner implements Runner {
                     redisUrl,
                     "bp-eval-" + runId),
                 registry,
-                workersLog)) {
+                workersLog,
+                workers > 1 ? replacements(faults) : 0)) {
       long origin = Ledger.epochNanos() + SETUP_NANOS;
       Ledger ledger = new Ledger(origin);
       group.begin(ledger);
@@ -420,7 +421,41 @@ public final class RealRunner implements Runner {
         fifoTickets ? origin / 1_000_000L : 0,
         t.deadlineS() == null ? 0 : Math.round(t.deadlineS() * 1000),
         classWait == null ? 0 : Math.round(classWait * 1000),
-        Math.round(GateConfiguration.answerMarginNanos(workload) / 1e6));
+        Math.round(GateConfiguration.answerMarginNanos(workload) / 1e6),
+        startToCloseMillis(workload, gated));
+  }
+
+  /**
+   * How many killed workers the faults replace ({@code worker-kill@T+D}): a standby process for
+   * each is started with the others, so a replacement polls at once ({@link WorkerMain}).
+   */
+  static int replacements(List<Fault> faults) {
+    return (int)
+        faults.stream().filter(f -> f.kind().equals("worker-kill") && f.durationS() > 0).count();
+  }
+
+  /** The least start-to-close timeout of a gated activity. */
+  static final long GATED_START_TO_CLOSE_MIN_MILLIS = 5_000;
+
+  /** The start-to-close timeout of an activity that retries inside itself: 30 minutes. */
+  static final long RETRYING_START_TO_CLOSE_MILLIS = 30 * 60_000;
+
+  /**
+   * How long one activity may run before Temporal gives it up and runs it again. A gated activity
+   * ({@code bp*}) is one admission and one send: it is given three times the provider's slowest
+   * answer under {@code provider-slow} ({@value FaultInjector#SLOW_FACTOR} times the workload's
+   * longest latency), at least {@value #GATED_START_TO_CLOSE_MIN_MILLIS} ms, so that the calls
+   * whose activities died with a killed worker process come back on the surviving workers within
+   * seconds rather than at the timeout of a retrying activity (the evaluation README, faults). The
+   * other configurations retry inside the activity for as long as the provider refuses: {@value
+   * #RETRYING_START_TO_CLOSE_MILLIS} ms.
+   */
+  static long startToCloseMillis(Workload workload, boolean gated) {
+    if (!gated) {
+      return RETRYING_START_TO_CLOSE_MILLIS;
+    }
+    long slowest = Math.round(FaultInjector.SLOW_FACTOR * workload.upstream().latencyMaxMs());
+    return Math.max(GATED_START_TO_CLOSE_MIN_MILLIS, 3 * slowest);
   }
 
   private static LoopInput withSeed(LoopInput in, long seed) {
@@ -442,7 +477,8 @@ public final class RealRunner implements Runner {
         in.fifoOriginEpochMillis(),
         in.deadlineMillis(),
         in.classMaxWaitMillis(),
-        in.answerMarginMillis());
+        in.answerMarginMillis(),
+        in.startToCloseMillis());
   }
 
   private static WorkflowStub startAt(

@@ -82,6 +82,27 @@ final class RealWorker implements AutoCloseable {
       return policyYaml != null;
     }
 
+    /**
+     * This spec on a task queue and a Redis key prefix of its own ({@code <name>-warm-up}), for a
+     * worker that only loads and connects everything a worker uses ({@link WorkerMain}'s standby).
+     */
+    Spec warmUp() {
+      return new Spec(
+          taskQueue + "-warm-up",
+          providerBaseUrl,
+          config,
+          slots,
+          dispatchPerSecond,
+          rejectedCount,
+          policyYaml,
+          meterRequests,
+          meterTokens,
+          requestSlice,
+          tokenSlice,
+          redisUrl,
+          redisPrefix + "-warm-up");
+    }
+
     /** This spec with {@code n} slots. */
     Spec withSlots(int n) {
       return new Spec(
