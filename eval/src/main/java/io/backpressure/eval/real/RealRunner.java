@@ -72,6 +72,7 @@ public final class RealRunner implements Runner {
   private final Path workersLog;
   private final OwnedRedis ownedRedis;
   private final List<Fault> faults;
+  private final Duration sendMargin;
   private final List<String> injected = new ArrayList<>();
   private TemporalStack stack;
 
@@ -85,6 +86,8 @@ public final class RealRunner implements Runner {
    * @param ownedRedis the redis-server the harness owns ({@code --redis auto}), closed with the
    *     runner; or null
    * @param faults injected into every run
+   * @param sendMargin the gated configurations' margin for send-delay variation ({@link
+   *     SendMargin}), zero for none
    */
   RealRunner(
       Function<String, TemporalStack> stackFactory,
@@ -94,7 +97,9 @@ public final class RealRunner implements Runner {
       AutoCloseable endpoint,
       Path workersLog,
       OwnedRedis ownedRedis,
-      List<Fault> faults) {
+      List<Fault> faults,
+      Duration sendMargin) {
+    this.sendMargin = sendMargin;
     this.ownedRedis = ownedRedis;
     this.faults = List.copyOf(faults);
     this.endpoint = endpoint;
@@ -143,7 +148,8 @@ public final class RealRunner implements Runner {
                     provider.baseUrl(),
                     workload.slots(),
                     redisUrl,
-                    "bp-eval-" + runId),
+                    "bp-eval-" + runId,
+                    sendMargin),
                 registry,
                 workersLog,
                 workers > 1 ? replacements(faults) : 0)) {

@@ -122,7 +122,10 @@ final class RealWorker implements AutoCloseable {
     }
   }
 
-  /** The spec of {@code configuration} on {@code workload}. */
+  /**
+   * The spec of {@code configuration} on {@code workload}; a gated configuration's policy widened
+   * by {@code sendMargin} ({@link SendMargin}).
+   */
   static Spec spec(
       Workload workload,
       Configuration configuration,
@@ -130,11 +133,13 @@ final class RealWorker implements AutoCloseable {
       String providerBaseUrl,
       int slots,
       String redisUrl,
-      String redisPrefix) {
+      String redisPrefix,
+      Duration sendMargin) {
     Workload.Upstream up = workload.upstream();
     boolean rejectedCount = up.rejectedCount();
     if (configuration instanceof GateConfiguration gate) {
-      Policy policy = GateConfiguration.policy(workload, gate.variant());
+      Policy policy =
+          SendMargin.widen(GateConfiguration.policy(workload, gate.variant()), sendMargin);
       return new Spec(
           taskQueue,
           providerBaseUrl,
