@@ -462,6 +462,32 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   }
 
   /**
+   * Charges the delegate with {@code cost} (see {@link Gate#charge}), for a wrapper or caller that
+   * admitted calls without it. While the state cannot answer, the cost is recorded as a call
+   * admitted without it now, and handed back with the first answer if still within the hand-back
+   * horizon then.
+   *
+   * @throws IllegalArgumentException if the delegate refuses {@code cost}
+   */
+  @Override
+  public void charge(Cost cost) {
+    long now = clock.nanoTime();
+    if (!failing && now >= bypassUntil.get()) {
+      try {
+        call(
+            () -> {
+              delegate.charge(cost);
+              return null;
+            });
+        return;
+      } catch (StateUnavailableException e) {
+        failed(now, e.getCause());
+      }
+    }
+    spend(now, cost);
+  }
+
+  /**
    * Gating has resumed after calls went unpaced (OPEN): the delegate starts its recovery ramp, so
    * the calls that waited do not all go at once. Not after LOCAL or CLOSED: the local gates paced
    * their calls from empty buckets (and the hand-back charged their tail), CLOSED admitted none, so

@@ -3,6 +3,7 @@ package io.backpressure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.core.testing.RecordingGate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,7 @@ class FailOpenGateTest {
   private static final class FlakyGate implements Gate {
     final InMemoryGate real;
     final AtomicBoolean down = new AtomicBoolean();
+    final List<Double> charged = new ArrayList<>();
     int calls;
 
     FlakyGate(Ticker clock) {
@@ -52,6 +54,15 @@ class FailOpenGateTest {
         throw new IllegalStateException("connection refused");
       }
       return real.release(grant, actual);
+    }
+
+    @Override
+    public void charge(Cost spent) {
+      if (down.get()) {
+        throw new IllegalStateException("connection refused");
+      }
+      charged.add(spent.amount(Dimension.REQUESTS));
+      real.charge(spent);
     }
   }
 
@@ -332,6 +343,43 @@ class FailOpenGateTest {
     Grant grant = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant();
     assertThat(gate.release(grant, Cost.requests(1))).isTrue();
     assertThat(released[0]).isEqualTo(grant);
+  }
+
+  @Test
+  void aChargeReachesTheDelegate() {
+    ManualClock clock = new ManualClock();
+    RecordingGate recording = new RecordingGate(InMemoryGate.create(POLICY, clock));
+    FailOpenGate gate = FailOpenGate.around(recording).clock(clock).build();
+    gate.charge(Cost.requests(2));
+    assertThat(recording.charges())
+        .singleElement()
+        .satisfies(c -> assertThat(c.amount(Dimension.REQUESTS)).isEqualTo(2));
+    assertThat(gate.admit("a", "P1", Cost.requests(1)))
+        .as("a full burst of 2 charged 2 is empty")
+        .isInstanceOf(Admission.Deferred.class);
+  }
+
+  @Test
+  void aChargeMadeDuringAnOutage_isHandedBackWithTheFirstAnswer() {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    FailOpenGate gate =
+        FailOpenGate.around(flaky)
+            .probeInterval(Duration.ofMillis(100))
+            .handBack(Duration.ofSeconds(1))
+            .clock(clock)
+            .build();
+    flaky.down.set(true);
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
+    gate.charge(Cost.requests(2));
+    assertThat(flaky.charged).isEmpty();
+
+    flaky.down.set(false);
+    clock.advance(Duration.ofMillis(100));
+    gate.admit("a", "P1", Cost.requests(1));
+    assertThat(flaky.charged)
+        .as("one ungated admission and the charge of 2, in one hand-back")
+        .containsExactly(3.0);
   }
 
   @Test

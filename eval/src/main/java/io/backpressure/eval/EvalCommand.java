@@ -145,6 +145,16 @@ public final class EvalCommand implements Callable<Integer> {
   String whenUnavailable;
 
   @Option(
+      names = "--send-margin-ms",
+      defaultValue = "0",
+      paramLabel = "MS",
+      description =
+          "Real mode, gated configurations: widen the safe window by MS and lower the caps to match,"
+              + " so no provider window sees more than the cap while send delays vary by up to MS"
+              + " (0 to 1000, default 0).")
+  long sendMarginMs;
+
+  @Option(
       names = "--workers",
       defaultValue = "1",
       paramLabel = "N",
@@ -247,7 +257,8 @@ public final class EvalCommand implements Callable<Integer> {
               metricsPort,
               temporalTls,
               faults.stream().map(Fault::parse).toList(),
-              failOpenMode(whenUnavailable));
+              failOpenMode(whenUnavailable),
+              sendMarginMs);
       if (!real) {
         options.requireSimDefaults();
       }
@@ -401,6 +412,9 @@ public final class EvalCommand implements Callable<Integer> {
       c.append(" --workers ").append(workers);
     }
     faults.forEach(f -> c.append(" --fault ").append(f));
+    if (sendMarginMs != 0) {
+      c.append(" --send-margin-ms ").append(sendMarginMs);
+    }
     if (temporal != null) {
       c.append(" --temporal ").append(temporal).append(" --namespace ").append(namespace);
       if (temporalTls) {

@@ -154,6 +154,11 @@ class EvalCommandTest {
     assertThat(err.toString()).contains("--scale must be in [1, 1000]");
     assertThat(eval("--workload", "overload", "--mode", "real", "--temporal-tls")).isEqualTo(2);
     assertThat(err.toString()).contains("--temporal-tls needs --temporal HOST:PORT");
+    assertThat(eval("--workload", "overload", "--send-margin-ms", "100")).isEqualTo(2);
+    assertThat(err.toString()).contains("--send-margin-ms need --mode real");
+    assertThat(eval("--workload", "overload", "--mode", "real", "--send-margin-ms", "1001"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--send-margin-ms must be in [0, 1000], got 1001");
   }
 
   @Test

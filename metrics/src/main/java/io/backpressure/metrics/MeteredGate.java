@@ -215,6 +215,14 @@ public final class MeteredGate implements Gate, AutoCloseable {
   }
 
   /**
+   * Passes the hand-back on to the delegate unchanged (it is no admission, so nothing is counted).
+   */
+  @Override
+  public void charge(Cost spent) {
+    delegate.charge(spent);
+  }
+
+  /**
    * Removes this gate's meters from the registry; the delegate stays open. Recording after close
    * goes to meters no longer published. Idempotent.
    */

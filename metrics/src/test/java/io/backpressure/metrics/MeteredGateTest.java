@@ -20,6 +20,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +39,42 @@ class MeteredGateTest {
         .priority("P1", 0.6)
         .priority("P2", 0.4)
         .build();
+  }
+
+  @Test
+  void aChargeReachesTheDelegate() {
+    List<Cost> charges = new ArrayList<>();
+    InMemoryGate inner = InMemoryGate.create(policy(), clock);
+    Gate recording =
+        new Gate() {
+          @Override
+          public String target() {
+            return inner.target();
+          }
+
+          @Override
+          public Admission admit(AdmissionRequest request) {
+            return inner.admit(request);
+          }
+
+          @Override
+          public boolean release(Grant grant, Cost actual) {
+            return inner.release(grant, actual);
+          }
+
+          @Override
+          public void charge(Cost spent) {
+            charges.add(spent);
+            inner.charge(spent);
+          }
+        };
+    MeteredGate gate =
+        MeteredGate.builder(recording, registry).policy(MeteredGateTest::policy).build();
+    gate.charge(Cost.requests(2));
+    assertThat(charges).containsExactly(Cost.requests(2));
+    assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(10)))
+        .as("a full burst of 2 charged 2 is empty")
+        .isInstanceOf(Admission.Deferred.class);
   }
 
   @Test

@@ -150,6 +150,15 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   }
 
   /**
+   * Charges the shared state with what was admitted without it (see {@link Gate#charge}); during an
+   * outage the fail-open wrapper keeps it for its hand-back.
+   */
+  @Override
+  public void charge(Cost spent) {
+    gate.charge(spent);
+  }
+
+  /**
    * Waits up to {@code timeout} for the first connection, for callers that would rather start gated
    * than fail open for the first moments; never throws for an unreachable Redis.
    *

@@ -112,4 +112,25 @@ class HandBackTest {
         .hasMessageContaining("spent.gpus");
     decideAlike(redis, InMemoryGate.create(POLICY, clock), clock);
   }
+
+  @Test
+  void theResilientGatePassesAChargeOnToRedis() {
+    Policy policy =
+        Policy.builder("handback/resilient")
+            .dimension(Dimension.REQUESTS, 15, 15)
+            .priority("P1", 1)
+            .build();
+    try (ResilientRedisGate gate =
+        ResilientRedisGate.open(
+            RedisGateConfig.builder(TestRedis.shared().url())
+                .policy(policy)
+                .keyPrefix(TestRedis.freshPrefix())
+                .build())) {
+      assertThat(gate.awaitConnected(Duration.ofSeconds(10))).isTrue();
+      gate.charge(Cost.of(Dimension.REQUESTS, 20));
+      assertThat(gate.admit("t", "P1", Cost.requests(1)))
+          .as("a full bucket of 15 charged 20 is 5 below empty")
+          .isInstanceOf(Admission.Deferred.class);
+    }
+  }
 }

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A gate that records what it was asked and released, around a real one, for assertions. Shared by
- * every module's tests through the core's test-jar. Thread-safe.
+ * A gate that records what it was asked, released and charged, around a real one, for assertions.
+ * Shared by every module's tests through the core's test-jar. Thread-safe.
  */
 public final class RecordingGate implements Gate {
 
@@ -24,6 +24,7 @@ public final class RecordingGate implements Gate {
   private final List<AdmissionRequest> requests = new CopyOnWriteArrayList<>();
   private final List<Admission> admissions = new CopyOnWriteArrayList<>();
   private final List<Release> releases = new CopyOnWriteArrayList<>();
+  private final List<Cost> charges = new CopyOnWriteArrayList<>();
 
   public RecordingGate(Gate delegate) {
     this.delegate = delegate;
@@ -53,6 +54,17 @@ public final class RecordingGate implements Gate {
     }
     releases.add(new Release(grant, actual, applied));
     return applied;
+  }
+
+  @Override
+  public void charge(Cost spent) {
+    charges.add(spent);
+    delegate.charge(spent);
+  }
+
+  /** What the gate was charged (the fail-open hand-back), in order. */
+  public List<Cost> charges() {
+    return List.copyOf(charges);
   }
 
   public List<AdmissionRequest> requests() {

@@ -73,7 +73,7 @@ public final class CallLoopImpl implements CallLoop {
   private static ActivityOptions options(LoopInput in) {
     ActivityOptions.Builder options =
         ActivityOptions.newBuilder()
-            .setStartToCloseTimeout(Duration.ofMinutes(30))
+            .setStartToCloseTimeout(Duration.ofMillis(in.startToCloseMillis()))
             .setRetryOptions(
                 RetryOptions.newBuilder()
                     .setInitialInterval(Duration.ofMillis(100))

@@ -87,4 +87,9 @@ public final class DeadlineGate implements Gate {
   public void feedback(Grant grant, ProviderSignal signal) {
     gate.feedback(grant, signal);
   }
+
+  @Override
+  public void charge(Cost spent) {
+    gate.charge(spent);
+  }
 }

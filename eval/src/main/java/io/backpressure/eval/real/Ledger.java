@@ -17,6 +17,7 @@ import java.util.function.LongSupplier;
 public final class Ledger {
   private volatile long originEpochNanos;
   private final List<Attempt> attempts = new ArrayList<>();
+  private final List<Send> sends = new ArrayList<>();
   private final Map<String, Entry> calls = new LinkedHashMap<>();
   private final List<Long> gateNanos = new ArrayList<>();
   private final List<Long> timerExcessNanos = new ArrayList<>();
@@ -117,6 +118,16 @@ public final class Ledger {
     }
   }
 
+  /**
+   * A gated call was admitted at {@code admittedNanos} and its request left the client at {@code
+   * sentNanos}.
+   */
+  synchronized void sent(String callId, long admittedNanos, long sentNanos) {
+    if (closedAt < 0) {
+      sends.add(new Send(callId, admittedNanos, sentNanos));
+    }
+  }
+
   /** The gate deferred {@code call} by {@code retryAfterMillis}; the timer is due then. */
   synchronized void deferred(CallInput call, long nowNanos, long retryAfterMillis) {
     Entry e = calls.get(call.callId());
@@ -205,7 +216,8 @@ public final class Ledger {
         longs(timerExcessNanos),
         longs(scheduleToStartNanos),
         longs(rejectionRoundTripNanos),
-        failedOpen.getAsLong());
+        failedOpen.getAsLong(),
+        List.copyOf(sends));
   }
 
   private static long[] longs(List<Long> values) {
@@ -241,6 +253,16 @@ public final class Ledger {
       double tokens,
       boolean counted,
       int status) {}
+
+  /**
+   * One gated request on its way to the provider: when the gate admitted it and when the client
+   * sent it (the provider's own record says when it arrived).
+   *
+   * @param callId the {@code x-call-id} it carried
+   * @param admittedNanos when the gate's admission returned
+   * @param sentNanos when the HTTP client was handed the request
+   */
+  public record Send(String callId, long admittedNanos, long sentNanos) {}
 
   /**
    * One logical call.
@@ -280,6 +302,7 @@ public final class Ledger {
    *     at once, so this is the HTTP overhead)
    * @param failedOpenAdmissions admissions the fail-open gate let through ungated because the
    *     shared state did not answer
+   * @param sends every gated request sent, with its admission instant, in the order recorded
    */
   public record Snapshot(
       List<Attempt> attempts,
@@ -288,7 +311,8 @@ public final class Ledger {
       long[] timerExcessNanos,
       long[] scheduleToStartNanos,
       long[] rejectionRoundTripNanos,
-      long failedOpenAdmissions) {}
+      long failedOpenAdmissions,
+      List<Send> sends) {}
 
   private static final class Entry {
     final int queue;

@@ -26,6 +26,8 @@ package io.backpressure.eval.real;
  * @param classMaxWaitMillis gated: the class's wait limit for calls without a deadline; 0 for none
  * @param answerMarginMillis gated, with a deadline: what the caller keeps back from its budget for
  *     the provider's answer (the workload's p95 service latency, the figure the simulator uses)
+ * @param startToCloseMillis how long one activity may run before Temporal runs it again, on any
+ *     worker that polls ({@link RealRunner#startToCloseMillis})
  */
 public record LoopInput(
     int queue,
@@ -45,4 +47,5 @@ public record LoopInput(
     long fifoOriginEpochMillis,
     long deadlineMillis,
     long classMaxWaitMillis,
-    long answerMarginMillis) {}
+    long answerMarginMillis,
+    long startToCloseMillis) {}

@@ -47,6 +47,8 @@ public final class OpenAiProvider implements AutoCloseable {
    * @param baseUrl the provider's base URL ending in {@code /v1}
    * @param activityGate the worker's activity gate, around {@code deadlines}
    * @param deadlines the gate the client admits at
+   * @param admissions the timed gate inside {@code deadlines}, whose admission instants are
+   *     recorded with each send ({@link Ledger#sent}), or null to record none
    * @param requests whether the gate meters requests
    * @param tokens whether the gate meters tokens
    * @param ledger whose clock times each attempt
@@ -55,6 +57,7 @@ public final class OpenAiProvider implements AutoCloseable {
       String baseUrl,
       ActivityGate activityGate,
       DeadlineGate deadlines,
+      TimedGate admissions,
       boolean requests,
       boolean tokens,
       Ledger ledger) {
@@ -62,7 +65,8 @@ public final class OpenAiProvider implements AutoCloseable {
     CostModel costModel = costModel(requests, tokens);
     ClientWarmUp.run(costModel);
     this.transport =
-        new SendTimes(OkHttpClient.builder().timeout(Duration.ofSeconds(60)).build(), ledger);
+        new SendTimes(
+            OkHttpClient.builder().timeout(Duration.ofSeconds(60)).build(), ledger, admissions);
     this.client =
         GatedOpenAI.builder()
             .gate(deadlines)
@@ -137,29 +141,44 @@ public final class OpenAiProvider implements AutoCloseable {
 
   /**
    * openai-java's transport, noting on each thread when its last request left (after admission), so
-   * an attempt is timed from its send as {@link ProviderClient} times it. Thread-safe.
+   * an attempt is timed from its send as {@link ProviderClient} times it, and recording each send
+   * with its call's admission instant. Thread-safe.
    */
   private static final class SendTimes implements HttpClient {
     private final HttpClient transport;
     private final Ledger ledger;
+    private final TimedGate admissions;
     private final ThreadLocal<Long> sentAt = new ThreadLocal<>();
 
-    SendTimes(HttpClient transport, Ledger ledger) {
+    SendTimes(HttpClient transport, Ledger ledger, TimedGate admissions) {
       this.transport = transport;
       this.ledger = ledger;
+      this.admissions = admissions;
     }
 
     @Override
     public HttpResponse execute(HttpRequest request, RequestOptions options) {
-      sentAt.set(ledger.now());
+      sending(request);
       return transport.execute(request, options);
     }
 
     @Override
     public CompletableFuture<HttpResponse> executeAsync(
         HttpRequest request, RequestOptions options) {
-      sentAt.set(ledger.now());
+      sending(request);
       return transport.executeAsync(request, options);
+    }
+
+    private void sending(HttpRequest request) {
+      long now = ledger.now();
+      sentAt.set(now);
+      if (admissions != null) {
+        List<String> callId = request.headers().values("x-call-id");
+        long admitted = admissions.takeAdmittedAt();
+        if (!callId.isEmpty() && admitted >= 0) {
+          ledger.sent(callId.get(0), admitted, now);
+        }
+      }
     }
 
     /** When this thread's last request was sent, in the ledger's time. */

@@ -10,6 +10,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -23,6 +24,9 @@ import java.util.Locale;
  * @param metricsPort the Prometheus port, or null for none
  * @param temporalTls connect to the external Temporal over TLS (the JVM's trusted certificates)
  * @param faults the faults injected into every run ({@code --fault}), possibly none
+ * @param whenUnavailable what the Redis gate does while Redis does not answer
+ * @param sendMarginMillis {@code --send-margin-ms}: the gate-side margin for send-delay variation
+ *     ({@link SendMargin}), 0 for none
  */
 public record RealOptions(
     String temporal,
@@ -32,7 +36,8 @@ public record RealOptions(
     Integer metricsPort,
     boolean temporalTls,
     List<Fault> faults,
-    FailOpenGate.Mode whenUnavailable) {
+    FailOpenGate.Mode whenUnavailable,
+    long sendMarginMillis) {
   /**
    * {@code --redis auto}: the harness starts and owns a redis-server (from PATH) on a free loopback
    * port.
@@ -50,6 +55,19 @@ public record RealOptions(
   public RealOptions(
       String temporal, String namespace, String redis, int workers, Integer metricsPort) {
     this(temporal, namespace, redis, workers, metricsPort, false, List.of());
+  }
+
+  /** Options without a send margin. */
+  public RealOptions(
+      String temporal,
+      String namespace,
+      String redis,
+      int workers,
+      Integer metricsPort,
+      boolean temporalTls,
+      List<Fault> faults,
+      FailOpenGate.Mode whenUnavailable) {
+    this(temporal, namespace, redis, workers, metricsPort, temporalTls, faults, whenUnavailable, 0);
   }
 
   /** Options whose Redis gates fail open (the default mode). */
@@ -74,6 +92,13 @@ public record RealOptions(
 
   public RealOptions {
     faults = List.copyOf(faults);
+    if (sendMarginMillis < 0 || sendMarginMillis > SendMargin.MAX_MILLIS) {
+      throw new IllegalArgumentException(
+          "--send-margin-ms must be in [0, "
+              + SendMargin.MAX_MILLIS
+              + "], got "
+              + sendMarginMillis);
+    }
     FaultInjector.check(faults, AUTO.equals(redis), workers);
     if (whenUnavailable != FailOpenGate.Mode.OPEN && redis == null) {
       throw new IllegalArgumentException(
@@ -126,10 +151,11 @@ public record RealOptions(
         || workers != 1
         || metricsPort != null
         || temporalTls
-        || !faults.isEmpty()) {
+        || !faults.isEmpty()
+        || sendMarginMillis != 0) {
       throw new IllegalArgumentException(
-          "--temporal, --temporal-tls, --redis, --workers, --metrics-port and --fault"
-              + " need --mode real");
+          "--temporal, --temporal-tls, --redis, --workers, --metrics-port, --fault and"
+              + " --send-margin-ms need --mode real");
     }
   }
 
@@ -170,7 +196,8 @@ public record RealOptions(
         endpoint,
         workersLog,
         owned,
-        faults);
+        faults,
+        Duration.ofMillis(sendMarginMillis));
   }
 
   /**

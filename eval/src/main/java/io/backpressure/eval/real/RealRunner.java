@@ -72,6 +72,7 @@ public final class RealRunner implements Runner {
   private final Path workersLog;
   private final OwnedRedis ownedRedis;
   private final List<Fault> faults;
+  private final Duration sendMargin;
   private final List<String> injected = new ArrayList<>();
   private TemporalStack stack;
 
@@ -85,6 +86,8 @@ public final class RealRunner implements Runner {
    * @param ownedRedis the redis-server the harness owns ({@code --redis auto}), closed with the
    *     runner; or null
    * @param faults injected into every run
+   * @param sendMargin the gated configurations' margin for send-delay variation ({@link
+   *     SendMargin}), zero for none
    */
   RealRunner(
       Function<String, TemporalStack> stackFactory,
@@ -94,7 +97,9 @@ public final class RealRunner implements Runner {
       AutoCloseable endpoint,
       Path workersLog,
       OwnedRedis ownedRedis,
-      List<Fault> faults) {
+      List<Fault> faults,
+      Duration sendMargin) {
+    this.sendMargin = sendMargin;
     this.ownedRedis = ownedRedis;
     this.faults = List.copyOf(faults);
     this.endpoint = endpoint;
@@ -143,9 +148,11 @@ public final class RealRunner implements Runner {
                     provider.baseUrl(),
                     workload.slots(),
                     redisUrl,
-                    "bp-eval-" + runId),
+                    "bp-eval-" + runId,
+                    sendMargin),
                 registry,
-                workersLog)) {
+                workersLog,
+                workers > 1 ? replacements(faults) : 0)) {
       long origin = Ledger.epochNanos() + SETUP_NANOS;
       Ledger ledger = new Ledger(origin);
       group.begin(ledger);
@@ -229,6 +236,11 @@ public final class RealRunner implements Runner {
       group.close();
       terminate(started);
       List<RequestRecord> records = provider.records();
+      if (workersLog != null && !snapshot.sends().isEmpty()) {
+        SendDelays.write(
+            workersLog.resolveSibling("send-times-" + configuration.name() + "-" + runId + ".csv"),
+            SendDelays.join(snapshot.sends(), records, providerToRunNanos));
+      }
       Map<String, Double> perWindow = UpstreamWindows.maxPerWindow(workload, records);
       FaultWindows.Result faultWindows =
           faults.isEmpty()
@@ -415,7 +427,41 @@ public final class RealRunner implements Runner {
         fifoTickets ? origin / 1_000_000L : 0,
         t.deadlineS() == null ? 0 : Math.round(t.deadlineS() * 1000),
         classWait == null ? 0 : Math.round(classWait * 1000),
-        Math.round(GateConfiguration.answerMarginNanos(workload) / 1e6));
+        Math.round(GateConfiguration.answerMarginNanos(workload) / 1e6),
+        startToCloseMillis(workload, gated));
+  }
+
+  /**
+   * How many killed workers the faults replace ({@code worker-kill@T+D}): a standby process for
+   * each is started with the others, so a replacement polls at once ({@link WorkerMain}).
+   */
+  static int replacements(List<Fault> faults) {
+    return (int)
+        faults.stream().filter(f -> f.kind().equals("worker-kill") && f.durationS() > 0).count();
+  }
+
+  /** The least start-to-close timeout of a gated activity. */
+  static final long GATED_START_TO_CLOSE_MIN_MILLIS = 5_000;
+
+  /** The start-to-close timeout of an activity that retries inside itself: 30 minutes. */
+  static final long RETRYING_START_TO_CLOSE_MILLIS = 30 * 60_000;
+
+  /**
+   * How long one activity may run before Temporal gives it up and runs it again. A gated activity
+   * ({@code bp*}) is one admission and one send: it is given three times the provider's slowest
+   * answer under {@code provider-slow} ({@value FaultInjector#SLOW_FACTOR} times the workload's
+   * longest latency), at least {@value #GATED_START_TO_CLOSE_MIN_MILLIS} ms, so that the calls
+   * whose activities died with a killed worker process come back on the surviving workers within
+   * seconds rather than at the timeout of a retrying activity (the evaluation README, faults). The
+   * other configurations retry inside the activity for as long as the provider refuses: {@value
+   * #RETRYING_START_TO_CLOSE_MILLIS} ms.
+   */
+  static long startToCloseMillis(Workload workload, boolean gated) {
+    if (!gated) {
+      return RETRYING_START_TO_CLOSE_MILLIS;
+    }
+    long slowest = Math.round(FaultInjector.SLOW_FACTOR * workload.upstream().latencyMaxMs());
+    return Math.max(GATED_START_TO_CLOSE_MIN_MILLIS, 3 * slowest);
   }
 
   private static LoopInput withSeed(LoopInput in, long seed) {
@@ -437,7 +483,8 @@ public final class RealRunner implements Runner {
         in.fifoOriginEpochMillis(),
         in.deadlineMillis(),
         in.classMaxWaitMillis(),
-        in.answerMarginMillis());
+        in.answerMarginMillis(),
+        in.startToCloseMillis());
   }
 
   private static WorkflowStub startAt(

@@ -82,6 +82,27 @@ final class RealWorker implements AutoCloseable {
       return policyYaml != null;
     }
 
+    /**
+     * This spec on a task queue and a Redis key prefix of its own ({@code <name>-warm-up}), for a
+     * worker that only loads and connects everything a worker uses ({@link WorkerMain}'s standby).
+     */
+    Spec warmUp() {
+      return new Spec(
+          taskQueue + "-warm-up",
+          providerBaseUrl,
+          config,
+          slots,
+          dispatchPerSecond,
+          rejectedCount,
+          policyYaml,
+          meterRequests,
+          meterTokens,
+          requestSlice,
+          tokenSlice,
+          redisUrl,
+          redisPrefix + "-warm-up");
+    }
+
     /** This spec with {@code n} slots. */
     Spec withSlots(int n) {
       return new Spec(
@@ -101,7 +122,10 @@ final class RealWorker implements AutoCloseable {
     }
   }
 
-  /** The spec of {@code configuration} on {@code workload}. */
+  /**
+   * The spec of {@code configuration} on {@code workload}; a gated configuration's policy widened
+   * by {@code sendMargin} ({@link SendMargin}).
+   */
   static Spec spec(
       Workload workload,
       Configuration configuration,
@@ -109,11 +133,13 @@ final class RealWorker implements AutoCloseable {
       String providerBaseUrl,
       int slots,
       String redisUrl,
-      String redisPrefix) {
+      String redisPrefix,
+      Duration sendMargin) {
     Workload.Upstream up = workload.upstream();
     boolean rejectedCount = up.rejectedCount();
     if (configuration instanceof GateConfiguration gate) {
-      Policy policy = GateConfiguration.policy(workload, gate.variant());
+      Policy policy =
+          SendMargin.widen(GateConfiguration.policy(workload, gate.variant()), sendMargin);
       return new Spec(
           taskQueue,
           providerBaseUrl,
@@ -197,7 +223,8 @@ final class RealWorker implements AutoCloseable {
       if (registry != null) {
         gate = MeteredGate.builder(gate, registry).policy(() -> policy).build();
       }
-      DeadlineGate deadlines = new DeadlineGate(new TimedGate(gate, ledger));
+      TimedGate timed = new TimedGate(gate, ledger);
+      DeadlineGate deadlines = new DeadlineGate(timed);
       ActivityGate activityGate =
           ActivityGate.builder(deadlines).waitInPlace(Duration.ZERO).build();
       OpenAiProvider openAi =
@@ -205,6 +232,7 @@ final class RealWorker implements AutoCloseable {
               spec.providerBaseUrl(),
               activityGate,
               deadlines,
+              timed,
               spec.meterRequests(),
               spec.meterTokens(),
               ledger);

@@ -45,6 +45,10 @@ final class WorkerGroup implements AutoCloseable {
   private final TemporalStack stack;
   private final Path log;
   private final List<Child> children = new CopyOnWriteArrayList<>();
+
+  /** Warm worker processes waiting to replace a killed one (see {@link WorkerMain}). */
+  private final List<Child> standbys = new CopyOnWriteArrayList<>();
+
   private RealWorker local;
   private long childCpuNanos;
   private int lost;
@@ -69,11 +73,18 @@ final class WorkerGroup implements AutoCloseable {
    * then starts them on the run's ledger.
    *
    * @param log where worker processes' output goes (appended), or null for this process's stderr
+   * @param standbys how many standby processes to start beside them, each with the slots of the
+   *     first worker (the one {@link #killOne} kills first), for {@link #replace} to start at once
    * @throws IllegalStateException if a worker process does not get ready in {@value
    *     #READY_TIMEOUT_SECONDS} s
    */
   static WorkerGroup prepare(
-      TemporalStack stack, int workers, RealWorker.Spec spec, MeterRegistry registry, Path log) {
+      TemporalStack stack,
+      int workers,
+      RealWorker.Spec spec,
+      MeterRegistry registry,
+      Path log,
+      int standbys) {
     if (workers == 1) {
       return new WorkerGroup(stack.client(), spec, registry, stack, log);
     }
@@ -92,10 +103,16 @@ final class WorkerGroup implements AutoCloseable {
     try {
       for (int i = 0; i < workers; i++) {
         group.children.add(
-            group.spawn(spec.slots() / workers + (i < spec.slots() % workers ? 1 : 0)));
+            group.spawn(spec.slots() / workers + (i < spec.slots() % workers ? 1 : 0), false));
+      }
+      for (int i = 0; i < standbys; i++) {
+        group.standbys.add(group.spawn(group.children.get(0).slots(), true));
       }
       for (Child child : group.children) {
-        awaitReady(child);
+        awaitLine(child, WorkerMain.READY);
+      }
+      for (Child child : group.standbys) {
+        awaitLine(child, WorkerMain.READY);
       }
     } catch (RuntimeException e) {
       group.close();
@@ -104,8 +121,8 @@ final class WorkerGroup implements AutoCloseable {
     return group;
   }
 
-  /** Starts one worker process with {@code slots} slots (not yet ready). */
-  private Child spawn(int slots) {
+  /** Starts one worker process with {@code slots} slots (not yet ready), or a standby. */
+  private Child spawn(int slots, boolean standby) {
     try {
       Path specFile = Files.createTempFile("bp-eval-spec", ".json");
       specFile.toFile().deleteOnExit();
@@ -113,8 +130,9 @@ final class WorkerGroup implements AutoCloseable {
       Path out = Files.createTempFile("bp-eval-ledger", ".json");
       out.toFile().deleteOnExit();
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      ProcessBuilder builder =
-          new ProcessBuilder(
+      List<String> command =
+          new ArrayList<>(
+              List.of(
                   java,
                   "-Xmx256m",
                   "-cp",
@@ -124,7 +142,12 @@ final class WorkerGroup implements AutoCloseable {
                   stack.target(),
                   stack.namespace(),
                   out.toString(),
-                  stack.tls() ? WorkerMain.TLS : WorkerMain.PLAIN)
+                  stack.tls() ? WorkerMain.TLS : WorkerMain.PLAIN));
+      if (standby) {
+        command.add(WorkerMain.STANDBY);
+      }
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
               .redirectError(
                   log == null
                       ? ProcessBuilder.Redirect.INHERIT
@@ -134,6 +157,8 @@ final class WorkerGroup implements AutoCloseable {
           process,
           out,
           new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8),
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)),
           slots,
           new AtomicBoolean());
     } catch (IOException e) {
@@ -163,31 +188,44 @@ final class WorkerGroup implements AutoCloseable {
 
   /**
    * Starts a replacement worker process with {@code slots} slots on {@code ledger}'s run and waits
-   * until it polls.
+   * until it polls: a standby of that many slots when one is waiting (it starts polling at once),
+   * else a new process.
    */
   void replace(int slots, Ledger ledger) {
-    Child child = spawn(slots);
+    for (Child standby : standbys) {
+      if (standby.slots() == slots && standbys.remove(standby)) {
+        try {
+          standby.in.write(WorkerMain.POLL + "\n");
+          standby.in.flush();
+        } catch (IOException e) {
+          throw new UncheckedIOException("standby worker process ended early", e);
+        }
+        awaitLine(standby, WorkerMain.POLLING);
+        standby.begun.set(true);
+        children.add(standby);
+        return;
+      }
+    }
+    Child child = spawn(slots, false);
     children.add(child);
-    awaitReady(child);
+    awaitLine(child, WorkerMain.READY);
     sendOrigin(child, ledger);
   }
 
-  private static void awaitReady(Child child) {
-    BufferedReader out =
-        new BufferedReader(
-            new InputStreamReader(child.process.getInputStream(), StandardCharsets.UTF_8));
+  /** Waits for {@code expected} as the next line {@code child} prints. */
+  private static void awaitLine(Child child, String expected) {
     try {
       String line =
           CompletableFuture.supplyAsync(
                   () -> {
                     try {
-                      return out.readLine();
+                      return child.stdout.readLine();
                     } catch (IOException e) {
                       return null;
                     }
                   })
               .get(READY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-      if (!WorkerMain.READY.equals(line)) {
+      if (!expected.equals(line)) {
         throw new IllegalStateException(
             "a worker process ended before it was ready; see its messages"
                 + (child.process.isAlive() ? "" : " (exit " + child.process.exitValue() + ")"));
@@ -214,13 +252,21 @@ final class WorkerGroup implements AutoCloseable {
     for (Child child : children) {
       sendOrigin(child, ledger);
     }
+    for (Child standby : standbys) {
+      writeOrigin(standby, ledger);
+    }
   }
 
   private static void sendOrigin(Child child, Ledger ledger) {
+    writeOrigin(child, ledger);
+    child.begun.set(true);
+  }
+
+  /** Tells {@code child} the run's origin; a standby takes part in the run only once it polls. */
+  private static void writeOrigin(Child child, Ledger ledger) {
     try {
       child.in.write(ledger.originEpochNanos() + "\n");
       child.in.flush();
-      child.begun.set(true);
     } catch (IOException e) {
       throw new UncheckedIOException("worker process ended early", e);
     }
@@ -306,7 +352,8 @@ final class WorkerGroup implements AutoCloseable {
         concat(parts, Ledger.Snapshot::timerExcessNanos),
         concat(parts, Ledger.Snapshot::scheduleToStartNanos),
         concat(parts, Ledger.Snapshot::rejectionRoundTripNanos),
-        parts.stream().mapToLong(Ledger.Snapshot::failedOpenAdmissions).sum());
+        parts.stream().mapToLong(Ledger.Snapshot::failedOpenAdmissions).sum(),
+        parts.stream().flatMap(p -> p.sends().stream()).toList());
   }
 
   /** The outcome of a call two processes saw: any end over none, OK over the others. */
@@ -339,6 +386,10 @@ final class WorkerGroup implements AutoCloseable {
     if (local != null) {
       local.close();
     }
+    for (Child standby : standbys) {
+      standby.process.destroyForcibly();
+      standby.out.toFile().delete();
+    }
     for (Child child : children) {
       child.process.destroy();
       try {
@@ -352,6 +403,14 @@ final class WorkerGroup implements AutoCloseable {
     }
   }
 
-  /** One worker process; {@code begun} once it has the run's origin. */
-  private record Child(Process process, Path out, Writer in, int slots, AtomicBoolean begun) {}
+  /**
+   * One worker process; {@code begun} once it takes part in the run (it has the origin and polls).
+   */
+  private record Child(
+      Process process,
+      Path out,
+      Writer in,
+      BufferedReader stdout,
+      int slots,
+      AtomicBoolean begun) {}
 }

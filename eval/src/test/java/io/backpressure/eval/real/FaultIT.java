@@ -22,20 +22,20 @@ import picocli.CommandLine;
  * processes sharing a harness-owned redis-server, in {@code --when-unavailable local} (the mode
  * that bounds what reaches the provider while Redis is away). The run completes with every fault
  * injected and checks the targets: no call failed; outside each fault's own duration no provider
- * window saw more than cap + burst, and after the state was lost none more than the cap plus the
- * send-time jitter {@link #afterStateLossBound} explains; after each fault the provider answered 90
- * % of the cap (or of the rate the run reached outside its faults, on a machine too loaded to reach
- * the cap) within one second, within 2 s of the fault's end as it took effect, when the machine
- * lets the stack hold that rate without faults ({@link #MEASURABLE_BELOW_SHARE}). After worker-kill
- * the recovery from the replacement's first poll is printed, not checked: the calls that died with
- * the worker come back only when their activity timeouts expire. The dead worker is counted (its
- * ledger is lost, the evaluation is not).
+ * window saw more than cap + burst, and after the state was lost none more than the cap, with the
+ * gate's safe window widened by the send margin {@link #SEND_MARGIN_MS}; after each fault the
+ * provider answered 90 % of the cap (or of the rate the run reached outside its faults, on a
+ * machine too loaded to reach the cap) within one second, within 2 s of the fault's end as it took
+ * effect, when the machine lets the stack hold that rate without faults ({@link
+ * #MEASURABLE_BELOW_SHARE}). After worker-kill too: the replacement is a standby process started
+ * with the others, which polls as soon as it is told, and the calls whose activities died with the
+ * killed worker run again on the others once their start-to-close timeout (5 s for a gated
+ * activity) expires. The dead worker is counted (its ledger is lost, the evaluation is not).
  */
 class FaultIT {
   /**
    * The faults, in order, each ending at least 4 s before the next starts. The worker is killed
-   * last: its replacement (a JVM) took 3 to 27 s to start polling on the loaded machine, and every
-   * other fault should meet both workers.
+   * last, so that every other fault meets both workers.
    */
   static final List<String> MATRIX =
       List.of(
@@ -61,21 +61,18 @@ class FaultIT {
   static final double MEASURABLE_BELOW_SHARE = 0.25;
 
   /**
-   * The most a provider window may see after a state loss in {@code local} mode: the cap, plus two
-   * requests of send-time jitter. The gate holds the cap in its own time: the buckets restart
-   * empty, the safe window counts every admission, and on its return to the shared state each
-   * worker charges it with what it admitted locally in the hand-back horizon (FailOpenGate), which
-   * covers the moments in which the workers that returned first share the state with one that still
-   * admits its local share ({@code FailOpenHandBackTest} checks exactly that, 17 without the
-   * hand-back and at most 15 with it, on a virtual clock). The provider counts arrivals, which
-   * follow admissions by a delay that varies from call to call: on the loaded machine arrivals
-   * bunch (gaps of a few milliseconds, then 150 ms), and windows of 16 appear before any state loss
-   * as well as after it; one run at load ≈ 23 saw 17 (eval README, faults). Buckets restarting
-   * full, the defect this also guards against, allow 30.
+   * The gate-side margin for send-delay variation the run is given ({@code --send-margin-ms}). The
+   * gate holds the cap in its own time: the buckets restart empty after a state loss, the safe
+   * window counts every admission, and on its return to the shared state each worker charges it
+   * with what it admitted locally in the hand-back horizon (FailOpenGate; {@code
+   * FailOpenHandBackTest} checks that on a virtual clock). The provider counts arrivals, which
+   * follow admissions by a delay that varies from call to call: on the loaded machine by up to
+   * 42–788 ms (p99 of admission to arrival in seven runs at load 10–20), and without a margin
+   * windows of 16 came before any state loss as well as after it (eval README, faults). With the
+   * safe window 200 ms longer at the same allowance ({@code SendMargin}), no provider window sees
+   * more than the cap while delays vary by less than that.
    */
-  static double afterStateLossBound(double cap) {
-    return cap + 2;
-  }
+  static final int SEND_MARGIN_MS = 200;
 
   @Test
   void everyFaultKeepsTheCapAndEveryCallAndGatingComesBackWithinTwoSeconds(@TempDir Path dir)
@@ -106,6 +103,8 @@ class FaultIT {
                 "44",
                 "--repeats",
                 "1",
+                "--send-margin-ms",
+                Integer.toString(SEND_MARGIN_MS),
                 "--out",
                 dir.toString()));
     MATRIX.forEach(f -> args.addAll(List.of("--fault", f)));
@@ -134,30 +133,20 @@ class FaultIT {
         .isLessThanOrEqualTo(bound);
     assertThat(bp.get("upstream_max_after_state_loss").get("requests").get("mean").asDouble())
         .as(context)
-        .isLessThanOrEqualTo(afterStateLossBound(cap));
-    boolean replaced =
-        out.toString()
+        .isLessThanOrEqualTo(cap);
+    assertThat(
+            out.toString()
                 .lines()
                 .filter(
                     l ->
-                        l.startsWith("fault " + WORKER_KILL + ": step at") && !l.contains("failed"))
-                .count()
-            == 2;
+                        l.startsWith("fault " + WORKER_KILL + ": step at")
+                            && !l.contains("failed")))
+        .as("the standby replaced the killed worker and polled\n" + out)
+        .hasSize(2);
     double below = bp.get("fault_recovery_below_share").get("mean").asDouble();
     for (String fault : MATRIX) {
-      if (fault.equals(WORKER_KILL) && !replaced) {
-        continue; // the replacement was not polling before the run ended: that recovery never began
-      }
       JsonNode recovery = bp.get("fault_recovery_s").get(fault).get("mean");
       assertThat(recovery.isNumber()).as(fault + " ended\n" + context).isTrue();
-      if (fault.equals(WORKER_KILL)) {
-        // Reported, not checked: the workflows whose activities died with the worker wait for
-        // their activity timeouts, whatever the gate does (eval README, faults).
-        System.out.printf(
-            "FaultIT: %s recovered in %.2f s after the replacement polled (not checked)%n",
-            fault, recovery.asDouble());
-        continue;
-      }
       if (below > MEASURABLE_BELOW_SHARE) {
         System.out.printf(
             "FaultIT: %s recovered in %.2f s, not checked: %.0f %% of the fault-free windows"

@@ -39,9 +39,11 @@ class OpenAiProviderTest {
     mock = MockProvider.start(MockProviderConfig.builder().latencyMs(1, 1).build());
     ledger = new Ledger(Ledger.epochNanos());
     Policy policy = Policy.builder("openai/mock").requestsPerMinute(1).priority("P1", 1.0).build();
-    DeadlineGate deadlines = new DeadlineGate(new TimedGate(InMemoryGate.create(policy), ledger));
+    TimedGate timed = new TimedGate(InMemoryGate.create(policy), ledger);
+    DeadlineGate deadlines = new DeadlineGate(timed);
     ActivityGate activityGate = ActivityGate.builder(deadlines).waitInPlace(Duration.ZERO).build();
-    provider = new OpenAiProvider(mock.baseUrl(), activityGate, deadlines, true, false, ledger);
+    provider =
+        new OpenAiProvider(mock.baseUrl(), activityGate, deadlines, timed, true, false, ledger);
     env = TestActivityEnvironment.newInstance();
     env.registerActivitiesImplementations(
         new UpstreamActivitiesImpl(
@@ -85,6 +87,15 @@ class OpenAiProviderTest {
     assertThat(seen.attempts()).hasSize(1);
     assertThat(seen.attempts().get(0).ok()).isTrue();
     assertThat(seen.admissionNanos()).hasSize(2);
+    assertThat(seen.sends())
+        .as("the admitted call's send, timed from its admission")
+        .singleElement()
+        .satisfies(
+            send -> {
+              assertThat(send.callId()).isEqualTo("q/0");
+              assertThat(send.sentNanos()).isGreaterThanOrEqualTo(send.admittedNanos());
+              assertThat(send.sentNanos()).isEqualTo(seen.attempts().get(0).startNanos());
+            });
     assertThat(seen.calls())
         .extracting(
             Ledger.Call::callId,
