@@ -149,8 +149,8 @@ import org.jspecify.annotations.Nullable;
  * release of its own is charged its class's correction as it stands, not a copy taken when the
  * queue was created: the queues of a fresh gate all start before anything is learnt, and with one
  * call in flight each (many tenants) a queue sees a release every few seconds, so copies of the
- * cold class's 0, learnt a fifth at a time, kept the early queues under-charged, and those that
- * called more often charged more than their peers, for most of a run.
+ * cold class's 0, learnt a fifth at a time, kept the early queues under-charged for most of a run
+ * (60–90 s to reach the mean completion on many-tenants).
  *
  * <p><b>Cold start.</b> Until its class has seen a release nothing has been learnt, and the first
  * calls of a fresh gate are charged their bare estimates: on noisy-estimates most of the 429s fall
@@ -171,7 +171,8 @@ import org.jspecify.annotations.Nullable;
  * rate, so the weight-3 tenants got their share only late; a cold-start prior, by reshuffling the
  * first admissions, moved many-tenants' Jain from 0.971 to 0.944). So a deferred call makes its
  * queue count by its demand from the deferral until the call's turn, and it is not capped again
- * meanwhile; the move is one withdraw and contribute, O(dimensions).
+ * meanwhile; the move is one withdraw and contribute, O(dimensions). (eval/README.md, "What the
+ * first admissions left behind", has how this was found.)
  *
  * <p><b>Reservation mode</b> debits {@code estimate + max_tokens} (or the default), which never
  * under-counts, and L3 paces the queue by that same reservation: a call whose turn has come finds
