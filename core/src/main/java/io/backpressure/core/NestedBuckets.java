@@ -52,10 +52,10 @@ import org.jspecify.annotations.Nullable;
  *       those queues. The largest {@code x} that fits every dimension is the DRF equalisation rate
  *       <pre>    X*_k = min_d (eff_k,d − U_k,d) / D_k,d</pre>
  *       and queue {@code q} refills at {@code ρ_q = w_t · X*_k} share/s. {@code U_k,d} is what the
- *       class's <i>capped</i> queues (those banking at least half their L3 capacity) use; only the
- *       others enter {@code D_k,d}. This is DRF's progressive filling with demand caps in closed
- *       form; with one binding dimension it is weighted fair queuing. A queue's bucket holds at
- *       most {@code max(σ, ρ_q · H)}.
+ *       class's <i>capped</i> queues (those banking at least half their L3 capacity, with no call
+ *       waiting for its turn) use; only the others enter {@code D_k,d}. This is DRF's progressive
+ *       filling with demand caps in closed form; with one binding dimension it is weighted fair
+ *       queuing. A queue's bucket holds at most {@code max(σ, ρ_q · H)}.
  * </ul>
  *
  * <p>{@code D_k,d}, {@code U_k,d}, {@code W_k} and the class weight sums are running sums: each
@@ -140,19 +140,40 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Estimates</h2>
  *
- * Before the reply, the token cost is an estimate (typically the prompt). Each queue keeps an
- * exponential average of how far its releases exceeded their estimates, and a call is debited
- * {@code estimate + that correction} (never above the largest cost that fits), so a tenant whose
- * completions run long is charged closer to what it will use before the provider counts it. A new
- * queue starts from its class's correction, learnt from every release in the class, so tenants that
- * call rarely are not charged the bare prompt.
+ * Before the reply, the token cost is an estimate (typically the prompt). Each queue learns how far
+ * its releases exceeded their estimates, and a call is debited {@code estimate + that correction}
+ * (never above the largest cost that fits), so a tenant whose completions run long is charged
+ * closer to what it will use before the provider counts it. The correction is the mean of the
+ * releases seen so far until there are {@link #LEARNING_RELEASES} of them, then an exponential
+ * average of weight {@link #CORRECTION_WEIGHT}: the first release is taken at once, not a fifth of
+ * it. Each class learns the same way from every release in the class, and a queue that has seen no
+ * release of its own is charged its class's correction as it stands, not a copy taken when the
+ * queue was created: the queues of a fresh gate all start before anything is learnt, and with one
+ * call in flight each (many tenants) a queue sees a release every few seconds, so copies of the
+ * cold class's 0, learnt a fifth at a time, kept the early queues under-charged for most of a run
+ * (60–90 s to reach the mean completion on many-tenants).
  *
  * <p><b>Cold start.</b> Until its class has seen a release nothing has been learnt, and the first
  * calls of a fresh gate are charged their bare estimates: on noisy-estimates most of the 429s fall
- * in the provider's first window. A prior (a part of the completion bound charged until the class's
- * first release) removes most of them but shifts the shares of many small tenants for the rest of
- * the run; it is not part of the rule (eval/README.md, "Noisy estimates and reservation:
- * ablations", has the measurements).
+ * in the provider's first window. A prior (half the completion bound, charged until the class's
+ * first release) removes most of them; it is not part of the rule, because calls that use exactly
+ * their estimate are then debited more than they use, and their refunds let a window's debits
+ * exceed the cap plus burst (eval/README.md, "Noisy estimates and reservation: ablations", has the
+ * measurements).
+ *
+ * <p><b>Waiting is not under-using.</b> A queue counts in its class's sums by its use ({@code
+ * U_k,d}) while it is capped, so that what an under-using queue leaves goes to the others. Banking
+ * L3 credit alone does not show that: a queue whose calls lose the race for a shared bucket banks
+ * too, and so does a new queue, counted as capped until its next touch while its first call waits.
+ * Counted by their small use, their shares went to the queues that had emptied the bucket, whose
+ * rates rose and kept it empty: a split set by the first admissions lasted tens of seconds (on
+ * mixed-dominant two identical tenants at 38 and 15 req/s for half a minute, against 26 each; on
+ * many-tenants the 160 queues of P2 all started capped, and X* took 25 s to come down to the DRF
+ * rate, so the weight-3 tenants got their share only late; a cold-start prior, by reshuffling the
+ * first admissions, moved many-tenants' Jain from 0.971 to 0.944). So a deferred call makes its
+ * queue count by its demand from the deferral until the call's turn, and it is not capped again
+ * meanwhile; the move is one withdraw and contribute, O(dimensions). (eval/README.md, "What the
+ * first admissions left behind", has how this was found.)
  *
  * <p><b>Reservation mode</b> debits {@code estimate + max_tokens} (or the default), which never
  * under-counts, and L3 paces the queue by that same reservation: a call whose turn has come finds
@@ -213,6 +234,7 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code S[HD+..]}, {@code S[AD+..]}, {@code S[SU+..]}</td></tr>
  *   <tr><td>{@code classTail}, {@code lightTail}, {@code classCorrection}</td>
  *       <td>{@code S[CT+..]}, {@code S[LT+..]}, {@code S[CC+..]}</td></tr>
+ *   <tr><td>{@code classReleases}</td><td>{@code S[CR+k]}</td></tr>
  *   <tr><td>{@code overdue}</td><td>{@code S[OD+..]}</td></tr>
  *   <tr><td>{@code Booking.paidShare/readyAt/expiresAt/lined/overdue}</td>
  *       <td>the stored booking's fields 3, 4, 5, 7, 8 ({@code booking.share/ready/exp/lined/overdue})</td></tr>
@@ -223,11 +245,13 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code nominal}, {@code effective}, {@code borrowing}</td></tr>
  *   <tr><td>{@code Queue.level/capacity/rate/weight/capped/lastMicros/lastSeen/seq/deferredAt/outstanding}</td>
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
+ *   <tr><td>{@code Queue.correction/waitingUntil/releases}</td><td>{@code q.corr/waiting/rel}</td></tr>
  *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
  *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}</td></tr>
- *   <tr><td>{@code correction}</td><td>{@code correction} (admit.lua)</td></tr>
+ *   <tr><td>{@code correction}, {@code uncap}, {@code learningWeight}</td>
+ *       <td>{@code correction} (admit.lua), {@code uncap}, {@code learning_weight}</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
  *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
  *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evictIdle}, {@code seenUntil}</td>
@@ -264,6 +288,12 @@ final class NestedBuckets {
 
   /** Weight of the newest release in a queue's estimate correction (an exponential average). */
   static final double CORRECTION_WEIGHT = 0.2;
+
+  /**
+   * Releases after which an estimate correction is an exponential average; before, it is the mean
+   * of the releases it has seen (see "Estimates").
+   */
+  static final int LEARNING_RELEASES = (int) Math.round(1 / CORRECTION_WEIGHT);
 
   private Policy policy;
   private DerivedPolicy derived;
@@ -305,8 +335,14 @@ final class NestedBuckets {
   private final double[][] allDemand;
   private final double[][] satisfiedUse;
 
-  /** Per class, the estimate correction a new queue starts from (learnt from every release). */
+  /**
+   * Per class, the estimate correction of a queue that has seen no release of its own (learnt from
+   * every release in the class).
+   */
   private final double[][] classCorrection;
+
+  /** Per class, the releases its correction has learnt from, counted up to LEARNING_RELEASES. */
+  private final int[] classReleases;
 
   private final SlidingWindow[] windows;
   private final long[] classDeferred;
@@ -358,6 +394,7 @@ final class NestedBuckets {
     this.allDemand = new double[classes][dims];
     this.satisfiedUse = new double[classes][dims];
     this.classCorrection = new double[classes][dims];
+    this.classReleases = new int[classes];
     this.windows = new SlidingWindow[dims];
     this.classDeferred = new long[classes];
     java.util.Arrays.fill(classDeferred, Long.MIN_VALUE / 2);
@@ -599,6 +636,7 @@ final class NestedBuckets {
       if (turn > now) {
         q.deferredAt = now;
       }
+      uncap(q, ready);
       seenUntil(q, ready);
       return Math.max(MIN_DEFER_MICROS, ready - now);
     }
@@ -624,10 +662,33 @@ final class NestedBuckets {
 
   /**
    * What a call of queue {@code q} (null: not active yet) in class {@code k} is charged in
-   * dimension {@code d} beyond its estimate: the queue's correction, a new queue's its class's.
+   * dimension {@code d} beyond its estimate: its class's correction until the queue has seen a
+   * release of its own, then the queue's.
    */
   private double correction(@Nullable Queue q, int k, int d) {
-    return q == null ? classCorrection[k][d] : q.correction[d];
+    return q == null || q.releases == 0 ? classCorrection[k][d] : q.correction[d];
+  }
+
+  /**
+   * The weight of the newest release in a correction that has learnt from {@code releases}: the
+   * running mean's {@code 1 / (releases + 1)} until that falls to {@link #CORRECTION_WEIGHT}.
+   */
+  private static double learningWeight(int releases) {
+    return Math.max(CORRECTION_WEIGHT, 1.0 / (releases + 1));
+  }
+
+  /**
+   * A queue whose call was just deferred to {@code ready} (µs) is waiting, not under-using,
+   * whatever its L3 bucket banks: it counts by its demand ({@code D_k,d}), not by its use ({@code
+   * U_k,d}), from now until that call's turn (see "Waiting is not under-using").
+   */
+  private void uncap(Queue q, long ready) {
+    q.waitingUntil = Math.max(q.waitingUntil, ready);
+    if (q.capped) {
+      withdraw(q);
+      q.capped = false;
+      contribute(q);
+    }
   }
 
   /**
@@ -710,12 +771,15 @@ final class NestedBuckets {
           satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - used);
         }
         q.correction[d] +=
-            CORRECTION_WEIGHT * (Math.max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
+            learningWeight(q.releases)
+                * (Math.max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
       }
       double error = Math.max(0, actual[d] - grant.estimate[d]);
-      classCorrection[k][d] += CORRECTION_WEIGHT * (error - classCorrection[k][d]);
+      classCorrection[k][d] += learningWeight(classReleases[k]) * (error - classCorrection[k][d]);
     }
+    classReleases[k] = Math.min(LEARNING_RELEASES, classReleases[k] + 1);
     if (q != null) {
+      q.releases = Math.min(LEARNING_RELEASES, q.releases + 1);
       q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
       if (q.outstanding > 0 && --q.outstanding == 0) {
         released(now, q);
@@ -858,7 +922,6 @@ final class NestedBuckets {
       queues[k].put(tenant, q);
       activeQueues[k]++;
       q.level = Double.POSITIVE_INFINITY;
-      System.arraycopy(classCorrection[k], 0, q.correction, 0, dims);
     } else {
       bySeen.remove(q);
       refill(now, q);
@@ -875,7 +938,7 @@ final class NestedBuckets {
         q.contribution[d] = q.weight * cost[d] / sigma;
       }
     }
-    q.capped = fresh || q.level >= SATISFIED_FRACTION * q.capacity;
+    q.capped = fresh || (q.level >= SATISFIED_FRACTION * q.capacity && now >= q.waitingUntil);
     // Within its share: it would still bank half its capacity once this call has paid, and its own
     // share has not deferred it within the horizon. A queue whose horizon of share is less than
     // one call (many tenants, one call each) never is: every call it makes uses its share.
@@ -1079,7 +1142,10 @@ final class NestedBuckets {
     double capacity = Double.POSITIVE_INFINITY;
     double rate;
 
-    /** Banks at least half its capacity: counted by its use ({@code U_k,d}), not its demand. */
+    /**
+     * Banks at least half its capacity and has no call waiting for its turn: counted by its use
+     * ({@code U_k,d}), not its demand.
+     */
     boolean capped;
 
     /** Capped, and not deferred within the share horizon: within its share, it skips the lines. */
@@ -1095,6 +1161,12 @@ final class NestedBuckets {
      * falls to zero the queue is due to leave one share horizon later (see {@code released}).
      */
     int outstanding;
+
+    /** The latest turn of its deferred calls (µs): until then a call of it waits, not capped. */
+    long waitingUntil = Long.MIN_VALUE / 2;
+
+    /** The releases its correction has learnt from, counted up to LEARNING_RELEASES. */
+    int releases;
 
     Queue(String tenant, int priority, int dims) {
       this.tenant = tenant;

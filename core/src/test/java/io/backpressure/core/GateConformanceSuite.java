@@ -241,37 +241,68 @@ public abstract class GateConformanceSuite {
   }
 
   @Test
-  void estimates_aNewQueueStartsFromTheCorrectionItsClassLearnt() {
+  void estimates_aQueueWithNoReleaseOfItsOwnIsChargedItsClassesCorrection_learntAtOnce() {
     Policy policy = requestsAndTokens().priority("P1", 1).build();
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
-    // "long" estimates 100 tokens per call and uses 600: its class learns the 500 it misses.
-    for (int i = 0; i < 20; i++) {
+    // Two queues start before anything is learnt; each call estimates 100 tokens.
+    Admission a = gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(100)));
+    Admission early = gate.admit(AdmissionRequest.of("early", "P1", Cost.requests(1).tokens(100)));
+    assertThat(early).isInstanceOf(Admission.Admitted.class);
+    // One release that used 600: the class's correction is that first error at once (500), not a
+    // fifth of it.
+    clock.advance(Duration.ofMillis(100));
+    gate.release(((Admission.Admitted) a).grant(), Cost.requests(1).tokens(600));
+    // A new queue, and one that has seen no release of its own, are charged the class's 500.
+    for (String tenant : List.of("new", "early")) {
       clock.advance(Duration.ofMillis(100));
-      Admission answer =
-          gate.admit(AdmissionRequest.of("long", "P1", Cost.requests(1).tokens(100)));
-      assertThat(answer).isInstanceOf(Admission.Admitted.class);
-      gate.release(((Admission.Admitted) answer).grant(), Cost.requests(1).tokens(600));
+      assertThat(gate.admit(AdmissionRequest.of(tenant, "P1", Cost.requests(1).tokens(100))))
+          .as(tenant)
+          .isInstanceOfSatisfying(
+              Admission.Admitted.class,
+              g -> assertThat(g.grant().debited().amount(Dimension.TOKENS)).isEqualTo(600));
     }
+    // "a" has a release of its own (500); its second release used 200 (an error of 100): its
+    // correction is the mean of the two, 300, until it has seen five and averages exponentially.
     clock.advance(Duration.ofMillis(100));
-    Admission first = gate.admit(AdmissionRequest.of("new", "P1", Cost.requests(1).tokens(100)));
-    // 100 + 500 · (1 − 0.8^20) ≈ 594 tokens, not the bare estimate.
-    assertThat(first)
-        .isInstanceOfSatisfying(
-            Admission.Admitted.class,
-            a ->
-                assertThat(a.grant().debited().amount(Dimension.TOKENS))
-                    .isCloseTo(594, within(2.0)));
-    // The new queue's own correction starts there too and keeps learning from its releases.
-    gate.release(((Admission.Admitted) first).grant(), Cost.requests(1).tokens(600));
-    clock.advance(Duration.ofMillis(100));
-    Admission second = gate.admit(AdmissionRequest.of("new", "P1", Cost.requests(1).tokens(100)));
+    Admission second = gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(100)));
     assertThat(second)
         .isInstanceOfSatisfying(
             Admission.Admitted.class,
-            a ->
-                assertThat(a.grant().debited().amount(Dimension.TOKENS))
-                    .isCloseTo(595, within(2.0)));
+            g -> assertThat(g.grant().debited().amount(Dimension.TOKENS)).isEqualTo(600));
+    clock.advance(Duration.ofMillis(100));
+    gate.release(((Admission.Admitted) second).grant(), Cost.requests(1).tokens(200));
+    clock.advance(Duration.ofMillis(100));
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1).tokens(100))))
+        .isInstanceOfSatisfying(
+            Admission.Admitted.class,
+            g ->
+                assertThat(g.grant().debited().amount(Dimension.TOKENS))
+                    .isCloseTo(400, within(1e-6)));
+  }
+
+  @Test
+  void shares_aQueueWhoseCallWaitsCountsByItsDemand_soItsShareIsNotHandedToOthers() {
+    // "b" banks its whole L3 bucket only because "a" emptied the shared one: it waits, it does not
+    // under-use. Counted by its use (nothing yet) it would hand its share to "a", whose queue would
+    // refill at the whole cap (1 share/s) and keep the bucket empty; counted by its demand, the two
+    // queues refill at half the cap each, DRF between two backlogged queues.
+    Policy policy =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 10, 10)
+            .priority("P1", 1)
+            .build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    for (int i = 0; i < 10; i++) {
+      assertThat(gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1))))
+          .isInstanceOf(Admission.Admitted.class);
+    }
+    assertThat(gate.admit(AdmissionRequest.of("b", "P1", Cost.requests(1))))
+        .isInstanceOf(Admission.Deferred.class);
+    clock.advance(Duration.ofMillis(10));
+    gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1)));
+    assertThat(queueState(gate, "a", "P1").rate()).isCloseTo(0.5, within(1e-9));
   }
 
   @Test

@@ -21,11 +21,11 @@ local function touch(now, field, k, weight, cost, q, paying)
   local fresh = not q
   if not q then
     q = { k = k, lvl = huge, cap = huge, rate = 0, w = 0, sat = false, last = now, seen = 0, seq = 0,
-          deferred = NEVER, con = {}, use = {}, corr = {}, out = 0 }
+          deferred = NEVER, con = {}, use = {}, corr = {}, out = 0, waiting = NEVER, rel = 0 }
     for d = 1, D do
       q.con[d] = 0
       q.use[d] = 0
-      q.corr[d] = S[CC + at(k, d)]
+      q.corr[d] = 0
     end
     S[N + k] = S[N + k] + 1
   else
@@ -45,14 +45,14 @@ local function touch(now, field, k, weight, cost, q, paying)
     end
   end
   -- q.sat (NestedBuckets.Queue.capped): banks at least half its capacity, so the class sums count
-  -- its use, not its demand. q.within (Queue.satisfied): would still bank half its capacity once
+  -- its use, not its demand, unless a call of it waits for its turn (q.waiting). q.within (Queue.satisfied): would still bank half its capacity once
   -- this call has paid, and its own share has not deferred it within the horizon.
   local owed = 0
   if paying then
     owed = sigma
   end
   q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros)
-  q.sat = fresh or q.lvl >= SATISFIED_FRACTION * q.cap
+  q.sat = fresh or (q.lvl >= SATISFIED_FRACTION * q.cap and now >= q.waiting)
   contribute(q)
   q.rate = q.w * equalisation_rate(k)
   q.cap = max(sigma, q.rate * P.horizon)
@@ -61,9 +61,10 @@ local function touch(now, field, k, weight, cost, q, paying)
 end
 
 -- NestedBuckets.correction: what a call of queue q (nil: not active yet) in class k is charged in
--- dimension d beyond its estimate: the queue's correction, a new queue's its class's.
+-- dimension d beyond its estimate: its class's correction until the queue has seen a release of its
+-- own, then the queue's.
 local function correction(q, k, d)
-  if q then
+  if q and q.rel > 0 then
     return q.corr[d]
   end
   return S[CC + at(k, d)]
@@ -222,6 +223,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if turn > now then
       q.deferred = now
     end
+    uncap(q, ready)
     -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.
     if ready > q.seen then
       q.seen = ready

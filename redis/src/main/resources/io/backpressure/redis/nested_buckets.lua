@@ -52,6 +52,8 @@
 --   S[CC + at(k, d)]        a new queue's estimate correction    classCorrection[k][d]
 --   S[LT + at(k, d)]        L2 tail of queues within their share lightTail[k][d]
 --   S[OD + at(k, d)]        cost of the class's overdue calls   overdue[k][d]
+--   S[CR + k]               releases class k's correction has   classReleases[k]
+--                           learnt from (up to LEARNING_RELEASES)
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
 
@@ -59,6 +61,7 @@ local SATISFIED_FRACTION = 0.5
 local MIN_DEFER_MICROS = 1000
 local EPSILON = 1e-9
 local CORRECTION_WEIGHT = 0.2
+local LEARNING_RELEASES = 5
 local HEADROOM = 0.02
 local TURN_LEAD = 0.2
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
@@ -74,7 +77,7 @@ local SERVER_NOW
 local P
 local S
 local D, K
-local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, OD, STATE_SIZE, QUEUE_SIZE
+local LAST, SEQ, G, LVL, USE, HD, AD, SU, CT, N, NS, CD, WS, CC, LT, OD, CR, STATE_SIZE, QUEUE_SIZE
 -- The config's 'earliest' as this call read it and as it stands (µs; 0 when unknown, huge when
 -- the seen zset is empty); end_step writes it back when it changed.
 local EARLIEST_READ, EARLIEST
@@ -132,9 +135,10 @@ local function layout(dims, classes)
   CC = WS + K
   LT = CC + K * D
   OD = LT + K * D
-  STATE_SIZE = OD + K * D
-  -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out.
-  QUEUE_SIZE = 11 + 3 * D
+  CR = OD + K * D
+  STATE_SIZE = CR + K
+  -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out, waited, rel.
+  QUEUE_SIZE = 13 + 3 * D
 end
 
 -- The struct formats of the state, of one queue, of the safe window's meta record and of one window
@@ -319,8 +323,10 @@ local function save_state()
 end
 
 -- One L3 queue: its level and capacity (shares), refill rate ρ_q (share/s), weight w_t, whether it
--- counts as satisfied, last refill and last seen (µs), touch order, class, last deferral (µs), and
--- per dimension its demand contribution (w_t · c_d / σ), usage average and estimate correction.
+-- counts as satisfied, last refill and last seen (µs), touch order, class, last deferral (µs), per
+-- dimension its demand contribution (w_t · c_d / σ), usage average and estimate correction, then
+-- its outstanding calls, the latest turn of its deferred calls (µs; Queue.waitingUntil) and the
+-- releases its correction has learnt from (Queue.releases).
 local function load_queue(field)
   local raw = redis.call('HGET', KEYS[3], field)
   -- A record of another size (written by an older layout of this file) is not read: the queue
@@ -330,7 +336,8 @@ local function load_queue(field)
   end
   local v = { struct.unpack(P.queue_format, raw) }
   local q = { lvl = v[1], cap = v[2], rate = v[3], w = v[4], sat = v[5] == 1, last = v[6], seen = v[7],
-              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {}, out = v[QUEUE_SIZE] }
+              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {}, out = v[11 + 3 * D],
+              waiting = v[12 + 3 * D], rel = v[13 + 3 * D] }
   for d = 1, D do
     q.con[d] = v[10 + d]
     q.use[d] = v[10 + D + d]
@@ -346,7 +353,9 @@ local function pack_queue(q)
     v[10 + D + d] = q.use[d]
     v[10 + 2 * D + d] = q.corr[d]
   end
-  v[QUEUE_SIZE] = q.out
+  v[11 + 3 * D] = q.out
+  v[12 + 3 * D] = q.waiting
+  v[13 + 3 * D] = q.rel
   return struct.pack(P.queue_format, unpack(v, 1, QUEUE_SIZE))
 end
 
@@ -534,6 +543,24 @@ local function withdraw(q)
     S[NS + k] = S[NS + k] - 1
   end
   S[WS + k] = max(0, S[WS + k] - q.w)
+end
+
+-- NestedBuckets.uncap: a queue whose call was just deferred to ready (µs) is waiting, not
+-- under-using, whatever its L3 bucket banks: it counts by its demand, not by its use, until that
+-- call's turn.
+local function uncap(q, ready)
+  q.waiting = max(q.waiting, ready)
+  if q.sat then
+    withdraw(q)
+    q.sat = false
+    contribute(q)
+  end
+end
+
+-- NestedBuckets.learningWeight: the running mean's 1 / (releases + 1) until that falls to
+-- CORRECTION_WEIGHT.
+local function learning_weight(releases)
+  return max(CORRECTION_WEIGHT, 1 / (releases + 1))
 end
 
 -- NestedBuckets.released: the queue's last outstanding call (q.out, Queue.outstanding) was released

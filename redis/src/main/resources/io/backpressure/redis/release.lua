@@ -40,8 +40,9 @@ end
 -- NestedBuckets.release: debit − actual goes back to (or, when negative, is taken from) L1, L2, the
 -- safe window's entry (while it is inside the window) and the usage averages; L3 gets back the
 -- difference between the share paid and the share the call really had; the queue's estimate
--- correction and its class's (the start of a new queue's) learn from actual − estimate. Levels may
--- go negative; refill pays the overshoot back.
+-- correction and its class's (that of its queues with no release of their own) learn from actual −
+-- estimate, as a running mean until LEARNING_RELEASES releases, then an exponential average. Levels
+-- may go negative; refill pays the overshoot back.
 begin_step(now)
 local field = (k - 1) .. ':' .. tenant
 local q = load_queue(field)
@@ -68,10 +69,14 @@ for d = 1, D do
     if q.sat then
       S[SU + kd] = max(0, S[SU + kd] - used)
     end
-    q.corr[d] = q.corr[d] + CORRECTION_WEIGHT * (max(0, actual[d] - estimate[d]) - q.corr[d])
+    q.corr[d] = q.corr[d] + learning_weight(q.rel) * (max(0, actual[d] - estimate[d]) - q.corr[d])
   end
   local error = max(0, actual[d] - estimate[d])
-  S[CC + kd] = S[CC + kd] + CORRECTION_WEIGHT * (error - S[CC + kd])
+  S[CC + kd] = S[CC + kd] + learning_weight(S[CR + k]) * (error - S[CC + kd])
+end
+S[CR + k] = min(LEARNING_RELEASES, S[CR + k] + 1)
+if q then
+  q.rel = min(LEARNING_RELEASES, q.rel + 1)
 end
 if entry then
   save_entry(entry_id, entry)
