@@ -502,9 +502,12 @@ final class NestedBuckets {
     // Classes never line up behind each other, and an under-share queue behind no one.
     long slot = now;
     long behind = fresh ? now : Math.max(now, booking.readyAt);
-    // A booked call back before its turn keeps its place; one back at or after it may have lost it.
-    // If that turn was a slot in a line, the call is overdue while it waits again (see overdue).
-    boolean lineUp = fresh || now >= booking.readyAt;
+    // A booked call back before its turn keeps its place. One back at or after a slot a line gave
+    // it that finds the capacity taken keeps its place once more, unless its class borrows: it
+    // waits only until the shared buckets hold it, overdue meanwhile (see overdue). Bounced again,
+    // it lines up at the back.
+    boolean keepsPlace = booking.lined && !wasOverdue && !borrows(k);
+    boolean lineUp = fresh || (now >= booking.readyAt && !keepsPlace);
     for (int d = 0; d < dims; d++) {
       boolean light = q.satisfied && classSlot[d] <= now;
       long shortSlot = Math.max(globalSlot[d], classSlot[d]);
@@ -569,6 +572,9 @@ final class NestedBuckets {
       if (turn > now) {
         q.deferredAt = now;
       }
+      if (booking.lined) {
+        q.linedAt = now;
+      }
       seenUntil(q, ready);
       return Math.max(MIN_DEFER_MICROS, ready - now);
     }
@@ -622,6 +628,16 @@ final class NestedBuckets {
       return 0;
     }
     return Math.max(0, Math.min(HEADROOM * largest[d], largest[d] - cost));
+  }
+
+  /** Whether class {@code k} uses capacity handed down by others in some dimension. */
+  private boolean borrows(int k) {
+    for (int d = 0; d < dims; d++) {
+      if (borrowing[k][d]) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -849,14 +865,30 @@ final class NestedBuckets {
     // Within its share: it would still bank half its capacity once this call has paid, and its own
     // share has not deferred it within the horizon. A queue whose horizon of share is less than
     // one call (many tenants, one call each) never is: every call it makes uses its share.
+    // A queue that a line deferred within the horizon while it used at least half its rate is
+    // using its share too, though its L3 banks: the lines, not L3, pace it.
     double after = q.level - (paying ? share(cost) : 0);
+    boolean pacedByLines =
+        now - q.linedAt <= horizonMicros && dominantUse(q) >= SATISFIED_FRACTION * q.rate;
     q.satisfied =
-        fresh || (after >= SATISFIED_FRACTION * q.capacity && now - q.deferredAt > horizonMicros);
+        fresh
+            || (after >= SATISFIED_FRACTION * q.capacity
+                && now - q.deferredAt > horizonMicros
+                && !pacedByLines);
     contribute(q);
     q.rate = q.weight * equalisationRate(k);
     q.capacity = Math.max(sigma, q.rate * horizon);
     q.level = Math.min(q.level, q.capacity);
     return q;
+  }
+
+  /** A queue's admitted rate in dominant share per second: {@code max_d use_d / r_d}. */
+  private double dominantUse(Queue q) {
+    double use = 0;
+    for (int d = 0; d < dims; d++) {
+      use = Math.max(use, q.use[d] / rate[d]);
+    }
+    return use;
   }
 
   /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
@@ -1059,6 +1091,9 @@ final class NestedBuckets {
     long lastSeen;
     long seq;
     long deferredAt = Long.MIN_VALUE / 2;
+
+    /** When a line (its class's or light line) last deferred one of its calls (µs). */
+    long linedAt = Long.MIN_VALUE / 2;
 
     /**
      * Its calls in flight (admitted, not released) plus its calls waiting with a booking; when it

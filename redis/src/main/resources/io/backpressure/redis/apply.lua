@@ -35,7 +35,7 @@ end
 local dims, classes = params[1], params[2]
 local period = params[3 + 3 * dims + classes + 5]
 params[#params + 1] = '<' .. string.rep('d', 2 + dims + 9 * classes * dims + 4 * classes)
-params[#params + 1] = '<' .. string.rep('d', 11 + 3 * dims)
+params[#params + 1] = '<' .. string.rep('d', 12 + 3 * dims)
 params[#params + 1] = '<' .. string.rep('d', 2 + dims)
 params[#params + 1] = '<' .. string.rep('d', 1 + dims)
 

@@ -180,8 +180,8 @@ local function load_config(version)
   LT = CC + K * D
   OD = LT + K * D
   STATE_SIZE = OD + K * D
-  -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out.
-  QUEUE_SIZE = 11 + 3 * D
+  -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out and lined.
+  QUEUE_SIZE = 12 + 3 * D
   return P
 end
 
@@ -263,8 +263,9 @@ local function save_state()
 end
 
 -- One L3 queue: its level and capacity (shares), refill rate ρ_q (share/s), weight w_t, whether it
--- counts as satisfied, last refill and last seen (µs), touch order, class, last deferral (µs), and
--- per dimension its demand contribution (w_t · c_d / σ), usage average and estimate correction.
+-- counts as satisfied, last refill and last seen (µs), touch order, class, last deferral (µs), per
+-- dimension its demand contribution (w_t · c_d / σ), usage average and estimate correction, then
+-- its outstanding calls and when a line last deferred one of its calls (µs).
 local function load_queue(field)
   local raw = redis.call('HGET', KEYS[3], field)
   -- A record of another size (written by an older layout of this file) is not read: the queue
@@ -274,7 +275,8 @@ local function load_queue(field)
   end
   local v = { struct.unpack(P.queue_format, raw) }
   local q = { lvl = v[1], cap = v[2], rate = v[3], w = v[4], sat = v[5] == 1, last = v[6], seen = v[7],
-              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {}, out = v[QUEUE_SIZE] }
+              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {},
+              out = v[QUEUE_SIZE - 1], lined = v[QUEUE_SIZE] }
   for d = 1, D do
     q.con[d] = v[10 + d]
     q.use[d] = v[10 + D + d]
@@ -290,7 +292,8 @@ local function pack_queue(q)
     v[10 + D + d] = q.use[d]
     v[10 + 2 * D + d] = q.corr[d]
   end
-  v[QUEUE_SIZE] = q.out
+  v[QUEUE_SIZE - 1] = q.out
+  v[QUEUE_SIZE] = q.lined
   return struct.pack(P.queue_format, unpack(v, 1, QUEUE_SIZE))
 end
 
@@ -332,6 +335,25 @@ local function headroom(k, d, cost)
     return 0
   end
   return max(0, min(HEADROOM * P.largest[d], P.largest[d] - cost))
+end
+
+-- NestedBuckets.borrows: whether class k uses capacity handed down by others in some dimension.
+local function borrows(k)
+  for d = 1, D do
+    if borrowing[at(k, d)] then
+      return true
+    end
+  end
+  return false
+end
+
+-- NestedBuckets.dominantUse: a queue's admitted rate in dominant share per second, max_d use_d / r_d.
+local function dominant_use(q)
+  local use = 0
+  for d = 1, D do
+    use = max(use, q.use[d] / P.rate[d])
+  end
+  return use
 end
 
 -- NestedBuckets.overdueOfOthers: what a call of class k must leave free in dimension d's shared
