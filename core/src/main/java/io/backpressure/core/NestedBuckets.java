@@ -862,24 +862,40 @@ final class NestedBuckets {
       }
     }
     q.capped = fresh || q.level >= SATISFIED_FRACTION * q.capacity;
+    contribute(q);
     // Within its share: it would still bank half its capacity once this call has paid, and its own
     // share has not deferred it within the horizon. A queue whose horizon of share is less than
     // one call (many tenants, one call each) never is: every call it makes uses its share.
-    // A queue that a line deferred within the horizon while it used at least half its rate is
-    // using its share too, though its L3 banks: the lines, not L3, pace it.
+    // A queue that a line deferred within the horizon while it used at least half its equal split
+    // of the class is using its share too, though its L3 banks: the lines, not L3, pace it.
     double after = q.level - (paying ? share(cost) : 0);
     boolean pacedByLines =
-        now - q.linedAt <= horizonMicros && dominantUse(q) >= SATISFIED_FRACTION * q.rate;
+        now - q.linedAt <= horizonMicros
+            && dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplitRate(k);
     q.satisfied =
         fresh
             || (after >= SATISFIED_FRACTION * q.capacity
                 && now - q.deferredAt > horizonMicros
                 && !pacedByLines);
-    contribute(q);
     q.rate = q.weight * equalisationRate(k);
     q.capacity = Math.max(sigma, q.rate * horizon);
     q.level = Math.min(q.level, q.capacity);
     return q;
+  }
+
+  /**
+   * The dominant-share rate per unit of tenant weight if class {@code k}'s effective rate were
+   * split among all its active queues by their demand ({@code min_d eff_k,d / Σ D_k,d}); infinite
+   * when the class has no demand.
+   */
+  private double equalSplitRate(int k) {
+    double all = Double.POSITIVE_INFINITY;
+    for (int d = 0; d < dims; d++) {
+      if (allDemand[k][d] > 0) {
+        all = Math.min(all, effective[k][d] / allDemand[k][d]);
+      }
+    }
+    return all;
   }
 
   /** A queue's admitted rate in dominant share per second: {@code max_d use_d / r_d}. */
@@ -894,11 +910,8 @@ final class NestedBuckets {
   /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
   private double equalisationRate(int k) {
     double hungry = Double.POSITIVE_INFINITY;
-    double all = Double.POSITIVE_INFINITY;
+    double all = equalSplitRate(k);
     for (int d = 0; d < dims; d++) {
-      if (allDemand[k][d] > 0) {
-        all = Math.min(all, effective[k][d] / allDemand[k][d]);
-      }
       if (hungryDemand[k][d] > 0) {
         hungry =
             Math.min(

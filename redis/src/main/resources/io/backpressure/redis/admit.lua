@@ -47,16 +47,17 @@ local function touch(now, field, k, weight, cost, q, paying)
   -- q.sat (NestedBuckets.Queue.capped): banks at least half its capacity, so the class sums count
   -- its use, not its demand. q.within (Queue.satisfied): would still bank half its capacity once
   -- this call has paid, its own share has not deferred it within the horizon, and it is not paced by
-  -- the lines (deferred by one within the horizon while it used at least half its rate).
+  -- the lines (deferred by one within the horizon while it used at least half its equal split).
+  q.sat = fresh or q.lvl >= SATISFIED_FRACTION * q.cap
+  contribute(q)
   local owed = 0
   if paying then
     owed = sigma
   end
-  local paced_by_lines = now - q.lined <= P.horizon_micros and dominant_use(q) >= SATISFIED_FRACTION * q.rate
+  local paced_by_lines = now - q.lined <= P.horizon_micros
+                         and dominant_use(q) >= SATISFIED_FRACTION * q.w * equal_split_rate(k)
   q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
                        and not paced_by_lines)
-  q.sat = fresh or q.lvl >= SATISFIED_FRACTION * q.cap
-  contribute(q)
   q.rate = q.w * equalisation_rate(k)
   q.cap = max(sigma, q.rate * P.horizon)
   q.lvl = min(q.lvl, q.cap)

@@ -347,6 +347,19 @@ local function borrows(k)
   return false
 end
 
+-- NestedBuckets.equalSplitRate: the dominant-share rate per unit of tenant weight if class k's
+-- effective rate were split among all its active queues by their demand (huge: no demand).
+local function equal_split_rate(k)
+  local all = huge
+  for d = 1, D do
+    local kd = at(k, d)
+    if S[AD + kd] > 0 then
+      all = min(all, effective[kd] / S[AD + kd])
+    end
+  end
+  return all
+end
+
 -- NestedBuckets.dominantUse: a queue's admitted rate in dominant share per second, max_d use_d / r_d.
 local function dominant_use(q)
   local use = 0
@@ -726,12 +739,9 @@ end
 -- at least the rate that fits every queue of the class.
 local function equalisation_rate(k)
   local hungry = huge
-  local all = huge
+  local all = equal_split_rate(k)
   for d = 1, D do
     local kd = at(k, d)
-    if S[AD + kd] > 0 then
-      all = min(all, effective[kd] / S[AD + kd])
-    end
     if S[HD + kd] > 0 then
       hungry = min(hungry, max(0, effective[kd] - S[SU + kd]) / S[HD + kd])
     end
