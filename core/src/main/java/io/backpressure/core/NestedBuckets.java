@@ -100,13 +100,26 @@ import org.jspecify.annotations.Nullable;
  * that finds a shared bucket short lines up behind a <i>tail</i> (the time the last call deferred
  * there was told to come back) of its own class: the class's tail, spaced at {@code c_d / eff_k,d},
  * for queues using their share; the class's light tail, spaced at {@code c_d / r_d}, for a queue
- * <i>within</i> its share (it would still bank half its capacity after paying, and its own L3 has
- * not deferred it within {@code H}) that found only L1 short. Classes never line up behind one
- * another, and a queue within its share never behind the calls of queues using theirs. A booked
- * call back before its turn keeps its place; one back at or after it that finds its capacity gone
- * (a late wake-up) lines up again. A cost above a dimension's burst (or its safe-window allowance)
- * can never fit and is rejected at once. A queue or class seen for the first time starts with full
- * buckets, inside the same step, so concurrent first calls cannot over-admit.
+ * <i>within</i> its share (it would still bank half its capacity after paying, its own L3 has not
+ * deferred it within {@code H}, and it is not <i>paced by the lines</i>) that found only L1 short.
+ * Classes never line up behind one another, and a queue within its share never behind the calls of
+ * queues using theirs. A booked call back before its turn keeps its place; for one back at or after
+ * it that finds its capacity gone (a late wake-up), see the overdue calls below. A cost above a
+ * dimension's burst (or its safe-window allowance) can never fit and is rejected at once. A queue
+ * or class seen for the first time starts with full buckets, inside the same step, so concurrent
+ * first calls cannot over-admit.
+ *
+ * <p><b>Paced by the lines.</b> Under a safe window a saturating queue's L3 banks: the lines, not
+ * L3, pace it, so its calls are admitted at about the rate L3 refills and it would pass for a queue
+ * within its share. Every class's saturating queues then lined up at the light tail, spaced at the
+ * whole cap's pace, and three classes' light lines promised the window three times over: on the
+ * paper's token-bound workload two of every three calls that came back at their slot found it
+ * taken. A queue that a line deferred within {@code H} while its admitted rate ({@code max_d use_d
+ * / r_d}) was at least half its equal split of the class ({@code w_t · min_d eff_k,d / Σ D_k,d})
+ * therefore counts as using its share: it lines up at its class's tail, spaced at the class's rate,
+ * and the class lines together promise the cap once. A queue far below its share (an interactive
+ * tenant whose call met a burst of its own) stays within it. The state is one time per queue
+ * ({@code linedAt}, when a line last deferred one of its calls).
  *
  * <p><b>Promises across classes: overdue calls.</b> Lines are per class, so a slot promised in one
  * class's line is invisible to the calls of the others: a timer fires a little late, and in between
@@ -114,17 +127,19 @@ import org.jspecify.annotations.Nullable;
  * late call then lines up again at the back of its class's line, a whole line's length later, and
  * it can happen again: under three saturating classes this repeated bounce, not the share, set the
  * top class's p95. A call that comes back at or after a slot a line gave it and finds its capacity
- * taken is therefore <i>overdue</i>: it lines up again as before, and until it is back its cost
- * counts in its class's {@code overdue} level, per dimension. Every call of another class's queue
- * using its share must leave the overdue levels of the other classes free in L1 and the safe
- * window, besides its own cost and headroom, so the promised capacity waits for the caller it was
- * promised to. Three exceptions keep the rest of the rule whole: a queue within its share owes
- * nothing (it is admitted at once however many calls of others are overdue), an overdue call owes
- * no other overdue call (they would all wait for one another), and a class that borrows is owed
- * nothing (what it was promised was handed down by classes that may take it back at once). An
- * overdue call that never comes back is forgotten: the levels decay with time constant {@code H}.
- * The state is one number per class and dimension and two flags per booking; the step costs
- * O(classes × dimensions) more.
+ * taken is therefore <i>overdue</i>: the first time, it keeps its place and waits only until the
+ * shared buckets (and window) hold it, not behind its class's tail; bounced again, or when its
+ * class borrows (what it waits for may be taken back at once), it lines up at the back as before.
+ * Until it is back its cost counts in its class's {@code overdue} level, per dimension. Every call
+ * of another class's queue using its share must leave the overdue levels of the other classes free
+ * in L1 and the safe window, besides its own cost and headroom, so the promised capacity waits for
+ * the caller it was promised to. Three exceptions keep the rest of the rule whole: a queue within
+ * its share owes nothing (it is admitted at once however many calls of others are overdue), an
+ * overdue call owes no other overdue call (they would all wait for one another), and a class that
+ * borrows is owed nothing (what it was promised was handed down by classes that may take it back at
+ * once). An overdue call that never comes back is forgotten: the levels decay with time constant
+ * {@code H}. The state is one number per class and dimension and two flags per booking; the step
+ * costs O(classes × dimensions) more.
  *
  * <p><b>Deadlines.</b> A call with a wait limit (its own {@link AdmissionRequest#maxWait()}, or its
  * class's {@code max_wait}) whose Δ would exceed it is answered {@code Expired} at once: it pays
@@ -245,11 +260,13 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code nominal}, {@code effective}, {@code borrowing}</td></tr>
  *   <tr><td>{@code Queue.level/capacity/rate/weight/capped/lastMicros/lastSeen/seq/deferredAt/outstanding}</td>
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
- *   <tr><td>{@code Queue.correction/waitingUntil/releases}</td><td>{@code q.corr/waiting/rel}</td></tr>
+ *   <tr><td>{@code Queue.correction/waitingUntil/releases/linedAt}</td><td>{@code q.corr/waiting/rel/lined}</td></tr>
  *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
  *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}</td></tr>
+ *   <tr><td>{@code keepsPlace}, {@code pacedByLines} (in admit, touch), {@code borrows}, {@code dominantUse}, {@code equalSplitRate}</td>
+ *       <td>{@code keeps_place}, {@code paced_by_lines}, {@code borrows}, {@code dominant_use}, {@code equal_split_rate}</td></tr>
  *   <tr><td>{@code correction}, {@code uncap}, {@code learningWeight}</td>
  *       <td>{@code correction} (admit.lua), {@code uncap}, {@code learning_weight}</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
@@ -569,9 +586,12 @@ final class NestedBuckets {
     // Classes never line up behind each other, and an under-share queue behind no one.
     long slot = now;
     long behind = fresh ? now : Math.max(now, booking.readyAt);
-    // A booked call back before its turn keeps its place; one back at or after it may have lost it.
-    // If that turn was a slot in a line, the call is overdue while it waits again (see overdue).
-    boolean lineUp = fresh || now >= booking.readyAt;
+    // A booked call back before its turn keeps its place. One back at or after a slot a line gave
+    // it that finds the capacity taken keeps its place once more, unless its class borrows: it
+    // waits only until the shared buckets hold it, overdue meanwhile (see overdue). Bounced again,
+    // it lines up at the back.
+    boolean keepsPlace = booking.lined && !wasOverdue && !borrows(k);
+    boolean lineUp = fresh || (now >= booking.readyAt && !keepsPlace);
     for (int d = 0; d < dims; d++) {
       boolean light = q.satisfied && classSlot[d] <= now;
       long shortSlot = Math.max(globalSlot[d], classSlot[d]);
@@ -635,6 +655,9 @@ final class NestedBuckets {
       }
       if (turn > now) {
         q.deferredAt = now;
+      }
+      if (booking.lined) {
+        q.linedAt = now;
       }
       uncap(q, ready);
       seenUntil(q, ready);
@@ -713,6 +736,16 @@ final class NestedBuckets {
       return 0;
     }
     return Math.max(0, Math.min(HEADROOM * largest[d], largest[d] - cost));
+  }
+
+  /** Whether class {@code k} uses capacity handed down by others in some dimension. */
+  private boolean borrows(int k) {
+    for (int d = 0; d < dims; d++) {
+      if (borrowing[k][d]) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -939,27 +972,56 @@ final class NestedBuckets {
       }
     }
     q.capped = fresh || (q.level >= SATISFIED_FRACTION * q.capacity && now >= q.waitingUntil);
+    contribute(q);
     // Within its share: it would still bank half its capacity once this call has paid, and its own
     // share has not deferred it within the horizon. A queue whose horizon of share is less than
     // one call (many tenants, one call each) never is: every call it makes uses its share.
+    // A queue that a line deferred within the horizon while it used at least half its equal split
+    // of the class is using its share too, though its L3 banks: the lines, not L3, pace it.
     double after = q.level - (paying ? share(cost) : 0);
+    boolean pacedByLines =
+        now - q.linedAt <= horizonMicros
+            && dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplitRate(k);
     q.satisfied =
-        fresh || (after >= SATISFIED_FRACTION * q.capacity && now - q.deferredAt > horizonMicros);
-    contribute(q);
+        fresh
+            || (after >= SATISFIED_FRACTION * q.capacity
+                && now - q.deferredAt > horizonMicros
+                && !pacedByLines);
     q.rate = q.weight * equalisationRate(k);
     q.capacity = Math.max(sigma, q.rate * horizon);
     q.level = Math.min(q.level, q.capacity);
     return q;
   }
 
-  /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
-  private double equalisationRate(int k) {
-    double hungry = Double.POSITIVE_INFINITY;
+  /**
+   * The dominant-share rate per unit of tenant weight if class {@code k}'s effective rate were
+   * split among all its active queues by their demand ({@code min_d eff_k,d / Σ D_k,d}); infinite
+   * when the class has no demand.
+   */
+  private double equalSplitRate(int k) {
     double all = Double.POSITIVE_INFINITY;
     for (int d = 0; d < dims; d++) {
       if (allDemand[k][d] > 0) {
         all = Math.min(all, effective[k][d] / allDemand[k][d]);
       }
+    }
+    return all;
+  }
+
+  /** A queue's admitted rate in dominant share per second: {@code max_d use_d / r_d}. */
+  private double dominantUse(Queue q) {
+    double use = 0;
+    for (int d = 0; d < dims; d++) {
+      use = Math.max(use, q.use[d] / rate[d]);
+    }
+    return use;
+  }
+
+  /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
+  private double equalisationRate(int k) {
+    double hungry = Double.POSITIVE_INFINITY;
+    double all = equalSplitRate(k);
+    for (int d = 0; d < dims; d++) {
       if (hungryDemand[k][d] > 0) {
         hungry =
             Math.min(
@@ -1148,13 +1210,16 @@ final class NestedBuckets {
      */
     boolean capped;
 
-    /** Capped, and not deferred within the share horizon: within its share, it skips the lines. */
+    /** Capped, not deferred within the share horizon, not paced by the lines: within its share. */
     boolean satisfied;
 
     long lastMicros;
     long lastSeen;
     long seq;
     long deferredAt = Long.MIN_VALUE / 2;
+
+    /** When a line (its class's or light line) last deferred one of its calls (µs). */
+    long linedAt = Long.MIN_VALUE / 2;
 
     /**
      * Its calls in flight (admitted, not released) plus its calls waiting with a booking; when it

@@ -21,7 +21,8 @@ local function touch(now, field, k, weight, cost, q, paying)
   local fresh = not q
   if not q then
     q = { k = k, lvl = huge, cap = huge, rate = 0, w = 0, sat = false, last = now, seen = 0, seq = 0,
-          deferred = NEVER, con = {}, use = {}, corr = {}, out = 0, waiting = NEVER, rel = 0 }
+          deferred = NEVER, con = {}, use = {}, corr = {}, out = 0, waiting = NEVER, rel = 0,
+          lined = NEVER }
     for d = 1, D do
       q.con[d] = 0
       q.use[d] = 0
@@ -45,15 +46,20 @@ local function touch(now, field, k, weight, cost, q, paying)
     end
   end
   -- q.sat (NestedBuckets.Queue.capped): banks at least half its capacity, so the class sums count
-  -- its use, not its demand, unless a call of it waits for its turn (q.waiting). q.within (Queue.satisfied): would still bank half its capacity once
-  -- this call has paid, and its own share has not deferred it within the horizon.
+  -- its use, not its demand, unless a call of it waits for its turn (q.waiting). q.within
+  -- (Queue.satisfied): would still bank half its capacity once this call has paid, its own share has
+  -- not deferred it within the horizon, and it is not paced by the lines (deferred by one within the
+  -- horizon while it used at least half its equal split).
+  q.sat = fresh or (q.lvl >= SATISFIED_FRACTION * q.cap and now >= q.waiting)
+  contribute(q)
   local owed = 0
   if paying then
     owed = sigma
   end
-  q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros)
-  q.sat = fresh or (q.lvl >= SATISFIED_FRACTION * q.cap and now >= q.waiting)
-  contribute(q)
+  local paced_by_lines = now - q.lined <= P.horizon_micros
+                         and dominant_use(q) >= SATISFIED_FRACTION * q.w * equal_split_rate(k)
+  q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
+                       and not paced_by_lines)
   q.rate = q.w * equalisation_rate(k)
   q.cap = max(sigma, q.rate * P.horizon)
   q.lvl = min(q.lvl, q.cap)
@@ -145,14 +151,16 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   end
   -- A call that finds a shared bucket short lines up behind its own class's tail, spaced at the
   -- class's effective rate, or behind its class's light tail when its queue is within its share.
-  -- A booked call back before its turn keeps its place; one back at or after it may have lost it.
-  -- If that turn was a slot in a line, the call is overdue while it waits again.
+  -- A booked call back before its turn keeps its place. One back at or after a slot a line gave it
+  -- that finds the capacity taken keeps its place once more, unless its class borrows, and is
+  -- overdue while it waits; bounced again, it lines up at the back (NestedBuckets.admit).
   local slot = now
   local behind = now
   if not fresh then
     behind = max(now, booking.ready)
   end
-  local line_up = fresh or now >= booking.ready
+  local keeps_place = booking.lined and not was_overdue and not borrows(k)
+  local line_up = fresh or (now >= booking.ready and not keeps_place)
   local light_slot = {}
   for d = 1, D do
     local kd = at(k, d)
@@ -222,6 +230,9 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     end
     if turn > now then
       q.deferred = now
+    end
+    if booking.lined then
+      q.lined = now
     end
     uncap(q, ready)
     -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.

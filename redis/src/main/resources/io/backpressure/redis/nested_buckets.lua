@@ -137,8 +137,9 @@ local function layout(dims, classes)
   OD = LT + K * D
   CR = OD + K * D
   STATE_SIZE = CR + K
-  -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out, waited, rel.
-  QUEUE_SIZE = 13 + 3 * D
+  -- A queue record (load_queue): ten scalars, con/use/corr per dimension, then out, waiting, rel,
+  -- lined.
+  QUEUE_SIZE = 14 + 3 * D
 end
 
 -- The struct formats of the state, of one queue, of the safe window's meta record and of one window
@@ -325,8 +326,9 @@ end
 -- One L3 queue: its level and capacity (shares), refill rate ρ_q (share/s), weight w_t, whether it
 -- counts as satisfied, last refill and last seen (µs), touch order, class, last deferral (µs), per
 -- dimension its demand contribution (w_t · c_d / σ), usage average and estimate correction, then
--- its outstanding calls, the latest turn of its deferred calls (µs; Queue.waitingUntil) and the
--- releases its correction has learnt from (Queue.releases).
+-- its outstanding calls, the latest turn of its deferred calls (µs; Queue.waitingUntil), the
+-- releases its correction has learnt from (Queue.releases) and when a line last deferred one of its
+-- calls (µs; Queue.linedAt).
 local function load_queue(field)
   local raw = redis.call('HGET', KEYS[3], field)
   -- A record of another size (written by an older layout of this file) is not read: the queue
@@ -337,7 +339,7 @@ local function load_queue(field)
   local v = { struct.unpack(P.queue_format, raw) }
   local q = { lvl = v[1], cap = v[2], rate = v[3], w = v[4], sat = v[5] == 1, last = v[6], seen = v[7],
               seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {}, out = v[11 + 3 * D],
-              waiting = v[12 + 3 * D], rel = v[13 + 3 * D] }
+              waiting = v[12 + 3 * D], rel = v[13 + 3 * D], lined = v[14 + 3 * D] }
   for d = 1, D do
     q.con[d] = v[10 + d]
     q.use[d] = v[10 + D + d]
@@ -356,6 +358,7 @@ local function pack_queue(q)
   v[11 + 3 * D] = q.out
   v[12 + 3 * D] = q.waiting
   v[13 + 3 * D] = q.rel
+  v[14 + 3 * D] = q.lined
   return struct.pack(P.queue_format, unpack(v, 1, QUEUE_SIZE))
 end
 
@@ -397,6 +400,38 @@ local function headroom(k, d, cost)
     return 0
   end
   return max(0, min(HEADROOM * P.largest[d], P.largest[d] - cost))
+end
+
+-- NestedBuckets.borrows: whether class k uses capacity handed down by others in some dimension.
+local function borrows(k)
+  for d = 1, D do
+    if borrowing[at(k, d)] then
+      return true
+    end
+  end
+  return false
+end
+
+-- NestedBuckets.equalSplitRate: the dominant-share rate per unit of tenant weight if class k's
+-- effective rate were split among all its active queues by their demand (huge: no demand).
+local function equal_split_rate(k)
+  local all = huge
+  for d = 1, D do
+    local kd = at(k, d)
+    if S[AD + kd] > 0 then
+      all = min(all, effective[kd] / S[AD + kd])
+    end
+  end
+  return all
+end
+
+-- NestedBuckets.dominantUse: a queue's admitted rate in dominant share per second, max_d use_d / r_d.
+local function dominant_use(q)
+  local use = 0
+  for d = 1, D do
+    use = max(use, q.use[d] / P.rate[d])
+  end
+  return use
 end
 
 -- NestedBuckets.overdueOfOthers: what a call of class k must leave free in dimension d's shared
@@ -787,12 +822,9 @@ end
 -- at least the rate that fits every queue of the class.
 local function equalisation_rate(k)
   local hungry = huge
-  local all = huge
+  local all = equal_split_rate(k)
   for d = 1, D do
     local kd = at(k, d)
-    if S[AD + kd] > 0 then
-      all = min(all, effective[kd] / S[AD + kd])
-    end
     if S[HD + kd] > 0 then
       hungry = min(hungry, max(0, effective[kd] - S[SU + kd]) / S[HD + kd])
     end

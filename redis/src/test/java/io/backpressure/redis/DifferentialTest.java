@@ -41,7 +41,7 @@ class DifferentialTest {
   private int sameMicros;
 
   @ParameterizedTest(name = "seed {0}")
-  @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
   void sameTraceSameDecisionsAndState(long seed) {
     Random random = new Random(seed);
     Policy policy =
