@@ -4,6 +4,7 @@ import io.backpressure.core.feedback.EffectiveCaps;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -30,6 +31,14 @@ public final class InMemoryGate implements Gate {
   private final NestedBuckets buckets;
   private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
+
+  /**
+   * Bookings of released grants, at most {@link #SPARE_BOOKINGS}, handed to the next fresh calls
+   * instead of new ones (guarded by the lock).
+   */
+  private final ArrayDeque<NestedBuckets.Booking> spare = new ArrayDeque<>();
+
+  private static final int SPARE_BOOKINGS = 64;
   private final EffectiveCaps caps;
 
   /** The policy's dimension names, in order; a live update never changes them. */
@@ -178,7 +187,7 @@ public final class InMemoryGate implements Gate {
     String tenant = Objects.requireNonNull(request.tenant(), "checked");
     String priority = Objects.requireNonNull(request.priority(), "checked");
     String id;
-    NestedBuckets.Booking granted;
+    Cost debited;
     synchronized (this) {
       long now = clock.nanoTime() / 1_000;
       if (ramping) {
@@ -195,7 +204,12 @@ public final class InMemoryGate implements Gate {
       }
       boolean fresh = booking == null;
       if (booking == null) {
-        booking = new NestedBuckets.Booking(tenant, k, check.estimate().length);
+        booking = spare.pollFirst();
+        if (booking == null) {
+          booking = new NestedBuckets.Booking(tenant, k, check.estimate().length);
+        } else {
+          booking.reuse(tenant, k);
+        }
       }
       long wait =
           buckets.admit(
@@ -232,12 +246,12 @@ public final class InMemoryGate implements Gate {
       id = "g" + (++nextId);
       booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
       grants.put(id, booking);
-      granted = booking;
+      // Read under the lock: once released, the booking is handed to another call.
+      debited =
+          Arrays.equals(booking.debit, booking.estimate)
+              ? request.cost()
+              : Cost.of(dimensionNames, booking.debit);
     }
-    Cost debited =
-        Arrays.equals(granted.debit, granted.estimate)
-            ? request.cost()
-            : Cost.of(dimensionNames, granted.debit);
     return new Admission.Admitted(new Grant(id, tenant, priority, debited, false));
   }
 
@@ -257,6 +271,9 @@ public final class InMemoryGate implements Gate {
         return false;
       }
       buckets.release(clock.nanoTime() / 1_000, record, releaseAmounts);
+      if (spare.size() < SPARE_BOOKINGS) {
+        spare.addFirst(record);
+      }
       return true;
     }
   }
