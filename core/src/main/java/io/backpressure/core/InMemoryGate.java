@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
 public final class InMemoryGate implements Gate {
   private final Ticker clock;
   private final NestedBuckets buckets;
-  private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
+  private final GrantTable grants = new GrantTable();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
 
   /**
@@ -243,9 +243,10 @@ public final class InMemoryGate implements Gate {
         bookings.remove(request.booking());
       }
       waiting.purge(k, now);
-      id = "g" + (++nextId);
+      long number = ++nextId;
+      id = GrantTable.id(number);
       booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
-      grants.put(id, booking);
+      grants.put(number, booking);
       // Read under the lock: once released, the booking is handed to another call.
       debited =
           Arrays.equals(booking.debit, booking.estimate)
@@ -345,12 +346,7 @@ public final class InMemoryGate implements Gate {
       return;
     }
     nextExpiry = now + Math.min(1_000_000, policy.grantTtl().toNanos() / 1_000);
-    for (Iterator<NestedBuckets.Booking> it = grants.values().iterator(); it.hasNext(); ) {
-      if (it.next().expiresAt > now) {
-        break;
-      }
-      it.remove();
-    }
+    grants.removeExpired(now);
     for (Iterator<NestedBuckets.Booking> it = bookings.values().iterator(); it.hasNext(); ) {
       if (it.next().expiresAt > now) {
         break;
