@@ -53,8 +53,9 @@ record Script(String text, String sha, @Nullable String function) {
    * script at every call: it defines every function of nested_buckets.lua again and decodes the
    * policy's parameters. The library runs nested_buckets.lua and the steps' functions once, at the
    * first call after it is loaded (Redis's standard libraries are not there while a library loads),
-   * and keeps those functions, the tables they reuse and the parameters they decoded between calls; each call starts with {@code begin_call}
-   * (guards.lua), so no state of a call survives into the next.
+   * and keeps those functions, the tables they reuse and the parameters they decoded between calls;
+   * each call starts with {@code begin_call} (guards.lua), so no state of a call survives into the
+   * next.
    */
   static final String LIBRARY = library(ADMIT, RELEASE);
 
