@@ -244,7 +244,7 @@ public final class InMemoryGate implements Gate {
       }
       waiting.purge(k, now);
       long number = ++nextId;
-      id = GrantTable.id(number);
+      id = grants.id(number);
       booking.expiresAt = now + policy.grantTtl().toNanos() / 1_000;
       grants.put(number, booking);
       // Read under the lock: once released, the booking is handed to another call.

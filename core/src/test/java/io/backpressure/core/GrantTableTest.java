@@ -25,8 +25,9 @@ class GrantTableTest {
         NestedBuckets.Booking booking = new NestedBuckets.Booking("t", 0, 1);
         booking.expiresAt = now + 1 + random.nextInt(1_000);
         table.put(number, booking);
-        reference.put(GrantTable.id(number), booking);
-        ids.add(GrantTable.id(number));
+        String id = table.id(number);
+        reference.put(id, booking);
+        ids.add(id);
       } else if (action < 9 && !ids.isEmpty()) {
         // Ids released twice, or already expired, find nothing the second time.
         String id = ids.get(random.nextInt(ids.size()));
@@ -46,14 +47,20 @@ class GrantTableTest {
   }
 
   @Test
-  void anIdItDidNotHandOutFindsNothing() {
+  void anIdIsTheNumberInBase64AndOnlyItsOwnIdFindsIt() {
     GrantTable table = new GrantTable();
-    table.put(12, new NestedBuckets.Booking("t", 0, 1));
-    for (String id :
-        List.of("", "g", "12", "b12", "g012", "g12x", "g-12", "g1234567890123456789")) {
+    assertThat(table.id(1)).isEqualTo("g1");
+    assertThat(table.id(64 + 12)).isEqualTo("g1C");
+    assertThat(table.id((1L << 60) - 1)).isEqualTo("g__________");
+    table.put(76, new NestedBuckets.Booking("t", 0, 1));
+    for (String id : List.of("", "g", "1C", "b1C", "g01C", "g1C!", "g1C\u00e9", "g12345678901")) {
       assertThat(table.remove(id)).as(id).isNull();
     }
-    assertThat(GrantTable.id(12)).isEqualTo("g12");
-    assertThat(table.remove("g12")).isNotNull();
+    assertThat(table.remove("g1C")).isNotNull();
+    Random random = new Random(5);
+    for (int i = 0; i < 10_000; i++) {
+      long number = 1 + (random.nextLong() >>> 4);
+      assertThat(GrantTable.number(table.id(number))).isEqualTo(number);
+    }
   }
 }
