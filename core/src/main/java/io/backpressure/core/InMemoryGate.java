@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  * queue nothing lasting: the debt it paid is what its own wait would have refilled.
  */
 public final class InMemoryGate implements Gate {
+  /** Most released bookings a gate keeps for reuse. */
+  private static final int SPARE_BOOKINGS = 64;
+
   private final Ticker clock;
   private final NestedBuckets buckets;
   private final GrantTable grants = new GrantTable();
@@ -38,7 +41,6 @@ public final class InMemoryGate implements Gate {
    */
   private final ArrayDeque<NestedBuckets.Booking> spare = new ArrayDeque<>();
 
-  private static final int SPARE_BOOKINGS = 64;
   private final EffectiveCaps caps;
 
   /** The policy's dimension names, in order; a live update never changes them. */
