@@ -5,6 +5,7 @@ import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.internal.EffectiveCaps;
 import io.backpressure.core.internal.RequestCheck;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -27,10 +28,20 @@ import org.jspecify.annotations.Nullable;
  * queue nothing lasting: the debt it paid is what its own wait would have refilled.
  */
 public final class InMemoryGate implements Gate {
+  /** Most released bookings a gate keeps for reuse. */
+  private static final int SPARE_BOOKINGS = 64;
+
   private final Ticker clock;
   private final NestedBuckets buckets;
-  private final Map<String, NestedBuckets.Booking> grants = new LinkedHashMap<>();
+  private final GrantTable grants = new GrantTable();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
+
+  /**
+   * Bookings of released grants, at most {@link #SPARE_BOOKINGS}, handed to the next fresh calls
+   * instead of new ones (guarded by the lock).
+   */
+  private final ArrayDeque<NestedBuckets.Booking> spare = new ArrayDeque<>();
+
   private final EffectiveCaps caps;
 
   /** The policy's dimension names, in order; a live update never changes them. */
@@ -179,7 +190,7 @@ public final class InMemoryGate implements Gate {
     String tenant = Objects.requireNonNull(request.tenant(), "checked");
     String priority = Objects.requireNonNull(request.priority(), "checked");
     String id;
-    NestedBuckets.Booking granted;
+    Cost debited;
     synchronized (this) {
       long now = clock.nanoTime() / 1_000;
       if (ramping) {
@@ -196,7 +207,12 @@ public final class InMemoryGate implements Gate {
       }
       boolean fresh = booking == null;
       if (booking == null) {
-        booking = new NestedBuckets.Booking(tenant, k, check.estimate().length);
+        booking = spare.pollFirst();
+        if (booking == null) {
+          booking = new NestedBuckets.Booking(tenant, k, check.estimate().length);
+        } else {
+          booking.reuse(tenant, k);
+        }
       }
       long wait =
           buckets.admit(
@@ -230,15 +246,16 @@ public final class InMemoryGate implements Gate {
         bookings.remove(request.booking());
       }
       waiting.purge(k, now);
-      id = "g" + (++nextId);
+      long number = ++nextId;
+      id = grants.id(number);
       booking.expiresAt = now + buckets.derived().grantTtlMicros();
-      grants.put(id, booking);
-      granted = booking;
+      grants.put(number, booking);
+      // Read under the lock: once released, the booking is handed to another call.
+      debited =
+          Arrays.equals(booking.debit, booking.estimate)
+              ? request.cost()
+              : Cost.of(dimensionNames, booking.debit);
     }
-    Cost debited =
-        Arrays.equals(granted.debit, granted.estimate)
-            ? request.cost()
-            : Cost.of(dimensionNames, granted.debit);
     return new Admission.Admitted(new Grant(id, tenant, priority, debited, false));
   }
 
@@ -258,6 +275,9 @@ public final class InMemoryGate implements Gate {
         return false;
       }
       buckets.release(clock.nanoTime() / 1_000, record, releaseAmounts);
+      if (spare.size() < SPARE_BOOKINGS) {
+        spare.addFirst(record);
+      }
       return true;
     }
   }
@@ -329,12 +349,7 @@ public final class InMemoryGate implements Gate {
       return;
     }
     nextExpiry = now + Math.min(1_000_000, policy.grantTtl().toNanos() / 1_000);
-    for (Iterator<NestedBuckets.Booking> it = grants.values().iterator(); it.hasNext(); ) {
-      if (it.next().expiresAt > now) {
-        break;
-      }
-      it.remove();
-    }
+    grants.removeExpired(now);
     for (Iterator<NestedBuckets.Booking> it = bookings.values().iterator(); it.hasNext(); ) {
       if (it.next().expiresAt > now) {
         break;

@@ -2,11 +2,11 @@ package io.backpressure.core;
 
 import io.backpressure.core.internal.DerivedPolicy;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -262,7 +262,7 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
  *   <tr><td>{@code Queue.correction/waitingUntil/releases/linedAt}</td><td>{@code q.corr/waiting/rel/lined}</td></tr>
  *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
- *   <tr><td>{@code bySeen} (tree by last seen)</td><td>the {@code seen} sorted set</td></tr>
+ *   <tr><td>{@code bySeen} (heap by last seen)</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}</td></tr>
  *   <tr><td>{@code keepsPlace}, {@code pacedByLines} (in admit, touch), {@code borrows}, {@code dominantUse}, {@code equalSplitRate}</td>
@@ -378,8 +378,9 @@ final class NestedBuckets {
   private final Map<String, Queue>[] queues;
 
   /** Active queues by the time they were last seen (then touch order): the idle-eviction order. */
-  private final TreeSet<Queue> bySeen =
-      new TreeSet<>(Comparator.<Queue>comparingLong(q -> q.lastSeen).thenComparingLong(q -> q.seq));
+  private final SeenHeap<Queue> bySeen =
+      new SeenHeap<>(
+          Comparator.<Queue>comparingLong(q -> q.lastSeen).thenComparingLong(q -> q.seq));
 
   /** Σ w_t over each class's active queues ({@code W_k}). */
   private final double[] weightSum;
@@ -1148,11 +1149,13 @@ final class NestedBuckets {
 
   /**
    * A call's place in its queue's line: the share it paid into L3 at its first attempt and the time
-   * its turn comes. A deferred call keeps its booking for the retry.
+   * its turn comes. A deferred call keeps its booking for the retry. Once its grant is released
+   * nothing refers to it any more, and the gate hands it to a later call ({@link #reuse}) instead
+   * of allocating a new one.
    */
   static final class Booking {
-    final String tenant;
-    final int priority;
+    String tenant;
+    int priority;
     boolean paid;
 
     /**
@@ -1179,6 +1182,24 @@ final class NestedBuckets {
       this.priority = priority;
       this.paced = new double[dims];
     }
+
+    /**
+     * Makes this booking, whose grant was released, the fresh booking of a call of {@code tenant}
+     * in class {@code priority}: as the constructor leaves one, keeping its arrays.
+     */
+    void reuse(String tenant, int priority) {
+      this.tenant = tenant;
+      this.priority = priority;
+      paid = false;
+      lined = false;
+      overdue = false;
+      paidShare = 0;
+      readyAt = 0;
+      expiresAt = 0;
+      if (entries != null) {
+        Arrays.fill(entries, null);
+      }
+    }
   }
 
   /**
@@ -1193,7 +1214,7 @@ final class NestedBuckets {
       int[] activeQueues) {}
 
   /** One active {@code (tenant, class)} queue. */
-  private static final class Queue {
+  private static final class Queue extends SeenHeap.Member {
     final String tenant;
     final int priority;
     final double[] contribution;

@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  */
 record Script(String text, String sha, @Nullable String function) {
 
+  /** Where a step's main body starts (admit.lua, release.lua): its functions end above it. */
+  static final String MAIN_BODY = "local config, live = load_config(ARGV[1])";
+
   /** The shared bucket arithmetic every step starts with. */
   static final String BUCKETS = "nested_buckets.lua";
 
@@ -48,10 +51,11 @@ record Script(String text, String sha, @Nullable String function) {
    * The admission and release steps as one Redis function library, named by a digest of its text so
    * that clients of different versions load theirs side by side. An {@code EVALSHA} runs its whole
    * script at every call: it defines every function of nested_buckets.lua again and decodes the
-   * policy's parameters. The library runs nested_buckets.lua once, at the first call after it is
-   * loaded (Redis's standard libraries are not there while a library loads), and keeps its
-   * functions and the parameters it decoded between calls; each call starts with {@code begin_call}
-   * (guards.lua), so no state of a call survives into the next.
+   * policy's parameters. The library runs nested_buckets.lua and the steps' functions once, at the
+   * first call after it is loaded (Redis's standard libraries are not there while a library loads),
+   * and keeps those functions, the tables they reuse and the parameters they decoded between calls;
+   * each call starts with {@code begin_call} (guards.lua), so no state of a call survives into the
+   * next.
    */
   static final String LIBRARY = library(ADMIT, RELEASE);
 
@@ -71,22 +75,49 @@ record Script(String text, String sha, @Nullable String function) {
   }
 
   private static String library(Script admit, Script release) {
+    String admitStep = read("admit.lua");
+    String releaseStep = read("release.lua");
     String body =
         "local KEYS, ARGV\n"
             + "local steps\n"
             + "local function build()\n"
             + read(BUCKETS)
+            + functions(admitStep)
             + "local admit = function()\n"
-            + read("guards.lua", "admit.lua")
+            + read("guards.lua")
+            + mainBody(admitStep)
             + "end\n"
+            + functions(releaseStep)
             + "local release = function()\n"
-            + read("guards.lua", "release.lua")
+            + read("guards.lua")
+            + mainBody(releaseStep)
             + "end\n"
             + "return { admit = admit, release = release }\n"
             + "end\n"
             + register(Objects.requireNonNull(admit.function()), "admit")
             + register(Objects.requireNonNull(release.function()), "release");
     return "#!lua name=backpressure_" + sha1(body).substring(0, 16) + "\n" + body;
+  }
+
+  /**
+   * A step's functions: its text above {@link #MAIN_BODY}. The library defines them once, beside
+   * nested_buckets.lua's, instead of making their closures again at every call.
+   */
+  private static String functions(String step) {
+    return step.substring(0, mainBodyAt(step));
+  }
+
+  /** A step's main body, from {@link #MAIN_BODY} on: what runs at every call. */
+  private static String mainBody(String step) {
+    return step.substring(mainBodyAt(step));
+  }
+
+  private static int mainBodyAt(String step) {
+    int at = step.indexOf(MAIN_BODY);
+    if (at < 0) {
+      throw new IllegalStateException("a step script has no line '" + MAIN_BODY + "'");
+    }
+    return at;
   }
 
   private static String register(String function, String step) {

@@ -284,6 +284,11 @@ local function purge_waiting(now)
   end
 end
 
+-- The tables the main body below fills afresh at every call instead of building new ones (in the
+-- function library they outlive the call, so a call allocates none of them): the estimate, the
+-- reservation, the booking, the grant record and the admitted reply.
+local ESTIMATE, RESERVE, BOOKING, GRANT, ADMITTED = {}, {}, {}, {}, {}
+
 local config, live = load_config(ARGV[1])
 if not config then
   return { 2, live }
@@ -294,13 +299,13 @@ local tenant = ARGV[3]
 local k = tonumber(ARGV[4]) + 1
 local weight = tonumber(ARGV[5])
 local max_wait = tonumber(ARGV[8])
-local estimate = {}
+local estimate = ESTIMATE
 local reserve
 for d = 1, D do
   estimate[d] = tonumber(ARGV[8 + d])
 end
 if ARGV[7] == '1' then
-  reserve = {}
+  reserve = RESERVE
   for d = 1, D do
     reserve[d] = tonumber(ARGV[8 + D + d])
   end
@@ -310,21 +315,23 @@ end
 -- policy's layout, and of this same queue; otherwise the call starts afresh. A stored booking is
 -- {tenant, class, paid share, ready at, expires at, generation, 1 when its turn is a slot a line
 -- gave it else 0, 1 when overdue else 0}.
-local booking
+local booking = BOOKING
+local fresh = true
+booking.debit, booking.entry = nil, nil
 if ARGV[6] == '1' then
   local raw = redis.call('GET', KEYS[8])
   if raw then
     local b = cmsgpack.unpack(raw)
     if b[5] > now and b[6] == P.generation and b[1] == tenant and b[2] == k then
-      booking = { paid = true, share = b[3], ready = b[4], exp = b[5], lined = b[7] == 1,
-                  overdue = b[8] == 1 }
+      fresh = false
+      booking.paid, booking.share, booking.ready, booking.exp = true, b[3], b[4], b[5]
+      booking.lined, booking.overdue = b[7] == 1, b[8] == 1
     end
   end
 end
-local fresh = booking == nil
 if fresh then
-  booking = { paid = false, share = 0, ready = 0, exp = now + P.grant_ttl, lined = false,
-              overdue = false }
+  booking.paid, booking.share, booking.ready, booking.exp = false, 0, 0, now + P.grant_ttl
+  booking.lined, booking.overdue = false, false
 end
 
 begin_step(now)
@@ -342,7 +349,7 @@ if wait > 0 then
   local stored = cmsgpack.pack({ tenant, k, booking.share, booking.ready, booking.exp, P.generation,
                                  booking.lined and 1 or 0, booking.overdue and 1 or 0 })
   if fresh then
-    redis.call('SET', KEYS[7], stored, 'PX', fmt(P.grant_px))
+    redis.call('SET', KEYS[7], stored, 'PX', P.grant_px_text)
     redis.call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))
     purge_waiting(now)
     return { 1, wait, now, 0 }
@@ -357,12 +364,22 @@ end
 purge_waiting(now)
 -- A grant is {tenant, class, expires at, generation, paid share, window entry id (0: none), window
 -- entry time, then per dimension the debit and the estimate}.
-local grant = { tenant, k, now + P.grant_ttl, P.generation, booking.share, booking.entry or 0, now }
-local reply = { 0, now }
+local grant = GRANT
+grant[1], grant[2], grant[3], grant[4] = tenant, k, now + P.grant_ttl, P.generation
+grant[5], grant[6], grant[7] = booking.share, booking.entry or 0, now
+local reply = ADMITTED
+reply[1], reply[2] = 0, now
 for d = 1, D do
   grant[7 + d] = booking.debit[d]
   grant[7 + D + d] = estimate[d]
   reply[2 + d] = fmt(booking.debit[d])
 end
-redis.call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', fmt(P.grant_px))
+-- (A policy of fewer dimensions than the last call's leaves no values of that call behind.)
+for i = #grant, 8 + 2 * D, -1 do
+  grant[i] = nil
+end
+for i = #reply, 3 + D, -1 do
+  reply[i] = nil
+end
+redis.call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', P.grant_px_text)
 return reply

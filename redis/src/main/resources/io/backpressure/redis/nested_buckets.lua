@@ -94,6 +94,13 @@ local DECODED_MAX = 64
 -- a call reads it and put back by end_step, so a call that fails halfway leaves none behind.
 local SAVED = {}
 local SAVED_COUNT = 0
+-- The entry of SAVED this call took out (load_state), refilled and put back by save_state.
+local TAKEN
+-- Records the hot path fills afresh at every call instead of building new ones (in the function
+-- library they outlive the call, so a call allocates none of them): the queue a step touches
+-- (load_queue; evict_idle asks for records of its own) and the values pack_queue lays out.
+local QUEUE = { con = {}, use = {}, corr = {} }
+local QUEUE_VALUES = {}
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
 local active_weight = 0
 local nominal = {}
@@ -102,7 +109,7 @@ local borrowing = {}
 
 -- Forgets the previous call's parameters, state and guard results (see the top of this file).
 local function begin_call()
-  P, S, W, SERVER_NOW, START_EMPTY = nil, nil, nil, nil, false
+  P, S, W, SERVER_NOW, START_EMPTY, TAKEN = nil, nil, nil, nil, false, nil
 end
 
 -- The flat index of (class k, dimension d).
@@ -190,6 +197,8 @@ local function decode_params(packed)
   p.strict = v[i] == 1
   i = i + 1
   p.state_format, p.queue_format, p.meta_format, p.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
+  -- SET's PX argument, formatted once rather than at every grant and booking.
+  p.grant_px_text = fmt(p.grant_px)
   return p
 end
 
@@ -301,6 +310,7 @@ local function load_state()
   if saved then
     SAVED[KEYS[2]] = nil
     SAVED_COUNT = SAVED_COUNT - 1
+    TAKEN = saved
   end
   -- A state of another size (written by an older layout of this file) is not read: the target
   -- starts cold, as after a layout change.
@@ -319,7 +329,9 @@ local function save_state()
   if SAVED_COUNT >= DECODED_MAX then
     SAVED, SAVED_COUNT = {}, 0
   end
-  SAVED[KEYS[2]] = { packed, S }
+  local entry = TAKEN or {}
+  entry[1], entry[2] = packed, S
+  SAVED[KEYS[2]] = entry
   SAVED_COUNT = SAVED_COUNT + 1
 end
 
@@ -328,28 +340,38 @@ end
 -- dimension its demand contribution (w_t · c_d / σ), usage average and estimate correction, then
 -- its outstanding calls, the latest turn of its deferred calls (µs; Queue.waitingUntil), the
 -- releases its correction has learnt from (Queue.releases) and when a line last deferred one of its
--- calls (µs; Queue.linedAt).
-local function load_queue(field)
+-- calls (µs; Queue.linedAt). fill_queue sets q from the record's values (struct.unpack's, passed on
+-- without a table).
+local function fill_queue(q, lvl, cap, rate, w, sat, last, seen, seq, k, deferred, ...)
+  q.lvl, q.cap, q.rate, q.w, q.sat, q.last, q.seen, q.seq, q.k, q.deferred =
+      lvl, cap, rate, w, sat == 1, last, seen, seq, k, deferred
+  for d = 1, D do
+    q.con[d], q.use[d], q.corr[d] = (select(d, ...)), (select(D + d, ...)), (select(2 * D + d, ...))
+  end
+  q.out, q.waiting, q.rel, q.lined = select(3 * D + 1, ...)
+  return q
+end
+
+-- The queue of field, or nil when it has none; filled into the one record QUEUE, which the next
+-- load_queue overwrites, unless own asks for a record of its own.
+local function load_queue(field, own)
   local raw = redis.call('HGET', KEYS[3], field)
   -- A record of another size (written by an older layout of this file) is not read: the queue
   -- starts afresh, as a new one would.
   if not raw or #raw ~= 8 * QUEUE_SIZE then
     return nil
   end
-  local v = { struct.unpack(P.queue_format, raw) }
-  local q = { lvl = v[1], cap = v[2], rate = v[3], w = v[4], sat = v[5] == 1, last = v[6], seen = v[7],
-              seq = v[8], k = v[9], deferred = v[10], con = {}, use = {}, corr = {}, out = v[11 + 3 * D],
-              waiting = v[12 + 3 * D], rel = v[13 + 3 * D], lined = v[14 + 3 * D] }
-  for d = 1, D do
-    q.con[d] = v[10 + d]
-    q.use[d] = v[10 + D + d]
-    q.corr[d] = v[10 + 2 * D + d]
+  local q = QUEUE
+  if own then
+    q = { con = {}, use = {}, corr = {} }
   end
-  return q
+  return fill_queue(q, struct.unpack(P.queue_format, raw))
 end
 
 local function pack_queue(q)
-  local v = { q.lvl, q.cap, q.rate, q.w, q.sat and 1 or 0, q.last, q.seen, q.seq, q.k, q.deferred }
+  local v = QUEUE_VALUES
+  v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10] =
+      q.lvl, q.cap, q.rate, q.w, q.sat and 1 or 0, q.last, q.seen, q.seq, q.k, q.deferred
   for d = 1, D do
     v[10 + d] = q.con[d]
     v[10 + D + d] = q.use[d]
@@ -367,9 +389,10 @@ local function save_queue(field, q)
 end
 
 -- Records in the seen zset that the queue of field is active until seen (µs), keeping EARLIEST
--- a lower bound of every score in it.
+-- a lower bound of every score in it. The score goes to Redis as a number, which redis.call
+-- writes exactly (as fmt would), without building a string here.
 local function index_seen(field, seen)
-  redis.call('ZADD', KEYS[4], fmt(seen), field)
+  redis.call('ZADD', KEYS[4], seen, field)
   EARLIEST = min(EARLIEST, seen)
 end
 
@@ -628,7 +651,7 @@ local function evict_idle(now)
   for i = 1, #expired, CHUNK do
     local last = min(i + CHUNK - 1, #expired)
     for _, field in ipairs({ unpack(expired, i, last) }) do
-      gone[#gone + 1] = load_queue(field)
+      gone[#gone + 1] = load_queue(field, true)
     end
     redis.call('HDEL', KEYS[3], unpack(expired, i, last))
     redis.call('ZREM', KEYS[4], unpack(expired, i, last))

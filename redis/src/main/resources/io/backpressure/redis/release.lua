@@ -8,6 +8,10 @@
 -- layout of the policy (a release that changes nothing); {2, live version} the caller's policy
 -- version is stale (nothing changed, the grant is kept).
 
+-- The tables the main body below fills afresh at every call (in the function library they outlive
+-- the call, so a call allocates none of them): the grant's debit and estimate, the actual cost.
+local RELEASED_DEBIT, RELEASED_ESTIMATE, RELEASED_ACTUAL = {}, {}, {}
+
 local config, live = load_config(ARGV[1])
 if not config then
   return { 2, live }
@@ -28,9 +32,7 @@ if grant[3] <= now or grant[4] ~= P.generation then
   return { 0 }
 end
 local tenant, k, paid_share, entry_id, entry_at = grant[1], grant[2], grant[5], grant[6], grant[7]
-local debit = {}
-local estimate = {}
-local actual = {}
+local debit, estimate, actual = RELEASED_DEBIT, RELEASED_ESTIMATE, RELEASED_ACTUAL
 for d = 1, D do
   debit[d] = grant[7 + d]
   estimate[d] = grant[7 + D + d]

@@ -57,23 +57,28 @@ phase('  evict idle queues', function() evict_idle(now) end)
 phase('  class shares', function() compute_shares(now) end)
 phase('advance: evict, shares, refill L1 and L2', function() advance(now) end)
 phase('  queue decode (HGET, unpack)', function() load_queue(field) end)
-phase('  seen index (ZADD)', function() redis.call('ZADD', KEYS[4], fmt(now), field) end)
+phase('  seen index (ZADD)', function() index_seen(field, now) end)
 phase('  queue encode (pack, HSET)', function() save_queue(field, q) end)
 phase('decision: touch + admit, with queue load and save', function()
-  admit(now, field, k, weight, estimate, nil, { paid = false, share = 0, ready = 0, exp = now + P.grant_ttl }, -1)
+  local b = BOOKING
+  b.paid, b.share, b.ready, b.exp, b.lined, b.overdue = false, 0, 0, now + P.grant_ttl, false, false
+  admit(now, field, k, weight, estimate, nil, b, -1)
 end)
 phase('state: encode (pack, SET)', function() save_state() end)
 phase('waiting line: purge (LINDEX)', function() purge_waiting(now) end)
 phase('grant: encode and SET PX', function()
-  local grant = { tenant, k, now + P.grant_ttl, P.generation, 0, 0, now }
+  local grant = GRANT
+  grant[1], grant[2], grant[3], grant[4] = tenant, k, now + P.grant_ttl, P.generation
+  grant[5], grant[6], grant[7] = 0, 0, now
   for d = 1, D do
     grant[7 + d] = estimate[d]
     grant[7 + D + d] = estimate[d]
   end
-  redis.call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', fmt(P.grant_px))
+  redis.call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', P.grant_px_text)
 end)
 phase('reply: format the debit', function()
-  local reply = { 0, now }
+  local reply = ADMITTED
+  reply[1], reply[2] = 0, now
   for d = 1, D do
     reply[2 + d] = fmt(estimate[d])
   end

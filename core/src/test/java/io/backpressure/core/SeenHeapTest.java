@@ -1,0 +1,68 @@
+package io.backpressure.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+class SeenHeapTest {
+  private static final class Item extends SeenHeap.Member {
+    long seen;
+    final long seq;
+
+    Item(long seen, long seq) {
+      this.seen = seen;
+      this.seq = seq;
+    }
+  }
+
+  private static final Comparator<Item> ORDER =
+      Comparator.<Item>comparingLong(i -> i.seen).thenComparingLong(i -> i.seq);
+
+  @Test
+  void takesOutWhatATreeSetWouldInTheSameOrder() {
+    Random random = new Random(17);
+    SeenHeap<Item> heap = new SeenHeap<>(ORDER);
+    TreeSet<Item> tree = new TreeSet<>(ORDER);
+    List<Item> in = new ArrayList<>();
+    long seq = 0;
+    for (int step = 0; step < 20_000; step++) {
+      int action = random.nextInt(4);
+      if (action == 0 || in.isEmpty()) {
+        Item item = new Item(random.nextInt(1_000), seq++);
+        heap.add(item);
+        tree.add(item);
+        in.add(item);
+      } else if (action == 1) {
+        // A touch: out, a new time, back in.
+        Item item = in.get(random.nextInt(in.size()));
+        assertThat(heap.remove(item)).isTrue();
+        tree.remove(item);
+        item.seen = random.nextInt(1_000);
+        heap.add(item);
+        tree.add(item);
+      } else if (action == 2) {
+        Item least = heap.pollFirst();
+        assertThat(least).isSameAs(tree.pollFirst());
+        in.remove(least);
+      } else {
+        Item item = in.remove(random.nextInt(in.size()));
+        assertThat(heap.remove(item)).isTrue();
+        assertThat(heap.remove(item)).isFalse();
+        tree.remove(item);
+      }
+      assertThat(heap.isEmpty()).isEqualTo(tree.isEmpty());
+      if (!tree.isEmpty()) {
+        assertThat(heap.first()).isSameAs(tree.first());
+      }
+    }
+    while (!tree.isEmpty()) {
+      assertThat(heap.pollFirst()).isSameAs(tree.pollFirst());
+    }
+    assertThat(heap.pollFirst()).isNull();
+  }
+}
