@@ -185,10 +185,13 @@ import org.jspecify.annotations.Nullable;
  * mixed-dominant two identical tenants at 38 and 15 req/s for half a minute, against 26 each; on
  * many-tenants the 160 queues of P2 all started capped, and X* took 25 s to come down to the DRF
  * rate, so the weight-3 tenants got their share only late; a cold-start prior, by reshuffling the
- * first admissions, moved many-tenants' Jain from 0.971 to 0.944). So a deferred call makes its
- * queue count by its demand from the deferral until the call's turn, and it is not capped again
- * meanwhile; the move is one withdraw and contribute, O(dimensions). (eval/README.md, "What the
- * first admissions left behind", has how this was found.)
+ * first admissions, moved many-tenants' Jain from 0.971 to 0.944). So a deferred call of a queue
+ * that uses less than half its equal split of the class ({@code equalSplitRate}) makes the queue
+ * count by its demand from the deferral until the call's turn, and it is not capped again
+ * meanwhile; the move is one withdraw and contribute, O(dimensions). A queue that uses more is
+ * being served: it keeps being counted by its use, and the lines pace it (see "Paced by the
+ * lines"). Uncapping those too cost token-bound's top class 2314 against 2056 ms of p95.
+ * (eval/README.md, "What the first admissions left behind", has how this was found.)
  *
  * <p><b>Reservation mode</b> debits {@code estimate + max_tokens} (or the default), which never
  * under-counts, and L3 paces the queue by that same reservation: a call whose turn has come finds
@@ -660,7 +663,10 @@ final class NestedBuckets {
       if (booking.lined) {
         q.linedAt = now;
       }
-      uncap(q, ready);
+      // A waiting queue that uses less than half its equal split is starved, not under-using.
+      if (dominantUse(q) < SATISFIED_FRACTION * q.weight * equalSplitRate(k)) {
+        uncap(q, ready);
+      }
       seenUntil(q, ready);
       return Math.max(MIN_DEFER_MICROS, ready - now);
     }

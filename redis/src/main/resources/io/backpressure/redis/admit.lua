@@ -234,7 +234,10 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if booking.lined then
       q.lined = now
     end
-    uncap(q, ready)
+    -- A waiting queue that uses less than half its equal split is starved, not under-using.
+    if dominant_use(q) < SATISFIED_FRACTION * q.w * equal_split_rate(k) then
+      uncap(q, ready)
+    end
     -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.
     if ready > q.seen then
       q.seen = ready
