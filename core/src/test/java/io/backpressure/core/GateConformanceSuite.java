@@ -3,6 +3,7 @@ package io.backpressure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.backpressure.core.testing.WindowPeak;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -26,6 +27,9 @@ public abstract class GateConformanceSuite {
 
   /** The tenant-share bucket of one queue of a gate this suite built, or null when not active. */
   protected abstract QueueState queueState(Gate gate, String tenant, String priority);
+
+  /** Replaces the policy of a gate this suite built, as an operator's hot update does. */
+  protected abstract void updatePolicy(Gate gate, Policy policy);
 
   /** Virtual seconds of random traffic in the cap-respect property (shorter for slow backends). */
   protected double capRespectSeconds() {
@@ -445,6 +449,46 @@ public abstract class GateConformanceSuite {
               assertThat(r.reason()).isEqualTo(RejectReason.NEVER_FITS);
               assertThat(r.message()).contains("cost.tokens").contains("12000");
             });
+  }
+
+  @Test
+  void hotUpdate_aLowerCapBindsFromTheNextStep_andTheQueuesKeepTheirPlaces() {
+    // Two classes saturate 60 req/s; the operator lowers the cap to 20 req/s (burst 20) at 10 s.
+    Policy before =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 60, 60)
+            .priority("P1", 0.5)
+            .priority("P2", 0.5)
+            .build();
+    Policy after =
+        Policy.builder("test/model")
+            .dimension(Dimension.REQUESTS, 20, 20)
+            .priority("P1", 0.5)
+            .priority("P2", 0.5)
+            .build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(before, clock);
+    Traffic traffic =
+        new Traffic(gate, clock)
+            .callers("a", "P1", ONE, ONE, 8, 0.1, 0, Double.POSITIVE_INFINITY)
+            .callers("b", "P2", ONE, ONE, 8, 0.1, 0, Double.POSITIVE_INFINITY);
+    traffic.runUntil(10);
+    long admittedBefore = traffic.admitted().size();
+    updatePolicy(gate, after);
+    assertThat(queueState(gate, "a", "P1")).isNotNull();
+    assertThat(queueState(gate, "b", "P2")).isNotNull();
+    traffic.runUntil(30);
+
+    List<Long> afterUpdate =
+        traffic.admitted().stream().skip(admittedBefore).map(Traffic.Admitted::nanos).toList();
+    // The new bound holds in every window from the update on: cap · 1 s + burst.
+    assertThat(WindowPeak.maxCount(afterUpdate, 1_000_000_000L)).isLessThanOrEqualTo(40);
+    // And the gate keeps the new cap busy, split between the classes by their weights.
+    List<Traffic.Admitted> settled =
+        traffic.admitted().stream().filter(x -> x.nanos() > 12_000_000_000L).toList();
+    assertThat(settled.size() / 18.0).isBetween(0.95 * 20, 20.0 + 20 / 18.0);
+    long top = settled.stream().filter(x -> x.priority().equals("P1")).count();
+    assertThat(top / (double) settled.size()).isCloseTo(0.5, within(0.05));
   }
 
   @Test

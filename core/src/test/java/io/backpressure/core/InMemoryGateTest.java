@@ -15,4 +15,9 @@ class InMemoryGateTest extends GateConformanceSuite {
   protected QueueState queueState(Gate gate, String tenant, String priority) {
     return ((InMemoryGate) gate).queueState(tenant, priority).orElse(null);
   }
+
+  @Override
+  protected void updatePolicy(Gate gate, Policy policy) {
+    ((InMemoryGate) gate).updatePolicy(policy);
+  }
 }

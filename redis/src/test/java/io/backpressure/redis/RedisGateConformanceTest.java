@@ -28,6 +28,11 @@ class RedisGateConformanceTest extends GateConformanceSuite {
     return ((RedisGate) gate).policyStore().queueState(tenant, priority).orElse(null);
   }
 
+  @Override
+  protected void updatePolicy(Gate gate, Policy policy) {
+    ((RedisGate) gate).policyStore().apply(policy);
+  }
+
   /**
    * Every admission is a network round trip here (~0.1 ms instead of ~1 µs in memory), so the
    * random cap-respect traffic runs 600 virtual seconds per try instead of 10 000: each try still
