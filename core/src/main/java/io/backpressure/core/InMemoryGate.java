@@ -271,10 +271,13 @@ public final class InMemoryGate implements Gate {
         return false;
       }
       NestedBuckets.Booking record = grants.remove(grant.id());
-      if (record == null) {
+      long now = clock.nanoTime() / 1_000;
+      // A grant is forgotten at its TTL exactly, as the Redis key's expiry does, whenever the
+      // sweep runs.
+      if (record == null || record.expiresAt <= now) {
         return false;
       }
-      buckets.release(clock.nanoTime() / 1_000, record, releaseAmounts);
+      buckets.release(now, record, releaseAmounts);
       if (spare.size() < SPARE_BOOKINGS) {
         spare.addFirst(record);
       }

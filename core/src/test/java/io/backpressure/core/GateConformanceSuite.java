@@ -492,6 +492,24 @@ public abstract class GateConformanceSuite {
   }
 
   @Test
+  void grantTtl_aGrantReleasedAtItsTtlIsForgotten_andTheReleaseChangesNothing() {
+    Policy policy = requestsAndTokens().priority("P1", 1).grantTtl(Duration.ofSeconds(2)).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    Grant early =
+        ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(100))).grant();
+    Grant late = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(100))).grant();
+    clock.advance(Duration.ofMillis(1_999));
+    assertThat(gate.release(early, Cost.requests(1).tokens(100))).isTrue();
+    clock.advance(Duration.ofMillis(2));
+    GateLevels before = levels(gate);
+    // Past its TTL the grant is gone on both backends, whenever memory is swept.
+    assertThat(gate.release(late, Cost.requests(1).tokens(5_000))).isFalse();
+    assertThat(levels(gate).global()).isEqualTo(before.global());
+    assertThat(levels(gate).classes()).isEqualTo(before.classes());
+  }
+
+  @Test
   void reservation_debitsMaxTokensAndRefundsTheRest() {
     Policy policy = requestsAndTokens().priority("P1", 1).reservation(true, 1024).build();
     ManualClock clock = new ManualClock();
