@@ -708,9 +708,10 @@ final class NestedBuckets {
   }
 
   /**
-   * A queue whose call was just deferred to {@code ready} (µs) is waiting, not under-using,
-   * whatever its L3 bucket banks: it counts by its demand ({@code D_k,d}), not by its use ({@code
-   * U_k,d}), from now until that call's turn (see "Waiting is not under-using").
+   * A starved queue (below half its equal split) whose call was just deferred to {@code ready} (µs)
+   * is waiting, not under-using, whatever its L3 bucket banks: it counts by its demand ({@code
+   * D_k,d}), not by its use ({@code U_k,d}), from now until that call's turn (see "Waiting is not
+   * under-using").
    */
   private void uncap(Queue q, long ready) {
     q.waitingUntil = Math.max(q.waitingUntil, ready);
