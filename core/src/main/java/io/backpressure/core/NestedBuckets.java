@@ -264,7 +264,7 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code Queue.level/capacity/rate/weight/capped/lastMicros/lastSeen/seq/deferredAt/outstanding}</td>
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
  *   <tr><td>{@code Queue.correction/waitingUntil/releases/linedAt}</td><td>{@code q.corr/waiting/rel/lined}</td></tr>
- *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
+ *   <tr><td>{@code Queue.satisfied}, {@code Queue.served} (per step)</td><td>{@code q.within}, {@code q.served}</td></tr>
  *   <tr><td>{@code bySeen} (heap by last seen)</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}</td></tr>
@@ -664,7 +664,7 @@ final class NestedBuckets {
         q.linedAt = now;
       }
       // A waiting queue that uses less than half its equal split is starved, not under-using.
-      if (dominantUse(q) < SATISFIED_FRACTION * q.weight * equalSplitRate(k)) {
+      if (!q.served) {
         uncap(q, ready);
       }
       seenUntil(q, ready);
@@ -987,9 +987,8 @@ final class NestedBuckets {
     // A queue that a line deferred within the horizon while it used at least half its equal split
     // of the class is using its share too, though its L3 banks: the lines, not L3, pace it.
     double after = q.level - (paying ? share(cost) : 0);
-    boolean pacedByLines =
-        now - q.linedAt <= horizonMicros
-            && dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplitRate(k);
+    q.served = dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplitRate(k);
+    boolean pacedByLines = now - q.linedAt <= horizonMicros && q.served;
     q.satisfied =
         fresh
             || (after >= SATISFIED_FRACTION * q.capacity
@@ -1240,6 +1239,13 @@ final class NestedBuckets {
 
     /** Capped, not deferred within the share horizon, not paced by the lines: within its share. */
     boolean satisfied;
+
+    /**
+     * Uses at least half its equal split of the class (per step): a served queue that a line
+     * deferred is paced by the lines; one that is not is starved while it waits (see "Waiting is
+     * not under-using").
+     */
+    boolean served;
 
     long lastMicros;
     long lastSeen;

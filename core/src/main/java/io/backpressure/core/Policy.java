@@ -208,65 +208,16 @@ public record Policy(
     return -1;
   }
 
-  /** This policy with a dimension's cap and burst replaced (a hot update). */
-  public Policy withDimension(Dimension replacement) {
-    List<Dimension> dims = new ArrayList<>(dimensions);
-    int i = dimensionIndex(replacement.name());
-    if (i < 0) {
-      throw new InvalidPolicyException(
-          "dimensions",
-          "no dimension named '" + replacement.name() + "'; known: " + dimensionNames());
-    }
-    dims.set(i, replacement);
+  /** This policy with the parts a hot update may change replaced; everything else kept. */
+  private Policy with(
+      List<Dimension> dims,
+      List<PriorityClass> classes,
+      Map<String, Double> weights,
+      FeedbackPolicy feedback) {
     return new Policy(
         target,
         dims,
-        priorities,
-        tenantWeights,
-        defaultTenantWeight,
-        reservation,
-        defaultMaxTokens,
-        idleTtl,
-        safeWindow,
-        shareHorizon,
-        grantTtl,
-        priorityMode,
-        feedback);
-  }
-
-  /** This policy with a class weight replaced (a hot update). */
-  public Policy withPriorityWeight(String priority, double weight) {
-    int i = priorityIndex(priority);
-    if (i < 0) {
-      throw new InvalidPolicyException(
-          "priorities", "no priority class named '" + priority + "'; known: " + priorityNames());
-    }
-    List<PriorityClass> classes = new ArrayList<>(priorities);
-    classes.set(i, new PriorityClass(priority, weight, priorities.get(i).maxWait()));
-    return new Policy(
-        target,
-        dimensions,
         classes,
-        tenantWeights,
-        defaultTenantWeight,
-        reservation,
-        defaultMaxTokens,
-        idleTtl,
-        safeWindow,
-        shareHorizon,
-        grantTtl,
-        priorityMode,
-        feedback);
-  }
-
-  /** This policy with a tenant's weight set (a hot update). */
-  public Policy withTenantWeight(String tenant, double weight) {
-    Map<String, Double> weights = new HashMap<>(tenantWeights);
-    weights.put(tenant, weight);
-    return new Policy(
-        target,
-        dimensions,
-        priorities,
         weights,
         defaultTenantWeight,
         reservation,
@@ -279,22 +230,41 @@ public record Policy(
         feedback);
   }
 
+  /** This policy with a dimension's cap and burst replaced (a hot update). */
+  public Policy withDimension(Dimension replacement) {
+    List<Dimension> dims = new ArrayList<>(dimensions);
+    int i = dimensionIndex(replacement.name());
+    if (i < 0) {
+      throw new InvalidPolicyException(
+          "dimensions",
+          "no dimension named '" + replacement.name() + "'; known: " + dimensionNames());
+    }
+    dims.set(i, replacement);
+    return with(dims, priorities, tenantWeights, feedback);
+  }
+
+  /** This policy with a class weight replaced (a hot update). */
+  public Policy withPriorityWeight(String priority, double weight) {
+    int i = priorityIndex(priority);
+    if (i < 0) {
+      throw new InvalidPolicyException(
+          "priorities", "no priority class named '" + priority + "'; known: " + priorityNames());
+    }
+    List<PriorityClass> classes = new ArrayList<>(priorities);
+    classes.set(i, new PriorityClass(priority, weight, priorities.get(i).maxWait()));
+    return with(dimensions, classes, tenantWeights, feedback);
+  }
+
+  /** This policy with a tenant's weight set (a hot update). */
+  public Policy withTenantWeight(String tenant, double weight) {
+    Map<String, Double> weights = new HashMap<>(tenantWeights);
+    weights.put(tenant, weight);
+    return with(dimensions, priorities, weights, feedback);
+  }
+
   /** This policy with other feedback parameters. */
   public Policy withFeedback(FeedbackPolicy next) {
-    return new Policy(
-        target,
-        dimensions,
-        priorities,
-        tenantWeights,
-        defaultTenantWeight,
-        reservation,
-        defaultMaxTokens,
-        idleTtl,
-        safeWindow,
-        shareHorizon,
-        grantTtl,
-        priorityMode,
-        next);
+    return with(dimensions, priorities, tenantWeights, next);
   }
 
   /** The dimension names, in order. */

@@ -43,6 +43,15 @@ public abstract class GateConformanceSuite {
 
   static final Cost ONE = Cost.requests(1);
 
+  /** Requests only, {@code perSecond} with a burst of one second, two classes of equal weight. */
+  static Policy twoEqualClasses(double perSecond) {
+    return Policy.builder("test/model")
+        .dimension(Dimension.REQUESTS, perSecond, perSecond)
+        .priority("P1", 0.5)
+        .priority("P2", 0.5)
+        .build();
+  }
+
   static Policy.Builder requestsAndTokens() {
     return Policy.builder("test/model")
         .dimension(Dimension.REQUESTS, 60, 60)
@@ -454,18 +463,8 @@ public abstract class GateConformanceSuite {
   @Test
   void hotUpdate_aLowerCapBindsFromTheNextStep_andTheQueuesKeepTheirPlaces() {
     // Two classes saturate 60 req/s; the operator lowers the cap to 20 req/s (burst 20) at 10 s.
-    Policy before =
-        Policy.builder("test/model")
-            .dimension(Dimension.REQUESTS, 60, 60)
-            .priority("P1", 0.5)
-            .priority("P2", 0.5)
-            .build();
-    Policy after =
-        Policy.builder("test/model")
-            .dimension(Dimension.REQUESTS, 20, 20)
-            .priority("P1", 0.5)
-            .priority("P2", 0.5)
-            .build();
+    Policy before = twoEqualClasses(60);
+    Policy after = twoEqualClasses(20);
     ManualClock clock = new ManualClock();
     Gate gate = newGate(before, clock);
     Traffic traffic =
@@ -980,12 +979,7 @@ public abstract class GateConformanceSuite {
 
   @Test
   void queueAge_isTheWaitOfTheOldestCallStillWaiting() {
-    Policy policy =
-        Policy.builder("test/model")
-            .dimension(Dimension.REQUESTS, 1, 1)
-            .priority("P1", 1)
-            .priority("P2", 1)
-            .build();
+    Policy policy = twoEqualClasses(1);
     ManualClock clock = new ManualClock();
     Gate gate = newGate(policy, clock);
     assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);

@@ -56,8 +56,9 @@ local function touch(now, field, k, weight, cost, q, paying)
   if paying then
     owed = sigma
   end
-  local paced_by_lines = now - q.lined <= P.horizon_micros
-                         and dominant_use(q) >= SATISFIED_FRACTION * q.w * equal_split_rate(k)
+  -- q.served (Queue.served, per step): uses at least half its equal split of the class.
+  q.served = dominant_use(q) >= SATISFIED_FRACTION * q.w * equal_split_rate(k)
+  local paced_by_lines = now - q.lined <= P.horizon_micros and q.served
   q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
                        and not paced_by_lines)
   q.rate = q.w * equalisation_rate(k)
@@ -235,7 +236,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
       q.lined = now
     end
     -- A waiting queue that uses less than half its equal split is starved, not under-using.
-    if dominant_use(q) < SATISFIED_FRACTION * q.w * equal_split_rate(k) then
+    if not q.served then
       uncap(q, ready)
     end
     -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.
