@@ -11,7 +11,8 @@ final class FeedbackView {
   /**
    * {@code enabled}, {@code ramp_factor}, {@code outage}, the event counts, and per dimension
    * {@code configured}, {@code effective}, {@code applied}, {@code provider_limit} (null before a
-   * limit header), {@code outside} (all per second) and {@code cooldown_s}.
+   * limit header), {@code outside} (all per second), {@code cooldown_s} and {@code spent_s} (how
+   * long the provider's window stays spent, as its last 429 said).
    */
   static ObjectNode json(FeedbackPolicy policy, FeedbackState state) {
     ObjectNode node = Output.JSON.createObjectNode();
@@ -39,6 +40,7 @@ final class FeedbackView {
               }
               dim.put("outside", d.outside());
               dim.put("cooldown_s", d.cooldownSeconds());
+              dim.put("spent_s", d.spentSeconds());
             });
     return node;
   }
@@ -66,30 +68,30 @@ final class FeedbackView {
         .append(")\n");
     out.append(
         String.format(
-            "%-16s %12s %12s %12s %16s %12s %10s%n",
+            "%-16s %12s %12s %12s %16s %12s %10s %10s%n",
             "dimension",
             "cap/s",
             "effective/s",
             "applied/s",
             "provider limit/s",
             "outside/s",
-            "cooldown"));
+            "cooldown",
+            "spent"));
     state
         .dimensions()
         .forEach(
             (name, d) ->
                 out.append(
                     String.format(
-                        "%-16s %12s %12s %12s %16s %12s %10s%n",
+                        "%-16s %12s %12s %12s %16s %12s %10s %10s%n",
                         name,
                         Output.number(d.configured()),
                         Output.number(d.effective()),
                         Output.number(d.applied()),
                         Double.isNaN(d.limit()) ? "-" : Output.number(d.limit()),
                         Output.number(d.outside()),
-                        d.cooldownSeconds() > 0
-                            ? String.format(java.util.Locale.ROOT, "%.1fs", d.cooldownSeconds())
-                            : "-")));
+                        seconds(d.cooldownSeconds()),
+                        seconds(d.spentSeconds()))));
     out.append("learning         ramp factor ")
         .append(Output.number(state.rampMultiplier()))
         .append(state.outage() ? ", provider outage" : "")
@@ -105,5 +107,10 @@ final class FeedbackView {
         .append(state.ignored())
         .append('\n');
     return out.toString();
+  }
+
+  /** A time left, to a tenth of a second; "-" when none is. */
+  private static String seconds(double seconds) {
+    return seconds > 0 ? String.format(java.util.Locale.ROOT, "%.1fs", seconds) : "-";
   }
 }

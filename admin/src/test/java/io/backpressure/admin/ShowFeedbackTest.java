@@ -54,6 +54,9 @@ class ShowFeedbackTest {
     assertThat(requests.path("configured").asDouble()).isEqualTo(60);
     assertThat(requests.path("effective").asDouble()).isEqualTo(48);
     assertThat(requests.path("cooldown_s").asDouble()).isBetween(20.0, 30.0);
+    assertThat(requests.path("spent_s").asDouble())
+        .as("the 429's retry-after: the provider's window is spent")
+        .isBetween(20.0, 30.0);
     JsonNode tokens = json.path("dimensions").path("tokens");
     assertThat(tokens.path("effective").asDouble()).isEqualTo(2_850);
     assertThat(tokens.path("provider_limit").asDouble()).isEqualTo(3_000);

@@ -51,6 +51,10 @@ public final class InMemoryGate implements Gate {
   private final double[] releaseAmounts;
 
   private double[] appliedCaps;
+
+  /** Scratch for handing {@code EffectiveCaps#spentUntil} to the rule (under the lock). */
+  private final long[] spent;
+
   private boolean ramping;
   private final WaitingLines waiting;
   private volatile Policy policy;
@@ -64,6 +68,7 @@ public final class InMemoryGate implements Gate {
     this.appliedCaps = configuredCaps(policy);
     this.dimensionNames = policy.dimensionNames();
     this.releaseAmounts = new double[dimensionNames.size()];
+    this.spent = new long[dimensionNames.size()];
     this.caps = new EffectiveCaps(policy.dimensionNames(), appliedCaps, policy.feedback());
     this.waiting = new WaitingLines(policy.priorities().size(), this::waits);
   }
@@ -135,6 +140,10 @@ public final class InMemoryGate implements Gate {
       long now = clock.nanoTime() / 1_000;
       caps.observe(now, signal, own);
       applyCaps(now);
+      for (int d = 0; d < spent.length; d++) {
+        spent[d] = caps.spentUntil(d);
+      }
+      buckets.spentUntil(spent);
     }
   }
 

@@ -168,13 +168,21 @@ import org.jspecify.annotations.Nullable;
  * cold class's 0, learnt a fifth at a time, kept the early queues under-charged for most of a run
  * (60–90 s to reach the mean completion on many-tenants).
  *
- * <p><b>Cold start.</b> Until its class has seen a release nothing has been learnt, and the first
- * calls of a fresh gate are charged their bare estimates: on noisy-estimates most of the 429s fall
- * in the provider's first window. A prior (half the completion bound, charged until the class's
- * first release) removes most of them; it is not part of the rule, because calls that use exactly
- * their estimate are then debited more than they use, and their refunds let a window's debits
- * exceed the cap plus burst (eval/README.md, "Noisy estimates and reservation: ablations", has the
- * measurements).
+ * <p><b>Cold start, and a spent provider window.</b> Until its class has seen a release nothing has
+ * been learnt, and the first calls of a fresh gate are charged their bare estimates. On
+ * noisy-estimates the first sixteen calls used 1.75 times what they were charged and filled the
+ * provider's first window within milliseconds; every call the gate admitted in the rest of that
+ * window was refused, and those 429s (about 44 per run, retried in place) were most of the run's 3
+ * % share. The provider says as much: its 429 carries when its window resets (a reset header, or
+ * {@code retry-after}). From that answer on, L1 of the dimension is held at most {@code −r_d ·
+ * (reset − now)} ({@link #holdSpent}, fed by {@code EffectiveCaps#spentUntil}), so nothing that
+ * needs the dimension is admitted before the reset, L1 starts empty then, and the lines space the
+ * waiting calls as for any short bucket; calls that do not need the dimension go on. A 429 that
+ * does not say when (the policy's {@code cooldown} applies) holds nothing. A prior (half the
+ * completion bound, charged until the class's first release) was the other way; it is not part of
+ * the rule, because calls that use exactly their estimate are then debited more than they use, and
+ * their refunds let a window's debits exceed the cap plus burst (eval/README.md, "Noisy estimates
+ * and reservation: ablations", has the measurements).
  *
  * <p><b>Waiting is not under-using.</b> A queue counts in its class's sums by its use ({@code
  * U_k,d}) while it is capped, so that what an under-using queue leaves goes to the others. Banking
@@ -274,6 +282,8 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code correction} (admit.lua), {@code uncap}, {@code learning_weight}</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
  *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
+ *   <tr><td>{@code holdSpent}, {@code spentUntil[d]}</td>
+ *       <td>{@code hold_spent}, {@code P.spent} (the config hash's {@code fb_spent}, written by {@code feedback.lua})</td></tr>
  *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evictIdle}, {@code seenUntil}</td>
  *       <td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evict_idle}, the {@code ZADD} in {@code admit}</td></tr>
  *   <tr><td>{@link #release}</td><td>{@code release.lua}</td></tr>
@@ -335,6 +345,10 @@ final class NestedBuckets {
   private long lastMicros;
   private double activeWeight;
   private final double[] global;
+
+  /** Per dimension, until when (µs) the provider's window is spent ({@link #spentUntil}). */
+  private final long[] spentUntil;
+
   private final double[][] classLevel;
   private final double[][] classUse;
   private final double[][] effective;
@@ -404,6 +418,8 @@ final class NestedBuckets {
     this.dims = policy.dimensions().size();
     this.classes = policy.priorities().size();
     this.global = new double[dims];
+    this.spentUntil = new long[dims];
+    Arrays.fill(spentUntil, Long.MIN_VALUE);
     this.classLevel = new double[classes][dims];
     this.classUse = new double[classes][dims];
     this.effective = new double[classes][dims];
@@ -855,6 +871,7 @@ final class NestedBuckets {
           classLevel[k][d] = classCap[k][d];
         }
       }
+      holdSpent(now);
       return;
     }
     double dt = now > lastMicros ? (now - lastMicros) / 1e6 : 0;
@@ -880,6 +897,29 @@ final class NestedBuckets {
         overdue[k][d] *= decay;
       }
     }
+    holdSpent(now);
+  }
+
+  /**
+   * Keeps L1 of each dimension whose provider window is spent (see "Cold start, and a spent
+   * provider window") low enough to refill only when the window resets: at most {@code −r_d ·
+   * (until − now)}.
+   */
+  private void holdSpent(long now) {
+    for (int d = 0; d < dims; d++) {
+      if (spentUntil[d] > now) {
+        global[d] = Math.min(global[d], -rate[d] * ((spentUntil[d] - now) / 1e6));
+      }
+    }
+  }
+
+  /**
+   * The instants (µs, per dimension; {@link Long#MIN_VALUE}: none) until which the provider said
+   * its window is spent, from {@code EffectiveCaps#spentUntil}: from the next step on, no call that
+   * needs such a dimension is admitted before then.
+   */
+  void spentUntil(long[] until) {
+    System.arraycopy(until, 0, spentUntil, 0, dims);
   }
 
   /**

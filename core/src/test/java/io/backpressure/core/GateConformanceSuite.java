@@ -3,6 +3,8 @@ package io.backpressure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.backpressure.core.feedback.FeedbackPolicy;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.WindowPeak;
 import java.time.Duration;
 import java.util.List;
@@ -1003,6 +1005,60 @@ public abstract class GateConformanceSuite {
         .isInstanceOf(Admission.Expired.class);
     assertThat(levels(gate).queueAges().get("P1")).isEqualTo(Duration.ofMillis(400));
     assertThat(second.booking()).isNotNull();
+  }
+
+  /**
+   * Provider feedback: a 429 whose answer says when the provider's window for a dimension resets
+   * holds every call that needs that dimension until then, however much the gate's own buckets
+   * hold; calls that do not need it go on. A 429 that does not say when (the policy's cooldown
+   * applies) cuts the cap but holds nothing. Mutation tried: {@code NestedBuckets.holdSpent} (and
+   * {@code hold_spent} in Lua) doing nothing: the call 1 ms after the 429 is admitted.
+   */
+  @Test
+  void feedback_a429WithTheProvidersResetHoldsItsDimensionUntilTheReset() {
+    Policy policy =
+        requestsAndTokens()
+            .priority("P1", 1)
+            .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build())
+            .build();
+    Cost cost = Cost.requests(1).tokens(100);
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    Grant grant = ((Admission.Admitted) gate.admit("a", "P1", cost)).grant();
+    gate.release(grant, cost);
+    gate.feedback(
+        grant,
+        ProviderSignal.rateLimited("tokens", null)
+            .withLimit("tokens", 12_000.0, 0.0, Duration.ofMillis(600)));
+
+    clock.advance(Duration.ofMillis(1));
+    Admission held = gate.admit("a", "P1", cost);
+    assertThat(held)
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            d -> assertThat(d.retryAfter()).isGreaterThanOrEqualTo(Duration.ofMillis(599)));
+    assertThat(gate.admit("b", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
+    clock.advance(Duration.ofMillis(590));
+    assertThat(
+            gate.admit(
+                AdmissionRequest.of("a", "P1", cost)
+                    .withBooking(((Admission.Deferred) held).booking())))
+        .isInstanceOf(Admission.Deferred.class);
+    // At the reset L1 is empty; 100 tokens refill in about 10 ms at the cut cap.
+    clock.advance(Duration.ofMillis(40));
+    assertThat(
+            gate.admit(
+                AdmissionRequest.of("a", "P1", cost)
+                    .withBooking(((Admission.Deferred) held).booking())))
+        .isInstanceOf(Admission.Admitted.class);
+
+    ManualClock quiet = new ManualClock();
+    Gate cut = newGate(policy, quiet);
+    Grant first = ((Admission.Admitted) cut.admit("a", "P1", cost)).grant();
+    cut.release(first, cost);
+    cut.feedback(first, ProviderSignal.rateLimited("tokens", null));
+    quiet.advance(Duration.ofMillis(1));
+    assertThat(cut.admit("a", "P1", cost)).isInstanceOf(Admission.Admitted.class);
   }
 
   private static void assertRejected(Admission answer, RejectReason reason, String mentions) {

@@ -56,9 +56,14 @@ class InMemoryGateFeedbackTest {
   void a429CutsAdmissionsAndQuietAnswersBringThemBack() {
     traffic.runUntil(2);
     gate.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(1)));
-    List<Traffic.Admitted> admitted = reportingEvery(0.1, 2, 3);
-    assertThat(count(admitted, 2.1, 3)).isCloseTo(0.9 * 48, within(3.0));
-    admitted = reportingEvery(0.1, 3, 12);
+    List<Traffic.Admitted> admitted = reportingEvery(0.1, 2, 4);
+    assertThat(count(admitted, 2, 3))
+        .as("retry-after 1 s: the provider's window is spent until then")
+        .isZero();
+    assertThat(count(admitted, 3.1, 4))
+        .as("then the cut cap, 0.8 · 60 = 48/s, growing by 3/s")
+        .isCloseTo(0.9 * (48 + 3 * 0.55), within(3.0));
+    admitted = reportingEvery(0.1, 4, 12);
     assertThat(count(admitted, 10, 12))
         .as("4 s of growth at 3/s: back to 60")
         .isCloseTo(120, within(3.0));

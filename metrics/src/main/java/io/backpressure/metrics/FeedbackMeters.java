@@ -203,7 +203,7 @@ final class FeedbackMeters {
 
   private static final FeedbackState.Dimension MISSING =
       new FeedbackState.Dimension(
-          Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+          Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
 
   /** A dimension of a state; NaN everywhere when the state does not have it. */
   private static FeedbackState.Dimension dim(FeedbackState state, String name) {

@@ -96,7 +96,7 @@ final class FeedbackScript {
     }
     Map<String, FeedbackState.Dimension> dims = new LinkedHashMap<>();
     int i = 9;
-    for (int d = 0; d < names.size() && i + 5 < reply.size(); d++, i += 6) {
+    for (int d = 0; d < names.size() && i + 6 < reply.size(); d++, i += 7) {
       double limit = number(reply, i + 3);
       dims.put(
           names.get(d),
@@ -106,7 +106,8 @@ final class FeedbackScript {
               number(reply, i + 2),
               limit < 0 ? Double.NaN : limit,
               number(reply, i + 4),
-              number(reply, i + 5)));
+              number(reply, i + 5),
+              number(reply, i + 6)));
     }
     return Optional.of(
         new FeedbackState(

@@ -25,7 +25,8 @@
 -- Returns {0} when the target has no policy; {2, live version} when the caller's version is stale
 -- (nothing changed); else {1, now, ramp factor, outage (1/0), signals,
 -- decreases, adoptions, ramps, ignored, then per dimension: C_d, E_d, applied, limit per second
--- (-1: none), outside estimate, cooldown left (s)}, numbers as exact decimal strings.
+-- (-1: none), outside estimate, cooldown left (s), spent window left (s)}, numbers as exact decimal
+-- strings.
 
 local max, min, floor, huge = math.max, math.min, math.floor, math.huge
 local SLOTS = 20
@@ -47,7 +48,7 @@ local function current_time(argument)
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
-local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'fb_version', 'fb_base', 'layout', 'fb_ramp')
+local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'fb_version', 'fb_base', 'layout', 'fb_ramp', 'fb_spent')
 if not cfg[1] then
   return { 0 }
 end
@@ -84,12 +85,12 @@ local st
 local raw = redis.call('GET', KEYS[2])
 if raw then
   st = cmsgpack.unpack(raw)
-  if st.layout ~= cfg[5] or st.D ~= D or not st.out_on then
+  if st.layout ~= cfg[5] or st.D ~= D or not st.out_on or not st.spent then
     st = nil
   end
 end
 if not st then
-  st = { layout = cfg[5], D = D, a = {}, a_at = {}, cool = {}, lim = {}, out = {}, out_on = {}, own = {},
+  st = { layout = cfg[5], D = D, a = {}, a_at = {}, cool = {}, spent = {}, lim = {}, out = {}, out_on = {}, own = {},
          own_slot = {},
          ramp_start = 0, ramp_end = NEVER, errors = 0, outage = 0,
          signals = 0, decreases = 0, adoptions = 0, ramps = 0, ignored = 0 }
@@ -97,6 +98,7 @@ if not st then
     st.a[d] = -1
     st.a_at[d] = 0
     st.cool[d] = NEVER
+    st.spent[d] = NEVER
     st.lim[d] = -1
     st.out[d] = 0
     st.out_on[d] = 0
@@ -258,13 +260,17 @@ local function decrease(d, t, explained, reset, retry_after)
     st.a_at[d] = t
     st.decreases = st.decreases + 1
   end
-  local hold = F.cooldown
+  local told
   if reset and reset ~= 0 then
-    hold = reset
+    told = reset
   elseif retry_after and retry_after ~= 0 then
-    hold = retry_after
+    told = retry_after
   end
+  local hold = told or F.cooldown
   st.cool[d] = t + max(1, floor(min(hold, 600e9) / 1000))
+  if told then
+    st.spent[d] = st.cool[d]
+  end
 end
 
 -- EffectiveCaps.observe
@@ -370,6 +376,17 @@ if ARGV[1] == 'observe' then
   elseif cfg[6] then
     redis.call('HDEL', KEYS[1], 'fb_ramp')
   end
+  -- Every decision holds L1 of a spent dimension empty until its reset (hold_spent in
+  -- nested_buckets.lua); the field goes once no dimension is spent any more.
+  local spent = false
+  for d = 1, D do
+    spent = spent or st.spent[d] > now
+  end
+  if spent then
+    redis.call('HSET', KEYS[1], 'fb_spent', cmsgpack.pack(st.spent))
+  elseif cfg[7] then
+    redis.call('HDEL', KEYS[1], 'fb_spent')
+  end
 end
 for d = 1, D do
   local e = effective(d, now)
@@ -377,11 +394,16 @@ for d = 1, D do
   if st.cool[d] > now then
     cooldown = (st.cool[d] - now) / 1e6
   end
+  local spent = 0
+  if st.spent[d] > now then
+    spent = (st.spent[d] - now) / 1e6
+  end
   reply[#reply + 1] = fmt(C[d])
   reply[#reply + 1] = fmt(e)
   reply[#reply + 1] = fmt(e * m)
   reply[#reply + 1] = fmt(st.lim[d])
   reply[#reply + 1] = fmt(max(0, st.out[d]))
   reply[#reply + 1] = fmt(cooldown)
+  reply[#reply + 1] = fmt(spent)
 end
 return reply

@@ -232,7 +232,8 @@ end
 -- version when the caller's version is not the live one (the caller then reloads the policy and
 -- asks again).
 local function load_config(version)
-  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp')
+  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
+    'fb_spent')
   if not cfg[1] or cfg[1] ~= version then
     return nil, cfg[1] or ''
   end
@@ -246,9 +247,9 @@ local function load_config(version)
     DECODED_COUNT = DECODED_COUNT + 1
   end
   -- The decoded parameters are shared between calls and only read (follow_ramp scales a copy); the
-  -- three fields that are not parameters are set again by every call before anything reads them.
+  -- four fields that are not parameters are set again by every call before anything reads them.
   P = decoded
-  P.generation, P.started, P.ramp = tonumber(cfg[3]), cfg[4] ~= false, cfg[6]
+  P.generation, P.started, P.ramp, P.spent = tonumber(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7]
   EARLIEST_READ = tonumber(cfg[5]) or 0
   EARLIEST = EARLIEST_READ
   layout(P.dims, P.classes)
@@ -767,6 +768,20 @@ end
 
 -- NestedBuckets.advance: refills L1 and L2 and decays the usage averages up to now. The first step
 -- of a target (no stored state) creates every bucket full, inside this same atomic step.
+-- NestedBuckets.holdSpent: while feedback.lua keeps 'fb_spent' (per dimension, until when the
+-- provider said its window is spent, µs), L1 of such a dimension stays at most -r_d · (until - now).
+local function hold_spent(now)
+  if not P.spent then
+    return
+  end
+  local spent = cmsgpack.unpack(P.spent)
+  for d = 1, D do
+    if spent[d] > now then
+      S[G + d] = min(S[G + d], -P.rate[d] * ((spent[d] - now) / 1e6))
+    end
+  end
+end
+
 local function advance(now)
   if not S then
     redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5])
@@ -788,6 +803,7 @@ local function advance(now)
         S[LVL + at(k, d)] = class_capacity(k, d)
       end
     end
+    hold_spent(now)
     return
   end
   local dt = 0
@@ -823,6 +839,7 @@ local function advance(now)
       S[OD + kd] = S[OD + kd] * decay
     end
   end
+  hold_spent(now)
 end
 
 -- NestedBuckets.refill: an L3 bucket refills at its rate ρ_q; its usage average decays.

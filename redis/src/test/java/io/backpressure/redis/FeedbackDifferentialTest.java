@@ -149,6 +149,7 @@ class FeedbackDifferentialTest {
       assertThat(l.cooldownSeconds())
           .as(at + " cooldown")
           .isCloseTo(j.cooldownSeconds(), within(1e-9));
+      assertThat(l.spentSeconds()).as(at + " spent").isCloseTo(j.spentSeconds(), within(1e-9));
     }
   }
 

@@ -76,8 +76,13 @@ class FeedbackSharedTest {
         .isCloseTo(1.0, within(1e-6));
     assertThat(other.feedbackState().orElseThrow().dimensions().get("requests").effective())
         .isEqualTo(48.0);
+    assertThat(admitFor(other, 1))
+        .as("the other gate too holds the calls while the provider's window is spent")
+        .isZero();
     admitFor(other, 0.2);
-    assertThat(admitFor(other, 0.8)).isCloseTo(0.8 * 48, within(2.0));
+    assertThat(admitFor(other, 0.8))
+        .as("then the cut cap, 48/s, growing by 3/s")
+        .isCloseTo(0.8 * (48 + 3 * 0.6), within(2.0));
     for (int i = 0; i < 60; i++) {
       admitFor(other, 0.1);
       seesThe429s.feedback(null, ProviderSignal.ofStatus(200));

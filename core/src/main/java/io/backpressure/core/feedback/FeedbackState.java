@@ -41,6 +41,9 @@ public record FeedbackState(
    * @param limit the provider's latest {@code limit} header per second; NaN when none was seen
    * @param outside the estimated rate of traffic the provider counted that this gate did not admit
    * @param cooldownSeconds how long the dimension's cooldown still runs; 0 when none does
+   * @param spentSeconds how long the provider's window for the dimension is still spent, as its
+   *     last 429 said (reset or {@code retry-after}): admissions that need the dimension wait for
+   *     it; 0 when it is not
    */
   public record Dimension(
       double configured,
@@ -48,5 +51,6 @@ public record FeedbackState(
       double applied,
       double limit,
       double outside,
-      double cooldownSeconds) {}
+      double cooldownSeconds,
+      double spentSeconds) {}
 }

@@ -44,8 +44,11 @@ import org.jspecify.annotations.Nullable;
  *       headers already lowered {@code E}, which explains the 429) and starts a cooldown until the
  *       provider's reset for {@code d} (else its {@code retry-after}, else {@code cooldown}). The
  *       cooldown is shared: 429s of calls that were already in flight when the first one came back
- *       do not cut again, and nothing grows. Once it ends and while no 429 comes, {@code A} grows
- *       by {@code increase · C} per second, never above {@code C}.
+ *       do not cut again, and nothing grows. When the provider said when (its reset or {@code
+ *       retry-after}, not the policy's {@code cooldown}), its window for {@code d} is spent until
+ *       then ({@link #spentUntil}): admission holds every call that needs {@code d} until that
+ *       instant (NestedBuckets, "Cold start, and a spent provider window"). Once it ends and while
+ *       no 429 comes, {@code A} grows by {@code increase · C} per second, never above {@code C}.
  *   <li><b>Lim, the adopted limit.</b> The latest {@code limit} header {@code L} means {@code L/P}
  *       units per second. Below {@code C} it is adopted with headroom: {@code Lim = (1 − headroom)
  *       · L/P}; at or above {@code C} it bounds nothing. The latest header wins, so a limit that
@@ -116,6 +119,7 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  *   aimd[d], aimdAt[d]       a, a_at          the 429 part A (infinite: no bound) and when it last moved
  *   cooldownUntil[d]         cool             end of the dimension's cooldown (µs)
+ *   spentUntil[d]            spent            end of the provider's spent window, as it said (µs)
  *   limitRate[d]             lim              L/P of the latest limit header (NaN / -1: none)
  *   outside[d]               out              the outside-traffic average O (signed)
  *   outsideBounds[d]         out_on           whether O bounds E now (the dead band's hysteresis)
@@ -144,6 +148,7 @@ public final class EffectiveCaps {
   private final double[] aimd;
   private final long[] aimdAt;
   private final long[] cooldownUntil;
+  private final long[] spentUntil;
   private final double[] limitRate;
   private final double[] outside;
   private final boolean[] outsideBounds;
@@ -179,6 +184,8 @@ public final class EffectiveCaps {
     this.aimdAt = new long[dims];
     this.cooldownUntil = new long[dims];
     Arrays.fill(cooldownUntil, Long.MIN_VALUE);
+    this.spentUntil = new long[dims];
+    Arrays.fill(spentUntil, Long.MIN_VALUE);
     this.limitRate = new double[dims];
     Arrays.fill(limitRate, Double.NaN);
     this.outside = new double[dims];
@@ -341,10 +348,11 @@ public final class EffectiveCaps {
     for (int d = 0; d < dims; d++) {
       double e = effective(d, now);
       double cooldown = cooldownUntil[d] > now ? (cooldownUntil[d] - now) / 1e6 : 0;
+      double spent = spentUntil[d] > now ? (spentUntil[d] - now) / 1e6 : 0;
       out.put(
           names.get(d),
           new FeedbackState.Dimension(
-              caps[d], e, e * m, limitRate[d], Math.max(0, outside[d]), cooldown));
+              caps[d], e, e * m, limitRate[d], Math.max(0, outside[d]), cooldown, spent));
     }
     return new FeedbackState(out, m, outage, signals, decreases, adoptions, ramps, ignored);
   }
@@ -385,14 +393,27 @@ public final class EffectiveCaps {
       decreases++;
     }
     ProviderSignal.RateLimit limit = signal.limits().get(names.get(d));
-    java.time.Duration hold =
+    java.time.@Nullable Duration told =
         limit != null && limit.reset() != null && !limit.reset().isZero()
             ? limit.reset()
             : signal.retryAfter() != null && !signal.retryAfter().isZero()
                 ? signal.retryAfter()
-                : policy.cooldown();
+                : null;
+    java.time.Duration hold = told != null ? told : policy.cooldown();
     long micros = Math.min(hold.toNanos(), java.time.Duration.ofMinutes(10).toNanos()) / 1_000;
     cooldownUntil[d] = now + Math.max(1, micros);
+    if (told != null) {
+      spentUntil[d] = cooldownUntil[d];
+    }
+  }
+
+  /**
+   * Until when (µs) the provider said dimension {@code d}'s window is spent: the end of the last
+   * cooldown a 429 started with the provider's own reset or {@code retry-after}; {@link
+   * Long#MIN_VALUE} when none did.
+   */
+  public long spentUntil(int d) {
+    return spentUntil[d];
   }
 
   private void adopt(int d, long now, ProviderSignal.RateLimit limit) {
