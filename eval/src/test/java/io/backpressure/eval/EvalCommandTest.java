@@ -188,8 +188,7 @@ class EvalCommandTest {
 
   @Test
   void theAblationsAreRefusedInRealModeBeforeAnyRun() {
-    assertThat(
-            eval("--workload", "noisy-estimates", "--mode", "real", "--configs", "bp,bp-oracle"))
+    assertThat(eval("--workload", "noisy-estimates", "--mode", "real", "--configs", "bp,bp-oracle"))
         .isEqualTo(2);
     assertThat(err.toString()).contains("bp-oracle is an ablation of the simulator only");
     assertThat(GateConfiguration.Variant.FULL.simulatedOnly()).isFalse();
