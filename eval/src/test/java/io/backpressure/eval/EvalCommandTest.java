@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.backpressure.eval.sim.GateConfiguration;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -183,5 +184,15 @@ class EvalCommandTest {
     assertThat(err.toString()).contains("unknown key 'worker.cores'");
     assertThat(eval("--workload", "overload", "--duration-s", "3")).isEqualTo(2);
     assertThat(err.toString()).contains("warmup_s");
+  }
+
+  @Test
+  void theAblationsAreRefusedInRealModeBeforeAnyRun() {
+    assertThat(eval("--workload", "noisy-estimates", "--mode", "real", "--configs", "bp,bp-oracle"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("bp-oracle is an ablation of the simulator only");
+    assertThat(GateConfiguration.Variant.FULL.simulatedOnly()).isFalse();
+    assertThat(GateConfiguration.Variant.NO_SAFE_WINDOW.simulatedOnly()).isFalse();
+    assertThat(GateConfiguration.Variant.REJECTED_HELD.simulatedOnly()).isTrue();
   }
 }

@@ -241,7 +241,7 @@ public final class RealRunner implements Runner {
             workersLog.resolveSibling("send-times-" + configuration.name() + "-" + runId + ".csv"),
             SendDelays.join(snapshot.sends(), records, providerToRunNanos));
       }
-      Map<String, Double> perWindow = UpstreamWindows.maxPerWindow(workload, records);
+      Map<String, Double> perWindow = ProviderWindows.maxPerWindow(workload, records);
       FaultWindows.Result faultWindows =
           faults.isEmpty()
               ? null

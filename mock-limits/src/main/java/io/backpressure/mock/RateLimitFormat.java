@@ -2,8 +2,12 @@ package io.backpressure.mock;
 
 import java.math.BigDecimal;
 
-/** How rate-limit header values are written. */
-final class RateLimitFormat {
+/**
+ * How rate-limit header values are written: by {@link OpenAiRateLimitHeaders} here, and by the mock
+ * provider's Anthropic dialect and endpoints in the {@code mock-provider} module. Stateless and
+ * thread-safe.
+ */
+public final class RateLimitFormat {
 
   private static final long NANOS_PER_MILLI = 1_000_000L;
 
@@ -13,7 +17,7 @@ final class RateLimitFormat {
    * A duration in OpenAI's header style (Go's {@code time.Duration} text at millisecond precision,
    * rounded up): {@code 0s}, {@code 12ms}, {@code 1s}, {@code 1.5s}, {@code 6m0s}, {@code 1h2m3s}.
    */
-  static String duration(long nanos) {
+  public static String duration(long nanos) {
     long ms = ceilMillis(nanos);
     if (ms == 0) {
       return "0s";
@@ -31,22 +35,22 @@ final class RateLimitFormat {
   }
 
   /** Milliseconds, rounded up. */
-  static long ceilMillis(long nanos) {
+  public static long ceilMillis(long nanos) {
     return Math.max(0, (nanos + NANOS_PER_MILLI - 1) / NANOS_PER_MILLI);
   }
 
   /** Whole seconds, rounded up: the {@code retry-after} header. */
-  static long ceilSeconds(long nanos) {
+  public static long ceilSeconds(long nanos) {
     return (ceilMillis(nanos) + 999) / 1_000;
   }
 
   /** A cap as a number without a needless fraction: {@code 60}, {@code 12000}, {@code 0.5}. */
-  static String limit(double value) {
+  public static String limit(double value) {
     return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
   }
 
   /** What is left, in whole units, rounded down. */
-  static String remaining(double value) {
+  public static String remaining(double value) {
     return Long.toString((long) Math.floor(value));
   }
 }

@@ -3,47 +3,28 @@ package io.backpressure.eval.measure;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Policy;
 import io.backpressure.eval.workload.Workload;
-import io.backpressure.mock.RequestRecord;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The provider-side check of a real run, from the mock provider's own per-request records: the most
- * requests (and, where the workload caps tokens, the most charged tokens) that reached the provider
- * within any window of one upstream period, and the bound a gate guarantees for it.
+ * The provider-side check of a run: the most requests (and, where the workload caps tokens, the
+ * most charged tokens) that reached the provider within any window of one upstream period, and the
+ * bound a gate guarantees for it. A real run reads the mock provider's own per-request records (the
+ * real mode's {@code ProviderWindows}), a simulated one its attempts.
  *
- * <p>Every request that reaches the provider is counted, whatever its answer (200, 429 or 500; a
- * 400 is a malformed request and is not counted). In a gated configuration a call reaches the
- * provider only after the gate admitted it, so the count is the admitted calls; in the others it is
- * every attempt sent. Windows slide: each starts at a request's arrival, so the maximum does not
- * depend on how windows are aligned.
+ * <p>Every request that reaches the provider is counted, whatever its answer. In a gated
+ * configuration a call reaches the provider only after the gate admitted it, so the count is the
+ * admitted calls; in the others it is every attempt sent. Windows slide: each starts at a request's
+ * arrival, so the maximum does not depend on how windows are aligned.
  */
 public final class UpstreamWindows {
   private UpstreamWindows() {}
 
   /**
-   * Per capped dimension of {@code workload}: the largest amount within any window of {@code
-   * period_s}, in arrival order of {@code records}.
-   *
-   * @param records the provider's records, any order
-   */
-  public static Map<String, Double> maxPerWindow(Workload workload, List<RequestRecord> records) {
-    List<RequestRecord> sent =
-        records.stream()
-            .filter(r -> r.status() == 200 || r.status() == 429 || r.status() == 500)
-            .sorted((a, b) -> Long.compare(a.arrivalNanos(), b.arrivalNanos()))
-            .toList();
-    return maxPerWindow(
-        workload,
-        sent.stream().mapToLong(RequestRecord::arrivalNanos).toArray(),
-        sent.stream().mapToDouble(RequestRecord::chargedTokens).toArray());
-  }
-
-  /**
-   * As {@link #maxPerWindow(Workload, List)}, from a simulated run's attempts (the workload's own
-   * traffic; outside traffic is not recorded): every attempt counts one request, and its tokens
-   * when the provider counted it.
+   * As {@link #maxPerWindow(Workload, long[], double[])}, from a simulated run's attempts (the
+   * workload's own traffic; outside traffic is not recorded): every attempt counts one request, and
+   * its tokens when the provider counted it.
    *
    * @param attempts any order
    */
@@ -56,7 +37,14 @@ public final class UpstreamWindows {
         sorted.stream().mapToDouble(a -> a.counted() ? a.tokens() : 0).toArray());
   }
 
-  private static Map<String, Double> maxPerWindow(
+  /**
+   * Per capped dimension of {@code workload}: the largest amount within any window of {@code
+   * period_s}, every request counting one request and its tokens.
+   *
+   * @param arrivals each request's arrival in nanoseconds, ascending
+   * @param tokens each request's counted tokens, in the same order
+   */
+  public static Map<String, Double> maxPerWindow(
       Workload workload, long[] arrivals, double[] tokens) {
     long period = Math.round(workload.upstream().periodS() * 1e9);
     Map<String, Double> max = new LinkedHashMap<>();

@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Policy;
-import io.backpressure.eval.EvalCommand;
 import io.backpressure.eval.measure.Recording;
 import io.backpressure.eval.workload.Workload;
 import io.backpressure.eval.workload.Workloads;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * The estimate and reservation ablations (eval/README.md, "Noisy estimates and reservation:
@@ -87,22 +83,6 @@ class TokenEstimateTest {
     assertThat(rateLimitedInFirstWindow(SimulationTest.run(NOISY, "bp-mean-estimate", 1)))
         .as("told the mean up front, nothing overruns")
         .isLessThanOrEqualTo(1);
-  }
-
-  @Test
-  void theAblationsAreRefusedInRealModeBeforeAnyRun() {
-    StringWriter err = new StringWriter();
-    CommandLine cmd = new CommandLine(new EvalCommand());
-    cmd.setErr(new PrintWriter(err, true));
-    cmd.setOut(new PrintWriter(new StringWriter(), true));
-    assertThat(
-            cmd.execute(
-                "--workload", "noisy-estimates", "--mode", "real", "--configs", "bp,bp-oracle"))
-        .isEqualTo(2);
-    assertThat(err.toString()).contains("bp-oracle is an ablation of the simulator only");
-    assertThat(GateConfiguration.Variant.FULL.simulatedOnly()).isFalse();
-    assertThat(GateConfiguration.Variant.NO_SAFE_WINDOW.simulatedOnly()).isFalse();
-    assertThat(GateConfiguration.Variant.REJECTED_HELD.simulatedOnly()).isTrue();
   }
 
   @Test
