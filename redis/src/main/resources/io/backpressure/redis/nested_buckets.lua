@@ -101,11 +101,15 @@ local TAKEN
 -- (load_queue; evict_idle asks for records of its own) and the values pack_queue lays out.
 local QUEUE = { con = {}, use = {}, corr = {} }
 local QUEUE_VALUES = {}
--- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
+-- Per-step values, recomputed from S at every step (NestedBuckets.computeShares), by at(k, d): the
+-- nominal and effective class rates, whether the class borrows, its L2 capacity (classCap) and
+-- whether it is hungry.
 local active_weight = 0
 local nominal = {}
 local effective = {}
 local borrowing = {}
+local capacity = {}
+local hungry = {}
 
 -- Forgets the previous call's parameters, state and guard results (see the top of this file).
 local function begin_call()
@@ -485,84 +489,97 @@ local function turn_after(now, debt, sigma, rate)
   return after(after(now, ahead, rate * (1 + TURN_LEAD)), min(debt, sigma), rate)
 end
 
--- NestedBuckets.computeShares, classCap: L2 capacity, max(B_d, share · H); an inactive class is
--- sized for the share it would get on becoming active.
-local function class_capacity(k, d)
-  local class_share
-  if S[N + k] == 0 then
-    class_share = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
-  else
-    class_share = nominal[at(k, d)]
-  end
-  return max(P.largest[d], class_share * P.horizon)
-end
-
--- NestedBuckets.computeShares, hungry (negated): at least half full, and no call of the class
--- deferred by its own buckets (L2, or its queues' L3) within the share horizon.
-local function class_satisfied(now, k, d)
-  return S[LVL + at(k, d)] >= SATISFIED_FRACTION * class_capacity(k, d) and now - S[CD + k] > P.horizon_micros
-end
-
 -- NestedBuckets.strictShares: in strict mode each class, highest first, may use what the classes
 -- above it leave in dimension d; a hungry class leaves nothing, a satisfied one what it does not use.
-local function strict_shares(now, d)
+local function strict_shares(d)
   local left = P.rate[d]
+  local kd = d
   for k = 1, K do
-    local kd = at(k, d)
     effective[kd] = left
     if S[N + k] > 0 then
-      if class_satisfied(now, k, d) then
-        left = max(0, left - S[USE + kd])
-      else
+      if hungry[kd] then
         left = 0
+      else
+        left = max(0, left - S[USE + kd])
       end
     end
+    kd = kd + D
   end
 end
 
 -- NestedBuckets.computeShares: nominal and effective class rates from the active set; the unused
--- rate of satisfied classes is handed to the hungry ones in proportion to their weights.
+-- rate of satisfied classes is handed to the hungry ones in proportion to their weights. Each
+-- class's L2 capacity is sized here too, max(B_d, share · H), an inactive class's for the share it
+-- would get on becoming active; a class is hungry (not satisfied) unless it is at least half full
+-- and no call of it was deferred by its own buckets (L2, or its queues' L3) within the share
+-- horizon. Every (k, d) is visited once per loop, its index kd stepping by D (see at); the
+-- comparisons written out below are math.max and math.min's own (max(a, b) is b when b > a, else
+-- a), so the results are theirs to the bit.
 local function compute_shares(now)
-  active_weight = 0
+  local weight, rate, largest, horizon, horizon_micros = P.weight, P.rate, P.largest, P.horizon, P.horizon_micros
+  local aw = 0
   for k = 1, K do
     if S[N + k] > 0 then
-      active_weight = active_weight + P.weight[k] * S[WS + k]
+      aw = aw + weight[k] * S[WS + k]
     end
   end
+  active_weight = aw
   for d = 1, D do
+    local rd = rate[d]
     local unused = 0
     local hungry_weight = 0
+    local kd = d
     for k = 1, K do
-      local kd = at(k, d)
-      if S[N + k] == 0 then
-        nominal[kd] = 0
+      local w = weight[k]
+      local active = S[N + k] > 0
+      local share
+      if active then
+        share = w * S[WS + k] / aw * rd
+        nominal[kd] = share
       else
-        nominal[kd] = P.weight[k] * S[WS + k] / active_weight * P.rate[d]
-        if class_satisfied(now, k, d) then
-          unused = unused + max(0, nominal[kd] - S[USE + kd])
-        else
-          hungry_weight = hungry_weight + P.weight[k] * S[WS + k]
+        share = w / (aw + w) * rd
+        nominal[kd] = 0
+        effective[kd] = share
+      end
+      local cap = largest[d]
+      if share * horizon > cap then
+        cap = share * horizon
+      end
+      capacity[kd] = cap
+      local h = active and not (S[LVL + kd] >= SATISFIED_FRACTION * cap and now - S[CD + k] > horizon_micros)
+      hungry[kd] = h
+      if h then
+        hungry_weight = hungry_weight + w * S[WS + k]
+      elseif active then
+        local spare = share - S[USE + kd]
+        if spare > 0 then
+          unused = unused + spare
         end
       end
+      kd = kd + D
     end
     if P.strict then
-      strict_shares(now, d)
-    else
+      strict_shares(d)
+      kd = d
       for k = 1, K do
-        local kd = at(k, d)
-        local hungry = S[N + k] > 0 and not class_satisfied(now, k, d)
-        if S[N + k] == 0 then
-          effective[kd] = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
-        elseif hungry then
-          effective[kd] = nominal[kd] + unused * P.weight[k] * S[WS + k] / hungry_weight
-        else
-          effective[kd] = nominal[kd]
-        end
+        borrowing[kd] = S[N + k] > 0 and effective[kd] > nominal[kd] + EPSILON
+        kd = kd + D
       end
-    end
-    for k = 1, K do
-      local kd = at(k, d)
-      borrowing[kd] = S[N + k] > 0 and effective[kd] > nominal[kd] + EPSILON
+    else
+      kd = d
+      for k = 1, K do
+        if S[N + k] > 0 then
+          local e = nominal[kd]
+          if hungry[kd] then
+            e = e + unused * weight[k] * S[WS + k] / hungry_weight
+          end
+          effective[kd] = e
+          borrowing[kd] = e > nominal[kd] + EPSILON
+        else
+          borrowing[kd] = false
+        end
+        kd = kd + D
+      end
     end
   end
 end
@@ -785,7 +802,7 @@ local function advance(now)
     compute_shares(now)
     for k = 1, K do
       for d = 1, D do
-        S[LVL + at(k, d)] = class_capacity(k, d)
+        S[LVL + at(k, d)] = capacity[at(k, d)]
       end
     end
     return
@@ -804,15 +821,27 @@ local function advance(now)
   if dt > 0 then
     decay = exp(-dt / P.horizon)
   end
+  -- min(a, b) written out as math.min's own comparison (b when b < a, else a), as in compute_shares.
+  local rate, burst = P.rate, P.burst
   for d = 1, D do
-    S[G + d] = min(P.burst[d], S[G + d] + P.rate[d] * dt)
+    local level = S[G + d] + rate[d] * dt
+    if level < burst[d] then
+      S[G + d] = level
+    else
+      S[G + d] = burst[d]
+    end
+    local kd = d
     for k = 1, K do
-      local kd = at(k, d)
-      local capacity = class_capacity(k, d)
+      local cap = capacity[kd]
       if S[N + k] == 0 then
-        S[LVL + kd] = capacity
+        S[LVL + kd] = cap
       else
-        S[LVL + kd] = min(capacity, S[LVL + kd] + effective[kd] * dt)
+        level = S[LVL + kd] + effective[kd] * dt
+        if level < cap then
+          S[LVL + kd] = level
+        else
+          S[LVL + kd] = cap
+        end
       end
       S[USE + kd] = S[USE + kd] * decay
       if S[NS + k] == 0 then
@@ -821,6 +850,7 @@ local function advance(now)
         S[SU + kd] = S[SU + kd] * decay
       end
       S[OD + kd] = S[OD + kd] * decay
+      kd = kd + D
     end
   end
 end

@@ -63,7 +63,7 @@ for d = 1, D do
     W.sum[d] = W.sum[d] + -back
   end
   S[G + d] = min(P.burst[d], S[G + d] + back)
-  S[LVL + kd] = min(class_capacity(k, d), S[LVL + kd] + back)
+  S[LVL + kd] = min(capacity[kd], S[LVL + kd] + back)
   local used = back / P.horizon
   S[USE + kd] = max(0, S[USE + kd] - used)
   if q then
