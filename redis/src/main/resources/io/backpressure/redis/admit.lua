@@ -41,8 +41,9 @@ local function touch(now, field, k, weight, cost, q, paying)
   q.w = weight
   local sigma = share(cost)
   if sigma > 0 then
+    local con = q.con
     for d = 1, D do
-      q.con[d] = q.w * cost[d] / sigma
+      con[d] = weight * cost[d] / sigma
     end
   end
   -- q.sat (NestedBuckets.Queue.capped): banks at least half its capacity, so the class sums count
@@ -57,11 +58,12 @@ local function touch(now, field, k, weight, cost, q, paying)
     owed = sigma
   end
   -- q.served (Queue.served, per step): uses at least half its equal split of the class.
-  q.served = dominant_use(q) >= SATISFIED_FRACTION * q.w * equal_split_rate(k)
+  local split = equal_split_rate(k)
+  q.served = dominant_use(q) >= SATISFIED_FRACTION * weight * split
   local paced_by_lines = now - q.lined <= P.horizon_micros and q.served
   q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
                        and not paced_by_lines)
-  q.rate = q.w * equalisation_rate(k)
+  q.rate = weight * equalisation_rate(k, split)
   q.cap = max(sigma, q.rate * P.horizon)
   q.lvl = min(q.lvl, q.cap)
   return q
@@ -83,9 +85,17 @@ end
 -- the safe window) holds the cost and the call's turn has come. Returns Δ in µs, 0 when admitted and
 -- debited (booking.debit is what was debited, booking.entry the window entry), or −(its turn) when
 -- the turn comes after max_wait µs (max_wait < 0: no limit); an expired call pays nothing.
+-- The per-dimension records admit fills afresh at every call (see the tables of the main body below):
+-- the paced cost, when each short shared bucket holds enough, each dimension's slot in its class's
+-- line, and whether the call lines up behind the light tail.
+local PACED, GLOBAL_SLOT, CLASS_SLOT, LIGHT_SLOT = {}, {}, {}, {}
+
 local function admit(now, field, k, weight, estimate, reserve, booking, max_wait)
   local q = load_queue(field)
-  local paced = {}
+  local paced = PACED
+  -- at(k, d) is base + d.
+  local base = at(k, 1) - 1
+  local rate = P.rate
   for d = 1, D do
     if reserve then
       paced[d] = reserve[d]
@@ -102,7 +112,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local was_overdue = booking.overdue
   if was_overdue then
     for d = 1, D do
-      local kd = at(k, d)
+      local kd = base + d
       S[OD + kd] = max(0, S[OD + kd] - paced[d])
     end
     booking.overdue = false
@@ -121,12 +131,12 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   end
 
   -- When each short bucket (L1, the safe window, L2) holds enough at its current rate.
-  local global_slot = {}
-  local class_slot = {}
+  local global_slot = GLOBAL_SLOT
+  local class_slot = CLASS_SLOT
   local class_short = false
   local global_short = false
   for d = 1, D do
-    local kd = at(k, d)
+    local kd = base + d
     global_slot[d] = now
     class_slot[d] = now
     if cost[d] > 0 then
@@ -138,7 +148,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
         end
       end
       if need > S[G + d] + EPSILON then
-        global_slot[d] = now + micros((need - S[G + d]) / P.rate[d])
+        global_slot[d] = now + micros((need - S[G + d]) / rate[d])
       end
       if W then
         global_slot[d] = max(global_slot[d], window_fits_at(now, d, need))
@@ -162,16 +172,16 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   end
   local keeps_place = booking.lined and not was_overdue and not borrows(k)
   local line_up = fresh or (now >= booking.ready and not keeps_place)
-  local light_slot = {}
+  local light_slot = LIGHT_SLOT
   for d = 1, D do
-    local kd = at(k, d)
+    local kd = base + d
     local light = q.within and class_slot[d] <= now
     local short_slot = max(global_slot[d], class_slot[d])
     if line_up and cost[d] > 0 and short_slot > now then
       if not q.within and S[CT + kd] > behind then
         short_slot = max(short_slot, after(S[CT + kd], paced[d], effective[kd]))
       elseif light and S[LT + kd] > behind then
-        short_slot = max(short_slot, S[LT + kd] + micros(paced[d] / P.rate[d]))
+        short_slot = max(short_slot, S[LT + kd] + micros(paced[d] / rate[d]))
       end
     end
     light_slot[d] = light
@@ -190,12 +200,12 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if not fresh then
       -- A booked call gives its slot in its class's line back too.
       for d = 1, D do
-        local kd = at(k, d)
+        local kd = base + d
         if cost[d] > 0 and S[CT + kd] > now then
           S[CT + kd] = max(now, S[CT + kd] - after(0, paced[d], effective[kd]))
         end
         if cost[d] > 0 and S[LT + kd] > now then
-          S[LT + kd] = max(now, S[LT + kd] - micros(paced[d] / P.rate[d]))
+          S[LT + kd] = max(now, S[LT + kd] - micros(paced[d] / rate[d]))
         end
       end
     end
@@ -211,7 +221,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if booking.lined and not fresh and now >= booking.ready then
       booking.overdue = true
       for d = 1, D do
-        local kd = at(k, d)
+        local kd = base + d
         S[OD + kd] = S[OD + kd] + paced[d]
       end
     end
@@ -222,7 +232,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
         if light_slot[d] then
           tail = LT
         end
-        S[tail + at(k, d)] = max(S[tail + at(k, d)], class_slot[d])
+        S[tail + base + d] = max(S[tail + base + d], class_slot[d])
       end
     end
     booking.ready = ready
@@ -251,14 +261,16 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   if W then
     booking.entry = window_add(now, cost)
   end
+  local horizon, use, sat = P.horizon, q.use, q.sat
   for d = 1, D do
-    local kd = at(k, d)
-    S[G + d] = S[G + d] - cost[d]
-    S[LVL + kd] = S[LVL + kd] - cost[d]
-    local used = cost[d] / P.horizon
+    local kd = base + d
+    local c = cost[d]
+    S[G + d] = S[G + d] - c
+    S[LVL + kd] = S[LVL + kd] - c
+    local used = c / horizon
     S[USE + kd] = S[USE + kd] + used
-    q.use[d] = q.use[d] + used
-    if q.sat then
+    use[d] = use[d] + used
+    if sat then
       S[SU + kd] = S[SU + kd] + used
     end
   end

@@ -408,9 +408,10 @@ end
 
 -- NestedBuckets.share: the dominant share σ = max_d c_d / r_d.
 local function share(cost)
+  local rate = P.rate
   local sigma = 0
   for d = 1, D do
-    sigma = max(sigma, cost[d] / P.rate[d])
+    sigma = max(sigma, cost[d] / rate[d])
   end
   return sigma
 end
@@ -443,20 +444,23 @@ end
 -- effective rate were split among all its active queues by their demand (huge: no demand).
 local function equal_split_rate(k)
   local all = huge
-  for d = 1, D do
-    local kd = at(k, d)
-    if S[AD + kd] > 0 then
-      all = min(all, effective[kd] / S[AD + kd])
+  local kd = at(k, 1)
+  for _ = 1, D do
+    local demand = S[AD + kd]
+    if demand > 0 then
+      all = min(all, effective[kd] / demand)
     end
+    kd = kd + 1
   end
   return all
 end
 
 -- NestedBuckets.dominantUse: a queue's admitted rate in dominant share per second, max_d use_d / r_d.
 local function dominant_use(q)
+  local rate, used = P.rate, q.use
   local use = 0
   for d = 1, D do
-    use = max(use, q.use[d] / P.rate[d])
+    use = max(use, used[d] / rate[d])
   end
   return use
 end
@@ -586,15 +590,16 @@ end
 
 -- NestedBuckets.contribute: adds a queue's demand (D_k,d) or usage (U_k,d) to its class's sums.
 local function contribute(q)
-  local k = q.k
+  local k, con, use, sat = q.k, q.con, q.use, q.sat
+  local kd = at(k, 1)
   for d = 1, D do
-    local kd = at(k, d)
-    S[AD + kd] = S[AD + kd] + q.con[d]
-    if q.sat then
-      S[SU + kd] = S[SU + kd] + q.use[d]
+    S[AD + kd] = S[AD + kd] + con[d]
+    if sat then
+      S[SU + kd] = S[SU + kd] + use[d]
     else
-      S[HD + kd] = S[HD + kd] + q.con[d]
+      S[HD + kd] = S[HD + kd] + con[d]
     end
+    kd = kd + 1
   end
   if q.sat then
     S[NS + k] = S[NS + k] + 1
@@ -604,15 +609,16 @@ end
 
 -- NestedBuckets.withdraw: takes a queue's contribution back out of the running sums.
 local function withdraw(q)
-  local k = q.k
+  local k, con, use, sat = q.k, q.con, q.use, q.sat
+  local kd = at(k, 1)
   for d = 1, D do
-    local kd = at(k, d)
-    S[AD + kd] = max(0, S[AD + kd] - q.con[d])
-    if q.sat then
-      S[SU + kd] = max(0, S[SU + kd] - q.use[d])
+    S[AD + kd] = max(0, S[AD + kd] - con[d])
+    if sat then
+      S[SU + kd] = max(0, S[SU + kd] - use[d])
     else
-      S[HD + kd] = max(0, S[HD + kd] - q.con[d])
+      S[HD + kd] = max(0, S[HD + kd] - con[d])
     end
+    kd = kd + 1
   end
   if q.sat then
     S[NS + k] = S[NS + k] - 1
@@ -872,23 +878,25 @@ local function refill(now, q)
 end
 
 -- NestedBuckets.equalisationRate: X*_k = min_d (eff_k,d − U_k,d) / D_k,d over the hungry queues,
--- at least the rate that fits every queue of the class.
-local function equalisation_rate(k)
-  local hungry = huge
-  local all = equal_split_rate(k)
-  for d = 1, D do
-    local kd = at(k, d)
-    if S[HD + kd] > 0 then
-      hungry = min(hungry, max(0, effective[kd] - S[SU + kd]) / S[HD + kd])
+-- at least all, the rate that fits every queue of the class (equal_split_rate(k), which the caller
+-- has at hand).
+local function equalisation_rate(k, all)
+  local hungry_rate = huge
+  local kd = at(k, 1)
+  for _ = 1, D do
+    local demand = S[HD + kd]
+    if demand > 0 then
+      hungry_rate = min(hungry_rate, max(0, effective[kd] - S[SU + kd]) / demand)
     end
+    kd = kd + 1
   end
   if all == huge then
     return 1 / P.horizon
   end
-  if hungry == huge then
+  if hungry_rate == huge then
     return all
   end
-  return max(all, hungry)
+  return max(all, hungry_rate)
 end
 
 -- The state after advance(now), with the safe window loaded when there is one.
