@@ -110,6 +110,10 @@ local effective = {}
 local borrowing = {}
 local capacity = {}
 local hungry = {}
+-- What compute_shares last sized the classes from (see size_shares): the parameters (p) and each
+-- class's active queues (n[k]) and weight sum (ws[k]); and the share each class had or would have
+-- on becoming active (share[kd]).
+local SIZED = { n = {}, ws = {}, share = {} }
 
 -- Forgets the previous call's parameters, state and guard results (see the top of this file).
 local function begin_call()
@@ -130,7 +134,12 @@ end
 -- one place its offsets and sizes are computed. Every script that reads the state calls it, through
 -- load_config (admit.lua, release.lua, charge.lua) or directly (levels.lua, queue.lua), and apply.lua
 -- sizes the struct formats by it. A new state field is appended after OD, here and nowhere else.
+-- The offsets depend on dims and classes alone, so a call that finds them computed for the same
+-- numbers (in the function library, where they outlive the call) keeps them.
 local function layout(dims, classes)
+  if dims == D and classes == K then
+    return
+  end
   D, K = dims, classes
   LAST, SEQ, G = 1, 2, 2
   LVL = G + D
@@ -411,7 +420,10 @@ local function share(cost)
   local rate = P.rate
   local sigma = 0
   for d = 1, D do
-    sigma = max(sigma, cost[d] / rate[d])
+    local s = cost[d] / rate[d]
+    if s > sigma then
+      sigma = s
+    end
   end
   return sigma
 end
@@ -511,16 +523,15 @@ local function strict_shares(d)
   end
 end
 
--- NestedBuckets.computeShares: nominal and effective class rates from the active set; the unused
--- rate of satisfied classes is handed to the hungry ones in proportion to their weights. Each
--- class's L2 capacity is sized here too, max(B_d, share · H), an inactive class's for the share it
--- would get on becoming active; a class is hungry (not satisfied) unless it is at least half full
--- and no call of it was deferred by its own buckets (L2, or its queues' L3) within the share
--- horizon. Every (k, d) is visited once per loop, its index kd stepping by D (see at); the
--- comparisons written out below are math.max and math.min's own (max(a, b) is b when b > a, else
--- a), so the results are theirs to the bit.
-local function compute_shares(now)
-  local weight, rate, largest, horizon, horizon_micros = P.weight, P.rate, P.largest, P.horizon, P.horizon_micros
+-- NestedBuckets.computeShares, the part that depends on the active set alone: the total active
+-- weight, each class's nominal rate (its weighted part of the cap while active) and share (the
+-- nominal rate, or for an inactive class the rate it would get on becoming active), and its L2
+-- capacity, max(B_d, share · H). These change only when a class's active queues or weight sum (or
+-- the parameters) do, which most steps leave as they were, so compute_shares calls this only then.
+local function size_shares()
+  local S, N, WS = S, N, WS
+  local nominal, capacity, share_of = nominal, capacity, SIZED.share
+  local weight, rate, largest, horizon = P.weight, P.rate, P.largest, P.horizon
   local aw = 0
   for k = 1, K do
     if S[N + k] > 0 then
@@ -530,35 +541,75 @@ local function compute_shares(now)
   active_weight = aw
   for d = 1, D do
     local rd = rate[d]
-    local unused = 0
-    local hungry_weight = 0
     local kd = d
     for k = 1, K do
       local w = weight[k]
-      local active = S[N + k] > 0
       local share
-      if active then
+      if S[N + k] > 0 then
         share = w * S[WS + k] / aw * rd
         nominal[kd] = share
       else
         share = w / (aw + w) * rd
         nominal[kd] = 0
-        effective[kd] = share
       end
+      share_of[kd] = share
       local cap = largest[d]
       if share * horizon > cap then
         cap = share * horizon
       end
       capacity[kd] = cap
-      local h = active and not (S[LVL + kd] >= SATISFIED_FRACTION * cap and now - S[CD + k] > horizon_micros)
-      hungry[kd] = h
-      if h then
-        hungry_weight = hungry_weight + w * S[WS + k]
-      elseif active then
-        local spare = share - S[USE + kd]
-        if spare > 0 then
-          unused = unused + spare
+      kd = kd + D
+    end
+  end
+  SIZED.p = P
+  for k = 1, K do
+    SIZED.n[k], SIZED.ws[k] = S[N + k], S[WS + k]
+  end
+end
+
+-- NestedBuckets.computeShares: nominal and effective class rates from the active set; the unused
+-- rate of satisfied classes is handed to the hungry ones in proportion to their weights. A class is
+-- hungry (not satisfied) unless it is at least half full and no call of it was deferred by its own
+-- buckets (L2, or its queues' L3) within the share horizon.
+--
+-- This runs at every step for every class and dimension, so it is written for Lua 5.1's
+-- interpreter: what depends on the active set alone is kept from the last step that sized it
+-- (size_shares), the state, the offsets and the per-step tables are read into locals first (an
+-- upvalue costs one more instruction at each use), every (k, d) is visited once per loop with its
+-- index kd stepping by D (see at), and the comparisons written out are math.max and math.min's own
+-- (max(a, b) is b when b > a, else a), so every result is the one the calls gave, to the bit.
+local function compute_shares(now)
+  local S, N, WS, LVL, USE, CD = S, N, WS, LVL, USE, CD
+  local sized = SIZED.p == P
+  for k = 1, K do
+    if not sized then
+      break
+    end
+    sized = S[N + k] == SIZED.n[k] and S[WS + k] == SIZED.ws[k]
+  end
+  if not sized then
+    size_shares()
+  end
+  local nominal, effective, capacity, hungry, borrowing = nominal, effective, capacity, hungry, borrowing
+  local share_of, weight, horizon_micros = SIZED.share, P.weight, P.horizon_micros
+  for d = 1, D do
+    local unused = 0
+    local hungry_weight = 0
+    local kd = d
+    for k = 1, K do
+      if S[N + k] > 0 then
+        local h = not (S[LVL + kd] >= SATISFIED_FRACTION * capacity[kd] and now - S[CD + k] > horizon_micros)
+        hungry[kd] = h
+        if h then
+          hungry_weight = hungry_weight + weight[k] * S[WS + k]
+        else
+          local spare = nominal[kd] - S[USE + kd]
+          if spare > 0 then
+            unused = unused + spare
+          end
         end
+      else
+        hungry[kd] = false
       end
       kd = kd + D
     end
@@ -580,6 +631,7 @@ local function compute_shares(now)
           effective[kd] = e
           borrowing[kd] = e > nominal[kd] + EPSILON
         else
+          effective[kd] = share_of[kd]
           borrowing[kd] = false
         end
         kd = kd + D
@@ -590,6 +642,7 @@ end
 
 -- NestedBuckets.contribute: adds a queue's demand (D_k,d) or usage (U_k,d) to its class's sums.
 local function contribute(q)
+  local S, AD, SU, HD = S, AD, SU, HD
   local k, con, use, sat = q.k, q.con, q.use, q.sat
   local kd = at(k, 1)
   for d = 1, D do
@@ -608,22 +661,31 @@ local function contribute(q)
 end
 
 -- NestedBuckets.withdraw: takes a queue's contribution back out of the running sums.
+-- The sums never go below zero: max(0, x) is written out as math.max's own comparison (x when
+-- x > 0, else 0).
 local function withdraw(q)
+  local S, AD, SU, HD = S, AD, SU, HD
   local k, con, use, sat = q.k, q.con, q.use, q.sat
   local kd = at(k, 1)
   for d = 1, D do
-    S[AD + kd] = max(0, S[AD + kd] - con[d])
+    local i = AD + kd
+    local left = S[i] - con[d]
+    S[i] = left > 0 and left or 0
     if sat then
-      S[SU + kd] = max(0, S[SU + kd] - use[d])
+      i = SU + kd
+      left = S[i] - use[d]
     else
-      S[HD + kd] = max(0, S[HD + kd] - con[d])
+      i = HD + kd
+      left = S[i] - con[d]
     end
+    S[i] = left > 0 and left or 0
     kd = kd + 1
   end
-  if q.sat then
+  if sat then
     S[NS + k] = S[NS + k] - 1
   end
-  S[WS + k] = max(0, S[WS + k] - q.w)
+  local left = S[WS + k] - q.w
+  S[WS + k] = left > 0 and left or 0
 end
 
 -- NestedBuckets.uncap: a starved queue (below half its equal split) whose call was just deferred to
@@ -827,7 +889,10 @@ local function advance(now)
   if dt > 0 then
     decay = exp(-dt / P.horizon)
   end
-  -- min(a, b) written out as math.min's own comparison (b when b < a, else a), as in compute_shares.
+  -- Written as compute_shares is (locals, kd stepping by D, math.min's own comparison: min(a, b)
+  -- is b when b < a, else a).
+  local S, N, NS, G, LVL, USE, SU, OD = S, N, NS, G, LVL, USE, SU, OD
+  local capacity, effective = capacity, effective
   local rate, burst = P.rate, P.burst
   for d = 1, D do
     local level = S[G + d] + rate[d] * dt
@@ -839,23 +904,25 @@ local function advance(now)
     local kd = d
     for k = 1, K do
       local cap = capacity[kd]
+      local at_lvl = LVL + kd
       if S[N + k] == 0 then
-        S[LVL + kd] = cap
+        S[at_lvl] = cap
       else
-        level = S[LVL + kd] + effective[kd] * dt
+        level = S[at_lvl] + effective[kd] * dt
         if level < cap then
-          S[LVL + kd] = level
+          S[at_lvl] = level
         else
-          S[LVL + kd] = cap
+          S[at_lvl] = cap
         end
       end
-      S[USE + kd] = S[USE + kd] * decay
+      local at_use, at_su, at_od = USE + kd, SU + kd, OD + kd
+      S[at_use] = S[at_use] * decay
       if S[NS + k] == 0 then
-        S[SU + kd] = 0
+        S[at_su] = 0
       else
-        S[SU + kd] = S[SU + kd] * decay
+        S[at_su] = S[at_su] * decay
       end
-      S[OD + kd] = S[OD + kd] * decay
+      S[at_od] = S[at_od] * decay
       kd = kd + D
     end
   end
