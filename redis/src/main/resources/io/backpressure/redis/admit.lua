@@ -33,7 +33,9 @@ local function touch(now, field, k, weight, cost, q, paying)
     refill(now, q)
     withdraw(q)
   end
-  q.seen = max(q.seen, now)
+  if now > q.seen then
+    q.seen = now
+  end
   S[SEQ] = S[SEQ] + 1
   q.seq = S[SEQ]
   index_seen(field, q.seen)
@@ -76,7 +78,7 @@ local function correction(q, k, d)
   if q and q.rel > 0 then
     return q.corr[d]
   end
-  return S[CC + at(k, d)]
+  return S[CC + (k - 1) * D + d]
 end
 
 -- NestedBuckets.admit: paces the estimate by the queue's correction (in reservation mode: by the
@@ -92,15 +94,24 @@ local PACED, GLOBAL_SLOT, CLASS_SLOT, LIGHT_SLOT = {}, {}, {}, {}
 
 local function admit(now, field, k, weight, estimate, reserve, booking, max_wait)
   local q = load_queue(field)
+  -- The state and its offsets as locals (each use of an upvalue costs one more instruction).
+  local S, G, LVL, USE, SU, CT, LT, OD = S, G, LVL, USE, SU, CT, LT, OD
   local paced = PACED
   -- at(k, d) is base + d.
   local base = at(k, 1) - 1
-  local rate = P.rate
+  local rate, largest = P.rate, P.largest
+  -- (Here and below, min(a, b) and max(a, b) on the per-dimension path are written out as math.min
+  -- and math.max compare: b when b < a, resp. b > a, else a.)
   for d = 1, D do
     if reserve then
       paced[d] = reserve[d]
     else
-      paced[d] = min(P.largest[d], estimate[d] + correction(q, k, d))
+      local corrected = estimate[d] + correction(q, k, d)
+      if corrected < largest[d] then
+        paced[d] = corrected
+      else
+        paced[d] = largest[d]
+      end
     end
   end
   local cost = paced
@@ -176,7 +187,10 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   for d = 1, D do
     local kd = base + d
     local light = q.within and class_slot[d] <= now
-    local short_slot = max(global_slot[d], class_slot[d])
+    local short_slot = global_slot[d]
+    if class_slot[d] > short_slot then
+      short_slot = class_slot[d]
+    end
     if line_up and cost[d] > 0 and short_slot > now then
       if not q.within and S[CT + kd] > behind then
         short_slot = max(short_slot, after(S[CT + kd], paced[d], effective[kd]))
@@ -186,7 +200,9 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     end
     light_slot[d] = light
     class_slot[d] = short_slot
-    slot = max(slot, short_slot)
+    if short_slot > slot then
+      slot = short_slot
+    end
   end
   local ready = max(slot, turn)
   if ready > now and max_wait >= 0 and max(MIN_DEFER_MICROS, ready - now) > max_wait then

@@ -459,8 +459,8 @@ local function equal_split_rate(k)
   local kd = at(k, 1)
   for _ = 1, D do
     local demand = S[AD + kd]
-    if demand > 0 then
-      all = min(all, effective[kd] / demand)
+    if demand > 0 and effective[kd] / demand < all then
+      all = effective[kd] / demand
     end
     kd = kd + 1
   end
@@ -472,7 +472,10 @@ local function dominant_use(q)
   local rate, used = P.rate, q.use
   local use = 0
   for d = 1, D do
-    use = max(use, used[d] / rate[d])
+    local u = used[d] / rate[d]
+    if u > use then
+      use = u
+    end
   end
   return use
 end
@@ -953,7 +956,11 @@ local function equalisation_rate(k, all)
   for _ = 1, D do
     local demand = S[HD + kd]
     if demand > 0 then
-      hungry_rate = min(hungry_rate, max(0, effective[kd] - S[SU + kd]) / demand)
+      local spare = effective[kd] - S[SU + kd]
+      local rate = (spare > 0 and spare or 0) / demand
+      if rate < hungry_rate then
+        hungry_rate = rate
+      end
     end
     kd = kd + 1
   end
