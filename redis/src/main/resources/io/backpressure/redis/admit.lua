@@ -308,7 +308,7 @@ local function purge_waiting(now)
     local raw = redis.call('GET', key)
     if raw then
       local b = cmsgpack.unpack(raw)
-      if b[5] > now and b[6] == P.generation then
+      if b[BOOKING_AT.expires] > now and b[BOOKING_AT.generation] == P.generation then
         return
       end
     end
@@ -318,8 +318,9 @@ end
 
 -- The tables the main body below fills afresh at every call instead of building new ones (in the
 -- function library they outlive the call, so a call allocates none of them): the estimate, the
--- reservation, the booking, the grant record and the admitted reply.
-local ESTIMATE, RESERVE, BOOKING, GRANT, ADMITTED = {}, {}, {}, {}, {}
+-- reservation, the booking, the booking record a deferral stores, the grant record and the admitted
+-- reply.
+local ESTIMATE, RESERVE, BOOKING, STORED_BOOKING, GRANT, ADMITTED = {}, {}, {}, {}, {}, {}
 
 local config, live = load_config(ARGV[1])
 if not config then
@@ -344,20 +345,20 @@ if ARGV[7] == '1' then
 end
 
 -- InMemoryGate.admit: a presented booking counts only if it is live, of this generation of the
--- policy's layout, and of this same queue; otherwise the call starts afresh. A stored booking is
--- {tenant, class, paid share, ready at, expires at, generation, 1 when its turn is a slot a line
--- gave it else 0, 1 when overdue else 0}.
+-- policy's layout, and of this same queue; otherwise the call starts afresh. The stored booking's
+-- fields are laid out by BOOKING_AT (nested_buckets.lua).
 local booking = BOOKING
 local fresh = true
 booking.debit, booking.entry = nil, nil
 if ARGV[6] == '1' then
   local raw = redis.call('GET', KEYS[8])
   if raw then
-    local b = cmsgpack.unpack(raw)
-    if b[5] > now and b[6] == P.generation and b[1] == tenant and b[2] == k then
+    local b, pos = cmsgpack.unpack(raw), BOOKING_AT
+    if b[pos.expires] > now and b[pos.generation] == P.generation and b[pos.tenant] == tenant
+        and b[pos.class] == k then
       fresh = false
-      booking.paid, booking.share, booking.ready, booking.exp = true, b[3], b[4], b[5]
-      booking.lined, booking.overdue = b[7] == 1, b[8] == 1
+      booking.paid, booking.share, booking.ready, booking.exp = true, b[pos.share], b[pos.ready], b[pos.expires]
+      booking.lined, booking.overdue = b[pos.lined] == 1, b[pos.overdue] == 1
     end
   end
 end
@@ -378,8 +379,11 @@ if wait < 0 then
   return { 3, -wait, now }
 end
 if wait > 0 then
-  local stored = cmsgpack.pack({ tenant, k, booking.share, booking.ready, booking.exp, P.generation,
-                                 booking.lined and 1 or 0, booking.overdue and 1 or 0 })
+  local b, pos = STORED_BOOKING, BOOKING_AT
+  b[pos.tenant], b[pos.class], b[pos.share], b[pos.ready], b[pos.expires] =
+      tenant, k, booking.share, booking.ready, booking.exp
+  b[pos.generation], b[pos.lined], b[pos.overdue] = P.generation, booking.lined and 1 or 0, booking.overdue and 1 or 0
+  local stored = cmsgpack.pack(b)
   if fresh then
     redis.call('SET', KEYS[7], stored, 'PX', P.grant_px_text)
     redis.call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))
@@ -394,20 +398,19 @@ if not fresh then
   redis.call('DEL', KEYS[8])
 end
 purge_waiting(now)
--- A grant is {tenant, class, expires at, generation, paid share, window entry id (0: none), window
--- entry time, then per dimension the debit and the estimate}.
-local grant = GRANT
-grant[1], grant[2], grant[3], grant[4] = tenant, k, now + P.grant_ttl, P.generation
-grant[5], grant[6], grant[7] = booking.share, booking.entry or 0, now
+-- The grant, laid out by GRANT_AT (nested_buckets.lua).
+local grant, pos = GRANT, GRANT_AT
+grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] = tenant, k, now + P.grant_ttl, P.generation
+grant[pos.share], grant[pos.entry], grant[pos.entry_at] = booking.share, booking.entry or 0, now
 local reply = ADMITTED
 reply[1], reply[2] = 0, now
 for d = 1, D do
-  grant[7 + d] = booking.debit[d]
-  grant[7 + D + d] = estimate[d]
+  grant[pos.size + d] = booking.debit[d]
+  grant[pos.size + D + d] = estimate[d]
   reply[2 + d] = fmt(booking.debit[d])
 end
 -- (A policy of fewer dimensions than the last call's leaves no values of that call behind.)
-for i = #grant, 8 + 2 * D, -1 do
+for i = #grant, pos.size + 2 * D + 1, -1 do
   grant[i] = nil
 end
 for i = #reply, 3 + D, -1 do

@@ -162,6 +162,25 @@ local function layout(dims, classes)
   QUEUE_SIZE = 14 + 3 * D
 end
 
+-- The records the steps store under a grant key and a booking key (cmsgpack arrays), laid out here
+-- and nowhere else: each field's position is its place in the list below, so a new field is one
+-- more name (a grant's per-dimension values stay last, after its fields).
+--   booking: tenant; class (k, from 1); share (the L3 share it paid); ready (its turn, µs); expires
+--            (µs); generation (of the policy's layout); lined (1 when its turn is a slot a line gave
+--            it, else 0); overdue (1 when overdue, else 0)
+--   grant:   tenant; class; expires (µs); generation; share (paid); entry (the id of its safe-window
+--            entry, 0: none); entry_at (that entry's time, µs); then the debit of each dimension d
+--            at GRANT_AT.size + d and its estimate at GRANT_AT.size + D + d
+local function positions(names)
+  local at = { size = #names }
+  for i, name in ipairs(names) do
+    at[name] = i
+  end
+  return at
+end
+local BOOKING_AT = positions({ 'tenant', 'class', 'share', 'ready', 'expires', 'generation', 'lined', 'overdue' })
+local GRANT_AT = positions({ 'tenant', 'class', 'expires', 'generation', 'share', 'entry', 'entry_at' })
+
 -- The struct formats of the state, of one queue, of the safe window's meta record and of one window
 -- entry (load_window, load_entry), for the layout last computed: apply.lua packs them with the
 -- parameters, so a step does not build them.
