@@ -33,7 +33,9 @@ local function touch(now, field, k, weight, cost, q, paying)
     refill(now, q)
     withdraw(q)
   end
-  q.seen = max(q.seen, now)
+  if now > q.seen then
+    q.seen = now
+  end
   S[SEQ] = S[SEQ] + 1
   q.seq = S[SEQ]
   index_seen(field, q.seen)
@@ -41,8 +43,9 @@ local function touch(now, field, k, weight, cost, q, paying)
   q.w = weight
   local sigma = share(cost)
   if sigma > 0 then
+    local con = q.con
     for d = 1, D do
-      q.con[d] = q.w * cost[d] / sigma
+      con[d] = weight * cost[d] / sigma
     end
   end
   -- q.sat (NestedBuckets.Queue.capped): banks at least half its capacity, so the class sums count
@@ -57,11 +60,12 @@ local function touch(now, field, k, weight, cost, q, paying)
     owed = sigma
   end
   -- q.served (Queue.served, per step): uses at least half its equal split of the class.
-  q.served = dominant_use(q) >= SATISFIED_FRACTION * q.w * equal_split_rate(k)
+  local split = equal_split_rate(k)
+  q.served = dominant_use(q) >= SATISFIED_FRACTION * weight * split
   local paced_by_lines = now - q.lined <= P.horizon_micros and q.served
   q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
                        and not paced_by_lines)
-  q.rate = q.w * equalisation_rate(k)
+  q.rate = weight * equalisation_rate(k, split)
   q.cap = max(sigma, q.rate * P.horizon)
   q.lvl = min(q.lvl, q.cap)
   return q
@@ -74,7 +78,7 @@ local function correction(q, k, d)
   if q and q.rel > 0 then
     return q.corr[d]
   end
-  return S[CC + at(k, d)]
+  return S[CC + (k - 1) * D + d]
 end
 
 -- NestedBuckets.admit: paces the estimate by the queue's correction (in reservation mode: by the
@@ -83,14 +87,31 @@ end
 -- the safe window) holds the cost and the call's turn has come. Returns Δ in µs, 0 when admitted and
 -- debited (booking.debit is what was debited, booking.entry the window entry), or −(its turn) when
 -- the turn comes after max_wait µs (max_wait < 0: no limit); an expired call pays nothing.
+-- The per-dimension records admit fills afresh at every call (see the tables of the main body below):
+-- the paced cost, when each short shared bucket holds enough, each dimension's slot in its class's
+-- line, and whether the call lines up behind the light tail.
+local PACED, GLOBAL_SLOT, CLASS_SLOT, LIGHT_SLOT = {}, {}, {}, {}
+
 local function admit(now, field, k, weight, estimate, reserve, booking, max_wait)
   local q = load_queue(field)
-  local paced = {}
+  -- The state and its offsets as locals (each use of an upvalue costs one more instruction).
+  local S, G, LVL, USE, SU, CT, LT, OD = S, G, LVL, USE, SU, CT, LT, OD
+  local paced = PACED
+  -- at(k, d) is base + d.
+  local base = at(k, 1) - 1
+  local rate, largest = P.rate, P.largest
+  -- (Here and below, min(a, b) and max(a, b) on the per-dimension path are written out as math.min
+  -- and math.max compare: b when b < a, resp. b > a, else a.)
   for d = 1, D do
     if reserve then
       paced[d] = reserve[d]
     else
-      paced[d] = min(P.largest[d], estimate[d] + correction(q, k, d))
+      local corrected = estimate[d] + correction(q, k, d)
+      if corrected < largest[d] then
+        paced[d] = corrected
+      else
+        paced[d] = largest[d]
+      end
     end
   end
   local cost = paced
@@ -102,7 +123,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local was_overdue = booking.overdue
   if was_overdue then
     for d = 1, D do
-      local kd = at(k, d)
+      local kd = base + d
       S[OD + kd] = max(0, S[OD + kd] - paced[d])
     end
     booking.overdue = false
@@ -121,12 +142,12 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   end
 
   -- When each short bucket (L1, the safe window, L2) holds enough at its current rate.
-  local global_slot = {}
-  local class_slot = {}
+  local global_slot = GLOBAL_SLOT
+  local class_slot = CLASS_SLOT
   local class_short = false
   local global_short = false
   for d = 1, D do
-    local kd = at(k, d)
+    local kd = base + d
     global_slot[d] = now
     class_slot[d] = now
     if cost[d] > 0 then
@@ -138,7 +159,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
         end
       end
       if need > S[G + d] + EPSILON then
-        global_slot[d] = now + micros((need - S[G + d]) / P.rate[d])
+        global_slot[d] = now + micros((need - S[G + d]) / rate[d])
       end
       if W then
         global_slot[d] = max(global_slot[d], window_fits_at(now, d, need))
@@ -162,21 +183,26 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   end
   local keeps_place = booking.lined and not was_overdue and not borrows(k)
   local line_up = fresh or (now >= booking.ready and not keeps_place)
-  local light_slot = {}
+  local light_slot = LIGHT_SLOT
   for d = 1, D do
-    local kd = at(k, d)
+    local kd = base + d
     local light = q.within and class_slot[d] <= now
-    local short_slot = max(global_slot[d], class_slot[d])
+    local short_slot = global_slot[d]
+    if class_slot[d] > short_slot then
+      short_slot = class_slot[d]
+    end
     if line_up and cost[d] > 0 and short_slot > now then
       if not q.within and S[CT + kd] > behind then
         short_slot = max(short_slot, after(S[CT + kd], paced[d], effective[kd]))
       elseif light and S[LT + kd] > behind then
-        short_slot = max(short_slot, S[LT + kd] + micros(paced[d] / P.rate[d]))
+        short_slot = max(short_slot, S[LT + kd] + micros(paced[d] / rate[d]))
       end
     end
     light_slot[d] = light
     class_slot[d] = short_slot
-    slot = max(slot, short_slot)
+    if short_slot > slot then
+      slot = short_slot
+    end
   end
   local ready = max(slot, turn)
   if ready > now and max_wait >= 0 and max(MIN_DEFER_MICROS, ready - now) > max_wait then
@@ -190,12 +216,12 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if not fresh then
       -- A booked call gives its slot in its class's line back too.
       for d = 1, D do
-        local kd = at(k, d)
+        local kd = base + d
         if cost[d] > 0 and S[CT + kd] > now then
           S[CT + kd] = max(now, S[CT + kd] - after(0, paced[d], effective[kd]))
         end
         if cost[d] > 0 and S[LT + kd] > now then
-          S[LT + kd] = max(now, S[LT + kd] - micros(paced[d] / P.rate[d]))
+          S[LT + kd] = max(now, S[LT + kd] - micros(paced[d] / rate[d]))
         end
       end
     end
@@ -211,7 +237,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if booking.lined and not fresh and now >= booking.ready then
       booking.overdue = true
       for d = 1, D do
-        local kd = at(k, d)
+        local kd = base + d
         S[OD + kd] = S[OD + kd] + paced[d]
       end
     end
@@ -222,7 +248,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
         if light_slot[d] then
           tail = LT
         end
-        S[tail + at(k, d)] = max(S[tail + at(k, d)], class_slot[d])
+        S[tail + base + d] = max(S[tail + base + d], class_slot[d])
       end
     end
     booking.ready = ready
@@ -251,14 +277,16 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   if W then
     booking.entry = window_add(now, cost)
   end
+  local horizon, use, sat = P.horizon, q.use, q.sat
   for d = 1, D do
-    local kd = at(k, d)
-    S[G + d] = S[G + d] - cost[d]
-    S[LVL + kd] = S[LVL + kd] - cost[d]
-    local used = cost[d] / P.horizon
+    local kd = base + d
+    local c = cost[d]
+    S[G + d] = S[G + d] - c
+    S[LVL + kd] = S[LVL + kd] - c
+    local used = c / horizon
     S[USE + kd] = S[USE + kd] + used
-    q.use[d] = q.use[d] + used
-    if q.sat then
+    use[d] = use[d] + used
+    if sat then
       S[SU + kd] = S[SU + kd] + used
     end
   end
@@ -280,7 +308,7 @@ local function purge_waiting(now)
     local raw = redis.call('GET', key)
     if raw then
       local b = cmsgpack.unpack(raw)
-      if b[5] > now and b[6] == P.generation then
+      if b[BOOKING_AT.expires] > now and b[BOOKING_AT.generation] == P.generation then
         return
       end
     end
@@ -290,8 +318,9 @@ end
 
 -- The tables the main body below fills afresh at every call instead of building new ones (in the
 -- function library they outlive the call, so a call allocates none of them): the estimate, the
--- reservation, the booking, the grant record and the admitted reply.
-local ESTIMATE, RESERVE, BOOKING, GRANT, ADMITTED = {}, {}, {}, {}, {}
+-- reservation, the booking, the booking record a deferral stores, the grant record and the admitted
+-- reply.
+local ESTIMATE, RESERVE, BOOKING, STORED_BOOKING, GRANT, ADMITTED = {}, {}, {}, {}, {}, {}
 
 local config, live = load_config(ARGV[1])
 if not config then
@@ -316,20 +345,20 @@ if ARGV[7] == '1' then
 end
 
 -- InMemoryGate.admit: a presented booking counts only if it is live, of this generation of the
--- policy's layout, and of this same queue; otherwise the call starts afresh. A stored booking is
--- {tenant, class, paid share, ready at, expires at, generation, 1 when its turn is a slot a line
--- gave it else 0, 1 when overdue else 0}.
+-- policy's layout, and of this same queue; otherwise the call starts afresh. The stored booking's
+-- fields are laid out by BOOKING_AT (nested_buckets.lua).
 local booking = BOOKING
 local fresh = true
 booking.debit, booking.entry = nil, nil
 if ARGV[6] == '1' then
   local raw = redis.call('GET', KEYS[8])
   if raw then
-    local b = cmsgpack.unpack(raw)
-    if b[5] > now and b[6] == P.generation and b[1] == tenant and b[2] == k then
+    local b, pos = cmsgpack.unpack(raw), BOOKING_AT
+    if b[pos.expires] > now and b[pos.generation] == P.generation and b[pos.tenant] == tenant
+        and b[pos.class] == k then
       fresh = false
-      booking.paid, booking.share, booking.ready, booking.exp = true, b[3], b[4], b[5]
-      booking.lined, booking.overdue = b[7] == 1, b[8] == 1
+      booking.paid, booking.share, booking.ready, booking.exp = true, b[pos.share], b[pos.ready], b[pos.expires]
+      booking.lined, booking.overdue = b[pos.lined] == 1, b[pos.overdue] == 1
     end
   end
 end
@@ -350,8 +379,11 @@ if wait < 0 then
   return { 3, -wait, now }
 end
 if wait > 0 then
-  local stored = cmsgpack.pack({ tenant, k, booking.share, booking.ready, booking.exp, P.generation,
-                                 booking.lined and 1 or 0, booking.overdue and 1 or 0 })
+  local b, pos = STORED_BOOKING, BOOKING_AT
+  b[pos.tenant], b[pos.class], b[pos.share], b[pos.ready], b[pos.expires] =
+      tenant, k, booking.share, booking.ready, booking.exp
+  b[pos.generation], b[pos.lined], b[pos.overdue] = P.generation, booking.lined and 1 or 0, booking.overdue and 1 or 0
+  local stored = cmsgpack.pack(b)
   if fresh then
     redis.call('SET', KEYS[7], stored, 'PX', P.grant_px_text)
     redis.call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))
@@ -366,20 +398,19 @@ if not fresh then
   redis.call('DEL', KEYS[8])
 end
 purge_waiting(now)
--- A grant is {tenant, class, expires at, generation, paid share, window entry id (0: none), window
--- entry time, then per dimension the debit and the estimate}.
-local grant = GRANT
-grant[1], grant[2], grant[3], grant[4] = tenant, k, now + P.grant_ttl, P.generation
-grant[5], grant[6], grant[7] = booking.share, booking.entry or 0, now
+-- The grant, laid out by GRANT_AT (nested_buckets.lua).
+local grant, pos = GRANT, GRANT_AT
+grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] = tenant, k, now + P.grant_ttl, P.generation
+grant[pos.share], grant[pos.entry], grant[pos.entry_at] = booking.share, booking.entry or 0, now
 local reply = ADMITTED
 reply[1], reply[2] = 0, now
 for d = 1, D do
-  grant[7 + d] = booking.debit[d]
-  grant[7 + D + d] = estimate[d]
+  grant[pos.size + d] = booking.debit[d]
+  grant[pos.size + D + d] = estimate[d]
   reply[2 + d] = fmt(booking.debit[d])
 end
 -- (A policy of fewer dimensions than the last call's leaves no values of that call behind.)
-for i = #grant, 8 + 2 * D, -1 do
+for i = #grant, pos.size + 2 * D + 1, -1 do
   grant[i] = nil
 end
 for i = #reply, 3 + D, -1 do

@@ -101,11 +101,19 @@ local TAKEN
 -- (load_queue; evict_idle asks for records of its own) and the values pack_queue lays out.
 local QUEUE = { con = {}, use = {}, corr = {} }
 local QUEUE_VALUES = {}
--- Per-step values, recomputed from S at every step (NestedBuckets.computeShares).
+-- Per-step values, recomputed from S at every step (NestedBuckets.computeShares), by at(k, d): the
+-- nominal and effective class rates, whether the class borrows, its L2 capacity (classCap) and
+-- whether it is hungry.
 local active_weight = 0
 local nominal = {}
 local effective = {}
 local borrowing = {}
+local capacity = {}
+local hungry = {}
+-- What compute_shares last sized the classes from (see size_shares): the parameters (p) and each
+-- class's active queues (n[k]) and weight sum (ws[k]); and the share each class had or would have
+-- on becoming active (share[kd]).
+local SIZED = { n = {}, ws = {}, share = {} }
 
 -- Forgets the previous call's parameters, state and guard results (see the top of this file).
 local function begin_call()
@@ -126,7 +134,12 @@ end
 -- one place its offsets and sizes are computed. Every script that reads the state calls it, through
 -- load_config (admit.lua, release.lua, charge.lua) or directly (levels.lua, queue.lua), and apply.lua
 -- sizes the struct formats by it. A new state field is appended after OD, here and nowhere else.
+-- The offsets depend on dims and classes alone, so a call that finds them computed for the same
+-- numbers (in the function library, where they outlive the call) keeps them.
 local function layout(dims, classes)
+  if dims == D and classes == K then
+    return
+  end
   D, K = dims, classes
   LAST, SEQ, G = 1, 2, 2
   LVL = G + D
@@ -148,6 +161,25 @@ local function layout(dims, classes)
   -- lined.
   QUEUE_SIZE = 14 + 3 * D
 end
+
+-- The records the steps store under a grant key and a booking key (cmsgpack arrays), laid out here
+-- and nowhere else: each field's position is its place in the list below, so a new field is one
+-- more name (a grant's per-dimension values stay last, after its fields).
+--   booking: tenant; class (k, from 1); share (the L3 share it paid); ready (its turn, µs); expires
+--            (µs); generation (of the policy's layout); lined (1 when its turn is a slot a line gave
+--            it, else 0); overdue (1 when overdue, else 0)
+--   grant:   tenant; class; expires (µs); generation; share (paid); entry (the id of its safe-window
+--            entry, 0: none); entry_at (that entry's time, µs); then the debit of each dimension d
+--            at GRANT_AT.size + d and its estimate at GRANT_AT.size + D + d
+local function positions(names)
+  local at = { size = #names }
+  for i, name in ipairs(names) do
+    at[name] = i
+  end
+  return at
+end
+local BOOKING_AT = positions({ 'tenant', 'class', 'share', 'ready', 'expires', 'generation', 'lined', 'overdue' })
+local GRANT_AT = positions({ 'tenant', 'class', 'expires', 'generation', 'share', 'entry', 'entry_at' })
 
 -- The struct formats of the state, of one queue, of the safe window's meta record and of one window
 -- entry (load_window, load_entry), for the layout last computed: apply.lua packs them with the
@@ -405,9 +437,13 @@ end
 
 -- NestedBuckets.share: the dominant share σ = max_d c_d / r_d.
 local function share(cost)
+  local rate = P.rate
   local sigma = 0
   for d = 1, D do
-    sigma = max(sigma, cost[d] / P.rate[d])
+    local s = cost[d] / rate[d]
+    if s > sigma then
+      sigma = s
+    end
   end
   return sigma
 end
@@ -440,20 +476,26 @@ end
 -- effective rate were split among all its active queues by their demand (huge: no demand).
 local function equal_split_rate(k)
   local all = huge
-  for d = 1, D do
-    local kd = at(k, d)
-    if S[AD + kd] > 0 then
-      all = min(all, effective[kd] / S[AD + kd])
+  local kd = at(k, 1)
+  for _ = 1, D do
+    local demand = S[AD + kd]
+    if demand > 0 and effective[kd] / demand < all then
+      all = effective[kd] / demand
     end
+    kd = kd + 1
   end
   return all
 end
 
 -- NestedBuckets.dominantUse: a queue's admitted rate in dominant share per second, max_d use_d / r_d.
 local function dominant_use(q)
+  local rate, used = P.rate, q.use
   local use = 0
   for d = 1, D do
-    use = max(use, q.use[d] / P.rate[d])
+    local u = used[d] / rate[d]
+    if u > use then
+      use = u
+    end
   end
   return use
 end
@@ -486,99 +528,154 @@ local function turn_after(now, debt, sigma, rate)
   return after(after(now, ahead, rate * (1 + TURN_LEAD)), min(debt, sigma), rate)
 end
 
--- NestedBuckets.computeShares, classCap: L2 capacity, max(B_d, share · H); an inactive class is
--- sized for the share it would get on becoming active.
-local function class_capacity(k, d)
-  local class_share
-  if S[N + k] == 0 then
-    class_share = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
-  else
-    class_share = nominal[at(k, d)]
-  end
-  return max(P.largest[d], class_share * P.horizon)
-end
-
--- NestedBuckets.computeShares, hungry (negated): at least half full, and no call of the class
--- deferred by its own buckets (L2, or its queues' L3) within the share horizon.
-local function class_satisfied(now, k, d)
-  return S[LVL + at(k, d)] >= SATISFIED_FRACTION * class_capacity(k, d) and now - S[CD + k] > P.horizon_micros
-end
-
 -- NestedBuckets.strictShares: in strict mode each class, highest first, may use what the classes
 -- above it leave in dimension d; a hungry class leaves nothing, a satisfied one what it does not use.
-local function strict_shares(now, d)
+local function strict_shares(d)
   local left = P.rate[d]
+  local kd = d
   for k = 1, K do
-    local kd = at(k, d)
     effective[kd] = left
     if S[N + k] > 0 then
-      if class_satisfied(now, k, d) then
-        left = max(0, left - S[USE + kd])
-      else
+      if hungry[kd] then
         left = 0
+      else
+        left = max(0, left - S[USE + kd])
       end
     end
+    kd = kd + D
+  end
+end
+
+-- NestedBuckets.computeShares, the part that depends on the active set alone: the total active
+-- weight, each class's nominal rate (its weighted part of the cap while active) and share (the
+-- nominal rate, or for an inactive class the rate it would get on becoming active), and its L2
+-- capacity, max(B_d, share · H). These change only when a class's active queues or weight sum (or
+-- the parameters) do, which most steps leave as they were, so compute_shares calls this only then.
+local function size_shares()
+  local S, N, WS = S, N, WS
+  local nominal, capacity, share_of = nominal, capacity, SIZED.share
+  local weight, rate, largest, horizon = P.weight, P.rate, P.largest, P.horizon
+  local aw = 0
+  for k = 1, K do
+    if S[N + k] > 0 then
+      aw = aw + weight[k] * S[WS + k]
+    end
+  end
+  active_weight = aw
+  for d = 1, D do
+    local rd = rate[d]
+    local kd = d
+    for k = 1, K do
+      local w = weight[k]
+      local share
+      if S[N + k] > 0 then
+        share = w * S[WS + k] / aw * rd
+        nominal[kd] = share
+      else
+        share = w / (aw + w) * rd
+        nominal[kd] = 0
+      end
+      share_of[kd] = share
+      local cap = largest[d]
+      if share * horizon > cap then
+        cap = share * horizon
+      end
+      capacity[kd] = cap
+      kd = kd + D
+    end
+  end
+  SIZED.p = P
+  for k = 1, K do
+    SIZED.n[k], SIZED.ws[k] = S[N + k], S[WS + k]
   end
 end
 
 -- NestedBuckets.computeShares: nominal and effective class rates from the active set; the unused
--- rate of satisfied classes is handed to the hungry ones in proportion to their weights.
+-- rate of satisfied classes is handed to the hungry ones in proportion to their weights. A class is
+-- hungry (not satisfied) unless it is at least half full and no call of it was deferred by its own
+-- buckets (L2, or its queues' L3) within the share horizon.
+--
+-- This runs at every step for every class and dimension, so it is written for Lua 5.1's
+-- interpreter: what depends on the active set alone is kept from the last step that sized it
+-- (size_shares), the state, the offsets and the per-step tables are read into locals first (an
+-- upvalue costs one more instruction at each use), every (k, d) is visited once per loop with its
+-- index kd stepping by D (see at), and the comparisons written out are math.max and math.min's own
+-- (max(a, b) is b when b > a, else a), so every result is the one the calls gave, to the bit.
 local function compute_shares(now)
-  active_weight = 0
+  local S, N, WS, LVL, USE, CD = S, N, WS, LVL, USE, CD
+  local sized = SIZED.p == P
   for k = 1, K do
-    if S[N + k] > 0 then
-      active_weight = active_weight + P.weight[k] * S[WS + k]
+    if not sized then
+      break
     end
+    sized = S[N + k] == SIZED.n[k] and S[WS + k] == SIZED.ws[k]
   end
+  if not sized then
+    size_shares()
+  end
+  local nominal, effective, capacity, hungry, borrowing = nominal, effective, capacity, hungry, borrowing
+  local share_of, weight, horizon_micros = SIZED.share, P.weight, P.horizon_micros
   for d = 1, D do
     local unused = 0
     local hungry_weight = 0
+    local kd = d
     for k = 1, K do
-      local kd = at(k, d)
-      if S[N + k] == 0 then
-        nominal[kd] = 0
-      else
-        nominal[kd] = P.weight[k] * S[WS + k] / active_weight * P.rate[d]
-        if class_satisfied(now, k, d) then
-          unused = unused + max(0, nominal[kd] - S[USE + kd])
+      if S[N + k] > 0 then
+        local h = not (S[LVL + kd] >= SATISFIED_FRACTION * capacity[kd] and now - S[CD + k] > horizon_micros)
+        hungry[kd] = h
+        if h then
+          hungry_weight = hungry_weight + weight[k] * S[WS + k]
         else
-          hungry_weight = hungry_weight + P.weight[k] * S[WS + k]
+          local spare = nominal[kd] - S[USE + kd]
+          if spare > 0 then
+            unused = unused + spare
+          end
         end
+      else
+        hungry[kd] = false
       end
+      kd = kd + D
     end
     if P.strict then
-      strict_shares(now, d)
-    else
+      strict_shares(d)
+      kd = d
       for k = 1, K do
-        local kd = at(k, d)
-        local hungry = S[N + k] > 0 and not class_satisfied(now, k, d)
-        if S[N + k] == 0 then
-          effective[kd] = P.weight[k] / (active_weight + P.weight[k]) * P.rate[d]
-        elseif hungry then
-          effective[kd] = nominal[kd] + unused * P.weight[k] * S[WS + k] / hungry_weight
-        else
-          effective[kd] = nominal[kd]
-        end
+        borrowing[kd] = S[N + k] > 0 and effective[kd] > nominal[kd] + EPSILON
+        kd = kd + D
       end
-    end
-    for k = 1, K do
-      local kd = at(k, d)
-      borrowing[kd] = S[N + k] > 0 and effective[kd] > nominal[kd] + EPSILON
+    else
+      kd = d
+      for k = 1, K do
+        if S[N + k] > 0 then
+          local e = nominal[kd]
+          if hungry[kd] then
+            e = e + unused * weight[k] * S[WS + k] / hungry_weight
+          end
+          effective[kd] = e
+          borrowing[kd] = e > nominal[kd] + EPSILON
+        else
+          effective[kd] = share_of[kd]
+          borrowing[kd] = false
+        end
+        kd = kd + D
+      end
     end
   end
 end
 
 -- NestedBuckets.contribute: adds a queue's demand (D_k,d) or usage (U_k,d) to its class's sums.
 local function contribute(q)
-  local k = q.k
+  local S, AD, SU, HD = S, AD, SU, HD
+  local k, con, use, sat = q.k, q.con, q.use, q.sat
+  local kd = at(k, 1)
   for d = 1, D do
-    local kd = at(k, d)
-    S[AD + kd] = S[AD + kd] + q.con[d]
-    if q.sat then
-      S[SU + kd] = S[SU + kd] + q.use[d]
+    S[AD + kd] = S[AD + kd] + con[d]
+    if sat then
+      S[SU + kd] = S[SU + kd] + use[d]
     else
-      S[HD + kd] = S[HD + kd] + q.con[d]
+      S[HD + kd] = S[HD + kd] + con[d]
     end
+    kd = kd + 1
   end
   if q.sat then
     S[NS + k] = S[NS + k] + 1
@@ -587,21 +684,31 @@ local function contribute(q)
 end
 
 -- NestedBuckets.withdraw: takes a queue's contribution back out of the running sums.
+-- The sums never go below zero: max(0, x) is written out as math.max's own comparison (x when
+-- x > 0, else 0).
 local function withdraw(q)
-  local k = q.k
+  local S, AD, SU, HD = S, AD, SU, HD
+  local k, con, use, sat = q.k, q.con, q.use, q.sat
+  local kd = at(k, 1)
   for d = 1, D do
-    local kd = at(k, d)
-    S[AD + kd] = max(0, S[AD + kd] - q.con[d])
-    if q.sat then
-      S[SU + kd] = max(0, S[SU + kd] - q.use[d])
+    local i = AD + kd
+    local left = S[i] - con[d]
+    S[i] = left > 0 and left or 0
+    if sat then
+      i = SU + kd
+      left = S[i] - use[d]
     else
-      S[HD + kd] = max(0, S[HD + kd] - q.con[d])
+      i = HD + kd
+      left = S[i] - con[d]
     end
+    S[i] = left > 0 and left or 0
+    kd = kd + 1
   end
-  if q.sat then
+  if sat then
     S[NS + k] = S[NS + k] - 1
   end
-  S[WS + k] = max(0, S[WS + k] - q.w)
+  local left = S[WS + k] - q.w
+  S[WS + k] = left > 0 and left or 0
 end
 
 -- NestedBuckets.uncap: a starved queue (below half its equal split) whose call was just deferred to
@@ -800,7 +907,7 @@ local function advance(now)
     compute_shares(now)
     for k = 1, K do
       for d = 1, D do
-        S[LVL + at(k, d)] = class_capacity(k, d)
+        S[LVL + at(k, d)] = capacity[at(k, d)]
       end
     end
     hold_spent(now)
@@ -820,23 +927,41 @@ local function advance(now)
   if dt > 0 then
     decay = exp(-dt / P.horizon)
   end
+  -- Written as compute_shares is (locals, kd stepping by D, math.min's own comparison: min(a, b)
+  -- is b when b < a, else a).
+  local S, N, NS, G, LVL, USE, SU, OD = S, N, NS, G, LVL, USE, SU, OD
+  local capacity, effective = capacity, effective
+  local rate, burst = P.rate, P.burst
   for d = 1, D do
-    S[G + d] = min(P.burst[d], S[G + d] + P.rate[d] * dt)
+    local level = S[G + d] + rate[d] * dt
+    if level < burst[d] then
+      S[G + d] = level
+    else
+      S[G + d] = burst[d]
+    end
+    local kd = d
     for k = 1, K do
-      local kd = at(k, d)
-      local capacity = class_capacity(k, d)
+      local cap = capacity[kd]
+      local at_lvl = LVL + kd
       if S[N + k] == 0 then
-        S[LVL + kd] = capacity
+        S[at_lvl] = cap
       else
-        S[LVL + kd] = min(capacity, S[LVL + kd] + effective[kd] * dt)
+        level = S[at_lvl] + effective[kd] * dt
+        if level < cap then
+          S[at_lvl] = level
+        else
+          S[at_lvl] = cap
+        end
       end
-      S[USE + kd] = S[USE + kd] * decay
+      local at_use, at_su, at_od = USE + kd, SU + kd, OD + kd
+      S[at_use] = S[at_use] * decay
       if S[NS + k] == 0 then
-        S[SU + kd] = 0
+        S[at_su] = 0
       else
-        S[SU + kd] = S[SU + kd] * decay
+        S[at_su] = S[at_su] * decay
       end
-      S[OD + kd] = S[OD + kd] * decay
+      S[at_od] = S[at_od] * decay
+      kd = kd + D
     end
   end
   hold_spent(now)
@@ -859,23 +984,29 @@ local function refill(now, q)
 end
 
 -- NestedBuckets.equalisationRate: X*_k = min_d (eff_k,d − U_k,d) / D_k,d over the hungry queues,
--- at least the rate that fits every queue of the class.
-local function equalisation_rate(k)
-  local hungry = huge
-  local all = equal_split_rate(k)
-  for d = 1, D do
-    local kd = at(k, d)
-    if S[HD + kd] > 0 then
-      hungry = min(hungry, max(0, effective[kd] - S[SU + kd]) / S[HD + kd])
+-- at least all, the rate that fits every queue of the class (equal_split_rate(k), which the caller
+-- has at hand).
+local function equalisation_rate(k, all)
+  local hungry_rate = huge
+  local kd = at(k, 1)
+  for _ = 1, D do
+    local demand = S[HD + kd]
+    if demand > 0 then
+      local spare = effective[kd] - S[SU + kd]
+      local rate = (spare > 0 and spare or 0) / demand
+      if rate < hungry_rate then
+        hungry_rate = rate
+      end
     end
+    kd = kd + 1
   end
   if all == huge then
     return 1 / P.horizon
   end
-  if hungry == huge then
+  if hungry_rate == huge then
     return all
   end
-  return max(all, hungry)
+  return max(all, hungry_rate)
 end
 
 -- The state after advance(now), with the safe window loaded when there is one.

@@ -19,23 +19,23 @@ end
 local now = current_time(ARGV[2])
 follow_ramp(now)
 
--- Idempotency: the grant is consumed by its first release. A grant is {tenant, class, expires at,
--- generation, paid share, window entry id (0: none), window entry time, then per dimension the
--- debit and the estimate}.
+-- Idempotency: the grant is consumed by its first release. Its fields are laid out by GRANT_AT
+-- (nested_buckets.lua).
 local raw = redis.call('GET', KEYS[6])
 if not raw then
   return { 0 }
 end
 redis.call('DEL', KEYS[6])
-local grant = cmsgpack.unpack(raw)
-if grant[3] <= now or grant[4] ~= P.generation then
+local grant, pos = cmsgpack.unpack(raw), GRANT_AT
+if grant[pos.expires] <= now or grant[pos.generation] ~= P.generation then
   return { 0 }
 end
-local tenant, k, paid_share, entry_id, entry_at = grant[1], grant[2], grant[5], grant[6], grant[7]
+local tenant, k, paid_share = grant[pos.tenant], grant[pos.class], grant[pos.share]
+local entry_id, entry_at = grant[pos.entry], grant[pos.entry_at]
 local debit, estimate, actual = RELEASED_DEBIT, RELEASED_ESTIMATE, RELEASED_ACTUAL
 for d = 1, D do
-  debit[d] = grant[7 + d]
-  estimate[d] = grant[7 + D + d]
+  debit[d] = grant[pos.size + d]
+  estimate[d] = grant[pos.size + D + d]
   actual[d] = tonumber(ARGV[2 + d])
 end
 
@@ -55,26 +55,39 @@ local entry
 if W and entry_id > 0 and entry_at > now - P.period then
   entry = load_entry(entry_id)
 end
+-- The per-dimension loop compares where it would call math.min and math.max, as compute_shares
+-- does (min(a, b) is b when b < a, else a; max(0, x) is x when x > 0, else 0), and the two learning
+-- weights, which the loop does not change, are taken once.
+local burst, horizon = P.burst, P.horizon
+local queue_weight = q and learning_weight(q.rel)
+local class_weight = learning_weight(S[CR + k])
+local kd = at(k, 1)
 for d = 1, D do
-  local kd = at(k, d)
   local back = debit[d] - actual[d]
   if entry then
     entry[1 + d] = entry[1 + d] + -back
     W.sum[d] = W.sum[d] + -back
   end
-  S[G + d] = min(P.burst[d], S[G + d] + back)
-  S[LVL + kd] = min(class_capacity(k, d), S[LVL + kd] + back)
-  local used = back / P.horizon
-  S[USE + kd] = max(0, S[USE + kd] - used)
+  local level = S[G + d] + back
+  S[G + d] = level < burst[d] and level or burst[d]
+  level = S[LVL + kd] + back
+  S[LVL + kd] = level < capacity[kd] and level or capacity[kd]
+  local used = back / horizon
+  local left = S[USE + kd] - used
+  S[USE + kd] = left > 0 and left or 0
+  local error = actual[d] - estimate[d]
+  error = error > 0 and error or 0
   if q then
-    q.use[d] = max(0, q.use[d] - used)
+    left = q.use[d] - used
+    q.use[d] = left > 0 and left or 0
     if q.sat then
-      S[SU + kd] = max(0, S[SU + kd] - used)
+      left = S[SU + kd] - used
+      S[SU + kd] = left > 0 and left or 0
     end
-    q.corr[d] = q.corr[d] + learning_weight(q.rel) * (max(0, actual[d] - estimate[d]) - q.corr[d])
+    q.corr[d] = q.corr[d] + queue_weight * (error - q.corr[d])
   end
-  local error = max(0, actual[d] - estimate[d])
-  S[CC + kd] = S[CC + kd] + learning_weight(S[CR + k]) * (error - S[CC + kd])
+  S[CC + kd] = S[CC + kd] + class_weight * (error - S[CC + kd])
+  kd = kd + 1
 end
 S[CR + k] = min(LEARNING_RELEASES, S[CR + k] + 1)
 if q then
