@@ -786,15 +786,17 @@ public abstract class GateConformanceSuite {
   void lines_underASafeWindowALateCallerKeepsItsPlace_andSaturatingQueuesKeepToTheirClassLine() {
     // With a safe window the lines, not L3, pace saturating queues; counted as within their share,
     // each class's queues would line up at the whole cap's pace and the three lines would promise
-    // the window three times over. A late caller whose slot was taken waits only until the window
-    // holds it instead of going to the back of its line. The p95 wait is averaged over timers
-    // 5 to 20 ms late, as the simulator models Temporal's timers (eval/README.md, "The model").
+    // the window three times over. A late caller whose slot was taken keeps its place, up to twice,
+    // behind its class's calls that were promised earlier, instead of going to the back of its
+    // line. The p95 wait is averaged over timers 5 to 20 ms late, as the simulator models
+    // Temporal's timers (eval/README.md, "The model"). Mutation tried: one place kept and no wait
+    // behind the earlier promises: 2.50 s against 1.92 s (either alone: 1.98 s).
     double[] lags = {0.005, 0.010, 0.015, 0.020};
     double p95 = 0;
     for (double lag : lags) {
       p95 += p95WaitSeconds(lateCallers(Duration.ofSeconds(1), lag)) / lags.length;
     }
-    assertThat(p95).isLessThanOrEqualTo(2.5 * TOP_CLASS_MEAN_WAIT_SECONDS);
+    assertThat(p95).isLessThanOrEqualTo(2.1 * TOP_CLASS_MEAN_WAIT_SECONDS);
   }
 
   @Test

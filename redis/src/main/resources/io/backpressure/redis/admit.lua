@@ -90,7 +90,7 @@ end
 -- The per-dimension records admit fills afresh at every call (see the tables of the main body below):
 -- the paced cost, when each short shared bucket holds enough, each dimension's slot in its class's
 -- line, and whether the call lines up behind the light tail.
-local PACED, GLOBAL_SLOT, CLASS_SLOT, LIGHT_SLOT = {}, {}, {}, {}
+local PACED, GLOBAL_SLOT, CLASS_SLOT, LIGHT_SLOT, KEPT_SLOT = {}, {}, {}, {}, {}
 
 local function admit(now, field, k, weight, estimate, reserve, booking, max_wait)
   local q = load_queue(field)
@@ -144,12 +144,18 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   -- When each short bucket (L1, the safe window, L2) holds enough at its current rate.
   local global_slot = GLOBAL_SLOT
   local class_slot = CLASS_SLOT
+  local kept_slot = KEPT_SLOT
   local class_short = false
   local global_short = false
+  -- A lined call back at or after its slot that may keep its place (see overdue) waits behind
+  -- the overdue calls of its class promised before it, if its queue uses its share.
+  local keeping = booking.lined and not fresh and now >= booking.ready and keeps_place(booking, k)
+  local behind_overdue = keeping and not q.within
   for d = 1, D do
     local kd = base + d
     global_slot[d] = now
     class_slot[d] = now
+    kept_slot[d] = now
     if cost[d] > 0 then
       local need = cost[d]
       if not q.within then
@@ -165,6 +171,15 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
         global_slot[d] = max(global_slot[d], window_fits_at(now, d, need))
       end
       global_short = global_short or global_slot[d] > now
+      if behind_overdue then
+        local with_overdue = need + S[OD + kd]
+        if with_overdue > S[G + d] + EPSILON then
+          kept_slot[d] = now + micros((with_overdue - S[G + d]) / rate[d])
+        end
+        if W then
+          kept_slot[d] = max(kept_slot[d], window_fits_at(now, d, with_overdue))
+        end
+      end
       if cost[d] > S[LVL + kd] + EPSILON then
         class_slot[d] = after(now, cost[d] - S[LVL + kd], effective[kd])
         class_short = true
@@ -174,15 +189,15 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   -- A call that finds a shared bucket short lines up behind its own class's tail, spaced at the
   -- class's effective rate, or behind its class's light tail when its queue is within its share.
   -- A booked call back before its turn keeps its place. One back at or after a slot a line gave it
-  -- that finds the capacity taken keeps its place once more, unless its class borrows, and is
-  -- overdue while it waits; bounced again, it lines up at the back (NestedBuckets.admit).
+  -- that finds the capacity taken keeps its place up to PLACES_KEPT times, unless its class
+  -- borrows, and is overdue while it waits; bounced once more, it lines up at the back
+  -- (NestedBuckets.admit).
   local slot = now
   local behind = now
   if not fresh then
     behind = max(now, booking.ready)
   end
-  local keeps_place = booking.lined and not was_overdue and not borrows(k)
-  local line_up = fresh or (now >= booking.ready and not keeps_place)
+  local line_up = fresh or (now >= booking.ready and not keeps_place(booking, k))
   local light_slot = LIGHT_SLOT
   for d = 1, D do
     local kd = base + d
@@ -205,6 +220,11 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     end
   end
   local ready = max(slot, turn)
+  if ready > now and behind_overdue then
+    for d = 1, D do
+      ready = max(ready, kept_slot[d])
+    end
+  end
   if ready > now and max_wait >= 0 and max(MIN_DEFER_MICROS, ready - now) > max_wait then
     q.lvl = q.lvl + sigma
     if not fresh and q.out > 0 then
@@ -236,6 +256,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   if ready > now then
     if booking.lined and not fresh and now >= booking.ready then
       booking.overdue = true
+      booking.kept = booking.kept + 1
       for d = 1, D do
         local kd = base + d
         S[OD + kd] = S[OD + kd] + paced[d]
@@ -358,13 +379,13 @@ if ARGV[6] == '1' then
         and b[pos.class] == k then
       fresh = false
       booking.paid, booking.share, booking.ready, booking.exp = true, b[pos.share], b[pos.ready], b[pos.expires]
-      booking.lined, booking.overdue = b[pos.lined] == 1, b[pos.overdue] == 1
+      booking.lined, booking.overdue, booking.kept = b[pos.lined] == 1, b[pos.overdue] == 1, b[pos.kept] or 0
     end
   end
 end
 if fresh then
   booking.paid, booking.share, booking.ready, booking.exp = false, 0, 0, now + P.grant_ttl
-  booking.lined, booking.overdue = false, false
+  booking.lined, booking.overdue, booking.kept = false, false, 0
 end
 
 begin_step(now)
@@ -383,6 +404,7 @@ if wait > 0 then
   b[pos.tenant], b[pos.class], b[pos.share], b[pos.ready], b[pos.expires] =
       tenant, k, booking.share, booking.ready, booking.exp
   b[pos.generation], b[pos.lined], b[pos.overdue] = P.generation, booking.lined and 1 or 0, booking.overdue and 1 or 0
+  b[pos.kept] = booking.kept
   local stored = cmsgpack.pack(b)
   if fresh then
     redis.call('SET', KEYS[7], stored, 'PX', P.grant_px_text)

@@ -63,6 +63,7 @@ local EPSILON = 1e-9
 local CORRECTION_WEIGHT = 0.2
 local LEARNING_RELEASES = 5
 local HEADROOM = 0.02
+local PLACES_KEPT = 2
 local TURN_LEAD = 0.2
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
 local NEVER = -4611686018427387904
@@ -167,7 +168,7 @@ end
 -- more name (a grant's per-dimension values stay last, after its fields).
 --   booking: tenant; class (k, from 1); share (the L3 share it paid); ready (its turn, µs); expires
 --            (µs); generation (of the policy's layout); lined (1 when its turn is a slot a line gave
---            it, else 0); overdue (1 when overdue, else 0)
+--            it, else 0); overdue (1 when overdue, else 0); kept (how many times it kept its place)
 --   grant:   tenant; class; expires (µs); generation; share (paid); entry (the id of its safe-window
 --            entry, 0: none); entry_at (that entry's time, µs); then the debit of each dimension d
 --            at GRANT_AT.size + d and its estimate at GRANT_AT.size + D + d
@@ -178,7 +179,8 @@ local function positions(names)
   end
   return at
 end
-local BOOKING_AT = positions({ 'tenant', 'class', 'share', 'ready', 'expires', 'generation', 'lined', 'overdue' })
+local BOOKING_AT = positions({ 'tenant', 'class', 'share', 'ready', 'expires', 'generation', 'lined', 'overdue',
+  'kept' })
 local GRANT_AT = positions({ 'tenant', 'class', 'expires', 'generation', 'share', 'entry', 'entry_at' })
 
 -- The struct formats of the state, of one queue, of the safe window's meta record and of one window
@@ -459,7 +461,11 @@ local function headroom(k, d, cost)
   if not borrowing[at(k, d)] then
     return 0
   end
-  return max(0, min(HEADROOM * P.largest[d], P.largest[d] - cost))
+  local room = HEADROOM * P.largest[d]
+  if cost > room then
+    room = cost
+  end
+  return max(0, min(room, P.largest[d] - cost))
 end
 
 -- NestedBuckets.borrows: whether class k uses capacity handed down by others in some dimension.
@@ -470,6 +476,12 @@ local function borrows(k)
     end
   end
   return false
+end
+
+-- NestedBuckets.keepsPlace: whether a call holding booking keeps its place when it finds the capacity
+-- its slot promised taken.
+local function keeps_place(booking, k)
+  return booking.lined and booking.kept < PLACES_KEPT and not borrows(k)
 end
 
 -- NestedBuckets.equalSplitRate: the dominant-share rate per unit of tenant weight if class k's
