@@ -99,19 +99,19 @@ import org.jspecify.annotations.Nullable;
  * borrowers keep the cap. (With {@link #HEADROOM} of the largest cost alone, 240 of the 500 tokens
  * an interactive call needed on interactive-under-batch, the call waited for the window to free the
  * rest: P1's p95 was 239 ms against 189 ms with room for a whole call; that room costs the batch
- * 1.3 % of the token cap.) Otherwise answer {@code DEFER(Δ)} with
- * a booking that remembers the turn; the retry presents the booking instead of paying again. A call
- * that finds a shared bucket short lines up behind a <i>tail</i> (the time the last call deferred
- * there was told to come back) of its own class: the class's tail, spaced at {@code c_d / eff_k,d},
- * for queues using their share; the class's light tail, spaced at {@code c_d / r_d}, for a queue
- * <i>within</i> its share (it would still bank half its capacity after paying, its own L3 has not
- * deferred it within {@code H}, and it is not <i>paced by the lines</i>) that found only L1 short.
- * Classes never line up behind one another, and a queue within its share never behind the calls of
- * queues using theirs. A booked call back before its turn keeps its place; for one back at or after
- * it that finds its capacity gone (a late wake-up), see the overdue calls below. A cost above a
- * dimension's burst (or its safe-window allowance) can never fit and is rejected at once. A queue
- * or class seen for the first time starts with full buckets, inside the same step, so concurrent
- * first calls cannot over-admit.
+ * 1.3 % of the token cap.) Otherwise answer {@code DEFER(Δ)} with a booking that remembers the
+ * turn; the retry presents the booking instead of paying again. A call that finds a shared bucket
+ * short lines up behind a <i>tail</i> (the time the last call deferred there was told to come back)
+ * of its own class: the class's tail, spaced at {@code c_d / eff_k,d}, for queues using their
+ * share; the class's light tail, spaced at {@code c_d / r_d}, for a queue <i>within</i> its share
+ * (it would still bank half its capacity after paying, its own L3 has not deferred it within {@code
+ * H}, and it is not <i>paced by the lines</i>) that found only L1 short. Classes never line up
+ * behind one another, and a queue within its share never behind the calls of queues using theirs. A
+ * booked call back before its turn keeps its place; for one back at or after it that finds its
+ * capacity gone (a late wake-up), see the overdue calls below. A cost above a dimension's burst (or
+ * its safe-window allowance) can never fit and is rejected at once. A queue or class seen for the
+ * first time starts with full buckets, inside the same step, so concurrent first calls cannot
+ * over-admit.
  *
  * <p><b>Paced by the lines.</b> Under a safe window a saturating queue's L3 banks: the lines, not
  * L3, pace it, so its calls are admitted at about the rate L3 refills and it would pass for a queue
@@ -135,20 +135,20 @@ import org.jspecify.annotations.Nullable;
  * behind its class's tail, and waits until the shared buckets (and window) hold it and, if its
  * queue uses its share, what the overdue calls of its own class were promised before it; bounced
  * once more, or when its class borrows (what it waits for may be taken back at once), it lines up
- * at the back as before. (Waiting for its own cost alone, every overdue call of a class computed the
- * same instant: on token-bound most admissions between a call's bounce and its return were other
- * overdue calls, and the 7 % of top-class calls bounced twice, sent a whole line back, were its
- * p95: 2056 ms, against 1838 ms queued behind the earlier promises with two places kept.)
- * Until it is back its cost counts in its class's {@code overdue} level, per dimension. Every call
- * of another class's queue using its share must leave the overdue levels of the other classes free
- * in L1 and the safe window, besides its own cost and headroom, so the promised capacity waits for
- * the caller it was promised to. Three exceptions keep the rest of the rule whole: a queue within
- * its share owes nothing (it is admitted at once however many calls of others are overdue), an
- * overdue call owes no other overdue call (they would all wait for one another), and a class that
- * borrows is owed nothing (what it was promised was handed down by classes that may take it back at
- * once). An overdue call that never comes back is forgotten: the levels decay with time constant
- * {@code H}. The state is one number per class and dimension and two flags per booking; the step
- * costs O(classes × dimensions) more.
+ * at the back as before. (Waiting for its own cost alone, every overdue call of a class computed
+ * the same instant: on token-bound most admissions between a call's bounce and its return were
+ * other overdue calls, and the 7 % of top-class calls bounced twice, sent a whole line back, were
+ * its p95: 2056 ms, against 1838 ms queued behind the earlier promises with two places kept.) Until
+ * it is back its cost counts in its class's {@code overdue} level, per dimension. Every call of
+ * another class's queue using its share must leave the overdue levels of the other classes free in
+ * L1 and the safe window, besides its own cost and headroom, so the promised capacity waits for the
+ * caller it was promised to. Three exceptions keep the rest of the rule whole: a queue within its
+ * share owes nothing (it is admitted at once however many calls of others are overdue), an overdue
+ * call owes no other overdue call (they would all wait for one another), and a class that borrows
+ * is owed nothing (what it was promised was handed down by classes that may take it back at once).
+ * An overdue call that never comes back is forgotten: the levels decay with time constant {@code
+ * H}. The state is one number per class and dimension and two flags per booking; the step costs
+ * O(classes × dimensions) more.
  *
  * <p><b>Deadlines.</b> A call with a wait limit (its own {@link AdmissionRequest#maxWait()}, or its
  * class's {@code max_wait}) whose Δ would exceed it is answered {@code Expired} at once: it pays
@@ -611,21 +611,10 @@ final class NestedBuckets {
       if (!q.satisfied && !wasOverdue) {
         need += overdueOfOthers(k, d);
       }
-      if (need > global[d] + EPSILON) {
-        globalSlot[d] = now + micros((need - global[d]) / rate[d]);
-      }
-      if (windows[d] != null) {
-        globalSlot[d] = Math.max(globalSlot[d], windows[d].fitsAt(now, need));
-      }
+      globalSlot[d] = sharedSlot(now, d, need);
       globalShort |= globalSlot[d] > now;
       if (behindOverdue) {
-        double withOverdue = need + overdue[k][d];
-        if (withOverdue > global[d] + EPSILON) {
-          keptSlot[d] = now + micros((withOverdue - global[d]) / rate[d]);
-        }
-        if (windows[d] != null) {
-          keptSlot[d] = Math.max(keptSlot[d], windows[d].fitsAt(now, withOverdue));
-        }
+        keptSlot[d] = sharedSlot(now, d, need + overdue[k][d]);
       }
       if (cost[d] > classLevel[k][d] + EPSILON) {
         classSlot[d] = after(now, cost[d] - classLevel[k][d], effective[k][d]);
@@ -788,10 +777,26 @@ final class NestedBuckets {
   }
 
   /**
+   * When L1 and the safe window of dimension {@code d} hold {@code amount} (µs): {@code now} if
+   * they do already, else when L1 has refilled enough at its rate and enough of the window has
+   * expired.
+   */
+  private long sharedSlot(long now, int d, double amount) {
+    long at = now;
+    if (amount > global[d] + EPSILON) {
+      at = now + micros((amount - global[d]) / rate[d]);
+    }
+    if (windows[d] != null) {
+      at = Math.max(at, windows[d].fitsAt(now, amount));
+    }
+    return at;
+  }
+
+  /**
    * What a call of class {@code k} must leave free in dimension {@code d}'s shared buckets besides
    * its cost: room for one more call like it, at least {@link #HEADROOM} of the largest cost, while
-   * the class borrows (its effective rate is
-   * above its nominal share), else nothing; never so much that the call could not fit at all.
+   * the class borrows (its effective rate is above its nominal share), else nothing; never so much
+   * that the call could not fit at all.
    */
   private double headroom(int k, int d, double cost) {
     if (!borrowing[k][d]) {
