@@ -24,8 +24,10 @@ import java.util.function.Function;
  *       (slot-held time of every call, up to the end of the run / successful calls), {@code
  *       deferrals_per_ok}, {@code deferred_calls_per_ok} (calls deferred at least once / successful
  *       calls: the least {@code deferrals_per_ok} of any gate that defers a call rather than
- *       refusing it, reached when each such call is deferred exactly once), {@code expired_share}
- *       and {@code calls_failed}.
+ *       refusing it, reached when each such call is deferred exactly once), {@code
+ *       ok_deferrals_per_ok} (the deferrals of the successful calls alone / successful calls: the
+ *       work an answered call cost, whatever the calls still waiting at the end took), {@code
+ *       expired_share} and {@code calls_failed}.
  *   <li>{@code ideal_rps_by_queue}, <b>time-resolved</b>: the window is cut at every tenant's
  *       {@code start_s} and {@code stop_s} (and every change of the caps in use: an {@code
  *       upstream.schedule} entry) inside it. In each phase, {@link DrfFilling} shares the caps less
@@ -128,6 +130,7 @@ public final class Metrics {
     double slotNanos = 0;
     long deferrals = 0;
     long deferredCalls = 0;
+    long okDeferrals = 0;
     for (Recording.Call call : recording.calls()) {
       slotNanos += call.slotHeldNanos();
       deferrals += call.deferrals();
@@ -142,6 +145,7 @@ public final class Metrics {
         continue;
       }
       okTotal++;
+      okDeferrals += call.deferrals();
       if (call.finishedNanos() >= start && call.finishedNanos() <= end) {
         okInWindow[call.queue()]++;
         goodInWindow[call.queue()] += late ? 0 : 1;
@@ -195,6 +199,8 @@ public final class Metrics {
     values.put(
         "deferred_calls_per_ok",
         scalar(okTotal == 0 ? Double.NaN : (double) deferredCalls / okTotal));
+    values.put(
+        "ok_deferrals_per_ok", scalar(okTotal == 0 ? Double.NaN : (double) okDeferrals / okTotal));
     values.put(
         "cap_utilization", new RunMetrics.ByKey(utilization(workload, recording, start, end)));
     values.put("contention_window_s", scalar(Math.max(0, window)));

@@ -41,7 +41,11 @@ public final class Format {
           "upstream_window_bound",
           "calls_failed" ->
           String.format(Locale.ROOT, "%.0f", v);
-      case "deferrals_per_ok", "deferred_calls_per_ok", "gate_latency_ms", "slot_occupancy" ->
+      case "deferrals_per_ok",
+          "deferred_calls_per_ok",
+          "ok_deferrals_per_ok",
+          "gate_latency_ms",
+          "slot_occupancy" ->
           String.format(Locale.ROOT, "%.2f", v);
       case "cpu_utilization" -> String.format(Locale.ROOT, "%.0f %%", 100 * v);
       default -> String.format(Locale.ROOT, "%.1f", v);

@@ -115,9 +115,10 @@ public final class ReportMarkdown {
         "- `p95_latency_ms_by_priority` is call latency, from submission to the successful answer with"
             + " every wait included; the paper's P1 p95 is HTTP latency, so the two are not the same quantity.\n");
     md.append(
-        "- `slot_ms_per_ok`, `deferrals_per_ok` and `deferred_calls_per_ok` (calls deferred at least once"
+        "- `slot_ms_per_ok`, `deferrals_per_ok`, `deferred_calls_per_ok` (calls deferred at least once"
             + " per successful call: the floor of `deferrals_per_ok` for a gate that defers instead of"
-            + " refusing) cover the whole run; `http_429_share` too. The rates,"
+            + " refusing) and `ok_deferrals_per_ok` (the successful calls' own deferrals per successful"
+            + " call) cover the whole run; `http_429_share` too. The rates,"
             + " `cap_utilization`, `p95_*` and the set of active queues cover the contention window.\n");
     md.append(
         "- A call is expired when the gate refused it for its deadline or its caller gave up at the"

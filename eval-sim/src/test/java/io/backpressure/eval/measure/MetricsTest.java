@@ -71,6 +71,8 @@ class MetricsTest {
     // calls were deferred at least once.
     assertThat(scalar(v, "deferrals_per_ok")).isCloseTo(4 / 5.0, within(1e-12));
     assertThat(scalar(v, "deferred_calls_per_ok")).isCloseTo(3 / 5.0, within(1e-12));
+    // The successful calls alone: 1 + 2 over 5.
+    assertThat(scalar(v, "ok_deferrals_per_ok")).isCloseTo(3 / 5.0, within(1e-12));
     assertThat(keyed(v, "cap_utilization").get("requests")).isCloseTo(0.1, within(1e-12));
     assertThat(keyed(v, "cap_utilization").get("tokens")).isCloseTo(0.1, within(1e-12));
   }

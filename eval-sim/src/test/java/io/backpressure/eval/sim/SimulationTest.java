@@ -292,10 +292,15 @@ class SimulationTest {
         tenants:
           - {name: a, priority: P1, workflows: 32}
         """);
-    Map<String, RunMetrics.Value> bp = Metrics.compute(w, run(w, "bp", 1)).values();
+    // Three seeds: one 30 s run's utilization varies by about two points from seed to seed.
+    double used = 0;
+    for (long seed = 1; seed <= 3; seed++) {
+      Map<String, RunMetrics.Value> bp = Metrics.compute(w, run(w, "bp", seed)).values();
+      assertThat(scalar(bp, "http_429_share")).isLessThan(0.03);
+      used += keyed(bp, "cap_utilization").get("requests") / 3;
+    }
+    assertThat(used).isGreaterThan(0.9);
     Map<String, RunMetrics.Value> fixed = Metrics.compute(w, run(w, "bp-static", 1)).values();
-    assertThat(scalar(bp, "http_429_share")).isLessThan(0.03);
-    assertThat(keyed(bp, "cap_utilization").get("requests")).isGreaterThan(0.9);
     assertThat(scalar(fixed, "http_429_share")).isGreaterThan(0.1);
   }
 
