@@ -147,8 +147,8 @@ import org.jspecify.annotations.Nullable;
  * call owes no other overdue call (they would all wait for one another), and a class that borrows
  * is owed nothing (what it was promised was handed down by classes that may take it back at once).
  * An overdue call that never comes back is forgotten: the levels decay with time constant {@code
- * H}. The state is one number per class and dimension and two flags per booking; the step costs
- * O(classes × dimensions) more.
+ * H}. The state is one number per class and dimension, two flags and a count per booking; the step
+ * costs O(classes × dimensions) more.
  *
  * <p><b>Deadlines.</b> A call with a wait limit (its own {@link AdmissionRequest#maxWait()}, or its
  * class's {@code max_wait}) whose Δ would exceed it is answered {@code Expired} at once: it pays
@@ -283,9 +283,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code Queue.correction/waitingUntil/releases/linedAt}</td><td>{@code q.corr/waiting/rel/lined}</td></tr>
  *   <tr><td>{@code Queue.satisfied}, {@code Queue.served} (per step)</td><td>{@code q.within}, {@code q.served}</td></tr>
  *   <tr><td>{@code bySeen} (heap by last seen)</td><td>the {@code seen} sorted set</td></tr>
- *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}</td>
- *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}</td></tr>
- *   <tr><td>{@code keepsPlace}, {@code pacedByLines} (in admit, touch), {@code borrows}, {@code dominantUse}, {@code equalSplitRate}</td>
+ *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}, {@code sharedSlot}</td>
+ *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}, {@code shared_slot}</td></tr>
+ *   <tr><td>{@code keepsPlace}, {@code pacedByLines} (in touch), {@code borrows}, {@code dominantUse}, {@code equalSplitRate}</td>
  *       <td>{@code keeps_place}, {@code paced_by_lines}, {@code borrows}, {@code dominant_use}, {@code equal_split_rate}</td></tr>
  *   <tr><td>{@code correction}, {@code uncap}, {@code learningWeight}</td>
  *       <td>{@code correction} (admit.lua), {@code uncap}, {@code learning_weight}</td></tr>
