@@ -126,8 +126,13 @@ local function at(k, d)
   return (k - 1) * D + d
 end
 
--- A number as Redis must see it: tostring would keep only 14 significant digits.
+-- A number as Redis must see it: tostring would keep only 14 significant digits. A positive whole
+-- number below 2^53 (a time, an id, most debits) takes the integer conversion, which prints the
+-- digits '%.17g' would, for less work.
 local function fmt(x)
+  if x > 0 and x < 9007199254740992 and x % 1 == 0 then
+    return string.format('%d', x)
+  end
   return string.format('%.17g', x)
 end
 
@@ -428,7 +433,9 @@ end
 -- writes exactly (as fmt would), without building a string here.
 local function index_seen(field, seen)
   redis.call('ZADD', KEYS[4], seen, field)
-  EARLIEST = min(EARLIEST, seen)
+  if seen < EARLIEST then
+    EARLIEST = seen
+  end
 end
 
 -- EARLIEST raised to the seen zset's lowest score (huge when it is empty).
@@ -928,8 +935,8 @@ local function advance(now)
   local dt = 0
   if now > S[LAST] then
     dt = (now - S[LAST]) / 1e6
+    S[LAST] = now
   end
-  S[LAST] = max(S[LAST], now)
   evict_idle(now)
   compute_shares(now)
   if P.period > 0 then
@@ -980,17 +987,24 @@ local function advance(now)
 end
 
 -- NestedBuckets.refill: an L3 bucket refills at its rate ρ_q; its usage average decays.
+-- (max and min written out as in compute_shares.)
 local function refill(now, q)
   local dt = 0
   if now > q.last then
     dt = (now - q.last) / 1e6
+    q.last = now
   end
-  q.last = max(q.last, now)
   if dt > 0 then
-    q.lvl = min(q.cap, q.lvl + q.rate * dt)
+    local level = q.lvl + q.rate * dt
+    if level < q.cap then
+      q.lvl = level
+    else
+      q.lvl = q.cap
+    end
     local decay = exp(-dt / P.horizon)
+    local use = q.use
     for d = 1, D do
-      q.use[d] = q.use[d] * decay
+      use[d] = use[d] * decay
     end
   end
 end

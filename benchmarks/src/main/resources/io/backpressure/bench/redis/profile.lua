@@ -67,12 +67,12 @@ end)
 phase('state: encode (pack, SET)', function() save_state() end)
 phase('waiting line: purge (LINDEX)', function() purge_waiting(now) end)
 phase('grant: encode and SET PX', function()
-  local grant = GRANT
-  grant[1], grant[2], grant[3], grant[4] = tenant, k, now + P.grant_ttl, P.generation
-  grant[5], grant[6], grant[7] = 0, 0, now
+  local grant, pos = GRANT, GRANT_AT
+  grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] = tenant, k, now + P.grant_ttl, P.generation
+  grant[pos.share], grant[pos.entry], grant[pos.entry_at] = 0, 0, now
   for d = 1, D do
-    grant[7 + d] = estimate[d]
-    grant[7 + D + d] = estimate[d]
+    grant[pos.size + d] = estimate[d]
+    grant[pos.size + D + d] = estimate[d]
   end
   redis.call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', P.grant_px_text)
 end)
