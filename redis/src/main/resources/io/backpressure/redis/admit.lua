@@ -81,16 +81,18 @@ local function correction(q, k, d)
   return S[CC + (k - 1) * D + d]
 end
 
+-- The per-dimension records admit fills afresh at every call (see the tables of the main body below):
+-- the paced cost, when each short shared bucket holds enough, each dimension's slot in its class's
+-- line, whether the call lines up behind the light tail, and when it would be back behind its
+-- class's earlier promises.
+local PACED, GLOBAL_SLOT, CLASS_SLOT, LIGHT_SLOT, KEPT_SLOT = {}, {}, {}, {}, {}
+
 -- NestedBuckets.admit: paces the estimate by the queue's correction (in reservation mode: by the
 -- reservation, which L1 and L2 debit too), pays the call's share into L3
 -- at its first attempt (the debt is the queue's line), then admits iff every L1 and L2 bucket (and
 -- the safe window) holds the cost and the call's turn has come. Returns Δ in µs, 0 when admitted and
 -- debited (booking.debit is what was debited, booking.entry the window entry), or −(its turn) when
 -- the turn comes after max_wait µs (max_wait < 0: no limit); an expired call pays nothing.
--- The per-dimension records admit fills afresh at every call (see the tables of the main body below):
--- the paced cost, when each short shared bucket holds enough, each dimension's slot in its class's
--- line, and whether the call lines up behind the light tail.
-local PACED, GLOBAL_SLOT, CLASS_SLOT, LIGHT_SLOT, KEPT_SLOT = {}, {}, {}, {}, {}
 
 local function admit(now, field, k, weight, estimate, reserve, booking, max_wait)
   local q = load_queue(field)
@@ -164,21 +166,10 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
           need = need + overdue_of_others(k, d)
         end
       end
-      if need > S[G + d] + EPSILON then
-        global_slot[d] = now + micros((need - S[G + d]) / rate[d])
-      end
-      if W then
-        global_slot[d] = max(global_slot[d], window_fits_at(now, d, need))
-      end
+      global_slot[d] = shared_slot(now, d, need)
       global_short = global_short or global_slot[d] > now
       if behind_overdue then
-        local with_overdue = need + S[OD + kd]
-        if with_overdue > S[G + d] + EPSILON then
-          kept_slot[d] = now + micros((with_overdue - S[G + d]) / rate[d])
-        end
-        if W then
-          kept_slot[d] = max(kept_slot[d], window_fits_at(now, d, with_overdue))
-        end
+        kept_slot[d] = shared_slot(now, d, need + S[OD + kd])
       end
       if cost[d] > S[LVL + kd] + EPSILON then
         class_slot[d] = after(now, cost[d] - S[LVL + kd], effective[kd])

@@ -879,6 +879,18 @@ local function window_fits_at(now, d, amount)
   return now + P.period
 end
 
+-- NestedBuckets.sharedSlot: when L1 and the safe window of dimension d hold amount.
+local function shared_slot(now, d, amount)
+  local at = now
+  if amount > S[G + d] + EPSILON then
+    at = now + micros((amount - S[G + d]) / P.rate[d])
+  end
+  if W then
+    at = max(at, window_fits_at(now, d, amount))
+  end
+  return at
+end
+
 -- SlidingWindow.add, for every dimension: records an admission; returns its id.
 local function window_add(now, cost)
   local entry = { now }
