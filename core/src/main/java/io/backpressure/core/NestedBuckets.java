@@ -271,8 +271,8 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code S[CT+..]}, {@code S[LT+..]}, {@code S[CC+..]}</td></tr>
  *   <tr><td>{@code classReleases}</td><td>{@code S[CR+k]}</td></tr>
  *   <tr><td>{@code overdue}</td><td>{@code S[OD+..]}</td></tr>
- *   <tr><td>{@code Booking.paidShare/readyAt/expiresAt/lined/overdue}</td>
- *       <td>the stored booking's fields by name ({@code BOOKING_AT} in nested_buckets.lua: {@code share, ready, expires, lined, overdue}; {@code kept} is {@code placesKept})</td></tr>
+ *   <tr><td>{@code Booking.paidShare/readyAt/expiresAt/lined/overdue/placesKept}</td>
+ *       <td>the stored booking's fields by name ({@code BOOKING_AT} in nested_buckets.lua: {@code share, ready, expires, lined, overdue, kept})</td></tr>
  *   <tr><td>{@code activeQueues}, {@code satisfiedQueues}, {@code classDeferred}, {@code weightSum}</td>
  *       <td>{@code S[N+k]}, {@code S[NS+k]}, {@code S[CD+k]}, {@code S[WS+k]}</td></tr>
  *   <tr><td>{@code lastMicros}, {@code touches}</td><td>{@code S[LAST]}, {@code S[SEQ]}</td></tr>
