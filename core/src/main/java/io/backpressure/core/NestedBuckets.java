@@ -340,6 +340,12 @@ final class NestedBuckets {
    */
   static final int LEARNING_RELEASES = (int) Math.round(1 / CORRECTION_WEIGHT);
 
+  /** Gaps between steps (µs) below which the usage decay is kept once computed (see decay). */
+  private static final int DECAY_MEMO = 1024;
+
+  /** The usage decay of each gap below {@link #DECAY_MEMO} µs, 0 until computed (see decay). */
+  private final double[] decays = new double[DECAY_MEMO];
+
   private Policy policy;
   private DerivedPolicy derived;
   private final int dims;
@@ -411,12 +417,22 @@ final class NestedBuckets {
   private final Map<String, Queue>[] queues;
 
   /** Active queues by the time they were last seen (then touch order): the idle-eviction order. */
-  private final SeenHeap<Queue> bySeen =
-      new SeenHeap<>(
-          Comparator.<Queue>comparingLong(q -> q.lastSeen).thenComparingLong(q -> q.seq));
+  private final SeenHeap<Queue> bySeen = new SeenHeap<>(NestedBuckets::seenOrder);
 
   /** Σ w_t over each class's active queues ({@code W_k}). */
   private final double[] weightSum;
+
+  /** Per class, {@code ω_k · W_k} (per step, in {@code computeShares}). */
+  private final double[] classWeighted;
+
+  /**
+   * Per class, the fraction of each dimension's rate that is its nominal share (per step): {@code
+   * ω_k·W_k / Σ_j ω_j·W_j} for an active class, {@code ω_k / (Σ + ω_k)} for one that is not.
+   */
+  private final double[] shareOfRate;
+
+  /** Per class, whether one of its calls was deferred within the share horizon (per step). */
+  private final boolean[] deferredLately;
 
   private long touches;
 
@@ -459,6 +475,9 @@ final class NestedBuckets {
     this.lightSlot = new boolean[dims];
     this.activeQueues = new int[classes];
     this.weightSum = new double[classes];
+    this.classWeighted = new double[classes];
+    this.shareOfRate = new double[classes];
+    this.deferredLately = new boolean[classes];
     this.satisfiedQueues = new int[classes];
     this.overdue = new double[classes][dims];
     this.queues = new Map[classes];
@@ -510,6 +529,7 @@ final class NestedBuckets {
       classWeight[k] = derived.classWeight(k);
     }
     this.horizon = derived.horizonSeconds();
+    Arrays.fill(decays, 0);
     this.horizonMicros = derived.horizonMicros();
     this.idleTtlMicros = derived.idleTtlMicros();
     this.strict = derived.strict();
@@ -574,7 +594,7 @@ final class NestedBuckets {
     booking.estimate = estimate;
     double[] cost = paced;
     booking.debit = cost;
-    q = touch(now, tenant, k, paced, !booking.paid);
+    q = touch(now, tenant, k, paced, !booking.paid, q);
     double sigma = share(paced);
     boolean fresh = !booking.paid;
     // An overdue call takes its promise back first: it owes no overdue call anything.
@@ -922,6 +942,7 @@ final class NestedBuckets {
       holdSpent(now);
       return;
     }
+    long lastStep = lastMicros;
     double dt = now > lastMicros ? (now - lastMicros) / 1e6 : 0;
     lastMicros = Math.max(lastMicros, now);
     evictIdle(now);
@@ -931,7 +952,7 @@ final class NestedBuckets {
         windows[d].expire(now);
       }
     }
-    double decay = dt > 0 ? Math.exp(-dt / horizon) : 1;
+    double decay = dt > 0 ? decay(now - lastStep, dt) : 1;
     for (int d = 0; d < dims; d++) {
       global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
       for (int k = 0; k < classes; k++) {
@@ -979,27 +1000,34 @@ final class NestedBuckets {
   private void computeShares(long now) {
     activeWeight = 0;
     for (int k = 0; k < classes; k++) {
+      classWeighted[k] = classWeight[k] * weightSum[k];
       if (activeQueues[k] > 0) {
-        activeWeight += classWeight[k] * weightSum[k];
+        activeWeight += classWeighted[k];
       }
+    }
+    // What depends on the class alone is taken once per class, not once per dimension: the
+    // fraction of each rate that is the class's share ((ω_k·W_k / Σ) · r_d, the same product in the
+    // same order as when it was written out per dimension, so the same bits) and whether its calls
+    // were deferred within the horizon.
+    for (int k = 0; k < classes; k++) {
+      shareOfRate[k] =
+          activeQueues[k] > 0
+              ? classWeighted[k] / activeWeight
+              : classWeight[k] / (activeWeight + classWeight[k]);
+      deferredLately[k] = now - classDeferred[k] <= horizonMicros;
     }
     for (int d = 0; d < dims; d++) {
       double unused = 0;
       double hungryWeight = 0;
       for (int k = 0; k < classes; k++) {
         boolean active = activeQueues[k] > 0;
-        double share =
-            active
-                ? classWeight[k] * weightSum[k] / activeWeight * rate[d]
-                : classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
+        double share = shareOfRate[k] * rate[d];
         nominal[k][d] = active ? share : 0;
         classCap[k][d] = Math.max(largest[d], share * horizon);
         hungry[k][d] =
-            active
-                && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d]
-                    || now - classDeferred[k] <= horizonMicros);
+            active && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d] || deferredLately[k]);
         if (hungry[k][d]) {
-          hungryWeight += classWeight[k] * weightSum[k];
+          hungryWeight += classWeighted[k];
         } else if (active) {
           unused += Math.max(0, share - classUse[k][d]);
         }
@@ -1009,7 +1037,7 @@ final class NestedBuckets {
       } else {
         for (int k = 0; k < classes; k++) {
           if (activeQueues[k] == 0) {
-            effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
+            effective[k][d] = shareOfRate[k] * rate[d];
           } else {
             effective[k][d] =
                 hungry[k][d]
@@ -1042,8 +1070,9 @@ final class NestedBuckets {
    * Finds or creates the queue, refills it, and replaces its contribution to the class sums with
    * one based on this call's cost and its current level.
    */
-  private Queue touch(long now, String tenant, int k, double[] cost, boolean paying) {
-    Queue q = queues[k].get(tenant);
+  private Queue touch(
+      long now, String tenant, int k, double[] cost, boolean paying, @Nullable Queue found) {
+    Queue q = found;
     boolean fresh = q == null;
     if (q == null) {
       q = new Queue(tenant, k, dims);
@@ -1052,13 +1081,16 @@ final class NestedBuckets {
       activeQueues[k]++;
       q.level = Double.POSITIVE_INFINITY;
     } else {
-      bySeen.remove(q);
       refill(now, q);
       withdraw(q);
     }
     q.lastSeen = Math.max(q.lastSeen, now);
     q.seq = ++touches;
-    bySeen.add(q);
+    if (fresh) {
+      bySeen.add(q);
+    } else {
+      bySeen.reorder(q);
+    }
 
     q.weight = policy.tenantWeight(tenant);
     double sigma = share(cost);
@@ -1130,15 +1162,36 @@ final class NestedBuckets {
   }
 
   private void refill(long now, Queue q) {
+    long last = q.lastMicros;
     double dt = now > q.lastMicros ? (now - q.lastMicros) / 1e6 : 0;
     q.lastMicros = Math.max(q.lastMicros, now);
     if (dt > 0) {
       q.level = Math.min(q.capacity, q.level + q.rate * dt);
-      double decay = Math.exp(-dt / horizon);
+      double decay = decay(now - last, dt);
       for (int d = 0; d < dims; d++) {
         q.use[d] *= decay;
       }
     }
+  }
+
+  /**
+   * {@code exp(−dt / H)}, the usage averages' decay over {@code dt} seconds, which are {@code
+   * micros} µs ({@code dt == micros / 1e6}). Steps come microseconds apart when calls are frequent,
+   * so the decay of each gap below {@link #DECAY_MEMO} µs is computed once per share horizon and
+   * kept ({@code decays}, reset by {@link #configure}): the same expression on the same operands,
+   * so the same bits as computing it each time.
+   */
+  private double decay(long micros, double dt) {
+    if (micros >= DECAY_MEMO) {
+      return Math.exp(-dt / horizon);
+    }
+    int i = (int) micros;
+    double kept = decays[i];
+    if (kept == 0) {
+      kept = Math.exp(-dt / horizon);
+      decays[i] = kept;
+    }
+    return kept;
   }
 
   private void contribute(Queue q) {
@@ -1209,19 +1262,23 @@ final class NestedBuckets {
   private void released(long now, Queue q) {
     long seen = now - Math.max(0, idleTtlMicros - horizonMicros);
     if (seen < q.lastSeen) {
-      bySeen.remove(q);
       q.lastSeen = seen;
-      bySeen.add(q);
+      bySeen.reorder(q);
     }
   }
 
   /** Keeps a queue whose call waits until {@code until} (µs) active for an idle TTL after it. */
   private void seenUntil(Queue q, long until) {
     if (until > q.lastSeen) {
-      bySeen.remove(q);
       q.lastSeen = until;
-      bySeen.add(q);
+      bySeen.reorder(q);
     }
+  }
+
+  /** The idle-eviction order: by last seen, then by touch order. */
+  private static int seenOrder(Queue a, Queue b) {
+    int bySeen = Long.compare(a.lastSeen, b.lastSeen);
+    return bySeen != 0 ? bySeen : Long.compare(a.seq, b.seq);
   }
 
   /** Live view for metrics and the admin command. */
