@@ -594,8 +594,8 @@ final class NestedBuckets {
     booking.estimate = estimate;
     double[] cost = paced;
     booking.debit = cost;
-    q = touch(now, tenant, k, paced, !booking.paid, q);
     double sigma = share(paced);
+    q = touch(now, tenant, k, paced, sigma, !booking.paid, q);
     boolean fresh = !booking.paid;
     // An overdue call takes its promise back first: it owes no overdue call anything.
     boolean wasOverdue = booking.overdue;
@@ -1067,11 +1067,18 @@ final class NestedBuckets {
   }
 
   /**
-   * Finds or creates the queue, refills it, and replaces its contribution to the class sums with
-   * one based on this call's cost and its current level.
+   * Creates the queue when {@code found} (admit's lookup of it) is null, else refills it, and
+   * replaces its contribution to the class sums with one based on this call's cost (whose dominant
+   * share is {@code sigma}) and its current level.
    */
   private Queue touch(
-      long now, String tenant, int k, double[] cost, boolean paying, @Nullable Queue found) {
+      long now,
+      String tenant,
+      int k,
+      double[] cost,
+      double sigma,
+      boolean paying,
+      @Nullable Queue found) {
     Queue q = found;
     boolean fresh = q == null;
     if (q == null) {
@@ -1093,7 +1100,6 @@ final class NestedBuckets {
     }
 
     q.weight = policy.tenantWeight(tenant);
-    double sigma = share(cost);
     if (sigma > 0) {
       for (int d = 0; d < dims; d++) {
         q.contribution[d] = q.weight * cost[d] / sigma;
@@ -1106,15 +1112,16 @@ final class NestedBuckets {
     // one call (many tenants, one call each) never is: every call it makes uses its share.
     // A queue that a line deferred within the horizon while it used at least half its equal split
     // of the class is using its share too, though its L3 banks: the lines, not L3, pace it.
-    double after = q.level - (paying ? share(cost) : 0);
-    q.served = dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplitRate(k);
+    double after = q.level - (paying ? sigma : 0);
+    double equalSplit = equalSplitRate(k);
+    q.served = dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplit;
     boolean pacedByLines = now - q.linedAt <= horizonMicros && q.served;
     q.satisfied =
         fresh
             || (after >= SATISFIED_FRACTION * q.capacity
                 && now - q.deferredAt > horizonMicros
                 && !pacedByLines);
-    q.rate = q.weight * equalisationRate(k);
+    q.rate = q.weight * equalisationRate(k, equalSplit);
     q.capacity = Math.max(sigma, q.rate * horizon);
     q.level = Math.min(q.level, q.capacity);
     return q;
@@ -1144,10 +1151,12 @@ final class NestedBuckets {
     return use;
   }
 
-  /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
-  private double equalisationRate(int k) {
+  /**
+   * {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}, given its
+   * {@code equalSplitRate} {@code all}.
+   */
+  private double equalisationRate(int k, double all) {
     double hungry = Double.POSITIVE_INFINITY;
-    double all = equalSplitRate(k);
     for (int d = 0; d < dims; d++) {
       if (hungryDemand[k][d] > 0) {
         hungry =
