@@ -596,6 +596,7 @@ final class NestedBuckets {
     booking.debit = cost;
     double sigma = share(paced);
     q = touch(now, tenant, k, paced, sigma, !booking.paid, q);
+    booking.queue = q;
     boolean fresh = !booking.paid;
     // An overdue call takes its promise back first: it owes no overdue call anything.
     boolean wasOverdue = booking.overdue;
@@ -877,7 +878,9 @@ final class NestedBuckets {
   void release(long now, Booking grant, double[] actual) {
     advance(now);
     int k = grant.priority;
-    Queue q = queues[k].get(grant.tenant);
+    // The queue the call was admitted in, unless it has left since (then the tenant's queue now, if
+    // it came back): the same queue the map holds for the tenant, without the look-up.
+    Queue q = grant.queue != null && !grant.queue.left ? grant.queue : queues[k].get(grant.tenant);
     if (q != null) {
       refill(now, q);
     }
@@ -1251,6 +1254,7 @@ final class NestedBuckets {
     for (Queue q : gone) {
       withdraw(q);
       queues[q.priority].remove(q.tenant);
+      q.left = true;
       if (--activeQueues[q.priority] == 0) {
         for (int d = 0; d < dims; d++) {
           allDemand[q.priority][d] = 0;
@@ -1339,6 +1343,9 @@ final class NestedBuckets {
     double[] debit;
     SlidingWindow.Entry[] entries;
 
+    /** The queue of its last attempt (null before the first). */
+    private @Nullable Queue queue;
+
     @SuppressWarnings("NullAway.Init") // estimate, debit and entries are set at the first admit
     Booking(String tenant, int priority, int dims) {
       this.tenant = tenant;
@@ -1360,6 +1367,7 @@ final class NestedBuckets {
       paidShare = 0;
       readyAt = 0;
       expiresAt = 0;
+      queue = null;
       if (entries != null) {
         Arrays.fill(entries, null);
       }
@@ -1424,6 +1432,9 @@ final class NestedBuckets {
 
     /** The releases its correction has learnt from, counted up to LEARNING_RELEASES. */
     int releases;
+
+    /** Whether it has left the sums (idle eviction): no longer the tenant's queue in the map. */
+    boolean left;
 
     Queue(String tenant, int priority, int dims) {
       this.tenant = tenant;
