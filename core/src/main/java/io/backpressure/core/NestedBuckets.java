@@ -340,6 +340,12 @@ final class NestedBuckets {
    */
   static final int LEARNING_RELEASES = (int) Math.round(1 / CORRECTION_WEIGHT);
 
+  /** Gaps between steps (µs) below which the usage decay is kept once computed (see decay). */
+  private static final int DECAY_MEMO = 1024;
+
+  /** The usage decay of each gap below {@link #DECAY_MEMO} µs, 0 until computed (see decay). */
+  private final double[] decays = new double[DECAY_MEMO];
+
   private Policy policy;
   private DerivedPolicy derived;
   private final int dims;
@@ -411,12 +417,22 @@ final class NestedBuckets {
   private final Map<String, Queue>[] queues;
 
   /** Active queues by the time they were last seen (then touch order): the idle-eviction order. */
-  private final SeenHeap<Queue> bySeen =
-      new SeenHeap<>(
-          Comparator.<Queue>comparingLong(q -> q.lastSeen).thenComparingLong(q -> q.seq));
+  private final SeenHeap<Queue> bySeen = new SeenHeap<>(NestedBuckets::seenOrder);
 
   /** Σ w_t over each class's active queues ({@code W_k}). */
   private final double[] weightSum;
+
+  /** Per class, {@code ω_k · W_k} (per step, in {@code computeShares}). */
+  private final double[] classWeighted;
+
+  /**
+   * Per class, the fraction of each dimension's rate that is its nominal share (per step): {@code
+   * ω_k·W_k / Σ_j ω_j·W_j} for an active class, {@code ω_k / (Σ + ω_k)} for one that is not.
+   */
+  private final double[] shareOfRate;
+
+  /** Per class, whether one of its calls was deferred within the share horizon (per step). */
+  private final boolean[] deferredLately;
 
   private long touches;
 
@@ -459,6 +475,9 @@ final class NestedBuckets {
     this.lightSlot = new boolean[dims];
     this.activeQueues = new int[classes];
     this.weightSum = new double[classes];
+    this.classWeighted = new double[classes];
+    this.shareOfRate = new double[classes];
+    this.deferredLately = new boolean[classes];
     this.satisfiedQueues = new int[classes];
     this.overdue = new double[classes][dims];
     this.queues = new Map[classes];
@@ -510,6 +529,7 @@ final class NestedBuckets {
       classWeight[k] = derived.classWeight(k);
     }
     this.horizon = derived.horizonSeconds();
+    Arrays.fill(decays, 0);
     this.horizonMicros = derived.horizonMicros();
     this.idleTtlMicros = derived.idleTtlMicros();
     this.strict = derived.strict();
@@ -574,8 +594,9 @@ final class NestedBuckets {
     booking.estimate = estimate;
     double[] cost = paced;
     booking.debit = cost;
-    q = touch(now, tenant, k, paced, !booking.paid);
     double sigma = share(paced);
+    q = touch(now, tenant, k, paced, sigma, !booking.paid, q);
+    booking.queue = q;
     boolean fresh = !booking.paid;
     // An overdue call takes its promise back first: it owes no overdue call anything.
     boolean wasOverdue = booking.overdue;
@@ -862,7 +883,9 @@ final class NestedBuckets {
   void release(long now, Booking grant, double[] actual) {
     advance(now);
     int k = grant.priority;
-    Queue q = queues[k].get(grant.tenant);
+    // The queue the call was admitted in, unless it has left since (then the tenant's queue now, if
+    // it came back): the same queue the map holds for the tenant, without the look-up.
+    Queue q = grant.queue != null && !grant.queue.left ? grant.queue : queues[k].get(grant.tenant);
     if (q != null) {
       refill(now, q);
     }
@@ -927,6 +950,7 @@ final class NestedBuckets {
       holdSpent(now);
       return;
     }
+    long lastStep = lastMicros;
     double dt = now > lastMicros ? (now - lastMicros) / 1e6 : 0;
     lastMicros = Math.max(lastMicros, now);
     evictIdle(now);
@@ -936,7 +960,7 @@ final class NestedBuckets {
         windows[d].expire(now);
       }
     }
-    double decay = dt > 0 ? Math.exp(-dt / horizon) : 1;
+    double decay = dt > 0 ? decay(now - lastStep, dt) : 1;
     for (int d = 0; d < dims; d++) {
       global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
       for (int k = 0; k < classes; k++) {
@@ -984,27 +1008,34 @@ final class NestedBuckets {
   private void computeShares(long now) {
     activeWeight = 0;
     for (int k = 0; k < classes; k++) {
+      classWeighted[k] = classWeight[k] * weightSum[k];
       if (activeQueues[k] > 0) {
-        activeWeight += classWeight[k] * weightSum[k];
+        activeWeight += classWeighted[k];
       }
+    }
+    // What depends on the class alone is taken once per class, not once per dimension: the
+    // fraction of each rate that is the class's share ((ω_k·W_k / Σ) · r_d, the same product in the
+    // same order as when it was written out per dimension, so the same bits) and whether its calls
+    // were deferred within the horizon.
+    for (int k = 0; k < classes; k++) {
+      shareOfRate[k] =
+          activeQueues[k] > 0
+              ? classWeighted[k] / activeWeight
+              : classWeight[k] / (activeWeight + classWeight[k]);
+      deferredLately[k] = now - classDeferred[k] <= horizonMicros;
     }
     for (int d = 0; d < dims; d++) {
       double unused = 0;
       double hungryWeight = 0;
       for (int k = 0; k < classes; k++) {
         boolean active = activeQueues[k] > 0;
-        double share =
-            active
-                ? classWeight[k] * weightSum[k] / activeWeight * rate[d]
-                : classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
+        double share = shareOfRate[k] * rate[d];
         nominal[k][d] = active ? share : 0;
         classCap[k][d] = Math.max(largest[d], share * horizon);
         hungry[k][d] =
-            active
-                && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d]
-                    || now - classDeferred[k] <= horizonMicros);
+            active && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d] || deferredLately[k]);
         if (hungry[k][d]) {
-          hungryWeight += classWeight[k] * weightSum[k];
+          hungryWeight += classWeighted[k];
         } else if (active) {
           unused += Math.max(0, share - classUse[k][d]);
         }
@@ -1014,7 +1045,7 @@ final class NestedBuckets {
       } else {
         for (int k = 0; k < classes; k++) {
           if (activeQueues[k] == 0) {
-            effective[k][d] = classWeight[k] / (activeWeight + classWeight[k]) * rate[d];
+            effective[k][d] = shareOfRate[k] * rate[d];
           } else {
             effective[k][d] =
                 hungry[k][d]
@@ -1044,11 +1075,19 @@ final class NestedBuckets {
   }
 
   /**
-   * Finds or creates the queue, refills it, and replaces its contribution to the class sums with
-   * one based on this call's cost and its current level.
+   * Creates the queue when {@code found} (admit's lookup of it) is null, else refills it, and
+   * replaces its contribution to the class sums with one based on this call's cost (whose dominant
+   * share is {@code sigma}) and its current level.
    */
-  private Queue touch(long now, String tenant, int k, double[] cost, boolean paying) {
-    Queue q = queues[k].get(tenant);
+  private Queue touch(
+      long now,
+      String tenant,
+      int k,
+      double[] cost,
+      double sigma,
+      boolean paying,
+      @Nullable Queue found) {
+    Queue q = found;
     boolean fresh = q == null;
     if (q == null) {
       q = new Queue(tenant, k, dims);
@@ -1057,16 +1096,18 @@ final class NestedBuckets {
       activeQueues[k]++;
       q.level = Double.POSITIVE_INFINITY;
     } else {
-      bySeen.remove(q);
       refill(now, q);
       withdraw(q);
     }
     q.lastSeen = Math.max(q.lastSeen, now);
     q.seq = ++touches;
-    bySeen.add(q);
+    if (fresh) {
+      bySeen.add(q);
+    } else {
+      bySeen.reorder(q);
+    }
 
     q.weight = policy.tenantWeight(tenant);
-    double sigma = share(cost);
     if (sigma > 0) {
       for (int d = 0; d < dims; d++) {
         q.contribution[d] = q.weight * cost[d] / sigma;
@@ -1079,15 +1120,16 @@ final class NestedBuckets {
     // one call (many tenants, one call each) never is: every call it makes uses its share.
     // A queue that a line deferred within the horizon while it used at least half its equal split
     // of the class is using its share too, though its L3 banks: the lines, not L3, pace it.
-    double after = q.level - (paying ? share(cost) : 0);
-    q.served = dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplitRate(k);
+    double after = q.level - (paying ? sigma : 0);
+    double equalSplit = equalSplitRate(k);
+    q.served = dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplit;
     boolean pacedByLines = now - q.linedAt <= horizonMicros && q.served;
     q.satisfied =
         fresh
             || (after >= SATISFIED_FRACTION * q.capacity
                 && now - q.deferredAt > horizonMicros
                 && !pacedByLines);
-    q.rate = q.weight * equalisationRate(k);
+    q.rate = q.weight * equalisationRate(k, equalSplit);
     q.capacity = Math.max(sigma, q.rate * horizon);
     q.level = Math.min(q.level, q.capacity);
     return q;
@@ -1117,10 +1159,12 @@ final class NestedBuckets {
     return use;
   }
 
-  /** {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}. */
-  private double equalisationRate(int k) {
+  /**
+   * {@code X*_k}: the dominant-share rate per unit of tenant weight in class {@code k}, given its
+   * {@code equalSplitRate} {@code all}.
+   */
+  private double equalisationRate(int k, double all) {
     double hungry = Double.POSITIVE_INFINITY;
-    double all = equalSplitRate(k);
     for (int d = 0; d < dims; d++) {
       if (hungryDemand[k][d] > 0) {
         hungry =
@@ -1135,15 +1179,36 @@ final class NestedBuckets {
   }
 
   private void refill(long now, Queue q) {
+    long last = q.lastMicros;
     double dt = now > q.lastMicros ? (now - q.lastMicros) / 1e6 : 0;
     q.lastMicros = Math.max(q.lastMicros, now);
     if (dt > 0) {
       q.level = Math.min(q.capacity, q.level + q.rate * dt);
-      double decay = Math.exp(-dt / horizon);
+      double decay = decay(now - last, dt);
       for (int d = 0; d < dims; d++) {
         q.use[d] *= decay;
       }
     }
+  }
+
+  /**
+   * {@code exp(−dt / H)}, the usage averages' decay over {@code dt} seconds, which are {@code
+   * micros} µs ({@code dt == micros / 1e6}). Steps come microseconds apart when calls are frequent,
+   * so the decay of each gap below {@link #DECAY_MEMO} µs is computed once per share horizon and
+   * kept ({@code decays}, reset by {@link #configure}): the same expression on the same operands,
+   * so the same bits as computing it each time.
+   */
+  private double decay(long micros, double dt) {
+    if (micros >= DECAY_MEMO) {
+      return Math.exp(-dt / horizon);
+    }
+    int i = (int) micros;
+    double kept = decays[i];
+    if (kept == 0) {
+      kept = Math.exp(-dt / horizon);
+      decays[i] = kept;
+    }
+    return kept;
   }
 
   private void contribute(Queue q) {
@@ -1194,6 +1259,7 @@ final class NestedBuckets {
     for (Queue q : gone) {
       withdraw(q);
       queues[q.priority].remove(q.tenant);
+      q.left = true;
       if (--activeQueues[q.priority] == 0) {
         for (int d = 0; d < dims; d++) {
           allDemand[q.priority][d] = 0;
@@ -1214,19 +1280,23 @@ final class NestedBuckets {
   private void released(long now, Queue q) {
     long seen = now - Math.max(0, idleTtlMicros - horizonMicros);
     if (seen < q.lastSeen) {
-      bySeen.remove(q);
       q.lastSeen = seen;
-      bySeen.add(q);
+      bySeen.reorder(q);
     }
   }
 
   /** Keeps a queue whose call waits until {@code until} (µs) active for an idle TTL after it. */
   private void seenUntil(Queue q, long until) {
     if (until > q.lastSeen) {
-      bySeen.remove(q);
       q.lastSeen = until;
-      bySeen.add(q);
+      bySeen.reorder(q);
     }
+  }
+
+  /** The idle-eviction order: by last seen, then by touch order. */
+  private static int seenOrder(Queue a, Queue b) {
+    int bySeen = Long.compare(a.lastSeen, b.lastSeen);
+    return bySeen != 0 ? bySeen : Long.compare(a.seq, b.seq);
   }
 
   /** Live view for metrics and the admin command. */
@@ -1278,6 +1348,9 @@ final class NestedBuckets {
     double[] debit;
     SlidingWindow.Entry[] entries;
 
+    /** The queue of its last attempt (null before the first). */
+    private @Nullable Queue queue;
+
     @SuppressWarnings("NullAway.Init") // estimate, debit and entries are set at the first admit
     Booking(String tenant, int priority, int dims) {
       this.tenant = tenant;
@@ -1299,6 +1372,7 @@ final class NestedBuckets {
       paidShare = 0;
       readyAt = 0;
       expiresAt = 0;
+      queue = null;
       if (entries != null) {
         Arrays.fill(entries, null);
       }
@@ -1363,6 +1437,9 @@ final class NestedBuckets {
 
     /** The releases its correction has learnt from, counted up to LEARNING_RELEASES. */
     int releases;
+
+    /** Whether it has left the sums (idle eviction): no longer the tenant's queue in the map. */
+    boolean left;
 
     Queue(String tenant, int priority, int dims) {
       this.tenant = tenant;

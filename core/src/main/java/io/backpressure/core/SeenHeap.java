@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
  * queues idle at a given time is the same in either structure, and eviction sorts them by touch
  * order itself.
  *
- * <p>An element's ordering must not change while it is in the heap (take it out, change it, put it
- * back). Not thread-safe: used under its gate's lock.
+ * <p>An element's ordering must not change while it is in the heap unless {@link #reorder} is
+ * called for it at once. Not thread-safe: used under its gate's lock.
  */
 final class SeenHeap<E extends SeenHeap.Member> {
 
@@ -76,6 +76,22 @@ final class SeenHeap<E extends SeenHeap.Member> {
     }
     removeAt(i);
     return true;
+  }
+
+  /**
+   * Restores the order after the ordering of {@code e}, which is in this heap, changed: {@code
+   * O(log n)} sift steps, as a removal and insertion would take together, but one pass.
+   */
+  void reorder(E e) {
+    Member moved = e;
+    int i = moved.heapIndex;
+    if (i < 0 || i >= size || heap[i] != moved) {
+      throw new IllegalStateException("not in this heap");
+    }
+    siftUp(i);
+    if (heap[i] == moved) {
+      siftDown(i);
+    }
   }
 
   private void removeAt(int i) {
