@@ -22,14 +22,16 @@ import org.junit.jupiter.api.Test;
  * always waiting) admits against one target on one Redis while this process, which alone sees the
  * provider's answers, reports a 429 that carries a lower {@code limit} header. From the child's log
  * of admissions (stamped with the server's decision time), its rate is the configured cap before
- * the report and the lowered effective cap from its next admission after it, although the child
- * never heard from the provider.
+ * the report; after it the child admits nothing while the 429's {@code retry-after} runs (the
+ * provider's window is spent) and then the lowered effective cap, although the child never heard
+ * from the provider.
  */
 class FeedbackTwoProcessIT {
   private static final double CAP = 60;
   private static final double BURST = 5;
   private static final double CHILD_SECONDS = 14;
   private static final long SECOND = 1_000_000;
+  private static final long RETRY_AFTER_MICROS = 500_000;
 
   @Test
   void a429SeenInOneProcessLowersWhatTheOtherProcessAdmitsAtItsNextAdmission() throws Exception {
@@ -75,7 +77,7 @@ class FeedbackTwoProcessIT {
           seesTheAnswers.decide(request.withMaxWait(Duration.ZERO)).join().decidedAtMicros();
       seesTheAnswers.feedback(
           grant,
-          ProviderSignal.rateLimited("requests", Duration.ofMillis(500))
+          ProviderSignal.rateLimited("requests", Duration.ofNanos(1_000 * RETRY_AFTER_MICROS))
               .withLimit("requests", 30.0, null, null));
       long after =
           seesTheAnswers.decide(request.withMaxWait(Duration.ZERO)).join().decidedAtMicros();
@@ -103,13 +105,16 @@ class FeedbackTwoProcessIT {
       long ahead = times.stream().filter(t -> t >= before - 2 * SECOND && t < before).count();
       long behind = times.stream().filter(t -> t >= after && t < after + 3 * SECOND).count();
       long firstSecond = times.stream().filter(t -> t >= after && t < after + SECOND).count();
+      long held = times.stream().filter(t -> t >= after && t < after + RETRY_AFTER_MICROS).count();
       System.out.printf(
           "two processes: child admitted %d in the 2 s before the 429, %d in the 3 s after"
-              + " (%d in the first second) at an effective cap of %.1f/s%n",
-          ahead, behind, firstSecond, lowered);
+              + " (%d in the first second, %d during the retry-after) at an effective cap of"
+              + " %.1f/s%n",
+          ahead, behind, firstSecond, held, lowered);
       assertThat(ahead)
           .as("2 s at the configured %s/s", CAP)
           .isGreaterThanOrEqualTo((long) (0.9 * 2 * CAP));
+      assertThat(held).as("nothing while the provider's window is spent").isZero();
       // After the report: the lowered rate plus at most its (scaled) burst, from the first second
       // on.
       double burst = BURST * lowered / CAP;
@@ -120,8 +125,8 @@ class FeedbackTwoProcessIT {
           .as("3 s after the report")
           .isLessThanOrEqualTo(3 * lowered + burst + 1);
       assertThat((double) behind)
-          .as("and kept busy at it")
-          .isGreaterThanOrEqualTo(0.9 * 3 * lowered - 1);
+          .as("and kept busy at it once the retry-after has run")
+          .isGreaterThanOrEqualTo(0.9 * (3 - RETRY_AFTER_MICROS / 1e6) * lowered - 1);
     } finally {
       for (java.io.File f : dir.toFile().listFiles()) {
         f.delete();
