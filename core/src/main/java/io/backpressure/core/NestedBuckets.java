@@ -619,7 +619,8 @@ final class NestedBuckets {
     boolean globalShort = false;
     // A lined call back at or after its slot that may keep its place (see overdue) waits behind
     // the overdue calls of its class promised before it, if its queue uses its share.
-    boolean keeping = booking.lined && !fresh && now >= booking.readyAt && keepsPlace(booking, k);
+    boolean keepsPlace = keepsPlace(booking, k);
+    boolean keeping = keepsPlace && !fresh && now >= booking.readyAt;
     boolean behindOverdue = keeping && !q.satisfied;
     for (int d = 0; d < dims; d++) {
       globalSlot[d] = now;
@@ -652,7 +653,7 @@ final class NestedBuckets {
     // borrows: it waits until the shared buckets hold it (and, using its share, what its class's
     // overdue calls were promised before it), overdue meanwhile (see overdue). Bounced once more,
     // it lines up at the back.
-    boolean lineUp = fresh || (now >= booking.readyAt && !keepsPlace(booking, k));
+    boolean lineUp = fresh || (now >= booking.readyAt && !keepsPlace);
     for (int d = 0; d < dims; d++) {
       boolean light = q.satisfied && classSlot[d] <= now;
       long shortSlot = Math.max(globalSlot[d], classSlot[d]);

@@ -151,7 +151,8 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local global_short = false
   -- A lined call back at or after its slot that may keep its place (see overdue) waits behind
   -- the overdue calls of its class promised before it, if its queue uses its share.
-  local keeping = booking.lined and not fresh and now >= booking.ready and keeps_place(booking, k)
+  local keeps = keeps_place(booking, k)
+  local keeping = keeps and not fresh and now >= booking.ready
   local behind_overdue = keeping and not q.within
   for d = 1, D do
     local kd = base + d
@@ -188,7 +189,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   if not fresh then
     behind = max(now, booking.ready)
   end
-  local line_up = fresh or (now >= booking.ready and not keeps_place(booking, k))
+  local line_up = fresh or (now >= booking.ready and not keeps)
   local light_slot = LIGHT_SLOT
   for d = 1, D do
     local kd = base + d
