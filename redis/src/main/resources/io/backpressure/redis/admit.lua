@@ -87,6 +87,17 @@ end
 -- class's earlier promises.
 local PACED, GLOBAL_SLOT, CLASS_SLOT, LIGHT_SLOT, KEPT_SLOT = {}, {}, {}, {}, {}
 
+-- NestedBuckets.usesShare: whether the class at offset base already uses at least its nominal share of
+-- a dimension whose shared buckets (L1 or the safe window) are short at now for the call being deferred.
+local function uses_share(base, now)
+  for d = 1, D do
+    if GLOBAL_SLOT[d] > now and S[USE + base + d] >= nominal[base + d] then
+      return true
+    end
+  end
+  return false
+end
+
 -- NestedBuckets.admit: paces the estimate by the queue's correction (in reservation mode: by the
 -- reservation, which L1 and L2 debit too), pays the call's share into L3
 -- at its first attempt (the debt is the queue's line), then admits iff every L1 and L2 bucket (and
@@ -265,7 +276,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
       end
     end
     booking.ready = ready
-    if class_short or turn > now or (P.strict and global_short) then
+    if class_short or turn > now or (P.strict and global_short) or (global_short and uses_share(base, now)) then
       S[CD + k] = now
     end
     if turn > now then
