@@ -43,16 +43,17 @@ import org.jspecify.annotations.Nullable;
  *       the lack was caused by others, and counting it kept an under-share class's share from being
  *       handed down while the cap idled. <b>A class that uses its share and finds the shared
  *       buckets short</b> is the exception: one that already uses at least its nominal rate of the
- *       short dimension lacks capacity, not others, and counts as deferred. (Without it, a batch
- *       that borrows under a safe window filled its L2 bucket while the window held it back, passed
- *       for satisfied, fell to its nominal rate for moments many times a second and lined its calls
- *       at that pace; on interactive-under-batch the batch's effective rate averaged 9 555 tokens/s
- *       where the interactive class left 10 490, and the interactive calls met the gaps' echo in
- *       the window a second later: their p95 189 ms against 151 ms.) The L2 bucket refills at
- *       {@code eff_k,d} (nominal plus what it is handed) and holds {@code max(B_d, nominal_k,d ·
- *       H)}. In strict mode ({@link PriorityMode#STRICT}) {@code eff} is instead what the classes
- *       above leave: everything for the highest, nothing below a hungry class, the rate not used by
- *       a satisfied one.
+ *       short dimension lacks capacity, not others, and counts as deferred (a class that was not
+ *       active when the step sized the shares has no nominal rate and does not count). (Without it,
+ *       a batch that borrows under a safe window filled its L2 bucket while the window held it
+ *       back, passed for satisfied, fell to its nominal rate for moments many times a second and
+ *       lined its calls at that pace; on interactive-under-batch the batch's effective rate
+ *       averaged 9 555 tokens/s where the interactive class left 10 490, and the interactive calls
+ *       met the gaps' echo in the window a second later: their p95 189 ms against 151 ms.) The L2
+ *       bucket refills at {@code eff_k,d} (nominal plus what it is handed) and holds {@code
+ *       max(B_d, nominal_k,d · H)}. In strict mode ({@link PriorityMode#STRICT}) {@code eff} is
+ *       instead what the classes above leave: everything for the highest, nothing below a hungry
+ *       class, the rate not used by a satisfied one.
  *   <li><b>L3, tenant shares</b>: one bucket per active queue in units of dominant share. A call's
  *       dominant share is {@code σ = max_d c_d / r_d}, in seconds of the whole cap. If every hungry
  *       queue of class {@code k} receives dominant share at rate {@code w_t · x}, dimension {@code
@@ -852,11 +853,12 @@ final class NestedBuckets {
    * Whether class {@code k} already uses at least its nominal share of a dimension whose shared
    * buckets (L1 or the safe window) are short at {@code now} for the call being deferred: deferred
    * there, it lacks capacity, not others (see "A class that uses its share and finds the shared
-   * buckets short").
+   * buckets short"). A class that had no active queue when this step sized the shares has no
+   * nominal rate yet and uses no share: its first call back after an idle spell is not hunger.
    */
   private boolean usesShare(int k, long now) {
     for (int d = 0; d < dims; d++) {
-      if (globalSlot[d] > now && classUse[k][d] >= nominal[k][d]) {
+      if (globalSlot[d] > now && nominal[k][d] > 0 && classUse[k][d] >= nominal[k][d]) {
         return true;
       }
     }

@@ -835,7 +835,7 @@ public abstract class GateConformanceSuite {
     // in the window a second later. A class that uses its share and finds the shared buckets short
     // is hungry. Mutation tried (a shared-bucket deferral never makes a class hungry): the
     // interactive p95 wait, averaged over three arrival sequences and four timer lags, 94 ms
-    // against 64 ms.
+    // against 52 ms.
     double p95 = 0;
     double tokens = 0;
     int runs = 0;

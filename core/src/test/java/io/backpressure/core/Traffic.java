@@ -194,8 +194,10 @@ final class Traffic {
         deferrals++;
         c.deferred++;
         c.booking = d.booking();
-        schedule(
-            e.nanos / 1e9 + d.retryAfter().toNanos() / 1e9 + wakeUpLagSeconds,
+        // In whole nanoseconds: the sum in double seconds could land a nanosecond past Δ, and a
+        // call that waits exactly its budget would then be counted as answered after its deadline.
+        scheduleAt(
+            e.nanos + d.retryAfter().toNanos() + Math.round(wakeUpLagSeconds * 1e9),
             c,
             Kind.ATTEMPT,
             null);
@@ -238,7 +240,11 @@ final class Traffic {
   }
 
   private void schedule(double seconds, Caller caller, Kind kind, Grant grant) {
-    events.add(new Event((long) Math.ceil(seconds * 1e9), sequence++, caller, kind, grant));
+    scheduleAt((long) Math.ceil(seconds * 1e9), caller, kind, grant);
+  }
+
+  private void scheduleAt(long nanos, Caller caller, Kind kind, Grant grant) {
+    events.add(new Event(nanos, sequence++, caller, kind, grant));
   }
 
   private enum Kind {

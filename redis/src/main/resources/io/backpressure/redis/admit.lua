@@ -91,7 +91,7 @@ local PACED, GLOBAL_SLOT, CLASS_SLOT, LIGHT_SLOT, KEPT_SLOT = {}, {}, {}, {}, {}
 -- a dimension whose shared buckets (L1 or the safe window) are short at now for the call being deferred.
 local function uses_share(base, now)
   for d = 1, D do
-    if GLOBAL_SLOT[d] > now and S[USE + base + d] >= nominal[base + d] then
+    if GLOBAL_SLOT[d] > now and nominal[base + d] > 0 and S[USE + base + d] >= nominal[base + d] then
       return true
     end
   end
