@@ -9,7 +9,8 @@
 --       booking is presented, 7 '1' in reservation mode, 8 the call's wait limit in µs (-1: none;
 --       RequestCheck.maxWait), then the estimate per dimension (in the policy's order) and, in
 --       reservation mode, what to reserve per dimension (RequestCheck.reserve)
--- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as exact decimals);
+-- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as an integer when it is a
+-- whole number, else as its exact decimal);
 -- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[8] (1);
 -- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
 -- {2, live version} the caller's policy version is stale (nothing changed).
@@ -309,6 +310,16 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   return 0
 end
 
+-- A debit as the admitted reply carries it: a positive whole number below 2^53 (most debits) as
+-- a number, which Redis replies as that integer, exactly and without formatting it here; any other
+-- as its exact decimal (fmt).
+local function debit_reply(x)
+  if x > 0 and x < 9007199254740992 and x % 1 == 0 then
+    return x
+  end
+  return fmt(x)
+end
+
 -- The config field that says a class's waiting line is empty (purge_waiting), by the class index
 -- (ARGV[4]), made once per class.
 local LINE_FIELD = setmetatable({}, { __index = function(fields, class)
@@ -362,9 +373,9 @@ local lined = P.extra ~= '0'
 local now = current_time(ARGV[2])
 follow_ramp(now)
 local tenant = ARGV[3]
-local k = tonumber(ARGV[4]) + 1
-local weight = tonumber(ARGV[5])
-local max_wait = tonumber(ARGV[8])
+local k = number(ARGV[4]) + 1
+local weight = number(ARGV[5])
+local max_wait = number(ARGV[8])
 local estimate = ESTIMATE
 local reserve
 for d = 1, D do
@@ -401,7 +412,9 @@ if fresh then
 end
 
 begin_step(now)
-local field = (k - 1) .. ':' .. tenant
+-- The queue's field, "<class index from 0>:<tenant>": ARGV[4] is that index as the client writes
+-- it (a whole number's digits), so the number is not formatted again.
+local field = ARGV[4] .. ':' .. tenant
 local wait = admit(now, field, k, weight, estimate, reserve, booking, max_wait)
 end_step()
 if wait < 0 then
@@ -444,7 +457,7 @@ reply[1], reply[2] = 0, now
 for d = 1, D do
   grant[pos.size + d] = booking.debit[d]
   grant[pos.size + D + d] = estimate[d]
-  reply[2 + d] = fmt(booking.debit[d])
+  reply[2 + d] = debit_reply(booking.debit[d])
 end
 -- (A policy of fewer dimensions than the last call's leaves no values of that call behind.)
 for i = #grant, pos.size + 2 * D + 1, -1 do

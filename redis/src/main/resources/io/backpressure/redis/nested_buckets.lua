@@ -126,6 +126,30 @@ local function begin_call()
   P, S, W, SERVER_NOW, START_EMPTY, TAKEN = nil, nil, nil, nil, false, nil
 end
 
+-- Numbers a call reads as text whose texts repeat from call to call (a class index, a weight, a
+-- wait limit, the config's generation and 'earliest', the seconds of TIME), by their text:
+-- tonumber parses with the C library's strtod, several hundred instructions each, where a look-up
+-- here costs a few dozen (in the function library, where this table outlives the call). At most
+-- NUMBERS_MAX texts; emptied when full. number(text) is tonumber(text), nil when it is none.
+local NUMBERS = {}
+local NUMBERS_COUNT = 0
+local NUMBERS_MAX = 256
+local function number(text)
+  local n = NUMBERS[text]
+  if n == nil then
+    n = tonumber(text)
+    if n == nil then
+      return nil
+    end
+    if NUMBERS_COUNT >= NUMBERS_MAX then
+      NUMBERS, NUMBERS_COUNT = {}, 0
+    end
+    NUMBERS[text] = n
+    NUMBERS_COUNT = NUMBERS_COUNT + 1
+  end
+  return n
+end
+
 -- The flat index of (class k, dimension d).
 local function at(k, d)
   return (k - 1) * D + d
@@ -303,8 +327,8 @@ local function load_config(version, extra)
   -- The decoded parameters are shared between calls and only read (follow_ramp scales a copy); the
   -- five fields that are not parameters are set again by every call before anything reads them.
   P = decoded
-  P.generation, P.started, P.ramp, P.spent, P.extra = tonumber(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7], cfg[8]
-  EARLIEST_READ = tonumber(cfg[5]) or 0
+  P.generation, P.started, P.ramp, P.spent, P.extra = number(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7], cfg[8]
+  EARLIEST_READ = number(cfg[5]) or 0
   EARLIEST = EARLIEST_READ
   layout(P.dims, P.classes)
   return P
@@ -319,7 +343,7 @@ local function current_time(argument)
     return SERVER_NOW
   end
   local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+  return number(t[1]) * 1000000 + tonumber(t[2])
 end
 
 -- The recovery ramp (EffectiveCaps.rampMultiplier): while one runs, feedback.lua keeps its start
