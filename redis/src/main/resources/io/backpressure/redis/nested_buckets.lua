@@ -26,10 +26,12 @@
 --   KEYS[1] config hash: version, generation, layout, params (cmsgpack array, see load_config),
 --           policy (JSON, for the clients), started (see guards.lua), earliest (at most the
 --           lowest score in the seen zset, µs, so that a step looks for idle queues only when one
---           may have expired, see evict_idle; absent: unknown)
+--           may have expired, see evict_idle; absent: unknown), w:<class index from 0> ('0' while
+--           that class's waiting line is empty, see purge_waiting in admit.lua)
 --   KEYS[2] state: one struct-packed array of doubles (layout below); absent until the first step
 --   KEYS[3] queues hash: field "<class index from 0>:<tenant>" -> one struct-packed L3 queue
---   KEYS[4] seen zset: the same fields, scored by the time they were last seen (idle eviction)
+--   KEYS[4] seen zset: the same fields, scored by the time they were last seen (idle eviction), or
+--           a little earlier within the same stretch of the idle TTL (index_seen)
 --   KEYS[5] window hash (only with a safe window): the SlidingWindow of every dimension at once,
 --           since all of them record each admission at the same time: field 'meta' -> struct of
 --           {head id, next id, sum[d]}, field '<id>' -> struct of {time, amount[d]}
