@@ -331,7 +331,7 @@ public final class RedisGate implements Gate, AutoCloseable {
               if (code == 0) {
                 double[] debit = new double[dims];
                 for (int d = 0; d < dims; d++) {
-                  debit[d] = Double.parseDouble((String) reply.get(2 + d));
+                  debit[d] = debit(reply.get(2 + d));
                 }
                 Cost debited =
                     Arrays.equals(debit, estimate) ? request.cost() : toCost(policy, debit);
@@ -465,6 +465,14 @@ public final class RedisGate implements Gate, AutoCloseable {
       return Long.toString(caller.clock().epochNanos() / 1_000);
     }
     return "";
+  }
+
+  /**
+   * One dimension's debit as admit.lua replies it: an integer for a whole number below 2^53 (exact
+   * as a double), otherwise the number's exact decimal.
+   */
+  private static double debit(Object reply) {
+    return reply instanceof Long whole ? whole : Double.parseDouble((String) reply);
   }
 
   private static Cost toCost(Policy policy, double[] amounts) {

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 record Script(String text, String sha, @Nullable String function) {
 
   /** Where a step's main body starts (admit.lua, release.lua): its functions end above it. */
-  static final String MAIN_BODY = "local config, live = load_config(ARGV[1])";
+  static final String MAIN_BODY = "local config, live = load_config(";
 
   /** The shared bucket arithmetic every step starts with. */
   static final String BUCKETS = "nested_buckets.lua";
@@ -82,6 +82,7 @@ record Script(String text, String sha, @Nullable String function) {
             + "local steps\n"
             + "local function build()\n"
             + read(BUCKETS)
+            + "IN_LIBRARY = true\n"
             + functions(admitStep)
             + "local admit = function()\n"
             + read("guards.lua")

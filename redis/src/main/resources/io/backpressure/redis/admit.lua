@@ -9,7 +9,8 @@
 --       booking is presented, 7 '1' in reservation mode, 8 the call's wait limit in µs (-1: none;
 --       RequestCheck.maxWait), then the estimate per dimension (in the policy's order) and, in
 --       reservation mode, what to reserve per dimension (RequestCheck.reserve)
--- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as exact decimals);
+-- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as an integer when it is a
+-- whole number, else as its exact decimal);
 -- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[8] (1);
 -- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
 -- {2, live version} the caller's policy version is stale (nothing changed).
@@ -33,12 +34,13 @@ local function touch(now, field, k, weight, cost, q, paying)
     refill(now, q)
     withdraw(q)
   end
+  local seen_before = not fresh and q.seen
   if now > q.seen then
     q.seen = now
   end
   S[SEQ] = S[SEQ] + 1
   q.seq = S[SEQ]
-  index_seen(field, q.seen)
+  index_seen(field, q.seen, seen_before)
 
   q.w = weight
   local sigma = share(cost)
@@ -291,8 +293,9 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     end
     -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.
     if ready > q.seen then
+      local seen_before = q.seen
       q.seen = ready
-      index_seen(field, ready)
+      index_seen(field, ready, seen_before)
     end
     save_queue(field, q)
     return max(MIN_DEFER_MICROS, ready - now)
@@ -318,14 +321,41 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   return 0
 end
 
+-- A debit as the admitted reply carries it: a positive whole number below 2^53 (most debits) as
+-- a number, which Redis replies as that integer, exactly and without formatting it here; any other
+-- as its exact decimal (fmt).
+local function debit_reply(x)
+  if x > 0 and x < 9007199254740992 and x % 1 == 0 then
+    return x
+  end
+  return fmt(x)
+end
+
+-- The config field that says a class's waiting line is empty (purge_waiting), by the class index
+-- (ARGV[4]), made once per class.
+local LINE_FIELD = setmetatable({}, { __index = function(fields, class)
+  local field = 'w:' .. class
+  fields[class] = field
+  return field
+end })
+
 -- WaitingLines.purge: drops the calls at the head of this class's line (KEYS[9]) that no longer
 -- wait: their booking is gone (admitted, expired), past its TTL or of an earlier layout of the
 -- policy. Each entry is "<booking key>|<first
 -- attempt µs>", added once when the call is first deferred and dropped once.
-local function purge_waiting(now)
+-- The config hash's field 'w:<class index from 0>' (named as the line's key ends) is '0' while the
+-- line is empty: the purge that finds it empty sets it, the step that adds an entry deletes it, and
+-- a class whose field is '0' has nothing to purge (lined: false when the field was '0' as the step
+-- read the config). A line whose field is absent (a target written before the field was kept) is
+-- purged as before.
+local function purge_waiting(now, lined)
+  if not lined then
+    return
+  end
   while true do
     local head = redis.call('LINDEX', KEYS[9], 0)
     if not head then
+      redis.call('HSET', KEYS[1], LINE_FIELD[ARGV[4]], '0')
       return
     end
     local key = string.match(head, '^(.*)|')
@@ -346,16 +376,17 @@ end
 -- reply.
 local ESTIMATE, RESERVE, BOOKING, STORED_BOOKING, GRANT, ADMITTED = {}, {}, {}, {}, {}, {}
 
-local config, live = load_config(ARGV[1])
+local config, live = load_config(ARGV[1], LINE_FIELD[ARGV[4]])
 if not config then
   return { 2, live }
 end
+local lined = P.extra ~= '0'
 local now = current_time(ARGV[2])
 follow_ramp(now)
 local tenant = ARGV[3]
-local k = tonumber(ARGV[4]) + 1
-local weight = tonumber(ARGV[5])
-local max_wait = tonumber(ARGV[8])
+local k = number(ARGV[4]) + 1
+local weight = number(ARGV[5])
+local max_wait = number(ARGV[8])
 local estimate = ESTIMATE
 local reserve
 for d = 1, D do
@@ -392,14 +423,16 @@ if fresh then
 end
 
 begin_step(now)
-local field = (k - 1) .. ':' .. tenant
+-- The queue's field, "<class index from 0>:<tenant>": ARGV[4] is that index as the client writes
+-- it (a whole number's digits), so the number is not formatted again.
+local field = ARGV[4] .. ':' .. tenant
 local wait = admit(now, field, k, weight, estimate, reserve, booking, max_wait)
 end_step()
 if wait < 0 then
   if not fresh then
     redis.call('DEL', KEYS[8])
   end
-  purge_waiting(now)
+  purge_waiting(now, lined)
   return { 3, -wait, now }
 end
 if wait > 0 then
@@ -412,17 +445,20 @@ if wait > 0 then
   if fresh then
     redis.call('SET', KEYS[7], stored, 'PX', P.grant_px_text)
     redis.call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))
-    purge_waiting(now)
+    if not lined then
+      redis.call('HDEL', KEYS[1], LINE_FIELD[ARGV[4]])
+    end
+    purge_waiting(now, true)
     return { 1, wait, now, 0 }
   end
   redis.call('SET', KEYS[8], stored, 'KEEPTTL')
-  purge_waiting(now)
+  purge_waiting(now, lined)
   return { 1, wait, now, 1 }
 end
 if not fresh then
   redis.call('DEL', KEYS[8])
 end
-purge_waiting(now)
+purge_waiting(now, lined)
 -- The grant, laid out by GRANT_AT (nested_buckets.lua).
 local grant, pos = GRANT, GRANT_AT
 grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] = tenant, k, now + P.grant_ttl, P.generation
@@ -432,7 +468,7 @@ reply[1], reply[2] = 0, now
 for d = 1, D do
   grant[pos.size + d] = booking.debit[d]
   grant[pos.size + D + d] = estimate[d]
-  reply[2 + d] = fmt(booking.debit[d])
+  reply[2 + d] = debit_reply(booking.debit[d])
 end
 -- (A policy of fewer dimensions than the last call's leaves no values of that call behind.)
 for i = #grant, pos.size + 2 * D + 1, -1 do

@@ -12,7 +12,7 @@ begin_call()
 local give_up = table.remove(ARGV)
 if give_up ~= '' then
   local t = redis.call('TIME')
-  SERVER_NOW = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  SERVER_NOW = number(t[1]) * 1000000 + tonumber(t[2])
   if SERVER_NOW > tonumber(give_up) then
     return { 4 }
   end

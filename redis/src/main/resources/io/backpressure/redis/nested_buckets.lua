@@ -26,10 +26,12 @@
 --   KEYS[1] config hash: version, generation, layout, params (cmsgpack array, see load_config),
 --           policy (JSON, for the clients), started (see guards.lua), earliest (at most the
 --           lowest score in the seen zset, µs, so that a step looks for idle queues only when one
---           may have expired, see evict_idle; absent: unknown)
+--           may have expired, see evict_idle; absent: unknown), w:<class index from 0> ('0' while
+--           that class's waiting line is empty, see purge_waiting in admit.lua)
 --   KEYS[2] state: one struct-packed array of doubles (layout below); absent until the first step
 --   KEYS[3] queues hash: field "<class index from 0>:<tenant>" -> one struct-packed L3 queue
---   KEYS[4] seen zset: the same fields, scored by the time they were last seen (idle eviction)
+--   KEYS[4] seen zset: the same fields, scored by the time they were last seen (idle eviction), or
+--           a little earlier within the same stretch of the idle TTL (index_seen)
 --   KEYS[5] window hash (only with a safe window): the SlidingWindow of every dimension at once,
 --           since all of them record each admission at the same time: field 'meta' -> struct of
 --           {head id, next id, sum[d]}, field '<id>' -> struct of {time, amount[d]}
@@ -65,9 +67,14 @@ local LEARNING_RELEASES = 5
 local HEADROOM = 0.02
 local PLACES_KEPT = 2
 local TURN_LEAD = 0.2
+-- How many stretches of the idle TTL a queue's score in the seen zset may lag within (index_seen).
+local SEEN_STRETCHES = 16
 -- "Never deferred" (Java's Long.MIN_VALUE / 2): far enough back that now − NEVER exceeds any horizon.
 local NEVER = -4611686018427387904
 
+-- Whether this file runs in the client's function library (Script.java sets it there), which needs
+-- Redis 7 or Valkey and so has commands an EVALSHA on Redis 6 may lack (GETDEL).
+local IN_LIBRARY = false
 -- Whether a first step creates L1 empty instead of full (set by guards.lua when the state was lost;
 -- NestedBuckets.startEmpty). L2 starts full, as every class's does when it becomes active.
 local START_EMPTY = false
@@ -119,6 +126,30 @@ local SIZED = { n = {}, ws = {}, share = {} }
 -- Forgets the previous call's parameters, state and guard results (see the top of this file).
 local function begin_call()
   P, S, W, SERVER_NOW, START_EMPTY, TAKEN = nil, nil, nil, nil, false, nil
+end
+
+-- Numbers a call reads as text whose texts repeat from call to call (a class index, a weight, a
+-- wait limit, the config's generation and 'earliest', the seconds of TIME), by their text:
+-- tonumber parses with the C library's strtod, several hundred instructions each, where a look-up
+-- here costs a few dozen (in the function library, where this table outlives the call). At most
+-- NUMBERS_MAX texts; emptied when full. number(text) is tonumber(text), nil when it is none.
+local NUMBERS = {}
+local NUMBERS_COUNT = 0
+local NUMBERS_MAX = 256
+local function number(text)
+  local n = NUMBERS[text]
+  if n == nil then
+    n = tonumber(text)
+    if n == nil then
+      return nil
+    end
+    if NUMBERS_COUNT >= NUMBERS_MAX then
+      NUMBERS, NUMBERS_COUNT = {}, 0
+    end
+    NUMBERS[text] = n
+    NUMBERS_COUNT = NUMBERS_COUNT + 1
+  end
+  return n
 end
 
 -- The flat index of (class k, dimension d).
@@ -238,6 +269,9 @@ local function decode_params(packed)
   p.state_format, p.queue_format, p.meta_format, p.entry_format = v[i], v[i + 1], v[i + 2], v[i + 3]
   -- SET's PX argument, formatted once rather than at every grant and booking.
   p.grant_px_text = fmt(p.grant_px)
+  -- The stretch within which a queue seen again keeps its score in the seen zset (index_seen):
+  -- SEEN_STRETCHES of them per idle TTL, whole µs.
+  p.seen_step = max(1, p.idle / SEEN_STRETCHES - (p.idle / SEEN_STRETCHES) % 1)
   return p
 end
 
@@ -267,12 +301,19 @@ local function encode_params(p)
 end
 
 -- Reads the parameters (decoded once per packed form, see DECODED), the generation and whether the
--- target has had state ('started', see guards.lua and load_state). Returns nil and the stored
+-- target has had state ('started', see guards.lua and load_state), and, when the step names one,
+-- one more field of the config hash (P.extra: its value, or false). Returns nil and the stored
 -- version when the caller's version is not the live one (the caller then reloads the policy and
 -- asks again).
-local function load_config(version)
-  local cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
-    'fb_spent')
+local function load_config(version, extra)
+  local cfg
+  if extra then
+    cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
+      'fb_spent', extra)
+  else
+    cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
+      'fb_spent')
+  end
   if not cfg[1] or cfg[1] ~= version then
     return nil, cfg[1] or ''
   end
@@ -286,10 +327,10 @@ local function load_config(version)
     DECODED_COUNT = DECODED_COUNT + 1
   end
   -- The decoded parameters are shared between calls and only read (follow_ramp scales a copy); the
-  -- four fields that are not parameters are set again by every call before anything reads them.
+  -- five fields that are not parameters are set again by every call before anything reads them.
   P = decoded
-  P.generation, P.started, P.ramp, P.spent = tonumber(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7]
-  EARLIEST_READ = tonumber(cfg[5]) or 0
+  P.generation, P.started, P.ramp, P.spent, P.extra = number(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7], cfg[8]
+  EARLIEST_READ = number(cfg[5]) or 0
   EARLIEST = EARLIEST_READ
   layout(P.dims, P.classes)
   return P
@@ -304,7 +345,7 @@ local function current_time(argument)
     return SERVER_NOW
   end
   local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+  return number(t[1]) * 1000000 + tonumber(t[2])
 end
 
 -- The recovery ramp (EffectiveCaps.rampMultiplier): while one runs, feedback.lua keeps its start
@@ -431,7 +472,19 @@ end
 -- Records in the seen zset that the queue of field is active until seen (µs), keeping EARLIEST
 -- a lower bound of every score in it. The score goes to Redis as a number, which redis.call
 -- writes exactly (as fmt would), without building a string here.
-local function index_seen(field, seen)
+--
+-- A queue's score is a lower bound of its last-seen time (q.seen), in the same stretch of
+-- P.seen_step µs: a queue seen again in the stretch it was last scored in keeps its score (before:
+-- q.seen as it stood; nil when the queue is not in the zset yet or its time moved back, which is
+-- always written), so a tenant that calls often costs one ZADD per stretch instead of one per
+-- call. evict_idle reads the queue's own q.seen before it evicts one.
+local function index_seen(field, seen, before)
+  if before and seen >= before then
+    local step = P.seen_step
+    if seen - seen % step == before - before % step then
+      return
+    end
+  end
   redis.call('ZADD', KEYS[4], seen, field)
   if seen < EARLIEST then
     EARLIEST = seen
@@ -760,15 +813,18 @@ local function released(now, field, q)
 end
 
 -- NestedBuckets.evictIdle: queues not seen for longer than the idle TTL (a deferred call counts as
--- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds them without a scan; each queue is evicted once, so the work is
--- amortised O(1) per admission. No queue can have expired while EARLIEST, a lower bound of the
--- zset's scores, is within the TTL: then the step reads nothing; after a look-up the bound is
--- raised to the zset's lowest score, so it is looked up about once per TTL.
+-- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds
+-- them without a scan; each queue is evicted once, so the work is amortised O(1) per admission. No
+-- queue can have expired while EARLIEST, a lower bound of the zset's scores, is within the TTL:
+-- then the step reads nothing; after a look-up the bound is raised to the zset's lowest score, so
+-- it is looked up about once per TTL. A score is a lower bound of its queue's q.seen (index_seen):
+-- a queue the look-up finds that was seen since is scored by its q.seen again and stays.
 local function evict_idle(now)
-  if EARLIEST >= now - P.idle then
+  local cutoff = now - P.idle
+  if EARLIEST >= cutoff then
     return
   end
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(now - P.idle))
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(cutoff))
   if #expired == 0 then
     find_earliest()
     return
@@ -776,12 +832,21 @@ local function evict_idle(now)
   local CHUNK = 512
   local gone = {}
   for i = 1, #expired, CHUNK do
-    local last = min(i + CHUNK - 1, #expired)
-    for _, field in ipairs({ unpack(expired, i, last) }) do
-      gone[#gone + 1] = load_queue(field, true)
+    local leaving = {}
+    for j = i, min(i + CHUNK - 1, #expired) do
+      local field = expired[j]
+      local q = load_queue(field, true)
+      if q and q.seen >= cutoff then
+        redis.call('ZADD', KEYS[4], q.seen, field)
+      else
+        gone[#gone + 1] = q
+        leaving[#leaving + 1] = field
+      end
     end
-    redis.call('HDEL', KEYS[3], unpack(expired, i, last))
-    redis.call('ZREM', KEYS[4], unpack(expired, i, last))
+    if #leaving > 0 then
+      redis.call('HDEL', KEYS[3], unpack(leaving))
+      redis.call('ZREM', KEYS[4], unpack(leaving))
+    end
   end
   -- The Java gate evicts in least-recently-touched order; seq is the touch order.
   table.sort(gone, function(a, b) return a.seq < b.seq end)

@@ -21,11 +21,18 @@ follow_ramp(now)
 
 -- Idempotency: the grant is consumed by its first release. Its fields are laid out by GRANT_AT
 -- (nested_buckets.lua).
-local raw = redis.call('GET', KEYS[6])
+local raw
+if IN_LIBRARY then
+  raw = redis.call('GETDEL', KEYS[6])
+else
+  raw = redis.call('GET', KEYS[6])
+  if raw then
+    redis.call('DEL', KEYS[6])
+  end
+end
 if not raw then
   return { 0 }
 end
-redis.call('DEL', KEYS[6])
 local grant, pos = cmsgpack.unpack(raw), GRANT_AT
 if grant[pos.expires] <= now or grant[pos.generation] ~= P.generation then
   return { 0 }

@@ -37,7 +37,7 @@ import java.util.List;
  */
 final class ScriptProfile {
   /** Where admit.lua's main body starts: the functions end above this line. */
-  private static final String MAIN_BODY = "local config, live = load_config(ARGV[1])";
+  private static final String MAIN_BODY = "local config, live = load_config(";
 
   private static final int CALLS = 2_000;
 

@@ -57,7 +57,7 @@ phase('  evict idle queues', function() evict_idle(now) end)
 phase('  class shares', function() compute_shares(now) end)
 phase('advance: evict, shares, refill L1 and L2', function() advance(now) end)
 phase('  queue decode (HGET, unpack)', function() load_queue(field) end)
-phase('  seen index (ZADD)', function() index_seen(field, now) end)
+phase('  seen index (ZADD, once per stretch)', function() index_seen(field, now) end)
 phase('  queue encode (pack, HSET)', function() save_queue(field, q) end)
 phase('decision: touch + admit, with queue load and save', function()
   local b = BOOKING
@@ -65,7 +65,7 @@ phase('decision: touch + admit, with queue load and save', function()
   admit(now, field, k, weight, estimate, nil, b, -1)
 end)
 phase('state: encode (pack, SET)', function() save_state() end)
-phase('waiting line: purge (LINDEX)', function() purge_waiting(now) end)
+phase('waiting line: purge (LINDEX, unless known empty)', function() purge_waiting(now, true) end)
 phase('grant: encode and SET PX', function()
   local grant, pos = GRANT, GRANT_AT
   grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] = tenant, k, now + P.grant_ttl, P.generation
