@@ -63,8 +63,8 @@ import org.jspecify.annotations.Nullable;
  * leave in the order they were last seen (a deferred call keeps its queue seen until its turn). One
  * admission therefore costs O(classes × dimensions), whatever the number of tenants and the depth
  * of the backlog (idle eviction is amortised O(1) per admission; the Redis twin indexes the queues
- * by last-seen time in a sorted set, this class in a tree, so finding the idle ones is O(log
- * queues)). Usage rates are exponentially weighted averages with time constant {@code H}.
+ * by last-seen time in a sorted set, this class in {@link SeenHeap}, so finding the idle ones is
+ * O(log queues)). Usage rates are exponentially weighted averages with time constant {@code H}.
  *
  * <p><b>Hand-off on release.</b> Each queue counts its outstanding calls: admitted and not yet
  * released, or deferred with a booking. When the count falls to zero (its last call released, or
@@ -282,7 +282,7 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
  *   <tr><td>{@code Queue.correction/waitingUntil/releases/linedAt}</td><td>{@code q.corr/waiting/rel/lined}</td></tr>
  *   <tr><td>{@code Queue.satisfied}, {@code Queue.served} (per step)</td><td>{@code q.within}, {@code q.served}</td></tr>
- *   <tr><td>{@code bySeen} (heap by last seen)</td><td>the {@code seen} sorted set</td></tr>
+ *   <tr><td>{@code bySeen} (by last seen, {@link SeenHeap})</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}, {@code sharedSlot}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}, {@code shared_slot}</td></tr>
  *   <tr><td>{@code keepsPlace}, {@code pacedByLines} (in touch), {@code borrows}, {@code dominantUse}, {@code equalSplitRate}</td>
@@ -962,9 +962,9 @@ final class NestedBuckets {
 
   /**
    * Refills L1 and L2 and decays the usage averages up to {@code now}. A step that decides nothing
-   * ({@code deciding} false: a release or a charge) uses the class rates only to refill L2 over the elapsed
-   * time, so when no time has elapsed since the last step it sizes the classes' capacities and
-   * leaves the hand-down of the rates ({@code computeShares}) to the next admission: the refill
+   * ({@code deciding} false: a release or a charge) uses the class rates only to refill L2 over the
+   * elapsed time, so when no time has elapsed since the last step it sizes the classes' capacities
+   * and leaves the hand-down of the rates ({@code computeShares}) to the next admission: the refill
    * adds {@code effective · 0}, which is {@code +0} for any of the finite, non-negative rates the
    * last step computed as for the ones this step would, so the levels come out the same bits.
    */
