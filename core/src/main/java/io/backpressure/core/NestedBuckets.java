@@ -355,6 +355,14 @@ final class NestedBuckets {
   private double[] largest;
   private double[] classWeight;
   private double horizon;
+
+  /**
+   * Whether the policy names tenant weights; when it names none, every tenant weighs {@code
+   * defaultWeight} and a touch need not look its tenant up.
+   */
+  private boolean namedWeights;
+
+  private double defaultWeight;
   private long idleTtlMicros;
   private boolean strict;
 
@@ -546,6 +554,8 @@ final class NestedBuckets {
     for (int k = 0; k < classes; k++) {
       classWeight[k] = derived.classWeight(k);
     }
+    this.namedWeights = !next.tenantWeights().isEmpty();
+    this.defaultWeight = next.defaultTenantWeight();
     this.horizon = derived.horizonSeconds();
     Arrays.fill(decays, 0);
     this.sized = false;
@@ -1180,7 +1190,7 @@ final class NestedBuckets {
       bySeen.reorder(q);
     }
 
-    q.weight = policy.tenantWeight(tenant);
+    q.weight = namedWeights ? policy.tenantWeight(tenant) : defaultWeight;
     if (sigma > 0) {
       for (int d = 0; d < dims; d++) {
         q.contribution[d] = q.weight * cost[d] / sigma;
