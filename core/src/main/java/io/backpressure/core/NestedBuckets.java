@@ -72,8 +72,8 @@ import org.jspecify.annotations.Nullable;
  * leave in the order they were last seen (a deferred call keeps its queue seen until its turn). One
  * admission therefore costs O(classes × dimensions), whatever the number of tenants and the depth
  * of the backlog (idle eviction is amortised O(1) per admission; the Redis twin indexes the queues
- * by last-seen time in a sorted set, this class in a tree, so finding the idle ones is O(log
- * queues)). Usage rates are exponentially weighted averages with time constant {@code H}.
+ * by last-seen time in a sorted set, this class in {@link SeenHeap}, so finding the idle ones is
+ * O(log queues)). Usage rates are exponentially weighted averages with time constant {@code H}.
  *
  * <p><b>Hand-off on release.</b> Each queue counts its outstanding calls: admitted and not yet
  * released, or deferred with a booking. When the count falls to zero (its last call released, or
@@ -291,7 +291,7 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
  *   <tr><td>{@code Queue.correction/waitingUntil/releases/linedAt}</td><td>{@code q.corr/waiting/rel/lined}</td></tr>
  *   <tr><td>{@code Queue.satisfied}, {@code Queue.served} (per step)</td><td>{@code q.within}, {@code q.served}</td></tr>
- *   <tr><td>{@code bySeen} (heap by last seen)</td><td>the {@code seen} sorted set</td></tr>
+ *   <tr><td>{@code bySeen} (by last seen, {@link SeenHeap})</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}, {@code sharedSlot}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}, {@code shared_slot}</td></tr>
  *   <tr><td>{@code keepsPlace}, {@code pacedByLines} (in touch), {@code borrows}, {@code dominantUse}, {@code equalSplitRate}</td>
@@ -364,6 +364,14 @@ final class NestedBuckets {
   private double[] largest;
   private double[] classWeight;
   private double horizon;
+
+  /**
+   * Whether the policy names tenant weights; when it names none, every tenant weighs {@code
+   * defaultWeight} and a touch need not look its tenant up.
+   */
+  private boolean namedWeights;
+
+  private double defaultWeight;
   private long idleTtlMicros;
   private boolean strict;
 
@@ -373,7 +381,6 @@ final class NestedBuckets {
   private boolean emptyAtStart;
 
   private long lastMicros;
-  private double activeWeight;
   private final double[] global;
 
   /** Per dimension, until when (µs) the provider's window is spent ({@link #spentUntil}). */
@@ -431,14 +438,30 @@ final class NestedBuckets {
   /** Σ w_t over each class's active queues ({@code W_k}). */
   private final double[] weightSum;
 
-  /** Per class, {@code ω_k · W_k} (per step, in {@code computeShares}). */
+  /** Per class, {@code ω_k · W_k} (in {@code sizeShares}). */
   private final double[] classWeighted;
 
   /**
-   * Per class, the fraction of each dimension's rate that is its nominal share (per step): {@code
-   * ω_k·W_k / Σ_j ω_j·W_j} for an active class, {@code ω_k / (Σ + ω_k)} for one that is not.
+   * Per class, the fraction of each dimension's rate that is its nominal share (in {@code
+   * sizeShares}): {@code ω_k·W_k / Σ_j ω_j·W_j} for an active class, {@code ω_k / (Σ + ω_k)} for
+   * one that is not.
    */
   private final double[] shareOfRate;
+
+  /**
+   * Per class and dimension, {@code shareOfRate[k] · r_d}: the nominal rate of an active class, the
+   * rate an inactive one would get on becoming active (in {@code sizeShares}).
+   */
+  private final double[][] classShare;
+
+  /**
+   * What {@code sizeShares} last sized the classes from: each class's active queues and the bits of
+   * its weight sum; {@code sized} is false until the first sizing and after {@link #configure}.
+   */
+  private final int[] sizedQueues;
+
+  private final long[] sizedWeightSum;
+  private boolean sized;
 
   /** Per class, whether one of its calls was deferred within the share horizon (per step). */
   private final boolean[] deferredLately;
@@ -486,6 +509,9 @@ final class NestedBuckets {
     this.weightSum = new double[classes];
     this.classWeighted = new double[classes];
     this.shareOfRate = new double[classes];
+    this.classShare = new double[classes][dims];
+    this.sizedQueues = new int[classes];
+    this.sizedWeightSum = new long[classes];
     this.deferredLately = new boolean[classes];
     this.satisfiedQueues = new int[classes];
     this.overdue = new double[classes][dims];
@@ -537,8 +563,11 @@ final class NestedBuckets {
     for (int k = 0; k < classes; k++) {
       classWeight[k] = derived.classWeight(k);
     }
+    this.namedWeights = !next.tenantWeights().isEmpty();
+    this.defaultWeight = next.defaultTenantWeight();
     this.horizon = derived.horizonSeconds();
     Arrays.fill(decays, 0);
+    this.sized = false;
     this.horizonMicros = derived.horizonMicros();
     this.idleTtlMicros = derived.idleTtlMicros();
     this.strict = derived.strict();
@@ -910,7 +939,7 @@ final class NestedBuckets {
    * the call really had, and the queue's estimate correction learns from {@code actual − estimate}.
    */
   void release(long now, Booking grant, double[] actual) {
-    advance(now);
+    advance(now, false);
     int k = grant.priority;
     // The queue the call was admitted in, unless it has left since (then the tenant's queue now, if
     // it came back): the same queue the map holds for the tenant, without the look-up.
@@ -958,14 +987,26 @@ final class NestedBuckets {
    * holds the gate off until a burst's worth of the cap has passed.
    */
   void charge(long now, double[] spent) {
-    advance(now);
+    advance(now, false);
     for (int d = 0; d < dims; d++) {
       global[d] = Math.max(global[d] - spent[d], Math.min(global[d], -burst[d]));
     }
   }
 
-  /** Refills L1 and L2 and decays the usage averages up to {@code now}. */
+  /** Refills L1 and L2 and decays the usage averages up to {@code now}, for an admission. */
   private void advance(long now) {
+    advance(now, true);
+  }
+
+  /**
+   * Refills L1 and L2 and decays the usage averages up to {@code now}. A step that decides nothing
+   * ({@code deciding} false: a release or a charge) uses the class rates only to refill L2 over the
+   * elapsed time, so when no time has elapsed since the last step it sizes the classes' capacities
+   * and leaves the hand-down of the rates ({@code computeShares}) to the next admission: the refill
+   * adds {@code effective · 0}, which is {@code +0} for any of the finite, non-negative rates the
+   * last step computed as for the ones this step would, so the levels come out the same bits.
+   */
+  private void advance(long now, boolean deciding) {
     if (!started) {
       started = true;
       lastMicros = now;
@@ -983,7 +1024,11 @@ final class NestedBuckets {
     double dt = now > lastMicros ? (now - lastMicros) / 1e6 : 0;
     lastMicros = Math.max(lastMicros, now);
     evictIdle(now);
-    computeShares(now);
+    if (deciding || dt > 0) {
+      computeShares(now);
+    } else {
+      sizeShares();
+    }
     for (int d = 0; d < dims; d++) {
       if (windows[d] != null) {
         windows[d].expire(now);
@@ -992,15 +1037,23 @@ final class NestedBuckets {
     double decay = dt > 0 ? decay(now - lastStep, dt) : 1;
     for (int d = 0; d < dims; d++) {
       global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
-      for (int k = 0; k < classes; k++) {
-        double capacity = classCap[k][d];
-        classLevel[k][d] =
-            activeQueues[k] == 0
-                ? capacity
-                : Math.min(capacity, classLevel[k][d] + effective[k][d] * dt);
-        classUse[k][d] *= decay;
-        satisfiedUse[k][d] = satisfiedQueues[k] == 0 ? 0 : satisfiedUse[k][d] * decay;
-        overdue[k][d] *= decay;
+    }
+    // Class by class, so that each class's rows are read once: every value is its own expression,
+    // so the order of the loops changes no bit.
+    for (int k = 0; k < classes; k++) {
+      double[] capacity = classCap[k];
+      double[] level = classLevel[k];
+      double[] rates = effective[k];
+      double[] use = classUse[k];
+      double[] satisfied = satisfiedUse[k];
+      double[] owed = overdue[k];
+      boolean active = activeQueues[k] > 0;
+      boolean anySatisfied = satisfiedQueues[k] > 0;
+      for (int d = 0; d < dims; d++) {
+        level[d] = active ? Math.min(capacity[d], level[d] + rates[d] * dt) : capacity[d];
+        use[d] *= decay;
+        satisfied[d] = anySatisfied ? satisfied[d] * decay : 0;
+        owed[d] *= decay;
       }
     }
     holdSpent(now);
@@ -1035,22 +1088,8 @@ final class NestedBuckets {
    * banks L2 credit too, but it is waiting, not idle.
    */
   private void computeShares(long now) {
-    activeWeight = 0;
+    sizeShares();
     for (int k = 0; k < classes; k++) {
-      classWeighted[k] = classWeight[k] * weightSum[k];
-      if (activeQueues[k] > 0) {
-        activeWeight += classWeighted[k];
-      }
-    }
-    // What depends on the class alone is taken once per class, not once per dimension: the
-    // fraction of each rate that is the class's share ((ω_k·W_k / Σ) · r_d, the same product in the
-    // same order as when it was written out per dimension, so the same bits) and whether its calls
-    // were deferred within the horizon.
-    for (int k = 0; k < classes; k++) {
-      shareOfRate[k] =
-          activeQueues[k] > 0
-              ? classWeighted[k] / activeWeight
-              : classWeight[k] / (activeWeight + classWeight[k]);
       deferredLately[k] = now - classDeferred[k] <= horizonMicros;
     }
     for (int d = 0; d < dims; d++) {
@@ -1058,9 +1097,8 @@ final class NestedBuckets {
       double hungryWeight = 0;
       for (int k = 0; k < classes; k++) {
         boolean active = activeQueues[k] > 0;
-        double share = shareOfRate[k] * rate[d];
+        double share = classShare[k][d];
         nominal[k][d] = active ? share : 0;
-        classCap[k][d] = Math.max(largest[d], share * horizon);
         hungry[k][d] =
             active && (classLevel[k][d] < SATISFIED_FRACTION * classCap[k][d] || deferredLately[k]);
         if (hungry[k][d]) {
@@ -1074,7 +1112,7 @@ final class NestedBuckets {
       } else {
         for (int k = 0; k < classes; k++) {
           if (activeQueues[k] == 0) {
-            effective[k][d] = shareOfRate[k] * rate[d];
+            effective[k][d] = classShare[k][d];
           } else {
             effective[k][d] =
                 hungry[k][d]
@@ -1087,6 +1125,50 @@ final class NestedBuckets {
         borrowing[k][d] = activeQueues[k] > 0 && effective[k][d] > nominal[k][d] + EPSILON;
       }
     }
+  }
+
+  /**
+   * What depends on the classes' active queues and weight sums alone (and the policy): {@code ω_k ·
+   * W_k}, each class's fraction of the rates and its share of each ({@code (ω_k·W_k / Σ) · r_d},
+   * the nominal rate of an active class), and its L2 capacity {@code max(B_d, share · H)}. Most
+   * steps leave every class's active queues and weight sum as they were, so the values are kept and
+   * computed again only when one of them (compared bit for bit) or the policy changed, as {@code
+   * size_shares} does in the Lua twin: the same expressions on the same operands, so the same bits
+   * as computing them at every step.
+   */
+  private void sizeShares() {
+    if (sized) {
+      boolean same = true;
+      for (int k = 0; k < classes && same; k++) {
+        same =
+            activeQueues[k] == sizedQueues[k]
+                && Double.doubleToRawLongBits(weightSum[k]) == sizedWeightSum[k];
+      }
+      if (same) {
+        return;
+      }
+    }
+    double activeWeight = 0;
+    for (int k = 0; k < classes; k++) {
+      classWeighted[k] = classWeight[k] * weightSum[k];
+      if (activeQueues[k] > 0) {
+        activeWeight += classWeighted[k];
+      }
+    }
+    for (int k = 0; k < classes; k++) {
+      shareOfRate[k] =
+          activeQueues[k] > 0
+              ? classWeighted[k] / activeWeight
+              : classWeight[k] / (activeWeight + classWeight[k]);
+      for (int d = 0; d < dims; d++) {
+        double share = shareOfRate[k] * rate[d];
+        classShare[k][d] = share;
+        classCap[k][d] = Math.max(largest[d], share * horizon);
+      }
+      sizedQueues[k] = activeQueues[k];
+      sizedWeightSum[k] = Double.doubleToRawLongBits(weightSum[k]);
+    }
+    sized = true;
   }
 
   /**
@@ -1136,7 +1218,7 @@ final class NestedBuckets {
       bySeen.reorder(q);
     }
 
-    q.weight = policy.tenantWeight(tenant);
+    q.weight = namedWeights ? policy.tenantWeight(tenant) : defaultWeight;
     if (sigma > 0) {
       for (int d = 0; d < dims; d++) {
         q.contribution[d] = q.weight * cost[d] / sigma;

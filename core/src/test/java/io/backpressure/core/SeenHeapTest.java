@@ -75,4 +75,50 @@ class SeenHeapTest {
     Item outside = new Item(0, seq);
     assertThatThrownBy(() -> heap.reorder(outside)).isInstanceOf(IllegalStateException.class);
   }
+
+  @Test
+  void takesOutWhatATreeSetWouldInTheSameOrder_withTouchesAndReleasesMostlyInOrder() {
+    // The gate's pattern: a touch is seen now (the end of a lane), a release one fixed interval
+    // before now (the end of the other), a deferral until later (out of order for both lanes once
+    // later touches follow, so partly in the heap).
+    Random random = new Random(29);
+    SeenHeap<Item> heap = new SeenHeap<>(ORDER);
+    TreeSet<Item> tree = new TreeSet<>(ORDER);
+    List<Item> in = new ArrayList<>();
+    long seq = 0;
+    long now = 0;
+    for (int step = 0; step < 20_000; step++) {
+      now += random.nextInt(3);
+      int action = random.nextInt(10);
+      if (action == 0 || in.isEmpty()) {
+        Item item = new Item(now, seq++);
+        heap.add(item);
+        tree.add(item);
+        in.add(item);
+        continue;
+      }
+      if (action == 9) {
+        Item least = heap.pollFirst();
+        assertThat(least).isSameAs(tree.pollFirst());
+        in.remove(least);
+        continue;
+      }
+      Item item = in.get(random.nextInt(in.size()));
+      tree.remove(item);
+      if (action < 5) {
+        item.seen = now;
+      } else if (action < 8) {
+        item.seen = now - 50;
+      } else {
+        item.seen = now + random.nextInt(100);
+      }
+      heap.reorder(item);
+      tree.add(item);
+      assertThat(heap.first()).isSameAs(tree.first());
+    }
+    while (!tree.isEmpty()) {
+      assertThat(heap.pollFirst()).isSameAs(tree.pollFirst());
+    }
+    assertThat(heap.isEmpty()).isTrue();
+  }
 }

@@ -68,8 +68,8 @@ public record RequestCheck(
           "maxWait must be zero or a positive duration, got " + request.maxWait());
     }
     double[] reserve = null;
-    int tokens = policy.dimensionIndex(Dimension.TOKENS);
-    if (policy.reservation() && tokens >= 0) {
+    int tokens = policy.reservation() ? policy.dimensionIndex(Dimension.TOKENS) : -1;
+    if (tokens >= 0) {
       reserve = cost.clone();
       reserve[tokens] += maxTokens != null ? maxTokens : policy.defaultMaxTokens();
     }
