@@ -49,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  *       back, passed for satisfied, fell to its nominal rate for moments many times a second and
  *       lined its calls at that pace; on interactive-under-batch the batch's effective rate
  *       averaged 9 555 tokens/s where the interactive class left 10 490, and the interactive calls
- *       met the gaps' echo in the window a second later: their p95 189 ms against 151 ms.) The L2
+ *       met the gaps' echo in the window a second later: their p95 189 ms against 150 ms.) The L2
  *       bucket refills at {@code eff_k,d} (nominal plus what it is handed) and holds {@code
  *       max(B_d, nominal_k,d · H)}. In strict mode ({@link PriorityMode#STRICT}) {@code eff} is
  *       instead what the classes above leave: everything for the highest, nothing below a hungry
