@@ -13,16 +13,16 @@ import org.jspecify.annotations.Nullable;
  * <p>Every admission takes its queue out and puts it back with a new last-seen time and touch
  * order, and so does a release that ends the queue's last call. Those orders mostly grow: a touch
  * is seen now with the newest touch order, a release marks its queue as seen one fixed interval
- * before now (see "Hand-off on release" in {@link NestedBuckets}). So an element goes to the end
- * of the first lane whose last element it does not precede (a doubly linked list through the
- * elements: {@code O(1)} to add, to take out and to read the least), and only one that precedes
- * both lanes' last elements goes to the heap ({@code O(log n)} sift steps). Each lane stays sorted,
- * so the least element is the least of the two lanes' first and the heap's root. A {@code TreeSet}
- * would allocate a tree entry at each insertion; this allocates nothing once the heap's array has
- * grown to the number of active queues. It offers the operations eviction needs ({@link #first},
- * {@link #pollFirst}) and no iteration: the set of queues idle at a given time, and the least of
- * them, are the same in any structure that keeps the order, and eviction sorts the idle ones by
- * touch order itself.
+ * before now (see "Hand-off on release" in {@link NestedBuckets}). So an element goes to the end of
+ * the first lane whose last element it does not precede (a doubly linked list through the elements:
+ * {@code O(1)} to add, to take out and to read the least), and only one that precedes both lanes'
+ * last elements goes to the heap ({@code O(log n)} sift steps). Each lane stays sorted, so the
+ * least element is the least of the two lanes' first and the heap's root. A {@code TreeSet} would
+ * allocate a tree entry at each insertion; this allocates nothing once the heap's array has grown
+ * to the number of active queues. It offers the operations eviction needs ({@link #first}, {@link
+ * #pollFirst}) and no iteration: the set of queues idle at a given time, and the least of them, are
+ * the same in any structure that keeps the order, and eviction sorts the idle ones by touch order
+ * itself.
  *
  * <p>An element's ordering must not change while it is in the order unless {@link #reorder} is
  * called for it at once. Not thread-safe: used under its gate's lock.
@@ -135,7 +135,9 @@ final class SeenHeap<E extends SeenHeap.Member> {
     return Objects.requireNonNull(least, "empty");
   }
 
-  /** Appends {@code e} to the first lane it does not precede the end of, else adds it to the heap. */
+  /**
+   * Appends {@code e} to the first lane it does not precede the end of, else adds it to the heap.
+   */
   private void putIn(Member e) {
     size++;
     for (int lane = 0; lane < LANES; lane++) {
