@@ -729,19 +729,26 @@ public abstract class GateConformanceSuite {
   }
 
   /**
+   * The requests and tokens caps of {@link #requestsAndTokens} for classes P1, P2 and P3 weighted
+   * 0.5, 0.3 and 0.2, with {@code safeWindow} (null: none).
+   */
+  private static Policy threeClassesOnTokens(Duration safeWindow) {
+    return requestsAndTokens()
+        .priority("P1", 0.5)
+        .priority("P2", 0.3)
+        .priority("P3", 0.2)
+        .safeWindow(safeWindow)
+        .build();
+  }
+
+  /**
    * Three saturating classes on the token cap, as in the paper's token-bound workload: two tenants
    * per class, eight callers each, 100 ms per call; every deferred caller comes back {@code lag}
    * seconds after its Δ, as a timer on a busy worker does. Returns the top class's calls that
    * started after the first five of 60 virtual seconds.
    */
   private List<Traffic.Outcome> lateCallers(Duration safeWindow, double lag) {
-    Policy policy =
-        requestsAndTokens()
-            .priority("P1", 0.5)
-            .priority("P2", 0.3)
-            .priority("P3", 0.2)
-            .safeWindow(safeWindow)
-            .build();
+    Policy policy = threeClassesOnTokens(safeWindow);
     ManualClock clock = new ManualClock();
     Cost call = Cost.requests(1).tokens(410);
     Traffic traffic = new Traffic(newGate(policy, clock), clock).wakeUpLag(lag);
@@ -806,13 +813,7 @@ public abstract class GateConformanceSuite {
    * traffic after 60 virtual seconds.
    */
   private Traffic interactiveUnderBatch(long seed, double lag) {
-    Policy policy =
-        requestsAndTokens()
-            .priority("P1", 0.5)
-            .priority("P2", 0.3)
-            .priority("P3", 0.2)
-            .safeWindow(Duration.ofSeconds(1))
-            .build();
+    Policy policy = threeClassesOnTokens(Duration.ofSeconds(1));
     ManualClock clock = new ManualClock();
     Cost batch = Cost.requests(1).tokens(500);
     Cost interactive = Cost.requests(1).tokens(400);
