@@ -835,8 +835,11 @@ public abstract class GateConformanceSuite {
     // its line promised slots at that pace, and the interactive calls met the echo of those gaps
     // in the window a second later. A class that uses its share and finds the shared buckets short
     // is hungry. Mutation tried (a shared-bucket deferral never makes a class hungry): the
-    // interactive p95 wait, averaged over three arrival sequences and four timer lags, 94 ms
-    // against 52 ms.
+    // interactive p95 wait, averaged over three arrival sequences and four timer lags, 104 ms
+    // against 39 ms. And a lined batch call whose slot an interactive call took keeps its place
+    // while its queue is not in debt, instead of lining up at the back of the batch's line and
+    // leaving the capacity after that slot unclaimed. Mutation tried (a borrowing class never
+    // keeps its places): 11 039 tokens/s against 11 194, the interactive p95 wait 52 ms.
     double p95 = 0;
     double tokens = 0;
     int runs = 0;
@@ -853,7 +856,7 @@ public abstract class GateConformanceSuite {
       }
     }
     assertThat(p95 / runs).isLessThanOrEqualTo(0.080);
-    assertThat(tokens / runs).isGreaterThanOrEqualTo(0.9 * 12_000);
+    assertThat(tokens / runs).isGreaterThanOrEqualTo(0.93 * 12_000);
   }
 
   @Test

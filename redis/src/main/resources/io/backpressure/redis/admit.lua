@@ -164,7 +164,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local global_short = false
   -- A lined call back at or after its slot that may keep its place (see overdue) waits behind
   -- the overdue calls of its class promised before it, if its queue uses its share.
-  local keeps = keeps_place(booking, k)
+  local keeps = keeps_place(booking, k, q)
   local keeping = keeps and not fresh and now >= booking.ready
   local behind_overdue = keeping and not q.within
   for d = 1, D do
@@ -195,7 +195,8 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   -- class's effective rate, or behind its class's light tail when its queue is within its share.
   -- A booked call back before its turn keeps its place. One back at or after a slot a line gave it
   -- that finds the capacity taken keeps its place up to PLACES_KEPT times, unless its class
-  -- borrows, and is overdue while it waits; bounced once more, it lines up at the back
+  -- borrows and its queue is in debt, and is overdue while it waits; bounced once more, it lines
+  -- up at the back
   -- (NestedBuckets.admit).
   local slot = now
   local behind = now

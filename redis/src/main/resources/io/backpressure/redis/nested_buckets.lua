@@ -539,9 +539,9 @@ local function borrows(k)
 end
 
 -- NestedBuckets.keepsPlace: whether a call holding booking keeps its place when it finds the capacity
--- its slot promised taken.
-local function keeps_place(booking, k)
-  return booking.lined and booking.kept < PLACES_KEPT and not borrows(k)
+-- its slot promised taken (queue q, this call paid).
+local function keeps_place(booking, k, q)
+  return booking.lined and booking.kept < PLACES_KEPT and (not borrows(k) or q.lvl >= -EPSILON)
 end
 
 -- NestedBuckets.equalSplitRate: the dominant-share rate per unit of tenant weight if class k's
