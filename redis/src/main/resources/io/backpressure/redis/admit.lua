@@ -354,20 +354,20 @@ local function purge_waiting(now, lined)
     return
   end
   while true do
-    local head = redis.call('LINDEX', KEYS[9], 0)
+    local head = call('LINDEX', KEYS[9], 0)
     if not head then
-      redis.call('HSET', KEYS[1], LINE_FIELD[ARGV[4]], '0')
+      call('HSET', KEYS[1], LINE_FIELD[ARGV[4]], '0')
       return
     end
     local key = string.match(head, '^(.*)|')
-    local raw = redis.call('GET', key)
+    local raw = call('GET', key)
     if raw then
       local b = cmsgpack.unpack(raw)
       if b[BOOKING_AT.expires] > now and b[BOOKING_AT.generation] == P.generation then
         return
       end
     end
-    redis.call('LPOP', KEYS[9])
+    call('LPOP', KEYS[9])
   end
 end
 
@@ -407,7 +407,7 @@ local booking = BOOKING
 local fresh = true
 booking.debit, booking.entry = nil, nil
 if ARGV[6] == '1' then
-  local raw = redis.call('GET', KEYS[8])
+  local raw = call('GET', KEYS[8])
   if raw then
     local b, pos = cmsgpack.unpack(raw), BOOKING_AT
     if b[pos.expires] > now and b[pos.generation] == P.generation and b[pos.tenant] == tenant
@@ -431,7 +431,7 @@ local wait = admit(now, field, k, weight, estimate, reserve, booking, max_wait)
 end_step()
 if wait < 0 then
   if not fresh then
-    redis.call('DEL', KEYS[8])
+    call('DEL', KEYS[8])
   end
   purge_waiting(now, lined)
   return { 3, -wait, now }
@@ -444,20 +444,20 @@ if wait > 0 then
   b[pos.kept] = booking.kept
   local stored = cmsgpack.pack(b)
   if fresh then
-    redis.call('SET', KEYS[7], stored, 'PX', P.grant_px_text)
-    redis.call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))
+    call('SET', KEYS[7], stored, 'PX', P.grant_px_text)
+    call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))
     if not lined then
-      redis.call('HDEL', KEYS[1], LINE_FIELD[ARGV[4]])
+      call('HDEL', KEYS[1], LINE_FIELD[ARGV[4]])
     end
     purge_waiting(now, true)
     return { 1, wait, now, 0 }
   end
-  redis.call('SET', KEYS[8], stored, 'KEEPTTL')
+  call('SET', KEYS[8], stored, 'KEEPTTL')
   purge_waiting(now, lined)
   return { 1, wait, now, 1 }
 end
 if not fresh then
-  redis.call('DEL', KEYS[8])
+  call('DEL', KEYS[8])
 end
 purge_waiting(now, lined)
 -- The grant, laid out by GRANT_AT (nested_buckets.lua).
@@ -478,5 +478,5 @@ end
 for i = #reply, 3 + D, -1 do
   reply[i] = nil
 end
-redis.call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', P.grant_px_text)
+call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', P.grant_px_text)
 return reply

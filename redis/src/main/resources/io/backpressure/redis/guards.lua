@@ -11,7 +11,7 @@ begin_call()
 --    debits a bucket, stores a booking or a grant, or moves a tail ("ghost admissions").
 local give_up = table.remove(ARGV)
 if give_up ~= '' then
-  local t = redis.call('TIME')
+  local t = call('TIME')
   SERVER_NOW = number(t[1]) * 1000000 + tonumber(t[2])
   if SERVER_NOW > tonumber(give_up) then
     return { 4 }

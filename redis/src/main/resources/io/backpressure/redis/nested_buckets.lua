@@ -58,6 +58,9 @@
 --                           learnt from (up to LEARNING_RELEASES)
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
+-- The library functions the steps call, as locals: a global is looked up by name at each use.
+local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
+local tonumber, unpack, select = tonumber, unpack, select
 
 local SATISFIED_FRACTION = 0.5
 local MIN_DEFER_MICROS = 1000
@@ -235,7 +238,7 @@ local function decode_state(raw)
   if #raw ~= 8 * STATE_SIZE then
     return nil
   end
-  return { struct.unpack(P.state_format, raw) }
+  return { struct_unpack(P.state_format, raw) }
 end
 
 -- Decodes the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d]
@@ -308,10 +311,10 @@ end
 local function load_config(version, extra)
   local cfg
   if extra then
-    cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
+    cfg = call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
       'fb_spent', extra)
   else
-    cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
+    cfg = call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
       'fb_spent')
   end
   if not cfg[1] or cfg[1] ~= version then
@@ -344,7 +347,7 @@ local function current_time(argument)
   if SERVER_NOW then
     return SERVER_NOW
   end
-  local t = redis.call('TIME')
+  local t = call('TIME')
   return number(t[1]) * 1000000 + tonumber(t[2])
 end
 
@@ -378,10 +381,10 @@ end
 -- marks the target started; a missing one on a started target makes the first step create L1
 -- empty.
 local function load_state()
-  local raw = redis.call('GET', KEYS[2])
+  local raw = call('GET', KEYS[2])
   if raw then
     if not P.started then
-      redis.call('HSET', KEYS[1], 'started', '1')
+      call('HSET', KEYS[1], 'started', '1')
       P.started = true
     end
   elseif P.started then
@@ -405,8 +408,8 @@ local function load_state()
 end
 
 local function save_state()
-  local packed = struct.pack(P.state_format, unpack(S, 1, STATE_SIZE))
-  redis.call('SET', KEYS[2], packed)
+  local packed = struct_pack(P.state_format, unpack(S, 1, STATE_SIZE))
+  call('SET', KEYS[2], packed)
   if SAVED_COUNT >= DECODED_MAX then
     SAVED, SAVED_COUNT = {}, 0
   end
@@ -436,7 +439,7 @@ end
 -- The queue of field, or nil when it has none; filled into the one record QUEUE, which the next
 -- load_queue overwrites, unless own asks for a record of its own.
 local function load_queue(field, own)
-  local raw = redis.call('HGET', KEYS[3], field)
+  local raw = call('HGET', KEYS[3], field)
   -- A record of another size (written by an older layout of this file) is not read: the queue
   -- starts afresh, as a new one would.
   if not raw or #raw ~= 8 * QUEUE_SIZE then
@@ -446,7 +449,7 @@ local function load_queue(field, own)
   if own then
     q = { con = {}, use = {}, corr = {} }
   end
-  return fill_queue(q, struct.unpack(P.queue_format, raw))
+  return fill_queue(q, struct_unpack(P.queue_format, raw))
 end
 
 local function pack_queue(q)
@@ -462,11 +465,11 @@ local function pack_queue(q)
   v[12 + 3 * D] = q.waiting
   v[13 + 3 * D] = q.rel
   v[14 + 3 * D] = q.lined
-  return struct.pack(P.queue_format, unpack(v, 1, QUEUE_SIZE))
+  return struct_pack(P.queue_format, unpack(v, 1, QUEUE_SIZE))
 end
 
 local function save_queue(field, q)
-  redis.call('HSET', KEYS[3], field, pack_queue(q))
+  call('HSET', KEYS[3], field, pack_queue(q))
 end
 
 -- Records in the seen zset that the queue of field is active until seen (µs), keeping EARLIEST
@@ -485,7 +488,7 @@ local function index_seen(field, seen, before)
       return
     end
   end
-  redis.call('ZADD', KEYS[4], seen, field)
+  call('ZADD', KEYS[4], seen, field)
   if seen < EARLIEST then
     EARLIEST = seen
   end
@@ -493,7 +496,7 @@ end
 
 -- EARLIEST raised to the seen zset's lowest score (huge when it is empty).
 local function find_earliest()
-  local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+  local first = call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
   EARLIEST = tonumber(first[2]) or huge
 end
 
@@ -824,7 +827,7 @@ local function evict_idle(now)
   if EARLIEST >= cutoff then
     return
   end
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(cutoff))
+  local expired = call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(cutoff))
   if #expired == 0 then
     find_earliest()
     return
@@ -837,15 +840,15 @@ local function evict_idle(now)
       local field = expired[j]
       local q = load_queue(field, true)
       if q and q.seen >= cutoff then
-        redis.call('ZADD', KEYS[4], q.seen, field)
+        call('ZADD', KEYS[4], q.seen, field)
       else
         gone[#gone + 1] = q
         leaving[#leaving + 1] = field
       end
     end
     if #leaving > 0 then
-      redis.call('HDEL', KEYS[3], unpack(leaving))
-      redis.call('ZREM', KEYS[4], unpack(leaving))
+      call('HDEL', KEYS[3], unpack(leaving))
+      call('ZREM', KEYS[4], unpack(leaving))
     end
   end
   -- The Java gate evicts in least-recently-touched order; seq is the touch order.
@@ -870,10 +873,10 @@ end
 -- SlidingWindow, for all dimensions at once: the amounts admitted in the last period, oldest first
 -- (ids W.head .. W.next − 1), and their sums. A call fits iff sum + cost stays within C_d · period.
 local function load_window()
-  local raw = redis.call('HGET', KEYS[5], 'meta')
+  local raw = call('HGET', KEYS[5], 'meta')
   W = { sum = {}, raw = raw }
   if raw then
-    local v = { struct.unpack(P.meta_format, raw) }
+    local v = { struct_unpack(P.meta_format, raw) }
     W.head, W.next = v[1], v[2]
     for d = 1, D do
       W.sum[d] = v[2 + d]
@@ -888,22 +891,22 @@ end
 
 -- Writes the meta record back, unless the step left it as it was read (W.raw).
 local function save_window()
-  local packed = struct.pack(P.meta_format, W.head, W.next, unpack(W.sum, 1, D))
+  local packed = struct_pack(P.meta_format, W.head, W.next, unpack(W.sum, 1, D))
   if packed ~= W.raw then
-    redis.call('HSET', KEYS[5], 'meta', packed)
+    call('HSET', KEYS[5], 'meta', packed)
   end
 end
 
 local function load_entry(id)
-  local raw = redis.call('HGET', KEYS[5], fmt(id))
+  local raw = call('HGET', KEYS[5], fmt(id))
   if not raw then
     return nil
   end
-  return { struct.unpack(P.entry_format, raw) }
+  return { struct_unpack(P.entry_format, raw) }
 end
 
 local function save_entry(id, entry)
-  redis.call('HSET', KEYS[5], fmt(id), struct.pack(P.entry_format, unpack(entry, 1, 1 + D)))
+  call('HSET', KEYS[5], fmt(id), struct_pack(P.entry_format, unpack(entry, 1, 1 + D)))
 end
 
 -- SlidingWindow.expire: drops the amounts older than one period before now.
@@ -917,7 +920,7 @@ local function window_expire(now)
     for d = 1, D do
       W.sum[d] = W.sum[d] - entry[1 + d]
     end
-    redis.call('HDEL', KEYS[5], fmt(W.head))
+    call('HDEL', KEYS[5], fmt(W.head))
     W.head = W.head + 1
   end
   if W.head == W.next then
@@ -987,7 +990,7 @@ end
 
 local function advance(now)
   if not S then
-    redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5])
+    call('UNLINK', KEYS[3], KEYS[4], KEYS[5])
     S = {}
     for i = 1, STATE_SIZE do
       S[i] = 0
@@ -1128,9 +1131,9 @@ local function end_step()
   end
   if EARLIEST ~= EARLIEST_READ then
     if EARLIEST == huge then
-      redis.call('HDEL', KEYS[1], 'earliest')
+      call('HDEL', KEYS[1], 'earliest')
     else
-      redis.call('HSET', KEYS[1], 'earliest', fmt(EARLIEST))
+      call('HSET', KEYS[1], 'earliest', fmt(EARLIEST))
     end
   end
 end

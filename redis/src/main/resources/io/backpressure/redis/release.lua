@@ -23,11 +23,11 @@ follow_ramp(now)
 -- (nested_buckets.lua).
 local raw
 if IN_LIBRARY then
-  raw = redis.call('GETDEL', KEYS[6])
+  raw = call('GETDEL', KEYS[6])
 else
-  raw = redis.call('GET', KEYS[6])
+  raw = call('GET', KEYS[6])
   if raw then
-    redis.call('DEL', KEYS[6])
+    call('DEL', KEYS[6])
   end
 end
 if not raw then
