@@ -9,7 +9,9 @@ begin_call()
 --    the step's own. A call that starts later than that returns {4} and changes nothing: when a
 --    stalled server (SIGSTOP, a long fork) runs the calls its clients timed out on, none of them
 --    debits a bucket, stores a booking or a grant, or moves a tail ("ghost admissions").
-local give_up = table.remove(ARGV)
+local last = #ARGV
+local give_up = ARGV[last]
+ARGV[last] = nil
 if give_up ~= '' then
   local t = call('TIME')
   SERVER_NOW = number(t[1]) * 1000000 + tonumber(t[2])
