@@ -68,8 +68,15 @@ local function touch(now, field, k, weight, cost, q, paying)
   q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
                        and not paced_by_lines)
   q.rate = weight * equalisation_rate(k, split)
-  q.cap = max(sigma, q.rate * P.horizon)
-  q.lvl = min(q.lvl, q.cap)
+  -- max(sigma, rate · H) and min(lvl, cap), written out as math.max and math.min compare.
+  local cap = q.rate * P.horizon
+  if not (cap > sigma) then
+    cap = sigma
+  end
+  q.cap = cap
+  if cap < q.lvl then
+    q.lvl = cap
+  end
   return q
 end
 
@@ -225,7 +232,10 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
       slot = short_slot
     end
   end
-  local ready = max(slot, turn)
+  local ready = slot
+  if turn > slot then
+    ready = turn
+  end
   if ready > now and behind_overdue then
     for d = 1, D do
       ready = max(ready, kept_slot[d])

@@ -801,14 +801,22 @@ end
 -- NestedBuckets.learningWeight: the running mean's 1 / (releases + 1) until that falls to
 -- CORRECTION_WEIGHT.
 local function learning_weight(releases)
-  return max(CORRECTION_WEIGHT, 1 / (releases + 1))
+  local weight = 1 / (releases + 1)
+  if weight > CORRECTION_WEIGHT then
+    return weight
+  end
+  return CORRECTION_WEIGHT
 end
 
 -- NestedBuckets.released: the queue's last outstanding call (q.out, Queue.outstanding) was released
 -- or expired; it counts as seen one share horizon short of the idle TTL ago, so evict_idle takes it
 -- out of the sums one share horizon from now unless it calls again.
 local function released(now, field, q)
-  local seen = now - max(0, P.idle - P.horizon_micros)
+  local idle = P.idle - P.horizon_micros
+  if not (idle > 0) then
+    idle = 0
+  end
+  local seen = now - idle
   if seen < q.seen then
     q.seen = seen
     index_seen(field, seen)
@@ -1109,10 +1117,10 @@ local function equalisation_rate(k, all)
   if all == huge then
     return 1 / P.horizon
   end
-  if hungry_rate == huge then
-    return all
+  if hungry_rate > all and hungry_rate ~= huge then
+    return hungry_rate
   end
-  return max(all, hungry_rate)
+  return all
 end
 
 -- The state after advance(now), with the safe window loaded when there is one.

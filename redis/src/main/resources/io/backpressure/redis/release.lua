@@ -96,15 +96,19 @@ for d = 1, D do
   S[CC + kd] = S[CC + kd] + class_weight * (error - S[CC + kd])
   kd = kd + 1
 end
-S[CR + k] = min(LEARNING_RELEASES, S[CR + k] + 1)
+-- (min(LEARNING_RELEASES, n + 1) and min(cap, level) below as the loop writes min.)
+local releases = S[CR + k] + 1
+S[CR + k] = releases < LEARNING_RELEASES and releases or LEARNING_RELEASES
 if q then
-  q.rel = min(LEARNING_RELEASES, q.rel + 1)
+  releases = q.rel + 1
+  q.rel = releases < LEARNING_RELEASES and releases or LEARNING_RELEASES
 end
 if entry then
   save_entry(entry_id, entry)
 end
 if q then
-  q.lvl = min(q.cap, q.lvl + paid_share - share(actual))
+  local level = q.lvl + paid_share - share(actual)
+  q.lvl = level < q.cap and level or q.cap
   if q.out > 0 then
     q.out = q.out - 1
     if q.out == 0 then
