@@ -17,7 +17,7 @@
 
 -- NestedBuckets.touch: finds or creates the queue (q is what load_queue found), refills it, and
 -- replaces its contribution to the class sums (D_k,d, U_k,d) with one based on this call's paced
--- cost and its current level.
+-- cost and its current level. Returns the queue and the cost's dominant share.
 local function touch(now, field, k, weight, cost, q, paying)
   local fresh = not q
   if not q then
@@ -77,17 +77,7 @@ local function touch(now, field, k, weight, cost, q, paying)
   if cap < q.lvl then
     q.lvl = cap
   end
-  return q
-end
-
--- NestedBuckets.correction: what a call of queue q (nil: not active yet) in class k is charged in
--- dimension d beyond its estimate: its class's correction until the queue has seen a release of its
--- own, then the queue's.
-local function correction(q, k, d)
-  if q and q.rel > 0 then
-    return q.corr[d]
-  end
-  return S[CC + (k - 1) * D + d]
+  return q, sigma
 end
 
 -- The per-dimension records admit fills afresh at every call (see the tables of the main body below):
@@ -120,15 +110,21 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local S, G, LVL, USE, SU, CT, LT, OD = S, G, LVL, USE, SU, CT, LT, OD
   local paced = PACED
   -- at(k, d) is base + d.
-  local base = at(k, 1) - 1
+  local base = (k - 1) * D
   local rate, largest = P.rate, P.largest
   -- (Here and below, min(a, b) and max(a, b) on the per-dimension path are written out as math.min
   -- and math.max compare: b when b < a, resp. b > a, else a.)
+  -- NestedBuckets.correction: what a call is charged beyond its estimate is its class's correction
+  -- until its queue (q, nil when not active yet) has seen a release of its own, then the queue's.
+  local corrections, at_correction = S, CC + base
+  if q and q.rel > 0 then
+    corrections, at_correction = q.corr, 0
+  end
   for d = 1, D do
     if reserve then
       paced[d] = reserve[d]
     else
-      local corrected = estimate[d] + correction(q, k, d)
+      local corrected = estimate[d] + corrections[at_correction + d]
       if corrected < largest[d] then
         paced[d] = corrected
       else
@@ -138,8 +134,8 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   end
   local cost = paced
   booking.debit = cost
-  q = touch(now, field, k, weight, paced, q, not booking.paid)
-  local sigma = share(paced)
+  local sigma
+  q, sigma = touch(now, field, k, weight, paced, q, not booking.paid)
   local fresh = not booking.paid
   -- An overdue call takes its promise back first: it owes no overdue call anything.
   local was_overdue = booking.overdue

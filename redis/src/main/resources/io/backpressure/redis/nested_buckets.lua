@@ -551,7 +551,7 @@ end
 -- effective rate were split among all its active queues by their demand (huge: no demand).
 local function equal_split_rate(k)
   local all = huge
-  local kd = at(k, 1)
+  local kd = (k - 1) * D + 1
   for _ = 1, D do
     local demand = S[AD + kd]
     if demand > 0 and effective[kd] / demand < all then
@@ -742,7 +742,7 @@ end
 local function contribute(q)
   local S, AD, SU, HD = S, AD, SU, HD
   local k, con, use, sat = q.k, q.con, q.use, q.sat
-  local kd = at(k, 1)
+  local kd = (k - 1) * D + 1
   for d = 1, D do
     S[AD + kd] = S[AD + kd] + con[d]
     if sat then
@@ -764,7 +764,7 @@ end
 local function withdraw(q)
   local S, AD, SU, HD = S, AD, SU, HD
   local k, con, use, sat = q.k, q.con, q.use, q.sat
-  local kd = at(k, 1)
+  local kd = (k - 1) * D + 1
   for d = 1, D do
     local i = AD + kd
     local left = S[i] - con[d]
@@ -1102,7 +1102,7 @@ end
 -- has at hand).
 local function equalisation_rate(k, all)
   local hungry_rate = huge
-  local kd = at(k, 1)
+  local kd = (k - 1) * D + 1
   for _ = 1, D do
     local demand = S[HD + kd]
     if demand > 0 then

@@ -68,7 +68,7 @@ end
 local burst, horizon = P.burst, P.horizon
 local queue_weight = q and learning_weight(q.rel)
 local class_weight = learning_weight(S[CR + k])
-local kd = at(k, 1)
+local kd = (k - 1) * D + 1
 for d = 1, D do
   local back = debit[d] - actual[d]
   if entry then
