@@ -109,7 +109,8 @@ local SAVED_COUNT = 0
 local TAKEN
 -- Records the hot path fills afresh at every call instead of building new ones (in the function
 -- library they outlive the call, so a call allocates none of them): the queue a step touches
--- (load_queue; evict_idle asks for records of its own) and the values pack_queue lays out.
+-- (load_queue; evict_idle asks for records of its own) and the per-dimension values and counters
+-- pack_queue lays out.
 local QUEUE = { con = {}, use = {}, corr = {} }
 local QUEUE_VALUES = {}
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares), by at(k, d): the
@@ -452,20 +453,18 @@ local function load_queue(field, own)
   return fill_queue(q, struct_unpack(P.queue_format, raw))
 end
 
+-- The ten scalars go to struct.pack as arguments; QUEUE_VALUES lays out the rest.
 local function pack_queue(q)
-  local v = QUEUE_VALUES
-  v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10] =
-      q.lvl, q.cap, q.rate, q.w, q.sat and 1 or 0, q.last, q.seen, q.seq, q.k, q.deferred
+  local v, con, use, corr = QUEUE_VALUES, q.con, q.use, q.corr
   for d = 1, D do
-    v[10 + d] = q.con[d]
-    v[10 + D + d] = q.use[d]
-    v[10 + 2 * D + d] = q.corr[d]
+    v[d] = con[d]
+    v[D + d] = use[d]
+    v[2 * D + d] = corr[d]
   end
-  v[11 + 3 * D] = q.out
-  v[12 + 3 * D] = q.waiting
-  v[13 + 3 * D] = q.rel
-  v[14 + 3 * D] = q.lined
-  return struct_pack(P.queue_format, unpack(v, 1, QUEUE_SIZE))
+  local i = 3 * D
+  v[i + 1], v[i + 2], v[i + 3], v[i + 4] = q.out, q.waiting, q.rel, q.lined
+  return struct_pack(P.queue_format, q.lvl, q.cap, q.rate, q.w, q.sat and 1 or 0, q.last, q.seen, q.seq, q.k,
+    q.deferred, unpack(v, 1, i + 4))
 end
 
 local function save_queue(field, q)
