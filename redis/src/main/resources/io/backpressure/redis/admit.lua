@@ -328,15 +328,6 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   return 0
 end
 
--- A debit as the admitted reply carries it: a positive whole number below 2^53 (most debits) as
--- a number, which Redis replies as that integer, exactly and without formatting it here; any other
--- as its exact decimal (fmt).
-local function debit_reply(x)
-  if x > 0 and x < 9007199254740992 and x % 1 == 0 then
-    return x
-  end
-  return fmt(x)
-end
 
 -- The config field that says a class's waiting line is empty (purge_waiting), by the class index
 -- (ARGV[4]), made once per class.
@@ -391,9 +382,10 @@ local lined = P.extra ~= '0'
 local now = current_time(ARGV[2])
 follow_ramp(now)
 local tenant = ARGV[3]
-local k = number(ARGV[4]) + 1
-local weight = number(ARGV[5])
-local max_wait = number(ARGV[8])
+-- (NUMBERS[text] first: a text seen before costs no call.)
+local k = (NUMBERS[ARGV[4]] or number(ARGV[4])) + 1
+local weight = NUMBERS[ARGV[5]] or number(ARGV[5])
+local max_wait = NUMBERS[ARGV[8]] or number(ARGV[8])
 local estimate = ESTIMATE
 local reserve
 for d = 1, D do
@@ -472,10 +464,18 @@ grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] =
 grant[pos.share], grant[pos.entry], grant[pos.entry_at] = booking.share, booking.entry or 0, now
 local reply = ADMITTED
 reply[1], reply[2] = 0, now
+-- Each debit as the reply carries it: a positive whole number below 2^53 (most debits) as a number,
+-- which Redis replies as that integer, exactly and without formatting it here; any other as its
+-- exact decimal (fmt).
 for d = 1, D do
-  grant[pos.size + d] = booking.debit[d]
+  local x = booking.debit[d]
+  grant[pos.size + d] = x
   grant[pos.size + D + d] = estimate[d]
-  reply[2 + d] = debit_reply(booking.debit[d])
+  if x > 0 and x < 9007199254740992 and x % 1 == 0 then
+    reply[2 + d] = x
+  else
+    reply[2 + d] = fmt(x)
+  end
 end
 -- (A policy of fewer dimensions than the last call's leaves no values of that call behind.)
 for i = #grant, pos.size + 2 * D + 1, -1 do
