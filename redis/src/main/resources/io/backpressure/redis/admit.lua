@@ -167,7 +167,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local global_short = false
   -- A lined call back at or after its slot that may keep its place (see overdue) waits behind
   -- the overdue calls of its class promised before it, if its queue uses its share.
-  local keeps = keeps_place(booking, k, q)
+  local keeps = booking.lined and keeps_place(booking, k, q)
   local keeping = keeps and not fresh and now >= booking.ready
   local behind_overdue = keeping and not q.within
   for d = 1, D do
@@ -183,7 +183,10 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
           need = need + overdue_of_others(k, d)
         end
       end
-      global_slot[d] = shared_slot(now, d, need)
+      -- (shared_slot is now while L1 holds need and there is no safe window.)
+      if W or need > S[G + d] + EPSILON then
+        global_slot[d] = shared_slot(now, d, need)
+      end
       global_short = global_short or global_slot[d] > now
       if behind_overdue then
         kept_slot[d] = shared_slot(now, d, need + S[OD + kd])
