@@ -12,6 +12,14 @@
 -- the call, so a call allocates none of them): the grant's debit and estimate, the actual cost.
 local RELEASED_DEBIT, RELEASED_ESTIMATE, RELEASED_ACTUAL = {}, {}, {}
 
+-- The start of a queue's field, "<class index from 0>:", by the grant's class k, made once per
+-- class: a number in a concatenation is formatted with '%.14g' at every use.
+local FIELD_PREFIX = setmetatable({}, { __index = function(prefixes, k)
+  local prefix = (k - 1) .. ':'
+  prefixes[k] = prefix
+  return prefix
+end })
+
 local config, live = load_config(ARGV[1])
 if not config then
   return { 2, live }
@@ -53,7 +61,7 @@ end
 -- estimate, as a running mean until LEARNING_RELEASES releases, then an exponential average. Levels
 -- may go negative; refill pays the overshoot back.
 begin_step(now)
-local field = (k - 1) .. ':' .. tenant
+local field = FIELD_PREFIX[k] .. tenant
 local q = load_queue(field)
 if q then
   refill(now, q)
