@@ -472,8 +472,9 @@ local function save_queue(field, q)
 end
 
 -- Records in the seen zset that the queue of field is active until seen (µs), keeping EARLIEST
--- a lower bound of every score in it. The score goes to Redis as a number, which redis.call
--- writes exactly (as fmt would), without building a string here.
+-- a lower bound of every score in it. The score goes to Redis as fmt's text: redis.call would
+-- format a number argument with '%.17g', several times the work of fmt's integer conversion for
+-- the same digits.
 --
 -- A queue's score is a lower bound of its last-seen time (q.seen), in the same stretch of
 -- P.seen_step µs: a queue seen again in the stretch it was last scored in keeps its score (before:
@@ -487,7 +488,7 @@ local function index_seen(field, seen, before)
       return
     end
   end
-  call('ZADD', KEYS[4], seen, field)
+  call('ZADD', KEYS[4], fmt(seen), field)
   if seen < EARLIEST then
     EARLIEST = seen
   end
@@ -847,7 +848,7 @@ local function evict_idle(now)
       local field = expired[j]
       local q = load_queue(field, true)
       if q and q.seen >= cutoff then
-        call('ZADD', KEYS[4], q.seen, field)
+        call('ZADD', KEYS[4], fmt(q.seen), field)
       else
         gone[#gone + 1] = q
         leaving[#leaving + 1] = field
