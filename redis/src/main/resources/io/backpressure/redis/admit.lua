@@ -392,12 +392,12 @@ local max_wait = NUMBERS[ARGV[8]] or number(ARGV[8])
 local estimate = ESTIMATE
 local reserve
 for d = 1, D do
-  estimate[d] = tonumber(ARGV[8 + d])
+  estimate[d] = ARGV[8 + d] * 1
 end
 if ARGV[7] == '1' then
   reserve = RESERVE
   for d = 1, D do
-    reserve[d] = tonumber(ARGV[8 + D + d])
+    reserve[d] = ARGV[8 + D + d] * 1
   end
 end
 

@@ -14,8 +14,8 @@ local give_up = ARGV[last]
 ARGV[last] = nil
 if give_up ~= '' then
   local t = call('TIME')
-  SERVER_NOW = number(t[1]) * 1000000 + tonumber(t[2])
-  if SERVER_NOW > tonumber(give_up) then
+  SERVER_NOW = number(t[1]) * 1000000 + t[2] * 1
+  if SERVER_NOW > give_up * 1 then
     return { 4 }
   end
 end

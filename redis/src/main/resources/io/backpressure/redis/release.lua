@@ -51,7 +51,7 @@ local debit, estimate, actual = RELEASED_DEBIT, RELEASED_ESTIMATE, RELEASED_ACTU
 for d = 1, D do
   debit[d] = grant[pos.size + d]
   estimate[d] = grant[pos.size + D + d]
-  actual[d] = tonumber(ARGV[2 + d])
+  actual[d] = ARGV[2 + d] * 1
 end
 
 -- NestedBuckets.release: debit − actual goes back to (or, when negative, is taken from) L1, L2, the
