@@ -383,7 +383,9 @@ if not config then
 end
 local lined = P.extra ~= '0'
 local now = current_time(ARGV[2])
-follow_ramp(now)
+if P.ramp then
+  follow_ramp(now)
+end
 local tenant = ARGV[3]
 -- (NUMBERS[text] first: a text seen before costs no call.)
 local k = (NUMBERS[ARGV[4]] or number(ARGV[4])) + 1

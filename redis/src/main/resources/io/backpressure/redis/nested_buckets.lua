@@ -105,12 +105,12 @@ local DECODED_MAX = 64
 -- a call reads it and put back by end_step, so a call that fails halfway leaves none behind.
 local SAVED = {}
 local SAVED_COUNT = 0
--- The entry of SAVED this call took out (load_state), refilled and put back by save_state.
+-- The entry of SAVED this call took out (begin_step), refilled and put back by end_step.
 local TAKEN
 -- Records the hot path fills afresh at every call instead of building new ones (in the function
 -- library they outlive the call, so a call allocates none of them): the queue a step touches
 -- (load_queue; evict_idle asks for records of its own) and the per-dimension values and counters
--- pack_queue lays out.
+-- save_queue lays out.
 local QUEUE = { con = {}, use = {}, corr = {} }
 local QUEUE_VALUES = {}
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares), by at(k, d): the
@@ -308,7 +308,7 @@ local function encode_params(p)
 end
 
 -- Reads the parameters (decoded once per packed form, see DECODED), the generation and whether the
--- target has had state ('started', see guards.lua and load_state), and, when the step names one,
+-- target has had state ('started', see guards.lua and begin_step), and, when the step names one,
 -- one more field of the config hash (P.extra: its value, or false). Returns nil and the stored
 -- version when the caller's version is not the live one (the caller then reloads the policy and
 -- asks again).
@@ -336,8 +336,10 @@ local function load_config(version, extra)
   -- The decoded parameters are shared between calls and only read (follow_ramp scales a copy); the
   -- five fields that are not parameters are set again by every call before anything reads them.
   P = decoded
-  P.generation, P.started, P.ramp, P.spent, P.extra = number(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7], cfg[8]
-  EARLIEST_READ = number(cfg[5]) or 0
+  -- (NUMBERS[text] first: a text seen before costs no call.)
+  P.generation, P.started, P.ramp, P.spent, P.extra =
+      NUMBERS[cfg[3]] or number(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7], cfg[8]
+  EARLIEST_READ = NUMBERS[cfg[5]] or number(cfg[5]) or 0
   EARLIEST = EARLIEST_READ
   layout(P.dims, P.classes)
   return P
@@ -359,11 +361,9 @@ end
 -- and end (µs) and its fraction f in the config hash's 'fb_ramp', and every decision scales the
 -- rates, bursts, largest costs and window allowances by f + (1 − f)·(now − start)/(end − start)
 -- at its own time, so the ramp advances whether or not answers are reported. The scaled values go
--- into a copy of P: the decoded parameters are shared with later calls.
+-- into a copy of P: the decoded parameters are shared with later calls. The steps call it only
+-- while the config holds a ramp (P.ramp).
 local function follow_ramp(now)
-  if not P.ramp then
-    return
-  end
   local r = cmsgpack.unpack(P.ramp)
   if now >= r[2] then
     return
@@ -381,47 +381,7 @@ local function follow_ramp(now)
   P = ramped
 end
 
--- Reads the state, and checks for lost state (guards.lua explains 'started'): a present state key
--- marks the target started; a missing one on a started target makes the first step create L1
--- empty.
-local function load_state()
-  local raw = call('GET', KEYS[2])
-  if raw then
-    if not P.started then
-      call('HSET', KEYS[1], 'started', '1')
-      P.started = true
-    end
-  elseif P.started then
-    START_EMPTY = true
-  end
-  local saved = SAVED[KEYS[2]]
-  if saved then
-    SAVED[KEYS[2]] = nil
-    SAVED_COUNT = SAVED_COUNT - 1
-    TAKEN = saved
-  end
-  -- A state of another size (written by an older layout of this file) is not read: the target
-  -- starts cold, as after a layout change.
-  if raw and #raw == 8 * STATE_SIZE then
-    if saved and saved[1] == raw then
-      S = saved[2]
-    else
-      S = decode_state(raw)
-    end
-  end
-end
 
-local function save_state()
-  local packed = struct_pack(P.state_format, unpack(S, 1, STATE_SIZE))
-  call('SET', KEYS[2], packed)
-  if SAVED_COUNT >= DECODED_MAX then
-    SAVED, SAVED_COUNT = {}, 0
-  end
-  local entry = TAKEN or {}
-  entry[1], entry[2] = packed, S
-  SAVED[KEYS[2]] = entry
-  SAVED_COUNT = SAVED_COUNT + 1
-end
 
 -- One L3 queue: its level and capacity (shares), refill rate ρ_q (share/s), weight w_t, whether it
 -- counts as satisfied, last refill and last seen (µs), touch order, class, last deferral (µs), per
@@ -456,8 +416,9 @@ local function load_queue(field, own)
   return fill_queue(q, struct_unpack(P.queue_format, raw))
 end
 
--- The ten scalars go to struct.pack as arguments; QUEUE_VALUES lays out the rest.
-local function pack_queue(q)
+-- Writes the queue of field: the ten scalars go to struct.pack as arguments, QUEUE_VALUES lays out
+-- the rest.
+local function save_queue(field, q)
   local v, con, use, corr = QUEUE_VALUES, q.con, q.use, q.corr
   for d = 1, D do
     v[d] = con[d]
@@ -466,12 +427,8 @@ local function pack_queue(q)
   end
   local i = 3 * D
   v[i + 1], v[i + 2], v[i + 3], v[i + 4] = q.out, q.waiting, q.rel, q.lined
-  return struct_pack(P.queue_format, q.lvl, q.cap, q.rate, q.w, q.sat and 1 or 0, q.last, q.seen, q.seq, q.k,
-    q.deferred, unpack(v, 1, i + 4))
-end
-
-local function save_queue(field, q)
-  call('HSET', KEYS[3], field, pack_queue(q))
+  call('HSET', KEYS[3], field, struct_pack(P.queue_format, q.lvl, q.cap, q.rate, q.w, q.sat and 1 or 0, q.last,
+    q.seen, q.seq, q.k, q.deferred, unpack(v, 1, i + 4)))
 end
 
 -- Records in the seen zset that the queue of field is active until seen (µs), keeping EARLIEST
@@ -830,14 +787,11 @@ end
 -- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds
 -- them without a scan; each queue is evicted once, so the work is amortised O(1) per admission. No
 -- queue can have expired while EARLIEST, a lower bound of the zset's scores, is within the TTL:
--- then the step reads nothing; after a look-up the bound is raised to the zset's lowest score, so
+-- advance calls this only when it is not; after a look-up the bound is raised to the zset's lowest score, so
 -- it is looked up about once per TTL. A score is a lower bound of its queue's q.seen (index_seen):
 -- a queue the look-up finds that was seen since is scored by its q.seen again and stays.
 local function evict_idle(now)
   local cutoff = now - P.idle
-  if EARLIEST >= cutoff then
-    return
-  end
   local expired = call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(cutoff))
   if #expired == 0 then
     find_earliest()
@@ -987,10 +941,8 @@ end
 -- of a target (no stored state) creates every bucket full, inside this same atomic step.
 -- NestedBuckets.holdSpent: while feedback.lua keeps 'fb_spent' (per dimension, until when the
 -- provider said its window is spent, µs), L1 of such a dimension stays at most -r_d · (until - now).
+-- advance calls it only while the config holds 'fb_spent' (P.spent).
 local function hold_spent(now)
-  if not P.spent then
-    return
-  end
   local spent = cmsgpack.unpack(P.spent)
   for d = 1, D do
     if spent[d] > now then
@@ -1013,14 +965,18 @@ local function advance(now)
     for d = 1, D do
       S[G + d] = START_EMPTY and 0 or P.burst[d]
     end
-    evict_idle(now)
+    if EARLIEST < now - P.idle then
+      evict_idle(now)
+    end
     compute_shares(now)
     for k = 1, K do
       for d = 1, D do
         S[LVL + at(k, d)] = capacity[at(k, d)]
       end
     end
-    hold_spent(now)
+    if P.spent then
+      hold_spent(now)
+    end
     return
   end
   local dt = 0
@@ -1028,7 +984,9 @@ local function advance(now)
     dt = (now - S[LAST]) / 1e6
     S[LAST] = now
   end
-  evict_idle(now)
+  if EARLIEST < now - P.idle then
+    evict_idle(now)
+  end
   compute_shares(now)
   if P.period > 0 then
     window_expire(now)
@@ -1074,7 +1032,9 @@ local function advance(now)
       kd = kd + D
     end
   end
-  hold_spent(now)
+  if P.spent then
+    hold_spent(now)
+  end
 end
 
 -- NestedBuckets.refill: an L3 bucket refills at its rate ρ_q; its usage average decays.
@@ -1128,7 +1088,33 @@ end
 
 -- The state after advance(now), with the safe window loaded when there is one.
 local function begin_step(now)
-  load_state()
+  -- The state, and the check for lost state (guards.lua explains 'started'): a present state key
+  -- marks the target started; a missing one on a started target makes the first step create L1
+  -- empty.
+  local raw = call('GET', KEYS[2])
+  if raw then
+    if not P.started then
+      call('HSET', KEYS[1], 'started', '1')
+      P.started = true
+    end
+  elseif P.started then
+    START_EMPTY = true
+  end
+  local saved = SAVED[KEYS[2]]
+  if saved then
+    SAVED[KEYS[2]] = nil
+    SAVED_COUNT = SAVED_COUNT - 1
+    TAKEN = saved
+  end
+  -- A state of another size (written by an older layout of this file) is not read: the target
+  -- starts cold, as after a layout change.
+  if raw and #raw == 8 * STATE_SIZE then
+    if saved and saved[1] == raw then
+      S = saved[2]
+    else
+      S = decode_state(raw)
+    end
+  end
   advance(now)
   if P.period > 0 and not W then
     load_window()
@@ -1136,7 +1122,15 @@ local function begin_step(now)
 end
 
 local function end_step()
-  save_state()
+  local packed = struct_pack(P.state_format, unpack(S, 1, STATE_SIZE))
+  call('SET', KEYS[2], packed)
+  if SAVED_COUNT >= DECODED_MAX then
+    SAVED, SAVED_COUNT = {}, 0
+  end
+  local entry = TAKEN or {}
+  entry[1], entry[2] = packed, S
+  SAVED[KEYS[2]] = entry
+  SAVED_COUNT = SAVED_COUNT + 1
   if W then
     save_window()
   end

@@ -25,7 +25,9 @@ if not config then
   return { 2, live }
 end
 local now = current_time(ARGV[2])
-follow_ramp(now)
+if P.ramp then
+  follow_ramp(now)
+end
 
 -- Idempotency: the grant is consumed by its first release. Its fields are laid out by GRANT_AT
 -- (nested_buckets.lua).
