@@ -2,8 +2,8 @@
 -- InMemoryGate.admit, as one atomic step. Runs after nested_buckets.lua (prepended by the client).
 --
 -- KEYS: 1 config, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua), 6 the grant key for
---       this call's id, 7 the booking key for this call's id, 8 the booking key the caller presents
---       (the same as 7 when it presents none), 9 the waiting line of the call's class
+--       this call's id, 7 the booking key for this call's id, 8 the waiting line of the call's class,
+--       9 the booking key the caller presents (only when it presents one: a key fewer to pass)
 -- ARGV: 1 the policy version the caller validated the request against, 2 the time in µs ('' = the
 --       server's TIME), 3 tenant, 4 class index (0 = highest), 5 tenant weight w_t, 6 '1' when a
 --       booking is presented, 7 '1' in reservation mode, 8 the call's wait limit in µs (-1: none;
@@ -11,7 +11,7 @@
 --       reservation mode, what to reserve per dimension (RequestCheck.reserve)
 -- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as an integer when it is a
 -- whole number, else as its exact decimal);
--- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[8] (1);
+-- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[9] (1);
 -- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
 -- {2, live version} the caller's policy version is stale (nothing changed).
 
@@ -340,7 +340,7 @@ local LINE_FIELD = setmetatable({}, { __index = function(fields, class)
   return field
 end })
 
--- WaitingLines.purge: drops the calls at the head of this class's line (KEYS[9]) that no longer
+-- WaitingLines.purge: drops the calls at the head of this class's line (KEYS[8]) that no longer
 -- wait: their booking is gone (admitted, expired), past its TTL or of an earlier layout of the
 -- policy. Each entry is "<booking key>|<first
 -- attempt µs>", added once when the call is first deferred and dropped once.
@@ -354,7 +354,7 @@ local function purge_waiting(now, lined)
     return
   end
   while true do
-    local head = call('LINDEX', KEYS[9], 0)
+    local head = call('LINDEX', KEYS[8], 0)
     if not head then
       call('HSET', KEYS[1], LINE_FIELD[ARGV[4]], '0')
       return
@@ -367,7 +367,7 @@ local function purge_waiting(now, lined)
         return
       end
     end
-    call('LPOP', KEYS[9])
+    call('LPOP', KEYS[8])
   end
 end
 
@@ -410,7 +410,7 @@ local booking = BOOKING
 local fresh = true
 booking.debit, booking.entry = nil, nil
 if ARGV[6] == '1' then
-  local raw = call('GET', KEYS[8])
+  local raw = call('GET', KEYS[9])
   if raw then
     local b, pos = cmsgpack.unpack(raw), BOOKING_AT
     if b[pos.expires] > now and b[pos.generation] == P.generation and b[pos.tenant] == tenant
@@ -434,7 +434,7 @@ local wait = admit(now, field, k, weight, estimate, reserve, booking, max_wait)
 end_step()
 if wait < 0 then
   if not fresh then
-    call('DEL', KEYS[8])
+    call('DEL', KEYS[9])
   end
   purge_waiting(now, lined)
   return { 3, -wait, now }
@@ -448,19 +448,19 @@ if wait > 0 then
   local stored = cmsgpack.pack(b)
   if fresh then
     call('SET', KEYS[7], stored, 'PX', P.grant_px_text)
-    call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))
+    call('RPUSH', KEYS[8], KEYS[7] .. '|' .. fmt(now))
     if not lined then
       call('HDEL', KEYS[1], LINE_FIELD[ARGV[4]])
     end
     purge_waiting(now, true)
     return { 1, wait, now, 0 }
   end
-  call('SET', KEYS[8], stored, 'KEEPTTL')
+  call('SET', KEYS[9], stored, 'KEEPTTL')
   purge_waiting(now, lined)
   return { 1, wait, now, 1 }
 end
 if not fresh then
-  call('DEL', KEYS[8])
+  call('DEL', KEYS[9])
 end
 purge_waiting(now, lined)
 -- The grant, laid out by GRANT_AT (nested_buckets.lua).
