@@ -346,13 +346,10 @@ end })
 -- attempt µs>", added once when the call is first deferred and dropped once.
 -- The config hash's field 'w:<class index from 0>' (named as the line's key ends) is '0' while the
 -- line is empty: the purge that finds it empty sets it, the step that adds an entry deletes it, and
--- a class whose field is '0' has nothing to purge (lined: false when the field was '0' as the step
--- read the config). A line whose field is absent (a target written before the field was kept) is
--- purged as before.
-local function purge_waiting(now, lined)
-  if not lined then
-    return
-  end
+-- a class whose field is '0' has nothing to purge, so the step calls this only while the line may
+-- hold an entry (lined: the field was not '0' as the step read the config, or the step added one).
+-- A line whose field is absent (a target written before the field was kept) is purged as before.
+local function purge_waiting(now)
   while true do
     local head = call('LINDEX', KEYS[8], 0)
     if not head then
@@ -436,7 +433,9 @@ if wait < 0 then
   if not fresh then
     call('DEL', KEYS[9])
   end
-  purge_waiting(now, lined)
+  if lined then
+    purge_waiting(now)
+  end
   return { 3, -wait, now }
 end
 if wait > 0 then
@@ -452,17 +451,21 @@ if wait > 0 then
     if not lined then
       call('HDEL', KEYS[1], LINE_FIELD[ARGV[4]])
     end
-    purge_waiting(now, true)
+    purge_waiting(now)
     return { 1, wait, now, 0 }
   end
   call('SET', KEYS[9], stored, 'KEEPTTL')
-  purge_waiting(now, lined)
+  if lined then
+    purge_waiting(now)
+  end
   return { 1, wait, now, 1 }
 end
 if not fresh then
   call('DEL', KEYS[9])
 end
-purge_waiting(now, lined)
+if lined then
+  purge_waiting(now)
+end
 -- The grant, laid out by GRANT_AT (nested_buckets.lua).
 local grant, pos = GRANT, GRANT_AT
 grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] = tenant, k, now + P.grant_ttl, P.generation
