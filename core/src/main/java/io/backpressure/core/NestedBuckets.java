@@ -312,7 +312,7 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code keepsPlace}, {@code pacedByLines} (in touch), {@code borrows}, {@code dominantUse}, {@code equalSplitRate}</td>
  *       <td>{@code keeps_place}, {@code paced_by_lines}, {@code borrows}, {@code dominant_use}, {@code equal_split_rate}</td></tr>
  *   <tr><td>{@code correction}, {@code uncap}, {@code learningWeight}</td>
- *       <td>{@code correction} (admit.lua), {@code uncap}, {@code learning_weight}</td></tr>
+ *       <td>{@code corrections} in {@code admit} (admit.lua), {@code uncap}, {@code learning_weight}</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
  *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
  *   <tr><td>{@code holdSpent}, {@code spentUntil[d]}</td>

@@ -294,12 +294,13 @@ public final class RedisGate implements Gate, AutoCloseable {
     String grantId = ids.grant();
     String bookingId = ids.booking();
     String presented = Ids.isBooking(request.booking()) ? request.booking() : null;
+    String grantKey = keys.grant(grantId);
+    String bookingKey = keys.booking(bookingId);
+    String line = keys.waiting(check.priorityIndex());
     String[] scriptKeys =
-        keys.step(
-            keys.grant(grantId),
-            keys.booking(bookingId),
-            keys.booking(presented != null ? presented : bookingId),
-            keys.waiting(check.priorityIndex()));
+        presented != null
+            ? keys.step(grantKey, bookingKey, line, keys.booking(presented))
+            : keys.step(grantKey, bookingKey, line);
     Duration maxWait = check.maxWait(policy, request);
     int dims = estimate.length;
     String[] args = new String[8 + (reserve == null ? dims : 2 * dims)];

@@ -2,8 +2,8 @@
 -- InMemoryGate.admit, as one atomic step. Runs after nested_buckets.lua (prepended by the client).
 --
 -- KEYS: 1 config, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua), 6 the grant key for
---       this call's id, 7 the booking key for this call's id, 8 the booking key the caller presents
---       (the same as 7 when it presents none), 9 the waiting line of the call's class
+--       this call's id, 7 the booking key for this call's id, 8 the waiting line of the call's class,
+--       9 the booking key the caller presents (only when it presents one: a key fewer to pass)
 -- ARGV: 1 the policy version the caller validated the request against, 2 the time in µs ('' = the
 --       server's TIME), 3 tenant, 4 class index (0 = highest), 5 tenant weight w_t, 6 '1' when a
 --       booking is presented, 7 '1' in reservation mode, 8 the call's wait limit in µs (-1: none;
@@ -11,13 +11,13 @@
 --       reservation mode, what to reserve per dimension (RequestCheck.reserve)
 -- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as an integer when it is a
 -- whole number, else as its exact decimal);
--- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[8] (1);
+-- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[9] (1);
 -- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
 -- {2, live version} the caller's policy version is stale (nothing changed).
 
 -- NestedBuckets.touch: finds or creates the queue (q is what load_queue found), refills it, and
 -- replaces its contribution to the class sums (D_k,d, U_k,d) with one based on this call's paced
--- cost and its current level.
+-- cost and its current level. Returns the queue and the cost's dominant share.
 local function touch(now, field, k, weight, cost, q, paying)
   local fresh = not q
   if not q then
@@ -68,19 +68,16 @@ local function touch(now, field, k, weight, cost, q, paying)
   q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
                        and not paced_by_lines)
   q.rate = weight * equalisation_rate(k, split)
-  q.cap = max(sigma, q.rate * P.horizon)
-  q.lvl = min(q.lvl, q.cap)
-  return q
-end
-
--- NestedBuckets.correction: what a call of queue q (nil: not active yet) in class k is charged in
--- dimension d beyond its estimate: its class's correction until the queue has seen a release of its
--- own, then the queue's.
-local function correction(q, k, d)
-  if q and q.rel > 0 then
-    return q.corr[d]
+  -- max(sigma, rate · H) and min(lvl, cap), written out as math.max and math.min compare.
+  local cap = q.rate * P.horizon
+  if not (cap > sigma) then
+    cap = sigma
   end
-  return S[CC + (k - 1) * D + d]
+  q.cap = cap
+  if cap < q.lvl then
+    q.lvl = cap
+  end
+  return q, sigma
 end
 
 -- The per-dimension records admit fills afresh at every call (see the tables of the main body below):
@@ -113,15 +110,21 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local S, G, LVL, USE, SU, CT, LT, OD = S, G, LVL, USE, SU, CT, LT, OD
   local paced = PACED
   -- at(k, d) is base + d.
-  local base = at(k, 1) - 1
+  local base = (k - 1) * D
   local rate, largest = P.rate, P.largest
   -- (Here and below, min(a, b) and max(a, b) on the per-dimension path are written out as math.min
   -- and math.max compare: b when b < a, resp. b > a, else a.)
+  -- NestedBuckets.correction: what a call is charged beyond its estimate is its class's correction
+  -- until its queue (q, nil when not active yet) has seen a release of its own, then the queue's.
+  local corrections, at_correction = S, CC + base
+  if q and q.rel > 0 then
+    corrections, at_correction = q.corr, 0
+  end
   for d = 1, D do
     if reserve then
       paced[d] = reserve[d]
     else
-      local corrected = estimate[d] + correction(q, k, d)
+      local corrected = estimate[d] + corrections[at_correction + d]
       if corrected < largest[d] then
         paced[d] = corrected
       else
@@ -131,8 +134,8 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   end
   local cost = paced
   booking.debit = cost
-  q = touch(now, field, k, weight, paced, q, not booking.paid)
-  local sigma = share(paced)
+  local sigma
+  q, sigma = touch(now, field, k, weight, paced, q, not booking.paid)
   local fresh = not booking.paid
   -- An overdue call takes its promise back first: it owes no overdue call anything.
   local was_overdue = booking.overdue
@@ -164,7 +167,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   local global_short = false
   -- A lined call back at or after its slot that may keep its place (see overdue) waits behind
   -- the overdue calls of its class promised before it, if its queue uses its share.
-  local keeps = keeps_place(booking, k, q)
+  local keeps = booking.lined and keeps_place(booking, k, q)
   local keeping = keeps and not fresh and now >= booking.ready
   local behind_overdue = keeping and not q.within
   for d = 1, D do
@@ -180,7 +183,10 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
           need = need + overdue_of_others(k, d)
         end
       end
-      global_slot[d] = shared_slot(now, d, need)
+      -- (shared_slot is now while L1 holds need and there is no safe window.)
+      if W or need > S[G + d] + EPSILON then
+        global_slot[d] = shared_slot(now, d, need)
+      end
       global_short = global_short or global_slot[d] > now
       if behind_overdue then
         kept_slot[d] = shared_slot(now, d, need + S[OD + kd])
@@ -225,7 +231,10 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
       slot = short_slot
     end
   end
-  local ready = max(slot, turn)
+  local ready = slot
+  if turn > slot then
+    ready = turn
+  end
   if ready > now and behind_overdue then
     for d = 1, D do
       ready = max(ready, kept_slot[d])
@@ -322,15 +331,6 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
   return 0
 end
 
--- A debit as the admitted reply carries it: a positive whole number below 2^53 (most debits) as
--- a number, which Redis replies as that integer, exactly and without formatting it here; any other
--- as its exact decimal (fmt).
-local function debit_reply(x)
-  if x > 0 and x < 9007199254740992 and x % 1 == 0 then
-    return x
-  end
-  return fmt(x)
-end
 
 -- The config field that says a class's waiting line is empty (purge_waiting), by the class index
 -- (ARGV[4]), made once per class.
@@ -340,34 +340,31 @@ local LINE_FIELD = setmetatable({}, { __index = function(fields, class)
   return field
 end })
 
--- WaitingLines.purge: drops the calls at the head of this class's line (KEYS[9]) that no longer
+-- WaitingLines.purge: drops the calls at the head of this class's line (KEYS[8]) that no longer
 -- wait: their booking is gone (admitted, expired), past its TTL or of an earlier layout of the
 -- policy. Each entry is "<booking key>|<first
 -- attempt µs>", added once when the call is first deferred and dropped once.
 -- The config hash's field 'w:<class index from 0>' (named as the line's key ends) is '0' while the
 -- line is empty: the purge that finds it empty sets it, the step that adds an entry deletes it, and
--- a class whose field is '0' has nothing to purge (lined: false when the field was '0' as the step
--- read the config). A line whose field is absent (a target written before the field was kept) is
--- purged as before.
-local function purge_waiting(now, lined)
-  if not lined then
-    return
-  end
+-- a class whose field is '0' has nothing to purge, so the step calls this only while the line may
+-- hold an entry (lined: the field was not '0' as the step read the config, or the step added one).
+-- A line whose field is absent (a target written before the field was kept) is purged as before.
+local function purge_waiting(now)
   while true do
-    local head = redis.call('LINDEX', KEYS[9], 0)
+    local head = call('LINDEX', KEYS[8], 0)
     if not head then
-      redis.call('HSET', KEYS[1], LINE_FIELD[ARGV[4]], '0')
+      call('HSET', KEYS[1], LINE_FIELD[ARGV[4]], '0')
       return
     end
     local key = string.match(head, '^(.*)|')
-    local raw = redis.call('GET', key)
+    local raw = call('GET', key)
     if raw then
       local b = cmsgpack.unpack(raw)
       if b[BOOKING_AT.expires] > now and b[BOOKING_AT.generation] == P.generation then
         return
       end
     end
-    redis.call('LPOP', KEYS[9])
+    call('LPOP', KEYS[8])
   end
 end
 
@@ -383,20 +380,23 @@ if not config then
 end
 local lined = P.extra ~= '0'
 local now = current_time(ARGV[2])
-follow_ramp(now)
+if P.ramp then
+  follow_ramp(now)
+end
 local tenant = ARGV[3]
-local k = number(ARGV[4]) + 1
-local weight = number(ARGV[5])
-local max_wait = number(ARGV[8])
+-- (NUMBERS[text] first: a text seen before costs no call.)
+local k = (NUMBERS[ARGV[4]] or number(ARGV[4])) + 1
+local weight = NUMBERS[ARGV[5]] or number(ARGV[5])
+local max_wait = NUMBERS[ARGV[8]] or number(ARGV[8])
 local estimate = ESTIMATE
 local reserve
 for d = 1, D do
-  estimate[d] = tonumber(ARGV[8 + d])
+  estimate[d] = ARGV[8 + d] * 1
 end
 if ARGV[7] == '1' then
   reserve = RESERVE
   for d = 1, D do
-    reserve[d] = tonumber(ARGV[8 + D + d])
+    reserve[d] = ARGV[8 + D + d] * 1
   end
 end
 
@@ -407,7 +407,7 @@ local booking = BOOKING
 local fresh = true
 booking.debit, booking.entry = nil, nil
 if ARGV[6] == '1' then
-  local raw = redis.call('GET', KEYS[8])
+  local raw = call('GET', KEYS[9])
   if raw then
     local b, pos = cmsgpack.unpack(raw), BOOKING_AT
     if b[pos.expires] > now and b[pos.generation] == P.generation and b[pos.tenant] == tenant
@@ -431,9 +431,11 @@ local wait = admit(now, field, k, weight, estimate, reserve, booking, max_wait)
 end_step()
 if wait < 0 then
   if not fresh then
-    redis.call('DEL', KEYS[8])
+    call('DEL', KEYS[9])
   end
-  purge_waiting(now, lined)
+  if lined then
+    purge_waiting(now)
+  end
   return { 3, -wait, now }
 end
 if wait > 0 then
@@ -444,32 +446,44 @@ if wait > 0 then
   b[pos.kept] = booking.kept
   local stored = cmsgpack.pack(b)
   if fresh then
-    redis.call('SET', KEYS[7], stored, 'PX', P.grant_px_text)
-    redis.call('RPUSH', KEYS[9], KEYS[7] .. '|' .. fmt(now))
+    call('SET', KEYS[7], stored, 'PX', P.grant_px_text)
+    call('RPUSH', KEYS[8], KEYS[7] .. '|' .. fmt(now))
     if not lined then
-      redis.call('HDEL', KEYS[1], LINE_FIELD[ARGV[4]])
+      call('HDEL', KEYS[1], LINE_FIELD[ARGV[4]])
     end
-    purge_waiting(now, true)
+    purge_waiting(now)
     return { 1, wait, now, 0 }
   end
-  redis.call('SET', KEYS[8], stored, 'KEEPTTL')
-  purge_waiting(now, lined)
+  call('SET', KEYS[9], stored, 'KEEPTTL')
+  if lined then
+    purge_waiting(now)
+  end
   return { 1, wait, now, 1 }
 end
 if not fresh then
-  redis.call('DEL', KEYS[8])
+  call('DEL', KEYS[9])
 end
-purge_waiting(now, lined)
+if lined then
+  purge_waiting(now)
+end
 -- The grant, laid out by GRANT_AT (nested_buckets.lua).
 local grant, pos = GRANT, GRANT_AT
 grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] = tenant, k, now + P.grant_ttl, P.generation
 grant[pos.share], grant[pos.entry], grant[pos.entry_at] = booking.share, booking.entry or 0, now
 local reply = ADMITTED
 reply[1], reply[2] = 0, now
+-- Each debit as the reply carries it: a positive whole number below 2^53 (most debits) as a number,
+-- which Redis replies as that integer, exactly and without formatting it here; any other as its
+-- exact decimal (fmt).
 for d = 1, D do
-  grant[pos.size + d] = booking.debit[d]
+  local x = booking.debit[d]
+  grant[pos.size + d] = x
   grant[pos.size + D + d] = estimate[d]
-  reply[2 + d] = debit_reply(booking.debit[d])
+  if x > 0 and x < 9007199254740992 and x % 1 == 0 then
+    reply[2 + d] = x
+  else
+    reply[2 + d] = fmt(x)
+  end
 end
 -- (A policy of fewer dimensions than the last call's leaves no values of that call behind.)
 for i = #grant, pos.size + 2 * D + 1, -1 do
@@ -478,5 +492,5 @@ end
 for i = #reply, 3 + D, -1 do
   reply[i] = nil
 end
-redis.call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', P.grant_px_text)
+call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', P.grant_px_text)
 return reply

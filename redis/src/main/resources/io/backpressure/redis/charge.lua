@@ -13,7 +13,9 @@ if not config then
   return { 2, live }
 end
 local now = current_time(ARGV[2])
-follow_ramp(now)
+if P.ramp then
+  follow_ramp(now)
+end
 -- L1 only; it may go below empty, at most one burst below (refill pays it back at the cap's rate).
 begin_step(now)
 for d = 1, D do

@@ -9,11 +9,13 @@ begin_call()
 --    the step's own. A call that starts later than that returns {4} and changes nothing: when a
 --    stalled server (SIGSTOP, a long fork) runs the calls its clients timed out on, none of them
 --    debits a bucket, stores a booking or a grant, or moves a tail ("ghost admissions").
-local give_up = table.remove(ARGV)
+local last = #ARGV
+local give_up = ARGV[last]
+ARGV[last] = nil
 if give_up ~= '' then
-  local t = redis.call('TIME')
-  SERVER_NOW = number(t[1]) * 1000000 + tonumber(t[2])
-  if SERVER_NOW > tonumber(give_up) then
+  local t = call('TIME')
+  SERVER_NOW = (NUMBERS[t[1]] or number(t[1])) * 1000000 + t[2] * 1
+  if SERVER_NOW > give_up * 1 then
     return { 4 }
   end
 end
@@ -25,4 +27,4 @@ end
 --    current window may already hold what the lost state had admitted, and full buckets would add
 --    a burst on top. A new target, or a new layout of its policy (apply.lua clears 'started'),
 --    starts full, as the paper's buckets do. The step checks this where it reads the config and
---    the state anyway (load_config and load_state in nested_buckets.lua), at no extra command.
+--    the state anyway (load_config and begin_step in nested_buckets.lua), at no extra command.

@@ -58,6 +58,9 @@
 --                           learnt from (up to LEARNING_RELEASES)
 
 local max, min, ceil, exp, huge = math.max, math.min, math.ceil, math.exp, math.huge
+-- The library functions the steps call, as locals: a global is looked up by name at each use.
+local call, struct_pack, struct_unpack = redis.call, struct.pack, struct.unpack
+local tonumber, unpack, select = tonumber, unpack, select
 
 local SATISFIED_FRACTION = 0.5
 local MIN_DEFER_MICROS = 1000
@@ -102,11 +105,12 @@ local DECODED_MAX = 64
 -- a call reads it and put back by end_step, so a call that fails halfway leaves none behind.
 local SAVED = {}
 local SAVED_COUNT = 0
--- The entry of SAVED this call took out (load_state), refilled and put back by save_state.
+-- The entry of SAVED this call took out (begin_step), refilled and put back by end_step.
 local TAKEN
 -- Records the hot path fills afresh at every call instead of building new ones (in the function
 -- library they outlive the call, so a call allocates none of them): the queue a step touches
--- (load_queue; evict_idle asks for records of its own) and the values pack_queue lays out.
+-- (load_queue; evict_idle asks for records of its own) and the per-dimension values and counters
+-- save_queue lays out.
 local QUEUE = { con = {}, use = {}, corr = {} }
 local QUEUE_VALUES = {}
 -- Per-step values, recomputed from S at every step (NestedBuckets.computeShares), by at(k, d): the
@@ -133,6 +137,9 @@ end
 -- tonumber parses with the C library's strtod, several hundred instructions each, where a look-up
 -- here costs a few dozen (in the function library, where this table outlives the call). At most
 -- NUMBERS_MAX texts; emptied when full. number(text) is tonumber(text), nil when it is none.
+-- A text that always holds a number and rarely repeats (a time, a cost) is read as text * 1:
+-- arithmetic converts a string with one strtod, where tonumber runs two (lua_isnumber, then
+-- lua_tonumber), and multiplying by 1 changes no double (-0 and infinities included).
 local NUMBERS = {}
 local NUMBERS_COUNT = 0
 local NUMBERS_MAX = 256
@@ -235,7 +242,7 @@ local function decode_state(raw)
   if #raw ~= 8 * STATE_SIZE then
     return nil
   end
-  return { struct.unpack(P.state_format, raw) }
+  return { struct_unpack(P.state_format, raw) }
 end
 
 -- Decodes the parameters (in PolicyCodec.params order): dims, classes, rate[d] (r_d), burst[d]
@@ -301,17 +308,17 @@ local function encode_params(p)
 end
 
 -- Reads the parameters (decoded once per packed form, see DECODED), the generation and whether the
--- target has had state ('started', see guards.lua and load_state), and, when the step names one,
+-- target has had state ('started', see guards.lua and begin_step), and, when the step names one,
 -- one more field of the config hash (P.extra: its value, or false). Returns nil and the stored
 -- version when the caller's version is not the live one (the caller then reloads the policy and
 -- asks again).
 local function load_config(version, extra)
   local cfg
   if extra then
-    cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
+    cfg = call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
       'fb_spent', extra)
   else
-    cfg = redis.call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
+    cfg = call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
       'fb_spent')
   end
   if not cfg[1] or cfg[1] ~= version then
@@ -329,8 +336,10 @@ local function load_config(version, extra)
   -- The decoded parameters are shared between calls and only read (follow_ramp scales a copy); the
   -- five fields that are not parameters are set again by every call before anything reads them.
   P = decoded
-  P.generation, P.started, P.ramp, P.spent, P.extra = number(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7], cfg[8]
-  EARLIEST_READ = number(cfg[5]) or 0
+  -- (NUMBERS[text] first: a text seen before costs no call.)
+  P.generation, P.started, P.ramp, P.spent, P.extra =
+      NUMBERS[cfg[3]] or number(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7], cfg[8]
+  EARLIEST_READ = NUMBERS[cfg[5]] or number(cfg[5]) or 0
   EARLIEST = EARLIEST_READ
   layout(P.dims, P.classes)
   return P
@@ -339,24 +348,22 @@ end
 -- The decision time: the caller's microseconds, or the server's clock (read once per call).
 local function current_time(argument)
   if argument ~= '' then
-    return tonumber(argument)
+    return argument * 1
   end
   if SERVER_NOW then
     return SERVER_NOW
   end
-  local t = redis.call('TIME')
-  return number(t[1]) * 1000000 + tonumber(t[2])
+  local t = call('TIME')
+  return number(t[1]) * 1000000 + t[2] * 1
 end
 
 -- The recovery ramp (EffectiveCaps.rampMultiplier): while one runs, feedback.lua keeps its start
 -- and end (µs) and its fraction f in the config hash's 'fb_ramp', and every decision scales the
 -- rates, bursts, largest costs and window allowances by f + (1 − f)·(now − start)/(end − start)
 -- at its own time, so the ramp advances whether or not answers are reported. The scaled values go
--- into a copy of P: the decoded parameters are shared with later calls.
+-- into a copy of P: the decoded parameters are shared with later calls. The steps call it only
+-- while the config holds a ramp (P.ramp).
 local function follow_ramp(now)
-  if not P.ramp then
-    return
-  end
   local r = cmsgpack.unpack(P.ramp)
   if now >= r[2] then
     return
@@ -374,47 +381,7 @@ local function follow_ramp(now)
   P = ramped
 end
 
--- Reads the state, and checks for lost state (guards.lua explains 'started'): a present state key
--- marks the target started; a missing one on a started target makes the first step create L1
--- empty.
-local function load_state()
-  local raw = redis.call('GET', KEYS[2])
-  if raw then
-    if not P.started then
-      redis.call('HSET', KEYS[1], 'started', '1')
-      P.started = true
-    end
-  elseif P.started then
-    START_EMPTY = true
-  end
-  local saved = SAVED[KEYS[2]]
-  if saved then
-    SAVED[KEYS[2]] = nil
-    SAVED_COUNT = SAVED_COUNT - 1
-    TAKEN = saved
-  end
-  -- A state of another size (written by an older layout of this file) is not read: the target
-  -- starts cold, as after a layout change.
-  if raw and #raw == 8 * STATE_SIZE then
-    if saved and saved[1] == raw then
-      S = saved[2]
-    else
-      S = decode_state(raw)
-    end
-  end
-end
 
-local function save_state()
-  local packed = struct.pack(P.state_format, unpack(S, 1, STATE_SIZE))
-  redis.call('SET', KEYS[2], packed)
-  if SAVED_COUNT >= DECODED_MAX then
-    SAVED, SAVED_COUNT = {}, 0
-  end
-  local entry = TAKEN or {}
-  entry[1], entry[2] = packed, S
-  SAVED[KEYS[2]] = entry
-  SAVED_COUNT = SAVED_COUNT + 1
-end
 
 -- One L3 queue: its level and capacity (shares), refill rate ρ_q (share/s), weight w_t, whether it
 -- counts as satisfied, last refill and last seen (µs), touch order, class, last deferral (µs), per
@@ -436,7 +403,7 @@ end
 -- The queue of field, or nil when it has none; filled into the one record QUEUE, which the next
 -- load_queue overwrites, unless own asks for a record of its own.
 local function load_queue(field, own)
-  local raw = redis.call('HGET', KEYS[3], field)
+  local raw = call('HGET', KEYS[3], field)
   -- A record of another size (written by an older layout of this file) is not read: the queue
   -- starts afresh, as a new one would.
   if not raw or #raw ~= 8 * QUEUE_SIZE then
@@ -446,32 +413,28 @@ local function load_queue(field, own)
   if own then
     q = { con = {}, use = {}, corr = {} }
   end
-  return fill_queue(q, struct.unpack(P.queue_format, raw))
+  return fill_queue(q, struct_unpack(P.queue_format, raw))
 end
 
-local function pack_queue(q)
-  local v = QUEUE_VALUES
-  v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10] =
-      q.lvl, q.cap, q.rate, q.w, q.sat and 1 or 0, q.last, q.seen, q.seq, q.k, q.deferred
-  for d = 1, D do
-    v[10 + d] = q.con[d]
-    v[10 + D + d] = q.use[d]
-    v[10 + 2 * D + d] = q.corr[d]
-  end
-  v[11 + 3 * D] = q.out
-  v[12 + 3 * D] = q.waiting
-  v[13 + 3 * D] = q.rel
-  v[14 + 3 * D] = q.lined
-  return struct.pack(P.queue_format, unpack(v, 1, QUEUE_SIZE))
-end
-
+-- Writes the queue of field: the ten scalars go to struct.pack as arguments, QUEUE_VALUES lays out
+-- the rest.
 local function save_queue(field, q)
-  redis.call('HSET', KEYS[3], field, pack_queue(q))
+  local v, con, use, corr = QUEUE_VALUES, q.con, q.use, q.corr
+  for d = 1, D do
+    v[d] = con[d]
+    v[D + d] = use[d]
+    v[2 * D + d] = corr[d]
+  end
+  local i = 3 * D
+  v[i + 1], v[i + 2], v[i + 3], v[i + 4] = q.out, q.waiting, q.rel, q.lined
+  call('HSET', KEYS[3], field, struct_pack(P.queue_format, q.lvl, q.cap, q.rate, q.w, q.sat and 1 or 0, q.last,
+    q.seen, q.seq, q.k, q.deferred, unpack(v, 1, i + 4)))
 end
 
 -- Records in the seen zset that the queue of field is active until seen (µs), keeping EARLIEST
--- a lower bound of every score in it. The score goes to Redis as a number, which redis.call
--- writes exactly (as fmt would), without building a string here.
+-- a lower bound of every score in it. The score goes to Redis as fmt's text: redis.call would
+-- format a number argument with '%.17g', several times the work of fmt's integer conversion for
+-- the same digits.
 --
 -- A queue's score is a lower bound of its last-seen time (q.seen), in the same stretch of
 -- P.seen_step µs: a queue seen again in the stretch it was last scored in keeps its score (before:
@@ -485,7 +448,7 @@ local function index_seen(field, seen, before)
       return
     end
   end
-  redis.call('ZADD', KEYS[4], seen, field)
+  call('ZADD', KEYS[4], fmt(seen), field)
   if seen < EARLIEST then
     EARLIEST = seen
   end
@@ -493,7 +456,7 @@ end
 
 -- EARLIEST raised to the seen zset's lowest score (huge when it is empty).
 local function find_earliest()
-  local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+  local first = call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
   EARLIEST = tonumber(first[2]) or huge
 end
 
@@ -548,7 +511,7 @@ end
 -- effective rate were split among all its active queues by their demand (huge: no demand).
 local function equal_split_rate(k)
   local all = huge
-  local kd = at(k, 1)
+  local kd = (k - 1) * D + 1
   for _ = 1, D do
     local demand = S[AD + kd]
     if demand > 0 and effective[kd] / demand < all then
@@ -739,7 +702,7 @@ end
 local function contribute(q)
   local S, AD, SU, HD = S, AD, SU, HD
   local k, con, use, sat = q.k, q.con, q.use, q.sat
-  local kd = at(k, 1)
+  local kd = (k - 1) * D + 1
   for d = 1, D do
     S[AD + kd] = S[AD + kd] + con[d]
     if sat then
@@ -761,7 +724,7 @@ end
 local function withdraw(q)
   local S, AD, SU, HD = S, AD, SU, HD
   local k, con, use, sat = q.k, q.con, q.use, q.sat
-  local kd = at(k, 1)
+  local kd = (k - 1) * D + 1
   for d = 1, D do
     local i = AD + kd
     local left = S[i] - con[d]
@@ -798,14 +761,22 @@ end
 -- NestedBuckets.learningWeight: the running mean's 1 / (releases + 1) until that falls to
 -- CORRECTION_WEIGHT.
 local function learning_weight(releases)
-  return max(CORRECTION_WEIGHT, 1 / (releases + 1))
+  local weight = 1 / (releases + 1)
+  if weight > CORRECTION_WEIGHT then
+    return weight
+  end
+  return CORRECTION_WEIGHT
 end
 
 -- NestedBuckets.released: the queue's last outstanding call (q.out, Queue.outstanding) was released
 -- or expired; it counts as seen one share horizon short of the idle TTL ago, so evict_idle takes it
 -- out of the sums one share horizon from now unless it calls again.
 local function released(now, field, q)
-  local seen = now - max(0, P.idle - P.horizon_micros)
+  local idle = P.idle - P.horizon_micros
+  if not (idle > 0) then
+    idle = 0
+  end
+  local seen = now - idle
   if seen < q.seen then
     q.seen = seen
     index_seen(field, seen)
@@ -816,15 +787,12 @@ end
 -- seen until its turn, NestedBuckets.seenUntil) leave the sums, oldest touch first. The zset finds
 -- them without a scan; each queue is evicted once, so the work is amortised O(1) per admission. No
 -- queue can have expired while EARLIEST, a lower bound of the zset's scores, is within the TTL:
--- then the step reads nothing; after a look-up the bound is raised to the zset's lowest score, so
+-- advance calls this only when it is not; after a look-up the bound is raised to the zset's lowest score, so
 -- it is looked up about once per TTL. A score is a lower bound of its queue's q.seen (index_seen):
 -- a queue the look-up finds that was seen since is scored by its q.seen again and stays.
 local function evict_idle(now)
   local cutoff = now - P.idle
-  if EARLIEST >= cutoff then
-    return
-  end
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(cutoff))
+  local expired = call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(cutoff))
   if #expired == 0 then
     find_earliest()
     return
@@ -837,15 +805,15 @@ local function evict_idle(now)
       local field = expired[j]
       local q = load_queue(field, true)
       if q and q.seen >= cutoff then
-        redis.call('ZADD', KEYS[4], q.seen, field)
+        call('ZADD', KEYS[4], fmt(q.seen), field)
       else
         gone[#gone + 1] = q
         leaving[#leaving + 1] = field
       end
     end
     if #leaving > 0 then
-      redis.call('HDEL', KEYS[3], unpack(leaving))
-      redis.call('ZREM', KEYS[4], unpack(leaving))
+      call('HDEL', KEYS[3], unpack(leaving))
+      call('ZREM', KEYS[4], unpack(leaving))
     end
   end
   -- The Java gate evicts in least-recently-touched order; seq is the touch order.
@@ -870,10 +838,10 @@ end
 -- SlidingWindow, for all dimensions at once: the amounts admitted in the last period, oldest first
 -- (ids W.head .. W.next − 1), and their sums. A call fits iff sum + cost stays within C_d · period.
 local function load_window()
-  local raw = redis.call('HGET', KEYS[5], 'meta')
+  local raw = call('HGET', KEYS[5], 'meta')
   W = { sum = {}, raw = raw }
   if raw then
-    local v = { struct.unpack(P.meta_format, raw) }
+    local v = { struct_unpack(P.meta_format, raw) }
     W.head, W.next = v[1], v[2]
     for d = 1, D do
       W.sum[d] = v[2 + d]
@@ -888,22 +856,22 @@ end
 
 -- Writes the meta record back, unless the step left it as it was read (W.raw).
 local function save_window()
-  local packed = struct.pack(P.meta_format, W.head, W.next, unpack(W.sum, 1, D))
+  local packed = struct_pack(P.meta_format, W.head, W.next, unpack(W.sum, 1, D))
   if packed ~= W.raw then
-    redis.call('HSET', KEYS[5], 'meta', packed)
+    call('HSET', KEYS[5], 'meta', packed)
   end
 end
 
 local function load_entry(id)
-  local raw = redis.call('HGET', KEYS[5], fmt(id))
+  local raw = call('HGET', KEYS[5], fmt(id))
   if not raw then
     return nil
   end
-  return { struct.unpack(P.entry_format, raw) }
+  return { struct_unpack(P.entry_format, raw) }
 end
 
 local function save_entry(id, entry)
-  redis.call('HSET', KEYS[5], fmt(id), struct.pack(P.entry_format, unpack(entry, 1, 1 + D)))
+  call('HSET', KEYS[5], fmt(id), struct_pack(P.entry_format, unpack(entry, 1, 1 + D)))
 end
 
 -- SlidingWindow.expire: drops the amounts older than one period before now.
@@ -917,7 +885,7 @@ local function window_expire(now)
     for d = 1, D do
       W.sum[d] = W.sum[d] - entry[1 + d]
     end
-    redis.call('HDEL', KEYS[5], fmt(W.head))
+    call('HDEL', KEYS[5], fmt(W.head))
     W.head = W.head + 1
   end
   if W.head == W.next then
@@ -973,10 +941,8 @@ end
 -- of a target (no stored state) creates every bucket full, inside this same atomic step.
 -- NestedBuckets.holdSpent: while feedback.lua keeps 'fb_spent' (per dimension, until when the
 -- provider said its window is spent, µs), L1 of such a dimension stays at most -r_d · (until - now).
+-- advance calls it only while the config holds 'fb_spent' (P.spent).
 local function hold_spent(now)
-  if not P.spent then
-    return
-  end
   local spent = cmsgpack.unpack(P.spent)
   for d = 1, D do
     if spent[d] > now then
@@ -987,7 +953,7 @@ end
 
 local function advance(now)
   if not S then
-    redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5])
+    call('UNLINK', KEYS[3], KEYS[4], KEYS[5])
     S = {}
     for i = 1, STATE_SIZE do
       S[i] = 0
@@ -999,14 +965,18 @@ local function advance(now)
     for d = 1, D do
       S[G + d] = START_EMPTY and 0 or P.burst[d]
     end
-    evict_idle(now)
+    if EARLIEST < now - P.idle then
+      evict_idle(now)
+    end
     compute_shares(now)
     for k = 1, K do
       for d = 1, D do
         S[LVL + at(k, d)] = capacity[at(k, d)]
       end
     end
-    hold_spent(now)
+    if P.spent then
+      hold_spent(now)
+    end
     return
   end
   local dt = 0
@@ -1014,7 +984,9 @@ local function advance(now)
     dt = (now - S[LAST]) / 1e6
     S[LAST] = now
   end
-  evict_idle(now)
+  if EARLIEST < now - P.idle then
+    evict_idle(now)
+  end
   compute_shares(now)
   if P.period > 0 then
     window_expire(now)
@@ -1060,7 +1032,9 @@ local function advance(now)
       kd = kd + D
     end
   end
-  hold_spent(now)
+  if P.spent then
+    hold_spent(now)
+  end
 end
 
 -- NestedBuckets.refill: an L3 bucket refills at its rate ρ_q; its usage average decays.
@@ -1091,7 +1065,7 @@ end
 -- has at hand).
 local function equalisation_rate(k, all)
   local hungry_rate = huge
-  local kd = at(k, 1)
+  local kd = (k - 1) * D + 1
   for _ = 1, D do
     local demand = S[HD + kd]
     if demand > 0 then
@@ -1106,15 +1080,41 @@ local function equalisation_rate(k, all)
   if all == huge then
     return 1 / P.horizon
   end
-  if hungry_rate == huge then
-    return all
+  if hungry_rate > all and hungry_rate ~= huge then
+    return hungry_rate
   end
-  return max(all, hungry_rate)
+  return all
 end
 
 -- The state after advance(now), with the safe window loaded when there is one.
 local function begin_step(now)
-  load_state()
+  -- The state, and the check for lost state (guards.lua explains 'started'): a present state key
+  -- marks the target started; a missing one on a started target makes the first step create L1
+  -- empty.
+  local raw = call('GET', KEYS[2])
+  if raw then
+    if not P.started then
+      call('HSET', KEYS[1], 'started', '1')
+      P.started = true
+    end
+  elseif P.started then
+    START_EMPTY = true
+  end
+  local saved = SAVED[KEYS[2]]
+  if saved then
+    SAVED[KEYS[2]] = nil
+    SAVED_COUNT = SAVED_COUNT - 1
+    TAKEN = saved
+  end
+  -- A state of another size (written by an older layout of this file) is not read: the target
+  -- starts cold, as after a layout change.
+  if raw and #raw == 8 * STATE_SIZE then
+    if saved and saved[1] == raw then
+      S = saved[2]
+    else
+      S = decode_state(raw)
+    end
+  end
   advance(now)
   if P.period > 0 and not W then
     load_window()
@@ -1122,15 +1122,23 @@ local function begin_step(now)
 end
 
 local function end_step()
-  save_state()
+  local packed = struct_pack(P.state_format, unpack(S, 1, STATE_SIZE))
+  call('SET', KEYS[2], packed)
+  if SAVED_COUNT >= DECODED_MAX then
+    SAVED, SAVED_COUNT = {}, 0
+  end
+  local entry = TAKEN or {}
+  entry[1], entry[2] = packed, S
+  SAVED[KEYS[2]] = entry
+  SAVED_COUNT = SAVED_COUNT + 1
   if W then
     save_window()
   end
   if EARLIEST ~= EARLIEST_READ then
     if EARLIEST == huge then
-      redis.call('HDEL', KEYS[1], 'earliest')
+      call('HDEL', KEYS[1], 'earliest')
     else
-      redis.call('HSET', KEYS[1], 'earliest', fmt(EARLIEST))
+      call('HSET', KEYS[1], 'earliest', fmt(EARLIEST))
     end
   end
 end

@@ -12,22 +12,32 @@
 -- the call, so a call allocates none of them): the grant's debit and estimate, the actual cost.
 local RELEASED_DEBIT, RELEASED_ESTIMATE, RELEASED_ACTUAL = {}, {}, {}
 
+-- The start of a queue's field, "<class index from 0>:", by the grant's class k, made once per
+-- class: a number in a concatenation is formatted with '%.14g' at every use.
+local FIELD_PREFIX = setmetatable({}, { __index = function(prefixes, k)
+  local prefix = (k - 1) .. ':'
+  prefixes[k] = prefix
+  return prefix
+end })
+
 local config, live = load_config(ARGV[1])
 if not config then
   return { 2, live }
 end
 local now = current_time(ARGV[2])
-follow_ramp(now)
+if P.ramp then
+  follow_ramp(now)
+end
 
 -- Idempotency: the grant is consumed by its first release. Its fields are laid out by GRANT_AT
 -- (nested_buckets.lua).
 local raw
 if IN_LIBRARY then
-  raw = redis.call('GETDEL', KEYS[6])
+  raw = call('GETDEL', KEYS[6])
 else
-  raw = redis.call('GET', KEYS[6])
+  raw = call('GET', KEYS[6])
   if raw then
-    redis.call('DEL', KEYS[6])
+    call('DEL', KEYS[6])
   end
 end
 if not raw then
@@ -43,7 +53,7 @@ local debit, estimate, actual = RELEASED_DEBIT, RELEASED_ESTIMATE, RELEASED_ACTU
 for d = 1, D do
   debit[d] = grant[pos.size + d]
   estimate[d] = grant[pos.size + D + d]
-  actual[d] = tonumber(ARGV[2 + d])
+  actual[d] = ARGV[2 + d] * 1
 end
 
 -- NestedBuckets.release: debit − actual goes back to (or, when negative, is taken from) L1, L2, the
@@ -53,7 +63,7 @@ end
 -- estimate, as a running mean until LEARNING_RELEASES releases, then an exponential average. Levels
 -- may go negative; refill pays the overshoot back.
 begin_step(now)
-local field = (k - 1) .. ':' .. tenant
+local field = FIELD_PREFIX[k] .. tenant
 local q = load_queue(field)
 if q then
   refill(now, q)
@@ -68,7 +78,7 @@ end
 local burst, horizon = P.burst, P.horizon
 local queue_weight = q and learning_weight(q.rel)
 local class_weight = learning_weight(S[CR + k])
-local kd = at(k, 1)
+local kd = (k - 1) * D + 1
 for d = 1, D do
   local back = debit[d] - actual[d]
   if entry then
@@ -96,15 +106,19 @@ for d = 1, D do
   S[CC + kd] = S[CC + kd] + class_weight * (error - S[CC + kd])
   kd = kd + 1
 end
-S[CR + k] = min(LEARNING_RELEASES, S[CR + k] + 1)
+-- (min(LEARNING_RELEASES, n + 1) and min(cap, level) below as the loop writes min.)
+local releases = S[CR + k] + 1
+S[CR + k] = releases < LEARNING_RELEASES and releases or LEARNING_RELEASES
 if q then
-  q.rel = min(LEARNING_RELEASES, q.rel + 1)
+  releases = q.rel + 1
+  q.rel = releases < LEARNING_RELEASES and releases or LEARNING_RELEASES
 end
 if entry then
   save_entry(entry_id, entry)
 end
 if q then
-  q.lvl = min(q.cap, q.lvl + paid_share - share(actual))
+  local level = q.lvl + paid_share - share(actual)
+  q.lvl = level < q.cap and level or q.cap
   if q.out > 0 then
     q.out = q.out - 1
     if q.out == 0 then

@@ -124,9 +124,7 @@ class LostStateTest {
     Keys keys = gate.keys();
     String before = connection.await(connection.commands().get(keys.state()).toCompletableFuture());
     String version = gate.policyStore().read().orElseThrow().version();
-    String[] scriptKeys =
-        keys.step(
-            keys.grant("g-late"), keys.booking("b-late"), keys.booking("b-late"), keys.waiting(0));
+    String[] scriptKeys = keys.step(keys.grant("g-late"), keys.booking("b-late"), keys.waiting(0));
     // ARGV as RedisGate sends it (no wait limit, one request), with a give-up
     // deadline long past (1 µs after the epoch); the guard answers 4, which is not Expired's 3.
     List<Object> reply =

@@ -73,7 +73,6 @@ final class ScriptProfile {
       base + "window",
       base + "g:profile",
       base + "b:profile",
-      base + "b:profile",
       base + "w:0"
     };
     String version = redis.hget(base + "config", "version");

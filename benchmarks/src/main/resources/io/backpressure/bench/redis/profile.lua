@@ -45,15 +45,21 @@ local estimate = {}
 for d = 1, D do
   estimate[d] = tonumber(ARGV[8 + d])
 end
-load_state()
+S = decode_state(redis.call('GET', KEYS[2]))
 local q = load_queue(field)
 
 phase('time: TIME (once, for the give-up guard and the clock)', function() current_time('') end)
 local params = redis.call('HGET', KEYS[1], 'params')
 phase('  decode the parameters (EVALSHA; FCALL once)', function() decode_params(params) end)
 phase('config: read (HMGET; lost-state flag too)', function() load_config(ARGV[1]) end)
-phase('state: GET, unpack (FCALL: unpack if not saved)', function() S = nil; load_state() end)
-phase('  evict idle queues', function() evict_idle(now) end)
+phase('state: GET, unpack (FCALL: unpack if not saved)', function()
+  S = decode_state(redis.call('GET', KEYS[2]))
+end)
+phase('  evict idle queues', function()
+  if EARLIEST < now - P.idle then
+    evict_idle(now)
+  end
+end)
 phase('  class shares', function() compute_shares(now) end)
 phase('advance: evict, shares, refill L1 and L2', function() advance(now) end)
 phase('  queue decode (HGET, unpack)', function() load_queue(field) end)
@@ -64,8 +70,10 @@ phase('decision: touch + admit, with queue load and save', function()
   b.paid, b.share, b.ready, b.exp, b.lined, b.overdue = false, 0, 0, now + P.grant_ttl, false, false
   admit(now, field, k, weight, estimate, nil, b, -1)
 end)
-phase('state: encode (pack, SET)', function() save_state() end)
-phase('waiting line: purge (LINDEX, unless known empty)', function() purge_waiting(now, true) end)
+phase('state: encode (pack, SET)', function()
+  redis.call('SET', KEYS[2], struct.pack(P.state_format, unpack(S, 1, STATE_SIZE)))
+end)
+phase('waiting line: purge (LINDEX, unless known empty)', function() purge_waiting(now) end)
 phase('grant: encode and SET PX', function()
   local grant, pos = GRANT, GRANT_AT
   grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] = tenant, k, now + P.grant_ttl, P.generation
