@@ -381,8 +381,6 @@ local function follow_ramp(now)
   P = ramped
 end
 
-
-
 -- One L3 queue: its level and capacity (shares), refill rate ρ_q (share/s), weight w_t, whether it
 -- counts as satisfied, last refill and last seen (µs), touch order, class, last deferral (µs), per
 -- dimension its demand contribution (w_t · c_d / σ), usage average and estimate correction, then

@@ -52,7 +52,7 @@ phase('time: TIME (once, for the give-up guard and the clock)', function() curre
 local params = redis.call('HGET', KEYS[1], 'params')
 phase('  decode the parameters (EVALSHA; FCALL once)', function() decode_params(params) end)
 phase('config: read (HMGET; lost-state flag too)', function() load_config(ARGV[1]) end)
-phase('state: GET, unpack (FCALL: unpack if not saved)', function()
+phase('state: GET, unpack (an FCALL reuses the state it saved instead)', function()
   S = decode_state(redis.call('GET', KEYS[2]))
 end)
 phase('  evict idle queues', function()
