@@ -14,8 +14,10 @@ import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.common.Priority;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -40,7 +42,10 @@ import org.slf4j.LoggerFactory;
  *       also happens when the call throws, including when the activity is cancelled (the heartbeat
  *       inside the call throws) or the worker shuts down: then it releases what the provider is
  *       assumed to have counted, by default the debited cost with zero tokens (see {@link
- *       Builder#failureUsage}). No reservation outlives the attempt.
+ *       Builder#failureUsage}). No reservation outlives the attempt. From the admission to the
+ *       release the gate keeps the activity's heartbeat going when it has a heartbeat timeout
+ *       ({@link CallHeartbeat}), so a worker's death in the middle of a call is noticed at that
+ *       timeout rather than at start-to-close.
  *   <li><b>Deferred</b> for longer than the {@linkplain Builder#waitInPlace wait-in-place
  *       allowance} (none by default; when set, shorter deferrals are slept out on the slot and
  *       admission is asked again): ends the activity at once, before any traffic, so its worker
@@ -88,6 +93,7 @@ public final class ActivityGate {
   private final Duration maxWait;
   private final Duration waitInPlace;
   private final BiFunction<Cost, Throwable, Cost> failureUsage;
+  private final Map<String, CallHeartbeat> heartbeats = new ConcurrentHashMap<>();
 
   private ActivityGate(Builder builder) {
     this.gate =
@@ -237,6 +243,7 @@ public final class ActivityGate {
     while (true) {
       Admission admission = gate.admit(booking == null ? request : request.withBooking(booking));
       if (admission instanceof Admission.Admitted admitted) {
+        keepBeating(admitted.grant(), context != null ? context : Activity.getExecutionContext());
         return admitted.grant();
       }
       if (admission instanceof Admission.Rejected rejected) {
@@ -270,6 +277,16 @@ public final class ActivityGate {
       }
       new ServerDeferral(since, booking).write(Objects.requireNonNull(context));
       throw Failures.deferred(retryAfterMillis, booking, false);
+    }
+  }
+
+  /**
+   * Keeps the attempt's heartbeat going until {@code grant} is released ({@link CallHeartbeat}).
+   */
+  private void keepBeating(Grant grant, ActivityExecutionContext context) {
+    CallHeartbeat keeper = CallHeartbeat.start(context, () -> heartbeats.remove(grant.id()));
+    if (keeper != CallHeartbeat.NONE) {
+      heartbeats.put(grant.id(), keeper);
     }
   }
 
@@ -316,6 +333,10 @@ public final class ActivityGate {
    * the debited cost, so the grant is still released.
    */
   private void release(Grant grant, Supplier<Cost> actual) {
+    CallHeartbeat keeper = heartbeats.remove(grant.id());
+    if (keeper != null) {
+      keeper.close();
+    }
     try {
       gate.release(grant, actual.get());
     } catch (RuntimeException refused) {

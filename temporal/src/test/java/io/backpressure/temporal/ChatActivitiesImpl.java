@@ -74,6 +74,11 @@ final class ChatActivitiesImpl implements ChatActivities {
         return "ok:" + tenant;
       case "error":
         throw new IOException("HTTP 500 from the provider");
+      case "slow":
+        // Longer than the activities' heartbeat timeout, without a heartbeat of its own, as a
+        // blocking HTTP call is.
+        Thread.sleep(5_000);
+        return "ok:" + tenant;
       case "hang":
         while (true) {
           Activity.getExecutionContext().heartbeat(null);

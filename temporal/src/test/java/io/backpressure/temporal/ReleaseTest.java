@@ -86,6 +86,13 @@ class ReleaseTest extends HarnessTest {
   }
 
   @Test
+  void aCallLongerThanTheHeartbeatTimeout_isKeptAliveByTheGate_andRunsAndIsReleasedOnce() {
+    RecordingGate gate = gate();
+    assertThat(run(gate, Workflows.TwoAttempts.class, "slow")).isEqualTo("ok:a");
+    assertThat(onlyRelease(gate).actual()).isEqualTo(Cost.requests(1).tokens(200));
+  }
+
+  @Test
   void releasesWhenTheActivityIsCancelled() {
     RecordingGate gate = gate();
     assertThat(run(gate, Workflows.Cancelling.class, "hang")).startsWith("failed:CanceledFailure:");

@@ -21,6 +21,15 @@ public final class CallLoopImpl implements CallLoop {
   /** How long one gated call may be deferred in total before the workflow gives it up. */
   static final Duration MAX_DEFERRAL = Duration.ofMinutes(30);
 
+  /**
+   * The heartbeat timeout of a gated activity. The activity gate keeps the heartbeat going while
+   * the admitted call runs, so the calls whose activities died with a killed worker process run
+   * again on the others about this long after the death, instead of at their start-to-close timeout
+   * (the evaluation README, faults). Twice the SDK's longest gap between beats (0.8 of this), so a
+   * loaded machine's pauses do not time out a live call.
+   */
+  static final Duration GATED_HEARTBEAT_TIMEOUT = Duration.ofSeconds(2);
+
   /** Temporal's constructor. */
   public CallLoopImpl() {}
 
@@ -79,6 +88,9 @@ public final class CallLoopImpl implements CallLoop {
                     .setInitialInterval(Duration.ofMillis(100))
                     .setMaximumAttempts(3)
                     .build());
+    if (in.gated()) {
+      options.setHeartbeatTimeout(GATED_HEARTBEAT_TIMEOUT);
+    }
     int key = priorityKey(in.classKey(), in.fifoOriginEpochMillis(), Workflow.currentTimeMillis());
     if (key > 0) {
       options.setPriority(Priority.newBuilder().setPriorityKey(key).build());

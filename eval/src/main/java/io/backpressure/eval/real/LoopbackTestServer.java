@@ -37,7 +37,10 @@ public final class LoopbackTestServer implements AutoCloseable {
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException("--port must be in [1, 65535], got " + port);
     }
-    TestServicesStarter services = new TestServicesStarter(false, 0);
+    // Time skipping locked, as the SDK's own port-bound server has it: unlocked, the server jumps
+    // its clock to the next timer whenever it sees nothing in flight, so durable timers fire early
+    // and workflow time runs ahead of the workers' clocks.
+    TestServicesStarter services = new TestServicesStarter(true, 0);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(
             new InetSocketAddress(InetAddress.getLoopbackAddress(), port),

@@ -450,11 +450,11 @@ public final class RealRunner implements Runner {
    * How long one activity may run before Temporal gives it up and runs it again. A gated activity
    * ({@code bp*}) is one admission and one send: it is given three times the provider's slowest
    * answer under {@code provider-slow} ({@value FaultInjector#SLOW_FACTOR} times the workload's
-   * longest latency), at least {@value #GATED_START_TO_CLOSE_MIN_MILLIS} ms, so that the calls
-   * whose activities died with a killed worker process come back on the surviving workers within
-   * seconds rather than at the timeout of a retrying activity (the evaluation README, faults). The
-   * other configurations retry inside the activity for as long as the provider refuses: {@value
-   * #RETRYING_START_TO_CLOSE_MILLIS} ms.
+   * longest latency), at least {@value #GATED_START_TO_CLOSE_MIN_MILLIS} ms; the calls whose
+   * activities died with a killed worker process come back on the surviving workers sooner, at the
+   * heartbeat timeout ({@link CallLoopImpl#GATED_HEARTBEAT_TIMEOUT}; the evaluation README,
+   * faults). The other configurations retry inside the activity for as long as the provider
+   * refuses: {@value #RETRYING_START_TO_CLOSE_MILLIS} ms.
    */
   static long startToCloseMillis(Workload workload, boolean gated) {
     if (!gated) {
