@@ -78,7 +78,10 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   public enum Mode {
     /**
      * Admit ungated: the grant is marked {@link Grant#failedOpen()}; the caller behaves as without
-     * the gate.
+     * the gate, except that it honours the provider's own {@code retry-after}: once the provider
+     * answers an ungated call 429 with one (reported through {@link #feedback}), ungated calls are
+     * deferred until it has passed (at most {@link #MAX_PROVIDER_WAIT}), as an SDK's retry would
+     * wait.
      */
     OPEN,
     /** Defer every call for the closed retry interval; nothing reaches the provider ungated. */
@@ -88,6 +91,12 @@ public final class FailOpenGate implements Gate, AutoCloseable {
      */
     LOCAL
   }
+
+  /**
+   * The longest a provider's {@code retry-after} holds ungated calls in {@link Mode#OPEN}; a longer
+   * one (a daily quota's) is cut to this, after which the next ungated call asks the provider.
+   */
+  public static final Duration MAX_PROVIDER_WAIT = Duration.ofMinutes(1);
 
   /** The local gate of one outage, numbered from 1. */
   private record Outage(long number, Gate gate) {}
@@ -112,6 +121,13 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   private final AtomicLong openGrants = new AtomicLong();
 
   private final AtomicLong bypassUntil = new AtomicLong(Long.MIN_VALUE);
+
+  /**
+   * In {@link Mode#OPEN}, until when the provider asked ungated calls to wait: the latest end of a
+   * {@code retry-after} it gave an ungated call, on {@code clock}.
+   */
+  private final AtomicLong providerWaitUntil = new AtomicLong(Long.MIN_VALUE);
+
   private final AtomicLong nextLogAt = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong failuresAtLastLog = new AtomicLong();
   private final AtomicLong failuresAtLastRecovery = new AtomicLong();
@@ -201,14 +217,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     ungated.incrementAndGet();
     Admission answer =
         switch (mode) {
-          case OPEN ->
-              new Admission.Admitted(
-                  new Grant(
-                      "open-" + openGrants.incrementAndGet(),
-                      String.valueOf(request.tenant()),
-                      String.valueOf(request.priority()),
-                      request.cost(),
-                      true));
+          case OPEN -> admitUngated(request, now);
           case CLOSED ->
               new Admission.Deferred(
                   closedRetryAfter, request.booking() == null ? "" : request.booking());
@@ -250,6 +259,29 @@ public final class FailOpenGate implements Gate, AutoCloseable {
       failed(clock.nanoTime(), e.getCause());
       return false;
     }
+  }
+
+  /**
+   * {@link Mode#OPEN}'s answer: ungated, unless the provider's {@code retry-after} to an ungated
+   * call has not passed yet. Without that wait, every call the provider refuses during an outage
+   * comes back through this gate at once and is let through again: a retry loop at the provider's
+   * answer latency, ten times the cap in the evaluation's runs, and the hand-back then charges the
+   * state with all of it (the evaluation README, faults).
+   */
+  private Admission admitUngated(AdmissionRequest request, long now) {
+    long until = providerWaitUntil.get();
+    long wait = until - now;
+    if (until != Long.MIN_VALUE && wait > 0) {
+      return new Admission.Deferred(
+          Duration.ofNanos(wait), request.booking() == null ? "" : request.booking());
+    }
+    return new Admission.Admitted(
+        new Grant(
+            "open-" + openGrants.incrementAndGet(),
+            String.valueOf(request.tenant()),
+            String.valueOf(request.priority()),
+            request.cost(),
+            true));
   }
 
   /**
@@ -425,11 +457,22 @@ public final class FailOpenGate implements Gate, AutoCloseable {
   /**
    * Passes the provider's answer on to the gate that decided the call: the shared state, or the
    * local fallback while the state is unavailable. A failure to deliver it is counted like any
-   * other and never reaches the caller.
+   * other and never reaches the caller. A 429 with a {@code retry-after} to an ungated call ({@link
+   * Mode#OPEN}) also holds the ungated calls until it has passed.
    */
   @Override
   public void feedback(@Nullable Grant grant, ProviderSignal signal) {
     long now = clock.nanoTime();
+    Duration retryAfter = signal.retryAfter();
+    if (grant != null && grant.failedOpen() && signal.rateLimited() && retryAfter != null) {
+      long wait =
+          retryAfter.compareTo(MAX_PROVIDER_WAIT) > 0
+              ? MAX_PROVIDER_WAIT.toNanos()
+              : retryAfter.toNanos();
+      long until = now + wait;
+      providerWaitUntil.accumulateAndGet(
+          until, (held, asked) -> held == Long.MIN_VALUE || asked - held > 0 ? asked : held);
+    }
     long number = grant == null ? 0 : outageOf(grant.id());
     if (grant != null && number > 0) {
       Outage current = outage;

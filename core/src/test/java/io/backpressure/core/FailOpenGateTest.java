@@ -3,6 +3,7 @@ package io.backpressure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -129,6 +130,50 @@ class FailOpenGateTest {
     assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
     assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Deferred.class);
+  }
+
+  @Test
+  void openMode_honoursTheProvidersRetryAfterToAnUngatedCall_insteadOfLettingItsRetriesThrough() {
+    ManualClock clock = new ManualClock();
+    FlakyGate flaky = new FlakyGate(clock);
+    FailOpenGate gate = FailOpenGate.around(flaky).clock(clock).build();
+    flaky.down.set(true);
+    Admission.Admitted refused = (Admission.Admitted) gate.admit("a", "P1", Cost.requests(1));
+    gate.feedback(
+        refused.grant(), ProviderSignal.rateLimited(Dimension.REQUESTS, Duration.ofMillis(300)));
+
+    assertThat(gate.admit(AdmissionRequest.of("a", "P1", Cost.requests(1)).withBooking("b")))
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            d -> {
+              assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(300));
+              assertThat(d.booking()).isEqualTo("b");
+            });
+    clock.advance(Duration.ofMillis(200));
+    assertThat(gate.admit("a", "P1", Cost.requests(1)))
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(100)));
+    clock.advance(Duration.ofMillis(100));
+    assertThat(gate.admit("a", "P1", Cost.requests(1)))
+        .isInstanceOfSatisfying(
+            Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
+
+    // A retry-after beyond the bound holds ungated calls for the bound only; other answers and a
+    // 429
+    // to a gated call hold nothing.
+    gate.feedback(
+        refused.grant(), ProviderSignal.rateLimited(Dimension.REQUESTS, Duration.ofHours(24)));
+    assertThat(gate.admit("a", "P1", Cost.requests(1)))
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            d -> assertThat(d.retryAfter()).isEqualTo(FailOpenGate.MAX_PROVIDER_WAIT));
+    clock.advance(FailOpenGate.MAX_PROVIDER_WAIT);
+    gate.feedback(refused.grant(), ProviderSignal.ofStatus(500));
+    gate.feedback(
+        new Grant("g1", "a", "P1", Cost.requests(1), false),
+        ProviderSignal.rateLimited(Dimension.REQUESTS, Duration.ofSeconds(5)));
+    assertThat(gate.admit("a", "P1", Cost.requests(1))).isInstanceOf(Admission.Admitted.class);
   }
 
   /**

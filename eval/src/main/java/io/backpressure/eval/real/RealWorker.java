@@ -31,6 +31,15 @@ import java.util.concurrent.TimeUnit;
  */
 final class RealWorker implements AutoCloseable {
   /**
+   * How long a workflow task waits on its worker's sticky queue before the server hands it to any
+   * worker: the workflows whose cache died with a killed worker process continue on the others
+   * after this, as their activities do after their heartbeat timeout ({@link
+   * CallLoopImpl#GATED_HEARTBEAT_TIMEOUT}); Temporal's default of 5 s held them for that long (the
+   * evaluation README, faults).
+   */
+  static final Duration STICKY_SCHEDULE_TO_START = Duration.ofSeconds(2);
+
+  /**
    * How long a gated worker waits to reach Redis before it starts (deciding by its mode until
    * then).
    */
@@ -259,6 +268,7 @@ final class RealWorker implements AutoCloseable {
     WorkerOptions.Builder options =
         WorkerOptions.newBuilder()
             .setMaxConcurrentActivityExecutionSize(spec.slots())
+            .setStickyQueueScheduleToStartTimeout(STICKY_SCHEDULE_TO_START)
             .setDefaultDeadlockDetectionTimeout(10_000);
     if (spec.dispatchPerSecond() != null) {
       options.setMaxWorkerActivitiesPerSecond(spec.dispatchPerSecond());

@@ -29,8 +29,9 @@ import picocli.CommandLine;
  * effect, when the machine lets the stack hold that rate without faults ({@link
  * #MEASURABLE_BELOW_SHARE}). After worker-kill too: the replacement is a standby process started
  * with the others, which polls as soon as it is told, and the calls whose activities died with the
- * killed worker run again on the others once their start-to-close timeout (5 s for a gated
- * activity) expires. The dead worker is counted (its ledger is lost, the evaluation is not).
+ * killed worker run again on the others once their heartbeat timeout (2 s for a gated activity,
+ * whose heartbeat the activity gate keeps going while the call runs) expires. The dead worker is
+ * counted (its ledger is lost, the evaluation is not).
  */
 class FaultIT {
   /**
