@@ -159,9 +159,8 @@ class FailOpenGateTest {
         .isInstanceOfSatisfying(
             Admission.Admitted.class, a -> assertThat(a.grant().failedOpen()).isTrue());
 
-    // A retry-after beyond the bound holds ungated calls for the bound only; other answers and a
-    // 429
-    // to a gated call hold nothing.
+    // A retry-after beyond the bound holds ungated calls for the bound only; other answers, and a
+    // 429 to a gated call, hold nothing.
     gate.feedback(
         refused.grant(), ProviderSignal.rateLimited(Dimension.REQUESTS, Duration.ofHours(24)));
     assertThat(gate.admit("a", "P1", Cost.requests(1)))
