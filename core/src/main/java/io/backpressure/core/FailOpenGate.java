@@ -218,9 +218,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     Admission answer =
         switch (mode) {
           case OPEN -> admitUngated(request, now);
-          case CLOSED ->
-              new Admission.Deferred(
-                  closedRetryAfter, request.booking() == null ? "" : request.booking());
+          case CLOSED -> new Admission.Deferred(closedRetryAfter, bookingOf(request));
           case LOCAL -> admitLocally(request);
         };
     if (answer instanceof Admission.Admitted a) {
@@ -272,8 +270,7 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     long until = providerWaitUntil.get();
     long wait = until - now;
     if (until != Long.MIN_VALUE && wait > 0) {
-      return new Admission.Deferred(
-          Duration.ofNanos(wait), request.booking() == null ? "" : request.booking());
+      return new Admission.Deferred(Duration.ofNanos(wait), bookingOf(request));
     }
     return new Admission.Admitted(
         new Grant(
@@ -282,6 +279,11 @@ public final class FailOpenGate implements Gate, AutoCloseable {
             String.valueOf(request.priority()),
             request.cost(),
             true));
+  }
+
+  /** The booking a deferral by the mode hands back: the call's own, or none. */
+  private static String bookingOf(AdmissionRequest request) {
+    return request.booking() == null ? "" : request.booking();
   }
 
   /**
@@ -465,11 +467,10 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     long now = clock.nanoTime();
     Duration retryAfter = signal.retryAfter();
     if (grant != null && grant.failedOpen() && signal.rateLimited() && retryAfter != null) {
-      long wait =
-          retryAfter.compareTo(MAX_PROVIDER_WAIT) > 0
-              ? MAX_PROVIDER_WAIT.toNanos()
-              : retryAfter.toNanos();
-      long until = now + wait;
+      long until =
+          now
+              + (retryAfter.compareTo(MAX_PROVIDER_WAIT) > 0 ? MAX_PROVIDER_WAIT : retryAfter)
+                  .toNanos();
       providerWaitUntil.accumulateAndGet(
           until, (held, asked) -> held == Long.MIN_VALUE || asked - held > 0 ? asked : held);
     }

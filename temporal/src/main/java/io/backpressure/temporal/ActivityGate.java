@@ -233,8 +233,8 @@ public final class ActivityGate {
     Objects.requireNonNull(request, "request");
     ActivityScope scope = ActivityScope.current();
     boolean workflowTimed = scope != null && scope.workflowTimed();
-    ActivityExecutionContext context = workflowTimed ? null : Activity.getExecutionContext();
-    ServerDeferral previous = context == null ? null : ServerDeferral.read(context);
+    ActivityExecutionContext context = Activity.getExecutionContext();
+    ServerDeferral previous = workflowTimed ? null : ServerDeferral.read(context);
     String booking =
         scope != null && workflowTimed
             ? scope.booking()
@@ -243,7 +243,7 @@ public final class ActivityGate {
     while (true) {
       Admission admission = gate.admit(booking == null ? request : request.withBooking(booking));
       if (admission instanceof Admission.Admitted admitted) {
-        keepBeating(admitted.grant(), context != null ? context : Activity.getExecutionContext());
+        keepBeating(admitted.grant(), context);
         return admitted.grant();
       }
       if (admission instanceof Admission.Rejected rejected) {
@@ -275,7 +275,7 @@ public final class ActivityGate {
       if (waited + retryAfterMillis > maxWait.toMillis()) {
         throw Failures.expired(waited, retryAfterMillis, maxWait, null);
       }
-      new ServerDeferral(since, booking).write(Objects.requireNonNull(context));
+      new ServerDeferral(since, booking).write(context);
       throw Failures.deferred(retryAfterMillis, booking, false);
     }
   }

@@ -44,9 +44,9 @@ class LoopbackTestServerTest {
       WorkflowServiceStubs stubs =
           WorkflowServiceStubs.newServiceStubs(
               WorkflowServiceStubsOptions.newBuilder().setTarget(server.target()).build());
+      WorkflowClient client = WorkflowClient.newInstance(stubs);
+      WorkerFactory factory = WorkerFactory.newInstance(client);
       try {
-        WorkflowClient client = WorkflowClient.newInstance(stubs);
-        WorkerFactory factory = WorkerFactory.newInstance(client);
         factory.newWorker("sleep").registerWorkflowImplementationTypes(SleeperImpl.class);
         factory.start();
         Sleeper sleeper =
@@ -55,12 +55,12 @@ class LoopbackTestServerTest {
         long started = System.nanoTime();
         long workflowMillis = sleeper.sleep(3_000);
         long wallMillis = (System.nanoTime() - started) / 1_000_000;
-        factory.shutdownNow();
         // With time skipping unlocked the server jumps its clock to the timer at once: the
         // workflow saw 3 s pass in a few milliseconds of wall time.
         assertThat(workflowMillis).isGreaterThanOrEqualTo(3_000);
         assertThat(wallMillis).isGreaterThanOrEqualTo(3_000);
       } finally {
+        factory.shutdownNow();
         stubs.shutdownNow();
       }
     }
