@@ -95,6 +95,21 @@ public final class InMemoryGate implements Gate {
     return gate;
   }
 
+  /**
+   * A gate that takes over from state lost while it was admitting: its buckets start empty and,
+   * when the policy has a safe window, its first step counts the window's whole allowance as
+   * admitted, so it admits nothing for one period and then gates at the caps. The lost state's last
+   * period is unknown, and the provider's current window may hold up to the cap admitted at any
+   * moment of it. This is what the Redis backend does when it finds a running target's state gone
+   * (a FLUSHALL, a restart without persistence); in memory, it suits a process that restarts within
+   * one provider period of its previous run's admissions.
+   */
+  public static InMemoryGate createAfterLoss(Policy policy, Ticker clock) {
+    InMemoryGate gate = new InMemoryGate(policy, clock);
+    gate.buckets.startAfterLoss();
+    return gate;
+  }
+
   @Override
   public String target() {
     return policy().target();

@@ -395,6 +395,9 @@ final class NestedBuckets {
   /** Whether the first step creates L1 empty rather than full (see {@link #startEmpty()}). */
   private boolean emptyAtStart;
 
+  /** Whether the first step counts the safe window as spent (see {@link #startAfterLoss()}). */
+  private boolean spentAtStart;
+
   private long lastMicros;
   private final double[] global;
 
@@ -548,6 +551,18 @@ final class NestedBuckets {
    */
   void startEmpty() {
     emptyAtStart = true;
+  }
+
+  /**
+   * {@link #startEmpty()}, and under a safe window the first step also counts the window's whole
+   * allowance as admitted at that step, so nothing is admitted for one period: for state rebuilt
+   * after it was lost (the Redis backend's restart, guards.lua), whose last period is unknown. The
+   * provider's current window may hold up to the allowance admitted at any moment of it — a burst
+   * just before the loss included — and empty buckets alone would refill into it.
+   */
+  void startAfterLoss() {
+    emptyAtStart = true;
+    spentAtStart = true;
   }
 
   /**
@@ -1032,6 +1047,9 @@ final class NestedBuckets {
         global[d] = emptyAtStart ? 0 : burst[d];
         for (int k = 0; k < classes; k++) {
           classLevel[k][d] = classCap[k][d];
+        }
+        if (spentAtStart && windows[d] != null) {
+          windows[d].fill(now);
         }
       }
       holdSpent(now);

@@ -55,6 +55,11 @@ final class SlidingWindow {
     return entry;
   }
 
+  /** Records the whole allowance as admitted at {@code now}: the window is spent for one period. */
+  void fill(long now) {
+    add(now, allowance);
+  }
+
   /** Corrects an admitted amount by {@code delta} if it is still inside the window. */
   void adjust(Entry entry, long now, double delta) {
     if (entry.at > now - period) {

@@ -48,6 +48,10 @@ class EvalCommandTest {
     JsonNode bp = summary.get("configs").get("bp");
     assertThat(bp.get("http_429_share").get("mean").isNumber()).isTrue();
     assertThat(bp.get("http_429_share").has("ci95")).isTrue();
+    JsonNode okRps = bp.get("ok_rps_total");
+    assertThat(okRps.get("min").asDouble())
+        .isLessThanOrEqualTo(okRps.get("mean").asDouble())
+        .isLessThanOrEqualTo(okRps.get("max").asDouble());
     assertThat(bp.get("ok_rps_by_priority").get("P1").get("mean").isNumber()).isTrue();
     assertThat(bp.get("ideal_rps_by_queue").get("t_p3_b").get("mean").asDouble())
         .isCloseTo(6.0, org.assertj.core.api.Assertions.within(1e-6));

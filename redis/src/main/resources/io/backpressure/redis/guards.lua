@@ -25,6 +25,11 @@ end
 --    state (it was flushed, evicted or lost in a restart without persistence, and a gate wrote the
 --    policy back with 'started' set), the buckets restart empty rather than full: the provider's
 --    current window may already hold what the lost state had admitted, and full buckets would add
---    a burst on top. A new target, or a new layout of its policy (apply.lua clears 'started'),
+--    a burst on top. Under a safe window the restarted window also counts its whole allowance as
+--    admitted at the restart, so nothing is admitted for one period: empty buckets alone still
+--    refill into a provider window whose lost part may hold a whole burst admitted just before the
+--    loss (measured: 12 admissions in the half second before a FLUSHALL and 5 in the half second
+--    after, 17 against a cap of 15). After that period the buckets have refilled and gating goes on
+--    at the cap. A new target, or a new layout of its policy (apply.lua clears 'started'),
 --    starts full, as the paper's buckets do. The step checks this where it reads the config and
 --    the state anyway (load_config and begin_step in nested_buckets.lua), at no extra command.

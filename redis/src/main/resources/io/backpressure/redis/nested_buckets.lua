@@ -1117,6 +1117,12 @@ local function begin_step(now)
   if P.period > 0 and not W then
     load_window()
   end
+  if START_EMPTY and W then
+    -- The lost state's last period is unknown: the provider's current window may hold up to the
+    -- whole allowance, admitted at any moment of it, so the restarted window counts it as spent
+    -- now (guards.lua, lost state).
+    window_add(now, P.allowance)
+  end
 end
 
 local function end_step()

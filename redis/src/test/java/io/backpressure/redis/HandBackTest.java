@@ -72,7 +72,7 @@ class HandBackTest {
             .toCompletableFuture());
 
     redis.charge(Cost.of(Dimension.REQUESTS, 4));
-    InMemoryGate memory = InMemoryGate.createEmpty(POLICY, clock);
+    InMemoryGate memory = InMemoryGate.createAfterLoss(POLICY, clock);
     memory.charge(Cost.of(Dimension.REQUESTS, 4));
     assertThat(redis.policyStore().read()).as("the policy was written back").isPresent();
     decideAlike(redis, memory, clock);

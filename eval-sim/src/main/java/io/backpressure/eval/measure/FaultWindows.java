@@ -20,8 +20,11 @@ import java.util.Map;
  * effect lasts to the run's end. A slow provider's fault lasts until the last answer it slowed was
  * sent (calls it admitted before its switch went off keep their latency). An instant fault ({@code
  * redis-flush}, {@code worker-kill} without {@code +D}) excludes no window. "After state loss" is
- * every such window that starts at or after the first loss (a FLUSHALL, or the restart of a killed
- * redis-server).
+ * every such window that holds a moment of the first period after a loss (a FLUSHALL, or the
+ * restart of a killed redis-server): the windows whose admissions the lost state could have
+ * bounded, or that the restarted state decides from nothing. A window that starts a period or more
+ * after the loss holds only admissions the restarted state decided and saw; it is the steady state
+ * again and counts towards the bound outside faults like any other.
  *
  * <p>Recovery of a fault ending at {@code E}: the time from {@code E} until the provider has
  * answered {@code ⌈0.9 · R · period⌉} requests with 200, all sent after {@code E}, within one
@@ -68,8 +71,8 @@ public final class FaultWindows {
    * The requests dimension of a run with faults.
    *
    * @param maxOutsideFaults the most requests in a window wholly outside every fault's duration
-   * @param maxAfterStateLoss the same over windows starting at or after the first state loss; NaN
-   *     when no fault lost the state
+   * @param maxAfterStateLoss the same over the windows that hold a moment of the first period after
+   *     a state loss; NaN when no fault lost the state
    * @param recoveryS per fault (as written on the command line): seconds from its end until the
    *     provider answered 90 % of {@code recoveryRateRps} within one period again; NaN for a fault
    *     that never ended
@@ -171,10 +174,16 @@ public final class FaultWindows {
                         ? f
                         : new Span(f.fault(), f.startNanos(), Long.MAX_VALUE, f.stateLostNanos()))
             .toList();
-    long lostAt =
-        faults.stream().mapToLong(Span::stateLostNanos).filter(t -> t >= 0).min().orElse(-1);
-    double outside = maxWindow(all, periodNanos, closed, Long.MIN_VALUE);
-    double afterLoss = lostAt < 0 ? Double.NaN : maxWindow(all, periodNanos, closed, lostAt);
+    double outside = maxWindow(all, periodNanos, closed, Long.MIN_VALUE, Long.MAX_VALUE);
+    double afterLoss =
+        faults.stream()
+            .mapToLong(Span::stateLostNanos)
+            .filter(t -> t >= 0)
+            .mapToDouble(
+                lost ->
+                    maxWindow(all, periodNanos, closed, lost - periodNanos + 1, lost + periodNanos))
+            .max()
+            .orElse(Double.NaN);
     double perPeriod =
         Math.min(capPerPeriod, rateOutsideFaults(ok, closed, warmupNanos, endNanos) * periodNanos);
     int needed = Math.max(1, (int) Math.ceil(RECOVERED_SHARE * perPeriod - 1e-9));
@@ -226,10 +235,10 @@ public final class FaultWindows {
   }
 
   /**
-   * The most arrivals within {@code [s, s + period)} over window starts {@code s} at an arrival at
-   * or after {@code from}, skipping windows that overlap a fault's own duration.
+   * The most arrivals within {@code [s, s + period)} over window starts {@code s} at an arrival in
+   * {@code [from, to)}, skipping windows that overlap a fault's own duration.
    */
-  static double maxWindow(long[] sorted, long period, List<Span> faults, long from) {
+  static double maxWindow(long[] sorted, long period, List<Span> faults, long from, long to) {
     int best = 0;
     int head = 0;
     for (int tail = 0; tail < sorted.length; tail++) {
@@ -238,7 +247,7 @@ public final class FaultWindows {
       while (head < sorted.length && sorted[head] < start + period) {
         head++;
       }
-      if (start >= from && !overlapsAFault(start, start + period, faults)) {
+      if (start >= from && start < to && !overlapsAFault(start, start + period, faults)) {
         best = Math.max(best, head - tail);
       }
     }

@@ -43,30 +43,35 @@ public final class Stats {
   }
 
   /**
-   * The mean of the finite values and the half-width of its two-sided 95 % Student-t interval,
-   * {@code t(0.975, n−1) · s / √n}; the half-width is NaN with fewer than two values, both are NaN
-   * with none.
+   * The mean of the finite values, the half-width of its two-sided 95 % Student-t interval, {@code
+   * t(0.975, n−1) · s / √n}, and the least and greatest value; the half-width is NaN with fewer
+   * than two values, all four are NaN with none.
    */
   public static Estimate meanCi95(double[] values) {
     double[] finite = Arrays.stream(values).filter(Double::isFinite).toArray();
     int n = finite.length;
     if (n == 0) {
-      return new Estimate(Double.NaN, Double.NaN, 0);
+      return new Estimate(Double.NaN, Double.NaN, 0, Double.NaN, Double.NaN);
     }
     double mean = Arrays.stream(finite).sum() / n;
+    double min = Arrays.stream(finite).min().getAsDouble();
+    double max = Arrays.stream(finite).max().getAsDouble();
     if (n == 1) {
-      return new Estimate(mean, Double.NaN, 1);
+      return new Estimate(mean, Double.NaN, 1, min, max);
     }
     double ss = 0;
     for (double v : finite) {
       ss += (v - mean) * (v - mean);
     }
     double sd = Math.sqrt(ss / (n - 1));
-    return new Estimate(mean, studentT975(n - 1) * sd / Math.sqrt(n), n);
+    return new Estimate(mean, studentT975(n - 1) * sd / Math.sqrt(n), n, min, max);
   }
 
-  /** A mean over repeats with its 95 % half-width; NaN where undefined. */
-  public record Estimate(double mean, double ci95, int n) {}
+  /**
+   * A mean over repeats with its 95 % half-width and the range of the repeats' values; NaN where
+   * undefined.
+   */
+  public record Estimate(double mean, double ci95, int n, double min, double max) {}
 
   /**
    * The 0.975 quantile of Student's t with {@code df} degrees of freedom, by bisection on the CDF.

@@ -13,11 +13,13 @@ import java.util.Map;
 /**
  * Renders {@code summary.json} (eval/README.md): {@code {"workload", "mode", "repeats", "seed",
  * "duration_s", "scale" (only when the workload was scaled down), "faults" (only when faults were
- * injected), "configs": {"bp": {"http_429_share": {"mean", "ci95"}, "ok_rps_by_priority": {"P1":
- * {"mean", "ci95"}}, …}}}}. Keys keep their deterministic insertion order (configurations as run,
- * metrics in the order eval/README.md lists them, classes and tenants in workload order); numbers
- * are rounded to six significant digits; an undefined value (no data, or a half-width from one
- * repeat) is {@code null}. The same summary always renders to the same bytes.
+ * injected), "configs": {"bp": {"http_429_share": {"mean", "ci95", "min", "max"},
+ * "ok_rps_by_priority": {"P1": {"mean", "ci95", "min", "max"}}, …}}}}: a metric's mean over the
+ * repeats, its 95 % half-width, and the least and greatest single run's value. Keys keep their
+ * deterministic insertion order (configurations as run, metrics in the order eval/README.md lists
+ * them, classes and tenants in workload order); numbers are rounded to six significant digits; an
+ * undefined value (no data, or a half-width from one repeat) is {@code null}. The same summary
+ * always renders to the same bytes.
  */
 public final class SummaryJson {
   private static final ObjectMapper JSON =
@@ -65,6 +67,8 @@ public final class SummaryJson {
   private static void estimate(ObjectNode node, Stats.Estimate e) {
     number(node, "mean", e.mean());
     number(node, "ci95", e.ci95());
+    number(node, "min", e.min());
+    number(node, "max", e.max());
   }
 
   private static void number(ObjectNode node, String key, double value) {

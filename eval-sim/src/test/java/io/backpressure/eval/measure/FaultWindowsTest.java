@@ -45,9 +45,37 @@ class FaultWindowsTest {
                 arrivals.stream().mapToLong(FaultWindows.Arrival::arrivalNanos).sorted().toArray(),
                 SECOND,
                 List.of(),
-                Long.MIN_VALUE))
+                Long.MIN_VALUE,
+                Long.MAX_VALUE))
         .as("with nothing left out")
         .isEqualTo(40);
+  }
+
+  @Test
+  void theStricterCountCoversTheWindowsThatHoldTheFirstPeriodAfterEachLoss() {
+    List<FaultWindows.Arrival> arrivals = new ArrayList<>();
+    steady(arrivals, 0, 9.5, 10, true);
+    steady(arrivals, 9.5, 10, 20, true); // 5 more than the cap in a window holding 10.2 s
+    steady(arrivals, 10, 20, 10, true);
+    steady(arrivals, 20, 20.5, 20, true); // the same long after any loss
+    steady(arrivals, 20.5, 30, 10, true);
+
+    FaultWindows.Result near =
+        FaultWindows.of(scheduled("redis-flush@10.2"), arrivals, 10, SECOND, 0, Workload.nanos(30));
+    FaultWindows.Result before =
+        FaultWindows.of(scheduled("redis-flush@9.6"), arrivals, 10, SECOND, 0, Workload.nanos(30));
+    FaultWindows.Result far =
+        FaultWindows.of(scheduled("redis-flush@12"), arrivals, 10, SECOND, 0, Workload.nanos(30));
+
+    assertThat(near.maxOutsideFaults()).isEqualTo(15);
+    assertThat(near.maxAfterStateLoss()).as("a window from 9.5 s holds 10.2 s").isEqualTo(15);
+    assertThat(before.maxAfterStateLoss())
+        .as("the bump is in the loss's first period")
+        .isEqualTo(15);
+    assertThat(far.maxAfterStateLoss())
+        .as("every window holding 12–13 s keeps the cap")
+        .isEqualTo(10);
+    assertThat(far.maxOutsideFaults()).as("the later bump is the steady state's").isEqualTo(15);
   }
 
   @Test

@@ -43,6 +43,14 @@ class StatsTest {
   }
 
   @Test
+  void theRangeIsTheLeastAndGreatestFiniteValue() {
+    Stats.Estimate e = Stats.meanCi95(new double[] {2.5, Double.NaN, -1, 7});
+    assertThat(e.min()).isEqualTo(-1.0);
+    assertThat(e.max()).isEqualTo(7.0);
+    assertThat(Stats.meanCi95(new double[] {Double.NaN}).max()).isNaN();
+  }
+
+  @Test
   void undefinedValuesAreLeftOutAndOneValueHasNoInterval() {
     Stats.Estimate e = Stats.meanCi95(new double[] {Double.NaN, 4});
     assertThat(e.mean()).isEqualTo(4.0);
