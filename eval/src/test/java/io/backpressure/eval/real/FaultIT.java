@@ -63,15 +63,15 @@ class FaultIT {
 
   /**
    * The gate-side margin for send-delay variation the run is given ({@code --send-margin-ms}). The
-   * gate holds the cap in its own time: the buckets restart empty after a state loss, the safe
-   * window counts every admission, and on its return to the shared state each worker charges it
-   * with what it admitted locally in the hand-back horizon (FailOpenGate; {@code
-   * FailOpenHandBackTest} checks that on a virtual clock). The provider counts arrivals, which
-   * follow admissions by a delay that varies from call to call: on the loaded machine by up to
-   * 42–788 ms (p99 of admission to arrival in seven runs at load 10–20), and without a margin
-   * windows of 16 came before any state loss as well as after it (eval README, faults). With the
-   * safe window 200 ms longer at the same allowance ({@code SendMargin}), no provider window sees
-   * more than the cap while delays vary by less than that.
+   * gate holds the cap in its own time: after a state loss the buckets restart empty and the lost
+   * period counts as spent, the safe window counts every admission, and on its return to the shared
+   * state each worker charges it with what it admitted locally in the hand-back horizon
+   * (FailOpenGate; {@code FailOpenHandBackTest} checks that on a virtual clock). The provider
+   * counts arrivals, which follow admissions by a delay that varies from call to call: on the
+   * loaded machine by up to 42–788 ms (p99 of admission to arrival in seven runs at load 10–20),
+   * and without a margin windows of 16 came before any state loss as well as after it (eval README,
+   * faults). With the safe window 200 ms longer at the same allowance ({@code SendMargin}), no
+   * provider window sees more than the cap while delays vary by less than that.
    */
   static final int SEND_MARGIN_MS = 200;
 
