@@ -419,7 +419,9 @@ public final class RedisGate implements Gate, AutoCloseable {
                     if (written.isPresent()) {
                       LOG.warn(
                           "target {} had no policy in Redis (data lost or deleted); wrote back the last one this gate read;"
-                              + " the buckets restart empty",
+                              + " the buckets restart empty, and under a safe window nothing is"
+                              + " admitted for one period (the lost state's last period counts as"
+                              + " spent)",
                           target);
                     }
                   });
