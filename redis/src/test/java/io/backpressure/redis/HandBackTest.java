@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.backpressure.core.Admission;
-import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.InMemoryGate;
@@ -26,20 +25,9 @@ class HandBackTest {
           .safeWindow(Duration.ofSeconds(1))
           .build();
 
-  /** Both gates answer the same calls alike (kind and Δ), 40 calls 37 ms apart. */
+  /** Both gates answer 40 calls alike (see {@link DecideAlike}). */
   private static void decideAlike(RedisGate redis, InMemoryGate memory, ManualClock clock) {
-    for (int step = 0; step < 40; step++) {
-      AdmissionRequest request = AdmissionRequest.of("t" + step % 3, "P1", Cost.requests(1));
-      Admission fromRedis = redis.admit(request);
-      Admission fromMemory = memory.admit(request);
-      assertThat(fromRedis.getClass()).as("step %d", step).isEqualTo(fromMemory.getClass());
-      if (fromRedis instanceof Admission.Deferred d) {
-        assertThat(d.retryAfter())
-            .as("Δ at step %d", step)
-            .isEqualTo(((Admission.Deferred) fromMemory).retryAfter());
-      }
-      clock.advance(Duration.ofMillis(37));
-    }
+    DecideAlike.decideAlike(redis, memory, clock, 40);
   }
 
   @Test

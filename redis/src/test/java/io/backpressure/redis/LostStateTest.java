@@ -39,6 +39,12 @@ class LostStateTest {
     return n;
   }
 
+  /** Deletes the target's state key, as an eviction or a partial loss would. */
+  private static void loseState(RedisGate gate) {
+    gate.connection()
+        .await(gate.connection().commands().del(gate.keys().state()).toCompletableFuture());
+  }
+
   /**
    * One caller calls back to back for {@code seconds} of virtual time, each deferred attempt
    * retried with its booking when it was told; returns how many calls were admitted.
@@ -98,15 +104,17 @@ class LostStateTest {
     clock.advance(Duration.ofSeconds(5));
     assertThat(admitted(gate, 10)).as("a burst just before the loss").isEqualTo(10);
     clock.advance(Duration.ofMillis(400));
-    gate.connection()
-        .await(gate.connection().commands().del(gate.keys().state()).toCompletableFuture());
+    loseState(gate);
+    long lostAt = clock.nanoTime();
 
     assertThat(callFor(gate, clock, 0.55))
         .as("admitted in the rest of the provider second that already holds the burst")
         .isZero();
-    clock.advance(Duration.ofMillis(500));
+    assertThat(clock.nanoTime() - lostAt)
+        .as("the deferred call comes back one period after the loss")
+        .isEqualTo(Duration.ofSeconds(1).toNanos());
     assertThat(callFor(gate, clock, 0.99))
-        .as("a period after the loss: the refilled burst, then the cap")
+        .as("the second from one period after the loss: the refilled burst, then the window")
         .isEqualTo(10);
   }
 
@@ -117,8 +125,7 @@ class LostStateTest {
     RedisGate gate = TestRedis.shared().gate(POLICY, TimeSource.caller(clock));
     assertThat(admitted(gate, 10)).isEqualTo(10);
     clock.advance(Duration.ofSeconds(5));
-    Keys keys = gate.keys();
-    gate.connection().await(gate.connection().commands().del(keys.state()).toCompletableFuture());
+    loseState(gate);
     assertThat(callFor(gate, clock, 1.0))
         .as("admitted in the second after the state key vanished")
         .isBetween(9, 10);
@@ -132,23 +139,8 @@ class LostStateTest {
       RedisGate gate = TestRedis.shared().gate(policy, TimeSource.caller(clock));
       assertThat(admitted(gate, 10)).isEqualTo(10);
       clock.advance(Duration.ofSeconds(5));
-      gate.connection()
-          .await(gate.connection().commands().del(gate.keys().state()).toCompletableFuture());
-      InMemoryGate reference = InMemoryGate.createAfterLoss(policy, clock);
-      for (int step = 0; step < 60; step++) {
-        AdmissionRequest request = AdmissionRequest.of("t" + step % 3, "P1", Cost.requests(1));
-        Admission redis = gate.admit(request);
-        Admission memory = reference.admit(request);
-        assertThat(redis.getClass())
-            .as("%s, step %d", policy.target(), step)
-            .isEqualTo(memory.getClass());
-        if (redis instanceof Admission.Deferred d) {
-          assertThat(d.retryAfter())
-              .as("Δ at step %d of %s", step, policy.target())
-              .isEqualTo(((Admission.Deferred) memory).retryAfter());
-        }
-        clock.advance(Duration.ofMillis(37));
-      }
+      loseState(gate);
+      DecideAlike.decideAlike(gate, InMemoryGate.createAfterLoss(policy, clock), clock, 60);
     }
   }
 
