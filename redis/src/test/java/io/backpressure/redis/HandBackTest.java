@@ -1,5 +1,6 @@
 package io.backpressure.redis;
 
+import static io.backpressure.redis.DecideAlike.decideAlike;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,11 +26,6 @@ class HandBackTest {
           .safeWindow(Duration.ofSeconds(1))
           .build();
 
-  /** Both gates answer 40 calls alike (see {@link DecideAlike}). */
-  private static void decideAlike(RedisGate redis, InMemoryGate memory, ManualClock clock) {
-    DecideAlike.decideAlike(redis, memory, clock, 40);
-  }
-
   @Test
   void aChargeTakesFromL1_asTheReferenceDoes() {
     ManualClock clock = new ManualClock();
@@ -42,7 +38,7 @@ class HandBackTest {
         .as("a full bucket of 15 charged 20 is 5 below empty")
         .isInstanceOf(Admission.Deferred.class);
     memory.admit("t", "P1", Cost.requests(1));
-    decideAlike(redis, memory, clock);
+    decideAlike(redis, memory, clock, 40);
   }
 
   @Test
@@ -63,7 +59,7 @@ class HandBackTest {
     InMemoryGate memory = InMemoryGate.createAfterLoss(POLICY, clock);
     memory.charge(Cost.of(Dimension.REQUESTS, 4));
     assertThat(redis.policyStore().read()).as("the policy was written back").isPresent();
-    decideAlike(redis, memory, clock);
+    decideAlike(redis, memory, clock, 40);
   }
 
   @Test
@@ -82,7 +78,7 @@ class HandBackTest {
         .as("2 s of refill at 15/s pay back one burst")
         .isInstanceOf(Admission.Admitted.class);
     memory.admit("t", "P1", Cost.requests(1));
-    decideAlike(redis, memory, clock);
+    decideAlike(redis, memory, clock, 40);
   }
 
   @Test
@@ -98,7 +94,7 @@ class HandBackTest {
     assertThatThrownBy(() -> redis.charge(Cost.of("gpus", 1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("spent.gpus");
-    decideAlike(redis, InMemoryGate.create(POLICY, clock), clock);
+    decideAlike(redis, InMemoryGate.create(POLICY, clock), clock, 40);
   }
 
   @Test
