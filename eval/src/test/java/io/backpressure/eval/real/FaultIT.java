@@ -55,17 +55,6 @@ class FaultIT {
   static final double RECOVERY_S = 2.0;
 
   /**
-   * How long the gate admits nothing after its state was lost, by design: the safe window of the
-   * provider's one-second period widened by {@link #SEND_MARGIN_MS} (the restarted window counts
-   * the lost period as spent; guards.lua, lost state). {@code LostStateTest} checks on a virtual
-   * clock that gating resumes exactly one window after the loss. A fault that loses the state
-   * ({@code redis-flush}, {@code redis-kill}) is given {@link #RECOVERY_S} from the end of that
-   * pause: measured from the loss, the recovery also holds the pause, then the line's pacing of the
-   * calls deferred through it and the stack's timer latency (eval README, faults).
-   */
-  static final double PAUSE_AFTER_LOSS_S = 1.0 + SEND_MARGIN_MS / 1000.0;
-
-  /**
    * Recovery times are checked only when at most this share of the run's fault-free windows holds
    * fewer 200s than a recovered gate needs ({@code fault_recovery_below_share}): above it the
    * stack's own swings, with no fault at all, take longer than the target to reach the mark (on the
@@ -87,6 +76,17 @@ class FaultIT {
    * provider window sees more than the cap while delays vary by less than that.
    */
   static final int SEND_MARGIN_MS = 200;
+
+  /**
+   * How long the gate admits nothing after its state was lost, by design: the safe window of the
+   * provider's one-second period widened by {@link #SEND_MARGIN_MS} (the restarted window counts
+   * the lost period as spent; guards.lua, lost state). {@code LostStateTest} checks on a virtual
+   * clock that gating resumes exactly one window after the loss. A fault that loses the state
+   * ({@code redis-flush}, {@code redis-kill}) is given {@link #RECOVERY_S} from the end of that
+   * pause: measured from the loss, the recovery also holds the pause, then the line's pacing of the
+   * calls deferred through it and the stack's timer latency (eval README, faults).
+   */
+  static final double PAUSE_AFTER_LOSS_S = 1.0 + SEND_MARGIN_MS / 1000.0;
 
   @Test
   void everyFaultKeepsTheCapAndEveryCallAndGatingComesBackWithinTwoSeconds(@TempDir Path dir)
