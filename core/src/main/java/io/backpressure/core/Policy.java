@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * @param safeWindow the provider's accounting period when the gate should never admit more than
  *     {@code C_d} times its length in any window of that length, however aligned; {@code null} for
  *     the bucket bound {@code C_d·T + B_d} alone. The builder and the YAML default it to the
- *     provider's period when that is known (a cap given per minute)
+ *     provider's period when that is known (a cap given per minute); {@link #withSendMargin} widens
+ *     it for the variation of the send delay
  * @param shareHorizon the time over which class and queue shares are measured and banked: an
  *     under-using class or queue banks at most this much of its rate, and usage is averaged over it
  * @param grantTtl how long an unreleased grant or an unredeemed booking is remembered
@@ -122,6 +123,10 @@ public record Policy(
   private static final Duration MAX_WINDOW = Duration.ofHours(1);
 
   private static final Duration MAX_IDLE_TTL = Duration.ofHours(24);
+
+  /** The field a send margin's errors name, as the policy format spells it. */
+  private static final String SEND_MARGIN = "send_margin";
+
   private static final Duration ONE_MINUTE = Duration.ofMinutes(1);
   private static final Duration MIN_GRANT_TTL = Duration.ofSeconds(1);
 
@@ -208,11 +213,15 @@ public record Policy(
     return -1;
   }
 
-  /** This policy with the parts a hot update may change replaced; everything else kept. */
+  /**
+   * This policy with the parts a hot update or a send margin may change replaced; everything else
+   * kept.
+   */
   private Policy with(
       List<Dimension> dims,
       List<PriorityClass> classes,
       Map<String, Double> weights,
+      @Nullable Duration window,
       FeedbackPolicy feedback) {
     return new Policy(
         target,
@@ -223,7 +232,7 @@ public record Policy(
         reservation,
         defaultMaxTokens,
         idleTtl,
-        safeWindow,
+        window,
         shareHorizon,
         grantTtl,
         priorityMode,
@@ -240,7 +249,7 @@ public record Policy(
           "no dimension named '" + replacement.name() + "'; known: " + dimensionNames());
     }
     dims.set(i, replacement);
-    return with(dims, priorities, tenantWeights, feedback);
+    return with(dims, priorities, tenantWeights, safeWindow, feedback);
   }
 
   /** This policy with a class weight replaced (a hot update). */
@@ -252,19 +261,130 @@ public record Policy(
     }
     List<PriorityClass> classes = new ArrayList<>(priorities);
     classes.set(i, new PriorityClass(priority, weight, priorities.get(i).maxWait()));
-    return with(dimensions, classes, tenantWeights, feedback);
+    return with(dimensions, classes, tenantWeights, safeWindow, feedback);
   }
 
   /** This policy with a tenant's weight set (a hot update). */
   public Policy withTenantWeight(String tenant, double weight) {
     Map<String, Double> weights = new HashMap<>(tenantWeights);
     weights.put(tenant, weight);
-    return with(dimensions, priorities, weights, feedback);
+    return with(dimensions, priorities, weights, safeWindow, feedback);
   }
 
   /** This policy with other feedback parameters. */
   public Policy withFeedback(FeedbackPolicy next) {
-    return with(dimensions, priorities, tenantWeights, next);
+    return with(dimensions, priorities, tenantWeights, safeWindow, next);
+  }
+
+  /**
+   * This policy with a margin {@code m} for the variation of the send delay: the safe window
+   * widened from {@code P} to {@code P + m} and every dimension's cap scaled by {@code P / (P +
+   * m)}, so that the window's allowance {@code C_d·P} is unchanged; bursts unchanged. {@code this}
+   * when the margin is zero.
+   *
+   * <p>Why. The safe window holds the cap in the gate's own time: no window of the provider's
+   * period {@code P} holds more than {@code C_d·P} admissions. The provider counts arrivals, each
+   * an admission plus the delay until the request reaches it (the client's serialisation, a pooled
+   * connection, the network), and that delay varies from call to call. When the delays of the calls
+   * in one window vary by {@code J}, the arrivals of a provider window of {@code P} come from
+   * admissions spread over up to {@code P + J}, which can hold more than {@code C_d·P}: the gate
+   * frees a slot exactly one period after an admission and a deferred call comes back at that
+   * instant, so a call that reaches the provider late and the one admitted a period after it, which
+   * reaches it early, can fall into one provider window with the whole allowance between them. With
+   * the margin, every window of {@code P + m} holds at most {@code C_d·P} admissions, and the
+   * arrivals of any provider window of {@code P} come from such a window while the delays vary by
+   * at most {@code m}: no provider window sees more than the cap, whatever the state did before
+   * (after a lost state too, as long as the buckets restart empty).
+   *
+   * <p>Worked example: a cap of 10 requests per second on a provider's one-second window, {@code m
+   * = 100 ms}. The safe window becomes 1.1 s, the cap 10/1.1 ≈ 9.09 per second, and any 1.1 s holds
+   * at most 10 admissions, so a provider second holds at most 10 arrivals while the send delays of
+   * its calls differ by at most 100 ms. The price is the same factor on throughput: at most 1/1.1
+   * of the cap, about 9.1 % less. This is the headroom docs/deploying.md advises (Headroom: set
+   * caps below the provider's), in the form whose bound can be proved; the margin should cover the
+   * spread of the send delays the deployment measures, not their mean.
+   *
+   * <p>The policy keeps no margin field: the result <em>is</em> the widened policy, so {@link
+   * #toYaml()} writes the widened window and the scaled caps (and reads back to an equal policy),
+   * and {@link #safeWindow()} and {@link Dimension#capPerSecond()} report them. A later hot update
+   * ({@link #withDimension}) sets the cap it is given, not scaled again: give the scaled figure, or
+   * build the policy again with the margin.
+   *
+   * <p>A cap is scaled up by a few ulps where rounding would otherwise leave the window's allowance
+   * a hair below {@code C_d·P}, so that a call of exactly the allowance still fits.
+   *
+   * @param margin how much the send delay may vary, in {@code [0, safeWindow]} (and the widened
+   *     window at most 1 h)
+   * @throws InvalidPolicyException naming {@code send_margin} when the margin is null, negative or
+   *     longer than the safe window, or this policy has no safe window (without one the gate bounds
+   *     no window to the cap, so there is nothing to widen)
+   */
+  public Policy withSendMargin(Duration margin) {
+    if (margin != null && margin.isZero()) {
+      return this;
+    }
+    if (margin == null || margin.isNegative()) {
+      throw sendMarginOutOfRange(margin, safeWindow);
+    }
+    if (safeWindow == null) {
+      throw new InvalidPolicyException(
+          SEND_MARGIN,
+          "send_margin needs a safe_window: it widens the safe window (the provider's period), and"
+              + " this policy has none; give safe_window, or leave send_margin out");
+    }
+    Duration longest = MAX_WINDOW.minus(safeWindow);
+    if (margin.compareTo(safeWindow) > 0 || margin.compareTo(longest) > 0) {
+      throw sendMarginOutOfRange(margin, safeWindow);
+    }
+    Duration widened = safeWindow.plus(margin);
+    List<Dimension> scaled = new ArrayList<>(dimensions.size());
+    for (Dimension d : dimensions) {
+      scaled.add(
+          new Dimension(d.name(), scaledCap(d.capPerSecond(), safeWindow, widened), d.burst()));
+    }
+    return with(scaled, priorities, tenantWeights, widened, feedback);
+  }
+
+  /**
+   * The error for a send margin outside {@code [0, safe_window]}: the range with the safe window's
+   * length when {@code window} is known, else with its name.
+   */
+  private static InvalidPolicyException sendMarginOutOfRange(
+      @Nullable Duration margin, @Nullable Duration window) {
+    String range;
+    if (window == null) {
+      range = "[0, safe_window]";
+    } else if (window.compareTo(MAX_WINDOW.minus(window)) <= 0) {
+      range = "[0, " + text(window) + "] (at most safe_window)";
+    } else {
+      range =
+          "[0, "
+              + text(MAX_WINDOW.minus(window))
+              + "] (safe_window plus send_margin at most "
+              + text(MAX_WINDOW)
+              + ")";
+    }
+    return new InvalidPolicyException(
+        SEND_MARGIN,
+        "send_margin must be a duration in "
+            + range
+            + ", got "
+            + (margin == null ? "nothing" : text(margin)));
+  }
+
+  /**
+   * {@code cap · P / (P + m)}, rounded up until the widened window's allowance, computed as the
+   * checks compute it ({@code cap · window / 1 s}), is no less than {@code cap · P}.
+   */
+  private static double scaledCap(double cap, Duration period, Duration widened) {
+    long periodNanos = period.toNanos();
+    long widenedNanos = widened.toNanos();
+    double allowance = cap * periodNanos / 1e9;
+    double scaled = cap * periodNanos / widenedNanos;
+    while (scaled * widenedNanos / 1e9 < allowance) {
+      scaled = Math.nextUp(scaled);
+    }
+    return scaled;
   }
 
   /** The dimension names, in order. */
@@ -300,6 +420,7 @@ public record Policy(
     private Duration grantTtl = Duration.ofMinutes(15);
     private FeedbackPolicy feedback = FeedbackPolicy.DEFAULT;
     private PriorityMode priorityMode = PriorityMode.SHARED;
+    private Duration sendMargin = Duration.ZERO;
 
     private Builder(String target) {
       this.target = target;
@@ -426,6 +547,26 @@ public record Policy(
       return safeWindow(null);
     }
 
+    /**
+     * Widens the safe window by {@code margin} and scales every cap to keep the window's allowance,
+     * so that no provider window sees more than the cap while the delay from admission to the
+     * provider's count varies by at most {@code margin} (default zero: the caps and the window as
+     * given). Applied in {@link #build()} after the safe window's default is resolved, so {@code
+     * requestsPerMinute(600).sendMargin(Duration.ofSeconds(1))} gives a 61 s window. What it bounds
+     * and costs: {@link Policy#withSendMargin}.
+     *
+     * @throws InvalidPolicyException naming {@code send_margin} at once when {@code margin} is null
+     *     or negative; {@link #build()} throws it when the margin is longer than the safe window or
+     *     there is no safe window
+     */
+    public Builder sendMargin(Duration margin) {
+      if (margin == null || margin.isNegative()) {
+        throw sendMarginOutOfRange(margin, null);
+      }
+      this.sendMargin = margin;
+      return this;
+    }
+
     /** The horizon over which shares are banked and usage averaged (default 1 s). */
     public Builder shareHorizon(Duration horizon) {
       this.shareHorizon = horizon;
@@ -444,21 +585,28 @@ public record Policy(
       return this;
     }
 
+    /**
+     * The policy, with the send margin applied to the resolved safe window.
+     *
+     * @throws InvalidPolicyException naming the field at fault
+     */
     public Policy build() {
-      return new Policy(
-          target,
-          dimensions,
-          priorities,
-          tenantWeights,
-          defaultTenantWeight,
-          reservation,
-          defaultMaxTokens,
-          idleTtl,
-          safeWindowGiven ? safeWindow : providerPeriod,
-          shareHorizon,
-          grantTtl,
-          priorityMode,
-          feedback);
+      Policy policy =
+          new Policy(
+              target,
+              dimensions,
+              priorities,
+              tenantWeights,
+              defaultTenantWeight,
+              reservation,
+              defaultMaxTokens,
+              idleTtl,
+              safeWindowGiven ? safeWindow : providerPeriod,
+              shareHorizon,
+              grantTtl,
+              priorityMode,
+              feedback);
+      return policy.withSendMargin(sendMargin);
     }
   }
 }

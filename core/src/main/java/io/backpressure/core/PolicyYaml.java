@@ -38,6 +38,7 @@ import org.jspecify.annotations.Nullable;
  * reservation: {enabled: false, default_max_tokens: 1024}
  * idle_ttl: 10s
  * safe_window: 60s                 # default: 60s when a cap is per_minute, else off; "off" for none
+ * send_margin: 0s                  # widens safe_window by it, caps scaled to keep its allowance
  * share_horizon: 1s
  * grant_ttl: 15m
  * feedback: {enabled: true, period: 60s}   # all keys: see FeedbackPolicy
@@ -70,6 +71,7 @@ final class PolicyYaml {
             "reservation",
             "idle_ttl",
             "safe_window",
+            "send_margin",
             "share_horizon",
             "grant_ttl",
             "feedback",
@@ -173,6 +175,9 @@ final class PolicyYaml {
     if (root.has("safe_window")) {
       builder.safeWindow(safeWindow(root));
     }
+    if (root.has("send_margin")) {
+      builder.sendMargin(duration(root, "send_margin"));
+    }
     if (root.has("share_horizon")) {
       builder.shareHorizon(duration(root, "share_horizon"));
     }
@@ -254,6 +259,10 @@ final class PolicyYaml {
     return path.toString();
   }
 
+  /**
+   * The YAML of {@code policy}. No {@code send_margin}: a policy read with one is the widened
+   * policy (Policy.withSendMargin), written with its widened window and scaled caps.
+   */
   static String render(Policy policy) {
     ObjectNode root = YAML.createObjectNode();
     root.put("target", policy.target());
