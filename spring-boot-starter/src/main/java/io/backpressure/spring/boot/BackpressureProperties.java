@@ -191,6 +191,15 @@ public class BackpressureProperties {
     private Duration safeWindow;
 
     /**
+     * How much the delay from admission to the provider's count of a call may vary: the safe window
+     * is widened by it and the caps scaled to keep the window's allowance, so no provider window
+     * sees more than the cap; costs the same factor of throughput (100ms on a 1s window: at most
+     * 1/1.1 of the cap). 0 for none; needs a safe window and is at most its length. A policy file
+     * has its own send_margin.
+     */
+    private Duration sendMargin = Duration.ZERO;
+
+    /**
      * Whether to debit prompt plus max_tokens at admission and refund the unused part on release.
      */
     private boolean reservation;
@@ -276,6 +285,14 @@ public class BackpressureProperties {
 
     public void setSafeWindow(Duration safeWindow) {
       this.safeWindow = safeWindow;
+    }
+
+    public Duration getSendMargin() {
+      return sendMargin;
+    }
+
+    public void setSendMargin(Duration sendMargin) {
+      this.sendMargin = sendMargin;
     }
 
     public boolean isReservation() {

@@ -73,6 +73,9 @@ final class TargetPolicies {
       if (target.getSafeWindow() != null) {
         builder.safeWindow(target.getSafeWindow().isZero() ? null : target.getSafeWindow());
       }
+      if (target.getSendMargin() != null) {
+        builder.sendMargin(target.getSendMargin());
+      }
       builder.reservation(
           target.isReservation(),
           target.getDefaultMaxTokens() == null ? 1024 : target.getDefaultMaxTokens());
@@ -103,6 +106,12 @@ final class TargetPolicies {
           property,
           target.getPolicyFile().getDescription(),
           "a policy file and inline caps, classes or weights exclude each other; keep one");
+    }
+    if (target.getSendMargin() != null && !target.getSendMargin().isZero()) {
+      throw new InvalidConfigurationPropertyValueException(
+          PREFIX + key + ".send-margin",
+          target.getSendMargin(),
+          "a policy file has its own send_margin; set it there");
     }
     String yaml;
     try (InputStream in = target.getPolicyFile().getInputStream()) {
@@ -147,6 +156,7 @@ final class TargetPolicies {
       case "tenants.default_weight" -> "default-tenant-weight";
       case "reservation.default_max_tokens" -> "default-max-tokens";
       case "safe_window" -> "safe-window";
+      case "send_margin" -> "send-margin";
       case "target" -> "name";
       default -> field.replace('_', '-');
     };
@@ -170,6 +180,7 @@ final class TargetPolicies {
       case "tenants.default_weight" -> target.getDefaultTenantWeight();
       case "reservation.default_max_tokens" -> target.getDefaultMaxTokens();
       case "safe_window" -> target.getSafeWindow();
+      case "send_margin" -> target.getSendMargin();
       case "target" -> target.getName();
       default -> null;
     };

@@ -1,11 +1,13 @@
 package io.backpressure.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
 import io.backpressure.metrics.MeteredGate;
 import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.redis.TestRedis;
@@ -117,98 +119,116 @@ class BackpressureAutoConfigurationTest {
   }
 
   @Test
-  void aNegativeCapFailsStartUpNamingTheProperty() {
+  void aSendMarginWidensTheSafeWindowAndScalesTheCaps() {
     runner
-        .withPropertyValues(
-            "backpressure.targets.openai.requests-per-minute=-5",
-            "backpressure.targets.openai.tokens-per-minute=60000",
-            "backpressure.targets.openai.priorities.P1=1")
+        .withPropertyValues(TWO_TARGETS)
+        .withPropertyValues("backpressure.targets.gpt4o.send-margin=1s")
         .run(
             context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .isInstanceOfSatisfying(
-                      InvalidConfigurationPropertyValueException.class,
-                      e ->
-                          assertThat(e.getName())
-                              .isEqualTo("backpressure.targets.openai.requests-per-minute"))
-                  .hasMessageContaining("positive");
+              Policy policy =
+                  ((InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o"))
+                      .policy();
+              assertThat(policy.safeWindow()).isEqualTo(Duration.ofSeconds(61));
+              assertThat(policy.dimensions().get(policy.dimensionIndex("requests")).capPerSecond())
+                  .isCloseTo(600 / 61.0, within(1e-9));
+              assertThat(policy.dimensions().get(policy.dimensionIndex("requests")).burst())
+                  .isEqualTo(10.0);
             });
+  }
+
+  @Test
+  void aSendMarginOutOfRange_withoutASafeWindow_orBesideAPolicyFile_failsStartUpNamingIt() {
+    String gpt4o = "backpressure.targets.gpt4o.";
+    assertStartUpFails(
+        runner.withPropertyValues(TWO_TARGETS).withPropertyValues(gpt4o + "send-margin=-1s"),
+        gpt4o + "send-margin",
+        "send_margin must be a duration in [0, safe_window], got -1s");
+    assertStartUpFails(
+        runner
+            .withPropertyValues(TWO_TARGETS)
+            .withPropertyValues(gpt4o + "safe-window=1s", gpt4o + "send-margin=2s"),
+        gpt4o + "send-margin",
+        "send_margin must be a duration in [0, 1s] (at most safe_window), got 2s");
+    assertStartUpFails(
+        runner
+            .withPropertyValues(TWO_TARGETS)
+            .withPropertyValues(gpt4o + "safe-window=0", gpt4o + "send-margin=100ms"),
+        gpt4o + "send-margin",
+        "send_margin needs a safe_window");
+    assertStartUpFails(
+        runner
+            .withPropertyValues(TWO_TARGETS)
+            .withPropertyValues("backpressure.targets.mini.send-margin=100ms"),
+        "backpressure.targets.mini.send-margin",
+        "a policy file has its own send_margin");
+  }
+
+  /**
+   * Start-up with {@code runner}'s properties fails with Spring Boot's exception for {@code
+   * property}, its message containing {@code message}.
+   */
+  private static void assertStartUpFails(
+      ApplicationContextRunner runner, String property, String message) {
+    runner.run(
+        context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure())
+              .rootCause()
+              .isInstanceOfSatisfying(
+                  InvalidConfigurationPropertyValueException.class,
+                  e -> assertThat(e.getName()).isEqualTo(property))
+              .hasMessageContaining(message);
+        });
+  }
+
+  @Test
+  void aNegativeCapFailsStartUpNamingTheProperty() {
+    assertStartUpFails(
+        runner.withPropertyValues(
+            "backpressure.targets.openai.requests-per-minute=-5",
+            "backpressure.targets.openai.tokens-per-minute=60000",
+            "backpressure.targets.openai.priorities.P1=1"),
+        "backpressure.targets.openai.requests-per-minute",
+        "positive");
   }
 
   @Test
   void aBadClassWeightFailsStartUpWithTheCoresMessage() {
-    runner
-        .withPropertyValues(
+    assertStartUpFails(
+        runner.withPropertyValues(
             "backpressure.targets.openai.requests-per-minute=60",
             "backpressure.targets.openai.tokens-per-minute=60000",
-            "backpressure.targets.openai.priorities.P1=0")
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .isInstanceOfSatisfying(
-                      InvalidConfigurationPropertyValueException.class,
-                      e ->
-                          assertThat(e.getName())
-                              .isEqualTo("backpressure.targets.openai.priorities.P1"))
-                  .hasMessageContaining("priorities.P1 must be a number in (0,");
-            });
+            "backpressure.targets.openai.priorities.P1=0"),
+        "backpressure.targets.openai.priorities.P1",
+        "priorities.P1 must be a number in (0,");
   }
 
   @Test
   void aDefaultTargetThatIsNotConfiguredFailsStartUp() {
-    runner
-        .withPropertyValues(TWO_TARGETS)
-        .withPropertyValues("backpressure.default-target=gpt5")
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .isInstanceOfSatisfying(
-                      InvalidConfigurationPropertyValueException.class,
-                      e -> assertThat(e.getName()).isEqualTo("backpressure.default-target"))
-                  .hasMessageContaining("[gpt4o, mini]");
-            });
+    assertStartUpFails(
+        runner
+            .withPropertyValues(TWO_TARGETS)
+            .withPropertyValues("backpressure.default-target=gpt5"),
+        "backpressure.default-target",
+        "[gpt4o, mini]");
   }
 
   @Test
   void aPolicyFileWithAnUnknownKeyFailsStartUpNamingTheFileProperty() {
-    runner
-        .withPropertyValues("backpressure.targets.bad.policy-file=classpath:bad-policy.yaml")
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .isInstanceOfSatisfying(
-                      InvalidConfigurationPropertyValueException.class,
-                      e ->
-                          assertThat(e.getName()).isEqualTo("backpressure.targets.bad.policy-file"))
-                  .hasMessageContaining("burst_size");
-            });
+    assertStartUpFails(
+        runner.withPropertyValues("backpressure.targets.bad.policy-file=classpath:bad-policy.yaml"),
+        "backpressure.targets.bad.policy-file",
+        "burst_size");
   }
 
   @Test
   void aTargetWithoutATokenCapFailsStartUpNamingTheMissingProperty() {
-    runner
-        .withPropertyValues(
+    assertStartUpFails(
+        runner.withPropertyValues(
             "backpressure.targets.openai.requests-per-minute=60",
-            "backpressure.targets.openai.priorities.P1=1")
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .isInstanceOfSatisfying(
-                      InvalidConfigurationPropertyValueException.class,
-                      e ->
-                          assertThat(e.getName())
-                              .isEqualTo("backpressure.targets.openai.tokens-per-minute"));
-            });
+            "backpressure.targets.openai.priorities.P1=1"),
+        "backpressure.targets.openai.tokens-per-minute",
+        "set the provider's tokens per minute");
   }
 
   @Test
