@@ -26,7 +26,7 @@ import java.util.Locale;
  * @param faults the faults injected into every run ({@code --fault}), possibly none
  * @param whenUnavailable what the Redis gate does while Redis does not answer
  * @param sendMarginMillis {@code --send-margin-ms}: the gate-side margin for send-delay variation
- *     ({@link SendMargin}), 0 for none
+ *     (the core's {@code Policy.withSendMargin}), 0 for none
  */
 public record RealOptions(
     String temporal,
@@ -50,6 +50,12 @@ public record RealOptions(
    * gate, and a deferral costs an activity task, a timer and two workflow tasks.
    */
   public static final double AUTO_SCALE_RPS = 15;
+
+  /**
+   * The largest {@code --send-margin-ms} accepted: the workloads' provider periods are a second or
+   * longer, and a margin may be at most the safe window it widens.
+   */
+  static final long MAX_SEND_MARGIN_MILLIS = 1_000;
 
   /** Options without TLS to Temporal and without faults. */
   public RealOptions(
@@ -92,10 +98,10 @@ public record RealOptions(
 
   public RealOptions {
     faults = List.copyOf(faults);
-    if (sendMarginMillis < 0 || sendMarginMillis > SendMargin.MAX_MILLIS) {
+    if (sendMarginMillis < 0 || sendMarginMillis > MAX_SEND_MARGIN_MILLIS) {
       throw new IllegalArgumentException(
           "--send-margin-ms must be in [0, "
-              + SendMargin.MAX_MILLIS
+              + MAX_SEND_MARGIN_MILLIS
               + "], got "
               + sendMarginMillis);
     }

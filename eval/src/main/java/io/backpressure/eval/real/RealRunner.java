@@ -86,8 +86,8 @@ public final class RealRunner implements Runner {
    * @param ownedRedis the redis-server the harness owns ({@code --redis auto}), closed with the
    *     runner; or null
    * @param faults injected into every run
-   * @param sendMargin the gated configurations' margin for send-delay variation ({@link
-   *     SendMargin}), zero for none
+   * @param sendMargin the gated configurations' margin for send-delay variation (the core's {@code
+   *     Policy.withSendMargin}), zero for none
    */
   RealRunner(
       Function<String, TemporalStack> stackFactory,

@@ -133,7 +133,10 @@ final class RealWorker implements AutoCloseable {
 
   /**
    * The spec of {@code configuration} on {@code workload}; a gated configuration's policy widened
-   * by {@code sendMargin} ({@link SendMargin}).
+   * by {@code sendMargin} ({@link Policy#withSendMargin}).
+   *
+   * @throws IllegalArgumentException naming {@code --send-margin-ms} when a margin is given to a
+   *     gated configuration without the safe window, which it would widen
    */
   static Spec spec(
       Workload workload,
@@ -147,8 +150,14 @@ final class RealWorker implements AutoCloseable {
     Workload.Upstream up = workload.upstream();
     boolean rejectedCount = up.rejectedCount();
     if (configuration instanceof GateConfiguration gate) {
-      Policy policy =
-          SendMargin.widen(GateConfiguration.policy(workload, gate.variant()), sendMargin);
+      Policy policy = GateConfiguration.policy(workload, gate.variant());
+      if (!sendMargin.isZero() && policy.safeWindow() == null) {
+        throw new IllegalArgumentException(
+            "--send-margin-ms needs a configuration with the safe window (not "
+                + configuration.name()
+                + ")");
+      }
+      policy = policy.withSendMargin(sendMargin);
       return new Spec(
           taskQueue,
           providerBaseUrl,

@@ -74,8 +74,9 @@ class FaultIT {
    * counts arrivals, which follow admissions by a delay that varies from call to call: on the
    * loaded machine by up to 42–788 ms (p99 of admission to arrival in seven runs at load 10–20),
    * and without a margin windows of 16 came before any state loss as well as after it (eval README,
-   * faults). With the safe window 200 ms longer at the same allowance ({@code SendMargin}), no
-   * provider window sees more than the cap while delays vary by less than that.
+   * faults). With the safe window 200 ms longer at the same allowance ({@code
+   * Policy.withSendMargin}), no provider window sees more than the cap while delays vary by less
+   * than that.
    */
   static final int SEND_MARGIN_MS = 200;
 
