@@ -3,18 +3,23 @@ package io.backpressure.redis;
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A worker process of the multi-process tests: {@code threads} callers admit calls against one
  * target for {@code seconds}, wait Δ and retry with the booking when deferred, release what they
  * were granted, and finally write one line per admission: the server's decision time (µs), the
- * requests and the tokens debited. It never reports a provider answer.
+ * requests and the tokens debited. It never reports a provider answer. At its first admission it
+ * creates {@link #startedMarker the marker} of the output file, so that a test can wait for the
+ * load to run instead of guessing how long a JVM takes to start on a loaded machine.
  *
  * <p>Arguments: url keyPrefix target seconds threads outputFile [calls], where calls is {@code
  * mixed} (the default, {@link MultiProcessCapIT}: random calls of 16 tenants in three classes) or
@@ -23,6 +28,11 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class AdmitLoad {
   private AdmitLoad() {}
+
+  /** The file the process creates at its first admission, beside {@code outputFile}. */
+  static Path startedMarker(Path outputFile) {
+    return outputFile.resolveSibling(outputFile.getFileName() + ".started");
+  }
 
   public static void main(String[] args) throws Exception {
     RedisGateConfig config =
@@ -36,13 +46,14 @@ public final class AdmitLoad {
     Path out = Path.of(args[5]);
     boolean steady = args.length > 6 && args[6].equals("steady");
     List<String> lines = new ArrayList<>();
+    AtomicBoolean started = new AtomicBoolean();
     try (RedisGate gate = RedisGate.connect(config)) {
       List<Thread> callers = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
         Thread caller =
             new Thread(
                 () -> {
-                  List<String> mine = run(gate, until, steady);
+                  List<String> mine = run(gate, until, steady, out, started);
                   synchronized (lines) {
                     lines.addAll(mine);
                   }
@@ -57,7 +68,8 @@ public final class AdmitLoad {
     Files.write(out, lines);
   }
 
-  private static List<String> run(RedisGate gate, long until, boolean steady) {
+  private static List<String> run(
+      RedisGate gate, long until, boolean steady, Path out, AtomicBoolean started) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     List<String> admitted = new ArrayList<>();
     AdmissionRequest request = null;
@@ -82,6 +94,13 @@ public final class AdmitLoad {
                 + debited.amount("tokens"));
         gate.release(a.grant(), debited);
         request = null;
+        if (started.compareAndSet(false, true)) {
+          try {
+            Files.createFile(startedMarker(out));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
       } else if (decision.admission() instanceof Admission.Deferred d) {
         try {
           Thread.sleep(Math.max(1, d.retryAfter().toMillis()));

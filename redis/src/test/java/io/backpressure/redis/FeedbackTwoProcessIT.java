@@ -67,9 +67,10 @@ class FeedbackTwoProcessIT {
               .redirectOutput(dir.resolve("child.log").toFile())
               .start();
       long started = System.nanoTime();
-      // Long enough for the child's JVM to start and admit for a few seconds, even on a loaded
-      // machine.
-      Thread.sleep(7_000);
+      // The report comes once the child has admitted for a little over 2 s, however long its JVM
+      // took to start.
+      awaitFirstAdmission(child, AdmitLoad.startedMarker(log));
+      Thread.sleep(2_500);
 
       AdmissionRequest request = AdmissionRequest.of("parent", "P1", Cost.requests(1));
       Grant grant = admitted(seesTheAnswers, request);
@@ -132,6 +133,20 @@ class FeedbackTwoProcessIT {
         f.delete();
       }
       dir.toFile().delete();
+    }
+  }
+
+  /**
+   * Waits until the child has admitted its first call; fails if it exits first or takes a minute.
+   */
+  private static void awaitFirstAdmission(Process child, Path marker) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    while (!Files.exists(marker)) {
+      assertThat(child.isAlive()).as("child running before its first admission").isTrue();
+      assertThat(System.nanoTime())
+          .as("child's first admission within a minute")
+          .isLessThan(deadline);
+      Thread.sleep(20);
     }
   }
 
