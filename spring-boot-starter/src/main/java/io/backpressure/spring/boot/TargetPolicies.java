@@ -156,7 +156,6 @@ final class TargetPolicies {
       case "tenants.default_weight" -> "default-tenant-weight";
       case "reservation.default_max_tokens" -> "default-max-tokens";
       case "safe_window" -> "safe-window";
-      case "send_margin" -> "send-margin";
       case "target" -> "name";
       default -> field.replace('_', '-');
     };
