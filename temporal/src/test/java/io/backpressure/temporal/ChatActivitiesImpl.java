@@ -23,6 +23,7 @@ final class ChatActivitiesImpl implements ChatActivities {
   @Override
   public String chat(ChatInput input) {
     probe.enter();
+    boolean rerun = isRerun();
     try {
       if (input.mode().equals("naive")) {
         return naive(input);
@@ -30,12 +31,21 @@ final class ChatActivitiesImpl implements ChatActivities {
       return gate.call(input, () -> provider(input.mode(), input.tenant()), reply -> usage(input));
     } catch (ApplicationFailure failure) {
       if (Backpressure.DEFERRED.equals(failure.getType())) {
-        probe.deferred();
+        probe.deferred(rerun);
       }
       throw failure;
     } finally {
       probe.exit();
     }
+  }
+
+  /** Whether this attempt runs again after a deferral, timed by the workflow or by the server. */
+  private static boolean isRerun() {
+    ActivityScope scope = ActivityScope.current();
+    if (scope != null && scope.workflowTimed()) {
+      return scope.booking() != null;
+    }
+    return ServerDeferral.read(Activity.getExecutionContext()) != null;
   }
 
   @Override

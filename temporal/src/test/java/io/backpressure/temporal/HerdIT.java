@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
  * books the call's turn, and the re-run redeems it, and the few milliseconds a redeemed call may
  * still have to wait are waited out on the slot. A small cross-priority workload against the real
  * in-memory gate: three classes, two tenants each, three closed-loop workflows per tenant, every
- * class backlogged. Counts, not times, are asserted: deferrals per admitted call, the class order
- * of admissions while all queues are backlogged, and admissions in any one-second window.
+ * class backlogged. Counts, not times, are asserted: re-deferrals per admitted call, the class
+ * order of admissions while all queues are backlogged, and admissions in any one-second window.
  */
 class HerdIT extends HarnessTest {
   private static final double CAP = 10;
@@ -38,7 +38,8 @@ class HerdIT extends HarnessTest {
 
   private static final int WORKFLOWS_PER_TENANT = 3;
 
-  record Result(double deferralsPerOk, int[] okByClass, int maxPerSecond) {}
+  record Result(
+      double deferralsPerOk, double redeferralsPerOk, int[] okByClass, int maxPerSecond) {}
 
   private static Gate bookingGate() {
     return InMemoryGate.create(
@@ -102,12 +103,18 @@ class HerdIT extends HarnessTest {
         WindowPeak.maxCount(
             admitted.stream().map(RecordingGate.Attempt::atMillis).sorted().toList(), 1000);
     Result result =
-        new Result((double) probe.deferrals() / gate.admitted(), okByClass, maxPerSecond);
+        new Result(
+            (double) probe.deferrals() / gate.admitted(),
+            (double) probe.redeferrals() / gate.admitted(),
+            okByClass,
+            maxPerSecond);
     System.out.printf(
-        "herd gate=%s interceptor=%s deferrals_per_ok=%.2f ok_by_class=%s max_per_1s=%d%n",
+        "herd gate=%s interceptor=%s deferrals_per_ok=%.2f redeferrals_per_ok=%.2f"
+            + " ok_by_class=%s max_per_1s=%d%n",
         delegate.target(),
         interceptor != null,
         result.deferralsPerOk(),
+        result.redeferralsPerOk(),
         Arrays.toString(okByClass),
         maxPerSecond);
     return result;
@@ -122,11 +129,18 @@ class HerdIT extends HarnessTest {
     assertThat(result.okByClass()[0]).isGreaterThan(result.okByClass()[2]);
   }
 
-  /** The plain bucket has no classes, so only the cap applies to it. */
+  /**
+   * The plain bucket has no classes, so only the cap applies to it. The stampede is counted in
+   * re-deferrals, deferrals of calls that had already been deferred and woken: every call that
+   * finds the cap spent is deferred once under either gate, and how many of the woken calls collide
+   * again depends on how closely the machine fires their timers together. Under the plain bucket
+   * most woken calls are deferred again; under bookings at most half as many are, and fewer than
+   * one per admitted call.
+   */
   private static void assertStampede(Result plain, Result booked) {
     assertThat((double) plain.maxPerSecond()).isLessThanOrEqualTo(CAP + BURST);
-    assertThat(plain.deferralsPerOk()).isGreaterThan(3);
-    assertThat(booked.deferralsPerOk()).isLessThan(Math.min(2.0, plain.deferralsPerOk() / 2));
+    assertThat(plain.redeferralsPerOk()).isGreaterThan(1);
+    assertThat(booked.redeferralsPerOk()).isLessThan(Math.min(1.0, plain.redeferralsPerOk() / 2));
   }
 
   @Test
