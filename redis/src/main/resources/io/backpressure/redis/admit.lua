@@ -176,20 +176,29 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     class_slot[d] = now
     kept_slot[d] = now
     if cost[d] > 0 then
+      -- A borrowing call is paced: no burst from L1, and the last room in the safe window only
+      -- when room for one more call comes free soon (NestedBuckets, "paced").
       local need = cost[d]
+      local window_need = cost[d]
+      local room = 0
       if not q.within then
-        need = cost[d] + headroom(k, d, cost[d])
+        if borrowing[kd] then
+          need = max(cost[d], P.burst[d] - BORROWER_BURST_CALLS * cost[d])
+          room = headroom(cost[d], d)
+        end
         if not was_overdue then
-          need = need + overdue_of_others(k, d)
+          local owed = overdue_of_others(k, d)
+          need = need + owed
+          window_need = window_need + owed
         end
       end
       -- (shared_slot is now while L1 holds need and there is no safe window.)
       if W or need > S[G + d] + EPSILON then
-        global_slot[d] = shared_slot(now, d, need)
+        global_slot[d] = shared_slot(now, d, need, window_need, room)
       end
       global_short = global_short or global_slot[d] > now
       if behind_overdue then
-        kept_slot[d] = shared_slot(now, d, need + S[OD + kd])
+        kept_slot[d] = shared_slot(now, d, need + S[OD + kd], window_need + S[OD + kd], room)
       end
       if cost[d] > S[LVL + kd] + EPSILON then
         class_slot[d] = after(now, cost[d] - S[LVL + kd], effective[kd])

@@ -68,6 +68,8 @@ local EPSILON = 1e-9
 local CORRECTION_WEIGHT = 0.2
 local LEARNING_RELEASES = 5
 local HEADROOM = 0.02
+local BORROWER_BURST_CALLS = 2
+local ROOM_AHEAD = 0.5
 local PLACES_KEPT = 2
 local TURN_LEAD = 0.2
 -- How many stretches of the idle TTL a queue's score in the seen zset may lag within (index_seen).
@@ -476,12 +478,9 @@ local function micros(seconds)
   return ceil(seconds * 1e6)
 end
 
--- NestedBuckets.headroom: what a call of class k must leave free in dimension d's shared buckets
--- besides its cost: HEADROOM of the largest cost while the class borrows, else nothing.
-local function headroom(k, d, cost)
-  if not borrowing[at(k, d)] then
-    return 0
-  end
+-- NestedBuckets.headroom: the room a borrowing call of cost in dimension d must see come free again
+-- soon in the safe window: one more call like it, at least HEADROOM of the largest cost.
+local function headroom(cost, d)
   local room = HEADROOM * P.largest[d]
   if cost > room then
     room = cost
@@ -910,14 +909,18 @@ local function window_fits_at(now, d, amount)
   return now + P.period
 end
 
--- NestedBuckets.sharedSlot: when L1 and the safe window of dimension d hold amount.
-local function shared_slot(now, d, amount)
+-- NestedBuckets.sharedSlot: when L1 of dimension d holds amount and its safe window holds
+-- window_amount, and will hold room more within ROOM_AHEAD of the time L1 takes to refill room.
+local function shared_slot(now, d, amount, window_amount, room)
   local at = now
   if amount > S[G + d] + EPSILON then
     at = now + micros((amount - S[G + d]) / P.rate[d])
   end
   if W then
-    at = max(at, window_fits_at(now, d, amount))
+    at = max(at, window_fits_at(now, d, window_amount))
+    if room > 0 then
+      at = max(at, window_fits_at(now, d, window_amount + room) - micros(ROOM_AHEAD * room / P.rate[d]))
+    end
   end
   return at
 end
