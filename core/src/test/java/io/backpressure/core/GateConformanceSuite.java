@@ -165,13 +165,7 @@ public abstract class GateConformanceSuite {
 
   @Test
   void priority_backloggedClassesGetTheirWeights_andAnIdleClassLeavesItsShareToTheOthers() {
-    Policy policy =
-        Policy.builder("test/model")
-            .dimension(Dimension.REQUESTS, 60, 60)
-            .priority("P1", 0.5)
-            .priority("P2", 0.3)
-            .priority("P3", 0.2)
-            .build();
+    Policy policy = threeClassesOnRequests().build();
     ManualClock clock = new ManualClock();
     double half = shareSeconds() / 2;
     Traffic traffic =
@@ -663,13 +657,7 @@ public abstract class GateConformanceSuite {
    * tenants far below their shares. Returns the traffic after 60 virtual seconds.
    */
   private Traffic flood(long seed) {
-    Policy policy =
-        Policy.builder("test/model")
-            .dimension(Dimension.REQUESTS, 60, 60)
-            .priority("P1", 0.5)
-            .priority("P2", 0.3)
-            .priority("P3", 0.2)
-            .build();
+    Policy policy = threeClassesOnRequests().build();
     ManualClock clock = new ManualClock();
     Traffic traffic =
         new Traffic(newGate(policy, clock), clock)
@@ -782,6 +770,15 @@ public abstract class GateConformanceSuite {
    * The requests and tokens caps of {@link #requestsAndTokens} for classes P1, P2 and P3 weighted
    * 0.5, 0.3 and 0.2, with {@code safeWindow} (null: none).
    */
+  /** Requests capped at 60/s, burst 60, and classes P1, P2 and P3 of weights 0.5, 0.3 and 0.2. */
+  private static Policy.Builder threeClassesOnRequests() {
+    return Policy.builder("test/model")
+        .dimension(Dimension.REQUESTS, 60, 60)
+        .priority("P1", 0.5)
+        .priority("P2", 0.3)
+        .priority("P3", 0.2);
+  }
+
   private static Policy threeClassesOnTokens(Duration safeWindow) {
     return requestsAndTokens()
         .priority("P1", 0.5)
@@ -921,14 +918,7 @@ public abstract class GateConformanceSuite {
     // the flood finds L1 at most BORROWER_BURST_CALLS calls short of full, so after the first
     // second it is admitted at most at L1's rate, plus those calls, in any 100 ms. Mutation tried
     // (a borrowing call's L1 need is its cost alone): 12 flood admissions in 100 ms, against 8.
-    Policy policy =
-        Policy.builder("test/model")
-            .dimension(Dimension.REQUESTS, 60, 60)
-            .priority("P1", 0.5)
-            .priority("P2", 0.3)
-            .priority("P3", 0.2)
-            .safeWindow(Duration.ofSeconds(1))
-            .build();
+    Policy policy = threeClassesOnRequests().safeWindow(Duration.ofSeconds(1)).build();
     ManualClock clock = new ManualClock();
     Traffic traffic =
         new Traffic(newGate(policy, clock), clock)
