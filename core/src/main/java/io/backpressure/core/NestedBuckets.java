@@ -118,21 +118,23 @@ import org.jspecify.annotations.Nullable;
  * (Before, a borrower left room for one more call free in the safe window at all times. That room
  * idles whenever no under-share call is there, and it is one call in {@code C·P}: at a quarter of
  * the open-loop flood's cap, 15 calls in the window, the flood used 88.7 % of the cap, paced 91.3
- * %; interactive-under-batch with 800-token batch prompts used 88.7 % of the token cap, paced 91.2
- * %, its interactive p95 153 ms against 148 ms. Without either rule the window frees in lumps, as
- * it was filled, and an interactive call waits for the next lump: interactive-under-batch P1 p95
- * 303 ms against 150 ms.) Otherwise answer {@code DEFER(Δ)} with a booking that remembers the turn;
- * the retry presents the booking instead of paying again. A call that finds a shared bucket short
- * lines up behind a <i>tail</i> (the time the last call deferred there was told to come back) of
- * its own class: the class's tail, spaced at {@code c_d / eff_k,d}, for queues using their share;
- * the class's light tail, spaced at {@code c_d / r_d}, for a queue <i>within</i> its share (it
- * would still bank half its capacity after paying, its own L3 has not deferred it within {@code H},
- * and it is not <i>paced by the lines</i>) that found only L1 short. Classes never line up behind
- * one another, and a queue within its share never behind the calls of queues using theirs. A booked
- * call back before its turn keeps its place; for one back at or after it that finds its capacity
- * gone (a late wake-up), see the overdue calls below. A cost above a dimension's burst (or its
- * safe-window allowance) can never fit and is rejected at once. A queue or class seen for the first
- * time starts with full buckets, inside the same step, so concurrent first calls cannot over-admit.
+ * %; interactive-under-batch with the batch's prompts at 800 tokens used 88.7 % of the token cap,
+ * paced 91.2 %, its interactive p95 153 ms against 148 ms. With neither the standing room nor the
+ * pacing the window frees in lumps, as it was filled, and an interactive call waits for the next
+ * lump: interactive-under-batch P1 p95 310 ms against 150 ms, at 97.0 % of the token cap. The
+ * evaluation's commands, {@code --configs bp --repeats 3 --seed 1}.) Otherwise answer {@code
+ * DEFER(Δ)} with a booking that remembers the turn; the retry presents the booking instead of
+ * paying again. A call that finds a shared bucket short lines up behind a <i>tail</i> (the time the
+ * last call deferred there was told to come back) of its own class: the class's tail, spaced at
+ * {@code c_d / eff_k,d}, for queues using their share; the class's light tail, spaced at {@code c_d
+ * / r_d}, for a queue <i>within</i> its share (it would still bank half its capacity after paying,
+ * its own L3 has not deferred it within {@code H}, and it is not <i>paced by the lines</i>) that
+ * found only L1 short. Classes never line up behind one another, and a queue within its share never
+ * behind the calls of queues using theirs. A booked call back before its turn keeps its place; for
+ * one back at or after it that finds its capacity gone (a late wake-up), see the overdue calls
+ * below. A cost above a dimension's burst (or its safe-window allowance) can never fit and is
+ * rejected at once. A queue or class seen for the first time starts with full buckets, inside the
+ * same step, so concurrent first calls cannot over-admit.
  *
  * <p><b>Paced by the lines.</b> Under a safe window a saturating queue's L3 banks: the lines, not
  * L3, pace it, so its calls are admitted at about the rate L3 refills and it would pass for a queue

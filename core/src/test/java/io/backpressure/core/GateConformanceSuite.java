@@ -766,10 +766,6 @@ public abstract class GateConformanceSuite {
     assertThat(perCall).isLessThanOrEqualTo(2);
   }
 
-  /**
-   * The requests and tokens caps of {@link #requestsAndTokens} for classes P1, P2 and P3 weighted
-   * 0.5, 0.3 and 0.2, with {@code safeWindow} (null: none).
-   */
   /** Requests capped at 60/s, burst 60, and classes P1, P2 and P3 of weights 0.5, 0.3 and 0.2. */
   private static Policy.Builder threeClassesOnRequests() {
     return Policy.builder("test/model")
@@ -779,6 +775,10 @@ public abstract class GateConformanceSuite {
         .priority("P3", 0.2);
   }
 
+  /**
+   * The requests and tokens caps of {@link #requestsAndTokens} for classes P1, P2 and P3 weighted
+   * 0.5, 0.3 and 0.2, with {@code safeWindow} (null: none).
+   */
   private static Policy threeClassesOnTokens(Duration safeWindow) {
     return requestsAndTokens()
         .priority("P1", 0.5)

@@ -235,10 +235,7 @@ public final class ActivityGate {
     boolean workflowTimed = scope != null && scope.workflowTimed();
     ActivityExecutionContext context = Activity.getExecutionContext();
     ServerDeferral previous = workflowTimed ? null : ServerDeferral.read(context);
-    String booking =
-        scope != null && workflowTimed
-            ? scope.booking()
-            : previous == null ? null : previous.booking();
+    String booking = carriedBooking(scope, previous);
     long waitedInPlaceNanos = 0;
     while (true) {
       Admission admission = gate.admit(booking == null ? request : request.withBooking(booking));
@@ -278,6 +275,19 @@ public final class ActivityGate {
       new ServerDeferral(since, booking).write(context);
       throw Failures.deferred(retryAfterMillis, booking, false);
     }
+  }
+
+  /**
+   * The booking this attempt carries from an earlier deferral of the same call, or {@code null} on
+   * a call's first attempt: in the header of a workflow-timed re-run ({@code scope}), else in the
+   * state the previous server-timed attempt left ({@code previous}).
+   */
+  static @Nullable String carriedBooking(
+      @Nullable ActivityScope scope, @Nullable ServerDeferral previous) {
+    if (scope != null && scope.workflowTimed()) {
+      return scope.booking();
+    }
+    return previous == null ? null : previous.booking();
   }
 
   /**

@@ -41,11 +41,9 @@ final class ChatActivitiesImpl implements ChatActivities {
 
   /** Whether this attempt runs again after a deferral, timed by the workflow or by the server. */
   private static boolean isRerun() {
-    ActivityScope scope = ActivityScope.current();
-    if (scope != null && scope.workflowTimed()) {
-      return scope.booking() != null;
-    }
-    return ServerDeferral.read(Activity.getExecutionContext()) != null;
+    return ActivityGate.carriedBooking(
+            ActivityScope.current(), ServerDeferral.read(Activity.getExecutionContext()))
+        != null;
   }
 
   @Override
