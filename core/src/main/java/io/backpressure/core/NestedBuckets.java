@@ -240,13 +240,16 @@ import org.jspecify.annotations.Nullable;
  * mixed-dominant two identical tenants at 38 and 15 req/s for half a minute, against 26 each; on
  * many-tenants the 160 queues of P2 all started capped, and X* took 25 s to come down to the DRF
  * rate, so the weight-3 tenants got their share only late; a cold-start prior, by reshuffling the
- * first admissions, moved many-tenants' Jain from 0.971 to 0.944). So a deferred call of a queue
- * that uses less than half its equal split of the class ({@code equalSplitRate}) makes the queue
- * count by its demand from the deferral until the call's turn, and it is not capped again
- * meanwhile; the move is one withdraw and contribute, O(dimensions). A queue that uses more is
- * being served: it keeps being counted by its use, and the lines pace it (see "Paced by the
- * lines"). Uncapping those too cost token-bound's top class 2314 against 2056 ms of p95.
- * (eval/README.md, "What the first admissions left behind", has how this was found.)
+ * first admissions, moved many-tenants' Jain from 0.971 to 0.944). So a deferred call makes its
+ * queue count by its demand from the deferral until the time it was deferred to, and the queue is
+ * not capped again meanwhile; the move is one withdraw and contribute, O(dimensions). This held
+ * once only for queues that used less than half their equal split of the class, the others being
+ * counted by their use as served. But a single-call queue banks its whole L3 bucket while its call
+ * waits in its class's line, so counted by its use it lifted the class's {@code X*}: on
+ * many-tenants the turns of P1's forty tenants came 0.2 to 4 s after their calls while the line
+ * held them 7.4 s, and each tenant got one call per pass of the line whatever its prompts (Jain
+ * 0.971, against 0.985 now). (eval/README.md, "What the first admissions left behind" and "Waiting
+ * is waiting, served or not", has how this was found.)
  *
  * <p><b>Reservation mode</b> debits {@code estimate + max_tokens} (or the default), which never
  * under-counts, and L3 paces the queue by that same reservation: a call whose turn has come finds
@@ -319,7 +322,7 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code Queue.level/capacity/rate/weight/capped/lastMicros/lastSeen/seq/deferredAt/outstanding}</td>
  *       <td>{@code q.lvl/cap/rate/w/sat/last/seen/seq/deferred/out}</td></tr>
  *   <tr><td>{@code Queue.correction/waitingUntil/releases/linedAt}</td><td>{@code q.corr/waiting/rel/lined}</td></tr>
- *   <tr><td>{@code Queue.satisfied}, {@code Queue.served} (per step)</td><td>{@code q.within}, {@code q.served}</td></tr>
+ *   <tr><td>{@code Queue.satisfied} (per step)</td><td>{@code q.within}</td></tr>
  *   <tr><td>{@code bySeen} (by last seen, {@link SeenHeap})</td><td>the {@code seen} sorted set</td></tr>
  *   <tr><td>{@link #admit}, {@code touch}, {@code turnAfter}, {@code headroom}, {@code overdueOfOthers}, {@code after}, {@code sharedSlot}</td>
  *       <td>{@code admit}, {@code touch}, {@code turn_after}, {@code headroom}, {@code overdue_of_others}, {@code after}, {@code shared_slot}</td></tr>
@@ -839,10 +842,8 @@ final class NestedBuckets {
       if (booking.lined) {
         q.linedAt = now;
       }
-      // A waiting queue that uses less than half its equal split is starved, not under-using.
-      if (!q.served) {
-        uncap(q, ready);
-      }
+      // A waiting queue is waiting, not under-using.
+      uncap(q, ready);
       seenUntil(q, ready);
       return Math.max(MIN_DEFER_MICROS, ready - now);
     }
@@ -884,10 +885,9 @@ final class NestedBuckets {
   }
 
   /**
-   * A starved queue (below half its equal split) whose call was just deferred to {@code ready} (µs)
-   * is waiting, not under-using, whatever its L3 bucket banks: it counts by its demand ({@code
-   * D_k,d}), not by its use ({@code U_k,d}), from now until that call's turn (see "Waiting is not
-   * under-using").
+   * A queue whose call was just deferred to {@code ready} (µs) is waiting, not under-using,
+   * whatever its L3 bucket banks: it counts by its demand ({@code D_k,d}), not by its use ({@code
+   * U_k,d}), from now until then (see "Waiting is not under-using").
    */
   private void uncap(Queue q, long ready) {
     q.waitingUntil = Math.max(q.waitingUntil, ready);
@@ -1312,8 +1312,8 @@ final class NestedBuckets {
     // of the class is using its share too, though its L3 banks: the lines, not L3, pace it.
     double after = q.level - (paying ? sigma : 0);
     double equalSplit = equalSplitRate(k);
-    q.served = dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplit;
-    boolean pacedByLines = now - q.linedAt <= horizonMicros && q.served;
+    boolean served = dominantUse(q) >= SATISFIED_FRACTION * q.weight * equalSplit;
+    boolean pacedByLines = now - q.linedAt <= horizonMicros && served;
     q.satisfied =
         fresh
             || (after >= SATISFIED_FRACTION * q.capacity
@@ -1600,13 +1600,6 @@ final class NestedBuckets {
 
     /** Capped, not deferred within the share horizon, not paced by the lines: within its share. */
     boolean satisfied;
-
-    /**
-     * Uses at least half its equal split of the class (per step): a served queue that a line
-     * deferred is paced by the lines; one that is not is starved while it waits (see "Waiting is
-     * not under-using").
-     */
-    boolean served;
 
     long lastMicros;
     long lastSeen;

@@ -61,10 +61,10 @@ local function touch(now, field, k, weight, cost, q, paying)
   if paying then
     owed = sigma
   end
-  -- q.served (Queue.served, per step): uses at least half its equal split of the class.
+  -- served: uses at least half its equal split of the class.
   local split = equal_split_rate(k)
-  q.served = dominant_use(q) >= SATISFIED_FRACTION * weight * split
-  local paced_by_lines = now - q.lined <= P.horizon_micros and q.served
+  local served = dominant_use(q) >= SATISFIED_FRACTION * weight * split
+  local paced_by_lines = now - q.lined <= P.horizon_micros and served
   q.within = fresh or (q.lvl - owed >= SATISFIED_FRACTION * q.cap and now - q.deferred > P.horizon_micros
                        and not paced_by_lines)
   q.rate = weight * equalisation_rate(k, split)
@@ -306,10 +306,8 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     if booking.lined then
       q.lined = now
     end
-    -- A waiting queue that uses less than half its equal split is starved, not under-using.
-    if not q.served then
-      uncap(q, ready)
-    end
+    -- A waiting queue is waiting, not under-using.
+    uncap(q, ready)
     -- NestedBuckets.seenUntil: the queue stays active for an idle TTL after its call's turn.
     if ready > q.seen then
       local seen_before = q.seen

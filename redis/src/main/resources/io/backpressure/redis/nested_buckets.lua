@@ -743,9 +743,8 @@ local function withdraw(q)
   S[WS + k] = left > 0 and left or 0
 end
 
--- NestedBuckets.uncap: a starved queue (below half its equal split) whose call was just deferred to
--- ready (µs) is waiting, not under-using, whatever its L3 bucket banks: it counts by its demand, not
--- by its use, until that call's turn.
+-- NestedBuckets.uncap: a queue whose call was just deferred to ready (µs) is waiting, not
+-- under-using, whatever its L3 bucket banks: it counts by its demand, not by its use, until then.
 local function uncap(q, ready)
   q.waiting = max(q.waiting, ready)
   if q.sat then
