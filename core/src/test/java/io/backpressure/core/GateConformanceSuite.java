@@ -961,6 +961,39 @@ public abstract class GateConformanceSuite {
         .isGreaterThanOrEqualTo(0.95 * 60);
   }
 
+  /**
+   * Sixty tenants of one class, one call in flight each: thirty cheap ones, whose requests dominate
+   * (1/60 > 50/12 000), and thirty dear ones, whose tokens dominate (800/12 000). Both caps bind at
+   * the DRF point, where every tenant gets the same dominant share: 1.6 req/s for a cheap tenant,
+   * 0.4 for a dear one. Served first come, first served, every tenant would get the same request
+   * rate and a cheap tenant a quarter of a dear one's dominant share.
+   */
+  @Test
+  void drf_holdsWhenEveryTenantHasASingleCallInFlight() {
+    Policy policy = requestsAndTokens().priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    Traffic traffic = new Traffic(newGate(policy, clock), clock);
+    for (int i = 0; i < 30; i++) {
+      Cost cheap = Cost.requests(1).tokens(50);
+      Cost dear = Cost.requests(1).tokens(800);
+      traffic.callers("cheap" + i, "P1", cheap, cheap, 1, 0.1, 0, Double.POSITIVE_INFINITY);
+      traffic.callers("dear" + i, "P1", dear, dear, 1, 0.1, 0, Double.POSITIVE_INFINITY);
+    }
+    double end = shareSeconds() / 2;
+    List<Traffic.Admitted> log = traffic.runUntil(end);
+
+    double from = 10;
+    double cheap = 0;
+    double dear = 0;
+    for (int i = 0; i < 30; i++) {
+      cheap += dominantShareRate(log, "cheap" + i, from, end) / 30;
+      dear += dominantShareRate(log, "dear" + i, from, end) / 30;
+    }
+    assertThat(cheap / dear).as("cheap ÷ dear dominant share").isCloseTo(1, within(0.2));
+    double tokens = Traffic.sum(log, from, end, Dimension.TOKENS, a -> true, false) / (end - from);
+    assertThat(tokens).isGreaterThan(0.9 * 12_000);
+  }
+
   @Test
   void weights_holdAcrossClassesAtAnyNumberOfTenants() {
     // 40 P1 tenants (ω 0.6) and 160 P2 tenants (ω 0.4, every fourth of weight 3), one call in
