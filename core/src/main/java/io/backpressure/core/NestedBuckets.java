@@ -665,7 +665,7 @@ final class NestedBuckets {
   double share(double[] cost) {
     double sigma = 0;
     for (int d = 0; d < dims; d++) {
-      sigma = Math.max(sigma, cost[d] / rate[d]);
+      sigma = max(sigma, cost[d] / rate[d]);
     }
     return sigma;
   }
@@ -692,8 +692,7 @@ final class NestedBuckets {
     for (int d = 0; d < dims; d++) {
       // In reservation mode L3 paces by the reservation L1 and L2 debit: a call whose turn has come
       // finds them holding it, instead of being deferred again for the difference.
-      paced[d] =
-          reserve != null ? reserve[d] : Math.min(largest[d], estimate[d] + correction(q, k, d));
+      paced[d] = reserve != null ? reserve[d] : min(largest[d], estimate[d] + correction(q, k, d));
     }
     booking.estimate = estimate;
     double[] cost = paced;
@@ -706,7 +705,7 @@ final class NestedBuckets {
     boolean wasOverdue = booking.overdue;
     if (wasOverdue) {
       for (int d = 0; d < dims; d++) {
-        overdue[k][d] = Math.max(0, overdue[k][d] - paced[d]);
+        overdue[k][d] = max(0, overdue[k][d] - paced[d]);
       }
       booking.overdue = false;
     }
@@ -737,7 +736,7 @@ final class NestedBuckets {
       double windowNeed = cost[d];
       double room = 0;
       if (!q.satisfied && borrowing[k][d]) {
-        need = Math.max(cost[d], burst[d] - BORROWER_BURST_CALLS * cost[d]);
+        need = max(cost[d], burst[d] - BORROWER_BURST_CALLS * cost[d]);
         room = headroom(cost[d], d);
       }
       if (!q.satisfied && !wasOverdue) {
@@ -759,7 +758,7 @@ final class NestedBuckets {
     // class's tail, spaced at the class's effective rate, unless its queue is within its share.
     // Classes never line up behind each other, and an under-share queue behind no one.
     long slot = now;
-    long behind = fresh ? now : Math.max(now, booking.readyAt);
+    long behind = fresh ? now : max(now, booking.readyAt);
     // A booked call back before its turn keeps its place. One back at or after a slot a line gave
     // it that finds the capacity taken keeps its place up to PLACES_KEPT times, unless its class
     // borrows and its queue is in debt: it waits until the shared buckets hold it (and, using its
@@ -768,27 +767,25 @@ final class NestedBuckets {
     boolean lineUp = fresh || (now >= booking.readyAt && !keepsPlace);
     for (int d = 0; d < dims; d++) {
       boolean light = q.satisfied && classSlot[d] <= now;
-      long shortSlot = Math.max(globalSlot[d], classSlot[d]);
+      long shortSlot = max(globalSlot[d], classSlot[d]);
       if (lineUp && cost[d] > 0 && shortSlot > now) {
         if (!q.satisfied && classTail[k][d] > behind) {
-          shortSlot = Math.max(shortSlot, after(classTail[k][d], paced[d], effective[k][d]));
+          shortSlot = max(shortSlot, after(classTail[k][d], paced[d], effective[k][d]));
         } else if (light && lightTail[k][d] > behind) {
-          shortSlot = Math.max(shortSlot, lightTail[k][d] + micros(paced[d] / rate[d]));
+          shortSlot = max(shortSlot, lightTail[k][d] + micros(paced[d] / rate[d]));
         }
       }
       lightSlot[d] = light;
       classSlot[d] = shortSlot;
-      slot = Math.max(slot, shortSlot);
+      slot = max(slot, shortSlot);
     }
-    long ready = Math.max(slot, turn);
+    long ready = max(slot, turn);
     if (ready > now && behindOverdue) {
       for (int d = 0; d < dims; d++) {
-        ready = Math.max(ready, keptSlot[d]);
+        ready = max(ready, keptSlot[d]);
       }
     }
-    if (ready > now
-        && maxWaitMicros >= 0
-        && Math.max(MIN_DEFER_MICROS, ready - now) > maxWaitMicros) {
+    if (ready > now && maxWaitMicros >= 0 && max(MIN_DEFER_MICROS, ready - now) > maxWaitMicros) {
       q.level += sigma;
       if (!fresh && q.outstanding > 0) {
         q.outstanding--;
@@ -800,14 +797,14 @@ final class NestedBuckets {
         // A booked call gives its slot in its class's line back too.
         for (int d = 0; d < dims; d++) {
           if (cost[d] > 0 && classTail[k][d] > now) {
-            classTail[k][d] = Math.max(now, classTail[k][d] - after(0, paced[d], effective[k][d]));
+            classTail[k][d] = max(now, classTail[k][d] - after(0, paced[d], effective[k][d]));
           }
           if (cost[d] > 0 && lightTail[k][d] > now) {
-            lightTail[k][d] = Math.max(now, lightTail[k][d] - micros(paced[d] / rate[d]));
+            lightTail[k][d] = max(now, lightTail[k][d] - micros(paced[d] / rate[d]));
           }
         }
       }
-      return -Math.max(1, ready - now);
+      return -max(1, ready - now);
     }
     booking.paid = true;
     booking.paidShare = sigma;
@@ -826,7 +823,7 @@ final class NestedBuckets {
       if (booking.lined) {
         for (int d = 0; d < dims; d++) {
           long[] tail = lightSlot[d] ? lightTail[k] : classTail[k];
-          tail[d] = Math.max(tail[d], classSlot[d]);
+          tail[d] = max(tail[d], classSlot[d]);
         }
       }
       booking.readyAt = ready;
@@ -845,7 +842,7 @@ final class NestedBuckets {
       // A waiting queue is waiting, not under-using.
       uncap(q, ready);
       seenUntil(q, ready);
-      return Math.max(MIN_DEFER_MICROS, ready - now);
+      return max(MIN_DEFER_MICROS, ready - now);
     }
     booking.readyAt = now;
     for (int d = 0; d < dims; d++) {
@@ -881,7 +878,7 @@ final class NestedBuckets {
    * running mean's {@code 1 / (releases + 1)} until that falls to {@link #CORRECTION_WEIGHT}.
    */
   private static double learningWeight(int releases) {
-    return Math.max(CORRECTION_WEIGHT, 1.0 / (releases + 1));
+    return max(CORRECTION_WEIGHT, 1.0 / (releases + 1));
   }
 
   /**
@@ -890,7 +887,7 @@ final class NestedBuckets {
    * U_k,d}), from now until then (see "Waiting is not under-using").
    */
   private void uncap(Queue q, long ready) {
-    q.waitingUntil = Math.max(q.waitingUntil, ready);
+    q.waitingUntil = max(q.waitingUntil, ready);
     if (q.capped) {
       withdraw(q);
       q.capped = false;
@@ -906,8 +903,8 @@ final class NestedBuckets {
    * cap idle when the rate rises.
    */
   private long turnAfter(long now, double debt, double sigma, double rate) {
-    double ahead = Math.max(0, debt - sigma);
-    return after(after(now, ahead, rate * (1 + TURN_LEAD)), Math.min(debt, sigma), rate);
+    double ahead = max(0, debt - sigma);
+    return after(after(now, ahead, rate * (1 + TURN_LEAD)), min(debt, sigma), rate);
   }
 
   /**
@@ -922,10 +919,10 @@ final class NestedBuckets {
       at = now + micros((amount - global[d]) / rate[d]);
     }
     if (windows[d] != null) {
-      at = Math.max(at, windows[d].fitsAt(now, windowAmount));
+      at = max(at, windows[d].fitsAt(now, windowAmount));
       if (room > 0) {
         at =
-            Math.max(
+            max(
                 at,
                 windows[d].fitsAt(now, windowAmount + room) - micros(ROOM_AHEAD * room / rate[d]));
       }
@@ -939,7 +936,7 @@ final class NestedBuckets {
    * never so much that the call could not fit at all.
    */
   private double headroom(double cost, int d) {
-    return Math.max(0, Math.min(Math.max(HEADROOM * largest[d], cost), largest[d] - cost));
+    return max(0, min(max(HEADROOM * largest[d], cost), largest[d] - cost));
   }
 
   /**
@@ -1028,26 +1025,25 @@ final class NestedBuckets {
       if (windows[d] != null && grant.entries != null && grant.entries[d] != null) {
         windows[d].adjust(grant.entries[d], now, -back);
       }
-      global[d] = Math.min(burst[d], global[d] + back);
-      classLevel[k][d] = Math.min(classCap[k][d], classLevel[k][d] + back);
+      global[d] = min(burst[d], global[d] + back);
+      classLevel[k][d] = min(classCap[k][d], classLevel[k][d] + back);
       double used = back / horizon;
-      classUse[k][d] = Math.max(0, classUse[k][d] - used);
+      classUse[k][d] = max(0, classUse[k][d] - used);
       if (q != null) {
-        q.use[d] = Math.max(0, q.use[d] - used);
+        q.use[d] = max(0, q.use[d] - used);
         if (q.capped) {
-          satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - used);
+          satisfiedUse[k][d] = max(0, satisfiedUse[k][d] - used);
         }
         q.correction[d] +=
-            learningWeight(q.releases)
-                * (Math.max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
+            learningWeight(q.releases) * (max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
       }
-      double error = Math.max(0, actual[d] - grant.estimate[d]);
+      double error = max(0, actual[d] - grant.estimate[d]);
       classCorrection[k][d] += learningWeight(classReleases[k]) * (error - classCorrection[k][d]);
     }
-    classReleases[k] = Math.min(LEARNING_RELEASES, classReleases[k] + 1);
+    classReleases[k] = min(LEARNING_RELEASES, classReleases[k] + 1);
     if (q != null) {
-      q.releases = Math.min(LEARNING_RELEASES, q.releases + 1);
-      q.level = Math.min(q.capacity, q.level + grant.paidShare - share(actual));
+      q.releases = min(LEARNING_RELEASES, q.releases + 1);
+      q.level = min(q.capacity, q.level + grant.paidShare - share(actual));
       if (q.outstanding > 0 && --q.outstanding == 0) {
         released(now, q);
       }
@@ -1065,7 +1061,7 @@ final class NestedBuckets {
   void charge(long now, double[] spent) {
     advance(now, false);
     for (int d = 0; d < dims; d++) {
-      global[d] = Math.max(global[d] - spent[d], Math.min(global[d], -burst[d]));
+      global[d] = max(global[d] - spent[d], min(global[d], -burst[d]));
     }
   }
 
@@ -1101,7 +1097,7 @@ final class NestedBuckets {
     }
     long lastStep = lastMicros;
     double dt = now > lastMicros ? (now - lastMicros) / 1e6 : 0;
-    lastMicros = Math.max(lastMicros, now);
+    lastMicros = max(lastMicros, now);
     evictIdle(now);
     if (deciding || dt > 0) {
       computeShares(now);
@@ -1115,7 +1111,7 @@ final class NestedBuckets {
     }
     double decay = dt > 0 ? decay(now - lastStep, dt) : 1;
     for (int d = 0; d < dims; d++) {
-      global[d] = Math.min(burst[d], global[d] + rate[d] * dt);
+      global[d] = min(burst[d], global[d] + rate[d] * dt);
     }
     // Class by class, so that each class's rows are read once: every value is its own expression,
     // so the order of the loops changes no bit.
@@ -1129,7 +1125,7 @@ final class NestedBuckets {
       boolean active = activeQueues[k] > 0;
       boolean anySatisfied = satisfiedQueues[k] > 0;
       for (int d = 0; d < dims; d++) {
-        level[d] = active ? Math.min(capacity[d], level[d] + rates[d] * dt) : capacity[d];
+        level[d] = active ? min(capacity[d], level[d] + rates[d] * dt) : capacity[d];
         use[d] *= decay;
         satisfied[d] = anySatisfied ? satisfied[d] * decay : 0;
         owed[d] *= decay;
@@ -1146,7 +1142,7 @@ final class NestedBuckets {
   private void holdSpent(long now) {
     for (int d = 0; d < dims; d++) {
       if (spentUntil[d] > now) {
-        global[d] = Math.min(global[d], -rate[d] * ((spentUntil[d] - now) / 1e6));
+        global[d] = min(global[d], -rate[d] * ((spentUntil[d] - now) / 1e6));
       }
     }
   }
@@ -1183,7 +1179,7 @@ final class NestedBuckets {
         if (hungry[k][d]) {
           hungryWeight += classWeighted[k];
         } else if (active) {
-          unused += Math.max(0, share - classUse[k][d]);
+          unused += max(0, share - classUse[k][d]);
         }
       }
       if (strict) {
@@ -1242,7 +1238,7 @@ final class NestedBuckets {
       for (int d = 0; d < dims; d++) {
         double share = shareOfRate[k] * rate[d];
         classShare[k][d] = share;
-        classCap[k][d] = Math.max(largest[d], share * horizon);
+        classCap[k][d] = max(largest[d], share * horizon);
       }
       sizedQueues[k] = activeQueues[k];
       sizedWeightSum[k] = Double.doubleToRawLongBits(weightSum[k]);
@@ -1259,7 +1255,7 @@ final class NestedBuckets {
     for (int k = 0; k < classes; k++) {
       effective[k][d] = left;
       if (activeQueues[k] > 0) {
-        left = hungry[k][d] ? 0 : Math.max(0, left - classUse[k][d]);
+        left = hungry[k][d] ? 0 : max(0, left - classUse[k][d]);
       }
     }
   }
@@ -1289,7 +1285,7 @@ final class NestedBuckets {
       refill(now, q);
       withdraw(q);
     }
-    q.lastSeen = Math.max(q.lastSeen, now);
+    q.lastSeen = max(q.lastSeen, now);
     q.seq = ++touches;
     if (fresh) {
       bySeen.add(q);
@@ -1320,8 +1316,8 @@ final class NestedBuckets {
                 && now - q.deferredAt > horizonMicros
                 && !pacedByLines);
     q.rate = q.weight * equalisationRate(k, equalSplit);
-    q.capacity = Math.max(sigma, q.rate * horizon);
-    q.level = Math.min(q.level, q.capacity);
+    q.capacity = max(sigma, q.rate * horizon);
+    q.level = min(q.level, q.capacity);
     return q;
   }
 
@@ -1334,7 +1330,7 @@ final class NestedBuckets {
     double all = Double.POSITIVE_INFINITY;
     for (int d = 0; d < dims; d++) {
       if (allDemand[k][d] > 0) {
-        all = Math.min(all, effective[k][d] / allDemand[k][d]);
+        all = min(all, effective[k][d] / allDemand[k][d]);
       }
     }
     return all;
@@ -1344,7 +1340,7 @@ final class NestedBuckets {
   private double dominantUse(Queue q) {
     double use = 0;
     for (int d = 0; d < dims; d++) {
-      use = Math.max(use, q.use[d] / rate[d]);
+      use = max(use, q.use[d] / rate[d]);
     }
     return use;
   }
@@ -1357,23 +1353,21 @@ final class NestedBuckets {
     double hungry = Double.POSITIVE_INFINITY;
     for (int d = 0; d < dims; d++) {
       if (hungryDemand[k][d] > 0) {
-        hungry =
-            Math.min(
-                hungry, Math.max(0, effective[k][d] - satisfiedUse[k][d]) / hungryDemand[k][d]);
+        hungry = min(hungry, max(0, effective[k][d] - satisfiedUse[k][d]) / hungryDemand[k][d]);
       }
     }
     if (all == Double.POSITIVE_INFINITY) {
       return 1 / horizon;
     }
-    return hungry == Double.POSITIVE_INFINITY ? all : Math.max(all, hungry);
+    return hungry == Double.POSITIVE_INFINITY ? all : max(all, hungry);
   }
 
   private void refill(long now, Queue q) {
     long last = q.lastMicros;
     double dt = now > q.lastMicros ? (now - q.lastMicros) / 1e6 : 0;
-    q.lastMicros = Math.max(q.lastMicros, now);
+    q.lastMicros = max(q.lastMicros, now);
     if (dt > 0) {
-      q.level = Math.min(q.capacity, q.level + q.rate * dt);
+      q.level = min(q.capacity, q.level + q.rate * dt);
       double decay = decay(now - last, dt);
       for (int d = 0; d < dims; d++) {
         q.use[d] *= decay;
@@ -1420,17 +1414,17 @@ final class NestedBuckets {
   private void withdraw(Queue q) {
     int k = q.priority;
     for (int d = 0; d < dims; d++) {
-      allDemand[k][d] = Math.max(0, allDemand[k][d] - q.contribution[d]);
+      allDemand[k][d] = max(0, allDemand[k][d] - q.contribution[d]);
       if (q.capped) {
-        satisfiedUse[k][d] = Math.max(0, satisfiedUse[k][d] - q.use[d]);
+        satisfiedUse[k][d] = max(0, satisfiedUse[k][d] - q.use[d]);
       } else {
-        hungryDemand[k][d] = Math.max(0, hungryDemand[k][d] - q.contribution[d]);
+        hungryDemand[k][d] = max(0, hungryDemand[k][d] - q.contribution[d]);
       }
     }
     if (q.capped) {
       satisfiedQueues[k]--;
     }
-    weightSum[k] = Math.max(0, weightSum[k] - q.weight);
+    weightSum[k] = max(0, weightSum[k] - q.weight);
   }
 
   /**
@@ -1468,7 +1462,7 @@ final class NestedBuckets {
    * {@code H}, whatever the idle TTL.
    */
   private void released(long now, Queue q) {
-    long seen = now - Math.max(0, idleTtlMicros - horizonMicros);
+    long seen = now - max(0, idleTtlMicros - horizonMicros);
     if (seen < q.lastSeen) {
       q.lastSeen = seen;
       bySeen.reorder(q);
@@ -1631,5 +1625,35 @@ final class NestedBuckets {
       this.use = new double[dims];
       this.correction = new double[dims];
     }
+  }
+
+  /**
+   * The smaller of two doubles, compared once, as the Lua script compares them: the same value as
+   * {@link Math#min(double, double)} for every operand the rule produces (never {@code NaN}, and a
+   * signed zero never divides).
+   */
+  private static double min(double a, double b) {
+    return b < a ? b : a;
+  }
+
+  /** The larger of two doubles, compared once; see {@link #min(double, double)}. */
+  private static double max(double a, double b) {
+    return b > a ? b : a;
+  }
+
+  private static long min(long a, long b) {
+    return Math.min(a, b);
+  }
+
+  private static long max(long a, long b) {
+    return Math.max(a, b);
+  }
+
+  private static int min(int a, int b) {
+    return Math.min(a, b);
+  }
+
+  private static int max(int a, int b) {
+    return Math.max(a, b);
   }
 }
