@@ -215,6 +215,16 @@ import org.jspecify.annotations.Nullable;
  * cold class's 0, learnt a fifth at a time, kept the early queues under-charged for most of a run
  * (60–90 s to reach the mean completion on many-tenants).
  *
+ * <p>Only a call that ran teaches ({@link #ran}): one released with none of a dimension it was
+ * estimated to use (refused by the provider, which does not count a 429's tokens, failed before an
+ * answer, or handed back unsent) is reconciled like any other, but no correction learns from it and
+ * its release is not counted among the queue's or the class's. Learnt as calls that use nothing,
+ * the 429s of a fresh gate's first window pulled their queues' corrections down, the next calls
+ * were under-charged and drew 429s of their own, and every 429 cut the learned cap for seconds: on
+ * weighted-many-tenants with every completion at 120 tokens the token cap was 87.5 % used, 96.1 %
+ * learning from the calls that ran; without feedback the under-charges fed on themselves, 21.4 %
+ * 429s against 0.95 % (eval/README.md, "Weights and costs at platform scale").
+ *
  * <p><b>Cold start, and a spent provider window.</b> Until its class has seen a release nothing has
  * been learnt, and the first calls of a fresh gate are charged their bare estimates. On
  * noisy-estimates the first sixteen calls used 1.75 times what they were charged and filled the
@@ -1020,6 +1030,7 @@ final class NestedBuckets {
     if (q != null) {
       refill(now, q);
     }
+    boolean ran = ran(grant.estimate, actual);
     for (int d = 0; d < dims; d++) {
       double back = grant.debit[d] - actual[d];
       if (windows[d] != null && grant.entries != null && grant.entries[d] != null) {
@@ -1034,20 +1045,44 @@ final class NestedBuckets {
         if (q.capped) {
           satisfiedUse[k][d] = max(0, satisfiedUse[k][d] - used);
         }
-        q.correction[d] +=
-            learningWeight(q.releases) * (max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
+        if (ran) {
+          q.correction[d] +=
+              learningWeight(q.releases)
+                  * (max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
+        }
       }
-      double error = max(0, actual[d] - grant.estimate[d]);
-      classCorrection[k][d] += learningWeight(classReleases[k]) * (error - classCorrection[k][d]);
+      if (ran) {
+        double error = max(0, actual[d] - grant.estimate[d]);
+        classCorrection[k][d] += learningWeight(classReleases[k]) * (error - classCorrection[k][d]);
+      }
     }
-    classReleases[k] = min(LEARNING_RELEASES, classReleases[k] + 1);
+    if (ran) {
+      classReleases[k] = min(LEARNING_RELEASES, classReleases[k] + 1);
+    }
     if (q != null) {
-      q.releases = min(LEARNING_RELEASES, q.releases + 1);
+      if (ran) {
+        q.releases = min(LEARNING_RELEASES, q.releases + 1);
+      }
       q.level = min(q.capacity, q.level + grant.paidShare - share(actual));
       if (q.outstanding > 0 && --q.outstanding == 0) {
         released(now, q);
       }
     }
+  }
+
+  /**
+   * Whether a released call ran: the provider counted something of every dimension the call was
+   * estimated to use. A call refused (a 429 whose tokens the provider does not count) or handed
+   * back unsent used nothing, which says nothing about how far its estimate falls short, so only
+   * the calls that ran teach the corrections (see "Estimates").
+   */
+  private boolean ran(double[] estimate, double[] actual) {
+    for (int d = 0; d < dims; d++) {
+      if (estimate[d] > 0 && actual[d] <= 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

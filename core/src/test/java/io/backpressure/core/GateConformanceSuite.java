@@ -295,6 +295,32 @@ public abstract class GateConformanceSuite {
   }
 
   @Test
+  void estimates_aRefusedCallTeachesNoCorrection() {
+    Policy policy = requestsAndTokens().priority("P1", 1).build();
+    ManualClock clock = new ManualClock();
+    Gate gate = newGate(policy, clock);
+    Cost estimate = Cost.requests(1).tokens(100);
+    // "a" learns from one call that ran: it used 600, 500 above its estimate.
+    Admission first = gate.admit(AdmissionRequest.of("a", "P1", estimate));
+    clock.advance(Duration.ofMillis(100));
+    gate.release(((Admission.Admitted) first).grant(), Cost.requests(1).tokens(600));
+    // Its next call is refused by the provider, which counts its request and none of its tokens.
+    clock.advance(Duration.ofMillis(100));
+    Admission refused = gate.admit(AdmissionRequest.of("a", "P1", estimate));
+    clock.advance(Duration.ofMillis(100));
+    gate.release(((Admission.Admitted) refused).grant(), Cost.requests(1).tokens(0));
+    // Neither "a" nor its class learnt that calls use nothing: both still charge 500 more.
+    for (String tenant : List.of("a", "new")) {
+      clock.advance(Duration.ofMillis(100));
+      assertThat(gate.admit(AdmissionRequest.of(tenant, "P1", estimate)))
+          .as(tenant)
+          .isInstanceOfSatisfying(
+              Admission.Admitted.class,
+              g -> assertThat(g.grant().debited().amount(Dimension.TOKENS)).isEqualTo(600));
+    }
+  }
+
+  @Test
   void shares_aQueueWhoseCallWaitsCountsByItsDemand_soItsShareIsNotHandedToOthers() {
     // "b" banks its whole L3 bucket only because "a" emptied the shared one: it waits, it does not
     // under-use. Counted by its use (nothing yet) it would hand its share to "a", whose queue would

@@ -50,18 +50,24 @@ end
 local tenant, k, paid_share = grant[pos.tenant], grant[pos.class], grant[pos.share]
 local entry_id, entry_at = grant[pos.entry], grant[pos.entry_at]
 local debit, estimate, actual = RELEASED_DEBIT, RELEASED_ESTIMATE, RELEASED_ACTUAL
+-- NestedBuckets.ran: the call ran when the provider counted something of every dimension it was
+-- estimated to use; a refused or unsent call teaches the corrections nothing.
+local ran = true
 for d = 1, D do
   debit[d] = grant[pos.size + d]
   estimate[d] = grant[pos.size + D + d]
   actual[d] = ARGV[2 + d] * 1
+  if estimate[d] > 0 and actual[d] <= 0 then
+    ran = false
+  end
 end
 
 -- NestedBuckets.release: debit − actual goes back to (or, when negative, is taken from) L1, L2, the
 -- safe window's entry (while it is inside the window) and the usage averages; L3 gets back the
 -- difference between the share paid and the share the call really had; the queue's estimate
 -- correction and its class's (that of its queues with no release of their own) learn from actual −
--- estimate, as a running mean until LEARNING_RELEASES releases, then an exponential average. Levels
--- may go negative; refill pays the overshoot back.
+-- estimate, as a running mean until LEARNING_RELEASES releases, then an exponential average, when
+-- the call ran. Levels may go negative; refill pays the overshoot back.
 begin_step(now)
 local field = FIELD_PREFIX[k] .. tenant
 local q = load_queue(field)
@@ -101,17 +107,23 @@ for d = 1, D do
       left = S[SU + kd] - used
       S[SU + kd] = left > 0 and left or 0
     end
-    q.corr[d] = q.corr[d] + queue_weight * (error - q.corr[d])
+    if ran then
+      q.corr[d] = q.corr[d] + queue_weight * (error - q.corr[d])
+    end
   end
-  S[CC + kd] = S[CC + kd] + class_weight * (error - S[CC + kd])
+  if ran then
+    S[CC + kd] = S[CC + kd] + class_weight * (error - S[CC + kd])
+  end
   kd = kd + 1
 end
 -- (min(LEARNING_RELEASES, n + 1) and min(cap, level) below as the loop writes min.)
-local releases = S[CR + k] + 1
-S[CR + k] = releases < LEARNING_RELEASES and releases or LEARNING_RELEASES
-if q then
-  releases = q.rel + 1
-  q.rel = releases < LEARNING_RELEASES and releases or LEARNING_RELEASES
+if ran then
+  local releases = S[CR + k] + 1
+  S[CR + k] = releases < LEARNING_RELEASES and releases or LEARNING_RELEASES
+  if q then
+    releases = q.rel + 1
+    q.rel = releases < LEARNING_RELEASES and releases or LEARNING_RELEASES
+  end
 end
 if entry then
   save_entry(entry_id, entry)
