@@ -31,8 +31,10 @@ public interface Gate {
    * Reconciles an admitted call with what it really used: the difference between the debited and
    * the actual cost is refunded (or, when the call used more, debited too). Idempotent per grant: a
    * second release of the same grant changes nothing and returns false. Call it also when the call
-   * failed (with what the provider counted, often zero tokens), so no reservation leaks; a grant
-   * never released errs on the strict side and is forgotten after the policy's grant TTL.
+   * failed (with what the provider counted, often zero tokens), so no reservation leaks; a release
+   * with none of a dimension the call was estimated to use (a refused or failed call) is reconciled
+   * but teaches the gate's estimate correction nothing. A grant never released errs on the strict
+   * side and is forgotten after the policy's grant TTL.
    *
    * @return true when this release was applied, false when the grant was already released, expired
    *     or failed open
