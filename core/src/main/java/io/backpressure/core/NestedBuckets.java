@@ -1030,7 +1030,6 @@ final class NestedBuckets {
     if (q != null) {
       refill(now, q);
     }
-    boolean ran = ran(grant.estimate, actual);
     for (int d = 0; d < dims; d++) {
       double back = grant.debit[d] - actual[d];
       if (windows[d] != null && grant.entries != null && grant.entries[d] != null) {
@@ -1045,28 +1044,35 @@ final class NestedBuckets {
         if (q.capped) {
           satisfiedUse[k][d] = max(0, satisfiedUse[k][d] - used);
         }
-        if (ran) {
-          q.correction[d] +=
-              learningWeight(q.releases)
-                  * (max(0, actual[d] - grant.estimate[d]) - q.correction[d]);
-        }
-      }
-      if (ran) {
-        double error = max(0, actual[d] - grant.estimate[d]);
-        classCorrection[k][d] += learningWeight(classReleases[k]) * (error - classCorrection[k][d]);
       }
     }
-    if (ran) {
-      classReleases[k] = min(LEARNING_RELEASES, classReleases[k] + 1);
+    if (ran(grant.estimate, actual)) {
+      learn(q, k, grant.estimate, actual);
     }
     if (q != null) {
-      if (ran) {
-        q.releases = min(LEARNING_RELEASES, q.releases + 1);
-      }
       q.level = min(q.capacity, q.level + grant.paidShare - share(actual));
       if (q.outstanding > 0 && --q.outstanding == 0) {
         released(now, q);
       }
+    }
+  }
+
+  /**
+   * The estimate corrections of queue {@code q} (null: it has left) and of its class {@code k}
+   * learn from a released call that ran: {@code actual − estimate}, as a running mean until {@link
+   * #LEARNING_RELEASES} releases, then an exponential average (see "Estimates").
+   */
+  private void learn(@Nullable Queue q, int k, double[] estimate, double[] actual) {
+    for (int d = 0; d < dims; d++) {
+      double error = max(0, actual[d] - estimate[d]);
+      if (q != null) {
+        q.correction[d] += learningWeight(q.releases) * (error - q.correction[d]);
+      }
+      classCorrection[k][d] += learningWeight(classReleases[k]) * (error - classCorrection[k][d]);
+    }
+    classReleases[k] = min(LEARNING_RELEASES, classReleases[k] + 1);
+    if (q != null) {
+      q.releases = min(LEARNING_RELEASES, q.releases + 1);
     }
   }
 

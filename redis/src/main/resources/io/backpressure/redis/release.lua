@@ -79,11 +79,8 @@ if W and entry_id > 0 and entry_at > now - P.period then
   entry = load_entry(entry_id)
 end
 -- The per-dimension loop compares where it would call math.min and math.max, as compute_shares
--- does (min(a, b) is b when b < a, else a; max(0, x) is x when x > 0, else 0), and the two learning
--- weights, which the loop does not change, are taken once.
+-- does (min(a, b) is b when b < a, else a; max(0, x) is x when x > 0, else 0).
 local burst, horizon = P.burst, P.horizon
-local queue_weight = q and learning_weight(q.rel)
-local class_weight = learning_weight(S[CR + k])
 local kd = (k - 1) * D + 1
 for d = 1, D do
   local back = debit[d] - actual[d]
@@ -98,8 +95,6 @@ for d = 1, D do
   local used = back / horizon
   local left = S[USE + kd] - used
   S[USE + kd] = left > 0 and left or 0
-  local error = actual[d] - estimate[d]
-  error = error > 0 and error or 0
   if q then
     left = q.use[d] - used
     q.use[d] = left > 0 and left or 0
@@ -107,17 +102,24 @@ for d = 1, D do
       left = S[SU + kd] - used
       S[SU + kd] = left > 0 and left or 0
     end
-    if ran then
-      q.corr[d] = q.corr[d] + queue_weight * (error - q.corr[d])
-    end
-  end
-  if ran then
-    S[CC + kd] = S[CC + kd] + class_weight * (error - S[CC + kd])
   end
   kd = kd + 1
 end
--- (min(LEARNING_RELEASES, n + 1) and min(cap, level) below as the loop writes min.)
+-- NestedBuckets.learn, when the call ran: the two learning weights, which the loop does not
+-- change, are taken once; min(LEARNING_RELEASES, n + 1) as the loop above writes min.
 if ran then
+  local queue_weight = q and learning_weight(q.rel)
+  local class_weight = learning_weight(S[CR + k])
+  kd = (k - 1) * D + 1
+  for d = 1, D do
+    local error = actual[d] - estimate[d]
+    error = error > 0 and error or 0
+    if q then
+      q.corr[d] = q.corr[d] + queue_weight * (error - q.corr[d])
+    end
+    S[CC + kd] = S[CC + kd] + class_weight * (error - S[CC + kd])
+    kd = kd + 1
+  end
   local releases = S[CR + k] + 1
   S[CR + k] = releases < LEARNING_RELEASES and releases or LEARNING_RELEASES
   if q then
