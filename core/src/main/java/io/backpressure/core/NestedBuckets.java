@@ -235,7 +235,11 @@ import org.jspecify.annotations.Nullable;
  * (reset − now)} ({@link #holdSpent}, fed by {@code EffectiveCaps#spentUntil}), so nothing that
  * needs the dimension is admitted before the reset, L1 starts empty then, and the lines space the
  * waiting calls as for any short bucket; calls that do not need the dimension go on. A 429 that
- * does not say when (the policy's {@code cooldown} applies) holds nothing. A prior (half the
+ * does not say when (the policy's {@code cooldown} applies) holds nothing. The reset is when the
+ * provider's window is wholly unused again: a fixed window frees everything then, but a sliding
+ * window or a token bucket frees room all along, and the hold idles what it frees meanwhile (on
+ * weighted-many-tenants, whose window slides, most of a second per 429; eval/README.md, "Weights
+ * and costs at platform scale", measures it and an L1 emptied once instead). A prior (half the
  * completion bound, charged until the class's first release) was the other way; it is not part of
  * the rule, because calls that use exactly their estimate are then debited more than they use, and
  * their refunds let a window's debits exceed the cap plus burst (eval/README.md, "Noisy estimates
