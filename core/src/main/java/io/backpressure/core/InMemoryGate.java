@@ -52,8 +52,13 @@ public final class InMemoryGate implements Gate {
 
   private double[] appliedCaps;
 
-  /** Scratch for handing {@code EffectiveCaps#spentUntil} to the rule (under the lock). */
-  private final long[] spent;
+  /**
+   * Scratch for handing {@code EffectiveCaps#spentFrom} and {@code #spentUntil} to the rule (under
+   * the lock).
+   */
+  private final long[] spentFrom;
+
+  private final long[] spentUntil;
 
   private boolean ramping;
   private final WaitingLines waiting;
@@ -68,7 +73,8 @@ public final class InMemoryGate implements Gate {
     this.appliedCaps = configuredCaps(policy);
     this.dimensionNames = policy.dimensionNames();
     this.releaseAmounts = new double[dimensionNames.size()];
-    this.spent = new long[dimensionNames.size()];
+    this.spentFrom = new long[dimensionNames.size()];
+    this.spentUntil = new long[dimensionNames.size()];
     this.caps = new EffectiveCaps(policy.dimensionNames(), appliedCaps, policy.feedback());
     this.waiting = new WaitingLines(policy.priorities().size(), this::waits);
   }
@@ -155,10 +161,11 @@ public final class InMemoryGate implements Gate {
       long now = clock.nanoTime() / 1_000;
       caps.observe(now, signal, own);
       applyCaps(now);
-      for (int d = 0; d < spent.length; d++) {
-        spent[d] = caps.spentUntil(d);
+      for (int d = 0; d < spentUntil.length; d++) {
+        spentFrom[d] = caps.spentFrom(d);
+        spentUntil[d] = caps.spentUntil(d);
       }
-      buckets.spentUntil(spent);
+      buckets.spent(spentFrom, spentUntil);
     }
   }
 

@@ -230,20 +230,25 @@ import org.jspecify.annotations.Nullable;
  * noisy-estimates the first sixteen calls used 1.75 times what they were charged and filled the
  * provider's first window within milliseconds; every call the gate admitted in the rest of that
  * window was refused, and those 429s (about 44 per run, retried in place) were most of the run's 3
- * % share. The provider says as much: its 429 carries when its window resets (a reset header, or
- * {@code retry-after}). From that answer on, L1 of the dimension is held at most {@code −r_d ·
- * (reset − now)} ({@link #holdSpent}, fed by {@code EffectiveCaps#spentUntil}), so nothing that
- * needs the dimension is admitted before the reset, L1 starts empty then, and the lines space the
- * waiting calls as for any short bucket; calls that do not need the dimension go on. A 429 that
- * does not say when (the policy's {@code cooldown} applies) holds nothing. The reset is when the
- * provider's window is wholly unused again: a fixed window frees everything then, but a sliding
- * window or a token bucket frees room all along, and the hold idles what it frees meanwhile (on
- * weighted-many-tenants, whose window slides, most of a second per 429; eval/README.md, "Weights
- * and costs at platform scale", measures it and an L1 emptied once instead). A prior (half the
- * completion bound, charged until the class's first release) was the other way; it is not part of
- * the rule, because calls that use exactly their estimate are then debited more than they use, and
- * their refunds let a window's debits exceed the cap plus burst (eval/README.md, "Noisy estimates
- * and reservation: ablations", has the measurements).
+ * % share. The provider says as much: its 429 says its window is spent, and until when (a reset
+ * header, or {@code retry-after}). From that answer until then, L1 of the dimension is held at most
+ * {@code r_d · (now − t)}, {@code t} the instant the 429 came ({@link #holdSpent}, fed by {@code
+ * EffectiveCaps#spentFrom} and {@code #spentUntil}): whatever room L1 thought it had, the calls
+ * charged too little have already used it, so L1 is empty when the 429 comes and refills at the
+ * cap's rate from there, and the lines space the waiting calls as for any short bucket; calls that
+ * do not need the dimension go on. A 429 that does not say when (the policy's {@code cooldown}
+ * applies) empties nothing. L1 is not held empty until the reset: the reset is when the provider's
+ * window is wholly unused again, and while a fixed window frees everything at that instant, a
+ * sliding window or a token bucket frees room all along, at about the rate it was filled, and on a
+ * busy one the reset is almost a whole period away. Held until the reset, each 429 stopped the
+ * dimension for most of a second on weighted-many-tenants, whose window slides: 89.4 % of its token
+ * cap and Jain 0.937, where emptying L1 gives 91.5 % and 0.959; on noisy-estimates, whose window is
+ * fixed, both keep the 429s at 0.5 % (doing nothing to L1: 3.4 %; eval/README.md, "Weights and
+ * costs at platform scale"). A prior (half the completion bound, charged until the class's first
+ * release) was the other way; it is not part of the rule, because calls that use exactly their
+ * estimate are then debited more than they use, and their refunds let a window's debits exceed the
+ * cap plus burst (eval/README.md, "Noisy estimates and reservation: ablations", has the
+ * measurements).
  *
  * <p><b>Waiting is not under-using.</b> A queue counts in its class's sums by its use ({@code
  * U_k,d}) while it is capped, so that what an under-using queue leaves goes to the others. Banking
@@ -346,8 +351,8 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code corrections} in {@code admit} (admit.lua), {@code uncap}, {@code learning_weight}</td></tr>
  *   <tr><td>{@code advance}, {@code computeShares}, {@code strictShares}, {@code equalisationRate}</td>
  *       <td>{@code advance}, {@code compute_shares}, {@code strict_shares}, {@code equalisation_rate}</td></tr>
- *   <tr><td>{@code holdSpent}, {@code spentUntil[d]}</td>
- *       <td>{@code hold_spent}, {@code P.spent} (the config hash's {@code fb_spent}, written by {@code feedback.lua})</td></tr>
+ *   <tr><td>{@code holdSpent}, {@code spentUntil[d]}, {@code spentFrom[d]}</td>
+ *       <td>{@code hold_spent}, {@code P.spent} (the config hash's {@code fb_spent}, written by {@code feedback.lua}: each dimension's until, then each one's from)</td></tr>
  *   <tr><td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evictIdle}, {@code seenUntil}</td>
  *       <td>{@code refill}, {@code contribute}, {@code withdraw}, {@code released}, {@code evict_idle}, the {@code ZADD} in {@code admit}</td></tr>
  *   <tr><td>{@link #release}</td><td>{@code release.lua}</td></tr>
@@ -451,8 +456,11 @@ final class NestedBuckets {
   private long lastMicros;
   private final double[] global;
 
-  /** Per dimension, until when (µs) the provider's window is spent ({@link #spentUntil}). */
+  /** Per dimension, until when (µs) the provider's window is spent ({@link #spent}). */
   private final long[] spentUntil;
+
+  /** Per dimension, when (µs) the 429 came that said the provider's window is spent. */
+  private final long[] spentFrom;
 
   private final double[][] classLevel;
   private final double[][] classUse;
@@ -552,6 +560,8 @@ final class NestedBuckets {
     this.global = new double[dims];
     this.spentUntil = new long[dims];
     Arrays.fill(spentUntil, Long.MIN_VALUE);
+    this.spentFrom = new long[dims];
+    Arrays.fill(spentFrom, Long.MIN_VALUE);
     this.classLevel = new double[classes][dims];
     this.classUse = new double[classes][dims];
     this.effective = new double[classes][dims];
@@ -1181,23 +1191,25 @@ final class NestedBuckets {
 
   /**
    * Keeps L1 of each dimension whose provider window is spent (see "Cold start, and a spent
-   * provider window") low enough to refill only when the window resets: at most {@code −r_d ·
-   * (until − now)}.
+   * provider window") at most what it would hold had it been empty when the 429 came: {@code r_d ·
+   * (now − from)}, until the window's reset.
    */
   private void holdSpent(long now) {
     for (int d = 0; d < dims; d++) {
       if (spentUntil[d] > now) {
-        global[d] = min(global[d], -rate[d] * ((spentUntil[d] - now) / 1e6));
+        global[d] = min(global[d], rate[d] * ((now - spentFrom[d]) / 1e6));
       }
     }
   }
 
   /**
-   * The instants (µs, per dimension; {@link Long#MIN_VALUE}: none) until which the provider said
-   * its window is spent, from {@code EffectiveCaps#spentUntil}: from the next step on, no call that
-   * needs such a dimension is admitted before then.
+   * The provider's spent windows, from {@code EffectiveCaps#spentFrom} and {@code #spentUntil}: per
+   * dimension, when the 429 that said so came and until when the window is spent (µs; {@link
+   * Long#MIN_VALUE}: none). From the next step on, L1 of such a dimension holds at most what it
+   * refilled since the 429.
    */
-  void spentUntil(long[] until) {
+  void spent(long[] from, long[] until) {
+    System.arraycopy(from, 0, spentFrom, 0, dims);
     System.arraycopy(until, 0, spentUntil, 0, dims);
   }
 

@@ -80,17 +80,18 @@ local F = {
 local now = current_time(ARGV[2])
 
 -- The state, fresh (EffectiveCaps' constructor) or as stored; a layout change (or a state written
--- before the dead band's out_on) starts it afresh.
+-- before the dead band's out_on or the spent window's spent_from) starts it afresh.
 local st
 local raw = redis.call('GET', KEYS[2])
 if raw then
   st = cmsgpack.unpack(raw)
-  if st.layout ~= cfg[5] or st.D ~= D or not st.out_on or not st.spent then
+  if st.layout ~= cfg[5] or st.D ~= D or not st.out_on or not st.spent_from then
     st = nil
   end
 end
 if not st then
-  st = { layout = cfg[5], D = D, a = {}, a_at = {}, cool = {}, spent = {}, lim = {}, out = {}, out_on = {}, own = {},
+  st = { layout = cfg[5], D = D, a = {}, a_at = {}, cool = {}, spent = {}, spent_from = {}, lim = {}, out = {},
+         out_on = {}, own = {},
          own_slot = {},
          ramp_start = 0, ramp_end = NEVER, errors = 0, outage = 0,
          signals = 0, decreases = 0, adoptions = 0, ramps = 0, ignored = 0 }
@@ -99,6 +100,7 @@ if not st then
     st.a_at[d] = 0
     st.cool[d] = NEVER
     st.spent[d] = NEVER
+    st.spent_from[d] = NEVER
     st.lim[d] = -1
     st.out[d] = 0
     st.out_on[d] = 0
@@ -270,6 +272,7 @@ local function decrease(d, t, explained, reset, retry_after)
   st.cool[d] = t + max(1, floor(min(hold, 600e9) / 1000))
   if told then
     st.spent[d] = st.cool[d]
+    st.spent_from[d] = t
   end
 end
 
@@ -376,14 +379,18 @@ if ARGV[1] == 'observe' then
   elseif cfg[6] then
     redis.call('HDEL', KEYS[1], 'fb_ramp')
   end
-  -- Every decision holds L1 of a spent dimension empty until its reset (hold_spent in
-  -- nested_buckets.lua); the field goes once no dimension is spent any more.
+  -- Until its reset, every decision holds L1 of a spent dimension at most what it refilled since
+  -- the 429 (hold_spent in nested_buckets.lua): each dimension's until, then each one's from. The
+  -- field goes once no dimension is spent any more.
   local spent = false
+  local held = {}
   for d = 1, D do
     spent = spent or st.spent[d] > now
+    held[d] = st.spent[d]
+    held[D + d] = st.spent_from[d]
   end
   if spent then
-    redis.call('HSET', KEYS[1], 'fb_spent', cmsgpack.pack(st.spent))
+    redis.call('HSET', KEYS[1], 'fb_spent', cmsgpack.pack(held))
   elseif cfg[7] then
     redis.call('HDEL', KEYS[1], 'fb_spent')
   end

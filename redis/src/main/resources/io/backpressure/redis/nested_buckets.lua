@@ -940,13 +940,15 @@ end
 -- NestedBuckets.advance: refills L1 and L2 and decays the usage averages up to now. The first step
 -- of a target (no stored state) creates every bucket full, inside this same atomic step.
 -- NestedBuckets.holdSpent: while feedback.lua keeps 'fb_spent' (per dimension, until when the
--- provider said its window is spent, µs), L1 of such a dimension stays at most -r_d · (until - now).
--- advance calls it only while the config holds 'fb_spent' (P.spent).
+-- provider said its window is spent, then when the 429 that said so came, µs), L1 of such a
+-- dimension stays at most r_d · (now - from) until then. advance calls it only while the config
+-- holds 'fb_spent' (P.spent). A field written by a feedback.lua that stored no 'from' (until
+-- alone) holds L1 empty until the reset.
 local function hold_spent(now)
   local spent = cmsgpack.unpack(P.spent)
   for d = 1, D do
     if spent[d] > now then
-      S[G + d] = min(S[G + d], -P.rate[d] * ((spent[d] - now) / 1e6))
+      S[G + d] = min(S[G + d], P.rate[d] * ((now - (spent[D + d] or now)) / 1e6))
     end
   end
 end

@@ -46,9 +46,10 @@ import org.jspecify.annotations.Nullable;
  *       cooldown is shared: 429s of calls that were already in flight when the first one came back
  *       do not cut again, and nothing grows. When the provider said when (its reset or {@code
  *       retry-after}, not the policy's {@code cooldown}), its window for {@code d} is spent until
- *       then ({@link #spentUntil}): admission holds every call that needs {@code d} until that
- *       instant (NestedBuckets, "Cold start, and a spent provider window"). Once it ends and while
- *       no 429 comes, {@code A} grows by {@code increase · C} per second, never above {@code C}.
+ *       then ({@link #spentFrom}, {@link #spentUntil}): until that instant, admission holds L1 of
+ *       {@code d} at most what it refilled since the 429 (NestedBuckets, "Cold start, and a spent
+ *       provider window"). Once it ends and while no 429 comes, {@code A} grows by {@code increase
+ *       · C} per second, never above {@code C}.
  *   <li><b>Lim, the adopted limit.</b> The latest {@code limit} header {@code L} means {@code L/P}
  *       units per second. Below {@code C} it is adopted with headroom: {@code Lim = (1 − headroom)
  *       · L/P}; at or above {@code C} it bounds nothing. The latest header wins, so a limit that
@@ -120,6 +121,7 @@ import org.jspecify.annotations.Nullable;
  *   aimd[d], aimdAt[d]       a, a_at          the 429 part A (infinite: no bound) and when it last moved
  *   cooldownUntil[d]         cool             end of the dimension's cooldown (µs)
  *   spentUntil[d]            spent            end of the provider's spent window, as it said (µs)
+ *   spentFrom[d]             spent_from       when the 429 that said so came (µs)
  *   limitRate[d]             lim              L/P of the latest limit header (NaN / -1: none)
  *   outside[d]               out              the outside-traffic average O (signed)
  *   outsideBounds[d]         out_on           whether O bounds E now (the dead band's hysteresis)
@@ -149,6 +151,7 @@ public final class EffectiveCaps {
   private final long[] aimdAt;
   private final long[] cooldownUntil;
   private final long[] spentUntil;
+  private final long[] spentFrom;
   private final double[] limitRate;
   private final double[] outside;
   private final boolean[] outsideBounds;
@@ -186,6 +189,8 @@ public final class EffectiveCaps {
     Arrays.fill(cooldownUntil, Long.MIN_VALUE);
     this.spentUntil = new long[dims];
     Arrays.fill(spentUntil, Long.MIN_VALUE);
+    this.spentFrom = new long[dims];
+    Arrays.fill(spentFrom, Long.MIN_VALUE);
     this.limitRate = new double[dims];
     Arrays.fill(limitRate, Double.NaN);
     this.outside = new double[dims];
@@ -404,6 +409,7 @@ public final class EffectiveCaps {
     cooldownUntil[d] = now + Math.max(1, micros);
     if (told != null) {
       spentUntil[d] = cooldownUntil[d];
+      spentFrom[d] = now;
     }
   }
 
@@ -414,6 +420,14 @@ public final class EffectiveCaps {
    */
   public long spentUntil(int d) {
     return spentUntil[d];
+  }
+
+  /**
+   * When (µs) the 429 that made dimension {@code d}'s window spent until {@link #spentUntil} came;
+   * {@link Long#MIN_VALUE} when none did.
+   */
+  public long spentFrom(int d) {
+    return spentFrom[d];
   }
 
   private void adopt(int d, long now, ProviderSignal.RateLimit limit) {
