@@ -219,6 +219,8 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
     behind = max(now, booking.ready)
   end
   local line_up = fresh or (now >= booking.ready and not keeps)
+  -- A single-call queue's fresh call, its turn now, waits for its own finish time instead.
+  local own_finish = fresh and q.out == 0 and turn == now and not q.within and q.rate > 0
   local light_slot = LIGHT_SLOT
   for d = 1, D do
     local kd = base + d
@@ -228,7 +230,9 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
       short_slot = class_slot[d]
     end
     if line_up and cost[d] > 0 and short_slot > now then
-      if not q.within and S[CT + kd] > behind then
+      if own_finish then
+        short_slot = max(short_slot, after(now, sigma, q.rate))
+      elseif not q.within and S[CT + kd] > behind then
         short_slot = max(short_slot, after(S[CT + kd], paced[d], effective[kd]))
       elseif light and S[LT + kd] > behind then
         short_slot = max(short_slot, S[LT + kd] + micros(paced[d] / rate[d]))
@@ -286,7 +290,7 @@ local function admit(now, field, k, weight, estimate, reserve, booking, max_wait
         S[OD + kd] = S[OD + kd] + paced[d]
       end
     end
-    booking.lined = slot > now and slot >= turn
+    booking.lined = slot > now and slot >= turn and not own_finish
     if booking.lined then
       for d = 1, D do
         local tail = CT
