@@ -52,14 +52,6 @@ public final class InMemoryGate implements Gate {
 
   private double[] appliedCaps;
 
-  /**
-   * Scratch for handing {@code EffectiveCaps#spentFrom} and {@code #spentUntil} to the rule (under
-   * the lock).
-   */
-  private final long[] spentFrom;
-
-  private final long[] spentUntil;
-
   private boolean ramping;
   private final WaitingLines waiting;
   private volatile Policy policy;
@@ -73,8 +65,6 @@ public final class InMemoryGate implements Gate {
     this.appliedCaps = configuredCaps(policy);
     this.dimensionNames = policy.dimensionNames();
     this.releaseAmounts = new double[dimensionNames.size()];
-    this.spentFrom = new long[dimensionNames.size()];
-    this.spentUntil = new long[dimensionNames.size()];
     this.caps = new EffectiveCaps(policy.dimensionNames(), appliedCaps, policy.feedback());
     this.waiting = new WaitingLines(policy.priorities().size(), this::waits);
   }
@@ -161,11 +151,9 @@ public final class InMemoryGate implements Gate {
       long now = clock.nanoTime() / 1_000;
       caps.observe(now, signal, own);
       applyCaps(now);
-      for (int d = 0; d < spentUntil.length; d++) {
-        spentFrom[d] = caps.spentFrom(d);
-        spentUntil[d] = caps.spentUntil(d);
+      for (int d = 0; d < dimensionNames.size(); d++) {
+        buckets.spent(d, caps.spentFrom(d), caps.spentUntil(d));
       }
-      buckets.spent(spentFrom, spentUntil);
     }
   }
 

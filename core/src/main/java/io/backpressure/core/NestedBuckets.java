@@ -1228,14 +1228,14 @@ final class NestedBuckets {
   }
 
   /**
-   * The provider's spent windows, from {@code EffectiveCaps#spentFrom} and {@code #spentUntil}: per
-   * dimension, when the 429 that said so came and until when the window is spent (µs; {@link
-   * Long#MIN_VALUE}: none). From the next step on, L1 of such a dimension holds at most what it
-   * refilled since the 429.
+   * Dimension {@code d}'s spent provider window, from {@code EffectiveCaps#spentFrom} and {@code
+   * #spentUntil}: when the 429 that said so came and until when the window is spent (µs; {@link
+   * Long#MIN_VALUE}: none). From the next step on, L1 of {@code d} holds at most what it refilled
+   * since the 429.
    */
-  void spent(long[] from, long[] until) {
-    System.arraycopy(from, 0, spentFrom, 0, dims);
-    System.arraycopy(until, 0, spentUntil, 0, dims);
+  void spent(int d, long from, long until) {
+    spentFrom[d] = from;
+    spentUntil[d] = until;
   }
 
   /**

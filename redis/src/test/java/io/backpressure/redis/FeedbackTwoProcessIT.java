@@ -118,6 +118,7 @@ class FeedbackTwoProcessIT {
       assertThat((double) held)
           .as("from an empty bucket while the provider's window is spent: no burst")
           .isLessThanOrEqualTo(lowered * RETRY_AFTER_MICROS / 1e6 + 2);
+      assertThat(held).as("but admitting, not held until the provider's reset").isPositive();
       // After the report: the lowered rate plus at most its (scaled) burst, from the first second
       // on.
       double burst = BURST * lowered / CAP;
