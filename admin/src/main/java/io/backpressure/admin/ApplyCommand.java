@@ -3,6 +3,7 @@ package io.backpressure.admin;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
+import io.backpressure.policy.yaml.PolicyYaml;
 import io.backpressure.redis.RedisPolicyStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -111,7 +112,7 @@ final class ApplyCommand implements Callable<Integer> {
     }
     Policy policy;
     try {
-      policy = Policy.fromYaml(text);
+      policy = PolicyYaml.parse(text);
     } catch (InvalidPolicyException e) {
       throw AdminException.invalid(e.field(), file + ": " + e.getMessage());
     }

@@ -7,6 +7,7 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.GateLevels;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityClass;
+import io.backpressure.policy.yaml.PolicyYaml;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -22,7 +23,7 @@ final class PolicyView {
   /** The policy as JSON with the keys of the policy file ({@code docs/policy.yaml}). */
   static ObjectNode json(Policy policy) {
     try {
-      return (ObjectNode) YAML.readTree(policy.toYaml());
+      return (ObjectNode) YAML.readTree(PolicyYaml.render(policy));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

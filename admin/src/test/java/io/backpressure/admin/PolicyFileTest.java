@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.FeedbackPolicy;
+import io.backpressure.policy.yaml.PolicyYaml;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ class PolicyFileTest {
 
   @Test
   void theDocumentedExampleLoads() throws IOException {
-    Policy policy = Policy.fromYaml(FILE);
+    Policy policy = PolicyYaml.read(FILE);
     assertThat(policy.target()).isEqualTo("openai/gpt-4o");
     assertThat(policy.dimensions())
         .containsExactly(
@@ -33,7 +34,7 @@ class PolicyFileTest {
     assertThat(policy.safeWindow()).isEqualTo(Duration.ofSeconds(60));
     assertThat(policy.grantTtl()).isEqualTo(Duration.ofMinutes(15));
     assertThat(policy.feedback()).isEqualTo(FeedbackPolicy.DEFAULT);
-    assertThat(Policy.fromYaml(policy.toYaml())).isEqualTo(policy);
+    assertThat(PolicyYaml.parse(PolicyYaml.render(policy))).isEqualTo(policy);
   }
 
   @Test

@@ -7,8 +7,8 @@ import java.time.Instant;
  * backend whose workers send their own time with each call (the Redis backend's caller time
  * source). Unlike a {@link Ticker}, two processes' readings are compared with each other, so a real
  * deployment uses {@link #unix()} on clocks kept in step (NTP or chrony); tests in virtual time use
- * a {@link ManualClock}, whose origin is the same for everything that shares it. Implementations
- * are safe to read from any thread.
+ * a {@code ManualClock} (the core test-jar), whose origin is the same for everything that shares
+ * it. Implementations are safe to read from any thread.
  */
 @FunctionalInterface
 public interface EpochClock {

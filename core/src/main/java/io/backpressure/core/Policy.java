@@ -1,8 +1,6 @@
 package io.backpressure.core;
 
 import io.backpressure.core.feedback.FeedbackPolicy;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The caps, weights and options of one target's gate. Immutable; build one with {@link
- * #builder(String)} or load it with {@link #fromYaml(String)}. Every value is range-checked on
+ * #builder(String)}, or read a YAML file with {@code PolicyYaml} (module {@code
+ * backpressure-policy-yaml}, so that this module needs no parser). Every value is range-checked on
  * entry and a bad one throws {@link InvalidPolicyException} naming the field.
  *
  * @param target the target's name, e.g. {@code openai/gpt-4o}
@@ -172,21 +171,6 @@ public record Policy(
     return new Builder(target);
   }
 
-  /** Parses a policy from YAML text (the format of {@code docs/policy.yaml}). */
-  public static Policy fromYaml(String yaml) {
-    return PolicyYaml.parse(yaml);
-  }
-
-  /** Reads a policy from a YAML file. */
-  public static Policy fromYaml(Path file) throws IOException {
-    return PolicyYaml.parse(java.nio.file.Files.readString(file));
-  }
-
-  /** Renders this policy as YAML that {@link #fromYaml(String)} reads back to an equal policy. */
-  public String toYaml() {
-    return PolicyYaml.render(this);
-  }
-
   /** The weight {@code w_t} of {@code tenant}. */
   public double tenantWeight(String tenant) {
     Double weight = tenantWeights.get(tenant);
@@ -304,11 +288,11 @@ public record Policy(
    * caps below the provider's), in the form whose bound can be proved; the margin should cover the
    * spread of the send delays the deployment measures, not their mean.
    *
-   * <p>The policy keeps no margin field: the result <em>is</em> the widened policy, so {@link
-   * #toYaml()} writes the widened window and the scaled caps (and reads back to an equal policy),
-   * and {@link #safeWindow()} and {@link Dimension#capPerSecond()} report them. A later hot update
-   * ({@link #withDimension}) sets the cap it is given, not scaled again: give the scaled figure, or
-   * build the policy again with the margin.
+   * <p>The policy keeps no margin field: the result <em>is</em> the widened policy, so {@code
+   * PolicyYaml.render} writes the widened window and the scaled caps (and reads back to an equal
+   * policy), and {@link #safeWindow()} and {@link Dimension#capPerSecond()} report them. A later
+   * hot update ({@link #withDimension}) sets the cap it is given, not scaled again: give the scaled
+   * figure, or build the policy again with the margin.
    *
    * <p>A cap is scaled up by a few ulps where rounding would otherwise leave the window's allowance
    * a hair below {@code C_d·P}, so that a call of exactly the allowance still fits.

@@ -12,10 +12,11 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Policy#withSendMargin}, {@link Policy.Builder#sendMargin} and the YAML's {@code
- * send_margin}. The bound itself on a virtual clock: a backlogged gate whose admissions reach the
- * provider after a delay of either nothing or the whole margin (the harshest variation within it).
- * Without the margin a provider window of one second sees more than the cap; with it, never.
+ * {@link Policy#withSendMargin} and {@link Policy.Builder#sendMargin} (the YAML's {@code
+ * send_margin} is tested with {@code PolicyYaml}). The bound itself on a virtual clock: a
+ * backlogged gate whose admissions reach the provider after a delay of either nothing or the whole
+ * margin (the harshest variation within it). Without the margin a provider window of one second
+ * sees more than the cap; with it, never.
  */
 class SendMarginTest {
   /**
@@ -30,16 +31,6 @@ class SendMarginTest {
   private static final Policy POLICY = requests(15).safeWindow(Duration.ofSeconds(1)).build();
 
   private static final Duration MARGIN = Duration.ofMillis(200);
-
-  private static final String YAML =
-      """
-      target: margin/model
-      dimensions:
-        requests: {per_second: 15, burst: 15}
-        tokens: {per_second: 1500, burst: 3000}
-      priorities: {P1: 1}
-      safe_window: 1s
-      """;
 
   /**
    * The most arrivals in any window of one second, over 20 s of 20 callers that keep the gate
@@ -113,7 +104,14 @@ class SendMarginTest {
 
   @Test
   void everyDimensionIsScaled_andAHotUpdateSetsTheCapAsGiven() {
-    Policy widened = Policy.fromYaml(YAML).withSendMargin(Duration.ofMillis(250));
+    Policy policy =
+        Policy.builder("margin/model")
+            .dimension(Dimension.REQUESTS, 15, 15)
+            .dimension(Dimension.TOKENS, 1_500, 3_000)
+            .priority("P1", 1)
+            .safeWindow(Duration.ofSeconds(1))
+            .build();
+    Policy widened = policy.withSendMargin(Duration.ofMillis(250));
     assertThat(widened.dimensions())
         .extracting(Dimension::capPerSecond)
         .satisfiesExactly(
@@ -209,44 +207,6 @@ class SendMarginTest {
         "send_margin must be a duration in [0, 100ms] (at most safe_window), got 150ms");
     assertThat(perSecond.safeWindow(Duration.ofSeconds(1)).build().safeWindow())
         .isEqualTo(Duration.ofMillis(1_150));
-  }
-
-  @Test
-  void yamlReadsTheMargin_andToYamlWritesTheWidenedPolicy() {
-    Policy widened = Policy.fromYaml(YAML + "send_margin: 100ms\n");
-    assertThat(widened).isEqualTo(Policy.fromYaml(YAML).withSendMargin(Duration.ofMillis(100)));
-    assertThat(widened.safeWindow()).isEqualTo(Duration.ofMillis(1_100));
-    String written = widened.toYaml();
-    assertThat(written).contains("1100ms").doesNotContain("send_margin");
-    assertThat(Policy.fromYaml(written)).isEqualTo(widened);
-    assertThat(Policy.fromYaml(YAML + "send_margin: 0.1\n")).isEqualTo(widened);
-    assertThat(Policy.fromYaml(YAML + "send_margin: PT0.1S\n")).isEqualTo(widened);
-    assertThat(Policy.fromYaml(YAML + "send_margin: 0s\n")).isEqualTo(Policy.fromYaml(YAML));
-    String perMinute = YAML.replace("{per_second: 15, burst: 15}", "{per_minute: 600}");
-    assertThat(Policy.fromYaml(perMinute.replace("safe_window: 1s\n", "") + "send_margin: 1s\n"))
-        .extracting(Policy::safeWindow)
-        .isEqualTo(Duration.ofSeconds(61));
-  }
-
-  @Test
-  void yamlRefusesAMarginWithoutASafeWindow_ofTheWrongType_negative_orLongerThanTheWindow() {
-    String off = YAML.replace("safe_window: 1s", "safe_window: off");
-    assertRefused(
-        () -> Policy.fromYaml(off + "send_margin: 100ms\n"), "send_margin needs a safe_window");
-    for (String wrong : List.of("true", "[100ms]", "{ms: 100}", "null")) {
-      assertRefused(
-          () -> Policy.fromYaml(YAML + "send_margin: " + wrong + "\n"),
-          "send_margin must be a duration such as 10s");
-    }
-    assertRefused(
-        () -> Policy.fromYaml(YAML + "send_margin: soon\n"),
-        "send_margin must be a duration such as 250ms, 10s, 15m or PT10S, got 'soon'");
-    assertRefused(
-        () -> Policy.fromYaml(YAML + "send_margin: -0.1\n"),
-        "send_margin must be a duration in [0, safe_window], got -100ms");
-    assertRefused(
-        () -> Policy.fromYaml(YAML + "send_margin: 1500ms\n"),
-        "send_margin must be a duration in [0, 1s] (at most safe_window), got 1500ms");
   }
 
   /** {@code call} throws an {@link InvalidPolicyException} naming {@code send_margin}. */

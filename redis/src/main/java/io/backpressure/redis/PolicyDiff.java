@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.backpressure.core.Policy;
+import io.backpressure.policy.yaml.PolicyYaml;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -34,7 +35,7 @@ final class PolicyDiff {
 
   private static JsonNode tree(Policy policy) {
     try {
-      return YAML.readTree(policy.toYaml());
+      return YAML.readTree(PolicyYaml.render(policy));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a policy's own YAML did not parse", e);
     }

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * try (RedisGates gates = RedisGates.connect(RedisGateConfig.builder().cluster("10.0.0.1:7000"))) {
- *   Gate gpt = gates.gate(Policy.fromYaml(Path.of("gpt-4o.yaml")));   // registers the target
+ *   Gate gpt = gates.gate(PolicyYaml.read(Path.of("gpt-4o.yaml")));   // registers the target
  *   Gate same = gates.gate("openai/gpt-4o");                         // the same gate, by name
  * }
  * }</pre>

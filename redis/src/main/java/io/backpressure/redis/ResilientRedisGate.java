@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * RedisGateConfig config = RedisGateConfig.builder("rediss://app:secret@redis.internal:6380")
- *     .policy(Policy.fromYaml(Path.of("policy.yaml")))
+ *     .policy(PolicyYaml.read(Path.of("policy.yaml")))
  *     .build();                                   // whenUnavailable(OPEN) is the default
  * try (ResilientRedisGate gate = ResilientRedisGate.open(config)) {
  *   Admission answer = gate.admit("acme", "P1", Cost.requests(1).tokens(420));

@@ -1,8 +1,5 @@
 package io.backpressure.core.feedback;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.backpressure.core.Dimension;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,7 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProviderSignals {
   private static final Logger LOG = LoggerFactory.getLogger(ProviderSignals.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The body is only read for its error type; a longer one is cut here. */
   private static final int MAX_BODY = 64 * 1024;
@@ -186,16 +182,8 @@ public final class ProviderSignals {
     @Nullable String errorType(String body) {
       String text = body.length() > MAX_BODY ? body.substring(0, MAX_BODY) : body;
       try {
-        JsonNode root = JSON.readTree(text);
-        if (root == null || !root.isObject()) {
-          return null;
-        }
-        JsonNode type = root.path("error").path("type");
-        if (!type.isTextual()) {
-          type = root.path("type");
-        }
-        return type.isTextual() ? type.asText() : null;
-      } catch (JsonProcessingException | RuntimeException e) {
+        return ErrorBody.errorType(text);
+      } catch (IllegalArgumentException e) {
         ignore("(body)", "not JSON");
         return null;
       }

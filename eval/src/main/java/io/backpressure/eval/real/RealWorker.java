@@ -10,6 +10,7 @@ import io.backpressure.eval.sim.TemporalNativeConfiguration;
 import io.backpressure.eval.sim.TimeModel;
 import io.backpressure.eval.workload.Workload;
 import io.backpressure.metrics.MeteredGate;
+import io.backpressure.policy.yaml.PolicyYaml;
 import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.temporal.ActivityGate;
@@ -165,7 +166,7 @@ final class RealWorker implements AutoCloseable {
           slots,
           null,
           rejectedCount,
-          policy.toYaml(),
+          PolicyYaml.render(policy),
           up.requestsPerS() != null,
           GateConfiguration.metersTokensFor(workload, gate.variant()),
           null,
@@ -219,7 +220,7 @@ final class RealWorker implements AutoCloseable {
     CallMode mode;
     AutoCloseable closeGate = () -> {};
     if (spec.gated()) {
-      Policy policy = Policy.fromYaml(spec.policyYaml());
+      Policy policy = PolicyYaml.parse(spec.policyYaml());
       Gate gate;
       if (spec.redisUrl() != null) {
         RedisGateConfig config =

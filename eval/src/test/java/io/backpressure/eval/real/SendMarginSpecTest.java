@@ -7,6 +7,7 @@ import io.backpressure.core.Policy;
 import io.backpressure.eval.sim.Configuration;
 import io.backpressure.eval.workload.Workload;
 import io.backpressure.eval.workload.Workloads;
+import io.backpressure.policy.yaml.PolicyYaml;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -32,8 +33,8 @@ class SendMarginSpecTest {
 
   @Test
   void aGatedPolicyIsWidenedByTheMargin() {
-    Policy plain = Policy.fromYaml(spec("bp", Duration.ZERO).policyYaml());
-    Policy widened = Policy.fromYaml(spec("bp", Duration.ofMillis(200)).policyYaml());
+    Policy plain = PolicyYaml.parse(spec("bp", Duration.ZERO).policyYaml());
+    Policy widened = PolicyYaml.parse(spec("bp", Duration.ofMillis(200)).policyYaml());
     assertThat(widened).isEqualTo(plain.withSendMargin(Duration.ofMillis(200)));
     assertThat(widened.safeWindow()).isEqualTo(plain.safeWindow().plus(Duration.ofMillis(200)));
   }

@@ -3,6 +3,7 @@ package io.backpressure.spring.boot;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
+import io.backpressure.policy.yaml.PolicyYaml;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -122,7 +123,7 @@ final class TargetPolicies {
     }
     Policy policy;
     try {
-      policy = Policy.fromYaml(yaml);
+      policy = PolicyYaml.parse(yaml);
     } catch (InvalidPolicyException e) {
       throw new InvalidConfigurationPropertyValueException(
           property,

@@ -1,14 +1,15 @@
-package io.backpressure.core.feedback;
+package io.backpressure.policy.yaml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.FeedbackPolicy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-class FeedbackPolicyTest {
+class FeedbackPolicyYamlTest {
   private static final String BASE =
       """
       target: openai/gpt-4o
@@ -19,7 +20,7 @@ class FeedbackPolicyTest {
   @Test
   void theBlockIsReadAndRoundTrips() {
     Policy policy =
-        Policy.fromYaml(
+        PolicyYaml.parse(
             BASE
                 + """
         feedback:
@@ -48,15 +49,15 @@ class FeedbackPolicyTest {
                 .ramp(0.5, Duration.ofSeconds(20))
                 .outageErrors(3)
                 .build());
-    assertThat(Policy.fromYaml(policy.toYaml())).isEqualTo(policy);
+    assertThat(PolicyYaml.parse(PolicyYaml.render(policy))).isEqualTo(policy);
   }
 
   @Test
   void missingKeysKeepTheDefaults() {
-    assertThat(Policy.fromYaml(BASE).feedback()).isEqualTo(FeedbackPolicy.DEFAULT);
-    Policy off = Policy.fromYaml(BASE + "feedback: {enabled: false}\n");
+    assertThat(PolicyYaml.parse(BASE).feedback()).isEqualTo(FeedbackPolicy.DEFAULT);
+    Policy off = PolicyYaml.parse(BASE + "feedback: {enabled: false}\n");
     assertThat(off.feedback()).isEqualTo(FeedbackPolicy.DISABLED);
-    Policy ramp = Policy.fromYaml(BASE + "feedback: {ramp: {duration: 5s}}\n");
+    Policy ramp = PolicyYaml.parse(BASE + "feedback: {ramp: {duration: 5s}}\n");
     assertThat(ramp.feedback().rampFraction()).isEqualTo(FeedbackPolicy.DEFAULT.rampFraction());
     assertThat(ramp.feedback().rampDuration()).isEqualTo(Duration.ofSeconds(5));
   }
@@ -80,7 +81,7 @@ class FeedbackPolicyTest {
   }
 
   private static void assertBad(String block, String field, String range) {
-    assertThatThrownBy(() -> Policy.fromYaml(BASE + block + "\n"))
+    assertThatThrownBy(() -> PolicyYaml.parse(BASE + block + "\n"))
         .isInstanceOf(InvalidPolicyException.class)
         .hasMessageContaining(field)
         .hasMessageContaining(range)

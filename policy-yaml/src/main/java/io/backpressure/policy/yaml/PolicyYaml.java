@@ -1,4 +1,4 @@
-package io.backpressure.core;
+package io.backpressure.policy.yaml;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -10,9 +10,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.backpressure.core.Dimension;
+import io.backpressure.core.InvalidPolicyException;
+import io.backpressure.core.Policy;
+import io.backpressure.core.PriorityClass;
+import io.backpressure.core.PriorityMode;
 import io.backpressure.core.feedback.FeedbackPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
@@ -25,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * Reads and writes the policy YAML format. Unknown keys are errors that name them, so a typo never
  * silently falls back to a default; so are a key given twice, a value of the wrong type (no
  * coercion: {@code enabled} must be a boolean, {@code default_max_tokens} an integer, a mapping
- * must be a mapping) and a second YAML document in the same text.
+ * must be a mapping) and a second YAML document in the same text. Stateless and thread-safe.
  *
  * <pre>{@code
  * target: openai/gpt-4o
@@ -44,7 +51,7 @@ import org.jspecify.annotations.Nullable;
  * feedback: {enabled: true, period: 60s}   # all keys: see FeedbackPolicy
  * }</pre>
  */
-final class PolicyYaml {
+public final class PolicyYaml {
   private static final ObjectMapper YAML =
       new ObjectMapper(
           YAMLFactory.builder()
@@ -55,7 +62,14 @@ final class PolicyYaml {
 
   private PolicyYaml() {}
 
-  static Policy parse(String text) {
+  /**
+   * Reads a policy from YAML text.
+   *
+   * @throws InvalidPolicyException naming the field at fault (a dotted path such as {@code
+   *     dimensions.requests.burst}, or {@code (document)} when the text is not one YAML mapping)
+   *     and the allowed values; the message never quotes more of the text than the offending key
+   */
+  public static Policy parse(String text) {
     JsonNode root = readOneDocument(text);
     if (root == null || !root.isObject()) {
       throw new InvalidPolicyException("(document)", "a policy must be a YAML mapping");
@@ -260,10 +274,21 @@ final class PolicyYaml {
   }
 
   /**
-   * The YAML of {@code policy}. No {@code send_margin}: a policy read with one is the widened
-   * policy (Policy.withSendMargin), written with its widened window and scaled caps.
+   * Reads a policy from a YAML file (UTF-8).
+   *
+   * @throws IOException when the file cannot be read
+   * @throws InvalidPolicyException as {@link #parse(String)}
    */
-  static String render(Policy policy) {
+  public static Policy read(Path file) throws IOException {
+    return parse(Files.readString(file));
+  }
+
+  /**
+   * The YAML of {@code policy}, which {@link #parse(String)} reads back to an equal policy. No
+   * {@code send_margin}: a policy read with one is the widened policy ({@link
+   * Policy#withSendMargin}), written with its widened window and scaled caps.
+   */
+  public static String render(Policy policy) {
     ObjectNode root = YAML.createObjectNode();
     root.put("target", policy.target());
     ObjectNode dims = root.putObject("dimensions");
@@ -406,7 +431,7 @@ final class PolicyYaml {
   }
 
   /** Parses {@code 250ms}, {@code 10s}, {@code 1.5m}, {@code 2h} or ISO-8601 ({@code PT10S}). */
-  static Duration parseDuration(String field, String text) {
+  private static Duration parseDuration(String field, String text) {
     String trimmed = text.trim();
     Matcher m = DURATION.matcher(trimmed);
     try {

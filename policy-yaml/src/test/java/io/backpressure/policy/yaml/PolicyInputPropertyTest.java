@@ -1,8 +1,9 @@
-package io.backpressure.core;
+package io.backpressure.policy.yaml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.backpressure.core.InvalidPolicyException;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -78,14 +79,14 @@ class PolicyInputPropertyTest {
 
   @Example
   void theValidPolicyParses() {
-    assertThat(Policy.fromYaml(render(VALID)).defaultMaxTokens()).isEqualTo(512);
+    assertThat(PolicyYaml.parse(render(VALID)).defaultMaxTokens()).isEqualTo(512);
   }
 
   @Property(tries = 400)
   void everyBadPolicyIsRejected_namingItsField(@ForAll("bad") Bad bad) {
     Statistics.collect(bad.kind());
     InvalidPolicyException e =
-        catchThrowableOfType(() -> Policy.fromYaml(bad.yaml()), InvalidPolicyException.class);
+        catchThrowableOfType(() -> PolicyYaml.parse(bad.yaml()), InvalidPolicyException.class);
     assertThat(e).as("rejected:%n%s", bad.yaml()).isNotNull();
     assertThat(e.field()).as("field named for%n%s", bad.yaml()).isEqualTo(bad.field());
     if (!bad.field().equals("(document)")) {

@@ -5,9 +5,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A clock that moves only when told to: virtual time, in nanoseconds from the start value, for
- * tests and the simulator. It serves as a gate's {@link Ticker} and, for backends that take the
- * caller's time, as the {@link EpochClock} shared by everything given the same instance (both read
- * the same value). Thread-safe.
+ * tests and the simulator. A test fixture: it ships in the core's test-jar ({@code
+ * backpressure-core}, type {@code test-jar}), not in the library. It serves as a gate's {@link
+ * Ticker} and, for backends that take the caller's time, as the {@link EpochClock} shared by
+ * everything given the same instance (both read the same value). Thread-safe.
  */
 public final class ManualClock implements Ticker, EpochClock {
   private final AtomicLong nanos;
