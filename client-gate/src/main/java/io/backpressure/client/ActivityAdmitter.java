@@ -7,7 +7,9 @@ import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
 import io.backpressure.temporal.ActivityGate;
 import io.backpressure.temporal.Backpressure;
+import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +48,27 @@ public final class ActivityAdmitter implements Admitter {
    */
   public static ActivityAdmitter create(Function<Gate, ActivityGate> factory) {
     return new ActivityAdmitter(Objects.requireNonNull(factory, "factory"));
+  }
+
+  /**
+   * {@code gate} behind an {@link ActivityGate} whose server-timed wait is bounded by {@code
+   * maxWait}, built at once so that a bad bound fails here ({@link ActivityGate.Builder#maxWait}
+   * names the range); for {@link GatedCall}, whose bytecode then names no Temporal type.
+   */
+  static Admitter withMaxWait(Gate gate, Duration maxWait) {
+    ActivityGate built = ActivityGate.builder(gate).maxWait(maxWait).build();
+    return new ActivityAdmitter(
+        other -> other == gate ? built : ActivityGate.builder(other).maxWait(maxWait).build());
+  }
+
+  /** Whether this thread runs a Temporal activity (the SDK's execution context is set). */
+  static boolean onActivityThread() {
+    try {
+      Activity.getExecutionContext();
+      return true;
+    } catch (IllegalStateException notInActivity) {
+      return false;
+    }
   }
 
   @Override

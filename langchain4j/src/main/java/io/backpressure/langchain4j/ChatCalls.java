@@ -13,8 +13,8 @@ import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.TokenUsage;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.TokenEstimator;
 import io.backpressure.core.Cost;
-import io.backpressure.integration.TokenEstimator;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -8,10 +8,10 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.GatedCall;
 import io.backpressure.client.NotAdmittedException;
+import io.backpressure.client.TokenEstimator;
 import io.backpressure.core.Gate;
-import io.backpressure.integration.GatedCall;
-import io.backpressure.integration.TokenEstimator;
 import java.util.Objects;
 import java.util.Set;
 

@@ -1,9 +1,9 @@
 package io.backpressure.langchain4j;
 
 import io.backpressure.client.GateContext;
+import io.backpressure.client.GatedCall;
+import io.backpressure.client.TokenEstimator;
 import io.backpressure.core.Gate;
-import io.backpressure.integration.GatedCall;
-import io.backpressure.integration.TokenEstimator;
 import java.time.Duration;
 import java.util.Objects;
 

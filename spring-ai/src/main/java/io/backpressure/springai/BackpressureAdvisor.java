@@ -1,12 +1,12 @@
 package io.backpressure.springai;
 
 import io.backpressure.client.GateContext;
+import io.backpressure.client.GatedCall;
 import io.backpressure.client.NotAdmittedException;
+import io.backpressure.client.TokenEstimator;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
-import io.backpressure.integration.GatedCall;
-import io.backpressure.integration.TokenEstimator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

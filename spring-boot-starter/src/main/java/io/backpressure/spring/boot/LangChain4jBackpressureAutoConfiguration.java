@@ -3,7 +3,7 @@ package io.backpressure.spring.boot;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import io.backpressure.client.GateContext;
-import io.backpressure.integration.TokenEstimator;
+import io.backpressure.client.TokenEstimator;
 import io.backpressure.langchain4j.GatedChatModel;
 import io.backpressure.langchain4j.GatedStreamingChatModel;
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,7 +1,7 @@
 package io.backpressure.spring.boot;
 
 import io.backpressure.client.GateContext;
-import io.backpressure.integration.TokenEstimator;
+import io.backpressure.client.TokenEstimator;
 import io.backpressure.springai.BackpressureAdvisor;
 import io.backpressure.springai.RateLimitFeedback;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;

@@ -1,18 +1,26 @@
-package io.backpressure.integration;
+package io.backpressure.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.tokens.TokenCounter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class TokenEstimatorTest {
 
   @Test
-  void countsFourCharactersPerTokenOverAllMessagesRoundingUp() {
+  void countsFourCharactersPerTokenOfEachMessageRoundingUp() {
     assertThat(TokenEstimator.charsPerToken().estimate(List.of("abcd", "efghi"))).isEqualTo(3);
+    assertThat(TokenEstimator.charsPerToken().estimate(List.of("a", "b", "c"))).isEqualTo(3);
     assertThat(TokenEstimator.charsPerToken().estimate(List.of())).isZero();
     assertThat(TokenEstimator.charsPerToken(2).estimate(List.of("abcde"))).isEqualTo(3);
+  }
+
+  @Test
+  void aTokenizerCountsEachMessage() {
+    assertThat(TokenEstimator.of(TokenCounter.forModel("gpt-4o")).estimate(List.of("hello world")))
+        .isEqualTo(2);
   }
 
   @Test

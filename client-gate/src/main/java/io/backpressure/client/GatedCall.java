@@ -1,11 +1,5 @@
-package io.backpressure.integration;
+package io.backpressure.client;
 
-import io.backpressure.client.Admitter;
-import io.backpressure.client.DeferredException;
-import io.backpressure.client.ExpiredException;
-import io.backpressure.client.GateContext;
-import io.backpressure.client.NotAdmittedException;
-import io.backpressure.client.RejectedException;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
@@ -16,16 +10,20 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The admit, call, release step that every framework integration runs around a provider call.
+ * The admit, call, release step that every framework integration (Spring AI's advisor, the
+ * LangChain4j decorators) runs around a provider call; the gated SDK clients run the same step
+ * through {@link ClientGate}.
  *
  * <ul>
  *   <li><b>Inside a Temporal activity</b> (the {@code backpressure-temporal} module on the class
- *       path and the call made on an activity's thread), {@link #call} hands the whole step to
- *       {@code ActivityGate}, so a deferral ends the activity at once with the same {@code
- *       BackpressureDeferred} failure and the workflow waits on a durable timer (see the temporal
- *       module's README).
+ *       path and the call made on an activity's thread), admission and release go through {@link
+ *       ActivityAdmitter}, the one bridge to {@code ActivityGate}: a deferral ends the activity at
+ *       once with the {@code BackpressureDeferred} failure and the workflow waits on a durable
+ *       timer (see the temporal module's README); the booking and the wait limit come from the
+ *       activity's headers and retry state, not from the context.
  *   <li><b>Elsewhere</b>, a call that is not admitted throws a {@link NotAdmittedException} before
  *       any traffic: {@link DeferredException} carrying Δ and the booking, {@link
  *       ExpiredException}, or {@link RejectedException}. The caller decides how to wait; this class
@@ -45,11 +43,13 @@ public final class GatedCall {
   private static final Admitter DIRECT = Admitter.direct();
 
   private final Gate gate;
-  private final TemporalActivities temporal;
 
-  private GatedCall(Gate gate, TemporalActivities temporal) {
+  /** Inside activities; null when the Temporal SDK or the temporal module is not on the path. */
+  private final @Nullable Admitter activity;
+
+  private GatedCall(Gate gate, @Nullable Admitter activity) {
     this.gate = gate;
-    this.temporal = temporal;
+    this.activity = activity;
   }
 
   /** The step around {@code gate}; inside Temporal activities deferrals wait at most 10 minutes. */
@@ -65,8 +65,9 @@ public final class GatedCall {
    */
   public static GatedCall of(Gate gate, Duration activityMaxWait) {
     Objects.requireNonNull(gate, "gate");
+    Objects.requireNonNull(activityMaxWait, "activityMaxWait");
     return new GatedCall(
-        gate, TemporalActivities.available() ? TemporalActivities.of(gate, activityMaxWait) : null);
+        gate, temporalAvailable() ? ActivityAdmitter.withMaxWait(gate, activityMaxWait) : null);
   }
 
   /** The gate this step admits through. */
@@ -81,40 +82,49 @@ public final class GatedCall {
    * @param estimate the cost to debit, for example {@code Cost.requests(1).tokens(promptTokens)}
    * @param maxTokens the call's completion limit, or {@code null}
    * @param usage what the call really cost, read from its reply; {@code null} from it errs on the
-   *     strict side: it releases the debited cost (inside an activity, the estimate)
+   *     strict side: it releases the debited cost
    * @throws NotAdmittedException outside a Temporal activity, when the call is not admitted
+   * @throws io.temporal.failure.ApplicationFailure inside one, of {@code ActivityGate}'s types
    * @throws IllegalStateException wrapping a checked exception that {@code call} threw (unchecked
    *     ones pass as they are)
    */
   public <R> R call(
       GateContext context,
       Cost estimate,
-      Long maxTokens,
+      @Nullable Long maxTokens,
       Callable<R> call,
       Function<? super R, Cost> usage) {
     Objects.requireNonNull(context, "context");
-    if (temporal != null && temporal.inActivity()) {
-      return temporal.call(context, estimate, maxTokens, call, usage);
-    }
-    Grant grant = admit(context, estimate, maxTokens);
+    Admitter admitter = insideActivity() ? Objects.requireNonNull(activity) : DIRECT;
+    AdmissionRequest request =
+        admitter == DIRECT
+            ? request(context, estimate, maxTokens)
+            : new AdmissionRequest(
+                context.tenant(),
+                context.priority(),
+                Objects.requireNonNull(estimate, "estimate"),
+                maxTokens,
+                null,
+                null);
+    Grant grant = admitter.admit(gate, request);
     R reply;
     try {
       reply = call.call();
     } catch (RuntimeException | Error e) {
-      release(grant, failureUsage(grant.debited()));
+      admitter.release(gate, grant, failureUsage(grant.debited()));
       throw e;
     } catch (Exception e) {
-      release(grant, failureUsage(grant.debited()));
+      admitter.release(gate, grant, failureUsage(grant.debited()));
       throw new IllegalStateException(e);
     }
     Cost actual;
     try {
       actual = usage.apply(reply);
     } catch (RuntimeException | Error e) {
-      release(grant, grant.debited());
+      admitter.release(gate, grant, grant.debited());
       throw e;
     }
-    release(grant, actual == null ? grant.debited() : actual);
+    admitter.release(gate, grant, actual == null ? grant.debited() : actual);
     return reply;
   }
 
@@ -125,7 +135,7 @@ public final class GatedCall {
    *
    * @throws NotAdmittedException when the call is not admitted
    */
-  public Grant admit(GateContext context, Cost estimate, Long maxTokens) {
+  public Grant admit(GateContext context, Cost estimate, @Nullable Long maxTokens) {
     Objects.requireNonNull(context, "context");
     return DIRECT.admit(gate, request(context, estimate, maxTokens));
   }
@@ -145,7 +155,7 @@ public final class GatedCall {
    * Whether {@link #call} runs inside a Temporal activity on this thread (and so never throws Δ).
    */
   public boolean insideActivity() {
-    return temporal != null && temporal.inActivity();
+    return activity != null && ActivityAdmitter.onActivityThread();
   }
 
   /**
@@ -162,7 +172,7 @@ public final class GatedCall {
     return debited.names(Dimension.TOKENS) ? debited.with(Dimension.TOKENS, 0) : debited;
   }
 
-  static AdmissionRequest request(GateContext context, Cost estimate, Long maxTokens) {
+  static AdmissionRequest request(GateContext context, Cost estimate, @Nullable Long maxTokens) {
     return new AdmissionRequest(
         context.tenant(),
         context.priority(),
@@ -170,5 +180,20 @@ public final class GatedCall {
         maxTokens,
         context.booking(),
         context.maxWait());
+  }
+
+  /**
+   * Whether the temporal module and the Temporal SDK are on the class path, checked without loading
+   * {@link ActivityAdmitter}, whose references to them would then fail to resolve.
+   */
+  private static boolean temporalAvailable() {
+    try {
+      Class.forName(
+          "io.backpressure.temporal.ActivityGate", false, GatedCall.class.getClassLoader());
+      Class.forName("io.temporal.activity.Activity", false, GatedCall.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
   }
 }

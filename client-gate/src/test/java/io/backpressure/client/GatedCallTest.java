@@ -1,12 +1,8 @@
-package io.backpressure.integration;
+package io.backpressure.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.backpressure.client.DeferredException;
-import io.backpressure.client.ExpiredException;
-import io.backpressure.client.GateContext;
-import io.backpressure.client.RejectedException;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
