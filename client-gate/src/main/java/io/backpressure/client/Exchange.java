@@ -60,10 +60,19 @@ public final class Exchange {
    * @param headers the answer's headers, names in lower case
    */
   public void answered(int statusCode, Map<String, List<String>> headers) {
+    answered(statusCode, headers, null);
+  }
+
+  /**
+   * As {@link #answered(int, Map)}, with the body of an answer that is not a success, for the
+   * feedback to read why the call was refused.
+   */
+  public void answered(int statusCode, Map<String, List<String>> headers, @Nullable String body) {
     try {
       clientGate
           .feedback()
-          .observe(new ProviderResponse(gate.target(), call.model(), statusCode, headers), grant);
+          .observe(
+              new ProviderResponse(gate.target(), call.model(), statusCode, headers, body), grant);
     } catch (RuntimeException e) {
       log.warn("provider feedback failed for target {}", gate.target(), e);
     }

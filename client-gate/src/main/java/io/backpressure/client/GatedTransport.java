@@ -1,7 +1,10 @@
 package io.backpressure.client;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -151,10 +154,38 @@ public final class GatedTransport<Q, R> {
     for (String name : sdk.headerNames(response)) {
       headers.put(name.toLowerCase(Locale.ROOT), sdk.answerHeader(response, name));
     }
-    exchange.answered(sdk.statusCode(response), headers);
+    int status = sdk.statusCode(response);
+    if (status < 400) {
+      exchange.answered(status, headers);
+      return sdk.tapped(
+          response,
+          new TappedBody(() -> sdk.answerBody(response), () -> sdk.close(response), exchange));
+    }
+    // A refusal's body says why (the Gemini API and Bedrock say nothing else): read it for the
+    // feedback, and hand the SDK the same bytes.
+    byte[] refusal = errorBody(sdk.answerBody(response));
+    exchange.answered(status, headers, new String(refusal, StandardCharsets.UTF_8));
     return sdk.tapped(
         response,
-        new TappedBody(() -> sdk.answerBody(response), () -> sdk.close(response), exchange));
+        new TappedBody(
+            () -> new ByteArrayInputStream(refusal), () -> sdk.close(response), exchange));
+  }
+
+  /** An error answer's whole body; what was read when reading it fails. */
+  private static byte[] errorBody(@Nullable InputStream body) {
+    if (body == null) {
+      return new byte[0];
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] buffer = new byte[8192];
+    try {
+      for (int n; (n = body.read(buffer)) >= 0; ) {
+        out.write(buffer, 0, n);
+      }
+    } catch (IOException e) {
+      // the bytes read so far are what the SDK and the feedback see
+    }
+    return out.toByteArray();
   }
 
   /**

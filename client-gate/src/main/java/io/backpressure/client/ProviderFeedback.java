@@ -29,10 +29,10 @@ public interface ProviderFeedback {
   }
 
   /**
-   * Hands every answer to {@code gate}'s provider feedback ({@link Gate#feedback}): its status and
-   * rate-limit headers, parsed by {@link ProviderSignals#parse}, adjust the gate's effective caps.
-   * The call's grant goes with it, so the gate counts what the call debited as its own traffic and
-   * does not take it for traffic from outside.
+   * Hands every answer to {@code gate}'s provider feedback ({@link Gate#feedback}): its status,
+   * rate-limit headers and error body, parsed by {@link ProviderSignals#parse}, adjust the gate's
+   * effective caps. The call's grant goes with it, so the gate counts what the call debited as its
+   * own traffic and does not take it for traffic from outside.
    */
   static ProviderFeedback toGate(Gate gate) {
     return new ProviderFeedback() {
@@ -45,7 +45,8 @@ public interface ProviderFeedback {
       public void observe(ProviderResponse response, @Nullable Grant grant) {
         gate.feedback(
             grant,
-            ProviderSignals.parse(response.statusCode(), response.headers(), null, Instant.now()));
+            ProviderSignals.parse(
+                response.statusCode(), response.headers(), response.body(), Instant.now()));
       }
     };
   }

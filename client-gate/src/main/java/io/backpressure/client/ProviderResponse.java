@@ -16,12 +16,25 @@ import org.jspecify.annotations.Nullable;
  * @param headers the response headers, names in lower case (the rate-limit headers among them:
  *     {@code x-ratelimit-*}, {@code anthropic-ratelimit-*}, {@code retry-after}, {@code
  *     retry-after-ms})
+ * @param body the body of an answer that is not a success (status 400 or more), which is where the
+ *     Gemini API, Bedrock and the error types of OpenAI and Anthropic say why the call was refused;
+ *     null for a success, whose body goes to the caller unread
  */
 public record ProviderResponse(
-    String target, String model, int statusCode, Map<String, List<String>> headers) {
+    String target,
+    String model,
+    int statusCode,
+    Map<String, List<String>> headers,
+    @Nullable String body) {
 
   public ProviderResponse {
     headers = Map.copyOf(headers);
+  }
+
+  /** An answer without its body. */
+  public ProviderResponse(
+      String target, String model, int statusCode, Map<String, List<String>> headers) {
+    this(target, model, statusCode, headers, null);
   }
 
   /** The first value of header {@code name} (any case), or null. */

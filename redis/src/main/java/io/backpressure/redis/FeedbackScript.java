@@ -61,7 +61,7 @@ final class FeedbackScript {
     ProviderSignal s = signal == null ? ProviderSignal.ofStatus(200) : signal;
     double[] own = signal == null ? null : EffectiveCaps.ownUse(names, grant, signal);
     args.add(Integer.toString(s.status()));
-    args.add(s.resumed() ? "1" : "0");
+    args.add(s.resumed() ? "resumed" : s.meaning().name());
     args.add(Integer.toString(s.ignored()));
     args.add(nanos(s.retryAfter()));
     args.add(own == null ? "0" : "1");

@@ -18,7 +18,7 @@
 --       3..12 the feedback policy: enabled (1/0), period (s), decrease, increase, floor, headroom,
 --         cooldown (ns), outside_weight, ramp fraction, ramp duration (µs),
 --       13 outage_errors, 14 own-usage slot width (µs),
---       15 status, 16 resumed (1/0), 17 ignored, 18 retry-after (ns, '' = none), 19 own usage given (1/0),
+--       15 status, 16 what the answer means ('resumed', or a ProviderSignal.Meaning name), 17 ignored, 18 retry-after (ns, '' = none), 19 own usage given (1/0),
 --       then per dimension in the policy's order 6 values: named exhausted (1/0), has rate-limit
 --       headers (1/0), limit, remaining, reset (ns) ('' = not sent), own usage; last, the policy
 --       version the caller took the feedback parameters from
@@ -33,6 +33,10 @@ local SLOTS = 20
 local OUTSIDE_ENGAGE = 0.1
 local OUTSIDE_RELEASE = 0.05
 local MIN_ELAPSED = 0.1
+-- EffectiveCaps.MAX_HOLD, STOP_HOLD and MAX_STOP_HOLD, in ns.
+local MAX_HOLD = 600e9
+local STOP_HOLD = 600e9
+local MAX_STOP_HOLD = 90000e9
 -- Java's Long.MIN_VALUE for "never"; far enough back for any comparison with now.
 local NEVER = -9223372036854775808
 
@@ -269,11 +273,21 @@ local function decrease(d, t, explained, reset, retry_after)
     told = retry_after
   end
   local hold = told or F.cooldown
-  st.cool[d] = t + max(1, floor(min(hold, 600e9) / 1000))
+  st.cool[d] = t + max(1, floor(min(hold, MAX_HOLD) / 1000))
   if told then
     st.spent[d] = st.cool[d]
     st.spent_from[d] = t
   end
+end
+
+-- EffectiveCaps.hold
+local function hold(d, t, wait, fallback, most)
+  local h = fallback
+  if wait and wait ~= 0 then
+    h = wait
+  end
+  st.spent[d] = max(st.spent[d], t + max(1, floor(min(h, most) / 1000)))
+  st.spent_from[d] = t
 end
 
 -- EffectiveCaps.observe
@@ -286,12 +300,12 @@ local function observe(t)
   for d = 1, D do
     settle(d, t)
   end
-  local status = tonumber(ARGV[15])
-  if ARGV[16] == '1' then
+  local meaning = ARGV[16]
+  if meaning == 'resumed' then
     start_ramp(t)
     return true
   end
-  if status == 0 or status >= 500 then
+  if meaning == 'PROVIDER_ERROR' then
     st.errors = st.errors + 1
     if st.errors >= F.outage_errors then
       st.outage = 1
@@ -321,8 +335,8 @@ local function observe(t)
     end
     named = named or ARGV[i + 1] == '1'
   end
-  if status == 429 then
-    local retry_after = tonumber(ARGV[18])
+  local retry_after = tonumber(ARGV[18])
+  if meaning == 'SLOW_DOWN' then
     for d = 1, D do
       local i = at + 6 * (d - 1)
       if not named or ARGV[i + 1] == '1' then
@@ -334,6 +348,17 @@ local function observe(t)
           st.out_on[d] = 1
         end
         decrease(d, t, effective(d, t) < before[d], reset, retry_after)
+      end
+    end
+  elseif meaning == 'OVERLOADED' then
+    for d = 1, D do
+      hold(d, t, retry_after, F.cooldown, MAX_HOLD)
+    end
+    start_ramp(t)
+  elseif meaning == 'STOP_UNTIL_RESET' then
+    for d = 1, D do
+      if not named or ARGV[at + 6 * (d - 1) + 1] == '1' then
+        hold(d, t, retry_after, STOP_HOLD, MAX_STOP_HOLD)
       end
     end
   end

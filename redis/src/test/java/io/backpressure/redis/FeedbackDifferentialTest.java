@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The twins cannot drift: random traces of provider answers (successes with rate-limit headers,
- * 429s naming a dimension or none, 5xx bursts, resumes, hot updates) go to the Java state machine
- * and to feedback.lua, and what each remembers is compared after every step.
+ * 429s naming a dimension or none, stops, overloads, 5xx bursts, resumes, hot updates) go to the
+ * Java state machine and to feedback.lua, and what each remembers is compared after every step.
  */
 class FeedbackDifferentialTest {
   private static final List<String> DIMS = List.of("requests", "tokens");
@@ -85,7 +85,8 @@ class FeedbackDifferentialTest {
       return ProviderSignal.resumedAfterOutage();
     }
     if (roll < 12) {
-      return ProviderSignal.ofStatus(random.nextBoolean() ? 503 : 0);
+      return ProviderSignal.ofStatus(
+          List.of(503, 0, ProviderSignal.OVERLOADED).get(random.nextInt(3)));
     }
     int status = roll < 30 ? 429 : 200;
     Set<String> exhausted = new HashSet<>();
@@ -101,7 +102,10 @@ class FeedbackDifferentialTest {
             retryAfter,
             Cost.requests(1).tokens(random.nextInt(500)),
             random.nextInt(3) == 0 ? 1 : 0,
-            false);
+            false,
+            status == 429 && random.nextInt(5) == 0
+                ? ProviderSignal.Meaning.STOP_UNTIL_RESET
+                : ProviderSignal.Meaning.ofStatus(status));
     for (int d = 0; d < DIMS.size(); d++) {
       if (random.nextInt(4) == 0) {
         continue;

@@ -7,11 +7,11 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the error {@code type} from a provider's JSON error body ({@code {"error": {"type":
- * "tokens"}}} as OpenAI writes it, or a top-level {@code "type"}), with a strict JSON reader (RFC
- * 8259) of its own so that the core needs no JSON library. Anything that is not one JSON value —
- * trailing text, a bad escape, nesting deeper than {@value #MAX_DEPTH} — is not a body it reads.
- * Stateless and thread-safe.
+ * Reads a provider's JSON error body (its error {@code type}, {@code {"error": {"type": "tokens"}}}
+ * as OpenAI writes it or a top-level {@code "type"}, and the members {@link ProviderSignals} reads
+ * for the other providers), with a strict JSON reader (RFC 8259) of its own so that the core needs
+ * no JSON library. Anything that is not one JSON value — trailing text, a bad escape, nesting
+ * deeper than {@value #MAX_DEPTH} — is not a body it reads. Stateless and thread-safe.
  */
 final class ErrorBody {
   /** Deeper nesting is refused rather than read by recursion without bound. */
@@ -20,21 +20,60 @@ final class ErrorBody {
   private ErrorBody() {}
 
   /**
-   * The error type {@code body} names: {@code error.type} when it is a string, else a top-level
-   * {@code type} string.
+   * The error type an error body names: {@code error.type} when it is a string, else a top-level
+   * {@code type} string; null when it names none.
+   */
+  static @Nullable String errorType(Json root) {
+    Json type = root.path("error").path("type");
+    if (!type.isTextual()) {
+      type = root.path("type");
+    }
+    return type.isTextual() ? type.asText() : null;
+  }
+
+  /**
+   * The JSON object {@code body} is, for {@link ProviderSignals} to read the providers' error
+   * bodies; null when it is JSON but not an object.
    *
    * @throws IllegalArgumentException when {@code body} is not one JSON value
-   * @return the type, or {@code null} when the body is JSON but names none
    */
-  static @Nullable String errorType(String body) {
+  static @Nullable Json object(String body) {
     Object root = new Reader(body).document();
-    if (!(root instanceof Map<?, ?> object)) {
-      return null;
+    return root instanceof Map<?, ?> ? new Json(root) : null;
+  }
+
+  /**
+   * A value read from an error body, navigated by name: a missing member, or a member of a value
+   * that is not an object, is an empty {@code Json}, so a path through absent members reads as
+   * absent rather than failing. Iterating yields an array's items (none for anything else).
+   */
+  record Json(@Nullable Object value) implements Iterable<Json> {
+    /** The member {@code name} of this object; empty when there is none. */
+    Json path(String name) {
+      return new Json(value instanceof Map<?, ?> members ? members.get(name) : null);
     }
-    if (object.get("error") instanceof Map<?, ?> error && error.get("type") instanceof String t) {
-      return t;
+
+    /** Whether this is a string. */
+    boolean isTextual() {
+      return value instanceof String;
     }
-    return object.get("type") instanceof String t ? t : null;
+
+    /** This string, or {@code otherwise} when it is not one. */
+    String asText(String otherwise) {
+      return value instanceof String text ? text : otherwise;
+    }
+
+    /** This string, or the empty string when it is not one. */
+    String asText() {
+      return asText("");
+    }
+
+    @Override
+    public java.util.Iterator<Json> iterator() {
+      return value instanceof List<?> items
+          ? items.stream().map(Json::new).iterator()
+          : java.util.Collections.emptyIterator();
+    }
   }
 
   /**

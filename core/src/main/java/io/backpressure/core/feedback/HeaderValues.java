@@ -119,6 +119,22 @@ final class HeaderValues {
     return Duration.ofNanos(Math.round(millis * 1e6));
   }
 
+  /**
+   * A protobuf {@code Duration} in its JSON form, as Google's {@code RetryInfo.retryDelay} carries
+   * it: decimal seconds with an {@code s} suffix ({@code 7s}, {@code 0.5s}, {@code 38.261s}); at
+   * most a day.
+   */
+  static @Nullable Duration protoDuration(String text) {
+    if (text == null || text.length() < 2 || !text.endsWith("s")) {
+      return null;
+    }
+    Double seconds = count(text.substring(0, text.length() - 1));
+    if (seconds == null || seconds * 1e9 > MAX_DURATION_NANOS) {
+      return null;
+    }
+    return Duration.ofNanos(Math.round(seconds * 1e9));
+  }
+
   private static @Nullable Duration until(Instant then, Instant now) {
     Duration d = Duration.between(now, then);
     if (d.isNegative()) {

@@ -26,6 +26,8 @@ import org.jspecify.annotations.Nullable;
  * @param ignored how many header or body values were malformed and ignored while parsing
  * @param resumed true for the signal that gating resumes after a period in which calls went unpaced
  *     (the gate failed open): the gate restarts with its recovery ramp
+ * @param meaning what the answer says about capacity ({@link Meaning}); the seven-value constructor
+ *     takes it from the status ({@link Meaning#ofStatus}), the parser also from the body
  */
 public record ProviderSignal(
     int status,
@@ -34,12 +36,80 @@ public record ProviderSignal(
     @Nullable Duration retryAfter,
     @Nullable Cost usage,
     int ignored,
-    boolean resumed) {
+    boolean resumed,
+    Meaning meaning) {
 
   /** HTTP 429 Too Many Requests. */
   public static final int TOO_MANY_REQUESTS = 429;
 
+  /** Anthropic's 529: the provider is overloaded for everyone. */
+  public static final int OVERLOADED = 529;
+
+  /**
+   * What one answer says about the provider's capacity, and so what the gate does with it. The
+   * table of which provider answer means which is in {@link ProviderSignals}.
+   */
+  public enum Meaning {
+    /** An answer (2xx, 3xx): its rate-limit headers are read, nothing else. */
+    ANSWERED,
+    /**
+     * Too many requests or tokens for a cap: the exhausted dimensions' effective caps are cut and
+     * held until the provider's reset or {@code retry-after}.
+     */
+    SLOW_DOWN,
+    /**
+     * The provider is overloaded for everyone (Anthropic's 529, Gemini's and Bedrock's 503): every
+     * dimension is held for the {@code retry-after} (else the policy's cooldown); the caps are not
+     * cut, because the caps did not get lower.
+     */
+    OVERLOADED,
+    /**
+     * A spend limit or a per-day quota is reached: nothing helps until it resets. The exhausted
+     * dimensions (every one when none is named) are held until the reset the provider gave ({@code
+     * retryAfter}), else for {@link io.backpressure.core.internal.EffectiveCaps#STOP_HOLD}; the
+     * caps are not cut, because the per-minute caps are not what was hit.
+     */
+    STOP_UNTIL_RESET,
+    /** The provider failed (another 5xx, or no answer): counts toward an outage. */
+    PROVIDER_ERROR,
+    /**
+     * An answer about the request, not about capacity (400, 401, 403, 404, …): the caps learn
+     * nothing from it but its rate-limit headers.
+     */
+    NOT_CAPACITY;
+
+    /**
+     * The meaning a status alone gives: 429 slows down, 529 is overloaded, another 5xx or 0 (no
+     * answer) is a provider error, another 4xx is not about capacity, anything else answered.
+     */
+    public static Meaning ofStatus(int status) {
+      if (status == TOO_MANY_REQUESTS) {
+        return SLOW_DOWN;
+      }
+      if (status == ProviderSignal.OVERLOADED) {
+        return Meaning.OVERLOADED;
+      }
+      if (status == 0 || status >= 500) {
+        return PROVIDER_ERROR;
+      }
+      return status >= 400 ? NOT_CAPACITY : ANSWERED;
+    }
+  }
+
+  /** A signal whose meaning is the one its status gives ({@link Meaning#ofStatus}). */
+  public ProviderSignal(
+      int status,
+      Set<String> exhausted,
+      Map<String, RateLimit> limits,
+      @Nullable Duration retryAfter,
+      @Nullable Cost usage,
+      int ignored,
+      boolean resumed) {
+    this(status, exhausted, limits, retryAfter, usage, ignored, resumed, Meaning.ofStatus(status));
+  }
+
   public ProviderSignal {
+    Objects.requireNonNull(meaning, "meaning");
     exhausted = Set.copyOf(Objects.requireNonNull(exhausted, "exhausted"));
     limits = Map.copyOf(Objects.requireNonNull(limits, "limits"));
     if (status < 0 || status > 999) {
@@ -99,21 +169,26 @@ public record ProviderSignal(
       String dimension, Double limit, Double remaining, Duration reset) {
     Map<String, RateLimit> more = new java.util.HashMap<>(limits);
     more.put(dimension, new RateLimit(limit, remaining, reset));
-    return new ProviderSignal(status, exhausted, more, retryAfter, usage, ignored, resumed);
+    return new ProviderSignal(
+        status, exhausted, more, retryAfter, usage, ignored, resumed, meaning);
   }
 
   /** This signal with what the provider counted for the call. */
   public ProviderSignal withUsage(Cost usage) {
-    return new ProviderSignal(status, exhausted, limits, retryAfter, usage, ignored, resumed);
+    return new ProviderSignal(
+        status, exhausted, limits, retryAfter, usage, ignored, resumed, meaning);
   }
 
-  /** True for a 429. */
+  /** True when the answer says to slow down: a rate-limit 429 ({@link Meaning#SLOW_DOWN}). */
   public boolean rateLimited() {
-    return status == TOO_MANY_REQUESTS;
+    return meaning == Meaning.SLOW_DOWN;
   }
 
-  /** True when the provider failed: a 5xx, or no answer at all (and not the resume signal). */
+  /**
+   * True when the provider failed ({@link Meaning#PROVIDER_ERROR}: a 5xx that is not an overload,
+   * or no answer at all), and this is not the resume signal.
+   */
   public boolean providerError() {
-    return !resumed && (status == 0 || status >= 500);
+    return !resumed && meaning == Meaning.PROVIDER_ERROR;
   }
 }

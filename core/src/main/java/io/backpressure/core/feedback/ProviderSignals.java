@@ -3,9 +3,12 @@ package io.backpressure.core.feedback;
 import io.backpressure.core.Dimension;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -19,29 +22,78 @@ import org.slf4j.LoggerFactory;
  * Reads a {@link ProviderSignal} from a provider's answer. It understands
  *
  * <ul>
- *   <li>OpenAI's {@code x-ratelimit-limit-requests}, {@code -remaining-}, {@code -reset-} (and the
- *       same for {@code tokens}); resets are Go durations such as {@code 1s}, {@code 6m0s}, {@code
- *       12ms};
+ *   <li>OpenAI's (and Azure OpenAI's) {@code x-ratelimit-limit-requests}, {@code -remaining-},
+ *       {@code -reset-} (and the same for {@code tokens}); resets are Go durations such as {@code
+ *       1s}, {@code 6m0s}, {@code 12ms};
  *   <li>Anthropic's {@code anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,
  *       remaining,reset}}; resets are RFC 3339 instants;
  *   <li>{@code retry-after} (seconds or an HTTP date) and {@code retry-after-ms} (which wins when
  *       both are present, being the more precise);
- *   <li>the error body's {@code error.type} (or top-level {@code type}): OpenAI names the exhausted
- *       dimension there ({@code requests}, {@code tokens}). When it names none, a 429's exhausted
- *       dimensions are those whose {@code remaining} is zero.
+ *   <li>the error bodies of OpenAI, Azure OpenAI, Anthropic, the Gemini API and Bedrock, and
+ *       Bedrock's {@code x-amzn-ErrorType} header, for what the answer means and which dimension it
+ *       found exhausted (the table below). When a 429 names no dimension, its exhausted dimensions
+ *       are those whose {@code remaining} is zero.
  * </ul>
+ *
+ * <h2>The signal table</h2>
+ *
+ * What each provider's answer means ({@link ProviderSignal.Meaning}); the gate's reaction to each
+ * meaning is in {@code EffectiveCaps}.
+ *
+ * <table>
+ *   <caption>Provider answers and their meaning</caption>
+ *   <tr><th>Provider</th><th>Answer</th><th>Meaning</th><th>Dimension, wait</th></tr>
+ *   <tr><td>OpenAI</td><td>429 {@code error.type} {@code requests} / {@code tokens}</td>
+ *       <td>slow down</td><td>the type; {@code x-ratelimit-reset-*}, {@code retry-after(-ms)}</td></tr>
+ *   <tr><td>OpenAI</td><td>429 {@code error.code} (or type) {@code insufficient_quota}</td>
+ *       <td>stop until a reset</td><td>all; none given (billing)</td></tr>
+ *   <tr><td>Azure OpenAI</td><td>429 {@code error.code "429"}, message "exceeded token rate
+ *       limit" / "exceeded call rate limit"</td><td>slow down</td>
+ *       <td>tokens / requests; {@code retry-after-ms}, {@code retry-after}</td></tr>
+ *   <tr><td>Anthropic</td><td>429 {@code rate_limit_error} with {@code retry-after}</td>
+ *       <td>slow down</td><td>the zero {@code remaining}; {@code retry-after}</td></tr>
+ *   <tr><td>Anthropic</td><td>429 {@code rate_limit_error} without {@code retry-after} (a spend
+ *       limit)</td><td>stop until a reset</td><td>all; none given</td></tr>
+ *   <tr><td>Anthropic</td><td>529 {@code overloaded_error}</td><td>overloaded</td>
+ *       <td>all; {@code retry-after} if sent</td></tr>
+ *   <tr><td>Gemini API</td><td>429 {@code RESOURCE_EXHAUSTED}, {@code QuotaFailure} with a
+ *       per-minute quota id</td><td>slow down</td><td>requests or input tokens (from the quota
+ *       id); {@code RetryInfo.retryDelay}</td></tr>
+ *   <tr><td>Gemini API</td><td>429 {@code RESOURCE_EXHAUSTED}, a per-day quota id</td>
+ *       <td>stop until a reset</td><td>the quota's; next midnight Pacific time</td></tr>
+ *   <tr><td>Gemini API</td><td>503 {@code UNAVAILABLE}</td><td>overloaded</td>
+ *       <td>all; {@code RetryInfo} if sent</td></tr>
+ *   <tr><td>Bedrock</td><td>429 {@code ThrottlingException}, no rate-limit headers</td>
+ *       <td>slow down</td><td>"Too many tokens" / "Too many requests"; none given</td></tr>
+ *   <tr><td>Bedrock</td><td>503 {@code ServiceUnavailableException}, 429 {@code
+ *       ModelNotReadyException}</td><td>overloaded</td><td>all; none given</td></tr>
+ *   <tr><td>Bedrock</td><td>400 {@code ServiceQuotaExceededException}</td>
+ *       <td>stop until a reset</td><td>all; none given</td></tr>
+ *   <tr><td>any</td><td>another 429</td><td>slow down</td><td>as above</td></tr>
+ *   <tr><td>any</td><td>another 5xx, no answer</td><td>provider error</td><td>-</td></tr>
+ *   <tr><td>any</td><td>400, 401, 403, 404, … ({@code ValidationException}, {@code
+ *       INVALID_ARGUMENT}, {@code not_found_error}, …)</td><td>not a capacity signal</td>
+ *       <td>-</td></tr>
+ * </table>
  *
  * <p>Header names are matched without regard to case. A value that cannot be read is ignored,
  * counted in {@link ProviderSignal#ignored()} and in {@link #ignoredTotal()}, and logged as a
  * warning at most once a minute; parsing never throws for anything the provider sent. Only the
- * headers above are read, so no other header (an API key echoed back, a cookie) is ever logged.
- * Thread-safe.
+ * headers above are read, and of the body only the error's type, code, status, the first 200
+ * characters of its message and Gemini's details, none of which is logged, so no other header (an
+ * API key echoed back, a cookie) is ever logged. Thread-safe.
  */
 public final class ProviderSignals {
   private static final Logger LOG = LoggerFactory.getLogger(ProviderSignals.class);
 
-  /** The body is only read for its error type; a longer one is cut here. */
+  /** The body is only read for its error; a longer one is cut here. */
   private static final int MAX_BODY = 64 * 1024;
+
+  /** Of an error's message only this much is read (for Azure's and Bedrock's dimension). */
+  private static final int MAX_MESSAGE = 200;
+
+  /** Where the Gemini API's per-day quotas reset at midnight. */
+  private static final ZoneId PACIFIC = ZoneId.of("America/Los_Angeles");
 
   private static final long LOG_INTERVAL_NANOS = 60_000_000_000L;
 
@@ -78,7 +130,7 @@ public final class ProviderSignals {
    *
    * @param status the HTTP status (0 when no answer came)
    * @param headers the answer's headers, names in any case; null or empty when there were none
-   * @param body the answer's body, or null; only read on a 429
+   * @param body the answer's body, or null; only read when the status is 400 or more
    * @param receivedAt when the answer arrived (wall clock), to turn reset instants and HTTP dates
    *     into durations
    */
@@ -104,14 +156,26 @@ public final class ProviderSignals {
     if (retryAfter == null) {
       retryAfter = p.value("retry-after", text -> HeaderValues.retryAfter(text, receivedAt));
     }
-    Set<String> exhausted = new HashSet<>();
-    if (status == ProviderSignal.TOO_MANY_REQUESTS && body != null && !body.isBlank()) {
-      String type = p.errorType(body);
-      if (type != null && DIMENSION_TYPES.contains(type)) {
-        exhausted.add(type);
-      }
+    int safeStatus = status < 0 || status > 999 ? 0 : status;
+    if (safeStatus != status) {
+      p.ignore(":status", Integer.toString(status));
     }
-    if (status == ProviderSignal.TOO_MANY_REQUESTS && exhausted.isEmpty()) {
+    Set<String> exhausted = new HashSet<>();
+    ProviderSignal.Meaning meaning = ProviderSignal.Meaning.ofStatus(safeStatus);
+    ErrorBody.Json error = safeStatus >= 400 ? p.errorBody(body, safeStatus == 429) : null;
+    String amazonType = p.amazonErrorType(error);
+    if (amazonType != null) {
+      meaning = bedrock(amazonType, message(error), meaning, exhausted);
+    } else if (error != null && error.path("error").path("status").isTextual()) {
+      Gemini gemini = gemini(error.path("error"), receivedAt, meaning, exhausted);
+      meaning = gemini.meaning();
+      if (gemini.delay() != null && (retryAfter == null || gemini.stop())) {
+        retryAfter = gemini.delay();
+      }
+    } else if (error != null) {
+      meaning = openAiOrAnthropic(error, retryAfter != null, meaning, exhausted);
+    }
+    if (meaning == ProviderSignal.Meaning.SLOW_DOWN && exhausted.isEmpty()) {
       limits.forEach(
           (dim, limit) -> {
             if (limit.remaining() != null && limit.remaining() <= 0) {
@@ -119,11 +183,153 @@ public final class ProviderSignals {
             }
           });
     }
-    int safeStatus = status < 0 || status > 999 ? 0 : status;
-    if (safeStatus != status) {
-      p.ignore(":status", Integer.toString(status));
+    return new ProviderSignal(
+        safeStatus, exhausted, limits, retryAfter, null, p.ignored, false, meaning);
+  }
+
+  /** Bedrock's error types (its {@code x-amzn-ErrorType} header, or the body's {@code __type}). */
+  private static ProviderSignal.Meaning bedrock(
+      String type, String message, ProviderSignal.Meaning byStatus, Set<String> exhausted) {
+    switch (type) {
+      case "ThrottlingException" -> {
+        String text = message.toLowerCase(Locale.ROOT);
+        if (text.contains("too many tokens")) {
+          exhausted.add(Dimension.TOKENS);
+        } else if (text.contains("too many requests")) {
+          exhausted.add(Dimension.REQUESTS);
+        }
+        return ProviderSignal.Meaning.SLOW_DOWN;
+      }
+      case "ServiceUnavailableException", "ModelNotReadyException" -> {
+        return ProviderSignal.Meaning.OVERLOADED;
+      }
+      case "ServiceQuotaExceededException" -> {
+        return ProviderSignal.Meaning.STOP_UNTIL_RESET;
+      }
+      default -> {
+        return byStatus == ProviderSignal.Meaning.SLOW_DOWN
+                || byStatus == ProviderSignal.Meaning.PROVIDER_ERROR
+            ? byStatus
+            : ProviderSignal.Meaning.NOT_CAPACITY;
+      }
     }
-    return new ProviderSignal(safeStatus, exhausted, limits, retryAfter, null, p.ignored, false);
+  }
+
+  /** What a Gemini API error ({@code google.rpc.Status} as JSON) means, and how long to wait. */
+  private record Gemini(ProviderSignal.Meaning meaning, @Nullable Duration delay, boolean stop) {}
+
+  private static Gemini gemini(
+      ErrorBody.Json status,
+      Instant receivedAt,
+      ProviderSignal.Meaning byStatus,
+      Set<String> exhausted) {
+    Duration retryDelay = null;
+    boolean perDay = false;
+    for (ErrorBody.Json detail : status.path("details")) {
+      String type = detail.path("@type").asText("");
+      if (type.endsWith("google.rpc.RetryInfo")) {
+        retryDelay = HeaderValues.protoDuration(detail.path("retryDelay").asText(""));
+      } else if (type.endsWith("google.rpc.QuotaFailure")) {
+        for (ErrorBody.Json violation : detail.path("violations")) {
+          String quota =
+              (violation.path("quotaId").asText("")
+                      + " "
+                      + violation.path("quotaMetric").asText(""))
+                  .toLowerCase(Locale.ROOT);
+          perDay |= quota.contains("perday");
+          if (quota.contains("token")) {
+            exhausted.add(quota.contains("output") ? "output_tokens" : "input_tokens");
+          } else if (quota.contains("request")) {
+            exhausted.add(Dimension.REQUESTS);
+          }
+        }
+      }
+    }
+    switch (status.path("status").asText("")) {
+      case "RESOURCE_EXHAUSTED" -> {
+        if (perDay) {
+          Duration untilMidnight = untilMidnightPacific(receivedAt);
+          Duration wait =
+              retryDelay != null && retryDelay.compareTo(untilMidnight) > 0
+                  ? retryDelay
+                  : untilMidnight;
+          return new Gemini(ProviderSignal.Meaning.STOP_UNTIL_RESET, wait, true);
+        }
+        return new Gemini(ProviderSignal.Meaning.SLOW_DOWN, retryDelay, false);
+      }
+      case "UNAVAILABLE" -> {
+        return new Gemini(ProviderSignal.Meaning.OVERLOADED, retryDelay, false);
+      }
+      default -> {
+        exhausted.clear();
+        return new Gemini(byStatus, null, false);
+      }
+    }
+  }
+
+  /**
+   * How long from {@code now} until the next midnight in Pacific time, when the Gemini API's
+   * per-day quotas reset.
+   */
+  static Duration untilMidnightPacific(Instant now) {
+    ZonedDateTime here = now.atZone(PACIFIC);
+    ZonedDateTime midnight = here.toLocalDate().plusDays(1).atStartOfDay(PACIFIC);
+    return Duration.between(now, midnight.toInstant());
+  }
+
+  /** OpenAI's, Azure OpenAI's and Anthropic's error bodies. */
+  private static ProviderSignal.Meaning openAiOrAnthropic(
+      ErrorBody.Json root,
+      boolean retryAfterSent,
+      ProviderSignal.Meaning byStatus,
+      Set<String> exhausted) {
+    ErrorBody.Json error = root.path("error");
+    String named = ErrorBody.errorType(root);
+    String type = named == null ? "" : named;
+    String code = error.path("code").asText("");
+    if (type.equals("insufficient_quota") || code.equals("insufficient_quota")) {
+      return ProviderSignal.Meaning.STOP_UNTIL_RESET;
+    }
+    if (type.equals("overloaded_error")) {
+      return ProviderSignal.Meaning.OVERLOADED;
+    }
+    if (byStatus != ProviderSignal.Meaning.SLOW_DOWN) {
+      return byStatus;
+    }
+    if (type.equals("rate_limit_error") && root.path("type").asText("").equals("error")) {
+      // Anthropic answers a reached spend limit with a 429 that carries no retry-after.
+      return retryAfterSent
+          ? ProviderSignal.Meaning.SLOW_DOWN
+          : ProviderSignal.Meaning.STOP_UNTIL_RESET;
+    }
+    if (DIMENSION_TYPES.contains(type)) {
+      exhausted.add(type);
+    } else {
+      String message = message(root).toLowerCase(Locale.ROOT);
+      if (message.contains("exceeded token rate limit")) {
+        exhausted.add(Dimension.TOKENS);
+      } else if (message.contains("exceeded call rate limit")
+          || message.contains("exceeded request rate limit")) {
+        exhausted.add(Dimension.REQUESTS);
+      }
+    }
+    return ProviderSignal.Meaning.SLOW_DOWN;
+  }
+
+  /** The start of an error body's message ({@code error.message}, else {@code message}). */
+  private static String message(ErrorBody.@Nullable Json root) {
+    if (root == null) {
+      return "";
+    }
+    ErrorBody.Json message = root.path("error").path("message");
+    if (!message.isTextual()) {
+      message = root.path("message");
+    }
+    if (!message.isTextual()) {
+      message = root.path("Message");
+    }
+    String text = message.asText("");
+    return text.length() > MAX_MESSAGE ? text.substring(0, MAX_MESSAGE) : text;
   }
 
   /** One parse's header view and its count of ignored values. */
@@ -179,14 +385,41 @@ public final class ProviderSignals {
       return value;
     }
 
-    @Nullable String errorType(String body) {
-      String text = body.length() > MAX_BODY ? body.substring(0, MAX_BODY) : body;
-      try {
-        return ErrorBody.errorType(text);
-      } catch (IllegalArgumentException e) {
-        ignore("(body)", "not JSON");
+    /**
+     * The error body as JSON, or null when there is none or it is not a JSON object; an unreadable
+     * body counts as ignored only on a 429 ({@code counted}), where it was expected to say which
+     * dimension was exhausted.
+     */
+    ErrorBody.@Nullable Json errorBody(@Nullable String body, boolean counted) {
+      if (body == null || body.isBlank()) {
         return null;
       }
+      String text = body.length() > MAX_BODY ? body.substring(0, MAX_BODY) : body;
+      try {
+        return ErrorBody.object(text);
+      } catch (IllegalArgumentException e) {
+        if (counted) {
+          ignore("(body)", "not JSON");
+        }
+        return null;
+      }
+    }
+
+    /**
+     * Bedrock's error type: the {@code x-amzn-ErrorType} header up to its first colon, else the
+     * body's {@code __type} after its last {@code #}; null when neither is there.
+     */
+    @Nullable String amazonErrorType(ErrorBody.@Nullable Json body) {
+      String header = headers.get("x-amzn-errortype");
+      if (header != null && !header.isBlank()) {
+        int colon = header.indexOf(':');
+        return colon < 0 ? header : header.substring(0, colon);
+      }
+      if (body != null && body.path("__type").isTextual()) {
+        String type = body.path("__type").asText();
+        return type.substring(type.lastIndexOf('#') + 1);
+      }
+      return null;
     }
 
     void ignore(String name, String text) {

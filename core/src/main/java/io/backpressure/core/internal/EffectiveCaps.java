@@ -86,6 +86,18 @@ import org.jspecify.annotations.Nullable;
  * estimate is slightly positive costs a dip of the estimate's size until the next answer, not a 20
  * % cut. A 429 with no sign of outside traffic ({@code O ≤ 0}) cuts {@code A} as before.
  *
+ * <h2>Overloaded, and stopped until a reset</h2>
+ *
+ * Not every refusal says a cap is lower ({@link ProviderSignal.Meaning}, and the provider table in
+ * {@code ProviderSignals}). An overloaded provider (Anthropic's 529, a 503 that says so) is
+ * overloaded for everyone: every dimension's window is held spent from that answer for its {@code
+ * retry-after} (else {@code cooldown}) and a recovery ramp starts, so the gate sends at {@code
+ * ramp.fraction} of its caps and back up to them over {@code ramp.duration}; {@code A} is not cut,
+ * so once the overload ends the caps are what they were. A reached stop (a spend limit, a per-day
+ * quota) holds its dimensions (every one when it names none) the same way until the reset it gave
+ * (else {@link #STOP_HOLD}), at most {@link #MAX_STOP_HOLD}, and cuts nothing either. Neither
+ * counts toward an outage.
+ *
  * <h2>Recovery ramp</h2>
  *
  * After calls went unpaced (the gate failed open: {@link ProviderSignal#resumed()}), or after an
@@ -139,6 +151,22 @@ public final class EffectiveCaps {
 
   /** An outside estimate that bounds the cap stops bounding it below this fraction of the cap. */
   public static final double OUTSIDE_RELEASE = 0.05;
+
+  /** The longest a 429 or an overload holds a dimension: ten minutes. */
+  public static final java.time.Duration MAX_HOLD = java.time.Duration.ofMinutes(10);
+
+  /**
+   * How long a reached stop (a spend limit, an exhausted quota: {@link
+   * ProviderSignal.Meaning#STOP_UNTIL_RESET}) holds its dimensions when the provider did not say
+   * until when: ten minutes, after which the next call finds out whether it still holds.
+   */
+  public static final java.time.Duration STOP_HOLD = java.time.Duration.ofMinutes(10);
+
+  /**
+   * The longest a reached stop holds: 25 hours, a day and the hour that a day on which the clocks
+   * go back has (the Gemini API's per-day quotas reset at midnight Pacific time).
+   */
+  public static final java.time.Duration MAX_STOP_HOLD = java.time.Duration.ofHours(25);
 
   /** A window younger than this fraction of the period gives no outside sample. */
   public static final double MIN_ELAPSED = 0.1;
@@ -260,20 +288,53 @@ public final class EffectiveCaps {
         adopt(d, now, limit);
       }
     }
-    if (signal.rateLimited()) {
-      boolean named = false;
-      for (int d = 0; d < dims; d++) {
-        named |= signal.exhausted().contains(names.get(d));
-      }
-      for (int d = 0; d < dims; d++) {
-        if (!named || signal.exhausted().contains(names.get(d))) {
-          if (outside[d] > 0) {
-            outsideBounds[d] = true;
+    boolean named = false;
+    for (int d = 0; d < dims; d++) {
+      named |= signal.exhausted().contains(names.get(d));
+    }
+    switch (signal.meaning()) {
+      case SLOW_DOWN -> {
+        for (int d = 0; d < dims; d++) {
+          if (!named || signal.exhausted().contains(names.get(d))) {
+            if (outside[d] > 0) {
+              outsideBounds[d] = true;
+            }
+            decrease(d, now, signal, effective(d, now) < before[d]);
           }
-          decrease(d, now, signal, effective(d, now) < before[d]);
         }
       }
+      case OVERLOADED -> {
+        for (int d = 0; d < dims; d++) {
+          hold(d, now, signal.retryAfter(), policy.cooldown(), MAX_HOLD);
+        }
+        startRamp(now);
+      }
+      case STOP_UNTIL_RESET -> {
+        for (int d = 0; d < dims; d++) {
+          if (!named || signal.exhausted().contains(names.get(d))) {
+            hold(d, now, signal.retryAfter(), STOP_HOLD, MAX_STOP_HOLD);
+          }
+        }
+      }
+      default -> {}
     }
+  }
+
+  /**
+   * Holds dimension {@code d}'s provider window as spent from {@code now} for {@code wait} (when
+   * the provider gave one), else {@code fallback}, at most {@code most}: what an overload and a
+   * reached stop do instead of a cut. The caps stay as they are.
+   */
+  private void hold(
+      int d,
+      long now,
+      java.time.@Nullable Duration wait,
+      java.time.Duration fallback,
+      java.time.Duration most) {
+    java.time.Duration hold = wait != null && !wait.isZero() ? wait : fallback;
+    long micros = Math.min(hold.toNanos(), most.toNanos()) / 1_000;
+    spentUntil[d] = Math.max(spentUntil[d], now + Math.max(1, micros));
+    spentFrom[d] = now;
   }
 
   /**
@@ -405,7 +466,7 @@ public final class EffectiveCaps {
                 ? signal.retryAfter()
                 : null;
     java.time.Duration hold = told != null ? told : policy.cooldown();
-    long micros = Math.min(hold.toNanos(), java.time.Duration.ofMinutes(10).toNanos()) / 1_000;
+    long micros = Math.min(hold.toNanos(), MAX_HOLD.toNanos()) / 1_000;
     cooldownUntil[d] = now + Math.max(1, micros);
     if (told != null) {
       spentUntil[d] = cooldownUntil[d];

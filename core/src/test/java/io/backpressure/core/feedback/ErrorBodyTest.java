@@ -8,24 +8,28 @@ import org.junit.jupiter.api.Test;
 
 class ErrorBodyTest {
 
+  private static String type(String body) {
+    ErrorBody.Json root = ErrorBody.object(body);
+    return root == null ? null : ErrorBody.errorType(root);
+  }
+
   @Test
   void readsTheTypeOfAnOpenAiErrorOrATopLevelType() {
     assertThat(
-            ErrorBody.errorType(
+            type(
                 "{\"error\": {\"message\": \"Rate limit \\\"reached\\\"\", \"type\": \"tokens\","
                     + " \"param\": null, \"code\": \"rate_limit_exceeded\"}}"))
         .isEqualTo("tokens");
-    assertThat(ErrorBody.errorType("{\"type\":\"requests\",\"n\":-1.5e3,\"ok\":[true,false]}"))
+    assertThat(type("{\"type\":\"requests\",\"n\":-1.5e3,\"ok\":[true,false]}"))
         .isEqualTo("requests");
-    assertThat(ErrorBody.errorType("{\"error\": {\"type\": 7}, \"type\": \"requests\"}"))
-        .isEqualTo("requests");
-    assertThat(ErrorBody.errorType("{\"type\": \"\\u0074okens\"}")).isEqualTo("tokens");
+    assertThat(type("{\"error\": {\"type\": 7}, \"type\": \"requests\"}")).isEqualTo("requests");
+    assertThat(type("{\"type\": \"\\u0074okens\"}")).isEqualTo("tokens");
   }
 
   @Test
   void jsonThatNamesNoTypeIsNull() {
     for (String body : List.of("[]", "\"tokens\"", "null", "{}", "{\"error\": \"tokens\"}")) {
-      assertThat(ErrorBody.errorType(body)).as(body).isNull();
+      assertThat(type(body)).as(body).isNull();
     }
   }
 
@@ -45,14 +49,12 @@ class ErrorBodyTest {
             "{\"n\": 1.}",
             "[1 2]",
             deep)) {
-      assertThatThrownBy(() -> ErrorBody.errorType(body))
+      assertThatThrownBy(() -> type(body))
           .as(body)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("not JSON: ")
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("tokens", "busy"));
     }
-    assertThat(
-            ErrorBody.errorType("[".repeat(ErrorBody.MAX_DEPTH) + "]".repeat(ErrorBody.MAX_DEPTH)))
-        .isNull();
+    assertThat(type("[".repeat(ErrorBody.MAX_DEPTH) + "]".repeat(ErrorBody.MAX_DEPTH))).isNull();
   }
 }

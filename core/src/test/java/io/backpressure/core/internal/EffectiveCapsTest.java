@@ -203,6 +203,61 @@ class EffectiveCapsTest {
     assertThat(caps.applied(SECOND)[0]).isEqualTo(15.0);
   }
 
+  /**
+   * Mutations tried: an overload handled as a 429 (the caps are cut), and as a provider error (no
+   * hold, no ramp).
+   */
+  @Test
+  void anOverloadHoldsEveryDimensionAndRampsButCutsNoCap() {
+    ProviderSignal overloaded = ProviderSignal.ofStatus(ProviderSignal.OVERLOADED);
+    for (int i = 0; i < 10; i++) {
+      caps.observe(i * SECOND / 2, overloaded, null);
+    }
+    long last = 9 * SECOND / 2;
+    assertThat(caps.effective(0, last)).isEqualTo(60.0);
+    assertThat(caps.effective(1, last)).isEqualTo(6_000.0);
+    assertThat(caps.spentFrom(0)).isEqualTo(last);
+    assertThat(caps.spentUntil(1)).as("held for the policy's cooldown").isEqualTo(last + SECOND);
+    assertThat(caps.rampMultiplier(last)).isEqualTo(0.25);
+    FeedbackState state = caps.state(last);
+    assertThat(state.outage()).as("an overload is not an outage").isFalse();
+    assertThat(state.decreases()).isZero();
+
+    caps.observe(last + SECOND, ProviderSignal.ofStatus(200), null);
+    assertThat(caps.applied(last + 11 * SECOND)).containsExactly(60.0, 6_000.0);
+  }
+
+  /** Mutation tried: a stop handled as a 429 (the named dimension's cap cut). */
+  @Test
+  void aStopHoldsItsDimensionUntilTheResetItGaveAndCutsNothing() {
+    Duration untilMidnight = Duration.ofHours(20);
+    ProviderSignal perDay =
+        new ProviderSignal(
+            429,
+            Set.of("requests"),
+            Map.of(),
+            untilMidnight,
+            null,
+            0,
+            false,
+            ProviderSignal.Meaning.STOP_UNTIL_RESET);
+
+    caps.observe(SECOND, perDay, null);
+
+    assertThat(caps.spentUntil(0)).isEqualTo(SECOND + untilMidnight.toNanos() / 1_000);
+    assertThat(caps.spentUntil(1)).as("tokens were not named").isEqualTo(Long.MIN_VALUE);
+    assertThat(caps.effective(0, SECOND)).isEqualTo(60.0);
+    assertThat(caps.state(SECOND).decreases()).isZero();
+
+    ProviderSignal spend =
+        new ProviderSignal(
+            429, Set.of(), Map.of(), null, null, 0, false, ProviderSignal.Meaning.STOP_UNTIL_RESET);
+    caps.observe(2 * SECOND, spend, null);
+    assertThat(caps.spentUntil(1))
+        .as("a stop that names nothing and gives no reset holds every dimension for STOP_HOLD")
+        .isEqualTo(2 * SECOND + EffectiveCaps.STOP_HOLD.toNanos() / 1_000);
+  }
+
   @Test
   void disabledFeedbackLearnsNothing() {
     EffectiveCaps off = new EffectiveCaps(DIMS, CAPS, FeedbackPolicy.DISABLED);

@@ -1,0 +1,398 @@
+package io.backpressure.core.feedback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.backpressure.core.feedback.ProviderSignal.Meaning;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One test per row of the signal table in {@link ProviderSignals}: each provider's answer, with the
+ * body and headers as the provider documents them, read into what it means for the gate.
+ */
+class ProviderSignalTableTest {
+  /** 08:00:00.250 UTC on 1 December 2026 is 00:00:00.250 Pacific (PST, UTC−8). */
+  private static final Instant NOW = Instant.parse("2026-12-01T08:00:00.250Z");
+
+  private static ProviderSignal parse(int status, Map<String, List<String>> headers, String body) {
+    return ProviderSignals.parse(status, headers, body, NOW);
+  }
+
+  // OpenAI
+
+  @Test
+  void openAiTokensPerMinuteIsSlowDownOnTokens() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(
+                "x-ratelimit-limit-tokens", List.of("30000"),
+                "x-ratelimit-remaining-tokens", List.of("0"),
+                "x-ratelimit-reset-tokens", List.of("760ms"),
+                "retry-after", List.of("1")),
+            """
+            {"error":{"message":"Rate limit reached for gpt-4o in organization org-abc on tokens \
+            per min (TPM): Limit 30000, Used 29760, Requested 620. Please try again in 760ms.",\
+            "type":"tokens","param":null,"code":"rate_limit_exceeded"}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(s.exhausted()).containsExactly("tokens");
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(s.limits().get("tokens").reset()).isEqualTo(Duration.ofMillis(760));
+  }
+
+  @Test
+  void openAiInsufficientQuotaIsStopUntilAReset() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(),
+            """
+            {"error":{"message":"You exceeded your current quota, please check your plan and \
+            billing details.","type":"insufficient_quota","param":null,\
+            "code":"insufficient_quota"}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(s.rateLimited()).isFalse();
+    assertThat(s.retryAfter()).isNull();
+  }
+
+  @Test
+  void openAiNotFoundIsNotACapacitySignal() {
+    ProviderSignal s =
+        parse(
+            404,
+            Map.of(),
+            """
+            {"error":{"message":"The model `gpt-9` does not exist or you do not have access to it.",\
+            "type":"invalid_request_error","param":null,"code":"model_not_found"}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.NOT_CAPACITY);
+    assertThat(s.exhausted()).isEmpty();
+  }
+
+  // Azure OpenAI
+
+  @Test
+  void azureTokenRateLimitIsSlowDownOnTokensWithRetryAfterMs() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(
+                "retry-after", List.of("6"),
+                "retry-after-ms", List.of("5310"),
+                "x-ratelimit-remaining-requests", List.of("57"),
+                "x-ratelimit-remaining-tokens", List.of("0")),
+            """
+            {"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation \
+            under Azure OpenAI API version 2024-10-21 have exceeded token rate limit of your \
+            current OpenAI S0 pricing tier. Please retry after 6 seconds. Please go here: \
+            https://aka.ms/oai/quotaincrease if you would like to further increase the default \
+            rate limit."}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(s.exhausted()).containsExactly("tokens");
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofMillis(5310));
+  }
+
+  @Test
+  void azureCallRateLimitIsSlowDownOnRequests() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of("retry-after", List.of("1"), "retry-after-ms", List.of("800")),
+            """
+            {"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation \
+            under Azure OpenAI API version 2024-10-21 have exceeded call rate limit of your \
+            current OpenAI S0 pricing tier. Please retry after 1 second."}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(s.exhausted()).containsExactly("requests");
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofMillis(800));
+  }
+
+  @Test
+  void azureUnknownDeploymentIsNotACapacitySignal() {
+    ProviderSignal s =
+        parse(
+            404,
+            Map.of(),
+            """
+            {"error":{"code":"DeploymentNotFound","message":"The API deployment for this \
+            resource does not exist."}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.NOT_CAPACITY);
+  }
+
+  // Anthropic
+
+  @Test
+  void anthropicRateLimitWithRetryAfterIsSlowDown() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(
+                "retry-after", List.of("12"),
+                "anthropic-ratelimit-output-tokens-remaining", List.of("0")),
+            """
+            {"type":"error","error":{"type":"rate_limit_error","message":"This request would \
+            exceed your organization's rate limit of 8,000 output tokens per minute."}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(s.exhausted()).containsExactly("output_tokens");
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofSeconds(12));
+  }
+
+  @Test
+  void anthropicRateLimitWithoutRetryAfterIsASpendLimitAndStops() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(),
+            """
+            {"type":"error","error":{"type":"rate_limit_error","message":"You have reached your \
+            specified API usage limits. You will regain access on 2027-01-01 at 00:00 UTC."}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(s.retryAfter()).isNull();
+  }
+
+  @Test
+  void anthropicOverloadedIsOverloadedNotARateLimitNorAnOutage() {
+    ProviderSignal s =
+        parse(
+            529,
+            Map.of(),
+            """
+            {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.OVERLOADED);
+    assertThat(s.rateLimited()).isFalse();
+    assertThat(s.providerError()).isFalse();
+  }
+
+  @Test
+  void anthropicInvalidRequestIsNotACapacitySignal() {
+    ProviderSignal s =
+        parse(
+            400,
+            Map.of(),
+            """
+            {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: \
+            Field required"}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.NOT_CAPACITY);
+  }
+
+  // Gemini API
+
+  private static String gemini429(String quotaId, String metric, String retryDelay) {
+    return """
+        {"error":{"code":429,"message":"You exceeded your current quota, please check your plan \
+        and billing details. For more information on this error, head to: \
+        https://ai.google.dev/gemini-api/docs/rate-limits.","status":"RESOURCE_EXHAUSTED",\
+        "details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[\
+        {"quotaMetric":"generativelanguage.googleapis.com/%s","quotaId":"%s",\
+        "quotaDimensions":{"location":"global","model":"gemini-2.0-flash"},"quotaValue":"15"}]},\
+        {"@type":"type.googleapis.com/google.rpc.Help","links":[{"description":"Learn more about \
+        Gemini API quotas","url":"https://ai.google.dev/gemini-api/docs/rate-limits"}]},\
+        {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"%s"}]}}"""
+        .formatted(metric, quotaId, retryDelay);
+  }
+
+  @Test
+  void geminiPerMinuteRequestsIsSlowDownWithTheRetryInfoDelay() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(),
+            gemini429(
+                "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                "generate_content_free_tier_requests",
+                "7s"));
+
+    assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(s.exhausted()).containsExactly("requests");
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(s.ignored()).isZero();
+  }
+
+  @Test
+  void geminiPerMinuteInputTokensIsSlowDownOnInputTokens() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(),
+            gemini429(
+                "GenerateContentInputTokensPerModelPerMinute-FreeTier",
+                "generate_content_free_tier_input_token_count",
+                "38.261s"));
+
+    assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(s.exhausted()).containsExactly("input_tokens");
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofMillis(38_261));
+  }
+
+  @Test
+  void geminiPerDayIsStopUntilTheNextMidnightPacific() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(),
+            gemini429(
+                "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+                "generate_content_free_tier_requests",
+                "43s"));
+
+    assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(s.exhausted()).containsExactly("requests");
+    // 00:00:00.250 Pacific now: the next midnight is a day less 250 ms away.
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofDays(1).minusMillis(250));
+  }
+
+  @Test
+  void midnightPacificFollowsDaylightSavingTime() {
+    // 2026-07-01T06:59:59Z is 23:59:59 PDT (UTC−7); 2026-11-01 has 25 hours in Pacific time.
+    assertThat(ProviderSignals.untilMidnightPacific(Instant.parse("2026-07-01T06:59:59Z")))
+        .isEqualTo(Duration.ofSeconds(1));
+    assertThat(ProviderSignals.untilMidnightPacific(Instant.parse("2026-11-01T07:00:00Z")))
+        .isEqualTo(Duration.ofHours(25));
+  }
+
+  @Test
+  void geminiUnavailableIsOverloaded() {
+    ProviderSignal s =
+        parse(
+            503,
+            Map.of(),
+            """
+            {"error":{"code":503,"message":"The model is overloaded. Please try again later.",\
+            "status":"UNAVAILABLE"}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.OVERLOADED);
+    assertThat(s.providerError()).isFalse();
+  }
+
+  @Test
+  void geminiInvalidArgumentIsNotACapacitySignal() {
+    ProviderSignal s =
+        parse(
+            400,
+            Map.of(),
+            """
+            {"error":{"code":400,"message":"* GenerateContentRequest.contents: contents is not \
+            specified\\n","status":"INVALID_ARGUMENT"}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.NOT_CAPACITY);
+    assertThat(s.exhausted()).isEmpty();
+  }
+
+  // Bedrock
+
+  private static Map<String, List<String>> amazon(String type) {
+    return Map.of(
+        "x-amzn-ErrorType",
+        List.of(type + ":http://internal.amazon.com/coral/com.amazon.bedrock/"),
+        "x-amzn-RequestId",
+        List.of("6f1f1e8e-3c5a-4a55-9a34-0d7f0c2a1b7e"));
+  }
+
+  @Test
+  void bedrockThrottlingIsSlowDownWithoutHeadersOrWait() {
+    ProviderSignal s =
+        parse(
+            429,
+            amazon("ThrottlingException"),
+            """
+            {"message":"Too many tokens, please wait before trying again."}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(s.exhausted()).containsExactly("tokens");
+    assertThat(s.retryAfter()).isNull();
+    assertThat(s.limits()).isEmpty();
+  }
+
+  @Test
+  void bedrockThrottlingOfRequestsNamesRequests() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(),
+            """
+            {"__type":"com.amazon.bedrock#ThrottlingException",\
+            "message":"Too many requests, please wait before trying again."}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(s.exhausted()).containsExactly("requests");
+  }
+
+  @Test
+  void bedrockServiceUnavailableAndModelNotReadyAreOverloaded() {
+    assertThat(
+            parse(
+                    503,
+                    amazon("ServiceUnavailableException"),
+                    "{\"message\":\"Bedrock is unable to process your request.\"}")
+                .meaning())
+        .isEqualTo(Meaning.OVERLOADED);
+    assertThat(
+            parse(
+                    429,
+                    amazon("ModelNotReadyException"),
+                    "{\"message\":\"Model is not ready for inference.\"}")
+                .meaning())
+        .isEqualTo(Meaning.OVERLOADED);
+  }
+
+  @Test
+  void bedrockServiceQuotaExceededIsStopUntilAReset() {
+    ProviderSignal s =
+        parse(
+            400,
+            amazon("ServiceQuotaExceededException"),
+            "{\"message\":\"Your request exceeds the service quota for your account.\"}");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+  }
+
+  @Test
+  void bedrockValidationAndNotFoundAreNotCapacitySignals() {
+    assertThat(
+            parse(
+                    400,
+                    amazon("ValidationException"),
+                    "{\"message\":\"The provided model identifier is invalid.\"}")
+                .meaning())
+        .isEqualTo(Meaning.NOT_CAPACITY);
+    assertThat(
+            parse(
+                    404,
+                    amazon("ResourceNotFoundException"),
+                    "{\"message\":\"Could not resolve the foundation model.\"}")
+                .meaning())
+        .isEqualTo(Meaning.NOT_CAPACITY);
+  }
+
+  // Any provider
+
+  @Test
+  void aBare429IsSlowDownAndAnotherFiveHundredAProviderError() {
+    assertThat(parse(429, Map.of(), null).meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(parse(500, Map.of(), "<html>oops</html>").meaning())
+        .isEqualTo(Meaning.PROVIDER_ERROR);
+    assertThat(parse(500, Map.of(), "<html>oops</html>").ignored()).isZero();
+    assertThat(parse(0, Map.of(), null).meaning()).isEqualTo(Meaning.PROVIDER_ERROR);
+    assertThat(parse(200, Map.of(), null).meaning()).isEqualTo(Meaning.ANSWERED);
+  }
+
+  @Test
+  void theSevenValueConstructorTakesTheMeaningFromTheStatus() {
+    assertThat(ProviderSignal.ofStatus(529).meaning()).isEqualTo(Meaning.OVERLOADED);
+    assertThat(ProviderSignal.ofStatus(429).meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(ProviderSignal.ofStatus(401).meaning()).isEqualTo(Meaning.NOT_CAPACITY);
+    assertThat(ProviderSignal.resumedAfterOutage().providerError()).isFalse();
+  }
+}
