@@ -34,11 +34,13 @@ import java.util.function.Function;
  *       outside traffic among the active queues whose tenant submits during that whole phase
  *       ({@code start_s ≤} its start, no {@code stop_s} before its end), weights {@code w_t · ω_k}
  *       (the workload's weights, whatever the configuration), cost per call {@code (1, mean prompt
- *       + mean completion after the max_tokens clamp)}, demand capped at {@code open_loop_rps} or
- *       {@code workflows · 1000 / mean latency ms}. A queue's ideal is its phase rates weighted by
- *       phase length, over the window's length. Worked example: a 100 s window from 0, two equal
- *       queues on a 60 req/s cap, one starting at 60 s: in [0, 60] the first gets 60, in [60, 100]
- *       each gets 30; ideals (60·60 + 30·40)/100 = 48 and 30·40/100 = 12.
+ *       + mean completion after the max_tokens clamp)}, demand capped at {@code open_loop_rps},
+ *       {@code workflows · 1000 / mean latency ms}, or a trace tenant's arrivals in the phase per
+ *       second (a workload with trace tenants is also cut at every multiple of the provider's
+ *       period, so a trace's bursts count where they arrive). A queue's ideal is its phase rates
+ *       weighted by phase length, over the window's length. Worked example: a 100 s window from 0,
+ *       two equal queues on a 60 req/s cap, one starting at 60 s: in [0, 60] the first gets 60, in
+ *       [60, 100] each gets 30; ideals (60·60 + 30·40)/100 = 48 and 30·40/100 = 12.
  *   <li>{@code achievement_jain}: Jain's index of {@code ok_rps / ideal_rps} over the active
  *       queues.
  *   <li>{@code priority_order_held}: 1 when the per-class OK rate strictly decreases from the
@@ -412,6 +414,12 @@ public final class Metrics {
       }
     }
     workload.upstream().schedule().forEach(c -> instants.add(c.atS()));
+    if (workload.tenants().stream().anyMatch(Workload.Tenant::replaysTrace)) {
+      double period = workload.upstream().periodS();
+      for (long k = (long) Math.ceil(start / 1e9 / period); k * period * 1e9 < end; k++) {
+        instants.add(k * period);
+      }
+    }
     for (double s : instants) {
       long nanos = Workload.nanos(s);
       if (nanos > start && nanos < end) {
@@ -531,11 +539,16 @@ public final class Metrics {
         cost[d] = dims.get(d).equals(Dimension.REQUESTS) ? 1 : t.meanTokensPerCall();
       }
       double demand =
-          t.openLoop()
-              ? t.openLoopRps()
-              : up.meanLatencyMs() > 0
-                  ? t.workflows() * 1000 / up.meanLatencyMs()
-                  : Double.POSITIVE_INFINITY;
+          t.replaysTrace()
+              ? t.trace().rate(a / 1e9, b / 1e9)
+              : t.openLoop()
+                  ? t.openLoopRps()
+                  : up.meanLatencyMs() > 0
+                      ? t.workflows() * 1000 / up.meanLatencyMs()
+                      : Double.POSITIVE_INFINITY;
+      if (!(demand > 0)) {
+        continue; // a trace tenant with no arrivals in this phase asks for nothing in it
+      }
       queues.add(
           new DrfFilling.Queue(t.weight() * workload.classWeight(t.priority()), cost, demand));
       index.add(q);

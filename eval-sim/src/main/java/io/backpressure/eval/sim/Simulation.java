@@ -4,6 +4,7 @@ import io.backpressure.core.ManualClock;
 import io.backpressure.core.Ticker;
 import io.backpressure.eval.measure.Recorder;
 import io.backpressure.eval.measure.Recording;
+import io.backpressure.eval.workload.TraceArrivals;
 import io.backpressure.eval.workload.Workload;
 import io.backpressure.mock.limit.Verdict;
 import java.util.ArrayList;
@@ -18,7 +19,8 @@ import java.util.function.Consumer;
  * <h2>The model</h2>
  *
  * Tenants submit calls: a closed-loop tenant runs {@code workflows} workflows, each submitting its
- * next call when the previous one ends; an open-loop tenant submits one call per Poisson arrival. A
+ * next call when the previous one ends; an open-loop tenant submits one call per Poisson arrival; a
+ * trace tenant submits one call per row of its trace, at the row's time and with the row's sizes. A
  * call runs as an activity: it is dispatched (costing {@link TimeModel#DISPATCH_NANOS}), waits in
  * the configuration's {@link Dispatch} (FIFO, or priority order and rate-limited for {@code tn})
  * for one of the workload's {@code slots} worker slots, and once it holds one, the configuration's
@@ -80,7 +82,9 @@ final class Simulation implements ActivityContext {
   Recording run() {
     for (QueueState q : queues) {
       long start = Workload.nanos(q.tenant.startS());
-      if (q.tenant.openLoop()) {
+      if (q.tenant.replaysTrace()) {
+        scheduleTraceArrival(q, 0);
+      } else if (q.tenant.openLoop()) {
         scheduleArrival(q, start);
       } else {
         q.runningWorkflows = q.tenant.workflows();
@@ -234,9 +238,31 @@ final class Simulation implements ActivityContext {
         });
   }
 
+  /**
+   * Schedules row {@code i} of a trace tenant's arrivals, which on arrival submits its call with
+   * the row's sizes and schedules the next row (one pending event per tenant, however long the
+   * trace).
+   */
+  private void scheduleTraceArrival(QueueState q, int i) {
+    TraceArrivals trace = q.tenant.trace();
+    if (i >= trace.size()) {
+      return;
+    }
+    at(
+        Workload.nanos(trace.atS(i)),
+        () -> {
+          submit(q, null, trace.prompt(i), q.tenant.clampCompletion(trace.completion(i)));
+          scheduleTraceArrival(q, i + 1);
+        });
+  }
+
   private void submit(QueueState q, Workflow workflow) {
     long prompt = q.tenant.promptTokens().sample(q.tokenRandom);
     long completion = q.tenant.clampCompletion(q.tenant.completionTokens().sample(q.tokenRandom));
+    submit(q, workflow, prompt, completion);
+  }
+
+  private void submit(QueueState q, Workflow workflow, long prompt, long completion) {
     SimCall call =
         new SimCall(
             q.index, q.tenant, q.classIndex, callSequence++, now(), prompt, completion, workflow);

@@ -3,10 +3,11 @@ package io.backpressure.eval.workload;
 import java.util.SplittableRandom;
 
 /**
- * A per-call token count of a workload: a constant, or uniform over the integers {@code [lo, hi]}.
- * Counts are whole tokens, never negative.
+ * A per-call token count of a workload: a constant, uniform over the integers {@code [lo, hi]}, or
+ * the counts a trace observed. Counts are whole tokens, never negative.
  */
-public sealed interface TokenCount permits TokenCount.Fixed, TokenCount.Uniform {
+public sealed interface TokenCount
+    permits TokenCount.Fixed, TokenCount.Uniform, TokenCount.Observed {
 
   /** Draws one count. A {@link Fixed} count draws nothing from {@code random}. */
   long sample(SplittableRandom random);
@@ -97,6 +98,79 @@ public sealed interface TokenCount permits TokenCount.Fixed, TokenCount.Uniform 
       double below = cap - lo + 1;
       double sumBelow = (lo + (double) cap) * below / 2.0;
       return (sumBelow + (n - below) * cap) / n;
+    }
+  }
+
+  /**
+   * The counts of a trace's calls (a tenant replaying a trace takes each call's count from its row;
+   * this gives the gate's estimates and the entitlements their mean and bounds). A draw picks one
+   * of the observed counts uniformly.
+   */
+  final class Observed implements TokenCount {
+    private final long[] sorted;
+    private final double[] prefixSums;
+
+    /**
+     * @param counts at least one count, each >= 0
+     * @throws IllegalArgumentException on an empty array or a negative count
+     */
+    public Observed(long[] counts) {
+      if (counts.length == 0) {
+        throw new IllegalArgumentException("observed counts must not be empty");
+      }
+      sorted = counts.clone();
+      java.util.Arrays.sort(sorted);
+      if (sorted[0] < 0) {
+        throw new IllegalArgumentException("a token count must be >= 0, got " + sorted[0]);
+      }
+      prefixSums = new double[sorted.length + 1];
+      for (int i = 0; i < sorted.length; i++) {
+        prefixSums[i + 1] = prefixSums[i] + sorted[i];
+      }
+    }
+
+    @Override
+    public long sample(SplittableRandom random) {
+      return sorted[random.nextInt(sorted.length)];
+    }
+
+    @Override
+    public long min() {
+      return sorted[0];
+    }
+
+    @Override
+    public long max() {
+      return sorted[sorted.length - 1];
+    }
+
+    /** Counts up to {@code cap} count as themselves, the rest as {@code cap}. */
+    @Override
+    public double meanClampedAt(Long cap) {
+      int n = sorted.length;
+      if (cap == null || cap >= sorted[n - 1]) {
+        return prefixSums[n] / n;
+      }
+      int below = 0;
+      while (below < n && sorted[below] <= cap) {
+        below++;
+      }
+      return (prefixSums[below] + (double) (n - below) * cap) / n;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Observed other && java.util.Arrays.equals(sorted, other.sorted);
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Arrays.hashCode(sorted);
+    }
+
+    @Override
+    public String toString() {
+      return "Observed[" + sorted.length + " counts, " + min() + ".." + max() + "]";
     }
   }
 }

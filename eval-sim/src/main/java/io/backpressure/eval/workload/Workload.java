@@ -50,9 +50,10 @@ public record Workload(
   /**
    * This workload scaled down by {@code divisor}, keeping its shape: the caps, the open-loop rates,
    * the worker slots and every closed-loop tenant's workflows are divided by it (counts rounded, at
-   * least 1), so offered load, entitlements and contention keep their proportions while the engine
-   * handles {@code divisor} times fewer calls per second. Call sizes, latency, durations and
-   * weights are unchanged. Scaling an already scaled workload multiplies the divisors.
+   * least 1), and a trace's arrivals are spread over {@code divisor} times as long (its rate
+   * divided likewise), so offered load, entitlements and contention keep their proportions while
+   * the engine handles {@code divisor} times fewer calls per second. Call sizes, latency, durations
+   * and weights are unchanged. Scaling an already scaled workload multiplies the divisors.
    *
    * @param divisor in [1, 1000]
    * @throws IllegalArgumentException out of range
@@ -86,7 +87,7 @@ public record Workload(
                         t.name(),
                         t.priority(),
                         t.weight(),
-                        t.openLoop()
+                        t.openLoop() || t.replaysTrace()
                             ? t.workflows()
                             : (int) Math.max(1, Math.round(t.workflows() / divisor)),
                         t.callsPerWorkflow(),
@@ -96,7 +97,8 @@ public record Workload(
                         t.openLoopRps() == null ? null : t.openLoopRps() / divisor,
                         t.startS(),
                         t.stopS(),
-                        t.deadlineS()))
+                        t.deadlineS(),
+                        t.trace() == null ? null : t.trace().stretched(divisor)))
             .toList();
     GateOptions scaledGate =
         new GateOptions(
@@ -323,6 +325,8 @@ public record Workload(
    * @param startS when the tenant starts submitting
    * @param stopS when it stops submitting new calls, or null for never
    * @param deadlineS the caller gives up this long after submitting a call, or null for never
+   * @param trace the calls of a tenant that replays a trace ({@code workflows} 0, {@code
+   *     openLoopRps} null, token counts {@link TokenCount.Observed}), or null
    */
   public record Tenant(
       String name,
@@ -336,10 +340,17 @@ public record Workload(
       Double openLoopRps,
       double startS,
       Double stopS,
-      Double deadlineS) {
+      Double deadlineS,
+      TraceArrivals trace) {
 
+    /** A tenant of Poisson arrivals ({@code open_loop_rps}). */
     public boolean openLoop() {
       return openLoopRps != null;
+    }
+
+    /** A tenant whose calls come from a trace file. */
+    public boolean replaysTrace() {
+      return trace != null;
     }
 
     /** The deadline in nanoseconds after submission, or {@code Long.MAX_VALUE} for none. */

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.backpressure.core.Dimension;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -37,11 +39,37 @@ public final class WorkloadReader {
   private WorkloadReader() {}
 
   /**
-   * Parses one workload.
+   * Opens a trace file a workload names ({@code tenants[i].trace.file}), relative to the workload.
+   */
+  @FunctionalInterface
+  public interface TraceOpener {
+    /**
+     * @param file the file as the workload names it
+     * @throws IOException when there is no such file or it cannot be read
+     */
+    InputStream open(String file) throws IOException;
+  }
+
+  /**
+   * Parses one workload that names no trace file.
    *
-   * @throws WorkloadException naming the field at fault
+   * @throws WorkloadException naming the field at fault, also when a tenant names a trace file
    */
   public static Workload parse(String yaml) {
+    return parse(
+        yaml,
+        file -> {
+          throw new IOException("this workload is not read from a file; give the trace's path");
+        });
+  }
+
+  /**
+   * Parses one workload whose trace files, if any, {@code traces} opens.
+   *
+   * @throws WorkloadException naming the field at fault; for a bad trace file also its line and
+   *     column
+   */
+  public static Workload parse(String yaml, TraceOpener traces) {
     JsonNode root;
     try (JsonParser parser = FACTORY.createParser(yaml)) {
       root = YAML.readTree(parser);
@@ -99,14 +127,20 @@ public final class WorkloadReader {
     List<Workload.Tenant> tenants = new ArrayList<>();
     Set<String> names = new HashSet<>();
     for (int i = 0; i < tenantList.size(); i++) {
-      Workload.Tenant tenant =
-          tenant(tenantList.get(i), "tenants[" + i + "].", priorities, duration);
-      if (!names.add(tenant.name())) {
-        throw new WorkloadException(
-            "tenants[" + i + "].name", "tenant name '" + tenant.name() + "' appears twice");
+      String path = "tenants[" + i + "].";
+      JsonNode node = tenantList.get(i);
+      List<Workload.Tenant> entry =
+          node != null && node.isObject() && node.has("trace")
+              ? TraceTenants.read(node, path, priorities, duration, traces)
+              : List.of(tenant(node, path, priorities, duration));
+      for (Workload.Tenant tenant : entry) {
+        if (!names.add(tenant.name())) {
+          throw new WorkloadException(
+              path + "name", "tenant name '" + tenant.name() + "' appears twice");
+        }
+        servable(tenant, path, upstream);
+        tenants.add(tenant);
       }
-      servable(tenant, "tenants[" + i + "].", upstream);
-      tenants.add(tenant);
     }
     return new Workload(
         name, description, duration, warmup, upstream, priorities, slots, gate, tenants, 1);
@@ -364,10 +398,13 @@ public final class WorkloadReader {
     long largest =
         tenant.promptTokens().max() + tenant.clampCompletion(tenant.completionTokens().max());
     if (upstream.tokensPerS() != null && largest > tokenRoom) {
+      String field = tenant.replaysTrace() ? "trace" : "prompt_tokens";
       throw new WorkloadException(
-          path + "prompt_tokens",
+          path + field,
           path
-              + "prompt_tokens + completion_tokens can reach "
+              + (tenant.replaysTrace()
+                  ? "trace has a call (tenant " + tenant.name() + ") of "
+                  : "prompt_tokens + completion_tokens can reach ")
               + largest
               + " tokens, above the most the provider accepts in one period ("
               + fmt(tokenRoom)
@@ -470,7 +507,8 @@ public final class WorkloadReader {
         openLoop,
         start,
         stop,
-        deadline);
+        deadline,
+        null);
   }
 
   private static TokenCount tokens(JsonNode node, String key, String field) {
@@ -506,7 +544,7 @@ public final class WorkloadReader {
             + value);
   }
 
-  private static void onlyKeys(JsonNode node, String prefix, Set<String> allowed) {
+  static void onlyKeys(JsonNode node, String prefix, Set<String> allowed) {
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String key = it.next();
       if (!allowed.contains(key)) {
@@ -521,7 +559,7 @@ public final class WorkloadReader {
     }
   }
 
-  private static JsonNode mapping(JsonNode node, String key, String field, boolean required) {
+  static JsonNode mapping(JsonNode node, String key, String field, boolean required) {
     JsonNode value = node.get(key);
     if (value == null || value.isNull()) {
       if (required) {
@@ -535,7 +573,7 @@ public final class WorkloadReader {
     return value;
   }
 
-  private static String text(JsonNode node, String key, String field, String fallback) {
+  static String text(JsonNode node, String key, String field, String fallback) {
     JsonNode value = node.get(key);
     if (value == null || value.isNull()) {
       if (fallback == null) {
@@ -560,7 +598,7 @@ public final class WorkloadReader {
     return value.asBoolean();
   }
 
-  private static double number(
+  static double number(
       JsonNode node,
       String key,
       String field,
@@ -592,7 +630,7 @@ public final class WorkloadReader {
     return v;
   }
 
-  private static Double nullableNumber(JsonNode node, String key, String field, double max) {
+  static Double nullableNumber(JsonNode node, String key, String field, double max) {
     JsonNode value = node.get(key);
     if (value == null || value.isNull()) {
       return null;
@@ -600,8 +638,7 @@ public final class WorkloadReader {
     return number(node, key, field, null, 0, false, max);
   }
 
-  private static long integer(
-      JsonNode node, String key, String field, Long fallback, long min, long max) {
+  static long integer(JsonNode node, String key, String field, Long fallback, long min, long max) {
     JsonNode value = node.get(key);
     if (value == null || value.isNull()) {
       if (fallback == null) {
@@ -619,7 +656,7 @@ public final class WorkloadReader {
     return value.asLong();
   }
 
-  private static String fmt(double v) {
+  static String fmt(double v) {
     return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
   }
 }

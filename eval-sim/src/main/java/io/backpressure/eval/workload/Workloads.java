@@ -29,14 +29,26 @@ public final class Workloads {
   private Workloads() {}
 
   /**
-   * Loads a shipped workload by name, or any workload file by path.
+   * Loads a shipped workload by name, or any workload file by path. A trace file a workload names
+   * is read relative to the workload: beside the YAML file, or among the shipped resources.
    *
-   * @throws WorkloadException if the name is neither shipped nor a readable file, or the file is
-   *     malformed
+   * @throws WorkloadException if the name is neither shipped nor a readable file, or the file (or a
+   *     trace file it names) is malformed
    */
   public static Workload load(String nameOrPath) {
     if (SHIPPED.contains(nameOrPath) || isResource(nameOrPath)) {
-      return WorkloadReader.parse(resource(nameOrPath));
+      return WorkloadReader.parse(
+          resource(nameOrPath),
+          file -> {
+            InputStream in =
+                file.contains("..")
+                    ? null
+                    : Workloads.class.getResourceAsStream("/workloads/" + file);
+            if (in == null) {
+              throw new java.io.FileNotFoundException("no shipped resource /workloads/" + file);
+            }
+            return in;
+          });
     }
     Path path = Path.of(nameOrPath);
     if (!Files.isRegularFile(path)) {
@@ -49,7 +61,9 @@ public final class Workloads {
               + " (or 'all')");
     }
     try {
-      return WorkloadReader.parse(Files.readString(path));
+      Path dir = path.toAbsolutePath().getParent();
+      return WorkloadReader.parse(
+          Files.readString(path), file -> Files.newInputStream(dir.resolve(file)));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read workload file " + path, e);
     }

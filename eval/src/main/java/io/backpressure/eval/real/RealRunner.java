@@ -10,6 +10,7 @@ import io.backpressure.eval.sim.GateConfiguration;
 import io.backpressure.eval.sim.Runner;
 import io.backpressure.eval.sim.TemporalNativeConfiguration;
 import io.backpressure.eval.workload.Fault;
+import io.backpressure.eval.workload.TraceArrivals;
 import io.backpressure.eval.workload.Workload;
 import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
@@ -177,7 +178,20 @@ public final class RealRunner implements Runner {
                 t.openLoop() ? 1 : t.callsPerWorkflow(),
                 0,
                 stack().isTestServer());
-        if (t.openLoop()) {
+        if (t.replaysTrace()) {
+          arrivals.add(
+              traceLoop(
+                  client,
+                  taskQueue,
+                  runId,
+                  q,
+                  t,
+                  template,
+                  random.split(),
+                  ledger,
+                  started,
+                  endNanos));
+        } else if (t.openLoop()) {
           arrivals.add(
               openLoop(
                   client,
@@ -547,6 +561,71 @@ public final class RealRunner implements Runner {
     thread.setDaemon(true);
     thread.start();
     return thread;
+  }
+
+  /**
+   * Starts the arrivals of a trace tenant on a thread of their own: one workflow of one call per
+   * row, at the row's time, with the row's prompt and completion tokens.
+   */
+  private static Thread traceLoop(
+      WorkflowClient client,
+      String taskQueue,
+      String runId,
+      int q,
+      Workload.Tenant t,
+      LoopInput template,
+      SplittableRandom random,
+      Ledger ledger,
+      List<WorkflowStub> started,
+      long endNanos) {
+    TraceArrivals trace = t.trace();
+    Thread thread =
+        new Thread(
+            () -> {
+              for (int i = 0; i < trace.size(); i++) {
+                long at = Workload.nanos(trace.atS(i));
+                if (at >= endNanos || Thread.currentThread().isInterrupted()) {
+                  break;
+                }
+                LoopInput in =
+                    withSeed(
+                        withSizes(template, trace.prompt(i), trace.completion(i)),
+                        random.nextLong());
+                WorkflowStub stub =
+                    startAt(client, taskQueue, runId + "-q" + q + "-a" + i, in, at, ledger);
+                synchronized (started) {
+                  started.add(stub);
+                }
+              }
+            },
+            "trace-" + t.name());
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
+  }
+
+  /** {@code in} with every call of exactly {@code prompt} and {@code completion} tokens. */
+  private static LoopInput withSizes(LoopInput in, long prompt, long completion) {
+    return new LoopInput(
+        in.queue(),
+        in.tenant(),
+        in.priority(),
+        in.classRank(),
+        in.calls(),
+        in.stopAtEpochMillis(),
+        prompt,
+        prompt,
+        completion,
+        completion,
+        in.maxTokens(),
+        in.seed(),
+        in.gated(),
+        in.classKey(),
+        in.fifoOriginEpochMillis(),
+        in.deadlineMillis(),
+        in.classMaxWaitMillis(),
+        in.answerMarginMillis(),
+        in.startToCloseMillis());
   }
 
   private static void sleepUntil(Ledger ledger, long nanos) {
