@@ -122,7 +122,8 @@ final class AnthropicDialect implements Dialect {
   }
 
   @Override
-  public ObjectNode rateLimited(String dimension, String message) {
+  public ObjectNode rateLimited(
+      String dimension, String message, LimitSpec spec, long retryAfterNanos) {
     return error("rate_limit_error", message);
   }
 

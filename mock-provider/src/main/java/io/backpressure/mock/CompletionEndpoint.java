@@ -61,7 +61,7 @@ final class CompletionEndpoint implements Endpoint {
   private void serve(Exchange exchange, RequestContext context, byte[] body) {
     ParsedCall call;
     try {
-      call = dialect.parse(parseJson(body));
+      call = dialect.parse(exchange.path(), exchange.query(), parseJson(body));
     } catch (BadRequestException e) {
       refuse(exchange, context, e);
       return;
@@ -167,7 +167,10 @@ final class CompletionEndpoint implements Endpoint {
         0,
         decision.chargedTokens(),
         decision.arrivalNanos());
-    exchange.sendJson(429, dialect.rateLimited(dimension, message));
+    exchange.sendJson(
+        429,
+        dialect.rateLimited(
+            dimension, message, spec, verdict.neverFits() ? -1 : verdict.retryAfterNanos()));
   }
 
   private static JsonNode parseJson(byte[] body) throws BadRequestException {

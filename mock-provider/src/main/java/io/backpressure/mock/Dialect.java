@@ -11,10 +11,19 @@ import org.eclipse.jetty.http.HttpFields;
  * server-sent events), errors and rate-limit headers are written. Implementations are stateless and
  * thread-safe.
  */
-sealed interface Dialect permits OpenAiDialect, AnthropicDialect {
+sealed interface Dialect
+    permits OpenAiDialect, AnthropicDialect, GeminiDialect, AzureDialect, BedrockDialect {
 
   /** The request body's meaning, or a 400 naming the field at fault. */
   ParsedCall parse(JsonNode root) throws BadRequestException;
+
+  /**
+   * The request's meaning from its path, query ({@code null} when none) and body; the body alone
+   * unless the dialect names the model or the stream in the path, as the Gemini API does.
+   */
+  default ParsedCall parse(String path, String query, JsonNode root) throws BadRequestException {
+    return parse(root);
+  }
 
   /** The body of a successful answer. */
   ObjectNode completion(
@@ -30,8 +39,14 @@ sealed interface Dialect permits OpenAiDialect, AnthropicDialect {
   String streamEnd(
       ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated);
 
-  /** The body of a 429 naming the bound dimension. */
-  ObjectNode rateLimited(String dimension, String message);
+  /**
+   * The body of a 429 naming the bound dimension.
+   *
+   * @param spec the bound dimension's limit ({@code null} when not known)
+   * @param retryAfterNanos when retrying can succeed; negative when it never can (the call is
+   *     larger than the limit)
+   */
+  ObjectNode rateLimited(String dimension, String message, LimitSpec spec, long retryAfterNanos);
 
   /**
    * The body of a 400 (or another client error) with {@code message}, {@code param}, {@code code}.

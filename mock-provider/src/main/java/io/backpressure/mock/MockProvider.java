@@ -33,11 +33,15 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Endpoints: {@code POST /v1/chat/completions} (OpenAI), {@code POST /v1/messages} (Anthropic),
- * {@code GET /v1/records[?since=SEQ]}, {@code GET /metrics/summary}, {@code GET /health}, and for
- * loopback clients {@code GET|POST /admin/caps} and {@code GET|POST /admin/faults} (see {@link
- * ControlEndpoint}). Both completion endpoints share one set of limiters, whose time origin (and
- * fixed-window alignment) is the moment the server started. Successful answers, whole or streamed,
- * wait out the simulated latency without holding a thread; 429, 4xx and 500 answers are immediate.
+ * {@code POST /v1beta/models/{model}:generateContent} and {@code :streamGenerateContent?alt=sse}
+ * (the Gemini API, also under {@code /v1/}), {@code POST
+ * /openai/deployments/{deployment}/chat/completions?api-version=…} (Azure OpenAI), {@code POST
+ * /model/{modelId}/converse} (Bedrock), {@code GET /v1/records[?since=SEQ]}, {@code GET
+ * /metrics/summary}, {@code GET /health}, and for loopback clients {@code GET|POST /admin/caps} and
+ * {@code GET|POST /admin/faults} (see {@link ControlEndpoint}). Both completion endpoints share one
+ * set of limiters, whose time origin (and fixed-window alignment) is the moment the server started.
+ * Successful answers, whole or streamed, wait out the simulated latency without holding a thread;
+ * 429, 4xx and 500 answers are immediate.
  *
  * <p>The server is Jetty's non-blocking HTTP/1.1 connector with a small thread pool: a request
  * holds a thread only while it is being parsed or decided, never while its client is slow to send
@@ -102,6 +106,8 @@ public final class MockProvider implements AutoCloseable {
     server.setErrorHandler(new JsonErrorHandler(config.maxHeaderBytes()));
     Endpoint reads = new AdminEndpoint(state);
     Endpoint control = new ControlEndpoint(state);
+    Endpoint gemini =
+        new CompletionEndpoint(new GeminiDialect(), state, config.maxBodyBytes(), scheduler);
     server.setHandler(
         new Routes(
             Map.of(
@@ -120,7 +126,17 @@ public final class MockProvider implements AutoCloseable {
                 ControlEndpoint.CAPS,
                 control,
                 ControlEndpoint.FAULTS,
-                control)));
+                control),
+            Map.of(
+                GeminiDialect.PREFIXES.get(0),
+                gemini,
+                GeminiDialect.PREFIXES.get(1),
+                gemini,
+                AzureDialect.PREFIX,
+                new CompletionEndpoint(new AzureDialect(), state, config.maxBodyBytes(), scheduler),
+                BedrockDialect.PREFIX,
+                new CompletionEndpoint(
+                    new BedrockDialect(), state, config.maxBodyBytes(), scheduler))));
     try {
       server.start();
     } catch (Exception e) {

@@ -148,7 +148,8 @@ final class OpenAiDialect implements Dialect {
   }
 
   @Override
-  public ObjectNode rateLimited(String dimension, String message) {
+  public ObjectNode rateLimited(
+      String dimension, String message, LimitSpec spec, long retryAfterNanos) {
     return error(message, dimension, null, "rate_limit_exceeded");
   }
 

@@ -248,12 +248,10 @@ public final class ProviderSignals {
     switch (status.path("status").asText("")) {
       case "RESOURCE_EXHAUSTED" -> {
         if (perDay) {
-          Duration untilMidnight = untilMidnightPacific(receivedAt);
-          Duration wait =
-              retryDelay != null && retryDelay.compareTo(untilMidnight) > 0
-                  ? retryDelay
-                  : untilMidnight;
-          return new Gemini(ProviderSignal.Meaning.STOP_UNTIL_RESET, wait, true);
+          // A per-day quota resets at midnight Pacific time, whatever RetryInfo says (it says a
+          // few seconds, after which the quota is still spent).
+          return new Gemini(
+              ProviderSignal.Meaning.STOP_UNTIL_RESET, untilMidnightPacific(receivedAt), true);
         }
         return new Gemini(ProviderSignal.Meaning.SLOW_DOWN, retryDelay, false);
       }

@@ -1,0 +1,156 @@
+package io.backpressure.bedrock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.backpressure.client.GateContext;
+import io.backpressure.client.ProviderResponse;
+import io.backpressure.core.Cost;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.feedback.ProviderSignals;
+import io.backpressure.core.testing.RecordingGate;
+import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.RequestRecord;
+import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.WindowModel;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.Protocol;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeAsyncClient;
+import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
+import software.amazon.awssdk.services.bedrockruntime.model.ContentBlock;
+import software.amazon.awssdk.services.bedrockruntime.model.ConversationRole;
+import software.amazon.awssdk.services.bedrockruntime.model.ConverseRequest;
+import software.amazon.awssdk.services.bedrockruntime.model.ConverseResponse;
+import software.amazon.awssdk.services.bedrockruntime.model.Message;
+import software.amazon.awssdk.services.bedrockruntime.model.ThrottlingException;
+
+/** The AWS SDK v2's Bedrock runtime clients, gated, against the mock provider's Bedrock dialect. */
+class GatedBedrockTest {
+
+  private static final String MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0";
+
+  private final ManualClock clock = new ManualClock();
+  private final List<ProviderResponse> answers = new CopyOnWriteArrayList<>();
+
+  private RecordingGate gate() {
+    Policy policy =
+        Policy.builder("bedrock/us-east-1/claude-3-5-haiku")
+            .dimension("requests", 100, 100)
+            .tokensPerSecond(100_000)
+            .priority("P1", 1)
+            .build();
+    return new RecordingGate(InMemoryGate.create(policy, clock));
+  }
+
+  private GatedBedrock gated(RecordingGate gate) {
+    return GatedBedrock.builder().gate(gate).feedback(answers::add);
+  }
+
+  private static StaticCredentialsProvider credentials() {
+    return StaticCredentialsProvider.create(
+        AwsBasicCredentials.create("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
+  }
+
+  private static ConverseRequest request(String text) {
+    return ConverseRequest.builder()
+        .modelId(MODEL)
+        .messages(
+            Message.builder()
+                .role(ConversationRole.USER)
+                .content(ContentBlock.fromText(text))
+                .build())
+        .inferenceConfig(config -> config.maxTokens(40))
+        .build();
+  }
+
+  private static MockProviderConfig.Builder mock() {
+    return MockProviderConfig.builder()
+        .latencyMs(0, 0)
+        .completionTokens(new CompletionTokens.Fixed(25));
+  }
+
+  @Test
+  void converseIsAdmittedBeforeItIsSentAndReleasedWithItsUsage() throws Exception {
+    RecordingGate gate = gate();
+    try (MockProvider provider = MockProvider.start(mock().build());
+        GateContext.Scope scope = GateContext.of("acme", "P1").open();
+        BedrockRuntimeClient bedrock =
+            gated(gate)
+                .build(
+                    BedrockRuntimeClient.builder()
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(credentials())
+                        .endpointOverride(URI.create(provider.url())))) {
+
+      ConverseResponse reply = bedrock.converse(request("hello bedrock"));
+
+      assertThat(reply.output().message().content().get(0).text()).hasSize(100);
+      assertThat(gate.requests())
+          .singleElement()
+          .satisfies(
+              r -> {
+                // "hello bedrock": 13 characters, 4 tokens at 4 characters each.
+                assertThat(r.cost()).isEqualTo(Cost.requests(1).tokens(4));
+                assertThat(r.maxTokens()).isEqualTo(40L);
+              });
+      RequestRecord record = provider.records().get(0);
+      assertThat(reply.usage().totalTokens())
+          .isEqualTo((int) (record.promptTokens() + record.completionTokens()));
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              r ->
+                  assertThat(r.actual())
+                      .isEqualTo(Cost.requests(1).tokens(reply.usage().totalTokens())));
+      assertThat(answers).singleElement().satisfies(a -> assertThat(a.statusCode()).isEqualTo(200));
+    }
+  }
+
+  @Test
+  void aThrottlingExceptionReachesTheCallerOnceAndTheFeedbackAsA429() throws Exception {
+    RecordingGate gate = gate();
+    MockProviderConfig config =
+        mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(1))).build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open();
+        BedrockRuntimeAsyncClient bedrock =
+            gated(gate)
+                .buildAsync(
+                    BedrockRuntimeAsyncClient.builder()
+                        // Bedrock speaks HTTP/2; the mock, HTTP/1.1.
+                        .httpClientBuilder(
+                            NettyNioAsyncHttpClient.builder().protocol(Protocol.HTTP1_1))
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(credentials())
+                        .endpointOverride(URI.create(provider.url())))) {
+      bedrock.converse(request("first")).join();
+
+      assertThatThrownBy(() -> bedrock.converse(request("second")).join())
+          .hasCauseInstanceOf(ThrottlingException.class);
+
+      assertThat(provider.records()).as("the SDK's retries are off").hasSize(2);
+      assertThat(gate.releases()).hasSize(2);
+      ProviderResponse refused = answers.get(1);
+      assertThat(refused.statusCode()).isEqualTo(429);
+      ProviderSignal signal =
+          ProviderSignals.parse(429, refused.headers(), refused.body(), Instant.now());
+      assertThat(signal.meaning()).isEqualTo(ProviderSignal.Meaning.SLOW_DOWN);
+      assertThat(signal.exhausted()).containsExactly("requests");
+      assertThat(signal.retryAfter()).isNull();
+    }
+  }
+}

@@ -1,0 +1,138 @@
+package io.backpressure.gemini;
+
+import com.google.genai.Client;
+import com.google.genai.types.ClientOptions;
+import com.google.genai.types.HttpOptions;
+import com.google.genai.types.HttpRetryOptions;
+import io.backpressure.client.Admitter;
+import io.backpressure.client.CallerResolver;
+import io.backpressure.client.ClientGate;
+import io.backpressure.client.CostModel;
+import io.backpressure.client.ModelRoutes;
+import io.backpressure.client.ProviderFeedback;
+import io.backpressure.core.Gate;
+import java.util.Objects;
+import java.util.function.Consumer;
+import okhttp3.OkHttpClient;
+
+/**
+ * Builds a google-genai {@link Client} whose {@code generateContent} and {@code
+ * generateContentStream} calls go through the admission gate.
+ *
+ * <pre>{@code
+ * Client client = GatedGemini.builder()
+ *     .gate(gate)                                   // or .routes(ModelRoutes…)
+ *     .feedback(ProviderFeedback.toGate(gate))      // RetryInfo and QuotaFailure reach the gate
+ *     .client(builder -> builder.apiKey(key))       // anything Client.Builder takes
+ *     .build();
+ * try (GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+ *   GenerateContentResponse reply = client.models.generateContent("gemini-2.5-flash", "Hi", null);
+ * }
+ * }</pre>
+ *
+ * <p><b>The client's own retries are off</b> ({@code HttpRetryOptions.attempts(1)}, set after
+ * {@link #httpOptions} so it always holds). google-genai retries 429s and 5xx itself by default,
+ * inside the {@code OkHttpClient}, where the gate does not see them: each would spend a request of
+ * the quota that was not admitted. With the gate in front, a call waits for its turn before it is
+ * sent, and a 429 that still happens reaches the caller (and the provider feedback) at once.
+ *
+ * <p>The gate sees each call at the {@code OkHttpClient} the SDK sends through ({@link
+ * GatedInterceptor}), not at {@code Models}: only there are the 429's {@code RetryInfo} and {@code
+ * QuotaFailure} details readable (the SDK's {@code ClientException} keeps the message and the
+ * status alone), and the synchronous, asynchronous and streaming calls all pass there. Not
+ * thread-safe; build once.
+ */
+public final class GatedGemini {
+
+  private final ClientGate.Builder gate = ClientGate.builder(GeminiGenerate.INSTANCE);
+  private OkHttpClient transport;
+  private Consumer<Client.Builder> client = builder -> {};
+  private Consumer<HttpOptions.Builder> httpOptions = options -> {};
+
+  private GatedGemini() {}
+
+  public static GatedGemini builder() {
+    return new GatedGemini();
+  }
+
+  /** Every call goes to {@code gate}: the gate of the project (and model) the client calls. */
+  public GatedGemini gate(Gate gate) {
+    this.gate.gate(gate);
+    return this;
+  }
+
+  /** Each call goes to the gate its model is routed to. */
+  public GatedGemini routes(ModelRoutes routes) {
+    gate.routes(routes);
+    return this;
+  }
+
+  /**
+   * {@link Admitter#direct()} by default; {@code ActivityAdmitter.create()} inside Temporal
+   * activities.
+   */
+  public GatedGemini admitter(Admitter admitter) {
+    gate.admitter(admitter);
+    return this;
+  }
+
+  /** Who a call is for; the thread's {@code GateContext} by default. */
+  public GatedGemini callerResolver(CallerResolver resolver) {
+    gate.callerResolver(resolver);
+    return this;
+  }
+
+  /**
+   * Where every answer's status, headers and refusal body go; nowhere by default. {@code
+   * ProviderFeedback.toGate(gate)} hands them to the gate, which reads the Gemini API's {@code
+   * RetryInfo} and {@code QuotaFailure}.
+   */
+  public GatedGemini feedback(ProviderFeedback feedback) {
+    gate.feedback(feedback);
+    return this;
+  }
+
+  /**
+   * The dimensions calls are charged in; requests and tokens by default. The Gemini API meters
+   * input tokens per minute: {@code CostModel.of("requests", "input_tokens")} charges what it
+   * counts.
+   */
+  public GatedGemini costModel(CostModel costModel) {
+    gate.costModel(costModel);
+    return this;
+  }
+
+  /** The {@code OkHttpClient} under the gate (its pool, proxy, timeouts); a new one by default. */
+  public GatedGemini transport(OkHttpClient transport) {
+    this.transport = Objects.requireNonNull(transport, "transport");
+    return this;
+  }
+
+  /** Sets the client's other options: API key, or project and location for Vertex AI. */
+  public GatedGemini client(Consumer<Client.Builder> client) {
+    this.client = Objects.requireNonNull(client, "client");
+    return this;
+  }
+
+  /** Sets the HTTP options: base URL, API version, headers, timeout (not the retries). */
+  public GatedGemini httpOptions(Consumer<HttpOptions.Builder> httpOptions) {
+    this.httpOptions = Objects.requireNonNull(httpOptions, "httpOptions");
+    return this;
+  }
+
+  /** The gated client. */
+  public Client build() {
+    OkHttpClient base = transport == null ? new OkHttpClient() : transport;
+    OkHttpClient gated =
+        base.newBuilder().addInterceptor(new GatedInterceptor(gate.build())).build();
+    HttpOptions.Builder options = HttpOptions.builder();
+    httpOptions.accept(options);
+    options.retryOptions(HttpRetryOptions.builder().attempts(1).build());
+    Client.Builder builder = Client.builder();
+    client.accept(builder);
+    return builder
+        .httpOptions(options.build())
+        .clientOptions(ClientOptions.builder().customHttpClient(gated).build())
+        .build();
+  }
+}

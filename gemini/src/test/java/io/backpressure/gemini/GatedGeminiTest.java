@@ -1,0 +1,191 @@
+package io.backpressure.gemini;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.genai.Client;
+import com.google.genai.ResponseStream;
+import com.google.genai.errors.ClientException;
+import com.google.genai.types.GenerateContentConfig;
+import com.google.genai.types.GenerateContentResponse;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.ProviderResponse;
+import io.backpressure.core.Cost;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.feedback.ProviderSignals;
+import io.backpressure.core.testing.RecordingGate;
+import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.RequestRecord;
+import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.WindowModel;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** The real google-genai client, gated, against the mock provider's Gemini dialect. */
+class GatedGeminiTest {
+
+  private static final String MODEL = "gemini-2.5-flash";
+
+  private final ManualClock clock = new ManualClock();
+  private final List<ProviderResponse> answers = new CopyOnWriteArrayList<>();
+
+  private RecordingGate gate() {
+    Policy policy =
+        Policy.builder("gemini/my-project")
+            .dimension("requests", 100, 100)
+            .tokensPerSecond(100_000)
+            .priority("P1", 1)
+            .build();
+    return new RecordingGate(InMemoryGate.create(policy, clock));
+  }
+
+  private Client client(MockProvider provider, RecordingGate gate) {
+    return GatedGemini.builder()
+        .gate(gate)
+        .feedback(answers::add)
+        .client(builder -> builder.apiKey("test-key"))
+        .httpOptions(options -> options.baseUrl(provider.url()))
+        .build();
+  }
+
+  private static MockProviderConfig.Builder mock() {
+    return MockProviderConfig.builder()
+        .latencyMs(0, 0)
+        .completionTokens(new CompletionTokens.Fixed(25));
+  }
+
+  private static GenerateContentConfig config() {
+    return GenerateContentConfig.builder().maxOutputTokens(40).build();
+  }
+
+  @Test
+  void admitsBeforeSendingAndReleasesWithTheUsageMetadata() throws Exception {
+    RecordingGate gate = gate();
+    try (MockProvider provider = MockProvider.start(mock().build());
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      Client client = client(provider, gate);
+
+      GenerateContentResponse reply =
+          client.models.generateContent(MODEL, "hello gemini, how are you", config());
+
+      assertThat(reply.text()).isNotBlank();
+      assertThat(gate.requests())
+          .singleElement()
+          .satisfies(
+              request -> {
+                assertThat(request.tenant()).isEqualTo("acme");
+                // 25 characters of text: 7 tokens at 4 characters each.
+                assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(7));
+                assertThat(request.maxTokens()).isEqualTo(40L);
+              });
+      RequestRecord record = provider.records().get(0);
+      assertThat(record.status()).isEqualTo(200);
+      long used = record.promptTokens() + record.completionTokens();
+      assertThat(reply.usageMetadata().orElseThrow().totalTokenCount()).contains((int) used);
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release -> {
+                assertThat(release.applied()).isTrue();
+                assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(used));
+              });
+      assertThat(answers).singleElement().satisfies(a -> assertThat(a.model()).isEqualTo(MODEL));
+    }
+  }
+
+  @Test
+  void aStreamIsReleasedWithTheUsageOfItsLastChunk() throws Exception {
+    RecordingGate gate = gate();
+    try (MockProvider provider = MockProvider.start(mock().build());
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      Client client = client(provider, gate);
+
+      StringBuilder text = new StringBuilder();
+      try (ResponseStream<GenerateContentResponse> stream =
+          client.models.generateContentStream(MODEL, "stream me a story", config())) {
+        for (GenerateContentResponse chunk : stream) {
+          text.append(chunk.text() == null ? "" : chunk.text());
+        }
+      }
+
+      assertThat(text).hasSize(25 * 4);
+      RequestRecord record = provider.records().get(0);
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release ->
+                  assertThat(release.actual())
+                      .isEqualTo(
+                          Cost.requests(1)
+                              .tokens(record.promptTokens() + record.completionTokens())));
+    }
+  }
+
+  @Test
+  void a429ReachesTheCallerOnceAndItsRetryInfoTheFeedback() throws Exception {
+    RecordingGate gate = gate();
+    MockProviderConfig config =
+        mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(1))).build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      Client client = client(provider, gate);
+      client.models.generateContent(MODEL, "first", config());
+
+      assertThatThrownBy(() -> client.models.generateContent(MODEL, "second", config()))
+          .isInstanceOfSatisfying(
+              ClientException.class,
+              e -> {
+                assertThat(e.code()).isEqualTo(429);
+                assertThat(e.status()).isEqualTo("RESOURCE_EXHAUSTED");
+              });
+
+      assertThat(provider.records()).as("the SDK's retries are off").hasSize(2);
+      assertThat(gate.releases()).hasSize(2);
+      ProviderResponse refused = answers.get(1);
+      assertThat(refused.statusCode()).isEqualTo(429);
+      assertThat(refused.headers()).doesNotContainKeys("retry-after", "retry-after-ms");
+      ProviderSignal signal =
+          ProviderSignals.parse(429, refused.headers(), refused.body(), Instant.now());
+      assertThat(signal.meaning()).isEqualTo(ProviderSignal.Meaning.SLOW_DOWN);
+      assertThat(signal.exhausted()).containsExactly("requests");
+      assertThat(signal.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(1));
+    }
+  }
+
+  @Test
+  void aPerDayQuotaIsAStopUntilMidnightPacific() throws Exception {
+    RecordingGate gate = gate();
+    MockProviderConfig config =
+        mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofDays(1))).build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      Client client = client(provider, gate);
+      client.models.generateContent(MODEL, "first", config());
+      assertThatThrownBy(() -> client.models.generateContent(MODEL, "second", config()))
+          .isInstanceOf(ClientException.class);
+
+      ProviderResponse refused = answers.get(1);
+      Instant at = Instant.now();
+      ProviderSignal signal = ProviderSignals.parse(429, refused.headers(), refused.body(), at);
+      assertThat(signal.meaning()).isEqualTo(ProviderSignal.Meaning.STOP_UNTIL_RESET);
+      assertThat(at.plus(signal.retryAfter()).atZone(java.time.ZoneId.of("America/Los_Angeles")))
+          .satisfies(
+              reset -> {
+                assertThat(reset.toLocalTime()).isEqualTo(java.time.LocalTime.MIDNIGHT);
+                assertThat(reset.toLocalDate())
+                    .isEqualTo(
+                        at.atZone(java.time.ZoneId.of("America/Los_Angeles"))
+                            .toLocalDate()
+                            .plusDays(1));
+              });
+    }
+  }
+}

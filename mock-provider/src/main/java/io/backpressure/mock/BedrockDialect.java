@@ -1,0 +1,132 @@
+package io.backpressure.mock;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.Verdict;
+import org.eclipse.jetty.http.HttpFields;
+
+/**
+ * AWS Bedrock's Converse: {@code POST /model/{modelId}/converse}, the model (or inference profile)
+ * in the path, the body with {@code messages} (each with {@code content} blocks of {@code text}),
+ * an optional {@code system} list and {@code inferenceConfig.maxTokens}; the answer has {@code
+ * output.message}, {@code stopReason} and {@code usage} ({@code inputTokens}, {@code outputTokens},
+ * {@code totalTokens}). Errors are AWS's REST-JSON shape: the type in the {@code x-amzn-ErrorType}
+ * header, {@code {"message": …}} in the body; a throttled call is a 429 {@code ThrottlingException}
+ * with no rate-limit headers and no {@code retry-after}, as Bedrock sends it. {@code
+ * converse-stream} (an AWS event stream, not server-sent events) is not served.
+ */
+final class BedrockDialect implements Dialect {
+
+  /** The path prefix of the model operations. */
+  static final String PREFIX = "/model/";
+
+  private static final String CONVERSE = "/converse";
+  private static final String ERROR_TYPE = "x-amzn-ErrorType";
+  private static final String CORAL = ":http://internal.amazon.com/coral/com.amazon.bedrock/";
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  @Override
+  public ParsedCall parse(JsonNode root) throws BadRequestException {
+    throw new IllegalStateException("a Bedrock call is read with its path");
+  }
+
+  @Override
+  public ParsedCall parse(String path, String query, JsonNode root) throws BadRequestException {
+    String model =
+        path.startsWith(PREFIX) && path.endsWith(CONVERSE)
+            ? path.substring(PREFIX.length(), path.length() - CONVERSE.length())
+            : "";
+    if (model.isEmpty()) {
+      throw new BadRequestException(
+          "Only /model/{modelId}/converse is served.", null, "UnknownOperationException", 404);
+    }
+    JsonNode messages = RequestFields.requiredArray(root, "messages");
+    long chars = 0;
+    for (int i = 0; i < messages.size(); i++) {
+      chars += blocksChars(messages.get(i).get("content"), "messages[" + i + "].content");
+    }
+    chars += blocksChars(root.get("system"), "system");
+    JsonNode config = root.path("inferenceConfig");
+    Long maxTokens = config.isObject() ? RequestFields.tokenLimit(config, "maxTokens") : null;
+    return new ParsedCall(model, ParsedCall.estimateTokens(chars), maxTokens, false, false);
+  }
+
+  private static long blocksChars(JsonNode blocks, String param) throws BadRequestException {
+    if (blocks == null || blocks.isNull()) {
+      return 0;
+    }
+    return RequestFields.contentChars(blocks, param);
+  }
+
+  @Override
+  public ObjectNode completion(
+      ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated) {
+    ObjectNode root = JSON.objectNode();
+    ObjectNode message = root.putObject("output").putObject("message");
+    message.put("role", "assistant");
+    message.putArray("content").addObject().put("text", Dialect.completionText(completionTokens));
+    root.put("stopReason", truncated ? "max_tokens" : "end_turn");
+    ObjectNode usage = root.putObject("usage");
+    usage.put("inputTokens", call.promptTokens());
+    usage.put("outputTokens", completionTokens);
+    usage.put("totalTokens", call.promptTokens() + completionTokens);
+    root.putObject("metrics").put("latencyMs", 0);
+    return root;
+  }
+
+  @Override
+  public String streamStart(ParsedCall call, long id, long createdEpochSeconds) {
+    throw new IllegalStateException("converse-stream is not served");
+  }
+
+  @Override
+  public String streamDelta(ParsedCall call, long id, long createdEpochSeconds, String text) {
+    throw new IllegalStateException("converse-stream is not served");
+  }
+
+  @Override
+  public String streamEnd(
+      ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated) {
+    throw new IllegalStateException("converse-stream is not served");
+  }
+
+  @Override
+  public ObjectNode rateLimited(
+      String dimension, String message, LimitSpec spec, long retryAfterNanos) {
+    return message(
+        dimension.equals("requests")
+            ? "Too many requests, please wait before trying again."
+            : "Too many tokens, please wait before trying again.");
+  }
+
+  @Override
+  public ObjectNode clientError(String message, String param, String code) {
+    return message(message);
+  }
+
+  @Override
+  public ObjectNode serverError() {
+    return message("The server encountered an internal error while processing the request.");
+  }
+
+  @Override
+  public void rateLimitHeaders(
+      HttpFields.Mutable headers,
+      LimitSpec requests,
+      LimitSpec tokens,
+      Verdict verdict,
+      long nowEpochMillis) {
+    // Bedrock sends no rate-limit headers; a refusal's type goes in x-amzn-ErrorType.
+    if (!verdict.admitted()) {
+      headers.put(
+          ERROR_TYPE,
+          (verdict.neverFits() ? "ValidationException" : "ThrottlingException") + CORAL);
+    }
+  }
+
+  private static ObjectNode message(String message) {
+    return JSON.objectNode().put("message", message);
+  }
+}
