@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       Main.VersionCommand.class,
       io.backpressure.eval.DemoCommand.class,
       io.backpressure.eval.EvalCommand.class,
+      io.backpressure.eval.WhatIfCommand.class,
       io.backpressure.eval.DevServerCommand.class,
       io.backpressure.mock.MockLlmCommand.class,
       io.backpressure.admin.AdminCommand.class,

@@ -134,14 +134,39 @@ public final class GateConfiguration implements Configuration {
   }
 
   private final Variant variant;
+  private final String name;
+
+  /** The operator's policy this configuration runs as given, or null to derive one per workload. */
+  private final Policy given;
 
   GateConfiguration(Variant variant) {
     this.variant = variant;
+    this.name = variant.label;
+    this.given = null;
+  }
+
+  private GateConfiguration(String name, Policy policy) {
+    this.variant = Variant.FULL;
+    this.name = name;
+    this.given = policy;
+  }
+
+  /**
+   * bp run with an operator's policy exactly as given (the YAML {@code admin apply} takes) instead
+   * of one derived from the workload: its caps, bursts, windows, class and tenant weights, feedback
+   * and reservation. The gate meters the dimensions {@code requests} and {@code tokens} the policy
+   * names; the provider is still the workload's {@code upstream}. Simulator only ({@code what-if}):
+   * the real mode's workers derive their policy from the workload.
+   *
+   * @param name the configuration's name in reports
+   */
+  public static GateConfiguration withPolicy(String name, Policy policy) {
+    return new GateConfiguration(name, policy);
   }
 
   @Override
   public String name() {
-    return variant.label;
+    return name;
   }
 
   public Variant variant() {
@@ -153,15 +178,51 @@ public final class GateConfiguration implements Configuration {
     return metersTokens(workload, variant);
   }
 
+  /**
+   * @throws IllegalArgumentException if the workload cannot be gated this way: bp-no-drf without a
+   *     request cap, or a given policy without one of the workload's classes
+   */
   @Override
   public void validate(Workload workload) {
-    policy(workload, variant);
+    if (given == null) {
+      policy(workload, variant);
+      return;
+    }
+    for (Workload.PriorityWeight k : workload.priorities()) {
+      if (!given.priorityNames().contains(k.name())) {
+        throw new IllegalArgumentException(
+            "policy "
+                + name
+                + " has no class '"
+                + k.name()
+                + "' of workload "
+                + workload.name()
+                + "; its classes: "
+                + String.join(", ", given.priorityNames()));
+      }
+    }
   }
 
   @Override
   public ActivityBehaviour behaviour(Workload workload, ActivityContext context) {
+    if (given != null) {
+      List<String> dims = given.dimensionNames();
+      return new Gated(
+          InMemoryGate.create(given, context.clock()),
+          context,
+          workload,
+          dims.contains(Dimension.TOKENS),
+          dims.contains(Dimension.REQUESTS),
+          variant);
+    }
     Gate gate = InMemoryGate.create(policy(workload, variant), context.clock());
-    return new Gated(gate, context, workload, metersTokens(workload, variant), variant);
+    return new Gated(
+        gate,
+        context,
+        workload,
+        metersTokens(workload, variant),
+        workload.gate().configuredCaps(workload.upstream()).requestsPerS() != null,
+        variant);
   }
 
   /**
@@ -292,13 +353,19 @@ public final class GateConfiguration implements Configuration {
     private final TokenEstimate estimate;
     private final boolean holdsRejected;
 
-    Gated(Gate gate, ActivityContext context, Workload workload, boolean tokens, Variant variant) {
+    Gated(
+        Gate gate,
+        ActivityContext context,
+        Workload workload,
+        boolean tokens,
+        boolean requests,
+        Variant variant) {
       this.gate = gate;
       this.context = context;
       this.workload = workload;
       this.rejectedCount = workload.upstream().rejectedCount();
       this.tokens = tokens;
-      this.requests = workload.gate().configuredCaps(workload.upstream()).requestsPerS() != null;
+      this.requests = requests;
       this.estimate = variant.estimate;
       this.holdsRejected = variant.holdsRejected;
     }

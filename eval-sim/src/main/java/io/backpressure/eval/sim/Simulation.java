@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 /**
  * One deterministic discrete-event run of a workload against one configuration, in virtual time.
@@ -80,6 +81,15 @@ final class Simulation implements ActivityContext {
 
   /** Runs the workload to its duration and returns what happened. */
   Recording run() {
+    return run(percent -> {});
+  }
+
+  /**
+   * Runs the workload to its duration and returns what happened, telling {@code progress} each
+   * whole percent of the run's virtual time reached (1 to 100, each once, in order, on this
+   * thread).
+   */
+  Recording run(IntConsumer progress) {
     for (QueueState q : queues) {
       long start = Workload.nanos(q.tenant.startS());
       if (q.tenant.replaysTrace()) {
@@ -94,12 +104,19 @@ final class Simulation implements ActivityContext {
         }
       }
     }
+    int percent = 0;
     while (!events.isEmpty() && events.peek().time < endNanos) {
       Event e = events.poll();
       clock.set(e.time);
       e.action.run();
+      while (percent < 99 && e.time >= (percent + 1) * (endNanos / 100)) {
+        progress.accept(++percent);
+      }
     }
     clock.set(endNanos);
+    while (percent < 100) {
+      progress.accept(++percent);
+    }
     for (SimCall call : calls) {
       if (call.holdsSlot()) {
         call.slotHeldNanos += endNanos - call.slotSinceNanos;
