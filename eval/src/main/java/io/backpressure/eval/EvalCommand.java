@@ -87,6 +87,18 @@ public final class EvalCommand implements Callable<Integer> {
   Double scale;
 
   @Option(
+      names = "--time-scale",
+      paramLabel = "F",
+      description =
+          "Stretch the workload's time by F instead: the provider's period, latencies, deadlines,"
+              + " start and stop times and trace arrivals x F, caps and rates / F; call sizes, slots"
+              + " and workflows unchanged, so every ratio of the workload is kept and a run lasts F"
+              + " times longer. Exclusive with --scale. In real mode without either, the automatic F"
+              + " is applied this way when dividing would make a call larger than the scaled token"
+              + " cap per period.")
+  Double timeScale;
+
+  @Option(
       names = "--temporal",
       paramLabel = "HOST:PORT",
       description =
@@ -272,10 +284,14 @@ public final class EvalCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--threads must be in [1, 256], got " + threadCount);
       }
       workloads = new ArrayList<>();
+      if (scale != null && timeScale != null) {
+        throw new IllegalArgumentException(
+            "--scale and --time-scale exclude each other: divide the caps or stretch time");
+      }
       for (String name : workload.equals(ALL) ? Workloads.SHIPPED : List.of(workload)) {
         Workload w = Workloads.load(name);
-        w = w.scaled(scale != null ? scale : real ? RealOptions.autoScale(w) : 1);
-        workloads.add(durationS == null ? w : w.withDuration(durationS));
+        w = durationS == null ? w : w.withDuration(durationS);
+        workloads.add(fitted(w, real));
       }
       for (Workload w : workloads) {
         for (Configuration c : configurations) {
@@ -353,6 +369,25 @@ public final class EvalCommand implements Callable<Integer> {
     return 0;
   }
 
+  /**
+   * {@code w} as this run takes it: stretched by {@code --time-scale}, divided by {@code --scale},
+   * or in real mode by the automatic factor, divided when every call still fits the scaled token
+   * cap per period and stretched otherwise.
+   */
+  private Workload fitted(Workload w, boolean real) {
+    if (timeScale != null) {
+      return w.stretched(timeScale);
+    }
+    if (scale != null) {
+      return w.scaled(scale);
+    }
+    if (!real) {
+      return w;
+    }
+    double auto = RealOptions.autoScale(w);
+    return w.callsFitScaledBy(auto) ? w.scaled(auto) : w.stretched(auto);
+  }
+
   /** The folder the outputs (and the library log) of {@code workloads} go to. */
   private Path outputRoot(List<Workload> workloads) {
     Path root = out != null ? out : Path.of("eval-out");
@@ -401,6 +436,9 @@ public final class EvalCommand implements Callable<Integer> {
     }
     if (scale != null) {
       c.append(" --scale ").append(Format.number(scale));
+    }
+    if (timeScale != null) {
+      c.append(" --time-scale ").append(Format.number(timeScale));
     }
     if (redis != null) {
       c.append(' ')

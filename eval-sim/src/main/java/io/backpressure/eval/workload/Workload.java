@@ -65,46 +65,20 @@ public record Workload(
     if (divisor == 1) {
       return this;
     }
-    Upstream up =
-        new Upstream(
-            upstream.window(),
-            upstream.periodS(),
-            upstream.requestsPerS() == null ? null : upstream.requestsPerS() / divisor,
-            upstream.tokensPerS() == null ? null : upstream.tokensPerS() / divisor,
-            upstream.rejectedCount(),
-            upstream.latencyMinMs(),
-            upstream.latencyMaxMs(),
-            upstream.schedule().stream()
-                .map(c -> new CapChange(c.atS(), c.caps().divided(divisor)))
-                .toList(),
-            upstream.outside().divided(divisor),
-            upstream.errorRate());
+    Upstream up = reshapedUpstream(1, divisor);
     List<Tenant> scaledTenants =
         tenants.stream()
             .map(
                 t ->
-                    new Tenant(
-                        t.name(),
-                        t.priority(),
-                        t.weight(),
+                    reshaped(
+                        t,
                         t.openLoop() || t.replaysTrace()
                             ? t.workflows()
                             : (int) Math.max(1, Math.round(t.workflows() / divisor)),
-                        t.callsPerWorkflow(),
-                        t.promptTokens(),
-                        t.completionTokens(),
-                        t.maxTokens(),
-                        t.openLoopRps() == null ? null : t.openLoopRps() / divisor,
-                        t.startS(),
-                        t.stopS(),
-                        t.deadlineS(),
-                        t.trace() == null ? null : t.trace().stretched(divisor)))
+                        1,
+                        divisor))
             .toList();
-    GateOptions scaledGate =
-        new GateOptions(
-            gate.reservation(),
-            gate.defaultMaxTokens(),
-            gate.caps() == null ? null : gate.caps().divided(divisor));
+    GateOptions scaledGate = gateDividedBy(divisor);
     return new Workload(
         name,
         description,
@@ -116,6 +90,126 @@ public record Workload(
         scaledGate,
         scaledTenants,
         scale * divisor);
+  }
+
+  /**
+   * This workload with its time stretched by {@code factor}, keeping every ratio of it: the
+   * provider's period, its latencies and the times of its schedule, every tenant's start, stop and
+   * deadline and a trace's arrival times, the classes' wait limits, the run's duration and warm-up
+   * are multiplied by {@code factor}; every rate (caps, outside traffic, open-loop arrivals) is
+   * divided by it. Call sizes, slots, workflows and weights are unchanged. So each call is the same
+   * share of one period's allowance (cap × period), each closed-loop workflow asks for the same
+   * share of the caps (its latency grew as the caps shrank), and the engine handles {@code factor}
+   * times fewer calls per second, each waiting {@code factor} times longer, which makes the fixed
+   * costs of a real stack (dispatch, timers, HTTP) {@code factor} times smaller against the
+   * workload's own times. Dimensionless metrics (Jain, 429 share, cap used, expired share) keep
+   * their meaning; rates come out divided by {@code factor} and latencies multiplied by it.
+   *
+   * <p>{@link #scaled} divides the caps but not the call sizes: each call becomes {@code divisor}
+   * times larger against the window, which changes the workload when calls are large.
+   *
+   * @param factor in [1, 1000]
+   * @throws IllegalArgumentException out of range
+   */
+  public Workload stretched(double factor) {
+    if (!(factor >= 1 && factor <= 1000)) {
+      throw new IllegalArgumentException("--time-scale must be in [1, 1000], got " + factor);
+    }
+    if (factor == 1) {
+      return this;
+    }
+    Upstream up = reshapedUpstream(factor, factor);
+    List<PriorityWeight> classes =
+        priorities.stream()
+            .map(
+                k ->
+                    new PriorityWeight(
+                        k.name(), k.weight(), k.maxWaitS() == null ? null : k.maxWaitS() * factor))
+            .toList();
+    List<Tenant> stretchedTenants =
+        tenants.stream().map(t -> reshaped(t, t.workflows(), factor, factor)).toList();
+    GateOptions stretchedGate = gateDividedBy(factor);
+    return new Workload(
+        name,
+        description,
+        durationS * factor,
+        warmupS * factor,
+        up,
+        classes,
+        slots,
+        stretchedGate,
+        stretchedTenants,
+        scale);
+  }
+
+  /**
+   * The provider with its period, latencies and schedule times multiplied by {@code time} and its
+   * caps (schedule and outside traffic included) divided by {@code rates}.
+   */
+  private Upstream reshapedUpstream(double time, double rates) {
+    return new Upstream(
+        upstream.window(),
+        upstream.periodS() * time,
+        upstream.requestsPerS() == null ? null : upstream.requestsPerS() / rates,
+        upstream.tokensPerS() == null ? null : upstream.tokensPerS() / rates,
+        upstream.rejectedCount(),
+        upstream.latencyMinMs() * time,
+        upstream.latencyMaxMs() * time,
+        upstream.schedule().stream()
+            .map(c -> new CapChange(c.atS() * time, c.caps().divided(rates)))
+            .toList(),
+        upstream.outside().divided(rates),
+        upstream.errorRate());
+  }
+
+  /**
+   * {@code t} with {@code workflows}, its start, stop and deadline multiplied by {@code time}, its
+   * open-loop rate divided by {@code rates} and its trace spread over {@code rates} times as long.
+   */
+  private static Tenant reshaped(Tenant t, int workflows, double time, double rates) {
+    return new Tenant(
+        t.name(),
+        t.priority(),
+        t.weight(),
+        workflows,
+        t.callsPerWorkflow(),
+        t.promptTokens(),
+        t.completionTokens(),
+        t.maxTokens(),
+        t.openLoopRps() == null ? null : t.openLoopRps() / rates,
+        t.startS() * time,
+        t.stopS() == null ? null : t.stopS() * time,
+        t.deadlineS() == null ? null : t.deadlineS() * time,
+        t.trace() == null ? null : t.trace().stretched(rates));
+  }
+
+  /** The gate options with the configured caps divided by {@code rates}. */
+  private GateOptions gateDividedBy(double rates) {
+    return new GateOptions(
+        gate.reservation(),
+        gate.defaultMaxTokens(),
+        gate.caps() == null ? null : gate.caps().divided(rates));
+  }
+
+  /**
+   * Whether {@link #scaled scaling by} {@code divisor} keeps every call within the provider's
+   * allowance of one period: false when some tenant's largest call (prompt plus clamped completion)
+   * is above the divided token cap times the period, so the scaled provider could never serve it.
+   */
+  public boolean callsFitScaledBy(double divisor) {
+    if (upstream.tokensPerS() == null) {
+      return true;
+    }
+    double room =
+        (upstream.tokensPerS() - upstream.outsideOf(Dimension.TOKENS))
+            / divisor
+            * upstream.periodS();
+    for (Tenant t : tenants) {
+      if (t.promptTokens().max() + t.clampCompletion(t.completionTokens().max()) > room) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** {@code s} seconds of the run's time, in nanoseconds (rounded). */

@@ -220,12 +220,13 @@ public record RealOptions(
     Workload.Upstream up = workload.upstream();
     return String.format(
         Locale.ROOT,
-        "real mode: %s scaled by 1/%s (request cap %s/s%s, %d slots, %d closed-loop"
-            + " workflows); %d runs of %.0f s, about %.0f s",
+        "real mode: %s scaled by 1/%s (request cap %s/s%s, provider period %s s, %d slots, %d"
+            + " closed-loop workflows); %d runs of %.0f s, about %.0f s",
         workload.name(),
         Format.number(workload.scale()),
         up.requestsPerS() == null ? "none" : Format.number(up.requestsPerS()),
         up.tokensPerS() == null ? "" : ", token cap " + Format.number(up.tokensPerS()) + "/s",
+        Format.number(up.periodS()),
         workload.slots(),
         workflows,
         runs,

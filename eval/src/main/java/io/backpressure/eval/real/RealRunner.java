@@ -479,26 +479,7 @@ public final class RealRunner implements Runner {
   }
 
   private static LoopInput withSeed(LoopInput in, long seed) {
-    return new LoopInput(
-        in.queue(),
-        in.tenant(),
-        in.priority(),
-        in.classRank(),
-        in.calls(),
-        in.stopAtEpochMillis(),
-        in.promptMin(),
-        in.promptMax(),
-        in.completionMin(),
-        in.completionMax(),
-        in.maxTokens(),
-        seed,
-        in.gated(),
-        in.classKey(),
-        in.fifoOriginEpochMillis(),
-        in.deadlineMillis(),
-        in.classMaxWaitMillis(),
-        in.answerMarginMillis(),
-        in.startToCloseMillis());
+    return with(in, in.promptMin(), in.promptMax(), in.completionMin(), in.completionMax(), seed);
   }
 
   private static WorkflowStub startAt(
@@ -587,10 +568,10 @@ public final class RealRunner implements Runner {
                 if (at >= endNanos || Thread.currentThread().isInterrupted()) {
                   break;
                 }
+                long prompt = trace.prompt(i);
+                long completion = trace.completion(i);
                 LoopInput in =
-                    withSeed(
-                        withSizes(template, trace.prompt(i), trace.completion(i)),
-                        random.nextLong());
+                    with(template, prompt, prompt, completion, completion, random.nextLong());
                 WorkflowStub stub =
                     startAt(client, taskQueue, runId + "-q" + q + "-a" + i, in, at, ledger);
                 synchronized (started) {
@@ -604,8 +585,14 @@ public final class RealRunner implements Runner {
     return thread;
   }
 
-  /** {@code in} with every call of exactly {@code prompt} and {@code completion} tokens. */
-  private static LoopInput withSizes(LoopInput in, long prompt, long completion) {
+  /** {@code in} with the given size ranges (tokens, both ends included) and seed. */
+  private static LoopInput with(
+      LoopInput in,
+      long promptMin,
+      long promptMax,
+      long completionMin,
+      long completionMax,
+      long seed) {
     return new LoopInput(
         in.queue(),
         in.tenant(),
@@ -613,12 +600,12 @@ public final class RealRunner implements Runner {
         in.classRank(),
         in.calls(),
         in.stopAtEpochMillis(),
-        prompt,
-        prompt,
-        completion,
-        completion,
+        promptMin,
+        promptMax,
+        completionMin,
+        completionMax,
         in.maxTokens(),
-        in.seed(),
+        seed,
         in.gated(),
         in.classKey(),
         in.fifoOriginEpochMillis(),
