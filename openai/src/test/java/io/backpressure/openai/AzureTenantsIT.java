@@ -1,0 +1,134 @@
+package io.backpressure.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.openai.azure.AzureOpenAIServiceVersion;
+import com.openai.azure.AzureUrlPathMode;
+import com.openai.azure.credential.AzureApiKeyCredential;
+import com.openai.client.OpenAIClient;
+import com.openai.errors.RateLimitException;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import io.backpressure.client.DeferredException;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.ModelRoutes;
+import io.backpressure.client.ProviderFeedback;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Policy;
+import io.backpressure.core.testing.RecordingGate;
+import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.RequestRecord;
+import io.backpressure.mock.limit.LimitSpec;
+import io.backpressure.mock.limit.WindowModel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Four tenants share an Azure OpenAI deployment whose quota is 10 requests per window (the mock's
+ * Azure dialect, fixed one-second windows), through one gate on the wall clock and openai-java in
+ * its Azure mode: no 429 reaches a caller, every call is answered, and what the gate released
+ * matches what the provider counted.
+ */
+class AzureTenantsIT {
+
+  private static final int TENANTS = 4;
+  private static final int CALLS = 8;
+
+  @Test
+  void fourTenantsAtACapOfTenPerWindowMeetNo429() throws Exception {
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .requests(LimitSpec.of(WindowModel.FIXED, 10, Duration.ofSeconds(1)))
+            .latencyMs(20, 60)
+            .completionTokens(new CompletionTokens.Uniform(10, 30))
+            .build();
+    // 9 a second and a burst of 1: at most 10 in any one-second window.
+    Policy policy =
+        Policy.builder("azure/my-resource/gpt-4o-prod")
+            .dimension("requests", 9, 1)
+            .tokensPerSecond(1_000_000)
+            .priority("P1", 1)
+            .build();
+    RecordingGate gate = new RecordingGate(InMemoryGate.create(policy));
+    AtomicInteger refused = new AtomicInteger();
+    AtomicInteger answered = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(TENANTS);
+    try (MockProvider provider = MockProvider.start(config)) {
+      OpenAIClient client =
+          GatedOpenAI.builder()
+              .routes(ModelRoutes.builder().route("gpt-4o-prod", gate).build())
+              .feedback(ProviderFeedback.toGate(gate))
+              .clientOptions(
+                  options ->
+                      options
+                          .baseUrl(provider.url())
+                          .credential(AzureApiKeyCredential.create("azure-test-key"))
+                          .azureServiceVersion(AzureOpenAIServiceVersion.fromString("2024-10-21"))
+                          .azureUrlPathMode(AzureUrlPathMode.LEGACY))
+              .build();
+      List<Future<?>> tenants = new ArrayList<>();
+      for (int t = 0; t < TENANTS; t++) {
+        String tenant = "tenant-" + t;
+        tenants.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < CALLS; i++) {
+                    GateContext caller = GateContext.of(tenant, "P1");
+                    while (true) {
+                      try (GateContext.Scope scope = caller.open()) {
+                        client
+                            .chat()
+                            .completions()
+                            .create(
+                                ChatCompletionCreateParams.builder()
+                                    .model("gpt-4o-prod")
+                                    .addUserMessage("call " + i)
+                                    .maxCompletionTokens(40)
+                                    .build());
+                        answered.incrementAndGet();
+                        break;
+                      } catch (DeferredException deferred) {
+                        caller = GateContext.of(tenant, "P1").withBooking(deferred.booking());
+                        Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
+                      } catch (RateLimitException e) {
+                        refused.incrementAndGet();
+                      }
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> tenant : tenants) {
+        tenant.get(60, TimeUnit.SECONDS);
+      }
+
+      assertThat(refused.get()).as("429s that reached a caller").isZero();
+      assertThat(answered.get()).isEqualTo(TENANTS * CALLS);
+      long counted = 0;
+      for (RequestRecord record : provider.records()) {
+        assertThat(record.status()).isEqualTo(200);
+        counted += record.promptTokens() + record.completionTokens();
+      }
+      double released =
+          gate.releases().stream()
+              .filter(RecordingGate.Release::applied)
+              .map(RecordingGate.Release::actual)
+              .mapToDouble(c -> c.amount("tokens"))
+              .sum();
+      assertThat(released).isCloseTo(counted, org.assertj.core.data.Percentage.withPercentage(1));
+      assertThat(gate.releasedWith()).allSatisfy(c -> assertThat(c.amount("requests")).isOne());
+      assertThat(gate.outstanding()).isZero();
+      client.close();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
