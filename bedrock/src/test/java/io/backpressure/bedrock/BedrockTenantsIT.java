@@ -2,9 +2,8 @@ package io.backpressure.bedrock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.backpressure.client.DeferredException;
-import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
+import io.backpressure.client.test.TenantLoad;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
@@ -16,13 +15,6 @@ import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -61,9 +53,6 @@ class BedrockTenantsIT {
             .priority("P1", 1)
             .build();
     RecordingGate gate = new RecordingGate(InMemoryGate.create(policy));
-    AtomicInteger refused = new AtomicInteger();
-    AtomicInteger answered = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(TENANTS);
     try (MockProvider provider = MockProvider.start(config);
         BedrockRuntimeClient client =
             GatedBedrock.builder()
@@ -76,36 +65,16 @@ class BedrockTenantsIT {
                             StaticCredentialsProvider.create(
                                 AwsBasicCredentials.create("AKIDEXAMPLE", "secret-example")))
                         .endpointOverride(URI.create(provider.url())))) {
-      List<Future<?>> tenants = new ArrayList<>();
-      for (int t = 0; t < TENANTS; t++) {
-        String tenant = "tenant-" + t;
-        tenants.add(
-            pool.submit(
-                () -> {
-                  for (int i = 0; i < CALLS; i++) {
-                    GateContext caller = GateContext.of(tenant, "P1");
-                    while (true) {
-                      try (GateContext.Scope scope = caller.open()) {
-                        client.converse(request("call " + i));
-                        answered.incrementAndGet();
-                        break;
-                      } catch (DeferredException deferred) {
-                        caller = GateContext.of(tenant, "P1").withBooking(deferred.booking());
-                        Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
-                      } catch (ThrottlingException e) {
-                        refused.incrementAndGet();
-                      }
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> tenant : tenants) {
-        tenant.get(60, TimeUnit.SECONDS);
-      }
+      TenantLoad.Outcome outcome =
+          TenantLoad.run(
+              TENANTS,
+              CALLS,
+              e -> e instanceof ThrottlingException,
+              Duration.ofSeconds(60),
+              i -> client.converse(request("call " + i)));
 
-      assertThat(refused.get()).as("429s that reached a caller").isZero();
-      assertThat(answered.get()).isEqualTo(TENANTS * CALLS);
+      assertThat(outcome.refused()).as("429s that reached a caller").isZero();
+      assertThat(outcome.answered()).isEqualTo(TENANTS * CALLS);
       long counted = 0;
       for (RequestRecord record : provider.records()) {
         assertThat(record.status()).isEqualTo(200);
@@ -120,8 +89,6 @@ class BedrockTenantsIT {
       assertThat(released).isCloseTo(counted, org.assertj.core.data.Percentage.withPercentage(1));
       assertThat(gate.releasedWith()).allSatisfy(c -> assertThat(c.amount("requests")).isOne());
       assertThat(gate.outstanding()).isZero();
-    } finally {
-      pool.shutdownNow();
     }
   }
 

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.genai.Client;
 import com.google.genai.errors.ApiException;
 import com.google.genai.types.GenerateContentConfig;
-import io.backpressure.client.DeferredException;
-import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
+import io.backpressure.client.test.TenantLoad;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
@@ -18,13 +17,6 @@ import io.backpressure.mock.RequestRecord;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,9 +45,6 @@ class GeminiTenantsIT {
             .priority("P1", 1)
             .build();
     RecordingGate gate = new RecordingGate(InMemoryGate.create(policy));
-    AtomicInteger refused = new AtomicInteger();
-    AtomicInteger answered = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(TENANTS);
     try (MockProvider provider = MockProvider.start(config)) {
       Client client =
           GatedGemini.builder()
@@ -66,39 +55,16 @@ class GeminiTenantsIT {
               .build();
       GenerateContentConfig generation =
           GenerateContentConfig.builder().maxOutputTokens(40).build();
-      List<Future<?>> tenants = new ArrayList<>();
-      for (int t = 0; t < TENANTS; t++) {
-        String tenant = "tenant-" + t;
-        tenants.add(
-            pool.submit(
-                () -> {
-                  for (int i = 0; i < CALLS; i++) {
-                    GateContext caller = GateContext.of(tenant, "P1");
-                    while (true) {
-                      try (GateContext.Scope scope = caller.open()) {
-                        client.models.generateContent("gemini-2.5-flash", "call " + i, generation);
-                        answered.incrementAndGet();
-                        break;
-                      } catch (DeferredException deferred) {
-                        caller = GateContext.of(tenant, "P1").withBooking(deferred.booking());
-                        Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
-                      } catch (ApiException e) {
-                        if (e.code() != 429) {
-                          throw e;
-                        }
-                        refused.incrementAndGet();
-                      }
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> tenant : tenants) {
-        tenant.get(60, TimeUnit.SECONDS);
-      }
+      TenantLoad.Outcome outcome =
+          TenantLoad.run(
+              TENANTS,
+              CALLS,
+              e -> e instanceof ApiException api && api.code() == 429,
+              Duration.ofSeconds(60),
+              i -> client.models.generateContent("gemini-2.5-flash", "call " + i, generation));
 
-      assertThat(refused.get()).as("429s that reached a caller").isZero();
-      assertThat(answered.get()).isEqualTo(TENANTS * CALLS);
+      assertThat(outcome.refused()).as("429s that reached a caller").isZero();
+      assertThat(outcome.answered()).isEqualTo(TENANTS * CALLS);
       long counted = 0;
       for (RequestRecord record : provider.records()) {
         assertThat(record.status()).isEqualTo(200);
@@ -113,8 +79,6 @@ class GeminiTenantsIT {
       assertThat(released).isCloseTo(counted, org.assertj.core.data.Percentage.withPercentage(1));
       assertThat(gate.releasedWith()).allSatisfy(c -> assertThat(c.amount("requests")).isOne());
       assertThat(gate.outstanding()).isZero();
-    } finally {
-      pool.shutdownNow();
     }
   }
 }

@@ -8,10 +8,9 @@ import com.openai.azure.credential.AzureApiKeyCredential;
 import com.openai.client.OpenAIClient;
 import com.openai.errors.RateLimitException;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import io.backpressure.client.DeferredException;
-import io.backpressure.client.GateContext;
 import io.backpressure.client.ModelRoutes;
 import io.backpressure.client.ProviderFeedback;
+import io.backpressure.client.test.TenantLoad;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
@@ -22,13 +21,6 @@ import io.backpressure.mock.RequestRecord;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,9 +50,6 @@ class AzureTenantsIT {
             .priority("P1", 1)
             .build();
     RecordingGate gate = new RecordingGate(InMemoryGate.create(policy));
-    AtomicInteger refused = new AtomicInteger();
-    AtomicInteger answered = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(TENANTS);
     try (MockProvider provider = MockProvider.start(config)) {
       OpenAIClient client =
           GatedOpenAI.builder()
@@ -74,44 +63,25 @@ class AzureTenantsIT {
                           .azureServiceVersion(AzureOpenAIServiceVersion.fromString("2024-10-21"))
                           .azureUrlPathMode(AzureUrlPathMode.LEGACY))
               .build();
-      List<Future<?>> tenants = new ArrayList<>();
-      for (int t = 0; t < TENANTS; t++) {
-        String tenant = "tenant-" + t;
-        tenants.add(
-            pool.submit(
-                () -> {
-                  for (int i = 0; i < CALLS; i++) {
-                    GateContext caller = GateContext.of(tenant, "P1");
-                    while (true) {
-                      try (GateContext.Scope scope = caller.open()) {
-                        client
-                            .chat()
-                            .completions()
-                            .create(
-                                ChatCompletionCreateParams.builder()
-                                    .model("gpt-4o-prod")
-                                    .addUserMessage("call " + i)
-                                    .maxCompletionTokens(40)
-                                    .build());
-                        answered.incrementAndGet();
-                        break;
-                      } catch (DeferredException deferred) {
-                        caller = GateContext.of(tenant, "P1").withBooking(deferred.booking());
-                        Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
-                      } catch (RateLimitException e) {
-                        refused.incrementAndGet();
-                      }
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> tenant : tenants) {
-        tenant.get(60, TimeUnit.SECONDS);
-      }
+      TenantLoad.Outcome outcome =
+          TenantLoad.run(
+              TENANTS,
+              CALLS,
+              e -> e instanceof RateLimitException,
+              Duration.ofSeconds(60),
+              i ->
+                  client
+                      .chat()
+                      .completions()
+                      .create(
+                          ChatCompletionCreateParams.builder()
+                              .model("gpt-4o-prod")
+                              .addUserMessage("call " + i)
+                              .maxCompletionTokens(40)
+                              .build()));
 
-      assertThat(refused.get()).as("429s that reached a caller").isZero();
-      assertThat(answered.get()).isEqualTo(TENANTS * CALLS);
+      assertThat(outcome.refused()).as("429s that reached a caller").isZero();
+      assertThat(outcome.answered()).isEqualTo(TENANTS * CALLS);
       long counted = 0;
       for (RequestRecord record : provider.records()) {
         assertThat(record.status()).isEqualTo(200);
@@ -127,8 +97,6 @@ class AzureTenantsIT {
       assertThat(gate.releasedWith()).allSatisfy(c -> assertThat(c.amount("requests")).isOne());
       assertThat(gate.outstanding()).isZero();
       client.close();
-    } finally {
-      pool.shutdownNow();
     }
   }
 }
