@@ -27,4 +27,22 @@ class ReadmeExampleTest {
     assertThat(ReadmeSnippet.readme())
         .contains(ReadmeSnippet.of("src/test/java/io/backpressure/openai/ReadmeExample.java"));
   }
+
+  @Test
+  void theAzureExampleRunsAgainstTheMocksAzureDialect() throws Exception {
+    try (MockProvider provider =
+        MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+      ChatCompletion reply = AzureReadmeExample.ask(provider.url(), "azure-mock-key");
+      assertThat(reply.usage()).isPresent();
+      assertThat(provider.records())
+          .singleElement()
+          .satisfies(r -> assertThat(r.status()).isEqualTo(200));
+    }
+  }
+
+  @Test
+  void theReadmeShowsTheAzureExampleAsCompiled() throws Exception {
+    assertThat(ReadmeSnippet.readme())
+        .contains(ReadmeSnippet.of("src/test/java/io/backpressure/openai/AzureReadmeExample.java"));
+  }
 }
