@@ -437,6 +437,24 @@ public record Workload(
       Double deadlineS,
       TraceArrivals trace) {
 
+    /** This tenant under another name. */
+    public Tenant withName(String name) {
+      return new Tenant(
+          name,
+          priority,
+          weight,
+          workflows,
+          callsPerWorkflow,
+          promptTokens,
+          completionTokens,
+          maxTokens,
+          openLoopRps,
+          startS,
+          stopS,
+          deadlineS,
+          trace);
+    }
+
     /** A tenant of Poisson arrivals ({@code open_loop_rps}). */
     public boolean openLoop() {
       return openLoopRps != null;

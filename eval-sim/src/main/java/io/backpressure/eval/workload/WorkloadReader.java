@@ -132,7 +132,7 @@ public final class WorkloadReader {
       List<Workload.Tenant> entry =
           node != null && node.isObject() && node.has("trace")
               ? TraceTenants.read(node, path, priorities, duration, traces)
-              : List.of(tenant(node, path, priorities, duration));
+              : replicas(tenant(node, path, priorities, duration), node, path);
       for (Workload.Tenant tenant : entry) {
         if (!names.add(tenant.name())) {
           throw new WorkloadException(
@@ -412,6 +412,23 @@ public final class WorkloadReader {
     }
   }
 
+  /**
+   * The tenants one entry stands for: itself, or with {@code replicas: N} (1 to 100 000) N tenants
+   * alike but for their names, {@code name-0} to {@code name-(N−1)}, each with arrivals of its own.
+   */
+  private static List<Workload.Tenant> replicas(
+      Workload.Tenant tenant, JsonNode node, String path) {
+    int replicas = (int) integer(node, "replicas", path + "replicas", 1L, 1, 100_000);
+    if (replicas == 1) {
+      return List.of(tenant);
+    }
+    List<Workload.Tenant> out = new ArrayList<>(replicas);
+    for (int i = 0; i < replicas; i++) {
+      out.add(tenant.withName(tenant.name() + "-" + i));
+    }
+    return out;
+  }
+
   private static Workload.Tenant tenant(
       JsonNode node, String path, List<Workload.PriorityWeight> priorities, double duration) {
     if (node == null || !node.isObject()) {
@@ -433,7 +450,8 @@ public final class WorkloadReader {
             "open_loop_rps",
             "start_s",
             "stop_s",
-            "deadline_s"));
+            "deadline_s",
+            "replicas"));
     String name = text(node, "name", path + "name", null);
     String priority = text(node, "priority", path + "priority", null);
     if (priorities.stream().noneMatch(p -> p.name().equals(priority))) {

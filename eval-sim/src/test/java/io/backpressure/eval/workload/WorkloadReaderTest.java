@@ -66,6 +66,37 @@ class WorkloadReaderTest {
   }
 
   @Test
+  void replicasStandForThatManyTenantsAlikeButForTheirNames() {
+    Workload w =
+        WorkloadReader.parse(
+            MINIMAL.replace(
+                "{name: a, priority: P1, workflows: 2}",
+                "{name: a, replicas: 3, priority: P1, weight: 2, open_loop_rps: 0.5}"));
+    assertThat(w.tenants()).extracting(Workload.Tenant::name).containsExactly("a-0", "a-1", "a-2");
+    assertThat(w.tenants()).allSatisfy(t -> assertThat(t.weight()).isEqualTo(2.0));
+    assertThat(w.tenants()).allSatisfy(t -> assertThat(t.openLoopRps()).isEqualTo(0.5));
+    assertThat(
+            WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2, replicas: 1"))
+                .tenants())
+        .extracting(Workload.Tenant::name)
+        .containsExactly("a");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 2, replicas: 0")))
+        .isInstanceOf(WorkloadException.class)
+        .satisfies(
+            e -> assertThat(((WorkloadException) e).field()).isEqualTo("tenants[0].replicas"));
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL
+                        .replace(
+                            "tenants:\n", "tenants:\n  - {name: a-1, priority: P2, workflows: 1}\n")
+                        .replace("workflows: 2", "workflows: 2, replicas: 2")))
+        .hasMessageContaining("'a-1' appears twice");
+  }
+
+  @Test
   void outOfRangeValuesNameTheFieldAndTheRange() {
     assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL.replace("workflows: 2", "workflows: 0")))
         .hasMessageContaining("tenants[0].workflows must be a whole number in [1, 100000], got 0");
