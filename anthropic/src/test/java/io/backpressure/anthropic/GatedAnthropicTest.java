@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.core.http.StreamResponse;
-import com.anthropic.errors.RateLimitException;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
 import io.backpressure.client.CostModel;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.ProviderResponse;
 import io.backpressure.client.test.LoopbackResponder;
 import io.backpressure.core.Cost;
@@ -45,7 +45,9 @@ class GatedAnthropicTest {
   private RecordingGate separateLimits(double outputTokensBurst) {
     Policy policy =
         Policy.builder("anthropic/claude-haiku")
-            .requestsPerSecond(10)
+            // 20/s: the floor the gate keeps when it adopts the mock's limit of one request per
+            // ten minutes (a twentieth of the cap) is then a whole request.
+            .requestsPerSecond(20)
             .dimension("input_tokens", 1_000, 1_000)
             .dimension("output_tokens", 100, outputTokensBurst)
             .priority("P1", 1)
@@ -57,7 +59,7 @@ class GatedAnthropicTest {
     return GatedAnthropic.builder()
         .gate(gate)
         .costModel(CostModel.SEPARATE_INPUT_OUTPUT)
-        .feedback(answers::add)
+        .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add))
         .clientOptions(
             options ->
                 options
@@ -139,8 +141,15 @@ class GatedAnthropicTest {
     }
   }
 
+  /**
+   * The first answer's headers say the provider's allowance is spent (limit 1, remaining 0): with
+   * feedback on, the default, the gate defers the second call before it is sent, so the provider
+   * never answers 429.
+   *
+   * <p>Mutation tried: the client gate's default feedback back to none (the second call is sent).
+   */
   @Test
-  void a429ReachesTheCallerOnceWithItsHeaders() throws Exception {
+  void theRateLimitHeadersReachTheGateWhichDefersTheNextCallBeforeA429() throws Exception {
     RecordingGate gate = separateLimits(5_000);
     MockProviderConfig config =
         MockProviderConfig.builder()
@@ -153,15 +162,14 @@ class GatedAnthropicTest {
       try {
         client.messages().create(params(20));
         assertThatThrownBy(() -> client.messages().create(params(20)))
-            .isInstanceOf(RateLimitException.class);
+            .isInstanceOfSatisfying(
+                DeferredException.class, e -> assertThat(e.retryAfter()).isPositive());
 
-        assertThat(provider.records()).extracting(r -> r.status()).containsExactly(200, 429);
-        ProviderResponse limited = answers.get(1);
-        assertThat(limited.header("anthropic-ratelimit-requests-limit")).isEqualTo("1");
-        assertThat(limited.header("anthropic-ratelimit-requests-remaining")).isEqualTo("0");
-        assertThat(limited.header("retry-after")).isNotNull();
-        assertThat(gate.releases().get(1).actual())
-            .isEqualTo(Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0));
+        assertThat(provider.records()).extracting(r -> r.status()).containsExactly(200);
+        ProviderResponse spent = answers.get(0);
+        assertThat(spent.header("anthropic-ratelimit-requests-limit")).isEqualTo("1");
+        assertThat(spent.header("anthropic-ratelimit-requests-remaining")).isEqualTo("0");
+        assertThat(gate.signals()).hasSize(1);
         assertThat(gate.outstanding()).isZero();
       } finally {
         client.close();
@@ -170,7 +178,7 @@ class GatedAnthropicTest {
   }
 
   @Test
-  void a429WithoutHeadersIsReleasedAndReportedToo() throws Exception {
+  void a429WithoutHeadersIsReleasedReportedAndDeferredToo() throws Exception {
     RecordingGate gate = separateLimits(5_000);
     String error =
         "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}";
@@ -180,7 +188,8 @@ class GatedAnthropicTest {
       AnthropicClient client = client(responder.baseUrl(), gate);
       try {
         assertThatThrownBy(() -> client.messages().create(params(20)))
-            .isInstanceOf(RateLimitException.class);
+            .isInstanceOfSatisfying(
+                DeferredException.class, e -> assertThat(e.retryAfter()).isPositive());
 
         assertThat(responder.requests()).hasSize(1);
         assertThat(answers)

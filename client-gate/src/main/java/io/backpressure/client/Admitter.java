@@ -5,11 +5,13 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
  * How a gated client turns the gate's answer into "send now" or an exception: {@link #direct()}
- * throws a {@link NotAdmittedException}; {@link ActivityAdmitter} raises the Temporal failures of
+ * throws a {@link NotAdmittedException}; {@link #waiting(Duration)} waits for the call's turn on
+ * the calling thread, up to a bound; {@link ActivityAdmitter} raises the Temporal failures of
  * {@code ActivityGate}, so a deferral frees the worker slot and waits on a durable timer.
  * Implementations are thread-safe.
  */
@@ -38,5 +40,26 @@ public interface Admitter {
    */
   static Admitter direct() {
     return DirectAdmitter.INSTANCE;
+  }
+
+  /**
+   * Outside Temporal, for synchronous callers: a deferred call waits on the calling thread (a
+   * {@link Thread#sleep}, which parks a virtual thread without pinning it), keeps its booking and
+   * asks again when its turn comes, for at most {@code maxWait} in all (or the call's own {@link
+   * GateContext#maxWait()}, if smaller). When its turn would come later than that, the gate refuses
+   * it at once and {@link ExpiredException} reaches the caller; {@link RejectedException} as with
+   * {@link #direct()}. An interrupt during the wait ends it with the {@link DeferredException} it
+   * was waiting out (booking included), the interrupt flag set.
+   *
+   * @param maxWait in (0, 1 h]; outside it, an {@link IllegalArgumentException} naming the range
+   */
+  static Admitter waiting(Duration maxWait) {
+    if (maxWait == null
+        || maxWait.isNegative()
+        || maxWait.isZero()
+        || maxWait.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException("maxWait must be in (0, 1h], got " + maxWait);
+    }
+    return new WaitingAdmitter(maxWait);
   }
 }

@@ -29,7 +29,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>let the dialect adjust the body (a stream is asked to report its usage);
  *   <li>admit through the {@link Admitter}: the call is sent only when admitted, otherwise the
  *       admitter's exception goes to the caller and nothing is sent;
- *   <li>hand every answer's status and headers to {@link ProviderFeedback};
+ *   <li>hand every answer's status and headers to {@link ProviderFeedback} (by default the call's
+ *       gate, which learns its effective caps and the provider's retry-after from them);
+ *   <li>a 429 is not handed to the caller: the transport asks the gate again (see {@link
+ *       GatedTransport#execute}), so the call is deferred, waits, or expires as the admitter says;
  *   <li>release the grant exactly once: with the answer's usage when its body is read to the end or
  *       closed, with what a cut or cancelled stream proves, with one request and no tokens when the
  *       provider answered an error or the transport failed.
@@ -174,7 +177,7 @@ public final class ClientGate {
     private @Nullable ModelRoutes routes;
     private Admitter admitter = Admitter.direct();
     private CallerResolver resolver = CallerResolver.fromContext();
-    private ProviderFeedback feedback = ProviderFeedback.NONE;
+    private ProviderFeedback feedback = ProviderFeedback.TO_CALLS_GATE;
     private CostModel costModel = CostModel.REQUESTS_AND_TOKENS;
 
     private Builder(Dialect dialect) {
@@ -208,7 +211,11 @@ public final class ClientGate {
       return this;
     }
 
-    /** Where every answer's status and headers go; none by default. */
+    /**
+     * Where every answer's status and headers go; by default {@link
+     * ProviderFeedback#TO_CALLS_GATE}, the gate that admitted the call ({@link
+     * ProviderFeedback#NONE} turns it off).
+     */
     public Builder feedback(ProviderFeedback feedback) {
       this.feedback = Objects.requireNonNull(feedback, "feedback");
       return this;

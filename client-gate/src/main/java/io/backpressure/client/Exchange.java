@@ -72,7 +72,9 @@ public final class Exchange {
       clientGate
           .feedback()
           .observe(
-              new ProviderResponse(gate.target(), call.model(), statusCode, headers, body), grant);
+              new ProviderResponse(gate.target(), call.model(), statusCode, headers, body),
+              grant,
+              gate);
     } catch (RuntimeException e) {
       log.warn("provider feedback failed for target {}", gate.target(), e);
     }

@@ -6,11 +6,14 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
+import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The admit, call, release step that every framework integration (Spring AI's advisor, the
@@ -26,48 +29,61 @@ import org.jspecify.annotations.Nullable;
  *       activity's headers and retry state, not from the context.
  *   <li><b>Elsewhere</b>, a call that is not admitted throws a {@link NotAdmittedException} before
  *       any traffic: {@link DeferredException} carrying Δ and the booking, {@link
- *       ExpiredException}, or {@link RejectedException}. The caller decides how to wait; this class
- *       never sleeps.
+ *       ExpiredException}, or {@link RejectedException}; with {@link Builder#maxWait} the call
+ *       waits for its turn on the calling thread instead, and only {@link ExpiredException} (its
+ *       turn past the wait budget) or {@link RejectedException} reach the caller.
  * </ul>
  *
  * <p>After an admitted call, the grant is released with the call's true usage, or, when the call
  * throws, with the debited cost less its tokens (the provider counted the request but generated
  * nothing). A release never throws, so it cannot mask the call's own outcome.
  *
+ * <p>A call the provider refuses with a 429 (as {@link RateLimits} recognises it in what the call
+ * throws) does not reach the caller: the gate hears it ({@link Gate#feedback}), which holds the
+ * exhausted dimension until the provider's retry-after, and the call asks the gate again, so it is
+ * deferred (thrown, waited for, or a durable timer in an activity) like any other; only after
+ * {@value #MAX_RESENDS_AFTER_429} such resends does the provider's exception surface.
+ *
  * <p>Thread-safe; one instance serves every call to its gate.
  */
 public final class GatedCall {
+  private static final Logger log = LoggerFactory.getLogger(GatedCall.class);
+
   /**
-   * Outside activities: the gate's answer as a client-gate exception, releases that never throw.
+   * How many provider 429s in a row one call is sent again through the gate before the last
+   * surfaces; the gate, told of each, normally defers the call until the provider's retry-after.
    */
-  private static final Admitter DIRECT = Admitter.direct();
+  static final int MAX_RESENDS_AFTER_429 = 3;
 
   private final Gate gate;
+
+  /** Outside activities: {@link Admitter#direct()} or {@link Admitter#waiting(Duration)}. */
+  private final Admitter outside;
 
   /** Inside activities; null when the Temporal SDK or the temporal module is not on the path. */
   private final @Nullable Admitter activity;
 
-  private GatedCall(Gate gate, @Nullable Admitter activity) {
-    this.gate = gate;
-    this.activity = activity;
-  }
+  private final RateLimits rateLimits;
 
-  /** The step around {@code gate}; inside Temporal activities deferrals wait at most 10 minutes. */
-  public static GatedCall of(Gate gate) {
-    return of(gate, Duration.ofMinutes(10));
+  private GatedCall(Builder builder) {
+    this.gate = builder.gate;
+    this.outside = builder.maxWait == null ? Admitter.direct() : Admitter.waiting(builder.maxWait);
+    this.activity =
+        temporalAvailable() ? ActivityAdmitter.withMaxWait(gate, builder.activityMaxWait) : null;
+    this.rateLimits = builder.rateLimits;
   }
 
   /**
-   * The step around {@code gate}.
-   *
-   * @param activityMaxWait inside a Temporal activity without the workflow-side interceptor, the
-   *     bound on the server-timed wait ({@code ActivityGate.Builder.maxWait}); in (0, 365 days]
+   * The step around {@code gate} with the defaults: a deferral outside activities throws at once,
+   * inside them waits at most 10 minutes, and a 429 is recognised by {@link RateLimits#byName()}.
    */
-  public static GatedCall of(Gate gate, Duration activityMaxWait) {
-    Objects.requireNonNull(gate, "gate");
-    Objects.requireNonNull(activityMaxWait, "activityMaxWait");
-    return new GatedCall(
-        gate, temporalAvailable() ? ActivityAdmitter.withMaxWait(gate, activityMaxWait) : null);
+  public static GatedCall of(Gate gate) {
+    return builder(gate).build();
+  }
+
+  /** Options of the step around {@code gate}. */
+  public static Builder builder(Gate gate) {
+    return new Builder(gate);
   }
 
   /** The gate this step admits through. */
@@ -95,9 +111,9 @@ public final class GatedCall {
       Callable<R> call,
       Function<? super R, Cost> usage) {
     Objects.requireNonNull(context, "context");
-    Admitter admitter = insideActivity() ? Objects.requireNonNull(activity) : DIRECT;
+    Admitter admitter = insideActivity() ? Objects.requireNonNull(activity) : outside;
     AdmissionRequest request =
-        admitter == DIRECT
+        admitter == outside
             ? request(context, estimate, maxTokens)
             : new AdmissionRequest(
                 context.tenant(),
@@ -106,26 +122,51 @@ public final class GatedCall {
                 maxTokens,
                 null,
                 null);
-    Grant grant = admitter.admit(gate, request);
-    R reply;
-    try {
-      reply = call.call();
-    } catch (RuntimeException | Error e) {
-      admitter.release(gate, grant, failureUsage(grant.debited()));
-      throw e;
-    } catch (Exception e) {
-      admitter.release(gate, grant, failureUsage(grant.debited()));
-      throw new IllegalStateException(e);
+    for (int resends = 0; ; resends++) {
+      Grant grant = admitter.admit(gate, request);
+      R reply;
+      try {
+        reply = call.call();
+      } catch (RuntimeException | Error e) {
+        if (failed(admitter, grant, e, resends)) {
+          continue; // ask the gate again: it defers the call until the provider's retry-after
+        }
+        throw e;
+      } catch (Exception e) {
+        if (failed(admitter, grant, e, resends)) {
+          continue;
+        }
+        throw new IllegalStateException(e);
+      }
+      Cost actual;
+      try {
+        actual = usage.apply(reply);
+      } catch (RuntimeException | Error e) {
+        admitter.release(gate, grant, grant.debited());
+        throw e;
+      }
+      admitter.release(gate, grant, actual == null ? grant.debited() : actual);
+      return reply;
     }
-    Cost actual;
-    try {
-      actual = usage.apply(reply);
-    } catch (RuntimeException | Error e) {
-      admitter.release(gate, grant, grant.debited());
-      throw e;
+  }
+
+  /**
+   * Releases the grant of a call that threw {@code failure}; when that is a provider 429 (and the
+   * call has resends left), tells the gate, which holds the exhausted dimension until the
+   * provider's retry-after, and answers true: ask the gate again. Never throws.
+   */
+  private boolean failed(Admitter admitter, Grant grant, Throwable failure, int resends) {
+    admitter.release(gate, grant, failureUsage(grant.debited()));
+    ProviderSignal throttled = resends < MAX_RESENDS_AFTER_429 ? rateLimits.signal(failure) : null;
+    if (throttled == null) {
+      return false;
     }
-    admitter.release(gate, grant, actual == null ? grant.debited() : actual);
-    return reply;
+    try {
+      gate.feedback(grant, throttled);
+    } catch (RuntimeException e) {
+      log.warn("provider feedback failed for target {}", gate.target(), e);
+    }
+    return true;
   }
 
   /**
@@ -137,7 +178,7 @@ public final class GatedCall {
    */
   public Grant admit(GateContext context, Cost estimate, @Nullable Long maxTokens) {
     Objects.requireNonNull(context, "context");
-    return DIRECT.admit(gate, request(context, estimate, maxTokens));
+    return outside.admit(gate, request(context, estimate, maxTokens));
   }
 
   /** The rejection of a call that reached the gate with no {@link GateContext} at all. */
@@ -164,7 +205,7 @@ public final class GatedCall {
    * is still released.
    */
   public void release(Grant grant, Cost actual) {
-    DIRECT.release(gate, grant, actual);
+    outside.release(gate, grant, actual);
   }
 
   /** What a call that failed is released with: the debited cost with no tokens. */
@@ -194,6 +235,48 @@ public final class GatedCall {
       return true;
     } catch (ClassNotFoundException | LinkageError e) {
       return false;
+    }
+  }
+
+  /** Options of a {@link GatedCall}. Not thread-safe; build once. */
+  public static final class Builder {
+    private final Gate gate;
+    private Duration activityMaxWait = Duration.ofMinutes(10);
+    private @Nullable Duration maxWait;
+    private RateLimits rateLimits = RateLimits.byName();
+
+    private Builder(Gate gate) {
+      this.gate = Objects.requireNonNull(gate, "gate");
+    }
+
+    /**
+     * Inside a Temporal activity without the workflow-side interceptor, the bound on the
+     * server-timed wait ({@code ActivityGate.Builder.maxWait}); in (0, 365 days], default 10 min.
+     */
+    public Builder activityMaxWait(Duration activityMaxWait) {
+      this.activityMaxWait = Objects.requireNonNull(activityMaxWait, "activityMaxWait");
+      return this;
+    }
+
+    /**
+     * Outside activities, wait for a deferred call's turn on the calling thread for at most {@code
+     * maxWait} ({@link Admitter#waiting(Duration)}; in (0, 1 h]) instead of throwing {@link
+     * DeferredException}; the default is to throw.
+     */
+    public Builder maxWait(Duration maxWait) {
+      Admitter.waiting(maxWait); // checks the range now, naming it
+      this.maxWait = maxWait;
+      return this;
+    }
+
+    /** How a provider's 429 is recognised in what the call throws; {@link RateLimits#byName()}. */
+    public Builder rateLimits(RateLimits rateLimits) {
+      this.rateLimits = Objects.requireNonNull(rateLimits, "rateLimits");
+      return this;
+    }
+
+    public GatedCall build() {
+      return new GatedCall(this);
     }
   }
 }

@@ -85,34 +85,54 @@ public final class GatedTransport<Q, R> {
   }
 
   /**
+   * How many 429 answers in a row one call is sent again through the gate before the last is handed
+   * to the SDK; with provider feedback on (the default) the gate defers the call until the
+   * provider's retry-after instead, so this bounds only a gate that does not hear the provider.
+   */
+  static final int MAX_RESENDS_AFTER_429 = 3;
+
+  /**
    * Sends {@code request} through {@code send} on the calling thread, admitted first when it is
-   * gated.
+   * gated. An answer of 429 is not handed back: it goes to the provider feedback, its grant is
+   * released, and the call asks the gate again, which defers it until the provider's retry-after
+   * (the admitter then throws, waits or expires it) or admits it and sends it again.
    *
    * @throws NotAdmittedException outside Temporal, when the gate does not admit the call (nothing
-   *     was sent)
+   *     more was sent)
    */
   public R execute(Q request, Function<Q, R> send) {
     if (!gated(request)) {
       return send.apply(sdk.withoutGateHeaders(request));
     }
-    Exchange exchange = admit(request);
-    R response;
-    try {
-      response = send.apply(sdk.withJsonBody(request, exchange.body()));
-    } catch (RuntimeException | Error e) {
-      exchange.failed(e);
-      throw e;
+    for (int resends = 0; ; resends++) {
+      Exchange exchange = admit(request);
+      R response;
+      try {
+        response = send.apply(sdk.withJsonBody(request, exchange.body()));
+      } catch (RuntimeException | Error e) {
+        exchange.failed(e);
+        throw e;
+      }
+      if (!throttled(exchange, response, resends)) {
+        return tapped(exchange, response);
+      }
     }
-    return tapped(exchange, response);
   }
 
   /**
    * As {@link #execute}, for an asynchronous send; a refusal completes the future exceptionally.
+   * The admission runs on the thread that calls this (and, after a 429, on the thread that
+   * completed the answer), so pair an asynchronous client with {@link Admitter#direct()}.
    */
   public CompletableFuture<R> executeAsync(Q request, Function<Q, CompletableFuture<R>> send) {
     if (!gated(request)) {
       return send.apply(sdk.withoutGateHeaders(request));
     }
+    return sendAsync(request, send, 0);
+  }
+
+  private CompletableFuture<R> sendAsync(
+      Q request, Function<Q, CompletableFuture<R>> send, int resends) {
     Exchange exchange;
     try {
       exchange = admit(request);
@@ -127,13 +147,31 @@ public final class GatedTransport<Q, R> {
       throw e;
     }
     return sent.handle(
-        (response, failure) -> {
-          if (failure != null) {
-            exchange.failed(failure);
-            throw failure instanceof RuntimeException r ? r : new CompletionException(failure);
-          }
-          return tapped(exchange, response);
-        });
+            (response, failure) -> {
+              if (failure != null) {
+                exchange.failed(failure);
+                throw failure instanceof RuntimeException r ? r : new CompletionException(failure);
+              }
+              return throttled(exchange, response, resends)
+                  ? sendAsync(request, send, resends + 1)
+                  : CompletableFuture.completedFuture(tapped(exchange, response));
+            })
+        .thenCompose(next -> next);
+  }
+
+  /**
+   * Whether {@code response} is a 429 to ask the gate again about: then it has been reported (the
+   * feedback hears it, the grant is released) and closed.
+   */
+  private boolean throttled(Exchange exchange, R response, int resends) {
+    if (sdk.statusCode(response) != 429 || resends >= MAX_RESENDS_AFTER_429) {
+      return false;
+    }
+    byte[] refusal = errorBody(sdk.answerBody(response));
+    exchange.answered(
+        sdk.statusCode(response), headers(response), new String(refusal, StandardCharsets.UTF_8));
+    sdk.close(response);
+    return true;
   }
 
   private boolean gated(Q request) {
@@ -149,11 +187,16 @@ public final class GatedTransport<Q, R> {
         });
   }
 
-  private R tapped(Exchange exchange, R response) {
+  private Map<String, List<String>> headers(R response) {
     Map<String, List<String>> headers = new LinkedHashMap<>();
     for (String name : sdk.headerNames(response)) {
       headers.put(name.toLowerCase(Locale.ROOT), sdk.answerHeader(response, name));
     }
+    return headers;
+  }
+
+  private R tapped(Exchange exchange, R response) {
+    Map<String, List<String>> headers = headers(response);
     int status = sdk.statusCode(response);
     if (status < 400) {
       exchange.answered(status, headers);

@@ -173,4 +173,77 @@ class GatedCallTest {
     assertThat(grant.tenant()).isEqualTo("acme");
     assertThat(gate.requests().get(2).booking()).isEqualTo(deferred.booking());
   }
+
+  /** What LangChain4j and the official SDKs throw on a 429, recognised by its class's name. */
+  static final class RateLimitException extends RuntimeException {
+    RateLimitException() {
+      super("429 Too Many Requests");
+    }
+  }
+
+  /**
+   * A 429 inside the call is not the caller's: the gate hears it and the call asks again, which the
+   * gate defers (its cooldown), so the caller sees a deferral and the provider one request.
+   *
+   * <p>Mutation tried: the 429 rethrown as it is (the caller then sees RateLimitException).
+   */
+  @Test
+  void a429InsideTheCallBecomesADeferralThroughTheGate() {
+    GatedCall roomy =
+        GatedCall.of(
+            new RecordingGate(
+                InMemoryGate.create(
+                    Policy.builder("openai/gpt-4o")
+                        .requestsPerSecond(100)
+                        .tokensPerSecond(100_000)
+                        .priority("P1", 1)
+                        .build(),
+                    clock)));
+    RecordingGate recording = (RecordingGate) roomy.gate();
+
+    assertThatThrownBy(
+            () ->
+                roomy.call(
+                    acme,
+                    Cost.requests(1).tokens(10),
+                    null,
+                    () -> {
+                      calls.incrementAndGet();
+                      throw new RateLimitException();
+                    },
+                    r -> Cost.requests(1).tokens(10)))
+        .isInstanceOfSatisfying(
+            DeferredException.class, e -> assertThat(e.retryAfter()).isPositive());
+
+    assertThat(calls).hasValue(1);
+    assertThat(recording.signals())
+        .singleElement()
+        .satisfies(s -> assertThat(s.status()).isEqualTo(429));
+    assertThat(recording.releasedWith()).containsExactly(Cost.requests(1).tokens(0));
+    assertThat(recording.outstanding()).isZero();
+  }
+
+  @Test
+  void aFailureThatIsNoRateLimitSurfacesAsItIs() {
+    assertThatThrownBy(
+            () ->
+                gated.call(
+                    acme,
+                    Cost.requests(1).tokens(10),
+                    null,
+                    () -> {
+                      throw new IllegalArgumentException("bad prompt");
+                    },
+                    r -> Cost.requests(1).tokens(10)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(gate.signals()).isEmpty();
+  }
+
+  @Test
+  void aWaitBoundOutOfRangeIsRefusedNamingIt() {
+    assertThatThrownBy(() -> GatedCall.builder(gate).maxWait(Duration.ZERO))
+        .hasMessage("maxWait must be in (0, 1h], got PT0S");
+    assertThatThrownBy(() -> GatedCall.builder(gate).maxWait(Duration.ofHours(2)))
+        .hasMessage("maxWait must be in (0, 1h], got PT2H");
+  }
 }

@@ -1,6 +1,8 @@
 package io.backpressure.client;
 
+import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
+import java.time.Duration;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -25,17 +27,19 @@ final class ReadmeExample {
     return routes;
   }
 
-  static <T> T outsideTemporal(Supplier<T> call) throws InterruptedException {
-    // example:start retry
-    GateContext context = GateContext.of("acme", "P2");
-    while (true) {
-      try (GateContext.Scope scope = context.open()) {
-        return call.get(); // e.g. client.chat().completions()…
-      } catch (DeferredException deferred) {
-        Thread.sleep(deferred.retryAfter().toMillis()); // Δ; not sent, nothing debited
-        context = context.withBooking(deferred.booking()); // keep the call's place in line
-      }
-    }
-    // example:end retry
+  static String outsideTemporal(Gate gate, Supplier<String> callTheProvider) {
+    // example:start waiting
+    GatedCall gated =
+        GatedCall.builder(gate)
+            .maxWait(Duration.ofSeconds(30)) // a deferred call waits here, in line
+            .build();
+    // ExpiredException only when its turn would come after 30 s; a 429 becomes such a wait too
+    return gated.call(
+        GateContext.of("acme", "P2"),
+        Cost.requests(1).tokens(500), // the estimate; the release settles it
+        null, // no completion limit
+        callTheProvider::get,
+        reply -> null); // no usage read: the estimate stands
+    // example:end waiting
   }
 }

@@ -3,13 +3,13 @@ package io.backpressure.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.client.test.ReadmeSnippet;
+import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class ReadmeExampleTest {
@@ -31,28 +31,28 @@ class ReadmeExampleTest {
         .isEqualTo("openai/other");
   }
 
+  /** Two calls with a burst of one: the second waits out its turn instead of throwing. */
   @Test
-  void theRetryExampleRetriesWithTheBookingAfterADeferral() throws Exception {
-    List<GateContext> seen = new ArrayList<>();
-    String answer =
-        ReadmeExample.outsideTemporal(
-            () -> {
-              GateContext context = GateContext.current().orElseThrow();
-              seen.add(context);
-              if (seen.size() == 1) {
-                throw new DeferredException("openai/gpt-4o", Duration.ofMillis(1), "booking-1");
-              }
-              return "ok";
-            });
-    assertThat(answer).isEqualTo("ok");
-    assertThat(seen).extracting(GateContext::booking).containsExactly(null, "booking-1");
-    assertThat(GateContext.current()).isEmpty();
+  void theWaitingExampleWaitsForItsTurn() {
+    Gate gate =
+        InMemoryGate.create(
+            Policy.builder("openai/gpt-4o")
+                .dimension("requests", 20, 1)
+                .tokensPerSecond(100_000)
+                .priority("P2", 1)
+                .build());
+    AtomicInteger sent = new AtomicInteger();
+
+    assertThat(ReadmeExample.outsideTemporal(gate, () -> "ok " + sent.incrementAndGet()))
+        .isEqualTo("ok 1");
+    assertThat(ReadmeExample.outsideTemporal(gate, () -> "ok " + sent.incrementAndGet()))
+        .isEqualTo("ok 2");
   }
 
   @Test
   void theReadmeShowsTheExamplesAsCompiled() throws Exception {
     String readme = ReadmeSnippet.readme();
-    for (String name : List.of("routes", "retry")) {
+    for (String name : List.of("routes", "waiting")) {
       assertThat(readme).contains(snippet(name));
     }
   }

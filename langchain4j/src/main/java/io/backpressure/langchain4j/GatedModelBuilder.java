@@ -9,8 +9,9 @@ import java.util.Objects;
 
 /**
  * The options {@link GatedChatModel.Builder} and {@link GatedStreamingChatModel.Builder} share: the
- * gate, how prompt tokens are estimated, the context of calls that carry none, and the bound on a
- * server-timed wait inside a Temporal activity. Not thread-safe.
+ * gate, how prompt tokens are estimated, the context of calls that carry none, how long a deferred
+ * call may wait on the calling thread, and the bound on a server-timed wait inside a Temporal
+ * activity. Not thread-safe.
  *
  * @param <B> the concrete builder, returned by every option for chaining
  */
@@ -19,6 +20,7 @@ abstract class GatedModelBuilder<B extends GatedModelBuilder<B>> {
   private TokenEstimator estimator = TokenEstimator.charsPerToken();
   private GateContext defaultContext;
   private Duration activityMaxWait = Duration.ofMinutes(10);
+  private Duration maxWait;
 
   GatedModelBuilder(Gate gate) {
     this.gate = Objects.requireNonNull(gate, "gate");
@@ -42,11 +44,27 @@ abstract class GatedModelBuilder<B extends GatedModelBuilder<B>> {
     return self();
   }
 
+  /**
+   * Outside Temporal, a deferred call waits for its turn on the calling thread, keeping its place
+   * in line, for at most {@code maxWait} (in (0, 1 h]); a call whose turn would come later is
+   * refused at once with {@code ExpiredException}. A provider 429 ({@code RateLimitException})
+   * becomes such a wait too. By default a deferral throws {@code DeferredException} at once.
+   */
+  public B maxWait(Duration maxWait) {
+    GatedCall.builder(gate).maxWait(maxWait); // checks the range now, naming it
+    this.maxWait = maxWait;
+    return self();
+  }
+
   abstract B self();
 
   /** The admit, call, release step around the gate. */
   GatedCall gatedCall() {
-    return GatedCall.of(gate, activityMaxWait);
+    GatedCall.Builder gated = GatedCall.builder(gate).activityMaxWait(activityMaxWait);
+    if (maxWait != null) {
+      gated.maxWait(maxWait);
+    }
+    return gated.build();
   }
 
   /** How each call's context and estimate are read. */

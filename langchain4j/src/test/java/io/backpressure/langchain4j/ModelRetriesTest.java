@@ -3,11 +3,11 @@ package io.backpressure.langchain4j;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.langchain4j.exception.RateLimitException;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
@@ -71,7 +71,7 @@ class ModelRetriesTest {
   }
 
   @Test
-  void aGatedCallAnswered429ReachesTheProviderOnce() throws Exception {
+  void aGatedCallAnswered429ReachesTheProviderOnceAndTheCallerAsADeferral() throws Exception {
     MockProviderConfig config =
         MockProviderConfig.builder()
             .latencyMs(0, 0)
@@ -84,10 +84,14 @@ class ModelRetriesTest {
               .build();
 
       model.chat("first");
-      assertThatThrownBy(() -> model.chat("second")).isInstanceOf(RateLimitException.class);
+      // The 429 goes to the gate, which holds the cap, so asking again defers the call.
+      assertThatThrownBy(() -> model.chat("second")).isInstanceOf(DeferredException.class);
 
       assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
-      assertThat(gate.requests()).hasSize(2);
+      assertThat(gate.signals())
+          .singleElement()
+          .satisfies(s -> assertThat(s.status()).isEqualTo(429));
+      assertThat(gate.requests()).hasSize(3);
       assertThat(gate.releases()).hasSize(2);
     }
   }

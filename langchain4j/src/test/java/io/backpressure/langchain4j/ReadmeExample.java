@@ -2,11 +2,11 @@ package io.backpressure.langchain4j;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
-import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import java.time.Duration;
 
 /** The README's example, compiled and run by {@link ReadmeExampleTest}. */
 final class ReadmeExample {
@@ -31,13 +31,10 @@ final class ReadmeExample {
                     .maxRetries(0) // the gate replaces retries on the calling thread
                     .build(),
                 gate)
+            .maxWait(Duration.ofSeconds(30)) // a deferred call waits here, in line
             .build();
-    try {
-      return GateContext.of("acme", "P1").call(() -> model.chat("Hello"));
-    } catch (DeferredException deferred) {
-      // Not sent. Free the thread; retry after Δ with GateContext.withBooking(deferred.booking()).
-      return "retry in " + deferred.retryAfter().toMillis() + " ms";
-    }
+    // ExpiredException only when its turn would come after 30 s; a 429 becomes such a wait too
+    return GateContext.of("acme", "P1").call(() -> model.chat("Hello"));
     // README:end
   }
 }

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.openai.client.OpenAIClient;
-import com.openai.errors.RateLimitException;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ModelRoutes;
+import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.ProviderResponse;
 import io.backpressure.client.RejectedException;
 import io.backpressure.client.test.LoopbackResponder;
@@ -50,7 +50,7 @@ class GatedOpenAITest {
 
   private OpenAIClient client(String baseUrl, GatedOpenAI builder) {
     return builder
-        .feedback(answers::add)
+        .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add))
         .clientOptions(
             options ->
                 options
@@ -148,7 +148,7 @@ class GatedOpenAITest {
   }
 
   @Test
-  void a429WithHeadersReachesTheCallerAndTheFeedbackOnceWithoutSdkRetries() throws Exception {
+  void a429WithHeadersReachesTheFeedbackOnceAndTheCallerAsADeferral() throws Exception {
     RecordingGate gate = gate("openai/gpt-4o-mini", 100);
     MockProviderConfig config =
         mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10))).build();
@@ -159,7 +159,8 @@ class GatedOpenAITest {
         client.chat().completions().create(params("gpt-4o-mini", "first"));
         assertThatThrownBy(
                 () -> client.chat().completions().create(params("gpt-4o-mini", "second")))
-            .isInstanceOf(RateLimitException.class);
+            .isInstanceOfSatisfying(
+                DeferredException.class, e -> assertThat(e.retryAfter()).isPositive());
 
         // maxRetries(5) was asked for, and overridden: the provider saw the 429 once.
         assertThat(provider.records()).extracting(r -> r.status()).containsExactly(200, 429);
@@ -177,7 +178,7 @@ class GatedOpenAITest {
   }
 
   @Test
-  void a429WithoutHeadersIsReleasedAndReportedToo() throws Exception {
+  void a429WithoutHeadersIsReleasedReportedAndDeferredToo() throws Exception {
     RecordingGate gate = gate("openai/gpt-4o-mini", 100);
     String error =
         "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"param\":null,"
@@ -188,7 +189,8 @@ class GatedOpenAITest {
       OpenAIClient client = client(responder.baseUrl() + "/v1", GatedOpenAI.builder().gate(gate));
       try {
         assertThatThrownBy(() -> client.chat().completions().create(params("gpt-4o-mini", "hi")))
-            .isInstanceOf(RateLimitException.class);
+            .isInstanceOfSatisfying(
+                DeferredException.class, e -> assertThat(e.retryAfter()).isPositive());
 
         assertThat(responder.requests()).hasSize(1);
         assertThat(answers)

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -81,7 +82,12 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
   private final int order;
 
   private BackpressureAdvisor(Builder builder) {
-    this.gatedCall = GatedCall.of(builder.gate, builder.activityMaxWait);
+    GatedCall.Builder gated =
+        GatedCall.builder(builder.gate).activityMaxWait(builder.activityMaxWait);
+    if (builder.maxWait != null) {
+      gated.maxWait(builder.maxWait);
+    }
+    this.gatedCall = gated.build();
     this.estimator = builder.estimator;
     this.defaultContext = builder.defaultContext;
     this.feedback = builder.feedback;
@@ -249,6 +255,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
     private GateContext defaultContext;
     private RateLimitFeedback feedback = RateLimitFeedback.NONE;
     private Duration activityMaxWait = Duration.ofMinutes(10);
+    private @Nullable Duration maxWait;
     private int order = DEFAULT_ORDER;
 
     private Builder(Gate gate) {
@@ -279,6 +286,18 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
     /** Inside a Temporal activity, the bound on a server-timed wait (default 10 min). */
     public Builder activityMaxWait(Duration maxWait) {
       this.activityMaxWait = Objects.requireNonNull(maxWait, "maxWait");
+      return this;
+    }
+
+    /**
+     * Outside Temporal, a deferred call waits for its turn on the calling thread, keeping its place
+     * in line, for at most {@code maxWait} (in (0, 1 h]); a call whose turn would come later is
+     * refused at once with {@code ExpiredException}. A provider 429 becomes such a wait too. By
+     * default a deferral throws {@code DeferredException} at once.
+     */
+    public Builder maxWait(Duration maxWait) {
+      GatedCall.builder(gate).maxWait(maxWait); // checks the range now, naming it
+      this.maxWait = maxWait;
       return this;
     }
 

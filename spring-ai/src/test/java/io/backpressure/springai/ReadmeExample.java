@@ -1,9 +1,9 @@
 package io.backpressure.springai;
 
-import io.backpressure.client.DeferredException;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import java.time.Duration;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ChatModel;
 
@@ -23,22 +23,19 @@ final class ReadmeExample {
                 .build());
     ChatClient chat =
         ChatClient.builder(openAi) // the model with maxRetries(0)
-            .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
+            .defaultAdvisors(
+                BackpressureAdvisor.builder(gate)
+                    .maxWait(Duration.ofSeconds(30)) // a deferred call waits here, in line
+                    .build())
             .build();
-    try {
-      return chat.prompt("Hello")
-          .advisors(
-              a ->
-                  a.param(BackpressureAdvisor.TENANT, "acme")
-                      .param(BackpressureAdvisor.PRIORITY, "P1"))
-          .call()
-          .content();
-    } catch (DeferredException deferred) {
-      // Not sent. Retry after Δ, passing GateContext.of("acme",
-      // "P1").withBooking(deferred.booking())
-      // as the advisor parameter GateContext.KEY.
-      return "retry in " + deferred.retryAfter().toMillis() + " ms";
-    }
+    // ExpiredException only when its turn would come after 30 s; a 429 becomes such a wait too
+    return chat.prompt("Hello")
+        .advisors(
+            a ->
+                a.param(BackpressureAdvisor.TENANT, "acme")
+                    .param(BackpressureAdvisor.PRIORITY, "P1"))
+        .call()
+        .content();
     // README:end
   }
 }

@@ -3,6 +3,7 @@ package io.backpressure.springai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.client.DeferredException;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
@@ -18,7 +19,10 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.OpenAiChatOptions;
 
-/** With the model's retries off (the spring-ai README), a gated call answered 429 is sent once. */
+/**
+ * With the model's retries off (the spring-ai README), a gated call answered 429 is sent once, and
+ * the 429 reaches the gate, not the caller: asking again, the call is deferred.
+ */
 class SdkRetriesTest {
 
   @Test
@@ -54,10 +58,13 @@ class SdkRetriesTest {
               .build();
 
       ask(chat);
-      assertThatThrownBy(() -> ask(chat)).isInstanceOf(RuntimeException.class);
+      assertThatThrownBy(() -> ask(chat)).isInstanceOf(DeferredException.class);
 
       assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
-      assertThat(gate.requests()).hasSize(2);
+      assertThat(gate.signals())
+          .singleElement()
+          .satisfies(s -> assertThat(s.status()).isEqualTo(429));
+      assertThat(gate.requests()).hasSize(3);
       assertThat(gate.releases()).hasSize(2);
     }
   }

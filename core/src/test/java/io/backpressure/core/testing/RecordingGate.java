@@ -5,8 +5,10 @@ import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
+import io.backpressure.core.feedback.ProviderSignal;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A gate that records what it was asked, released and charged, around a real one, for assertions.
@@ -25,6 +27,7 @@ public final class RecordingGate implements Gate {
   private final List<Admission> admissions = new CopyOnWriteArrayList<>();
   private final List<Release> releases = new CopyOnWriteArrayList<>();
   private final List<Cost> charges = new CopyOnWriteArrayList<>();
+  private final List<ProviderSignal> signals = new CopyOnWriteArrayList<>();
 
   public RecordingGate(Gate delegate) {
     this.delegate = delegate;
@@ -60,6 +63,17 @@ public final class RecordingGate implements Gate {
   public void charge(Cost spent) {
     charges.add(spent);
     delegate.charge(spent);
+  }
+
+  @Override
+  public void feedback(@Nullable Grant grant, ProviderSignal signal) {
+    signals.add(signal);
+    delegate.feedback(grant, signal);
+  }
+
+  /** The provider signals the gate heard ({@link Gate#feedback}), in order. */
+  public List<ProviderSignal> signals() {
+    return List.copyOf(signals);
   }
 
   /** What the gate was charged (the fail-open hand-back), in order. */
