@@ -93,9 +93,10 @@ public final class GatedTransport<Q, R> {
 
   /**
    * Sends {@code request} through {@code send} on the calling thread, admitted first when it is
-   * gated. An answer of 429 is not handed back: it goes to the provider feedback, its grant is
-   * released, and the call asks the gate again, which defers it until the provider's retry-after
-   * (the admitter then throws, waits or expires it) or admits it and sends it again.
+   * gated. An answer of 429 is not handed back when the feedback tells the gate ({@link
+   * ProviderFeedback#tellsTheGate()}, the default): it goes to the feedback, its grant is released,
+   * and the call asks the gate again, which defers it until the provider's retry-after (the
+   * admitter then throws, waits or expires it) or admits it and sends it again.
    *
    * @throws NotAdmittedException outside Temporal, when the gate does not admit the call (nothing
    *     more was sent)
@@ -164,7 +165,9 @@ public final class GatedTransport<Q, R> {
    * feedback hears it, the grant is released) and closed.
    */
   private boolean throttled(Exchange exchange, R response, int resends) {
-    if (sdk.statusCode(response) != 429 || resends >= MAX_RESENDS_AFTER_429) {
+    if (sdk.statusCode(response) != 429
+        || resends >= MAX_RESENDS_AFTER_429
+        || !gate.feedback().tellsTheGate()) {
       return false;
     }
     byte[] refusal = errorBody(sdk.answerBody(response));

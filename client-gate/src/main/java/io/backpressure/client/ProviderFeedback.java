@@ -35,6 +35,11 @@ public interface ProviderFeedback {
         }
 
         @Override
+        public boolean tellsTheGate() {
+          return true;
+        }
+
+        @Override
         public String toString() {
           return "to each call's gate";
         }
@@ -56,6 +61,15 @@ public interface ProviderFeedback {
    */
   default void observe(ProviderResponse response, @Nullable Grant grant, Gate gate) {
     observe(response, grant);
+  }
+
+  /**
+   * Whether this feedback hands answers to the call's gate ({@link #TO_CALLS_GATE}, {@link
+   * #toGate}, or a chain with one of them). Only then does the gated transport turn a 429 into a
+   * new admission (the gate, told, defers the call); otherwise the 429 reaches the SDK as it is.
+   */
+  default boolean tellsTheGate() {
+    return false;
   }
 
   /** This feedback, then {@code next}, for every answer (its grant and gate passed on too). */
@@ -80,6 +94,11 @@ public interface ProviderFeedback {
         first.observe(response, grant, gate);
         next.observe(response, grant, gate);
       }
+
+      @Override
+      public boolean tellsTheGate() {
+        return first.tellsTheGate() || next.tellsTheGate();
+      }
     };
   }
 
@@ -92,6 +111,11 @@ public interface ProviderFeedback {
    */
   static ProviderFeedback toGate(Gate gate) {
     return new ProviderFeedback() {
+      @Override
+      public boolean tellsTheGate() {
+        return true;
+      }
+
       @Override
       public void observe(ProviderResponse response) {
         observe(response, null);
