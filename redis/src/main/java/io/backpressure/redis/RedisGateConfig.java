@@ -19,6 +19,10 @@ import org.jspecify.annotations.Nullable;
  * redis://user:password@host} (ACL), {@code rediss://user:password@host:6380} (TLS with certificate
  * and host name verification), {@code redis-sentinel://host:26379/0#mymaster}.
  *
+ * <p>The user name and password are percent-encoded, as in any URL ({@code /} as {@code %2F},
+ * {@code @} as {@code %40}); a raw character that a URL parser would split at is refused with a
+ * message that shows the URL with its credentials masked.
+ *
  * <p>A Redis Cluster is reached from seed nodes: {@code builder().cluster("10.0.0.1:7000",
  * "10.0.0.2:7000")}, or {@code builder("rediss://app:secret@any").cluster(...)} to give every seed
  * that URL's scheme, credentials and TLS. One seed that answers is enough; the client learns the
@@ -70,15 +74,7 @@ public record RedisGateConfig(
     if (!clusterSeeds.isEmpty() && !cluster) {
       throw new IllegalArgumentException("clusterSeeds are given, so cluster must be true");
     }
-    try {
-      RedisURI.create(url);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(
-          "url must be a redis://, rediss:// or redis-sentinel:// URL, got '"
-              + Redaction.url(url)
-              + "': "
-              + Redaction.scrub(String.valueOf(e.getMessage()), url));
-    }
+    checkUrl(url);
     if (target == null || target.isBlank() || target.length() > 128) {
       throw new IllegalArgumentException(
           "target must be a non-empty name of at most 128 characters, got '" + target + "'");
@@ -104,6 +100,40 @@ public record RedisGateConfig(
       throw new IllegalArgumentException(
           "whenUnavailable LOCAL needs the policy (Builder.policy), so that the "
               + "worker can gate locally even before it first reaches Redis");
+    }
+  }
+
+  /**
+   * Checks that {@code url} is read as it is meant: its user name and password percent-encoded, so
+   * that the parser splits the URL at its last {@code @}, and the rest a Redis URL. No message
+   * quotes the credentials or a piece of them: the parser's own complaint is about the URL with its
+   * credentials masked.
+   */
+  private static void checkUrl(String url) {
+    String userInfo = Redaction.userInfo(url);
+    String masked = Redaction.url(url);
+    if (userInfo != null && !Redaction.isEncodedUserInfo(userInfo)) {
+      throw new IllegalArgumentException(
+          "url's user name and password must be percent-encoded (every character but letters,"
+              + " digits and -._~!$&'()*+,;=: as %XX, e.g. '/' as %2F, '@' as %40), got '"
+              + masked
+              + "'");
+    }
+    try {
+      RedisURI.create(url);
+    } catch (RuntimeException e) {
+      String why;
+      try {
+        RedisURI.create(masked);
+        why = "its user name or password cannot be read";
+      } catch (RuntimeException onMasked) {
+        why = String.valueOf(onMasked.getMessage());
+      }
+      throw new IllegalArgumentException(
+          "url must be a redis://, rediss:// or redis-sentinel:// URL, got '"
+              + masked
+              + "': "
+              + Redaction.scrub(why, url));
     }
   }
 

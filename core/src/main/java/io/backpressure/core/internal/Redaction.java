@@ -30,16 +30,56 @@ public final class Redaction {
     if (at < 0) {
       return url;
     }
+    return url.substring(0, userInfoStart(url, at)) + MASK + url.substring(at);
+  }
+
+  /**
+   * The credentials of {@code url} as written (between {@code ://} and its last {@code @}), or
+   * {@code null} when it has no {@code @}.
+   */
+  public static @Nullable String userInfo(String url) {
+    int at = url.lastIndexOf('@');
+    return at < 0 ? null : url.substring(userInfoStart(url, at), at);
+  }
+
+  /**
+   * Whether {@code userInfo} is written as RFC 3986 allows, so that a URL parser splits the URL
+   * where its last {@code @} is: only letters, digits, {@code -._~!$&'()*+,;=:} and {@code %}
+   * followed by two hexadecimal digits. A password with {@code /}, {@code @}, {@code ?}, {@code #},
+   * {@code [}, a space or any other character must be percent-encoded ({@code /} as {@code %2F}),
+   * or a parser takes part of it for the host, the port or the path — and quotes that part in its
+   * error.
+   */
+  public static boolean isEncodedUserInfo(String userInfo) {
+    for (int i = 0; i < userInfo.length(); i++) {
+      char c = userInfo.charAt(i);
+      if (c == '%') {
+        if (i + 2 >= userInfo.length()
+            || Character.digit(userInfo.charAt(i + 1), 16) < 0
+            || Character.digit(userInfo.charAt(i + 2), 16) < 0) {
+          return false;
+        }
+        i += 2;
+      } else if (!(c < 0x80
+          && (Character.isLetterOrDigit(c) || "-._~!$&'()*+,;=:".indexOf(c) >= 0))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Where the credentials of {@code url}, whose last {@code @} is at {@code at}, begin. */
+  private static int userInfoStart(String url, int at) {
     int scheme = url.indexOf("://");
-    int start = scheme >= 0 && scheme < at ? scheme + 3 : 0;
-    return url.substring(0, start) + MASK + url.substring(at);
+    return scheme >= 0 && scheme < at ? scheme + 3 : 0;
   }
 
   /**
    * {@code text} (an error message, a command line, a report) with the credentials of {@code url}
-   * masked wherever they occur, raw or percent-decoded, and the URL itself shown {@linkplain
-   * #url(String) redacted}. Outside the URL, secrets shorter than three characters are left alone
-   * (masking every "a" would garble the text); inside it they are masked like any other.
+   * masked wherever they occur, raw or percent-decoded, whole or the pieces a parser splits them
+   * into at {@code /}, {@code @}, {@code :}, {@code ?} and the like, and the URL itself shown
+   * {@linkplain #url(String) redacted}. Outside the URL, secrets shorter than three characters are
+   * left alone (masking every "a" would garble the text); inside it they are masked like any other.
    */
   public static String scrub(String text, String url) {
     if (text == null || url == null) {
@@ -52,18 +92,22 @@ public final class Redaction {
     return result;
   }
 
-  /** The user information of {@code url} and its password part, raw and decoded (longest first). */
+  /**
+   * The user information of {@code url}, its password part and the pieces between the characters a
+   * URL parser may split at, raw and decoded (longest first).
+   */
   private static List<String> secretsOf(String url) {
     List<String> secrets = new ArrayList<>();
-    int at = url.lastIndexOf('@');
-    if (at < 0) {
+    String userInfo = userInfo(url);
+    if (userInfo == null) {
       return secrets;
     }
-    int scheme = url.indexOf("://");
-    String userInfo = url.substring(scheme >= 0 && scheme < at ? scheme + 3 : 0, at);
     int colon = userInfo.indexOf(':');
     String password = colon >= 0 ? userInfo.substring(colon + 1) : userInfo;
-    for (String raw : List.of(userInfo, password)) {
+    List<String> forms = new ArrayList<>(List.of(userInfo, password));
+    // A parser that split the URL inside the credentials quotes a piece of them.
+    forms.addAll(List.of(userInfo.split("[^A-Za-z0-9._~!$&'()*+,;=-]+")));
+    for (String raw : forms) {
       if (raw.length() >= 3) {
         secrets.add(raw);
         try {

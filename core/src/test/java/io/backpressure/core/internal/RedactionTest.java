@@ -24,4 +24,22 @@ class RedactionTest {
         .doesNotContain("Pa55")
         .contains("--redis redis://***@host:6379", "WRONGPASS");
   }
+
+  @Test
+  void aPieceOfThePasswordThatAParserQuotedIsMaskedToo() {
+    String url = "redis://app:Pa55/w0rd?x@host:6379";
+    assertThat(Redaction.scrub("For input string: \"w0rd?x@host:6379\" (Pa55)", url))
+        .isEqualTo("For input string: \"***?x@host:6379\" (***)");
+  }
+
+  @Test
+  void userInfoIsWhatPrecedesTheLastAt_andEncodedOnlyWithTheCharactersRfc3986Allows() {
+    assertThat(Redaction.userInfo("redis://app:p@ss@host")).isEqualTo("app:p@ss");
+    assertThat(Redaction.userInfo("redis://host:6379")).isNull();
+    assertThat(Redaction.isEncodedUserInfo("app:Pa55%2Fw0rd-._~!$&'()*+,;=:")).isTrue();
+    for (String bad :
+        new String[] {"p/ss", "p@ss", "p?ss", "p#ss", "p ss", "p[ss", "p%2", "p%zz", "pé"}) {
+      assertThat(Redaction.isEncodedUserInfo(bad)).as(bad).isFalse();
+    }
+  }
 }
