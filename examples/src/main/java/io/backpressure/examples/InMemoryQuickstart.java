@@ -11,6 +11,7 @@ import io.backpressure.core.Policy;
 public final class InMemoryQuickstart {
 
   public static void main(String[] args) throws InterruptedException {
+    // README policy: begin
     Policy policy =
         Policy.builder("openai/gpt-4o")
             .requestsPerMinute(3_600) // burst: one second of cap (60 requests)
@@ -20,6 +21,7 @@ public final class InMemoryQuickstart {
             .priority("P3", 0.2)
             .build();
     Gate gate = InMemoryGate.create(policy);
+    // README policy: end
     int waited = 0;
     for (int i = 0; i < 100; i++) {
       waited += chat(gate, i % 2 == 0 ? "acme" : "globex", "P1", "Say hello " + i);
@@ -32,6 +34,7 @@ public final class InMemoryQuickstart {
       throws InterruptedException {
     AdmissionRequest request =
         AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(prompt.length() / 4.0));
+    // README call: begin
     for (int deferrals = 0; ; deferrals++) {
       Admission admission = gate.admit(request);
       if (admission instanceof Admission.Admitted admitted) {
@@ -47,6 +50,7 @@ public final class InMemoryQuickstart {
         throw new IllegalArgumentException(rejected.message());
       }
     }
+    // README call: end
   }
 
   /** Stands in for the provider call; returns the total tokens its reply reports. */

@@ -22,8 +22,10 @@ public final class RedisQuickstart {
             .priority("P3", 0.2)
             .build(); // stored if the target has no policy in Redis yet
     // Connects in the background; while Redis is unreachable, calls go ungated (OPEN, the default).
+    // README redis: begin
     try (ResilientRedisGate gate =
         ResilientRedisGate.open(RedisGateConfig.builder(url).policy(policy).build())) {
+      // README redis: end
       gate.awaitConnected(Duration.ofSeconds(2)); // optional: start gated if Redis is there
       Admission admission =
           gate.admit(AdmissionRequest.of("acme", "P1", Cost.requests(1).tokens(420)));

@@ -51,8 +51,10 @@ public final class TemporalQuickstart {
 
     @Override
     public String chat(ChatInput input) {
+      // README activity: begin
       return gate.call(
           input, () -> callModel(input), reply -> Cost.requests(1).tokens(reply.length() / 4.0));
+      // README activity: end
     }
 
     /**
@@ -83,7 +85,9 @@ public final class TemporalQuickstart {
 
     @Override
     public String chat(ChatInput input) {
+      // README workflow: begin
       return Backpressure.run(Duration.ofMinutes(5), () -> activities.chat(input));
+      // README workflow: end
     }
   }
 

@@ -1,0 +1,45 @@
+package io.backpressure.docs;
+
+import io.backpressure.core.Policy;
+import io.backpressure.core.PriorityMode;
+import io.backpressure.policy.yaml.PolicyYaml;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** The examples of {@code docs/policies.md}, run by {@link PolicyExamplesTest}. */
+final class PolicyExamples {
+  private PolicyExamples() {}
+
+  static Policy inCode() {
+    // builder: begin
+    Policy policy =
+        Policy.builder("openai/gpt-4o")
+            .requestsPerMinute(3_600) // per minute: the safe window is the provider's minute
+            .tokensPerMinute(720_000)
+            .priority("P1", 0.5) // classes, highest first, with their weights
+            .priority("P2", 0.3)
+            .priority("P3", 0.2, Duration.ofSeconds(30)) // P3 waits 30 s at most, then expires
+            .priorityMode(PriorityMode.SHARED) // STRICT: a lower class gets only the leftovers
+            .tenantWeight("acme", 2.0) // twice the share of a default tenant within its class
+            .reservation(true, 1_024) // debit input + max_tokens at admission, refund after
+            .build();
+    // builder: end
+    return policy;
+  }
+
+  static Policy fromFile(Path file) throws IOException {
+    // yaml: begin
+    Policy policy = PolicyYaml.read(file); // module backpressure-policy-yaml
+    String written = PolicyYaml.render(policy); // reads back to an equal policy
+    // yaml: end
+    return PolicyYaml.parse(written);
+  }
+
+  static Policy hotUpdate(Policy policy) {
+    // update: begin
+    Policy next = policy.withPriorityWeight("P3", 0.1).withTenantWeight("acme", 3.0);
+    // update: end
+    return next;
+  }
+}
