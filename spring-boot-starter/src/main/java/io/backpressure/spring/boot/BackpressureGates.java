@@ -92,6 +92,11 @@ public final class BackpressureGates implements AutoCloseable {
   private static void checkCommon(BackpressureProperties properties) {
     positive("backpressure.state-timeout", properties.getStateTimeout(), true);
     positive("backpressure.activity-max-wait", properties.getActivityMaxWait(), false);
+    Duration maxWait = properties.getMaxWait();
+    if (maxWait == null || maxWait.isNegative() || maxWait.compareTo(Duration.ofHours(1)) > 0) {
+      throw new InvalidConfigurationPropertyValueException(
+          "backpressure.max-wait", maxWait, "must be in [0, 1h] (0: throw the deferral at once)");
+    }
     positive(
         "backpressure.redis.command-timeout", properties.getRedis().getCommandTimeout(), false);
     positive(

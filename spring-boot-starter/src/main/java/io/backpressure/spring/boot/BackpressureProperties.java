@@ -53,6 +53,14 @@ public class BackpressureProperties {
    */
   private Duration activityMaxWait = Duration.ofMinutes(10);
 
+  /**
+   * Outside Temporal activities, how long a call through the Spring AI advisor or a LangChain4j
+   * decorator waits on the calling thread for its turn when the gate defers it (keeping its place
+   * in line; a provider 429 becomes such a wait too); a call whose turn would come later fails at
+   * once with ExpiredException. 0 to throw DeferredException at once instead; at most 1h.
+   */
+  private Duration maxWait = Duration.ofSeconds(30);
+
   private final Redis redis = new Redis();
   private final Metrics metrics = new Metrics();
   private final LangChain4j langchain4j = new LangChain4j();
@@ -121,6 +129,14 @@ public class BackpressureProperties {
 
   public void setActivityMaxWait(Duration activityMaxWait) {
     this.activityMaxWait = activityMaxWait;
+  }
+
+  public Duration getMaxWait() {
+    return maxWait;
+  }
+
+  public void setMaxWait(Duration maxWait) {
+    this.maxWait = maxWait;
   }
 
   public Redis getRedis() {

@@ -6,6 +6,7 @@ import io.backpressure.client.GateContext;
 import io.backpressure.client.TokenEstimator;
 import io.backpressure.langchain4j.GatedChatModel;
 import io.backpressure.langchain4j.GatedStreamingChatModel;
+import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,8 +18,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * Wraps every LangChain4j {@link ChatModel} and {@link StreamingChatModel} bean in its gated
  * decorator over the default target's gate, when LangChain4j and {@code backpressure-langchain4j}
- * are on the class path. Off with {@code backpressure.langchain4j.decorate-models=false}. A wrapped
- * bean is injectable as {@code ChatModel} (no longer as its concrete class).
+ * are on the class path; a deferred call waits up to {@code backpressure.max-wait} for its turn.
+ * Off with {@code backpressure.langchain4j.decorate-models=false}. A wrapped bean is injectable as
+ * {@code ChatModel} (no longer as its concrete class).
  */
 @AutoConfiguration(after = BackpressureAutoConfiguration.class)
 @ConditionalOnClass({GatedChatModel.class, ChatModel.class})
@@ -45,6 +47,10 @@ public class LangChain4jBackpressureAutoConfiguration {
               GatedChatModel.builder(model, gates.getObject().defaultGate())
                   .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
                   .activityMaxWait(properties.getObject().getActivityMaxWait());
+          Duration maxWait = Contexts.maxWait(properties.getObject());
+          if (maxWait != null) {
+            builder.maxWait(maxWait);
+          }
           GateContext context = Contexts.defaultContext(properties.getObject());
           return context == null ? builder.build() : builder.defaultContext(context).build();
         }
@@ -53,6 +59,10 @@ public class LangChain4jBackpressureAutoConfiguration {
               GatedStreamingChatModel.builder(model, gates.getObject().defaultGate())
                   .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
                   .activityMaxWait(properties.getObject().getActivityMaxWait());
+          Duration maxWait = Contexts.maxWait(properties.getObject());
+          if (maxWait != null) {
+            builder.maxWait(maxWait);
+          }
           GateContext context = Contexts.defaultContext(properties.getObject());
           return context == null ? builder.build() : builder.defaultContext(context).build();
         }

@@ -4,6 +4,7 @@ import io.backpressure.client.GateContext;
 import io.backpressure.client.TokenEstimator;
 import io.backpressure.springai.BackpressureAdvisor;
 import io.backpressure.springai.RateLimitFeedback;
+import java.time.Duration;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -18,7 +19,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The Spring AI advisor over the default target's gate, when Spring AI and {@code
- * backpressure-spring-ai} are on the class path. Add it to a {@code ChatClient} with {@code
+ * backpressure-spring-ai} are on the class path; a deferred call waits up to {@code
+ * backpressure.max-wait} for its turn. Add it to a {@code ChatClient} with {@code
  * builder.defaultAdvisors(advisor)}. A {@link TokenEstimator} bean replaces the default estimate, a
  * {@link RateLimitFeedback} bean hears the provider's rate-limit reports. Start-up fails when a
  * {@code ChatModel} bean retries failed calls on its own ({@link SpringAiModelRetries}).
@@ -43,6 +45,10 @@ public class SpringAiBackpressureAutoConfiguration {
     GateContext context = Contexts.defaultContext(properties);
     if (context != null) {
       builder.defaultContext(context);
+    }
+    Duration maxWait = Contexts.maxWait(properties);
+    if (maxWait != null) {
+      builder.maxWait(maxWait);
     }
     return builder.build();
   }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.backpressure.client.DeferredException;
+import io.backpressure.client.ExpiredException;
 import io.backpressure.client.TokenEstimator;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
@@ -58,7 +59,9 @@ class FrameworkBeansTest {
                 "backpressure.targets.openai.priorities.P1=0.7",
                 "backpressure.targets.openai.priorities.P2=0.3",
                 "backpressure.default-tenant=acme",
-                "backpressure.default-priority=P2");
+                "backpressure.default-priority=P2",
+                // The clock stands still: a deferred call is thrown, not waited out.
+                "backpressure.max-wait=0");
   }
 
   @AfterEach
@@ -105,6 +108,58 @@ class FrameworkBeansTest {
           assertThat(used).isGreaterThan(100);
           assertThat(gate.levels().global().get("tokens")).isEqualTo(10_000.0 - used);
         });
+  }
+
+  @Test
+  void withAMaxWaitTheAdvisorAndTheDecoratorsWaitAndACallWhoseTurnComesLaterExpiresAtOnce() {
+    runner
+        // The second call's turn is a second away on the stopped clock: past 100 ms of waiting.
+        .withPropertyValues("backpressure.max-wait=100ms")
+        .withBean(
+            ChatModel.class,
+            () ->
+                OpenAiChatModel.builder()
+                    .baseUrl(provider.baseUrl())
+                    .apiKey("sk-mock")
+                    .modelName("gpt-4o-mini")
+                    .maxRetries(0)
+                    .timeout(Duration.ofSeconds(20))
+                    .build())
+        .run(
+            context -> {
+              ChatClient chat =
+                  ChatClient.builder(
+                          org.springframework.ai.openai.OpenAiChatModel.builder()
+                              .options(
+                                  OpenAiChatOptions.builder()
+                                      .baseUrl(provider.baseUrl())
+                                      .apiKey("sk-mock")
+                                      .model("gpt-4o-mini")
+                                      .maxRetries(0)
+                                      .timeout(Duration.ofSeconds(20))
+                                      .build())
+                              .build())
+                      .defaultAdvisors(context.getBean(BackpressureAdvisor.class))
+                      .build();
+              assertThat(chat.prompt("hello").call().content()).isNotEmpty();
+              assertThatThrownBy(() -> chat.prompt("hello").call().content())
+                  .isInstanceOf(ExpiredException.class);
+              assertThatThrownBy(() -> context.getBean(ChatModel.class).chat("hello"))
+                  .isInstanceOf(ExpiredException.class);
+              assertThat(provider.records()).hasSize(1);
+            });
+  }
+
+  @Test
+  void aMaxWaitOutsideZeroToAnHourFailsStartUpNamingIt() {
+    runner
+        .withPropertyValues("backpressure.max-wait=2h")
+        .run(
+            context ->
+                assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("backpressure.max-wait")
+                    .hasMessageContaining("must be in [0, 1h]"));
   }
 
   @Test
