@@ -86,6 +86,10 @@ public final class BackpressureGates implements AutoCloseable {
 
   private static Gate inMemory(Policy policy, GateMetering metering, Ticker clock) {
     InMemoryGate memory = InMemoryGate.create(policy, clock);
+    LOG.info(
+        "target {}: gating in memory by the configured policy: {}",
+        policy.target(),
+        TargetPolicies.summary(policy));
     return metering == null ? memory : metering.meter(memory, memory::policy);
   }
 

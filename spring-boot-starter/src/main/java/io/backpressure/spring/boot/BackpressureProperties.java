@@ -61,6 +61,13 @@ public class BackpressureProperties {
    */
   private Duration maxWait = Duration.ofSeconds(30);
 
+  /**
+   * With Redis, whose policy a target gates by when Redis already holds one: keep (the stored one,
+   * e.g. changed at run time with the admin command), replace (the one configured here is written
+   * over it) or verify (start-up fails when they differ, naming the fields).
+   */
+  private PolicyOwnership policyOwnership = PolicyOwnership.KEEP;
+
   private final Redis redis = new Redis();
   private final Metrics metrics = new Metrics();
   private final LangChain4j langchain4j = new LangChain4j();
@@ -137,6 +144,14 @@ public class BackpressureProperties {
 
   public void setMaxWait(Duration maxWait) {
     this.maxWait = maxWait;
+  }
+
+  public PolicyOwnership getPolicyOwnership() {
+    return policyOwnership;
+  }
+
+  public void setPolicyOwnership(PolicyOwnership policyOwnership) {
+    this.policyOwnership = policyOwnership;
   }
 
   public Redis getRedis() {
@@ -489,5 +504,15 @@ public class BackpressureProperties {
     TRANSPARENT,
     /** No interceptor: the server's retry timer waits (explicit next-retry delay). */
     NONE
+  }
+
+  /** Whose policy a target on Redis gates by; see {@code backpressure.policy-ownership}. */
+  public enum PolicyOwnership {
+    /** The policy stored in Redis wins; the configured one is written only when there is none. */
+    KEEP,
+    /** The configured policy is written over the stored one at start-up. */
+    REPLACE,
+    /** Start-up fails when the stored policy differs from the configured one. */
+    VERIFY
   }
 }

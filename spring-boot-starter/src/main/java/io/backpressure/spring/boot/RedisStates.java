@@ -3,12 +3,17 @@ package io.backpressure.spring.boot;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.redis.RedisPolicyStore;
 import io.backpressure.redis.ResilientRedisGate;
+import io.lettuce.core.RedisException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
@@ -17,6 +22,8 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  * in-memory state need not have that module.
  */
 final class RedisStates {
+  private static final Logger LOG = LoggerFactory.getLogger(RedisStates.class);
+
   /**
    * How long start-up waits for the first connection to Redis (a first connection includes the
    * client's own start and the scripts' loading, which take seconds on a loaded machine); after it
@@ -39,8 +46,9 @@ final class RedisStates {
    * The {@link ResilientRedisGate} of {@code policy}'s target with the configured fail mode: it
    * connects in the background and never fails start-up for an unreachable Redis; start-up waits up
    * to {@link #STARTUP_WAIT} for the first connection, so that an application whose Redis is there
-   * starts gated. The stored policy wins over {@code policy} when the target already has one. With
-   * several cluster seeds every one is given to the client, which tries them in order.
+   * starts gated. Whose policy wins when the target already has one in Redis is {@code
+   * backpressure.policy-ownership}; one INFO line says which policy is in force and where from.
+   * With several cluster seeds every one is given to the client, which tries them in order.
    *
    * @param metering wraps the gate in meters reading the stored policy, or {@code null} for none
    * @param opened receives the gate, to be closed with the application context
@@ -50,12 +58,56 @@ final class RedisStates {
       Policy policy,
       GateMetering metering,
       Consumer<AutoCloseable> opened) {
-    ResilientRedisGate gate = ResilientRedisGate.open(config(properties, policy));
+    RedisGateConfig config = config(properties, policy);
+    if (properties.getPolicyOwnership() == BackpressureProperties.PolicyOwnership.VERIFY) {
+      verify(config, policy);
+    }
+    ResilientRedisGate gate = ResilientRedisGate.open(config);
     opened.accept(gate);
-    gate.awaitConnected(STARTUP_WAIT);
+    if (gate.awaitConnected(STARTUP_WAIT)) {
+      Policy stored = gate.redisGate().policy();
+      LOG.info(
+          "target {}: gating by {}: {}",
+          policy.target(),
+          stored.equals(policy)
+              ? "the configured policy, as stored in Redis"
+              : "the policy stored in Redis, which differs from the configured one"
+                  + " (backpressure.policy-ownership=keep; the WARN above names the fields)",
+          TargetPolicies.summary(stored));
+    } else {
+      LOG.info(
+          "target {}: Redis not reached yet; deciding {} by the configured policy until it"
+              + " answers, then backpressure.policy-ownership={}: {}",
+          policy.target(),
+          properties.getFailMode(),
+          properties.getPolicyOwnership().name().toLowerCase(Locale.ROOT),
+          TargetPolicies.summary(policy));
+    }
     return metering == null
         ? gate
         : metering.meter(gate, () -> gate.connected() ? gate.redisGate().policy() : policy);
+  }
+
+  /**
+   * Fails start-up when Redis answers and holds a policy for the target that differs from {@code
+   * policy} (writing {@code policy} when it holds none); an unreachable Redis is left to the fail
+   * mode.
+   */
+  private static void verify(RedisGateConfig config, Policy policy) {
+    RedisPolicyStore store;
+    try {
+      store = RedisPolicyStore.connect(config);
+    } catch (RedisException e) {
+      return;
+    }
+    try (store) {
+      store.claim(policy, io.backpressure.redis.PolicyOwnership.VERIFY);
+    } catch (IllegalStateException e) {
+      throw new InvalidConfigurationPropertyValueException(
+          "backpressure.policy-ownership", "verify", e.getMessage());
+    } catch (RedisException e) {
+      // Redis went away meanwhile: the fail mode decides until it answers.
+    }
   }
 
   private static RedisGateConfig config(BackpressureProperties properties, Policy policy) {
@@ -70,6 +122,15 @@ final class RedisStates {
     RedisGateConfig.Builder builder =
         withScheme == null ? RedisGateConfig.builder() : RedisGateConfig.builder(withScheme);
     return config(properties, builder.cluster(seeds), policy, "backpressure.redis.cluster-nodes");
+  }
+
+  private static io.backpressure.redis.PolicyOwnership ownership(
+      BackpressureProperties.PolicyOwnership ownership) {
+    return switch (ownership) {
+      case KEEP -> io.backpressure.redis.PolicyOwnership.CREATE_IF_ABSENT;
+      case REPLACE -> io.backpressure.redis.PolicyOwnership.REPLACE;
+      case VERIFY -> io.backpressure.redis.PolicyOwnership.VERIFY;
+    };
   }
 
   /** A cluster node given as {@code host:port} or as a URL, as {@code host:port}. */
@@ -101,7 +162,7 @@ final class RedisStates {
     }
     try {
       return builder
-          .policy(policy)
+          .policy(policy, ownership(properties.getPolicyOwnership()))
           .whenUnavailable(properties.getFailMode())
           .commandTimeout(commandTimeout)
           .connectTimeout(redis.getConnectTimeout())

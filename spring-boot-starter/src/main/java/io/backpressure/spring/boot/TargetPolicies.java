@@ -87,6 +87,33 @@ final class TargetPolicies {
     }
   }
 
+  /**
+   * The policy in one line, for the start-up log: caps per second with bursts, class weights,
+   * tenant weights and the safe window.
+   */
+  static String summary(Policy policy) {
+    StringBuilder out = new StringBuilder();
+    for (Dimension d : policy.dimensions()) {
+      out.append(d.name())
+          .append(' ')
+          .append(d.capPerSecond())
+          .append("/s (burst ")
+          .append(d.burst())
+          .append("), ");
+    }
+    out.append("classes ");
+    policy
+        .priorities()
+        .forEach(p -> out.append(p.name()).append('=').append(p.weight()).append(' '));
+    out.append("tenants ")
+        .append(policy.tenantWeights())
+        .append(" (others ")
+        .append(policy.defaultTenantWeight())
+        .append("), safe window ")
+        .append(policy.safeWindow() == null ? "none" : policy.safeWindow());
+    return out.toString();
+  }
+
   /** Per-minute caps are checked here, in the unit the property has; the core checks per second. */
   private static void perMinute(String property, Double value) {
     if (value != null && !(value > 0 && Double.isFinite(value))) {

@@ -9,6 +9,8 @@ import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.metrics.MeteredGate;
+import io.backpressure.redis.RedisGateConfig;
+import io.backpressure.redis.RedisPolicyStore;
 import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.redis.TestRedis;
 import io.backpressure.temporal.ActivityGate;
@@ -301,6 +303,50 @@ class BackpressureAutoConfigurationTest {
               assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0)))
                   .isInstanceOf(Admission.Deferred.class);
               assertThat(((ResilientRedisGate) gate).failOpen().failures()).isZero();
+            });
+  }
+
+  @Test
+  void policyOwnershipVerifyFailsStartUpOnAStoredPolicyThatDiffersAndReplaceWritesOver() {
+    String prefix = TestRedis.freshPrefix();
+    try (RedisPolicyStore store =
+        RedisPolicyStore.connect(
+            RedisGateConfig.builder(TestRedis.shared().url())
+                .target("openai")
+                .keyPrefix(prefix)
+                .build())) {
+      store.apply(
+          Policy.builder("openai")
+              .requestsPerMinute(60)
+              .tokensPerMinute(60_000)
+              .priority("P1", 1)
+              .build());
+    }
+    ApplicationContextRunner redis =
+        runner.withPropertyValues(
+            "backpressure.redis.url=" + TestRedis.shared().url(),
+            "backpressure.redis.key-prefix=" + prefix,
+            "backpressure.targets.openai.requests-per-minute=6",
+            "backpressure.targets.openai.requests-burst=1",
+            "backpressure.targets.openai.tokens-per-minute=60000",
+            "backpressure.targets.openai.priorities.P1=1");
+    redis
+        .withPropertyValues("backpressure.policy-ownership=verify")
+        .run(
+            context ->
+                assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasMessageContaining("backpressure.policy-ownership")
+                    .hasMessageContaining("dimensions.requests"));
+    redis
+        .withPropertyValues("backpressure.policy-ownership=replace")
+        .run(
+            context -> {
+              ResilientRedisGate gate = (ResilientRedisGate) context.getBean(Gate.class);
+              assertThat(gate.connected()).isTrue();
+              assertThat(gate.redisGate().policy().dimensions().get(0).capPerSecond())
+                  .isEqualTo(0.1, within(1e-9));
             });
   }
 }
