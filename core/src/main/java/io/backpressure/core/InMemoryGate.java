@@ -253,7 +253,7 @@ public final class InMemoryGate implements Gate {
       if (wait > 0) {
         id = request.booking();
         if (fresh) {
-          id = "b" + (++nextId);
+          id = "b" + ++nextId;
           booking.expiresAt = now + buckets.derived().grantTtlMicros();
           bookings.put(id, booking);
           waiting.add(k, id, now);

@@ -1723,6 +1723,7 @@ final class NestedBuckets {
     return b > a ? b : a;
   }
 
+  @SuppressWarnings("UnusedMethod") // min and max come as a set, for int, long and double
   private static long min(long a, long b) {
     return Math.min(a, b);
   }
@@ -1735,6 +1736,7 @@ final class NestedBuckets {
     return Math.min(a, b);
   }
 
+  @SuppressWarnings("UnusedMethod") // min and max come as a set, for int, long and double
   private static int max(int a, int b) {
     return Math.max(a, b);
   }

@@ -153,7 +153,7 @@ class FailOpenHandBackTest {
         a.link.down = true;
         b.link.down = true;
       }
-      if (now >= back && state.gate.policy() == POLICY && b.link.down) {
+      if (now >= back && state.gate.policy().equals(POLICY) && b.link.down) {
         state.gate = InMemoryGate.createEmpty(POLICY, clock);
         b.link.down = false;
       }

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -400,7 +399,7 @@ public abstract class GateConformanceSuite {
     }
     assertThat(longest).isGreaterThan(Duration.ofMillis(2_500));
     // Past the idle TTL but before the last turn, another queue's step evicts idle queues.
-    clock.advance(Duration.ofMillis(2_000));
+    clock.advance(Duration.ofSeconds(2));
     gate.admit(AdmissionRequest.of("b", "P1", ONE));
     assertThat(levels(gate).activeQueues().get("P1")).isEqualTo(2);
     assertThat(queueState(gate, "a", "P1")).isNotNull();
@@ -713,7 +712,7 @@ public abstract class GateConformanceSuite {
     // The rest waited for under-share calls that arrived together, never behind the flood: each
     // within its burst's own need, one token interval per call of the burst it arrived in and one
     // more, at least six.
-    Map<Traffic.Outcome, Integer> burst = burstSizes(traffic, tokenInterval);
+    IdentityHashMap<Traffic.Outcome, Integer> burst = burstSizes(traffic, tokenInterval);
     assertThat(light)
         .allSatisfy(
             o ->
@@ -739,13 +738,14 @@ public abstract class GateConformanceSuite {
    * bunch now and then into bursts above the cap (one in a hundred seeds brings one of a dozen or
    * more calls within 200 ms); such a burst needs its own length of turns however the flood waits.
    */
-  private static Map<Traffic.Outcome, Integer> burstSizes(Traffic traffic, long tokenInterval) {
+  private static IdentityHashMap<Traffic.Outcome, Integer> burstSizes(
+      Traffic traffic, long tokenInterval) {
     List<Traffic.Outcome> ordered =
         traffic.outcomes().stream()
             .filter(o -> !o.tenant().equals("flood"))
             .sorted(Comparator.comparingLong(Traffic.Outcome::firstNanos))
             .toList();
-    Map<Traffic.Outcome, Integer> period = new IdentityHashMap<>();
+    IdentityHashMap<Traffic.Outcome, Integer> period = new IdentityHashMap<>();
     List<Integer> sizes = new ArrayList<>();
     long free = Long.MIN_VALUE;
     for (Traffic.Outcome o : ordered) {
@@ -756,7 +756,7 @@ public abstract class GateConformanceSuite {
       sizes.set(sizes.size() - 1, sizes.get(sizes.size() - 1) + 1);
       period.put(o, sizes.size() - 1);
     }
-    Map<Traffic.Outcome, Integer> size = new IdentityHashMap<>();
+    IdentityHashMap<Traffic.Outcome, Integer> size = new IdentityHashMap<>();
     period.forEach((o, p) -> size.put(o, sizes.get(p)));
     return size;
   }

@@ -110,8 +110,8 @@ final class ErrorBody {
         case '{' -> object(depth);
         case '[' -> array(depth);
         case '"' -> string();
-        case 't' -> word("true", Boolean.TRUE);
-        case 'f' -> word("false", Boolean.FALSE);
+        case 't' -> word("true", true);
+        case 'f' -> word("false", false);
         case 'n' -> word("null", NULL);
         default -> number();
       };

@@ -168,7 +168,7 @@ class EffectiveCapsTest {
   void theFloorHoldsUnderRepeated429s() {
     for (int i = 0; i < 40; i++) {
       caps.observe(
-          i * 1_000, ProviderSignal.rateLimited("requests", Duration.ofNanos(1_000)), null);
+          i * 1_000L, ProviderSignal.rateLimited("requests", Duration.ofNanos(1_000)), null);
     }
     assertThat(caps.effective(0, 39_000)).isCloseTo(0.05 * 60, within(1e-9));
   }
