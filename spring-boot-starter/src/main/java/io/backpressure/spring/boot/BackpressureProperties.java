@@ -32,8 +32,12 @@ public class BackpressureProperties {
    */
   private Map<String, Target> targets = new LinkedHashMap<>();
 
-  /** What calls get while the shared state cannot answer: open, closed or local. */
-  private FailOpenGate.Mode failMode = FailOpenGate.Mode.OPEN;
+  /**
+   * What calls get while the shared state cannot answer: local (default: each process gates by its
+   * share of the caps, the cap divided by the processes alive when Redis last answered, or the
+   * whole cap for a process that never reached it), open (admitted ungated) or closed (deferred).
+   */
+  private FailOpenGate.Mode failMode = FailOpenGate.Mode.LOCAL;
 
   /**
    * With Redis, how long one admission may wait for the state before the fail mode decides instead
