@@ -26,7 +26,9 @@ public final class RedisQuickstart {
     try (ResilientRedisGate gate =
         ResilientRedisGate.open(RedisGateConfig.builder(url).policy(policy).build())) {
       // README redis: end
-      gate.awaitConnected(Duration.ofSeconds(2)); // optional: start gated if Redis is there
+      // Optional: start gated if Redis is there. A first connection starts the client and loads
+      // the scripts, seconds on a loaded machine: wait 10 s, not 2.
+      gate.awaitConnected(Duration.ofSeconds(10));
       Admission admission =
           gate.admit(AdmissionRequest.of("acme", "P1", Cost.requests(1).tokens(420)));
       if (admission instanceof Admission.Admitted admitted) {
