@@ -45,9 +45,10 @@ class GatedAnthropicTest {
   private RecordingGate separateLimits(double outputTokensBurst) {
     Policy policy =
         Policy.builder("anthropic/claude-haiku")
-            // 20/s: the floor the gate keeps when it adopts the mock's limit of one request per
-            // ten minutes (a twentieth of the cap) is then a whole request.
-            .requestsPerSecond(20)
+            // The floor the gate keeps when it adopts the mock's limit of one request per ten
+            // minutes is a twentieth of the cap, half a request per second: the burst the rule
+            // decides with is clamped to one request.
+            .requestsPerSecond(10)
             .dimension("input_tokens", 1_000, 1_000)
             .dimension("output_tokens", 100, outputTokensBurst)
             .priority("P1", 1)

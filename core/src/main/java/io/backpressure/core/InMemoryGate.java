@@ -6,7 +6,6 @@ import io.backpressure.core.internal.EffectiveCaps;
 import io.backpressure.core.internal.RequestCheck;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -140,7 +139,8 @@ public final class InMemoryGate implements Gate {
    * Learns from the provider's answer ({@link EffectiveCaps}); admission decides against the
    * effective caps from the next call on. The rule itself is untouched: the effective caps reach it
    * through the hot-update path, as a policy whose caps (and bursts, in proportion) are {@code
-   * E_d}.
+   * E_d}, clamped so that one request always fits ({@link EffectiveCaps#rulePolicy}). Never throws
+   * for what the provider answers.
    */
   @Override
   public void feedback(@Nullable Grant grant, ProviderSignal signal) {
@@ -172,19 +172,7 @@ public final class InMemoryGate implements Gate {
     if (Arrays.equals(next, appliedCaps)) {
       return;
     }
-    List<Dimension> dims = new ArrayList<>();
-    for (int d = 0; d < next.length; d++) {
-      Dimension c = policy.dimensions().get(d);
-      dims.add(
-          next[d] == c.capPerSecond()
-              ? c
-              : new Dimension(c.name(), next[d], c.burst() * next[d] / c.capPerSecond()));
-    }
-    Policy effective = policy;
-    for (Dimension dim : dims) {
-      effective = effective.withDimension(dim);
-    }
-    buckets.configure(effective);
+    buckets.configure(EffectiveCaps.rulePolicy(policy, next));
     appliedCaps = next;
   }
 

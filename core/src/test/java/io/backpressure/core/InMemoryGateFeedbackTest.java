@@ -130,6 +130,58 @@ class InMemoryGateFeedbackTest {
   }
 
   /**
+   * A limit far below a small cap: the floor, 0.05 · 10/s = 0.5/s, would scale the burst of 10 to
+   * half a request. The feedback does not throw, and the rule decides with a burst of one request:
+   * one call every two seconds.
+   *
+   * <p>Mutation tried: the burst scaled without the clamp (the feedback throws).
+   */
+  @Test
+  void aLimitThatScalesTheBurstBelowOneRequestLeavesABurstOfOne() {
+    InMemoryGate small =
+        InMemoryGate.create(
+            Policy.builder("anthropic/claude")
+                .requestsPerSecond(10)
+                .priority("P1", 1)
+                .feedback(FEEDBACK)
+                .build(),
+            clock);
+    small.feedback(null, ProviderSignal.ofStatus(200).withLimit("requests", 0.0, null, null));
+    FeedbackState.Dimension requests = small.feedbackState().dimensions().get("requests");
+    assertThat(requests.effective()).isEqualTo(0.5);
+    List<Traffic.Admitted> admitted =
+        new Traffic(small, clock).callers("acme", "P1", Cost.requests(1), 4).runUntil(20);
+    assertThat(count(admitted, 0, 20))
+        .as("one at once, then one every 2 s")
+        .isCloseTo(10, within(1.0));
+  }
+
+  /**
+   * The same floor under a safe window of one second: an allowance of half a request would admit
+   * nothing ever. The rule decides with one request per window, the least a provider's limit can
+   * state, while the learned cap stays 0.5/s.
+   *
+   * <p>Mutation tried: no rate clamp (the feedback throws).
+   */
+  @Test
+  void aLimitThatLeavesLessThanOneRequestPerSafeWindowLeavesOnePerWindow() {
+    InMemoryGate small =
+        InMemoryGate.create(
+            Policy.builder("anthropic/claude")
+                .requestsPerSecond(10)
+                .safeWindow(Duration.ofSeconds(1))
+                .priority("P1", 1)
+                .feedback(FEEDBACK)
+                .build(),
+            clock);
+    small.feedback(null, ProviderSignal.ofStatus(200).withLimit("requests", 0.0, null, null));
+    assertThat(small.feedbackState().dimensions().get("requests").effective()).isEqualTo(0.5);
+    List<Traffic.Admitted> admitted =
+        new Traffic(small, clock).callers("acme", "P1", Cost.requests(1), 4).runUntil(20);
+    assertThat(count(admitted, 0, 20)).as("one per second").isCloseTo(20, within(1.0));
+  }
+
+  /**
    * Runs the traffic from {@code from} to {@code to} seconds, reporting a quiet answer every {@code
    * step}.
    */

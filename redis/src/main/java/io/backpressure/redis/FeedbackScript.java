@@ -75,6 +75,7 @@ final class FeedbackScript {
       args.add(limit == null ? "" : nanos(limit.reset()));
       args.add(own == null ? "0" : Double.toString(own[d]));
     }
+    args.add(Integer.toString(names.indexOf(io.backpressure.core.Dimension.REQUESTS) + 1));
     args.add(stored.version());
     return connection.run(
         SCRIPT, new String[] {keys.config(), keys.feedback()}, args.toArray(String[]::new));

@@ -20,8 +20,9 @@
 --       13 outage_errors, 14 own-usage slot width (µs),
 --       15 status, 16 what the answer means ('resumed', or a ProviderSignal.Meaning name), 17 ignored, 18 retry-after (ns, '' = none), 19 own usage given (1/0),
 --       then per dimension in the policy's order 6 values: named exhausted (1/0), has rate-limit
---       headers (1/0), limit, remaining, reset (ns) ('' = not sent), own usage; last, the policy
---       version the caller took the feedback parameters from
+--       headers (1/0), limit, remaining, reset (ns) ('' = not sent), own usage; then the index
+--       (1-based) of the requests dimension, 0 when there is none; last, the policy version the
+--       caller took the feedback parameters from
 -- Returns {0} when the target has no policy; {2, live version} when the caller's version is stale
 -- (nothing changed); else {1, now, ramp factor, outage (1/0), signals,
 -- decreases, adoptions, ramps, ignored, then per dimension: C_d, E_d, applied, limit per second
@@ -378,13 +379,36 @@ end
 -- The numbers admission decides with: the configured ones, with E_d in place of C_d, and the ramp.
 local m = ramp_multiplier(now)
 local reply = { 1, now, fmt(m), st.outage, st.signals, st.decreases, st.adoptions, st.ramps, st.ignored }
+-- EffectiveCaps.oneRequestPerWindow: the least rate at which a safe window of `micros` µs holds
+-- one request, 1e6 / micros rounded up (one ulp at a time, as Math.nextUp) until the allowance,
+-- computed as the rule does and as Policy checks it, is at least one.
+local function one_request_per_window(micros)
+  local rate = 1e6 / micros
+  local nanos = micros * 1000
+  while rate * micros / 1e6 < 1 or rate * nanos / 1e9 < 1 do
+    local _, e = math.frexp(rate)
+    rate = rate + math.ldexp(1, e - 53)
+  end
+  return rate
+end
+
+-- EffectiveCaps.rulePolicy: the cap (and burst, in proportion) the rule decides with; the request
+-- count is clamped so that one request always fits: at least one per safe window, a burst of at
+-- least one.
 if ARGV[1] == 'observe' then
   local v = decode_params(base_raw)
   local period = v.period
+  local requests = tonumber(ARGV[#ARGV - 1])
   for d = 1, D do
     local r = effective(d, now)
+    if d == requests and period ~= 0 then
+      r = max(r, min(C[d], one_request_per_window(period)))
+    end
     if r ~= C[d] then
       local burst = base.burst[d] * r / C[d]
+      if d == requests then
+        burst = max(1, burst)
+      end
       v.rate[d] = r
       v.burst[d] = burst
       if period == 0 then

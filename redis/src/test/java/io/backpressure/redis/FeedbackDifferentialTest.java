@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.backpressure.core.Cost;
+import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.FeedbackPolicy;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.internal.DerivedPolicy;
 import io.backpressure.core.internal.EffectiveCaps;
 import java.time.Duration;
 import java.util.HashSet;
@@ -76,6 +78,78 @@ class FeedbackDifferentialTest {
       redis.feedback(null, signal);
       assertSame(
           java.state(now), redis.feedbackState().orElseThrow(), "trace " + trace + " step " + step);
+    }
+  }
+
+  /**
+   * The seam: after an answer, the parameters the scripts decide with equal the derived numbers of
+   * the policy the in-memory gate decides with ({@link EffectiveCaps#rulePolicy}), here for limits
+   * that scale a small cap's burst below one request, or leave less than one request per safe
+   * window, which both twins clamp to one request.
+   *
+   * <p>Mutation tried: feedback.lua without the burst clamp (a burst of 0.5), and without the rate
+   * clamp (an allowance of 0.5).
+   */
+  @Test
+  void javaAndLuaDecideWithTheSameClampedParameters() {
+    Connection connection = TestRedis.shared().connection();
+    Script probe = Script.load("nested_buckets.lua", "params_probe.lua");
+    for (long windowMillis : new long[] {0, 1_000, 333, 7_001}) {
+      for (double limit : new double[] {0, 1, 3, 40}) {
+        FeedbackPolicy feedback = FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build();
+        Policy policy =
+            Policy.builder("clamp/" + windowMillis + "/" + limit)
+                .tokensPerSecond(2_000)
+                .requestsPerSecond(10)
+                .safeWindow(windowMillis == 0 ? null : Duration.ofMillis(windowMillis))
+                .priority("P1", 1)
+                .feedback(feedback)
+                .build();
+        ManualClock clock = new ManualClock(1_000_000_000L);
+        RedisGateConfig config =
+            TestRedis.shared()
+                .config()
+                .target(policy.target())
+                .policy(policy)
+                .timeSource(TimeSource.caller(clock))
+                .build();
+        RedisGate redis = RedisGate.over(connection, false, config);
+        List<String> names = policy.dimensionNames();
+        double[] caps = {2_000, 10};
+        EffectiveCaps java = new EffectiveCaps(names, caps, feedback);
+        ProviderSignal signal =
+            ProviderSignal.ofStatus(200)
+                .withLimit("requests", limit, null, null)
+                .withLimit("tokens", 100.0, null, null);
+        long now = clock.nanoTime() / 1_000;
+        java.observe(now, signal, null);
+        redis.feedback(null, signal);
+        InMemoryGate.create(policy, clock).feedback(null, signal);
+
+        DerivedPolicy expected =
+            DerivedPolicy.of(EffectiveCaps.rulePolicy(policy, java.applied(now)));
+        Keys keys = Keys.of(config.keyPrefix(), config.target());
+        List<Object> reply = connection.await(connection.run(probe, new String[] {keys.config()}));
+        String where = "window " + windowMillis + " ms, limit " + limit;
+        assertThat(expected.burst(1)).as(where + ": one request fits").isGreaterThanOrEqualTo(1);
+        for (int d = 0; d < 2; d++) {
+          int at = 2 + 4 * d;
+          double[] want = {
+            expected.rate(d), expected.burst(d), expected.largest(d), expected.allowance(d)
+          };
+          for (int i = 0; i < 4; i++) {
+            double read = Double.parseDouble((String) reply.get(at + i));
+            assertThat(read)
+                .as(
+                    where
+                        + " "
+                        + names.get(d)
+                        + " "
+                        + List.of("rate", "burst", "largest", "allowance").get(i))
+                .isCloseTo(want[i], within(1e-12 * Math.max(1, want[i])));
+          }
+        }
+      }
     }
   }
 

@@ -116,6 +116,19 @@ import org.jspecify.annotations.Nullable;
  * for every decision to apply at its own time. A ramp therefore rises whether or not answers are
  * reported (a gate whose caller reports none still returns to {@code E_d}).
  *
+ * <h2>What admission decides with</h2>
+ *
+ * {@link #rulePolicy} turns the caps into the policy the rule decides with: each dimension's cap
+ * becomes the applied cap {@code r = E_d · m}, its burst {@code B_d · r / C_d} in proportion. The
+ * request count is clamped so that one request always fits, whatever the provider says: its rate is
+ * at least one request per safe window ({@code 1 / P_s}, when the policy has a safe window), and
+ * its burst at least one request. Without the clamp a low adopted limit (or the floor of a small
+ * cap: {@code 0.05 · 10/s} is a burst of half a request) would leave a rule that can never admit a
+ * call, and a policy that is refused as such. One request per window is also the least a provider's
+ * {@code limit} header can state, so the clamp never admits more than the provider's own limit.
+ * {@link FeedbackState} still reports {@code E_d} as learned; feedback.lua writes the same numbers
+ * into the parameters the scripts decide with ({@code rule_rate} there).
+ *
  * <h2>A worked example</h2>
  *
  * {@code C = 60} requests/s, {@code P = 1 s}, defaults otherwise. The provider's real limit is 45
@@ -143,6 +156,53 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  */
 public final class EffectiveCaps {
+  /**
+   * The policy admission decides with when the caps applied are {@code applied} (units per second,
+   * in {@code configured}'s dimension order, each at most the configured cap): every dimension
+   * whose applied cap differs from its configured one gets that cap and its burst scaled in
+   * proportion, and the request count is clamped so that one request always fits (see "What
+   * admission decides with"). Never throws for applied caps in {@code (0, C_d]}.
+   */
+  public static io.backpressure.core.Policy rulePolicy(
+      io.backpressure.core.Policy configured, double[] applied) {
+    java.time.Duration window = configured.safeWindow();
+    io.backpressure.core.Policy out = configured;
+    for (int d = 0; d < applied.length; d++) {
+      io.backpressure.core.Dimension c = configured.dimensions().get(d);
+      double rate = applied[d];
+      boolean requests = c.name().equals(io.backpressure.core.Dimension.REQUESTS);
+      if (requests && window != null) {
+        rate = Math.max(rate, Math.min(c.capPerSecond(), oneRequestPerWindow(window)));
+      }
+      if (rate == c.capPerSecond()) {
+        continue;
+      }
+      double burst = c.burst() * rate / c.capPerSecond();
+      if (requests) {
+        burst = Math.max(1, burst);
+      }
+      out = out.withDimension(new io.backpressure.core.Dimension(c.name(), rate, burst));
+    }
+    return out;
+  }
+
+  /**
+   * The least rate (per second) at which the safe window holds one request: {@code 10^6 / µs} with
+   * {@code µs} its length in whole microseconds, rounded up until the window's allowance, computed
+   * both as the rule computes it ({@code rate · µs / 10^6}) and as the policy checks it ({@code
+   * rate · ns / 10^9}), is at least one. feedback.lua's {@code one_request_per_window} is the same
+   * loop.
+   */
+  static double oneRequestPerWindow(java.time.Duration window) {
+    long micros = window.toNanos() / 1_000;
+    double rate = 1e6 / micros;
+    double nanos = micros * 1_000.0;
+    while (rate * micros / 1e6 < 1 || rate * nanos / 1e9 < 1) {
+      rate = Math.nextUp(rate);
+    }
+    return rate;
+  }
+
   /** Slots per provider period in which the gate's own usage is counted. */
   public static final int SLOTS = 20;
 
