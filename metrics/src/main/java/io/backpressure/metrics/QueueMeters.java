@@ -19,6 +19,8 @@ import java.util.function.Consumer;
  * The counters and the deferral timer of one priority class (or, with tenant tags, of one tenant in
  * one class), registered once so that recording is a field read and an add. Thread-safe.
  */
+@SuppressWarnings(
+    "EnumOrdinal") // the rejected counters are an array indexed by reason, read per call
 final class QueueMeters {
   /** Deferral histogram boundaries: from the gate's shortest deferral (1 ms) to a minute. */
   static final Duration[] DEFER_BUCKETS =
