@@ -147,17 +147,22 @@ public final class GatedTransport<Q, R> {
       exchange.failed(e);
       throw e;
     }
-    return sent.handle(
-            (response, failure) -> {
-              if (failure != null) {
-                exchange.failed(failure);
-                throw failure instanceof RuntimeException r ? r : new CompletionException(failure);
-              }
-              return throttled(exchange, response, resends)
-                  ? sendAsync(request, send, resends + 1)
-                  : CompletableFuture.completedFuture(tapped(exchange, response));
-            })
-        .thenCompose(next -> next);
+    @SuppressWarnings("FutureReturnValueIgnored") // handle's nested future is composed just below
+    CompletableFuture<R> answer =
+        sent.handle(
+                (response, failure) -> {
+                  if (failure != null) {
+                    exchange.failed(failure);
+                    throw failure instanceof RuntimeException r
+                        ? r
+                        : new CompletionException(failure);
+                  }
+                  return throttled(exchange, response, resends)
+                      ? sendAsync(request, send, resends + 1)
+                      : CompletableFuture.completedFuture(tapped(exchange, response));
+                })
+            .thenCompose(next -> next);
+    return answer;
   }
 
   /**

@@ -89,6 +89,7 @@ class TapTest {
   }
 
   @Test
+  @SuppressWarnings("StringConcatToTextBlock") // the \r\n line ends are what is tested
   void splitsEventsAsTheEventStreamFormatSays() throws IOException {
     Exchange exchange = admit("{\"model\":\"m\",\"stream\":true}");
     exchange.answered(200, Map.of());

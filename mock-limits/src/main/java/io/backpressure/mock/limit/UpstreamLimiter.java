@@ -242,6 +242,7 @@ public final class UpstreamLimiter {
     return rejectedCount;
   }
 
+  @SuppressWarnings("ReferenceEquality") // identity: a spec object not applied yet is applied
   private void apply(long nowNanos, Caps caps) {
     LimitSpec[] specs = specsFor(caps);
     if (specs[0] != requestsSpec) {

@@ -23,6 +23,7 @@ public enum WindowModel {
    *
    * @throws IllegalArgumentException naming the allowed values when {@code text} is none of them
    */
+  @SuppressWarnings("StatementSwitchToExpressionSwitch") // null and the default share one throw
   public static WindowModel parse(String text) {
     if (text != null) {
       switch (text.strip().toLowerCase(Locale.ROOT)) {
