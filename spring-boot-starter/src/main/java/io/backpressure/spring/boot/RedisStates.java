@@ -83,9 +83,15 @@ final class RedisStates {
           properties.getPolicyOwnership().name().toLowerCase(Locale.ROOT),
           TargetPolicies.summary(policy));
     }
-    return metering == null
-        ? gate
-        : metering.meter(gate, () -> gate.connected() ? gate.redisGate().policy() : policy);
+    if (metering == null) {
+      return gate;
+    }
+    // Through the fail-open wrapper, so that calls decided without Redis are counted too; without
+    // a registry to meter into, the resilient gate itself.
+    Gate metered =
+        metering.meter(
+            gate.failOpen(), () -> gate.connected() ? gate.redisGate().policy() : policy);
+    return metered == gate.failOpen() ? gate : metered;
   }
 
   /**

@@ -349,4 +349,25 @@ class BackpressureAutoConfigurationTest {
                   .isEqualTo(0.1, within(1e-9));
             });
   }
+
+  @Test
+  void aMeteredRedisGateCountsTheCallsDecidedWithoutRedis() {
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withPropertyValues(
+            "backpressure.redis.url=" + TestRedis.shared().url(),
+            "backpressure.redis.key-prefix=" + TestRedis.freshPrefix(),
+            "backpressure.targets.openai.requests-per-minute=60",
+            "backpressure.targets.openai.tokens-per-minute=60000",
+            "backpressure.targets.openai.priorities.P1=1")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(Gate.class)).isInstanceOf(MeteredGate.class);
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(registry.find("backpressure.state.failures").functionCounter())
+                  .isNotNull();
+              assertThat(registry.find("backpressure.state.ungated").functionCounter()).isNotNull();
+            });
+  }
 }
