@@ -32,7 +32,8 @@ final class DirectAdmitter implements Admitter {
       throw new ExpiredException(gate.target(), expired.turnIn(), expired.message());
     }
     Admission.Rejected rejected = (Admission.Rejected) admission;
-    throw new RejectedException(gate.target(), rejected.reason(), rejected.message());
+    throw new RejectedException(
+        gate.target(), rejected.reason(), rejected.message(), rejected.resetAt());
   }
 
   /** As {@code ActivityGate} releases: a usage the gate refuses is replaced by the debited cost. */

@@ -1,7 +1,9 @@
 package io.backpressure.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The gate's answer to one admission request: exactly one of {@link Admitted}, {@link Deferred},
@@ -82,13 +84,29 @@ public sealed interface Admission
   }
 
   /**
-   * Never: asking again with the same request gives the same answer. {@code message} names the
-   * field at fault and the allowed range.
+   * Not this call: asking again with the same request gives the same answer, at least until {@code
+   * resetAt}. {@code message} names the field at fault and the allowed range, or the limit reached.
+   *
+   * <p>Most reasons are permanent ({@code resetAt} null). A calendar limit or a quota that the call
+   * cannot fit into before its window resets ({@link RejectReason#LIMIT_REACHED}, {@link
+   * RejectReason#QUOTA_EXHAUSTED}) is terminal for now and carries the instant the window resets: a
+   * caller shows it to its user, or, if it chose to, waits until then; it is never deferred for
+   * hours.
+   *
+   * @param reason why
+   * @param message what was wrong or which limit was reached, for people
+   * @param resetAt when the limit that refused the call resets, or null when waiting would not help
    */
-  record Rejected(RejectReason reason, String message) implements Admission {
+  record Rejected(RejectReason reason, String message, @Nullable Instant resetAt)
+      implements Admission {
     public Rejected {
       Objects.requireNonNull(reason, "reason");
       Objects.requireNonNull(message, "message");
+    }
+
+    /** A rejection that no wait undoes. */
+    public Rejected(RejectReason reason, String message) {
+      this(reason, message, null);
     }
   }
 }

@@ -3,6 +3,8 @@ package io.backpressure.core;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.internal.EffectiveCaps;
+import io.backpressure.core.internal.LimitLedger;
+import io.backpressure.core.internal.LimitPlan;
 import io.backpressure.core.internal.RequestCheck;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -31,6 +33,13 @@ public final class InMemoryGate implements Gate {
   private static final int SPARE_BOOKINGS = 64;
 
   private final Ticker clock;
+
+  /** The time of the calendar windows and leases ({@link Limits}). */
+  private final EpochClock calendar;
+
+  /** The state of the limits beyond the per-second caps (guarded by the lock). */
+  private final LimitLedger limits = new LimitLedger();
+
   private final NestedBuckets buckets;
   private final GrantTable grants = new GrantTable();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
@@ -57,8 +66,9 @@ public final class InMemoryGate implements Gate {
   private long nextId;
   private long nextExpiry;
 
-  private InMemoryGate(Policy policy, Ticker clock) {
+  private InMemoryGate(Policy policy, Ticker clock, @Nullable EpochClock calendar) {
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.calendar = calendar != null ? calendar : following(clock);
     this.buckets = new NestedBuckets(Objects.requireNonNull(policy, "policy"));
     this.policy = policy;
     this.appliedCaps = configuredCaps(policy);
@@ -70,12 +80,30 @@ public final class InMemoryGate implements Gate {
 
   /** A gate on the system clock. */
   public static InMemoryGate create(Policy policy) {
-    return new InMemoryGate(policy, Ticker.system());
+    return new InMemoryGate(policy, Ticker.system(), EpochClock.unix());
   }
 
-  /** A gate on the given clock (virtual time in tests and the simulator). */
+  /**
+   * A gate on the given clock (virtual time in tests and the simulator). Its calendar windows and
+   * leases ({@link Limits}) count from the system's date at creation, advanced by {@code clock}.
+   */
   public static InMemoryGate create(Policy policy, Ticker clock) {
-    return new InMemoryGate(policy, clock);
+    return new InMemoryGate(policy, clock, null);
+  }
+
+  /**
+   * A gate on the given clock whose calendar windows and leases ({@link Limits}) follow {@code
+   * calendar}: for tests and replays that set the date (a {@code ManualClock} serves as both).
+   */
+  public static InMemoryGate create(Policy policy, Ticker clock, EpochClock calendar) {
+    return new InMemoryGate(policy, clock, Objects.requireNonNull(calendar, "calendar"));
+  }
+
+  /** The system's time now, advanced by {@code clock} from now on. */
+  private static EpochClock following(Ticker clock) {
+    long epochAtStart = EpochClock.unix().epochNanos();
+    long tickAtStart = clock.nanoTime();
+    return () -> epochAtStart + (clock.nanoTime() - tickAtStart);
   }
 
   /**
@@ -85,7 +113,7 @@ public final class InMemoryGate implements Gate {
    * see a fresh burst on top of what the other gate admitted.
    */
   public static InMemoryGate createEmpty(Policy policy, Ticker clock) {
-    InMemoryGate gate = new InMemoryGate(policy, clock);
+    InMemoryGate gate = new InMemoryGate(policy, clock, null);
     gate.buckets.startEmpty();
     return gate;
   }
@@ -100,7 +128,7 @@ public final class InMemoryGate implements Gate {
    * one provider period of its previous run's admissions.
    */
   public static InMemoryGate createAfterLoss(Policy policy, Ticker clock) {
-    InMemoryGate gate = new InMemoryGate(policy, clock);
+    InMemoryGate gate = new InMemoryGate(policy, clock, null);
     gate.buckets.startAfterLoss();
     return gate;
   }
@@ -196,6 +224,7 @@ public final class InMemoryGate implements Gate {
     Duration maxWait = check.maxWait(policy, request);
     String tenant = Objects.requireNonNull(request.tenant(), "checked");
     String priority = Objects.requireNonNull(request.priority(), "checked");
+    LimitPlan plan = LimitPlan.of(policy, tenant, k, check.estimate(), check.reserve());
     String id;
     Cost debited;
     synchronized (this) {
@@ -204,6 +233,14 @@ public final class InMemoryGate implements Gate {
         applyCaps(now);
       }
       expire(now);
+      // The limits (Limits, LimitLedger): checked before the rule decides, debited once it admits.
+      long epoch = plan.isEmpty() ? 0 : calendar.epochNanos() / 1_000;
+      if (!plan.isEmpty()) {
+        LimitLedger.Verdict verdict = limits.check(plan, epoch);
+        if (!verdict.passes()) {
+          return limitAnswer(verdict, request);
+        }
+      }
       NestedBuckets.Booking booking =
           request.booking() == null ? null : bookings.get(request.booking());
       if (booking != null
@@ -257,6 +294,9 @@ public final class InMemoryGate implements Gate {
       id = grants.id(number);
       booking.expiresAt = now + buckets.derived().grantTtlMicros();
       grants.put(number, booking);
+      if (!plan.isEmpty()) {
+        limits.debit(id, plan, epoch, epoch + buckets.derived().grantTtlMicros());
+      }
       // Read under the lock: once released, the booking is handed to another call.
       debited =
           Arrays.equals(booking.debit, booking.estimate)
@@ -285,6 +325,7 @@ public final class InMemoryGate implements Gate {
         return false;
       }
       buckets.release(now, record, releaseAmounts);
+      limits.release(grant.id(), releaseAmounts, calendar.epochNanos() / 1_000);
       if (spare.size() < SPARE_BOOKINGS) {
         spare.addFirst(record);
       }
@@ -307,6 +348,37 @@ public final class InMemoryGate implements Gate {
       }
       buckets.charge(now, amounts);
     }
+  }
+
+  /**
+   * The answer for a call the limits hold: their rejection, or a deferral that keeps the booking
+   * the call presented (its place in line stays its own) or carries a new one no rule state stands
+   * behind (the next attempt is a first attempt).
+   */
+  private Admission limitAnswer(LimitLedger.Verdict verdict, AdmissionRequest request) {
+    if (verdict.rejected() != null) {
+      return verdict.rejected();
+    }
+    String booking = request.booking() != null ? request.booking() : "l" + (++nextId);
+    return new Admission.Deferred(Duration.ofNanos(verdict.waitMicros() * 1_000), booking);
+  }
+
+  /** Calls in flight under the policy's concurrency limit now (0 without one). */
+  public synchronized int inFlight() {
+    return limits.inFlight(calendar.epochNanos() / 1_000);
+  }
+
+  /** Concurrency leases that expired unreleased since the gate started. */
+  public synchronized long expiredLeases() {
+    return limits.expiredLeases();
+  }
+
+  /**
+   * What the limit counter {@code field} holds ({@code {window start µs, used, held}}; fields as
+   * {@link LimitPlan.Counter#field()} names them), or null when it was never used.
+   */
+  public synchronized double @Nullable [] limitCounter(String field) {
+    return limits.counter(field);
   }
 
   /** Bucket levels for metrics and inspection: a copy, consistent at one instant. */
@@ -360,6 +432,7 @@ public final class InMemoryGate implements Gate {
     }
     nextExpiry = now + Math.min(1_000_000, policy.grantTtl().toNanos() / 1_000);
     grants.removeExpired(now);
+    limits.expire(calendar.epochNanos() / 1_000);
     for (Iterator<NestedBuckets.Booking> it = bookings.values().iterator(); it.hasNext(); ) {
       if (it.next().expiresAt > now) {
         break;

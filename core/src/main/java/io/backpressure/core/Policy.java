@@ -2,6 +2,7 @@ package io.backpressure.core;
 
 import io.backpressure.core.feedback.FeedbackPolicy;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  * @param priorityMode how classes share the cap: weighted shares ({@link PriorityMode#SHARED}) or
  *     strictly in order ({@link PriorityMode#STRICT})
  * @param feedback how the gate learns effective caps from the provider's answers
+ * @param limits the limits beyond the per-second caps: concurrency, calendar windows, quotas
+ *     ({@link Limits#NONE} for none)
  */
 public record Policy(
     String target,
@@ -52,10 +55,12 @@ public record Policy(
     Duration shareHorizon,
     Duration grantTtl,
     PriorityMode priorityMode,
-    FeedbackPolicy feedback) {
+    FeedbackPolicy feedback,
+    Limits limits) {
 
   public Policy {
     Objects.requireNonNull(feedback, "feedback");
+    Objects.requireNonNull(limits, "limits");
     PolicyChecks.name("target", target);
     dimensions = List.copyOf(Objects.requireNonNull(dimensions, "dimensions"));
     priorities = List.copyOf(Objects.requireNonNull(priorities, "priorities"));
@@ -113,6 +118,10 @@ public record Policy(
       throw new InvalidPolicyException(
           "priority_mode", "priority_mode must be one of shared, strict, got null");
     }
+    limits.checkAgainst(
+        dimensions.stream().map(Dimension::name).toList(),
+        priorities.stream().map(PriorityClass::name).toList(),
+        grantTtl);
   }
 
   /** Shortest idle TTL, share horizon and safe window. */
@@ -220,7 +229,8 @@ public record Policy(
         shareHorizon,
         grantTtl,
         priorityMode,
-        feedback);
+        feedback,
+        limits);
   }
 
   /** This policy with a dimension's cap and burst replaced (a hot update). */
@@ -253,6 +263,25 @@ public record Policy(
     Map<String, Double> weights = new HashMap<>(tenantWeights);
     weights.put(tenant, weight);
     return with(dimensions, priorities, weights, safeWindow, feedback);
+  }
+
+  /** This policy with other limits beyond the per-second caps. */
+  public Policy withLimits(Limits next) {
+    return new Policy(
+        target,
+        dimensions,
+        priorities,
+        tenantWeights,
+        defaultTenantWeight,
+        reservation,
+        defaultMaxTokens,
+        idleTtl,
+        safeWindow,
+        shareHorizon,
+        grantTtl,
+        priorityMode,
+        feedback,
+        next);
   }
 
   /** This policy with other feedback parameters. */
@@ -405,6 +434,13 @@ public record Policy(
     private FeedbackPolicy feedback = FeedbackPolicy.DEFAULT;
     private PriorityMode priorityMode = PriorityMode.SHARED;
     private Duration sendMargin = Duration.ZERO;
+    private Limits.@Nullable Concurrency concurrency;
+    private final List<Limits.Calendar> calendar = new ArrayList<>();
+    private ZoneId timeZone = Limits.NONE.timeZone();
+    private Limits.@Nullable Price price;
+    private final Map<String, Limits.Quota> tenantQuotas = new LinkedHashMap<>();
+    private Limits.@Nullable Quota defaultTenantQuota;
+    private final Map<String, Limits.Quota> classQuotas = new LinkedHashMap<>();
 
     private Builder(String target) {
       this.target = target;
@@ -570,6 +606,83 @@ public record Policy(
     }
 
     /**
+     * At most {@code maxInFlight} calls in flight at once, each holding a lease from its admission
+     * to its release; a lease not released within {@code leaseTtl} expires by itself (default: no
+     * limit).
+     *
+     * @throws InvalidPolicyException naming {@code concurrency.max_in_flight} outside {@code [1,
+     *     1000000]} or {@code concurrency.lease_ttl} outside {@code [1s, 24h]}
+     */
+    public Builder concurrency(int maxInFlight, Duration leaseTtl) {
+      this.concurrency = new Limits.Concurrency(maxInFlight, leaseTtl);
+      return this;
+    }
+
+    /** {@link #concurrency(int, Duration)} with the default lease TTL of 60 s. */
+    public Builder concurrency(int maxInFlight) {
+      return concurrency(maxInFlight, Limits.Concurrency.DEFAULT_LEASE_TTL);
+    }
+
+    /**
+     * At most {@code limit} of {@code dimension} per calendar day in the {@link #timeZone} (the
+     * dimension is added with {@link #dimension} as well, before or after).
+     */
+    public Builder perDay(String dimension, double limit) {
+      calendar.add(new Limits.Calendar(dimension, Limits.Period.DAY, limit));
+      return this;
+    }
+
+    /** At most {@code limit} of {@code dimension} per calendar month in the {@link #timeZone}. */
+    public Builder perMonth(String dimension, double limit) {
+      calendar.add(new Limits.Calendar(dimension, Limits.Period.MONTH, limit));
+      return this;
+    }
+
+    /** The zone of the calendar windows and quotas (default UTC). */
+    public Builder timeZone(ZoneId zone) {
+      this.timeZone = Objects.requireNonNull(zone, "zone");
+      return this;
+    }
+
+    /**
+     * The zone of the calendar windows and quotas, by name.
+     *
+     * @throws InvalidPolicyException naming {@code time_zone} when the zone does not exist
+     */
+    public Builder timeZone(String zone) {
+      return timeZone(Limits.zone(zone));
+    }
+
+    /**
+     * The model's price per million input and output tokens, for quotas in currency.
+     *
+     * @throws InvalidPolicyException naming the price outside {@code [0, 1000000]}
+     */
+    public Builder price(double inputPerMillion, double outputPerMillion) {
+      this.price = new Limits.Price(inputPerMillion, outputPerMillion);
+      return this;
+    }
+
+    /** The quota of one tenant, e.g. {@code Limits.Quota.tokensPerDay(2_000_000)}. */
+    public Builder tenantQuota(String tenant, Limits.Quota quota) {
+      PolicyChecks.name("quotas.tenants", tenant);
+      tenantQuotas.put(tenant, Objects.requireNonNull(quota, "quota"));
+      return this;
+    }
+
+    /** The quota of every tenant without one of its own. */
+    public Builder defaultTenantQuota(Limits.Quota quota) {
+      this.defaultTenantQuota = Objects.requireNonNull(quota, "quota");
+      return this;
+    }
+
+    /** The quota of a priority class, shared by all its tenants. */
+    public Builder classQuota(String priority, Limits.Quota quota) {
+      classQuotas.put(priority, Objects.requireNonNull(quota, "quota"));
+      return this;
+    }
+
+    /**
      * The policy, with the send margin applied to the resolved safe window.
      *
      * @throws InvalidPolicyException naming the field at fault
@@ -589,7 +702,15 @@ public record Policy(
               shareHorizon,
               grantTtl,
               priorityMode,
-              feedback);
+              feedback,
+              new Limits(
+                  concurrency,
+                  calendar,
+                  timeZone,
+                  price,
+                  tenantQuotas,
+                  defaultTenantQuota,
+                  classQuotas));
       return policy.withSendMargin(sendMargin);
     }
   }

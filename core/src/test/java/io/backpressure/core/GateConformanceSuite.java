@@ -1260,4 +1260,87 @@ public abstract class GateConformanceSuite {
               assertThat(r.message()).contains(mentions);
             });
   }
+
+  /**
+   * 2026-03-08 07:59:50 UTC: ten seconds before midnight in Los Angeles on a spring-forward day.
+   */
+  private static final long BEFORE_LA_MIDNIGHT = 1_772_956_790L * 1_000_000_000L;
+
+  @Test
+  void limits_aTenantQuotaIsExactToTheCall_terminalWithItsResetInstant_othersUnaffected() {
+    ManualClock clock = new ManualClock(BEFORE_LA_MIDNIGHT);
+    Gate gate =
+        newGate(
+            requestsAndTokens()
+                .priority("P1", 1)
+                .timeZone("America/Los_Angeles")
+                .tenantQuota("a", Limits.Quota.tokensPerDay(1_000))
+                .build(),
+            clock);
+    for (int i = 0; i < 10; i++) {
+      Admission admitted = gate.admit("a", "P1", Cost.requests(1).tokens(100));
+      assertThat(admitted).isInstanceOf(Admission.Admitted.class);
+      gate.release(((Admission.Admitted) admitted).grant(), Cost.requests(1).tokens(100));
+      clock.advance(Duration.ofMillis(100));
+    }
+    Admission refused = gate.admit("a", "P1", Cost.requests(1).tokens(1));
+    assertThat(refused).isInstanceOf(Admission.Rejected.class);
+    Admission.Rejected r = (Admission.Rejected) refused;
+    assertThat(r.reason()).isEqualTo(RejectReason.QUOTA_EXHAUSTED);
+    assertThat(r.resetAt()).isEqualTo(java.time.Instant.parse("2026-03-08T08:00:00Z"));
+    assertThat(gate.admit("b", "P1", Cost.requests(1).tokens(100)))
+        .isInstanceOf(Admission.Admitted.class);
+    clock.advance(Duration.ofSeconds(10));
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(100)))
+        .isInstanceOf(Admission.Admitted.class);
+  }
+
+  @Test
+  void limits_aReleaseReconcilesACalendarCapWithTheTrueUsage() {
+    ManualClock clock = new ManualClock(BEFORE_LA_MIDNIGHT);
+    Gate gate =
+        newGate(
+            requestsAndTokens().priority("P1", 1).perDay(Dimension.TOKENS, 1_000).build(), clock);
+    Admission.Admitted first =
+        (Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(900));
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(200)))
+        .isInstanceOfSatisfying(
+            Admission.Rejected.class,
+            r -> assertThat(r.reason()).isEqualTo(RejectReason.LIMIT_REACHED));
+    gate.release(first.grant(), Cost.requests(1).tokens(500));
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(500)))
+        .isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(1)))
+        .isInstanceOf(Admission.Rejected.class);
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(2_000)))
+        .isInstanceOfSatisfying(
+            Admission.Rejected.class,
+            r -> assertThat(r.reason()).isEqualTo(RejectReason.NEVER_FITS));
+  }
+
+  @Test
+  void limits_concurrencyHoldsLeasesUntilReleaseOrExpiry() {
+    ManualClock clock = new ManualClock(BEFORE_LA_MIDNIGHT);
+    Gate gate =
+        newGate(
+            requestsAndTokens().priority("P1", 1).concurrency(2, Duration.ofSeconds(5)).build(),
+            clock);
+    Admission.Admitted one = (Admission.Admitted) gate.admit("a", "P1", ONE);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(gate.admit("b", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(gate.admit("c", "P1", ONE))
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(250)));
+    gate.release(one.grant(), ONE);
+    assertThat(gate.admit("c", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    clock.advance(Duration.ofMillis(3_500));
+    Admission fourth = gate.admit("d", "P1", ONE);
+    assertThat(fourth).isInstanceOf(Admission.Deferred.class);
+    // b's lease, taken 4.5 s ago, expires in 0.5 s; c's later: Δ is the poll bound.
+    assertThat(((Admission.Deferred) fourth).retryAfter()).isEqualTo(Duration.ofMillis(250));
+    clock.advance(Duration.ofMillis(500));
+    assertThat(gate.admit("d", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+  }
 }

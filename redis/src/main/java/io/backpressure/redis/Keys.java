@@ -15,6 +15,9 @@ package io.backpressure.redis;
  *   bp:{openai/gpt-4o}:b:&lt;id&gt;    string  one deferred call's booking, PX = grant TTL
  *   bp:{openai/gpt-4o}:feedback  string  what feedback.lua learned: E_d, cooldowns, outside traffic (cmsgpack)
  *   bp:{openai/gpt-4o}:w:&lt;k&gt;     list    class k's deferred calls by first attempt (queue age)
+ *   bp:{openai/gpt-4o}:limits    hash    with limits: calendar and quota counters, expired leases
+ *   bp:{openai/gpt-4o}:leases    zset    with a concurrency limit: grant key → lease expiry (µs)
+ *   bp:{openai/gpt-4o}:lg:&lt;id&gt;   string  with limits: one unreleased grant's counters, PX = grant TTL
  * </pre>
  */
 record Keys(String config, String state, String queues, String seen, String window, String base) {
@@ -44,6 +47,21 @@ record Keys(String config, String state, String queues, String seen, String wind
   /** What the provider's answers taught the target (feedback.lua). */
   String feedback() {
     return base + "feedback";
+  }
+
+  /** The limits' counters and expired-lease count (limits.lua). */
+  String limits() {
+    return base + "limits";
+  }
+
+  /** The concurrency leases in force, by expiry (limits.lua). */
+  String leases() {
+    return base + "leases";
+  }
+
+  /** The counters of the unreleased grant {@code id}, for its release (limits.lua). */
+  String limitGrant(String id) {
+    return base + "lg:" + id;
   }
 
   String booking(String id) {

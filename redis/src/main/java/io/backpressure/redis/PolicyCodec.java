@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.InvalidPolicyException;
+import io.backpressure.core.Limits;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityClass;
 import io.backpressure.core.PriorityMode;
@@ -72,7 +73,98 @@ final class PolicyCodec {
         .put("ramp_fraction", f.rampFraction())
         .put("ramp_duration_ns", f.rampDuration().toNanos())
         .put("outage_errors", f.outageErrors());
+    if (policy.limits().any()) {
+      limitsToJson(root.putObject("limits"), policy.limits());
+    }
     return write(root);
+  }
+
+  private static void limitsToJson(ObjectNode node, Limits limits) {
+    if (limits.concurrency() != null) {
+      node.putObject("concurrency")
+          .put("max_in_flight", limits.concurrency().maxInFlight())
+          .put("lease_ttl_ns", limits.concurrency().leaseTtl().toNanos());
+    }
+    ArrayNode calendar = node.putArray("calendar");
+    for (Limits.Calendar c : limits.calendar()) {
+      calendar
+          .addObject()
+          .put("dimension", c.dimension())
+          .put("period", c.period().name())
+          .put("limit", c.limit());
+    }
+    node.put("time_zone", limits.timeZone().getId());
+    if (limits.price() != null) {
+      node.putObject("price")
+          .put("input_per_million", limits.price().inputPerMillion())
+          .put("output_per_million", limits.price().outputPerMillion());
+    }
+    ObjectNode tenants = node.putObject("tenant_quotas");
+    new TreeMap<>(limits.tenantQuotas()).forEach((t, q) -> quotaToJson(tenants.putObject(t), q));
+    if (limits.defaultTenantQuota() != null) {
+      quotaToJson(node.putObject("default_tenant_quota"), limits.defaultTenantQuota());
+    }
+    ObjectNode classes = node.putObject("class_quotas");
+    new TreeMap<>(limits.classQuotas()).forEach((k, q) -> quotaToJson(classes.putObject(k), q));
+  }
+
+  private static void quotaToJson(ObjectNode node, Limits.Quota quota) {
+    node.put("amount", quota.amount())
+        .put("unit", quota.unit().name())
+        .put("period", quota.period().name());
+  }
+
+  /** The stored limits; a policy stored without any has none. */
+  private static Limits limits(JsonNode node) {
+    if (node == null) {
+      return Limits.NONE;
+    }
+    JsonNode c = node.get("concurrency");
+    Limits.Concurrency concurrency =
+        c == null
+            ? null
+            : new Limits.Concurrency(
+                c.required("max_in_flight").asInt(),
+                Duration.ofNanos(c.required("lease_ttl_ns").asLong()));
+    List<Limits.Calendar> calendar = new ArrayList<>();
+    for (JsonNode e : node.required("calendar")) {
+      calendar.add(
+          new Limits.Calendar(
+              e.required("dimension").asText(),
+              Limits.Period.valueOf(e.required("period").asText()),
+              e.required("limit").asDouble()));
+    }
+    JsonNode p = node.get("price");
+    Limits.Price price =
+        p == null
+            ? null
+            : new Limits.Price(
+                p.required("input_per_million").asDouble(),
+                p.required("output_per_million").asDouble());
+    Map<String, Limits.Quota> tenants = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : node.required("tenant_quotas").properties()) {
+      tenants.put(e.getKey(), quota(e.getValue()));
+    }
+    Map<String, Limits.Quota> classes = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : node.required("class_quotas").properties()) {
+      classes.put(e.getKey(), quota(e.getValue()));
+    }
+    JsonNode byDefault = node.get("default_tenant_quota");
+    return new Limits(
+        concurrency,
+        calendar,
+        Limits.zone(node.required("time_zone").asText()),
+        price,
+        tenants,
+        byDefault == null ? null : quota(byDefault),
+        classes);
+  }
+
+  private static Limits.Quota quota(JsonNode q) {
+    return new Limits.Quota(
+        q.required("amount").asDouble(),
+        Limits.QuotaUnit.valueOf(q.required("unit").asText()),
+        Limits.Period.valueOf(q.required("period").asText()));
   }
 
   /**
@@ -120,7 +212,8 @@ final class PolicyCodec {
           "strict".equals(root.path("priority_mode").asText("shared"))
               ? PriorityMode.STRICT
               : PriorityMode.SHARED,
-          feedback(root.get("feedback")));
+          feedback(root.get("feedback")),
+          limits(root.get("limits")));
     } catch (JsonProcessingException | IllegalArgumentException e) {
       if (e instanceof InvalidPolicyException invalid) {
         throw invalid;

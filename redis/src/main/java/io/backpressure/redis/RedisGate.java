@@ -3,11 +3,14 @@ package io.backpressure.redis;
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
+import io.backpressure.core.EpochClock;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
+import io.backpressure.core.Limits;
 import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.internal.LimitPlan;
 import io.backpressure.core.internal.RequestCheck;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
@@ -51,6 +54,12 @@ public final class RedisGate implements Gate, AutoCloseable {
 
   /** A script's answer when it started after the client's give-up deadline (guards.lua). */
   private static final long GAVE_UP = 4;
+
+  /** admit.lua's answer when a limit defers the call (limits.lua); 6 and 7 reject it. */
+  private static final long LIMIT_DEFERRED = 5;
+
+  /** admit.lua's answer when the call's cost is above a limit's whole window (limits.lua). */
+  private static final long LIMIT_NEVER_FITS = 7;
 
   private final Connection connection;
   private final boolean ownsConnection;
@@ -302,6 +311,10 @@ public final class RedisGate implements Gate, AutoCloseable {
             ? keys.step(grantKey, bookingKey, line, keys.booking(presented))
             : keys.step(grantKey, bookingKey, line);
     Duration maxWait = check.maxWait(policy, request);
+    LimitPlan plan = LimitPlan.of(policy, tenant, check.priorityIndex(), estimate, reserve);
+    if (!plan.isEmpty()) {
+      scriptKeys = withLimitKeys(scriptKeys, grantId);
+    }
     int dims = estimate.length;
     String[] args = new String[8 + (reserve == null ? dims : 2 * dims)];
     args[0] = stored.version();
@@ -318,6 +331,9 @@ public final class RedisGate implements Gate, AutoCloseable {
         args[8 + dims + d] = Double.toString(reserve[d]);
       }
     }
+    if (!plan.isEmpty()) {
+      args = withPlan(args, plan);
+    }
     return connection
         .run(Script.ADMIT, scriptKeys, withGiveUp(args))
         .thenCompose(
@@ -325,6 +341,10 @@ public final class RedisGate implements Gate, AutoCloseable {
               long code = (Long) reply.get(0);
               if (code == GAVE_UP) {
                 return CompletableFuture.failedFuture(gaveUp());
+              }
+              if (code >= LIMIT_DEFERRED) {
+                return CompletableFuture.completedFuture(
+                    limitDecision(reply, plan, presented != null ? presented : bookingId));
               }
               if (code == 0 || code == 1) {
                 observe((Long) reply.get(code == 0 ? 1 : 2));
@@ -371,7 +391,10 @@ public final class RedisGate implements Gate, AutoCloseable {
     if (grant.failedOpen() || !Ids.isGrant(grant.id())) {
       return CompletableFuture.completedFuture(false);
     }
-    String[] scriptKeys = keys.step(keys.grant(grant.id()));
+    String[] scriptKeys =
+        policy.limits().any()
+            ? withLimitKeys(keys.step(keys.grant(grant.id())), grant.id())
+            : keys.step(keys.grant(grant.id()));
     String[] args = new String[2 + amounts.length];
     args[0] = stored.version();
     args[1] = now();
@@ -392,6 +415,78 @@ public final class RedisGate implements Gate, AutoCloseable {
               return refresh(stale, (String) reply.get(1))
                   .thenCompose(next -> release(grant, actual, next, stale + 1));
             });
+  }
+
+  /** {@code scriptKeys} followed by the limits' three keys (limits.lua) for grant {@code id}. */
+  private String[] withLimitKeys(String[] scriptKeys, String id) {
+    String[] all = Arrays.copyOf(scriptKeys, scriptKeys.length + 3);
+    all[scriptKeys.length] = keys.limits();
+    all[scriptKeys.length + 1] = keys.limitGrant(id);
+    all[scriptKeys.length + 2] = keys.leases();
+    return all;
+  }
+
+  /**
+   * {@code args} followed by the call's limit plan as limits.lua reads it: the concurrency limit,
+   * the window boundaries of a day and a month around this client's clock (Redis has no time zone
+   * database; the script picks the window that holds its own time), and the counters.
+   */
+  private String[] withPlan(String[] args, LimitPlan plan) {
+    List<LimitPlan.Counter> counters = plan.counters();
+    String[] all = Arrays.copyOf(args, args.length + 11 + 9 * counters.size());
+    int at = args.length;
+    Limits.Concurrency concurrency = plan.concurrency();
+    all[at++] = concurrency == null ? "0" : Integer.toString(concurrency.maxInFlight());
+    all[at++] = concurrency == null ? "0" : Long.toString(concurrency.leaseTtl().toNanos() / 1_000);
+    long clock = nowMicros();
+    for (Limits.Period period : Limits.Period.values()) {
+      for (long boundary : plan.boundaries(period, clock)) {
+        all[at++] = Long.toString(boundary);
+      }
+    }
+    all[at++] = Integer.toString(counters.size());
+    for (LimitPlan.Counter c : counters) {
+      all[at++] = c.field();
+      all[at++] = c.period() == Limits.Period.DAY ? "1" : "2";
+      all[at++] = Double.toString(c.limit());
+      all[at++] = Integer.toString(c.dimension() + 1);
+      all[at++] = c.price() == null ? "" : Double.toString(c.price().inputPerMillion());
+      all[at++] = c.price() == null ? "" : Double.toString(c.price().outputPerMillion());
+      all[at++] = Double.toString(c.estimate());
+      all[at++] = Double.toString(c.cost());
+      all[at++] = Double.toString(c.hold());
+    }
+    return all;
+  }
+
+  /**
+   * The answer limits.lua gave for a call its limits hold: {@code {5, Δ µs, now}} a deferral that
+   * keeps the presented booking (or carries one no state stands behind), {@code {6, counter, reset
+   * µs, used}} a rejection until the reset, {@code {7, counter}} a cost above the whole limit.
+   */
+  private static Decision limitDecision(List<Object> reply, LimitPlan plan, String booking) {
+    long code = (Long) reply.get(0);
+    if (code == LIMIT_DEFERRED) {
+      return new Decision(
+          new Admission.Deferred(Duration.ofNanos((Long) reply.get(1) * 1_000), booking),
+          (Long) reply.get(2));
+    }
+    LimitPlan.Counter counter = plan.counters().get((int) (long) (Long) reply.get(1) - 1);
+    if (code == LIMIT_NEVER_FITS) {
+      return new Decision(LimitPlan.neverFits(counter), -1);
+    }
+    return new Decision(
+        LimitPlan.rejection(
+            counter, Double.parseDouble((String) reply.get(3)), (Long) reply.get(2)),
+        -1);
+  }
+
+  /** This client's time in µs since the epoch: the caller's clock, else the system's. */
+  private long nowMicros() {
+    if (timeSource instanceof TimeSource.Caller caller) {
+      return caller.clock().epochNanos() / 1_000;
+    }
+    return EpochClock.unix().epochNanos() / 1_000;
   }
 
   /**

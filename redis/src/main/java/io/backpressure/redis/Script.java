@@ -23,11 +23,14 @@ record Script(String text, String sha, @Nullable String function) {
   /** The shared bucket arithmetic every step starts with. */
   static final String BUCKETS = "nested_buckets.lua";
 
-  /** The admission step: the shared bucket arithmetic, the guards, then admit.lua. */
-  static final Script ADMIT = step("admit", "guards.lua", "admit.lua");
+  /** The limits' functions, which the admission and release steps call (limits.lua). */
+  static final String LIMITS = "limits.lua";
 
-  /** The release step: the shared bucket arithmetic, the guards, then release.lua. */
-  static final Script RELEASE = step("release", "guards.lua", "release.lua");
+  /** The admission step: the shared bucket arithmetic, the guards, the limits, then admit.lua. */
+  static final Script ADMIT = step("admit", "guards.lua", LIMITS, "admit.lua");
+
+  /** The release step: the shared bucket arithmetic, the guards, the limits, then release.lua. */
+  static final Script RELEASE = step("release", "guards.lua", LIMITS, "release.lua");
 
   /**
    * Charges L1 with what was admitted without the state (a fail-open hand-back): the shared bucket
@@ -83,6 +86,7 @@ record Script(String text, String sha, @Nullable String function) {
             + "local function build()\n"
             + read(BUCKETS)
             + "IN_LIBRARY = true\n"
+            + read(LIMITS)
             + functions(admitStep)
             + "local admit = function()\n"
             + read("guards.lua")

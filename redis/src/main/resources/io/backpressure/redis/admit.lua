@@ -8,12 +8,15 @@
 --       server's TIME), 3 tenant, 4 class index (0 = highest), 5 tenant weight w_t, 6 '1' when a
 --       booking is presented, 7 '1' in reservation mode, 8 the call's wait limit in µs (-1: none;
 --       RequestCheck.maxWait), then the estimate per dimension (in the policy's order) and, in
---       reservation mode, what to reserve per dimension (RequestCheck.reserve)
+--       reservation mode, what to reserve per dimension (RequestCheck.reserve), then the call's
+--       limit plan when the target has limits (limits.lua; its three keys then end KEYS)
 -- Returns {0, now, debit[d]...} admitted (grant stored under KEYS[6], debit as an integer when it is a
 -- whole number, else as its exact decimal);
 -- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[9] (1);
 -- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
--- {2, live version} the caller's policy version is stale (nothing changed).
+-- {2, live version} the caller's policy version is stale (nothing changed);
+-- {5, Δ µs, now} deferred by a limit, {6, counter, reset µs, used} or {7, counter} rejected by one
+-- (limits.lua; nothing debited, no booking stored).
 
 -- NestedBuckets.touch: finds or creates the queue (q is what load_queue found), refills it, and
 -- replaces its contribution to the class sums (D_k,d, U_k,d) with one based on this call's paced
@@ -434,6 +437,20 @@ if fresh then
   booking.lined, booking.overdue, booking.kept = false, false, 0
 end
 
+-- The limits (limits.lua), when the client sent a plan: checked before the rule decides, debited
+-- once it admits. Their keys are the step's last three.
+local limits_at = 8 + D
+if reserve then
+  limits_at = limits_at + D
+end
+local limited = #ARGV > limits_at
+if limited then
+  local answer = limits_check(limits_at, now, KEYS[#KEYS - 2], KEYS[#KEYS])
+  if answer then
+    return answer
+  end
+end
+
 begin_step(now)
 -- The queue's field, "<class index from 0>:<tenant>": ARGV[4] is that index as the client writes
 -- it (a whole number's digits), so the number is not formatted again.
@@ -502,6 +519,9 @@ for i = #grant, pos.size + 2 * D + 1, -1 do
 end
 for i = #reply, 3 + D, -1 do
   reply[i] = nil
+end
+if limited then
+  limits_debit(limits_at, now, KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS], KEYS[6])
 end
 call('SET', KEYS[6], cmsgpack.pack(grant), 'PX', P.grant_px_text)
 return reply

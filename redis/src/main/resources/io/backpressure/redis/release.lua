@@ -1,7 +1,8 @@
 -- One release: NestedBuckets.release behind InMemoryGate.release's idempotency, as one atomic step.
 -- Runs after nested_buckets.lua (prepended by the client).
 --
--- KEYS: 1 config, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua), 6 the grant's key
+-- KEYS: 1 config, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua), 6 the grant's key,
+--       7..9 when the target has limits: the limits hash, the grant's limit record, the leases
 -- ARGV: 1 the policy version the caller read the actual cost against, 2 the time in µs ('' = the
 --       server's TIME), 3.. the actual cost per dimension, in the policy's order
 -- Returns {1} applied; {0} the grant was already released, expired, or belongs to an earlier
@@ -60,6 +61,11 @@ for d = 1, D do
   if estimate[d] > 0 and actual[d] <= 0 then
     ran = false
   end
+end
+-- The limits (limits.lua): the grant's counters reconciled, its lease given back, when the client
+-- passed their keys (KEYS[7..9]).
+if #KEYS > 6 then
+  limits_release(actual, KEYS[7], KEYS[8], KEYS[9], KEYS[6])
 end
 
 -- NestedBuckets.release: debit − actual goes back to (or, when negative, is taken from) L1, L2, the

@@ -64,7 +64,8 @@ import org.slf4j.LoggerFactory;
  *             activities {@code maximumAttempts = 0} (unlimited) or a high value and let {@link
  *             Builder#maxWait} bound the wait.
  *       </ul>
- *   <li><b>Rejected</b>: a non-retryable {@value Backpressure#REJECTED} failure naming the reason.
+ *   <li><b>Rejected</b>: a non-retryable {@value Backpressure#REJECTED} failure naming the reason;
+ *       for a calendar limit or a quota, {@value Backpressure#LIMIT_REACHED} with the reset instant.
  * </ul>
  *
  * <p>A gate whose state cannot answer never fails the activity: unless {@code gate} already is a
@@ -244,7 +245,9 @@ public final class ActivityGate {
         return admitted.grant();
       }
       if (admission instanceof Admission.Rejected rejected) {
-        throw Failures.rejected(rejected.reason(), rejected.message());
+        throw rejected.resetAt() != null
+            ? Failures.limitReached(rejected.reason(), rejected.message(), rejected.resetAt())
+            : Failures.rejected(rejected.reason(), rejected.message());
       }
       if (admission instanceof Admission.Expired expired) {
         throw Failures.expiredByGate(Math.max(1, ceilMillis(expired.turnIn())), expired.message());

@@ -49,6 +49,15 @@ public final class Backpressure {
    */
   public static final String REJECTED = "BackpressureRejected";
 
+  /**
+   * A calendar limit or a quota of the target has no room for the call before its window resets
+   * (the gate's {@code LIMIT_REACHED} or {@code QUOTA_EXHAUSTED}). Details: {@code [0]} the {@link
+   * io.backpressure.core.RejectReason} name, {@code [1]} the gate's message naming the limit,
+   * {@code [2]} the reset instant in milliseconds since the Unix epoch (long). Non-retryable: a
+   * workflow that wants to wait for the reset sleeps until then itself.
+   */
+  public static final String LIMIT_REACHED = "BackpressureLimitReached";
+
   private static final Duration LONGEST_WAIT = Duration.ofDays(365);
 
   private static final WorkflowThreadLocal<Scope> SCOPE = new WorkflowThreadLocal<>();

@@ -5,10 +5,11 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationErrorCategory;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
+import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Builds and reads the three failure types of {@link Backpressure}. The detail layouts are part of
+ * Builds and reads the failure types of {@link Backpressure}. The detail layouts are part of
  * the contract (documented on the type constants) so that workflows in other SDKs can read them.
  */
 final class Failures {
@@ -63,6 +64,18 @@ final class Failures {
         .setType(Backpressure.EXPIRED)
         .setMessage("expired by the admission gate: " + message)
         .setDetails(0L, turnInMillis)
+        .setNonRetryable(true)
+        .build();
+  }
+
+  /**
+   * A calendar limit or a quota reached until {@code resetAt}: {@value Backpressure#LIMIT_REACHED}.
+   */
+  static ApplicationFailure limitReached(RejectReason reason, String message, Instant resetAt) {
+    return ApplicationFailure.newBuilder()
+        .setType(Backpressure.LIMIT_REACHED)
+        .setMessage("admission refused until " + resetAt + " (" + reason + "): " + message)
+        .setDetails(reason.name(), message, resetAt.toEpochMilli())
         .setNonRetryable(true)
         .build();
   }

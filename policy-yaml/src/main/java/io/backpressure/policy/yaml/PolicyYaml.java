@@ -12,6 +12,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.InvalidPolicyException;
+import io.backpressure.core.Limits;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityClass;
 import io.backpressure.core.PriorityMode;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +51,15 @@ import org.jspecify.annotations.Nullable;
  * share_horizon: 1s
  * grant_ttl: 15m
  * feedback: {enabled: true, period: 60s}   # all keys: see FeedbackPolicy
+ * # limits beyond the per-second caps (see Limits)
+ * # a dimension may add per_day and per_month: {per_minute: 30000, per_day: 1000000}
+ * time_zone: America/Los_Angeles   # the calendar windows' and quotas' zone; default UTC
+ * concurrency: {max_in_flight: 64, lease_ttl: 60s}
+ * quotas:
+ *   price: {input_per_million: 2.50, output_per_million: 10.00}   # for quotas in currency
+ *   default_tenant: {tokens: 1000000, per: day}   # every tenant not named under tenants
+ *   tenants: {acme: {currency: 50, per: month}}
+ *   classes: {P3: {tokens: 5000000, per: day}}
  * }</pre>
  */
 public final class PolicyYaml {
@@ -89,7 +100,10 @@ public final class PolicyYaml {
             "share_horizon",
             "grant_ttl",
             "feedback",
-            "priority_mode"));
+            "priority_mode",
+            "time_zone",
+            "concurrency",
+            "quotas"));
     Policy.Builder builder = Policy.builder(text(root, "target"));
 
     JsonNode dims = required(root, "dimensions");
@@ -101,7 +115,18 @@ public final class PolicyYaml {
         throw new InvalidPolicyException(
             path, path + " must be a mapping with per_second or per_minute");
       }
-      onlyKeys(dim, path + ".", Set.of("per_second", "per_minute", "burst"));
+      onlyKeys(
+          dim, path + ".", Set.of("per_second", "per_minute", "burst", "per_day", "per_month"));
+      for (Limits.Period period : Limits.Period.values()) {
+        if (dim.has(period.yamlName())) {
+          double limit = number(dim, path + "." + period.yamlName(), period.yamlName());
+          if (period == Limits.Period.DAY) {
+            builder.perDay(entry.getKey(), limit);
+          } else {
+            builder.perMonth(entry.getKey(), limit);
+          }
+        }
+      }
       boolean perSecond = dim.has("per_second");
       boolean perMinute = dim.has("per_minute");
       if (perSecond == perMinute) {
@@ -201,7 +226,96 @@ public final class PolicyYaml {
     if (root.has("feedback")) {
       builder.feedback(feedback(root.get("feedback")));
     }
+    if (root.has("time_zone")) {
+      builder.timeZone(text(root, "time_zone"));
+    }
+    JsonNode concurrency = root.get("concurrency");
+    if (concurrency != null) {
+      onlyKeys(concurrency, "concurrency.", Set.of("max_in_flight", "lease_ttl"));
+      long max = integer(concurrency, "concurrency.max_in_flight", "max_in_flight");
+      if (max < 1 || max > Limits.MAX_IN_FLIGHT) {
+        throw new InvalidPolicyException(
+            "concurrency.max_in_flight",
+            "concurrency.max_in_flight must be a whole number in [1, "
+                + Limits.MAX_IN_FLIGHT
+                + "], got "
+                + max);
+      }
+      builder.concurrency(
+          (int) max,
+          concurrency.has("lease_ttl")
+              ? duration(concurrency, "lease_ttl", "concurrency.lease_ttl")
+              : Limits.Concurrency.DEFAULT_LEASE_TTL);
+    }
+    JsonNode quotas = root.get("quotas");
+    if (quotas != null) {
+      quotas(quotas, builder);
+    }
     return builder.build();
+  }
+
+  /** The {@code quotas:} block: a price, a default tenant quota, tenants' and classes' quotas. */
+  private static void quotas(JsonNode node, Policy.Builder builder) {
+    onlyKeys(node, "quotas.", Set.of("price", "default_tenant", "tenants", "classes"));
+    JsonNode price = node.get("price");
+    if (price != null) {
+      onlyKeys(price, "quotas.price.", Set.of("input_per_million", "output_per_million"));
+      builder.price(
+          number(price, "quotas.price.input_per_million", "input_per_million"),
+          number(price, "quotas.price.output_per_million", "output_per_million"));
+    }
+    if (node.has("default_tenant")) {
+      builder.defaultTenantQuota(quota(node.get("default_tenant"), "quotas.default_tenant"));
+    }
+    for (String scope : new String[] {"tenants", "classes"}) {
+      JsonNode named = node.get(scope);
+      if (named == null) {
+        continue;
+      }
+      onlyKeys(named, "quotas." + scope + ".", null);
+      for (Iterator<Map.Entry<String, JsonNode>> it = named.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> entry = it.next();
+        Limits.Quota quota = quota(entry.getValue(), "quotas." + scope + "." + entry.getKey());
+        if (scope.equals("tenants")) {
+          builder.tenantQuota(entry.getKey(), quota);
+        } else {
+          builder.classQuota(entry.getKey(), quota);
+        }
+      }
+    }
+  }
+
+  /** One quota: {@code {tokens: N, per: day}} or {@code {currency: X, per: month}}. */
+  private static Limits.Quota quota(JsonNode node, String path) {
+    onlyKeys(node, path + ".", Set.of("tokens", "currency", "per"));
+    if (node.has("tokens") == node.has("currency")) {
+      throw new InvalidPolicyException(path, path + " needs exactly one of tokens or currency");
+    }
+    Limits.QuotaUnit unit =
+        node.has("tokens") ? Limits.QuotaUnit.TOKENS : Limits.QuotaUnit.CURRENCY;
+    String amountKey = unit.yamlName();
+    double amount = number(node, path + "." + amountKey, amountKey);
+    if (!(amount > 0) || !(amount <= 1e15)) {
+      throw new InvalidPolicyException(
+          path + "." + amountKey,
+          path + "." + amountKey + " must be a number in (0, 1000000000000000], got " + amount);
+    }
+    JsonNode per = node.get("per");
+    String perText =
+        per == null ? "nothing" : per.isTextual() ? "'" + per.asText() + "'" : kind(per);
+    Limits.Period period =
+        per == null || !per.isTextual()
+            ? null
+            : switch (per.asText()) {
+              case "day" -> Limits.Period.DAY;
+              case "month" -> Limits.Period.MONTH;
+              default -> null;
+            };
+    if (period == null) {
+      throw new InvalidPolicyException(
+          path + ".per", path + ".per must be one of day, month, got " + perText);
+    }
+    return new Limits.Quota(amount, unit, period);
   }
 
   /**
@@ -320,11 +434,52 @@ public final class PolicyYaml {
     root.put("share_horizon", millis(policy.shareHorizon()));
     root.put("grant_ttl", millis(policy.grantTtl()));
     renderFeedback(root.putObject("feedback"), policy.feedback());
+    renderLimits(root, dims, policy.limits());
     try {
       return YAML.writeValueAsString(root);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** The limits: calendar caps into their dimensions, the zone, concurrency and quotas. */
+  private static void renderLimits(ObjectNode root, ObjectNode dims, Limits limits) {
+    if (!limits.any()) {
+      return;
+    }
+    for (Limits.Calendar c : limits.calendar()) {
+      ((ObjectNode) dims.get(c.dimension())).put(c.period().yamlName(), c.limit());
+    }
+    root.put("time_zone", limits.timeZone().getId());
+    if (limits.concurrency() != null) {
+      root.putObject("concurrency")
+          .put("max_in_flight", limits.concurrency().maxInFlight())
+          .put("lease_ttl", millis(limits.concurrency().leaseTtl()));
+    }
+    if (limits.price() == null
+        && limits.defaultTenantQuota() == null
+        && limits.tenantQuotas().isEmpty()
+        && limits.classQuotas().isEmpty()) {
+      return;
+    }
+    ObjectNode quotas = root.putObject("quotas");
+    if (limits.price() != null) {
+      quotas
+          .putObject("price")
+          .put("input_per_million", limits.price().inputPerMillion())
+          .put("output_per_million", limits.price().outputPerMillion());
+    }
+    if (limits.defaultTenantQuota() != null) {
+      renderQuota(quotas.putObject("default_tenant"), limits.defaultTenantQuota());
+    }
+    ObjectNode tenants = quotas.putObject("tenants");
+    new TreeMap<>(limits.tenantQuotas()).forEach((t, q) -> renderQuota(tenants.putObject(t), q));
+    ObjectNode classes = quotas.putObject("classes");
+    new TreeMap<>(limits.classQuotas()).forEach((k, q) -> renderQuota(classes.putObject(k), q));
+  }
+
+  private static void renderQuota(ObjectNode node, Limits.Quota quota) {
+    node.put(quota.unit().yamlName(), quota.amount()).put("per", quota.period().unitName());
   }
 
   /** The {@code feedback:} block; keys left out keep {@link FeedbackPolicy#DEFAULT}'s values. */
@@ -458,10 +613,14 @@ public final class PolicyYaml {
     return d.toMillis() + "ms";
   }
 
-  private static void onlyKeys(JsonNode node, String prefix, Set<String> allowed) {
+  /** Checks that {@code node} is a mapping of only the keys {@code allowed} (null: any keys). */
+  private static void onlyKeys(JsonNode node, String prefix, @Nullable Set<String> allowed) {
     if (!node.isObject()) {
       String field = prefix.isEmpty() ? "(document)" : prefix.substring(0, prefix.length() - 1);
       throw new InvalidPolicyException(field, field + " must be a mapping");
+    }
+    if (allowed == null) {
+      return;
     }
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String key = it.next();

@@ -1,0 +1,338 @@
+package io.backpressure.core;
+
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The limits of a target beyond its per-second caps: how many calls may be in flight at once, how
+ * much of a dimension a calendar day or month may hold, and each tenant's or class's quota of
+ * tokens or money per day or month. They are caps, not shares: the gate checks them in the same
+ * atomic step as the admission rule, before it decides, and debits them only when it admits; they
+ * know nothing of the tenants' fair order. A call they can never let through before the window
+ * resets is answered at once {@link Admission.Rejected} with {@link RejectReason#LIMIT_REACHED} or
+ * {@link RejectReason#QUOTA_EXHAUSTED} and the {@linkplain Admission.Rejected#resetAt() reset
+ * instant}.
+ *
+ * <p>A value, safe to read from any thread. {@link #NONE} has no limit at all.
+ *
+ * @param concurrency the in-flight limit, or null for none
+ * @param calendar caps per calendar window on dimensions of the policy, at most one per dimension
+ *     and period
+ * @param timeZone the zone whose midnights (and first days of the month) start the calendar windows
+ *     of {@code calendar} and of every quota
+ * @param price what one input and one output token cost, for quotas in {@link QuotaUnit#CURRENCY};
+ *     null when no quota is in currency
+ * @param tenantQuotas the quota of each named tenant
+ * @param defaultTenantQuota the quota of every tenant not named in {@code tenantQuotas}, or null
+ * @param classQuotas the quota of each named priority class, shared by all its tenants
+ */
+public record Limits(
+    @Nullable Concurrency concurrency,
+    List<Calendar> calendar,
+    ZoneId timeZone,
+    @Nullable Price price,
+    Map<String, Quota> tenantQuotas,
+    @Nullable Quota defaultTenantQuota,
+    Map<String, Quota> classQuotas) {
+
+  /** No limit beyond the per-second caps. */
+  public static final Limits NONE =
+      new Limits(null, List.of(), ZoneId.of("UTC"), null, Map.of(), null, Map.of());
+
+  /** Most calls in flight a concurrency limit may allow. */
+  public static final int MAX_IN_FLIGHT = 1_000_000;
+
+  /** Shortest lease TTL. */
+  public static final Duration MIN_LEASE_TTL = Duration.ofSeconds(1);
+
+  /** Longest lease TTL: a call that runs longer than a day is not a model call. */
+  public static final Duration MAX_LEASE_TTL = Duration.ofHours(24);
+
+  /** Highest price of a million tokens. */
+  public static final double MAX_PRICE = 1e6;
+
+  public Limits {
+    Objects.requireNonNull(timeZone, "timeZone");
+    calendar = List.copyOf(Objects.requireNonNull(calendar, "calendar"));
+    tenantQuotas = Map.copyOf(Objects.requireNonNull(tenantQuotas, "tenantQuotas"));
+    classQuotas = Map.copyOf(Objects.requireNonNull(classQuotas, "classQuotas"));
+    Set<String> seen = new HashSet<>();
+    for (Calendar c : calendar) {
+      if (!seen.add(c.dimension() + "/" + c.period())) {
+        String field = "dimensions." + c.dimension() + "." + c.period().yamlName();
+        throw new InvalidPolicyException(field, field + " is given twice");
+      }
+    }
+    tenantQuotas.keySet().forEach(tenant -> PolicyChecks.name("quotas.tenants", tenant));
+  }
+
+  /** Whether there is any limit at all. */
+  public boolean any() {
+    return concurrency != null
+        || !calendar.isEmpty()
+        || !tenantQuotas.isEmpty()
+        || defaultTenantQuota != null
+        || !classQuotas.isEmpty();
+  }
+
+  /** The quota of {@code tenant}: its own, else the default tenant quota, else null. */
+  public @Nullable Quota tenantQuota(String tenant) {
+    Quota own = tenantQuotas.get(tenant);
+    return own != null ? own : defaultTenantQuota;
+  }
+
+  /**
+   * Checks the limits against the policy they belong to: every calendar cap on one of its
+   * dimensions, every class quota on one of its classes, a quota in tokens only with a {@code
+   * tokens} dimension, one in currency only with a price, a lease TTL no longer than the grant TTL.
+   *
+   * @throws InvalidPolicyException naming the field at fault
+   */
+  void checkAgainst(List<String> dimensions, List<String> classes, Duration grantTtl) {
+    for (Calendar c : calendar) {
+      if (!dimensions.contains(c.dimension())) {
+        String field = "dimensions." + c.dimension() + "." + c.period().yamlName();
+        throw new InvalidPolicyException(
+            field, field + " is on no dimension of the policy; known: " + dimensions);
+      }
+    }
+    classQuotas.forEach(
+        (name, quota) -> {
+          if (!classes.contains(name)) {
+            throw new InvalidPolicyException(
+                "quotas.classes." + name,
+                "quotas.classes."
+                    + name
+                    + " is a quota on a class the policy does not have; known: "
+                    + classes);
+          }
+          quota.checkUnit("quotas.classes." + name, dimensions, price);
+        });
+    tenantQuotas.forEach(
+        (name, quota) -> quota.checkUnit("quotas.tenants." + name, dimensions, price));
+    if (defaultTenantQuota != null) {
+      defaultTenantQuota.checkUnit("quotas.default_tenant", dimensions, price);
+    }
+    if (concurrency != null && concurrency.leaseTtl().compareTo(grantTtl) > 0) {
+      throw new InvalidPolicyException(
+          "concurrency.lease_ttl",
+          "concurrency.lease_ttl must be a duration in ["
+              + MIN_LEASE_TTL.toSeconds()
+              + "s, grant_ttl = "
+              + grantTtl.toSeconds()
+              + "s] (a release after the grant TTL finds no grant to end the lease with), got "
+              + concurrency.leaseTtl().toMillis()
+              + "ms");
+    }
+  }
+
+  /**
+   * How many calls may be in flight at once: a call takes a lease when it is admitted and gives it
+   * back when it is released (a stream at its last chunk or its cancellation); a lease not given
+   * back within {@code leaseTtl} (a crashed worker) expires by itself and is counted.
+   *
+   * @param maxInFlight in {@code [1, 1000000]}
+   * @param leaseTtl in {@code [1s, 24h]}, and at most the policy's grant TTL
+   */
+  public record Concurrency(int maxInFlight, Duration leaseTtl) {
+    /** The lease TTL when none is given. */
+    public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(60);
+
+    public Concurrency {
+      if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
+        throw new InvalidPolicyException(
+            "concurrency.max_in_flight",
+            "concurrency.max_in_flight must be a whole number in [1, "
+                + MAX_IN_FLIGHT
+                + "], got "
+                + maxInFlight);
+      }
+      if (leaseTtl == null
+          || leaseTtl.compareTo(MIN_LEASE_TTL) < 0
+          || leaseTtl.compareTo(MAX_LEASE_TTL) > 0) {
+        throw new InvalidPolicyException(
+            "concurrency.lease_ttl",
+            "concurrency.lease_ttl must be a duration in [1s, 24h], got "
+                + (leaseTtl == null ? "nothing" : leaseTtl.toMillis() + "ms"));
+      }
+    }
+  }
+
+  /** The calendar periods a window may span. */
+  public enum Period {
+    /** From one midnight to the next, in the limits' time zone (23 or 25 hours on DST days). */
+    DAY("per_day"),
+    /** From the first day of a month at midnight to the first of the next. */
+    MONTH("per_month");
+
+    private final String yamlName;
+
+    Period(String yamlName) {
+      this.yamlName = yamlName;
+    }
+
+    /** The key the policy format gives it: {@code per_day} or {@code per_month}. */
+    public String yamlName() {
+      return yamlName;
+    }
+
+    /** The short name quotas take: {@code day} or {@code month}. */
+    public String unitName() {
+      return this == DAY ? "day" : "month";
+    }
+
+    /**
+     * The start of the window that holds {@code instant} in {@code zone}: its local midnight (or
+     * the first day of its month at midnight), or the first valid instant of that day when a DST
+     * gap skips midnight.
+     */
+    public Instant start(Instant instant, ZoneId zone) {
+      LocalDate day = instant.atZone(zone).toLocalDate();
+      return (this == DAY ? day : day.withDayOfMonth(1)).atStartOfDay(zone).toInstant();
+    }
+
+    /** The end of the window that holds {@code instant} in {@code zone}: the next one's start. */
+    public Instant end(Instant instant, ZoneId zone) {
+      ZonedDateTime start = start(instant, zone).atZone(zone);
+      LocalDate next =
+          this == DAY ? start.toLocalDate().plusDays(1) : start.toLocalDate().plusMonths(1);
+      return next.atStartOfDay(zone).toInstant();
+    }
+  }
+
+  /**
+   * A cap on one dimension per calendar window, counted exactly: everything the gate admitted of
+   * the dimension since the window started (reconciled with the true usage on release) plus the
+   * call's cost must stay within {@code limit}.
+   *
+   * @param dimension the dimension's name
+   * @param period the window
+   * @param limit the most the window may hold, in the dimension's units, in {@code (0, 1e15]}
+   */
+  public record Calendar(String dimension, Period period, double limit) {
+    public Calendar {
+      Objects.requireNonNull(dimension, "dimension");
+      Objects.requireNonNull(period, "period");
+      PolicyChecks.positive("dimensions." + dimension + "." + period.yamlName(), limit);
+    }
+  }
+
+  /** What a quota counts. */
+  public enum QuotaUnit {
+    /** The calls' {@code tokens}, as reconciled on release. */
+    TOKENS,
+    /**
+     * Money: input tokens at the input price plus output tokens at the output price ({@link
+     * Price}). The input is the call's estimate; the output is what the call reserved beyond it,
+     * and on release what it used beyond its estimate.
+     */
+    CURRENCY;
+
+    /** The key the policy format gives it: {@code tokens} or {@code currency}. */
+    public String yamlName() {
+      return this == TOKENS ? "tokens" : "currency";
+    }
+  }
+
+  /**
+   * A budget per calendar window: a commercial plan, enforced exactly and terminally. Exhausting it
+   * answers the tenant's (or class's) next call {@link RejectReason#QUOTA_EXHAUSTED} with the reset
+   * instant; the others' shares are not affected.
+   *
+   * @param amount the budget, in tokens or in the price's currency, in {@code (0, 1e15]}
+   * @param unit what it counts
+   * @param period the window it renews in
+   */
+  public record Quota(double amount, QuotaUnit unit, Period period) {
+    public Quota {
+      Objects.requireNonNull(unit, "unit");
+      Objects.requireNonNull(period, "period");
+      PolicyChecks.positive("quotas." + unit.yamlName(), amount);
+    }
+
+    /** {@code tokens} tokens per calendar day. */
+    public static Quota tokensPerDay(double tokens) {
+      return new Quota(tokens, QuotaUnit.TOKENS, Period.DAY);
+    }
+
+    /** {@code tokens} tokens per calendar month. */
+    public static Quota tokensPerMonth(double tokens) {
+      return new Quota(tokens, QuotaUnit.TOKENS, Period.MONTH);
+    }
+
+    /** {@code amount} of the price's currency per calendar day. */
+    public static Quota currencyPerDay(double amount) {
+      return new Quota(amount, QuotaUnit.CURRENCY, Period.DAY);
+    }
+
+    /** {@code amount} of the price's currency per calendar month. */
+    public static Quota currencyPerMonth(double amount) {
+      return new Quota(amount, QuotaUnit.CURRENCY, Period.MONTH);
+    }
+
+    private void checkUnit(String field, List<String> dimensions, @Nullable Price price) {
+      if (!dimensions.contains(Dimension.TOKENS)) {
+        throw new InvalidPolicyException(
+            field,
+            field + " counts tokens, and the policy has no tokens dimension; known: " + dimensions);
+      }
+      if (unit == QuotaUnit.CURRENCY && price == null) {
+        throw new InvalidPolicyException(
+            field,
+            field + " is in currency and the policy gives no quotas.price to convert tokens with");
+      }
+    }
+  }
+
+  /**
+   * The target's model's price: what a million input tokens and a million output tokens cost, in
+   * the currency the quotas are given in. Each in {@code [0, 1e6]}.
+   */
+  public record Price(double inputPerMillion, double outputPerMillion) {
+    public Price {
+      price("quotas.price.input_per_million", inputPerMillion);
+      price("quotas.price.output_per_million", outputPerMillion);
+    }
+
+    /** The price of {@code input} input tokens and {@code output} output tokens. */
+    public double of(double input, double output) {
+      return (input * inputPerMillion + output * outputPerMillion) / 1e6;
+    }
+
+    private static void price(String field, double value) {
+      if (!(value >= 0) || !(value <= MAX_PRICE)) {
+        throw new InvalidPolicyException(
+            field, field + " must be a number in [0, " + (long) MAX_PRICE + "], got " + value);
+      }
+    }
+  }
+
+  /**
+   * The zone named {@code id}.
+   *
+   * @throws InvalidPolicyException naming {@code time_zone} when no such zone exists
+   */
+  public static ZoneId zone(String id) {
+    try {
+      return ZoneId.of(Objects.requireNonNull(id, "id"));
+    } catch (DateTimeException e) {
+      throw new InvalidPolicyException(
+          "time_zone",
+          "time_zone must be a region ID of the tz database (such as UTC, Europe/Paris or"
+              + " America/Los_Angeles) or an offset such as +01:00, got '"
+              + (id.length() > 60 ? id.substring(0, 60) + "…" : id)
+              + "'",
+          e);
+    }
+  }
+}

@@ -1,0 +1,223 @@
+package io.backpressure.core.internal;
+
+import io.backpressure.core.Admission;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.PriorityQueue;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The in-memory state of a target's {@link io.backpressure.core.Limits}: the counters of {@link
+ * LimitPlan} (its essay has the rule) and the concurrency leases. The in-memory gate consults it
+ * under its lock, in the same atomic step as the admission rule: {@link #check} before the rule
+ * decides, {@link #debit} only when the rule admits, {@link #release} when the call's grant is
+ * released. {@code limits.lua} is its twin on Redis:
+ *
+ * <table>
+ *   <caption>Java and Lua names</caption>
+ *   <tr><th>Java</th><th>limits.lua</th></tr>
+ *   <tr><td>{@link #check}</td><td>{@code limits_check}</td></tr>
+ *   <tr><td>{@link #debit}</td><td>{@code limits_debit}</td></tr>
+ *   <tr><td>{@link #release}</td><td>{@code limits_release}</td></tr>
+ *   <tr><td>{@code counters}: field → {start, used, held}</td><td>hash {@code limits}: field →
+ *       "start used held"</td></tr>
+ *   <tr><td>{@code leases}</td><td>zset {@code leases}: grant id by expiry</td></tr>
+ *   <tr><td>{@link #expiredLeases()}</td><td>hash {@code limits}, field {@code expired}</td></tr>
+ * </table>
+ *
+ * <h2>Concurrency leases</h2>
+ *
+ * A call admitted under a concurrency limit holds a lease until its grant is released; a lease not
+ * released within the lease TTL (a crashed worker, a lost release) expires by itself and is counted
+ * ({@link #expiredLeases()}). When {@code max_in_flight} leases are held, a call is deferred until
+ * the earliest lease expires, but for at most {@link LimitPlan#POLL_MICROS}: nobody can predict
+ * when a call completes, so the deferred call polls.
+ *
+ * <p>Not thread-safe: its owner calls it under its lock. Times are µs since the epoch. Not API.
+ */
+public final class LimitLedger {
+
+  /** One window's counter: its start, what it holds, and the part outstanding calls may return. */
+  private static final class Count {
+    long start;
+    double used;
+    double held;
+  }
+
+  /** What a released grant gives back: its plan and the instant it was admitted. */
+  private record Debited(LimitPlan plan, long admittedAt, long expiresAt) {}
+
+  private final Map<String, Count> counters = new HashMap<>();
+
+  /** Admitted grants' plans, in admission order (so expiry sweeps from the head). */
+  private final LinkedHashMap<String, Debited> debited = new LinkedHashMap<>();
+
+  private final Map<String, Long> leases = new HashMap<>();
+  private final PriorityQueue<Map.Entry<String, Long>> leaseExpiries =
+      new PriorityQueue<>(Map.Entry.comparingByValue());
+  private long expiredLeases;
+
+  /**
+   * What the limits say of a call: let the rule decide ({@link #PASS}), wait {@code waitMicros}, or
+   * {@code rejected}.
+   *
+   * @param rejected the terminal answer, or null
+   * @param waitMicros how long the call must wait when not rejected; 0 when the limits let it pass
+   */
+  public record Verdict(Admission.@Nullable Rejected rejected, long waitMicros) {
+    /** The limits let the call pass to the rule. */
+    public static final Verdict PASS = new Verdict(null, 0);
+
+    /** Whether the limits let the call pass to the rule. */
+    public boolean passes() {
+      return rejected == null && waitMicros == 0;
+    }
+  }
+
+  /**
+   * Whether the call of {@code plan} may be admitted at {@code now} as far as the limits go. A
+   * counter of a past window counts as zero. Changes nothing but the expired leases.
+   */
+  public Verdict check(LimitPlan plan, long now) {
+    Admission.Rejected terminal = null;
+    long terminalReset = 0;
+    long wait = 0;
+    for (LimitPlan.Counter c : plan.counters()) {
+      if (c.cost() > c.limit()) {
+        return new Verdict(LimitPlan.neverFits(c), 0);
+      }
+      long[] window = plan.window(c.period(), now);
+      Count count = counters.get(c.field());
+      double used = 0;
+      double held = 0;
+      if (count != null && count.start == window[0]) {
+        used = count.used;
+        held = count.held;
+      }
+      if (used + c.cost() <= c.limit()) {
+        continue;
+      }
+      if (used - held + c.cost() <= c.limit()) {
+        wait = LimitPlan.POLL_MICROS;
+      } else if (terminal == null || window[1] > terminalReset) {
+        terminal = LimitPlan.rejection(c, used, window[1]);
+        terminalReset = window[1];
+      }
+    }
+    if (terminal != null) {
+      return new Verdict(terminal, 0);
+    }
+    if (plan.concurrency() != null) {
+      expireLeases(now);
+      if (leases.size() >= plan.concurrency().maxInFlight()) {
+        long untilExpiry = leaseExpiries.peek().getValue() - now;
+        long lease = untilExpiry < LimitPlan.POLL_MICROS ? untilExpiry : LimitPlan.POLL_MICROS;
+        wait = wait > lease ? wait : lease;
+      }
+    }
+    return wait > 0 ? new Verdict(null, wait) : Verdict.PASS;
+  }
+
+  /**
+   * Debits the call of {@code plan}, admitted at {@code now} as {@code grant}: its cost to every
+   * counter and, under a concurrency limit, a lease until {@code now} plus the lease TTL. The
+   * grant's plan is kept until {@code grantExpiresAt}.
+   */
+  public void debit(String grant, LimitPlan plan, long now, long grantExpiresAt) {
+    for (LimitPlan.Counter c : plan.counters()) {
+      Count count = count(c.field(), plan.window(c.period(), now)[0]);
+      count.used += c.cost();
+      count.held += c.hold();
+    }
+    if (plan.concurrency() != null) {
+      long expiry = now + plan.concurrency().leaseTtl().toNanos() / 1_000;
+      leases.put(grant, expiry);
+      leaseExpiries.add(Map.entry(grant, expiry));
+    }
+    debited.put(grant, new Debited(plan, now, grantExpiresAt));
+  }
+
+  /**
+   * Reconciles the released grant with what the call really used ({@code actual} per dimension, in
+   * the policy's order) and gives its lease back; a grant this ledger does not hold (never debited,
+   * released already, expired) changes nothing.
+   */
+  public void release(String grant, double[] actual, long now) {
+    Debited d = debited.remove(grant);
+    if (d == null) {
+      return;
+    }
+    for (LimitPlan.Counter c : d.plan().counters()) {
+      Count count = counters.get(c.field());
+      if (count == null || count.start != d.plan().window(c.period(), d.admittedAt())[0]) {
+        continue;
+      }
+      count.used += c.actualCost(actual[c.dimension()]) - c.cost();
+      double held = count.held - c.hold();
+      count.held = held > 0 ? held : 0;
+    }
+    // The lease's heap entry stays until its expiry, when expireLeases drops it uncounted.
+    leases.remove(grant);
+  }
+
+  /** Forgets the plans of grants past their TTL (their leases expire on their own). */
+  public void expire(long now) {
+    for (Iterator<Debited> it = debited.values().iterator(); it.hasNext(); ) {
+      if (it.next().expiresAt() > now) {
+        break;
+      }
+      it.remove();
+    }
+  }
+
+  /** Leases in force now. */
+  public int inFlight(long now) {
+    expireLeases(now);
+    return leases.size();
+  }
+
+  /** Leases that expired unreleased since this ledger started. */
+  public long expiredLeases() {
+    return expiredLeases;
+  }
+
+  /**
+   * What counter {@code field} holds and has held for outstanding calls: {@code {start, used,
+   * held}}, or null when it was never used. For inspection and the differential tests.
+   */
+  public double @Nullable [] counter(String field) {
+    Count count = counters.get(field);
+    return count == null ? null : new double[] {count.start, count.used, count.held};
+  }
+
+  private Count count(String field, long start) {
+    Count count = counters.computeIfAbsent(field, f -> new Count());
+    if (count.start != start) {
+      count.start = start;
+      count.used = 0;
+      count.held = 0;
+    }
+    return count;
+  }
+
+  /**
+   * Drops the leases expired at {@code now}, counting them, and the heap entries of leases released
+   * before; afterwards the heap's head is a lease in force, if any.
+   */
+  private void expireLeases(long now) {
+    while (!leaseExpiries.isEmpty()) {
+      Map.Entry<String, Long> head = leaseExpiries.peek();
+      boolean inForce = head.getValue().equals(leases.get(head.getKey()));
+      if (inForce && head.getValue() > now) {
+        return;
+      }
+      leaseExpiries.poll();
+      if (inForce) {
+        leases.remove(head.getKey());
+        expiredLeases++;
+      }
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package io.backpressure.policy.yaml;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.backpressure.core.Dimension;
+import io.backpressure.core.InvalidPolicyException;
+import io.backpressure.core.Limits;
+import io.backpressure.core.Policy;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The limits beyond the per-second caps in the YAML: read, written back, refused when bad. */
+class LimitsYamlTest {
+  private static final String BASE =
+      """
+      target: limits/model
+      dimensions:
+        requests: {per_second: 10, per_month: 100000}
+        tokens: {per_second: 1000, per_day: 1000000}
+      priorities: {P1: 0.7, P2: 0.3}
+      """;
+
+  private static final String LIMITS =
+      """
+      time_zone: America/Los_Angeles
+      concurrency: {max_in_flight: 64, lease_ttl: 30s}
+      quotas:
+        price: {input_per_million: 2.5, output_per_million: 10}
+        default_tenant: {tokens: 50000, per: day}
+        tenants: {acme: {currency: 40, per: month}}
+        classes: {P2: {tokens: 9000000, per: month}}
+      """;
+
+  @Test
+  void theYamlReadsAsTheBuilderBuildsIt_andWritesBackToAnEqualPolicy() {
+    Policy read = PolicyYaml.parse(BASE + LIMITS);
+    Policy built =
+        Policy.builder("limits/model")
+            .dimension(Dimension.REQUESTS, 10, 10)
+            .dimension(Dimension.TOKENS, 1_000, 1_000)
+            .perMonth(Dimension.REQUESTS, 100_000)
+            .perDay(Dimension.TOKENS, 1_000_000)
+            .priority("P1", 0.7)
+            .priority("P2", 0.3)
+            .timeZone("America/Los_Angeles")
+            .concurrency(64, Duration.ofSeconds(30))
+            .price(2.5, 10)
+            .defaultTenantQuota(Limits.Quota.tokensPerDay(50_000))
+            .tenantQuota("acme", Limits.Quota.currencyPerMonth(40))
+            .classQuota("P2", Limits.Quota.tokensPerMonth(9_000_000))
+            .build();
+    assertThat(read).isEqualTo(built);
+    assertThat(PolicyYaml.parse(PolicyYaml.render(read))).isEqualTo(read);
+    assertThat(
+            PolicyYaml.render(
+                PolicyYaml.parse(
+                    BASE.replace(", per_month: 100000", "").replace(", per_day: 1000000", ""))))
+        .doesNotContain("time_zone", "quotas", "concurrency");
+  }
+
+  @Test
+  void badLimitsAreRefusedNamingTheField() {
+    refused(
+        LIMITS.replace("max_in_flight: 64", "max_in_flight: 0"),
+        "concurrency.max_in_flight",
+        "concurrency.max_in_flight must be a whole number in [1, 1000000], got 0");
+    refused(
+        LIMITS.replace("max_in_flight: 64", "max_in_flight: 2.5"),
+        "concurrency.max_in_flight",
+        "concurrency.max_in_flight must be a whole number");
+    refused(
+        LIMITS.replace("America/Los_Angeles", "Atlantis/Capital"),
+        "time_zone",
+        "got 'Atlantis/Capital'");
+    refused(
+        LIMITS.replace("input_per_million: 2.5", "input_per_million: -2.5"),
+        "quotas.price.input_per_million",
+        "quotas.price.input_per_million must be a number in [0, 1000000], got -2.5");
+    refused(
+        LIMITS.replace("classes: {P2:", "classes: {P7:"),
+        "quotas.classes.P7",
+        "quotas.classes.P7 is a quota on a class the policy does not have; known: [P1, P2]");
+    refused(
+        LIMITS.replace("per: day", "per: week"),
+        "quotas.default_tenant.per",
+        "quotas.default_tenant.per must be one of day, month, got 'week'");
+    refused(
+        LIMITS.replace("{currency: 40, per: month}", "{currency: 40, tokens: 5, per: month}"),
+        "quotas.tenants.acme",
+        "quotas.tenants.acme needs exactly one of tokens or currency");
+    refused(
+        LIMITS.replace("{tokens: 50000, per: day}", "{tokens: -5, per: day}"),
+        "quotas.default_tenant.tokens",
+        "quotas.default_tenant.tokens must be a number in (0, 1000000000000000], got -5.0");
+    refused(
+        LIMITS.replace("lease_ttl: 30s", "lease_ttl: 2h"),
+        "concurrency.lease_ttl",
+        "concurrency.lease_ttl must be a duration in [1s, grant_ttl = 900s]");
+    refused(
+        LIMITS.replace("concurrency: {", "concurrency: {adaptive: true, "),
+        "concurrency.adaptive",
+        "unknown key 'concurrency.adaptive'");
+    assertThatThrownBy(() -> PolicyYaml.parse(BASE.replace("per_day: 1000000", "per_day: 0")))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining("dimensions.tokens.per_day must be a number in (0,");
+  }
+
+  private static void refused(String limits, String field, String message) {
+    assertThatThrownBy(() -> PolicyYaml.parse(BASE + limits))
+        .isInstanceOf(InvalidPolicyException.class)
+        .hasMessageContaining(message)
+        .extracting(e -> ((InvalidPolicyException) e).field())
+        .isEqualTo(field);
+  }
+}

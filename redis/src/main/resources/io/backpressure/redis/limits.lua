@@ -1,0 +1,163 @@
+-- The limits beyond the per-second caps (io.backpressure.core.Limits): calendar caps, quotas and
+-- concurrency leases, checked before the admission rule decides and debited when it admits, in the
+-- same script. The twin of LimitLedger.java; LimitPlan.java has the rule. Functions only: the
+-- client puts this file before admit.lua and release.lua, which call them.
+--
+-- The client sends each call's plan (LimitPlan), so this file needs no policy, price or time zone:
+-- Redis's Lua has no time zone database, and the client computes the calendar windows with
+-- java.time and sends four boundaries per period around its own clock; the window that holds the
+-- server's time is picked here.
+--
+-- Keys (the last three of the step's KEYS when the client sends a plan):
+--   limits   hash: counter field -> "start used held" (µs, and the counter's units, '%.17g'), and
+--            'expired' -> leases expired unreleased
+--   lg:<id>  string: the admitted grant's counters, for its release (cmsgpack), PX = grant TTL
+--   leases   zset: grant key -> lease expiry (µs)
+-- Plan ARGV (after the step's own, from index L): L+1 max in flight (0: none), L+2 lease TTL µs,
+--   L+3..L+6 the day's boundaries, L+7..L+10 the month's, L+11 the number of counters n, then per
+--   counter 9 values: field, period (1 day, 2 month), limit, dimension (from 1), input price per
+--   million ('' when the counter counts its dimension), output price, estimate, cost, hold.
+
+local LIMIT_FIELDS = 9
+local LIMITS_POLL_MICROS = 250000
+
+-- The window [start, end) of period p (1 day, 2 month) that holds now, from the plan's boundaries.
+local function limit_window(L, p, now)
+  local b = L + 2 + (p - 1) * 4
+  local b1, b2 = ARGV[b + 2] * 1, ARGV[b + 3] * 1
+  if now < b1 then
+    return ARGV[b + 1] * 1, b1
+  end
+  if now >= b2 then
+    return b2, ARGV[b + 4] * 1
+  end
+  return b1, b2
+end
+
+-- A counter's stored value: its window start, used and held; zeros when it is of another window.
+local function limit_count(limits_key, field, start)
+  local raw = call('HGET', limits_key, field)
+  if raw then
+    local s, u, h = string.match(raw, '^(%S+) (%S+) (%S+)$')
+    if s * 1 == start then
+      return u * 1, h * 1
+    end
+  end
+  return 0, 0
+end
+
+local function limit_store(limits_key, field, start, used, held)
+  call('HSET', limits_key, field, fmt(start) .. ' ' .. fmt(used) .. ' ' .. fmt(held))
+end
+
+-- LimitLedger.expireLeases: drops the leases expired at now and counts them.
+local function limits_expire_leases(limits_key, leases_key, now)
+  local gone = call('ZREMRANGEBYSCORE', leases_key, '-inf', fmt(now))
+  if gone > 0 then
+    call('HINCRBY', limits_key, 'expired', gone)
+  end
+end
+
+-- LimitLedger.check: nil when the call may go to the rule; else the step's answer: {5, wait µs,
+-- now} deferred by a limit (no booking stored), {6, counter, reset µs, used} rejected until the
+-- reset, {7, counter} a cost above the counter's whole limit. A counter whose stored window has
+-- passed restarts at zero (written at debit).
+local function limits_check(L, now, limits_key, leases_key)
+  local n = ARGV[L + 11] * 1
+  local terminal, terminal_reset, terminal_used = nil, nil, nil
+  local wait = 0
+  for i = 1, n do
+    local a = L + 11 + (i - 1) * LIMIT_FIELDS
+    local limit, cost = ARGV[a + 3] * 1, ARGV[a + 8] * 1
+    if cost > limit then
+      return { 7, i }
+    end
+    local start, finish = limit_window(L, ARGV[a + 2] * 1, now)
+    local used, held = limit_count(limits_key, ARGV[a + 1], start)
+    if used + cost > limit then
+      if used - held + cost <= limit then
+        wait = LIMITS_POLL_MICROS
+      elseif not terminal or finish > terminal_reset then
+        terminal, terminal_reset, terminal_used = i, finish, used
+      end
+    end
+  end
+  if terminal then
+    return { 6, terminal, terminal_reset, fmt(terminal_used) }
+  end
+  local max_in_flight = ARGV[L + 1] * 1
+  if max_in_flight > 0 then
+    limits_expire_leases(limits_key, leases_key, now)
+    if call('ZCARD', leases_key) >= max_in_flight then
+      local earliest = call('ZRANGE', leases_key, 0, 0, 'WITHSCORES')
+      local lease = earliest[2] * 1 - now
+      if lease > LIMITS_POLL_MICROS then
+        lease = LIMITS_POLL_MICROS
+      end
+      if lease > wait then
+        wait = lease
+      end
+    end
+  end
+  if wait > 0 then
+    return { 5, wait, now }
+  end
+  return nil
+end
+
+-- LimitLedger.debit: the call's cost into every counter, its lease, and its counters kept under
+-- lg_key for its release, as long as its grant (grant_key) lives.
+local function limits_debit(L, now, limits_key, lg_key, leases_key, grant_key)
+  local n = ARGV[L + 11] * 1
+  local kept = {}
+  for i = 1, n do
+    local a = L + 11 + (i - 1) * LIMIT_FIELDS
+    local field, cost, hold = ARGV[a + 1], ARGV[a + 8] * 1, ARGV[a + 9] * 1
+    local start = limit_window(L, ARGV[a + 2] * 1, now)
+    local used, held = limit_count(limits_key, field, start)
+    limit_store(limits_key, field, start, used + cost, held + hold)
+    local pin, pout = -1, -1
+    if ARGV[a + 5] ~= '' then
+      pin, pout = ARGV[a + 5] * 1, ARGV[a + 6] * 1
+    end
+    local at = (i - 1) * 8
+    kept[at + 1], kept[at + 2], kept[at + 3], kept[at + 4] = field, start, ARGV[a + 4] * 1, pin
+    kept[at + 5], kept[at + 6], kept[at + 7], kept[at + 8] = pout, ARGV[a + 7] * 1, cost, hold
+  end
+  call('SET', lg_key, cmsgpack.pack(kept), 'PX', P.grant_px_text)
+  local max_in_flight = ARGV[L + 1] * 1
+  if max_in_flight > 0 then
+    call('ZADD', leases_key, fmt(now + ARGV[L + 2] * 1), grant_key)
+  end
+end
+
+-- LimitLedger.release: reconciles the released grant's counters with the actual cost per dimension
+-- (in the window it was admitted in only) and gives its lease back.
+local function limits_release(actual, limits_key, lg_key, leases_key, grant_key)
+  call('ZREM', leases_key, grant_key)
+  local raw = call('GET', lg_key)
+  if not raw then
+    return
+  end
+  call('DEL', lg_key)
+  local kept = cmsgpack.unpack(raw)
+  for at = 0, #kept - 1, 8 do
+    local field, start, d, pin = kept[at + 1], kept[at + 2], kept[at + 3], kept[at + 4]
+    local pout, estimate, cost, hold = kept[at + 5], kept[at + 6], kept[at + 7], kept[at + 8]
+    local raw_count = call('HGET', limits_key, field)
+    if raw_count then
+      local s, u, h = string.match(raw_count, '^(%S+) (%S+) (%S+)$')
+      if s * 1 == start then
+        -- LimitPlan.Counter.actualCost
+        local spent = actual[d]
+        if pin >= 0 then
+          local input = spent < estimate and spent or estimate
+          local output = spent - estimate > 0 and spent - estimate or 0
+          spent = (input * pin + output * pout) / 1e6
+        end
+        local held = h * 1 - hold
+        limit_store(limits_key, field, start, u * 1 + (spent - cost), held > 0 and held or 0)
+      end
+    end
+  end
+end
