@@ -65,7 +65,8 @@ import org.slf4j.LoggerFactory;
  *             Builder#maxWait} bound the wait.
  *       </ul>
  *   <li><b>Rejected</b>: a non-retryable {@value Backpressure#REJECTED} failure naming the reason;
- *       for a calendar limit or a quota, {@value Backpressure#LIMIT_REACHED} with the reset instant.
+ *       for a calendar limit or a quota, {@value Backpressure#LIMIT_REACHED} with the reset
+ *       instant.
  * </ul>
  *
  * <p>A gate whose state cannot answer never fails the activity: unless {@code gate} already is a

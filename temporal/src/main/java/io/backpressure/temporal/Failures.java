@@ -9,8 +9,8 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Builds and reads the failure types of {@link Backpressure}. The detail layouts are part of
- * the contract (documented on the type constants) so that workflows in other SDKs can read them.
+ * Builds and reads the failure types of {@link Backpressure}. The detail layouts are part of the
+ * contract (documented on the type constants) so that workflows in other SDKs can read them.
  */
 final class Failures {
 
