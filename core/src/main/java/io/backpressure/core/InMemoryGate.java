@@ -359,7 +359,11 @@ public final class InMemoryGate implements Gate {
     if (verdict.rejected() != null) {
       return verdict.rejected();
     }
-    String booking = request.booking() != null ? request.booking() : "l" + (++nextId);
+    String booking = request.booking();
+    if (booking == null) {
+      nextId++;
+      booking = "l" + nextId;
+    }
     return new Admission.Deferred(Duration.ofNanos(verdict.waitMicros() * 1_000), booking);
   }
 
