@@ -6,14 +6,18 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import org.reactivestreams.Publisher;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttribute;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -21,20 +25,39 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.services.bedrockruntime.model.ConverseRequest;
 import software.amazon.awssdk.services.bedrockruntime.model.ConverseResponse;
+import software.amazon.awssdk.services.bedrockruntime.model.ConverseStreamRequest;
+import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelRequest;
+import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelWithResponseStreamRequest;
 
 /**
  * The gate as an AWS SDK {@link ExecutionInterceptor} of a Bedrock runtime client, synchronous or
- * asynchronous: each {@code Converse} is admitted in {@link #beforeExecution} (before it is
- * marshalled and signed, so a wait for admission does not age the SigV4 signature), its answer's
- * status and headers go to the provider feedback and its {@code usage} releases the grant in {@link
- * #afterExecution}, and a refusal ({@code ThrottlingException} and the others) goes to the feedback
- * with its status, headers and body in {@link #onExecutionFailure}. Other operations pass through.
- * Thread-safe; one instance serves every call of its client.
+ * asynchronous. For {@code Converse}, {@code ConverseStream}, {@code InvokeModel} and {@code
+ * InvokeModelWithResponseStream}:
+ *
+ * <ul>
+ *   <li>{@link #beforeExecution}: the call is admitted before it is marshalled and signed (a wait
+ *       for admission does not age the SigV4 signature), its cost read from the modelled request;
+ *   <li>{@link #afterExecution} (whole answers): the status and headers go to the provider
+ *       feedback, and the grant is released with Converse's {@code usage}, or InvokeModel's {@code
+ *       x-amzn-bedrock-input-token-count} and {@code -output-token-count} headers;
+ *   <li>{@link #modifyAsyncHttpResponseContent} (streams, asynchronous client only): a 2xx answer's
+ *       status and headers go to the feedback and its bytes are tapped on their way to the SDK's
+ *       decoder ({@link EventStreamTap}): the grant is released with ConverseStream's {@code
+ *       metadata} usage or InvokeModelWithResponseStream's {@code
+ *       amazon-bedrock-invocationMetrics}, or, when the stream breaks or is cancelled, with what it
+ *       proved;
+ *   <li>{@link #onExecutionFailure}: a refusal ({@code ThrottlingException} and the others) goes to
+ *       the feedback with its status, headers and body, and the grant is released as failed.
+ * </ul>
+ *
+ * Other operations pass through. Thread-safe; one instance serves every call of its client.
  */
 public final class GateInterceptor implements ExecutionInterceptor {
 
   private static final ExecutionAttribute<Exchange> EXCHANGE =
       new ExecutionAttribute<>("io.backpressure.bedrock.Exchange");
+  private static final ExecutionAttribute<EventStreamTap> TAP =
+      new ExecutionAttribute<>("io.backpressure.bedrock.EventStreamTap");
 
   private final ClientGate gate;
 
@@ -44,23 +67,79 @@ public final class GateInterceptor implements ExecutionInterceptor {
 
   @Override
   public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-    if (context.request() instanceof ConverseRequest converse) {
-      attributes.putAttribute(EXCHANGE, gate.admit(BedrockConverse.json(converse)));
+    byte[] call = call(context.request());
+    if (call != null) {
+      attributes.putAttribute(EXCHANGE, gate.admit(call));
     }
+  }
+
+  /** What {@link BedrockRuntime#read} reads of {@code request}; null when it is not gated. */
+  private static byte[] call(SdkRequest request) {
+    if (request instanceof ConverseRequest converse) {
+      return BedrockRuntime.converse(
+          converse.modelId(),
+          false,
+          converse.messages(),
+          converse.system(),
+          converse.inferenceConfig());
+    }
+    if (request instanceof ConverseStreamRequest converse) {
+      return BedrockRuntime.converse(
+          converse.modelId(),
+          true,
+          converse.messages(),
+          converse.system(),
+          converse.inferenceConfig());
+    }
+    if (request instanceof InvokeModelRequest invoke) {
+      return BedrockRuntime.invoke(invoke.modelId(), false, invoke.body());
+    }
+    if (request instanceof InvokeModelWithResponseStreamRequest invoke) {
+      return BedrockRuntime.invoke(invoke.modelId(), true, invoke.body());
+    }
+    return null;
+  }
+
+  @Override
+  public Optional<Publisher<ByteBuffer>> modifyAsyncHttpResponseContent(
+      Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
+    Exchange exchange = attributes.getAttribute(EXCHANGE);
+    Optional<Publisher<ByteBuffer>> answer = context.responsePublisher();
+    SdkHttpResponse http = context.httpResponse();
+    if (exchange == null
+        || !exchange.call().stream()
+        || answer.isEmpty()
+        || !http.isSuccessful()
+        || exchange.released()) {
+      return answer;
+    }
+    exchange.answered(http.statusCode(), headers(http));
+    EventStreamTap tap =
+        new EventStreamTap(answer.get(), BedrockRuntime.INSTANCE.tally(exchange.call()), exchange);
+    attributes.putAttribute(TAP, tap);
+    return Optional.of(tap);
   }
 
   @Override
   public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
     Exchange exchange = attributes.getAttribute(EXCHANGE);
-    if (exchange == null || !(context.response() instanceof ConverseResponse converse)) {
+    if (exchange == null || exchange.call().stream() || exchange.released()) {
       return;
     }
     SdkHttpResponse http = context.httpResponse();
     exchange.answered(http.statusCode(), headers(http));
-    byte[] usage =
-        converse.usage() == null
-            ? "{}".getBytes(StandardCharsets.UTF_8)
-            : BedrockConverse.usageJson(converse.usage());
+    byte[] usage;
+    if (context.response() instanceof ConverseResponse converse && converse.usage() != null) {
+      usage =
+          BedrockRuntime.usageJson(converse.usage().inputTokens(), converse.usage().outputTokens());
+    } else {
+      Optional<String> input = http.firstMatchingHeader("x-amzn-bedrock-input-token-count");
+      Optional<String> output = http.firstMatchingHeader("x-amzn-bedrock-output-token-count");
+      usage =
+          input.isPresent() && output.isPresent()
+              ? usageFromHeaders(input.get(), output.get())
+              : "{}".getBytes(StandardCharsets.UTF_8);
+    }
     try (InputStream tapped = exchange.tap(new ByteArrayInputStream(usage))) {
       tapped.readAllBytes();
     } catch (IOException e) {
@@ -68,8 +147,20 @@ public final class GateInterceptor implements ExecutionInterceptor {
     }
   }
 
+  private static byte[] usageFromHeaders(String input, String output) {
+    try {
+      return BedrockRuntime.usageJson(Long.parseLong(input.trim()), Long.parseLong(output.trim()));
+    } catch (NumberFormatException e) {
+      return "{}".getBytes(StandardCharsets.UTF_8);
+    }
+  }
+
   @Override
   public void onExecutionFailure(Context.FailedExecution context, ExecutionAttributes attributes) {
+    EventStreamTap tap = attributes.getAttribute(TAP);
+    if (tap != null) {
+      tap.broken();
+    }
     Exchange exchange = attributes.getAttribute(EXCHANGE);
     if (exchange == null || exchange.released()) {
       return;

@@ -17,7 +17,9 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClientBuilde
 /**
  * Gates the AWS SDK v2's Bedrock runtime clients: {@link #build} and {@link #buildAsync} finish a
  * {@code BedrockRuntimeClient} or {@code BedrockRuntimeAsyncClient} builder (region, credentials,
- * endpoint as you set them) with the gate's {@link GateInterceptor} and the SDK's retries off.
+ * endpoint as you set them) with the gate's {@link GateInterceptor} and the SDK's retries off:
+ * {@code converse}, {@code converseStream}, {@code invokeModel} and {@code
+ * invokeModelWithResponseStream} are gated.
  *
  * <pre>{@code
  * BedrockRuntimeClient bedrock = GatedBedrock.builder()
@@ -29,13 +31,16 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClientBuilde
  * }
  * }</pre>
  *
- * <p><b>Why an interceptor and not a wrapping HTTP client.</b> An {@code ExecutionInterceptor}
- * registered in the client's override configuration runs for every operation of the synchronous and
- * the asynchronous client alike, sees the modelled request (the cost is read from {@code
- * ConverseRequest}, not from signed bytes), admits before the request is signed (a long wait would
- * otherwise age the SigV4 signature), and sees the modelled answer ({@code usage}) for the release.
- * An {@code SdkHttpClient} wrapper sees only signed bytes, once per attempt, and only for the
- * synchronous client.
+ * <p><b>Why an interceptor and not a wrapping client.</b> The SDK runs the {@code
+ * ExecutionInterceptor}s of a client's override configuration around every operation of that
+ * client, synchronous or asynchronous, streamed or not (every generated method goes through the
+ * same client handler and its interceptor chain), so no call leaves a client built here without
+ * being admitted. The interceptor sees the modelled request (the cost is read from fields, not from
+ * signed bytes), admits before the request is signed (a long wait would otherwise age the SigV4
+ * signature), and sees the modelled answer, its headers and, for the asynchronous streams, the raw
+ * bytes of the event stream for the release. A wrapping {@code SdkHttpClient} sees only signed
+ * bytes, once per attempt; a wrapping {@code BedrockRuntimeClient} misses every operation it does
+ * not override, the ones the SDK adds later included.
  *
  * <p><b>The SDK's retries are off</b> ({@code AwsRetryStrategy.doNotRetry()}): the SDK retries a
  * {@code ThrottlingException} up to three times on its own, each an unadmitted request. Not
@@ -43,7 +48,7 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClientBuilde
  */
 public final class GatedBedrock {
 
-  private final ClientGate.Builder gate = ClientGate.builder(BedrockConverse.INSTANCE);
+  private final ClientGate.Builder gate = ClientGate.builder(BedrockRuntime.INSTANCE);
 
   private GatedBedrock() {}
 

@@ -119,8 +119,12 @@ public final class Exchange {
     release(actual);
   }
 
-  /** Releases with what a stream's tally says it cost. */
-  void streamed(Usage usage) {
+  /**
+   * Releases with what a stream's {@link StreamTally} says it cost, for an adapter that reads a
+   * streamed answer {@link #tap} cannot (the AWS SDK's binary event stream); the first release
+   * wins.
+   */
+  public void streamed(Usage usage) {
     release(clientGate.costModel().actual(usage));
   }
 

@@ -8,14 +8,18 @@ import io.backpressure.mock.limit.Verdict;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
- * AWS Bedrock's Converse: {@code POST /model/{modelId}/converse}, the model (or inference profile)
- * in the path, the body with {@code messages} (each with {@code content} blocks of {@code text}),
- * an optional {@code system} list and {@code inferenceConfig.maxTokens}; the answer has {@code
- * output.message}, {@code stopReason} and {@code usage} ({@code inputTokens}, {@code outputTokens},
- * {@code totalTokens}). Errors are AWS's REST-JSON shape: the type in the {@code x-amzn-ErrorType}
- * header, {@code {"message": …}} in the body; a throttled call is a 429 {@code ThrottlingException}
- * with no rate-limit headers and no {@code retry-after}, as Bedrock sends it. {@code
- * converse-stream} (an AWS event stream, not server-sent events) is not served.
+ * AWS Bedrock's Converse: {@code POST /model/{modelId}/converse} (and {@code /converse-stream}),
+ * the model (or inference profile) in the path, the body with {@code messages} (each with {@code
+ * content} blocks of {@code text}), an optional {@code system} list and {@code
+ * inferenceConfig.maxTokens}; the answer has {@code output.message}, {@code stopReason} and {@code
+ * usage} ({@code inputTokens}, {@code outputTokens}, {@code totalTokens}). Errors are AWS's
+ * REST-JSON shape: the type in the {@code x-amzn-ErrorType} header, {@code {"message": …}} in the
+ * body; a throttled call is a 429 {@code ThrottlingException} with no rate-limit headers and no
+ * {@code retry-after}, as Bedrock sends it.
+ *
+ * <p>{@code converse-stream} answers in AWS's binary event stream ({@link EventStreamFrames}):
+ * {@code messageStart}, one {@code contentBlockDelta} per piece of text, {@code contentBlockStop},
+ * {@code messageStop} with the stop reason, and {@code metadata} with the usage.
  */
 final class BedrockDialect implements Dialect {
 
@@ -23,6 +27,7 @@ final class BedrockDialect implements Dialect {
   static final String PREFIX = "/model/";
 
   private static final String CONVERSE = "/converse";
+  private static final String CONVERSE_STREAM = "/converse-stream";
   private static final String ERROR_TYPE = "x-amzn-ErrorType";
   private static final String CORAL = ":http://internal.amazon.com/coral/com.amazon.bedrock/";
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -34,14 +39,9 @@ final class BedrockDialect implements Dialect {
 
   @Override
   public ParsedCall parse(String path, String query, JsonNode root) throws BadRequestException {
-    String model =
-        path.startsWith(PREFIX) && path.endsWith(CONVERSE)
-            ? path.substring(PREFIX.length(), path.length() - CONVERSE.length())
-            : "";
-    if (model.isEmpty()) {
-      throw new BadRequestException(
-          "Only /model/{modelId}/converse is served.", null, "UnknownOperationException", 404);
-    }
+    boolean stream = path.endsWith(CONVERSE_STREAM);
+    String operation = stream ? CONVERSE_STREAM : CONVERSE;
+    String model = modelId(path, operation);
     JsonNode messages = RequestFields.requiredArray(root, "messages");
     long chars = 0;
     for (int i = 0; i < messages.size(); i++) {
@@ -50,7 +50,27 @@ final class BedrockDialect implements Dialect {
     chars += blocksChars(root.get("system"), "system");
     JsonNode config = root.path("inferenceConfig");
     Long maxTokens = config.isObject() ? RequestFields.tokenLimit(config, "maxTokens") : null;
-    return new ParsedCall(model, ParsedCall.estimateTokens(chars), maxTokens, false, false);
+    return new ParsedCall(model, ParsedCall.estimateTokens(chars), maxTokens, stream, false);
+  }
+
+  /**
+   * The model id between {@link #PREFIX} and {@code operation} in {@code path}; a 404 when there is
+   * none.
+   */
+  static String modelId(String path, String operation) throws BadRequestException {
+    String model =
+        path.startsWith(PREFIX) && path.endsWith(operation)
+            ? path.substring(PREFIX.length(), path.length() - operation.length())
+            : "";
+    if (model.isEmpty() || model.contains("/")) {
+      throw new BadRequestException(
+          "Only /model/{modelId}/converse, /converse-stream, /invoke and"
+              + " /invoke-with-response-stream are served.",
+          null,
+          "UnknownOperationException",
+          404);
+    }
+    return model;
   }
 
   private static long blocksChars(JsonNode blocks, String param) throws BadRequestException {
@@ -77,19 +97,42 @@ final class BedrockDialect implements Dialect {
   }
 
   @Override
+  public String streamContentType() {
+    return EventStreamFrames.CONTENT_TYPE;
+  }
+
+  @Override
+  public byte[] streamBytes(String events) {
+    return EventStreamFrames.frame(events);
+  }
+
+  @Override
   public String streamStart(ParsedCall call, long id, long createdEpochSeconds) {
-    throw new IllegalStateException("converse-stream is not served");
+    return EventStreamFrames.event("messageStart", JSON.objectNode().put("role", "assistant"));
   }
 
   @Override
   public String streamDelta(ParsedCall call, long id, long createdEpochSeconds, String text) {
-    throw new IllegalStateException("converse-stream is not served");
+    ObjectNode delta = JSON.objectNode().put("contentBlockIndex", 0);
+    delta.putObject("delta").put("text", text);
+    return EventStreamFrames.event("contentBlockDelta", delta);
   }
 
   @Override
   public String streamEnd(
       ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated) {
-    throw new IllegalStateException("converse-stream is not served");
+    ObjectNode metadata = JSON.objectNode();
+    ObjectNode usage = metadata.putObject("usage");
+    usage.put("inputTokens", call.promptTokens());
+    usage.put("outputTokens", completionTokens);
+    usage.put("totalTokens", call.promptTokens() + completionTokens);
+    metadata.putObject("metrics").put("latencyMs", 0);
+    return EventStreamFrames.event(
+            "contentBlockStop", JSON.objectNode().put("contentBlockIndex", 0))
+        + EventStreamFrames.event(
+            "messageStop",
+            JSON.objectNode().put("stopReason", truncated ? "max_tokens" : "end_turn"))
+        + EventStreamFrames.event("metadata", metadata);
   }
 
   @Override
@@ -126,7 +169,8 @@ final class BedrockDialect implements Dialect {
     }
   }
 
-  private static ObjectNode message(String message) {
+  /** AWS's REST-JSON error body. */
+  static ObjectNode message(String message) {
     return JSON.objectNode().put("message", message);
   }
 }

@@ -103,6 +103,7 @@ final class CompletionEndpoint implements Endpoint {
     ObjectNode answer =
         dialect.completion(
             call, decision.id(), created, decision.completionTokens(), decision.truncated());
+    dialect.answerHeaders(exchange.responseHeaders(), call, decision.completionTokens());
     Runnable send =
         () -> {
           record.run();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
+import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
@@ -12,7 +13,12 @@ import org.eclipse.jetty.http.HttpFields;
  * thread-safe.
  */
 sealed interface Dialect
-    permits OpenAiDialect, AnthropicDialect, GeminiDialect, AzureDialect, BedrockDialect {
+    permits OpenAiDialect,
+        AnthropicDialect,
+        GeminiDialect,
+        AzureDialect,
+        BedrockDialect,
+        BedrockInvokeDialect {
 
   /** The request body's meaning, or a 400 naming the field at fault. */
   ParsedCall parse(JsonNode root) throws BadRequestException;
@@ -28,6 +34,25 @@ sealed interface Dialect
   /** The body of a successful answer. */
   ObjectNode completion(
       ParsedCall call, long id, long createdEpochSeconds, int completionTokens, boolean truncated);
+
+  /**
+   * Adds the headers of a whole (not streamed) successful answer that depend on its usage; none by
+   * default.
+   */
+  default void answerHeaders(HttpFields.Mutable headers, ParsedCall call, int completionTokens) {}
+
+  /** The content type of a streamed answer; server-sent events by default. */
+  default String streamContentType() {
+    return "text/event-stream; charset=utf-8";
+  }
+
+  /**
+   * The bytes on the wire of {@code events}, as returned by the stream methods: their UTF-8 text by
+   * default, for server-sent events.
+   */
+  default byte[] streamBytes(String events) {
+    return events.getBytes(StandardCharsets.UTF_8);
+  }
 
   /** The events that open a streamed answer, before any text. */
   String streamStart(ParsedCall call, long id, long createdEpochSeconds);

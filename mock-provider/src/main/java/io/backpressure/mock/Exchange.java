@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.eclipse.jetty.http.HttpFields;
@@ -179,20 +178,23 @@ final class Exchange {
     response.write(true, ByteBuffer.wrap(bytes), done);
   }
 
-  /** Starts a 200 answer of server-sent events; the headers go out with the first write. */
-  void startEvents() {
+  /**
+   * Starts a 200 answer of events (server-sent events, or another framing named by {@code
+   * contentType}); the headers go out with the first write.
+   */
+  void startEvents(String contentType) {
     response.setStatus(200);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream; charset=utf-8");
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
   }
 
   /**
-   * Writes {@code events} (already in {@code text/event-stream} form) and calls {@code then} once
-   * they are written, with the failure if the client went away. With {@code last} the exchange is
-   * finished after the write.
+   * Writes {@code events} (already framed for the wire) and calls {@code then} once they are
+   * written, with the failure if the client went away. With {@code last} the exchange is finished
+   * after the write.
    */
-  void writeEvents(String events, boolean last, Callback then) {
-    ByteBuffer bytes = ByteBuffer.wrap(events.getBytes(StandardCharsets.UTF_8));
+  void writeEvents(byte[] events, boolean last, Callback then) {
+    ByteBuffer bytes = ByteBuffer.wrap(events);
     Callback after =
         last
             ? Callback.from(

@@ -36,12 +36,13 @@ import org.slf4j.LoggerFactory;
  * {@code POST /v1beta/models/{model}:generateContent} and {@code :streamGenerateContent?alt=sse}
  * (the Gemini API, also under {@code /v1/}), {@code POST
  * /openai/deployments/{deployment}/chat/completions?api-version=…} (Azure OpenAI), {@code POST
- * /model/{modelId}/converse} (Bedrock), {@code GET /v1/records[?since=SEQ]}, {@code GET
- * /metrics/summary}, {@code GET /health}, and for loopback clients {@code GET|POST /admin/caps} and
- * {@code GET|POST /admin/faults} (see {@link ControlEndpoint}). Both completion endpoints share one
- * set of limiters, whose time origin (and fixed-window alignment) is the moment the server started.
- * Successful answers, whole or streamed, wait out the simulated latency without holding a thread;
- * 429, 4xx and 500 answers are immediate.
+ * /model/{modelId}/converse}, {@code /converse-stream}, {@code /invoke} and {@code
+ * /invoke-with-response-stream} (Bedrock, the streams in AWS's event-stream framing), {@code GET
+ * /v1/records[?since=SEQ]}, {@code GET /metrics/summary}, {@code GET /health}, and for loopback
+ * clients {@code GET|POST /admin/caps} and {@code GET|POST /admin/faults} (see {@link
+ * ControlEndpoint}). Both completion endpoints share one set of limiters, whose time origin (and
+ * fixed-window alignment) is the moment the server started. Successful answers, whole or streamed,
+ * wait out the simulated latency without holding a thread; 429, 4xx and 500 answers are immediate.
  *
  * <p>The server is Jetty's non-blocking HTTP/1.1 connector with a small thread pool: a request
  * holds a thread only while it is being parsed or decided, never while its client is slow to send
@@ -108,6 +109,13 @@ public final class MockProvider implements AutoCloseable {
     Endpoint control = new ControlEndpoint(state);
     Endpoint gemini =
         new CompletionEndpoint(new GeminiDialect(), state, config.maxBodyBytes(), scheduler);
+    Endpoint converse =
+        new CompletionEndpoint(new BedrockDialect(), state, config.maxBodyBytes(), scheduler);
+    Endpoint invoke =
+        new CompletionEndpoint(new BedrockInvokeDialect(), state, config.maxBodyBytes(), scheduler);
+    Endpoint bedrock =
+        exchange ->
+            (BedrockInvokeDialect.serves(exchange.path()) ? invoke : converse).serve(exchange);
     server.setHandler(
         new Routes(
             Map.of(
@@ -135,8 +143,7 @@ public final class MockProvider implements AutoCloseable {
                 AzureDialect.PREFIX,
                 new CompletionEndpoint(new AzureDialect(), state, config.maxBodyBytes(), scheduler),
                 BedrockDialect.PREFIX,
-                new CompletionEndpoint(
-                    new BedrockDialect(), state, config.maxBodyBytes(), scheduler))));
+                bedrock)));
     try {
       server.start();
     } catch (Exception e) {

@@ -7,13 +7,14 @@ import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * A 200 answered as server-sent events spread over the call's simulated latency {@code L}: the
- * opening events at once (so the status and the rate-limit headers arrive first, as from a real
- * provider), then the text in up to {@link #MAX_PIECES} pieces, the {@code i}-th of {@code k} due
- * at {@code L·i/k} after the decision, then the closing events (with the usage) right after the
- * last piece. The call is recorded just before the closing events are written; if the client goes
- * away first, it is recorded when the failed write reveals it (the provider charged it all the
- * same), so every admitted call is recorded exactly once.
+ * A 200 answered as a stream of events (server-sent events, or the dialect's framing) spread over
+ * the call's simulated latency {@code L}: the opening events at once (so the status and the
+ * rate-limit headers arrive first, as from a real provider), then the text in up to {@link
+ * #MAX_PIECES} pieces, the {@code i}-th of {@code k} due at {@code L·i/k} after the decision, then
+ * the closing events (with the usage) right after the last piece. The call is recorded just before
+ * the closing events are written; if the client goes away first, it is recorded when the failed
+ * write reveals it (the provider charged it all the same), so every admitted call is recorded
+ * exactly once.
  *
  * <p>Each write starts only after the previous one has completed, so a slow reader delays its own
  * stream and holds no thread. Not thread-safe: the chain of writes is its only driver.
@@ -55,8 +56,8 @@ final class StreamedAnswer {
 
   /** Sends the status, the headers and the opening events, and schedules the rest. */
   void start() {
-    exchange.startEvents();
-    String opening = dialect.streamStart(call, decision.id(), created);
+    exchange.startEvents(dialect.streamContentType());
+    byte[] opening = dialect.streamBytes(dialect.streamStart(call, decision.id(), created));
     exchange.writeEvents(opening, false, Callback.from(this::scheduleNext, this::failed));
   }
 
@@ -74,7 +75,7 @@ final class StreamedAnswer {
   private void writeNext() {
     if (next < pieces.size()) {
       String text = pieces.get(next++);
-      String event = dialect.streamDelta(call, decision.id(), created, text);
+      byte[] event = dialect.streamBytes(dialect.streamDelta(call, decision.id(), created, text));
       if (next < pieces.size()) {
         exchange.writeEvents(event, false, Callback.from(this::scheduleNext, this::failed));
         return;
@@ -87,9 +88,10 @@ final class StreamedAnswer {
 
   private void writeEnd() {
     recordOnce();
-    String end =
-        dialect.streamEnd(
-            call, decision.id(), created, decision.completionTokens(), decision.truncated());
+    byte[] end =
+        dialect.streamBytes(
+            dialect.streamEnd(
+                call, decision.id(), created, decision.completionTokens(), decision.truncated()));
     exchange.writeEvents(end, true, Callback.NOOP);
   }
 
