@@ -66,7 +66,20 @@ class PolicyFileTest {
             "feedback.outside_weight",
             "feedback.ramp.fraction",
             "feedback.ramp.duration",
-            "feedback.outage_errors");
+            "feedback.outage_errors",
+            "dimensions.requests.per_month",
+            "dimensions.tokens.per_day",
+            "time_zone",
+            "concurrency.max_in_flight",
+            "concurrency.lease_ttl",
+            "quotas.price.input_per_million",
+            "quotas.price.output_per_million",
+            "quotas.default_tenant.tokens",
+            "quotas.default_tenant.per",
+            "quotas.tenants.acme.currency",
+            "quotas.tenants.acme.per",
+            "quotas.classes.P3.tokens",
+            "quotas.classes.P3.per");
   }
 
   @Test

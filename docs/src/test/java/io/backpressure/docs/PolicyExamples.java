@@ -1,5 +1,7 @@
 package io.backpressure.docs;
 
+import io.backpressure.core.Dimension;
+import io.backpressure.core.Limits;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityMode;
 import io.backpressure.policy.yaml.PolicyYaml;
@@ -25,6 +27,26 @@ final class PolicyExamples {
             .reservation(true, 1_024) // debit input + max_tokens at admission, refund after
             .build();
     // builder: end
+    return policy;
+  }
+
+  static Policy withLimits() {
+    // limits: begin
+    Policy policy =
+        Policy.builder("openai/gpt-4o")
+            .requestsPerMinute(3_600)
+            .tokensPerMinute(720_000)
+            .priority("P1", 0.7)
+            .priority("P2", 0.3)
+            .perDay(Dimension.TOKENS, 200_000_000) // per calendar day in the time zone
+            .timeZone("America/Los_Angeles") // of every per_day, per_month and quota; default UTC
+            .concurrency(64, Duration.ofSeconds(60)) // calls in flight, each lease for 60 s at most
+            .price(2.50, 10.00) // per million input and output tokens, for quotas in currency
+            .defaultTenantQuota(Limits.Quota.tokensPerDay(1_000_000)) // each tenant without its own
+            .tenantQuota("acme", Limits.Quota.currencyPerMonth(50))
+            .classQuota("P2", Limits.Quota.tokensPerDay(50_000_000)) // shared by P2's tenants
+            .build();
+    // limits: end
     return policy;
   }
 

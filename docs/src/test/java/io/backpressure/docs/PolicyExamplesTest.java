@@ -2,11 +2,16 @@ package io.backpressure.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.backpressure.core.Limits;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityClass;
 import io.backpressure.policy.yaml.PolicyYaml;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class PolicyExamplesTest {
@@ -19,6 +24,23 @@ class PolicyExamplesTest {
         .isEqualTo(new PriorityClass("P3", 0.2, Duration.ofSeconds(30)));
     assertThat(policy.tenantWeight("acme")).isEqualTo(2 * policy.tenantWeight("anyone"));
     assertThat(policy.reservation()).isTrue();
+  }
+
+  @Test
+  void theLimitsExampleSetsWhatItsCommentsSayAndEqualsItsYaml() throws Exception {
+    Policy policy = PolicyExamples.withLimits();
+    Limits limits = policy.limits();
+    assertThat(limits.timeZone()).isEqualTo(ZoneId.of("America/Los_Angeles"));
+    assertThat(limits.concurrency()).isEqualTo(new Limits.Concurrency(64, Duration.ofSeconds(60)));
+    assertThat(limits.tenantQuota("anyone")).isEqualTo(Limits.Quota.tokensPerDay(1_000_000));
+    assertThat(limits.tenantQuota("acme")).isEqualTo(Limits.Quota.currencyPerMonth(50));
+    assertThat(limits.price().of(1_000_000, 1_000_000)).isEqualTo(12.5);
+    String page = Files.readString(Path.of("policies.md"));
+    Matcher yaml =
+        Pattern.compile("## Beyond a per-second rate.*?```yaml\\n(.*?)```", Pattern.DOTALL)
+            .matcher(page);
+    assertThat(yaml.find()).as("the section's YAML example").isTrue();
+    assertThat(PolicyYaml.parse(yaml.group(1))).isEqualTo(policy);
   }
 
   @Test
