@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.backpressure.core.Cost;
+import io.backpressure.core.Dimension;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
@@ -11,6 +12,7 @@ import io.backpressure.core.RejectReason;
 import io.backpressure.core.testing.RecordingGate;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -137,6 +139,41 @@ class GatedCallTest {
             e -> assertThat(e.reason()).isEqualTo(RejectReason.UNKNOWN_PRIORITY))
         .hasMessageContaining("P7");
     assertThat(calls).hasValue(0);
+  }
+
+  @Test
+  void aMonthlyLimitReachedIsRejectedWithTheFirstOfTheNextMonthInItsZoneAsItsReset() {
+    // 2026-03-31 20:00 in Tokyo: the month ends at midnight there, 15:00 UTC.
+    Instant evening = Instant.parse("2026-03-31T11:00:00Z");
+    Instant nextMonth = Instant.parse("2026-03-31T15:00:00Z");
+    GatedCall monthly =
+        GatedCall.of(
+            InMemoryGate.create(
+                Policy.builder("openai/gpt-4o")
+                    .tokensPerSecond(1_000)
+                    .priority("P1", 1)
+                    .perMonth(Dimension.TOKENS, 100)
+                    .timeZone("Asia/Tokyo")
+                    .build(),
+                clock,
+                new ManualClock(evening.getEpochSecond() * 1_000_000_000L)));
+    assertThat(
+            monthly.call(
+                acme, Cost.none().tokens(80), null, this::reply, r -> Cost.none().tokens(80)))
+        .isEqualTo("reply");
+    assertThatThrownBy(
+            () ->
+                monthly.call(
+                    acme, Cost.none().tokens(30), null, this::reply, r -> Cost.none().tokens(30)))
+        .isInstanceOfSatisfying(
+            RejectedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
+              assertThat(e.resetAt()).isEqualTo(nextMonth);
+            })
+        .hasMessageContaining("dimensions.tokens.per_month")
+        .hasMessageEndingWith("; resets at 2026-03-31T15:00:00Z");
+    assertThat(calls).hasValue(1);
   }
 
   @Test

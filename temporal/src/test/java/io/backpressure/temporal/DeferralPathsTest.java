@@ -3,10 +3,16 @@ package io.backpressure.temporal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Admission;
+import io.backpressure.core.Dimension;
 import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
+import io.backpressure.core.Ticker;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -136,6 +142,48 @@ class DeferralPathsTest extends HarnessTest {
     assertThat(gate.attempts).hasSize(1);
     assertThat(((Admission.Rejected) gate.attempts.get(0).admission()).reason())
         .isEqualTo(RejectReason.NEVER_FITS);
+  }
+
+  @Test
+  void aDailyLimitReachedFailsTheCallWithTheNextLocalMidnightAsItsReset() {
+    // Noon in New York on 2026-11-01, the day clocks fall back: a 25-hour day, so its end is not
+    // its local midnight plus 24 hours.
+    Instant noon = Instant.parse("2026-11-01T17:00:00Z");
+    Instant nextMidnight = Instant.parse("2026-11-02T05:00:00Z");
+    assertThat(nextMidnight.atZone(ZoneId.of("America/New_York")).toLocalDateTime())
+        .isEqualTo(LocalDateTime.parse("2026-11-02T00:00"));
+    RecordingGate gate =
+        new RecordingGate(
+            InMemoryGate.create(
+                Policy.builder("test")
+                    .requestsPerSecond(10)
+                    .priority("P1", 1)
+                    .perDay(Dimension.REQUESTS, 2)
+                    .timeZone("America/New_York")
+                    .build(),
+                Ticker.system(),
+                new ManualClock(noon.getEpochSecond() * 1_000_000_000L)));
+    String reply =
+        run(
+            gate,
+            BackpressureInterceptor.transparent(Duration.ofSeconds(10)),
+            Workflows.UntilRefused.class,
+            ChatInput.ok("a", "P1"),
+            Duration.ofSeconds(10));
+    assertThat(reply)
+        .isEqualTo(
+            "2 ok; failed:"
+                + Backpressure.LIMIT_REACHED
+                + ":RETRY_STATE_NON_RETRYABLE_FAILURE:LIMIT_REACHED:"
+                + nextMidnight.toEpochMilli());
+    assertThat(gate.attempts).hasSize(3);
+    assertThat(gate.attempts.get(2).admission())
+        .isEqualTo(
+            new Admission.Rejected(
+                RejectReason.LIMIT_REACHED,
+                "dimensions.requests.per_day = 2 per day holds 2 already and cannot take 1 more"
+                    + " before it resets at 2026-11-02T05:00:00Z",
+                nextMidnight));
   }
 
   @Test

@@ -87,6 +87,36 @@ final class Workflows {
     }
   }
 
+  /**
+   * Calls one after another until a call fails: {@code <calls that succeeded> ok; <failure>}, where
+   * a {@link Backpressure#LIMIT_REACHED} failure adds the details a workflow reads from it, {@code
+   * :<reason>:<reset instant, ms since the epoch>}.
+   */
+  public static final class UntilRefused implements ChatWorkflow {
+    @Override
+    public String chat(ChatInput input, long maxWaitMillis) {
+      ChatActivities activities = activities();
+      int succeeded = 0;
+      while (true) {
+        try {
+          activities.chat(input);
+          succeeded++;
+        } catch (ActivityFailure failure) {
+          String outcome = succeeded + " ok; " + describe(failure);
+          if (failure.getCause() instanceof ApplicationFailure cause
+              && Backpressure.LIMIT_REACHED.equals(cause.getType())) {
+            outcome +=
+                ":"
+                    + cause.getDetails().get(0, String.class)
+                    + ":"
+                    + cause.getDetails().get(2, Long.class);
+          }
+          return outcome;
+        }
+      }
+    }
+  }
+
   /** Two calls started asynchronously, joined after both are scheduled. */
   public static final class TwoAsync implements ChatWorkflow {
     @Override
