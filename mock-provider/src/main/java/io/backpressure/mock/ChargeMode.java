@@ -22,17 +22,13 @@ public enum ChargeMode {
    * @throws IllegalArgumentException naming the allowed values
    */
   public static ChargeMode parse(String text) {
-    if (text != null) {
-      switch (text.strip().toLowerCase(Locale.ROOT).replace('_', '-')) {
-        case "actual":
-          return ACTUAL;
-        case "max-tokens":
-          return MAX_TOKENS;
-        default:
-          break;
-      }
-    }
-    throw new IllegalArgumentException(
-        "charge must be one of actual, max-tokens, but was: " + text);
+    String name = text == null ? "" : text.strip().toLowerCase(Locale.ROOT).replace('_', '-');
+    return switch (name) {
+      case "actual" -> ACTUAL;
+      case "max-tokens" -> MAX_TOKENS;
+      default ->
+          throw new IllegalArgumentException(
+              "charge must be one of actual, max-tokens, but was: " + text);
+    };
   }
 }

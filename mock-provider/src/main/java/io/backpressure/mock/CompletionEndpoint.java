@@ -7,7 +7,6 @@ import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,10 +51,14 @@ final class CompletionEndpoint implements Endpoint {
               serve(exchange, context, body);
             }
           } catch (RuntimeException e) {
-            LOG.debug("failed to answer {} {}", exchange.method(), exchange.path(), e);
-            exchange.abort(e);
+            fail(exchange, e);
           }
         });
+  }
+
+  private static void fail(Exchange exchange, RuntimeException e) {
+    LOG.debug("failed to answer {} {}", exchange.method(), exchange.path(), e);
+    exchange.abort(e);
   }
 
   private void serve(Exchange exchange, RequestContext context, byte[] body) {
@@ -112,7 +115,7 @@ final class CompletionEndpoint implements Endpoint {
     if (decision.latencyNanos() == 0) {
       send.run();
     } else {
-      scheduler.schedule(send, decision.latencyNanos(), TimeUnit.NANOSECONDS);
+      Exchange.later(scheduler, decision.latencyNanos(), send, e -> fail(exchange, e));
     }
   }
 

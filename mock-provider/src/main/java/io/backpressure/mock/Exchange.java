@@ -5,8 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -213,5 +216,31 @@ final class Exchange {
   /** Ends the exchange without (the rest of) an answer; the connection is closed. */
   void abort(Throwable cause) {
     done.failed(cause);
+  }
+
+  /**
+   * Runs the next step of the answer on {@code scheduler} after {@code delayNanos}. A step that
+   * throws is handed to {@code onFailure}, which must end the exchange, so that the client sees its
+   * connection fail rather than wait for its own timeout.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException when the scheduler is shut down
+   */
+  static void later(
+      ScheduledExecutorService scheduler,
+      long delayNanos,
+      Runnable step,
+      Consumer<RuntimeException> onFailure) {
+    // The task hands its own failure on, so its future has nothing left to report.
+    Future<?> unused =
+        scheduler.schedule(
+            () -> {
+              try {
+                step.run();
+              } catch (RuntimeException e) {
+                onFailure.accept(e);
+              }
+            },
+            delayNanos,
+            TimeUnit.NANOSECONDS);
   }
 }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -156,7 +157,19 @@ public final class MockProvider implements AutoCloseable {
           "cannot start the mock provider on " + config.host() + ":" + config.port(), e);
     }
     if (config.outside().any()) {
-      scheduler.scheduleAtFixedRate(state::catchUp, 1, 1, TimeUnit.SECONDS);
+      // A periodic task that throws is cancelled without a word: log each failure and go on.
+      Future<?> unused =
+          scheduler.scheduleAtFixedRate(
+              () -> {
+                try {
+                  state.catchUp();
+                } catch (RuntimeException e) {
+                  LOG.warn("catching up with the outside traffic failed", e);
+                }
+              },
+              1,
+              1,
+              TimeUnit.SECONDS);
     }
     MockProvider provider = new MockProvider(config, server, connector, scheduler, state);
     LOG.info("mock provider listening on {}", provider.url());

@@ -247,6 +247,8 @@ public record MockProviderConfig(
     }
 
     /**
+     * The configuration built from the values set so far and the defaults.
+     *
      * @throws IllegalArgumentException naming the first field out of range
      */
     public MockProviderConfig build() {

@@ -3,7 +3,6 @@ package io.backpressure.mock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.util.Callback;
 
 /**
@@ -68,7 +67,7 @@ final class StreamedAnswer {
     if (delay <= 0) {
       writeNext();
     } else {
-      scheduler.schedule(this::writeNext, delay, TimeUnit.NANOSECONDS);
+      Exchange.later(scheduler, delay, this::writeNext, this::failed);
     }
   }
 

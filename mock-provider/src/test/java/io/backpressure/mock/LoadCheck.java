@@ -11,11 +11,13 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -106,6 +108,9 @@ public final class LoadCheck implements Callable<Integer> {
       Result result = loop.stopMeasuring();
       CpuSnapshot after = CpuSnapshot.take();
       loop.drain();
+      if (loop.failure() != null) {
+        throw new IllegalStateException("a completion callback failed", loop.failure());
+      }
       System.out.printf(
           Locale.ROOT,
           "mock-provider load check: latency %d ms, concurrency %d, %d s measured%n"
@@ -182,6 +187,7 @@ public final class LoadCheck implements Callable<Integer> {
     private final HttpRequest request;
     private final AtomicLong inFlight = new AtomicLong();
     private final CountDownLatch drained = new CountDownLatch(1);
+    private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
     private volatile boolean running = true;
     private volatile boolean measuring;
     private long startNanos;
@@ -204,21 +210,35 @@ public final class LoadCheck implements Callable<Integer> {
     void next() {
       inFlight.incrementAndGet();
       long sent = System.nanoTime();
-      client
-          .sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-          .whenComplete(
-              (response, error) -> {
-                long latency = System.nanoTime() - sent;
-                if (measuring) {
-                  count(response, error, latency);
-                }
-                if (inFlight.decrementAndGet() == 0 && !running) {
-                  drained.countDown();
-                }
-                if (running) {
-                  next();
-                }
-              });
+      // The callback keeps its own failure (see failure()): the future it returns adds nothing.
+      CompletableFuture<?> unused =
+          client
+              .sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+              .whenComplete(
+                  (response, error) -> {
+                    try {
+                      answered(response, error, System.nanoTime() - sent);
+                    } catch (RuntimeException e) {
+                      failure.compareAndSet(null, e);
+                    }
+                  });
+    }
+
+    private void answered(HttpResponse<byte[]> response, Throwable error, long latency) {
+      if (measuring) {
+        count(response, error, latency);
+      }
+      if (inFlight.decrementAndGet() == 0 && !running) {
+        drained.countDown();
+      }
+      if (running) {
+        next();
+      }
+    }
+
+    /** The first failure of a completion callback (which ended that caller's loop), or null. */
+    RuntimeException failure() {
+      return failure.get();
     }
 
     private synchronized void count(HttpResponse<byte[]> response, Throwable error, long latency) {

@@ -2,6 +2,7 @@ package io.backpressure.mock;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
@@ -28,7 +29,8 @@ final class RawHttp {
 
   /** A connected socket with a 10 s read timeout. */
   static Socket open(MockProvider provider) throws IOException {
-    Socket socket = new Socket("127.0.0.1", provider.port());
+    Socket socket =
+        new Socket(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), provider.port());
     socket.setSoTimeout(10_000);
     return socket;
   }
