@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.core.http.StreamResponse;
+import com.anthropic.errors.OverloadedException;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
@@ -18,8 +19,10 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.limit.LimitSpec;
@@ -207,6 +210,59 @@ class GatedAnthropicTest {
                     assertThat(release.actual())
                         .isEqualTo(
                             Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0)));
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  /**
+   * Anthropic's 529 {@code overloaded_error}, from the mock's overloaded fault through the real
+   * client: the gate hears it as the provider overloaded for everyone (not a rate limit on the
+   * caps, not a failed provider), the call is released with nothing generated and reaches the
+   * caller as the SDK's overload exception without a resend, and the next call is held back before
+   * it is sent.
+   *
+   * <p>Mutation tried: the parser reading {@code overloaded_error} by its status alone as a 5xx
+   * (the signal is a provider error).
+   */
+  @Test
+  void a529OverloadedIsHeardAsAnOverloadReleasedAndNotResent() throws Exception {
+    RecordingGate gate = separateLimits(5_000);
+    try (MockProvider provider =
+            MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build());
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      provider.setFaults(new Faults(false, 1, true));
+      AnthropicClient client = client(provider.url(), gate);
+      try {
+        assertThatThrownBy(() -> client.messages().create(params(20)))
+            .isInstanceOfSatisfying(
+                OverloadedException.class, e -> assertThat(e.statusCode()).isEqualTo(529));
+
+        assertThat(provider.records()).extracting(r -> r.status()).containsExactly(529);
+        assertThat(gate.signals())
+            .singleElement()
+            .satisfies(
+                signal -> {
+                  assertThat(signal.status()).isEqualTo(529);
+                  assertThat(signal.meaning()).isEqualTo(ProviderSignal.Meaning.OVERLOADED);
+                  assertThat(signal.rateLimited()).isFalse();
+                  assertThat(signal.providerError()).isFalse();
+                  assertThat(signal.exhausted()).isEmpty();
+                });
+        assertThat(gate.releases())
+            .singleElement()
+            .satisfies(
+                release -> {
+                  assertThat(release.applied()).isTrue();
+                  assertThat(release.actual())
+                      .isEqualTo(Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0));
+                });
+        assertThat(gate.outstanding()).isZero();
+
+        assertThatThrownBy(() -> client.messages().create(params(20)))
+            .isInstanceOf(DeferredException.class);
+        assertThat(provider.records()).hasSize(1);
       } finally {
         client.close();
       }

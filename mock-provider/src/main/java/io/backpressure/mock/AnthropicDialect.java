@@ -14,7 +14,8 @@ import org.eclipse.jetty.http.HttpFields;
  * (required), {@code messages} and an optional {@code system} prompt; answers carry {@code usage}
  * with input and output tokens, errors are {@code {"type":"error","error":{type, message}}}, and
  * the limits go in {@code anthropic-ratelimit-*} headers whose resets are RFC 3339 instants, with
- * {@code retry-after} (seconds) on 429. The bound dimension is named in the 429's message.
+ * {@code retry-after} (seconds) on 429. The bound dimension is named in the 429's message. An
+ * overloaded provider answers 529 {@code overloaded_error}, with no rate-limit headers.
  *
  * <p>With {@code "stream": true} the answer is Anthropic's event stream: {@code message_start} (the
  * message without content, its usage giving the input tokens), {@code content_block_start}, {@code
@@ -119,6 +120,17 @@ final class AnthropicDialect implements Dialect {
   @Override
   public ObjectNode serverError() {
     return error("api_error", "Internal server error");
+  }
+
+  /** Anthropic's 529: overloaded for everyone, a status of its own and no {@code retry-after}. */
+  @Override
+  public int overloadedStatus() {
+    return 529;
+  }
+
+  @Override
+  public ObjectNode overloaded() {
+    return error("overloaded_error", "Overloaded");
   }
 
   @Override

@@ -103,6 +103,13 @@ final class AzureDialect implements Dialect {
   }
 
   @Override
+  public ObjectNode overloaded() {
+    return error(
+        "ServiceUnavailable",
+        "The service is temporarily unable to process your request. Please try again later.");
+  }
+
+  @Override
   public void rateLimitHeaders(
       HttpFields.Mutable headers,
       LimitSpec requests,

@@ -14,8 +14,9 @@ import org.eclipse.jetty.http.HttpFields;
  * inferenceConfig.maxTokens}; the answer has {@code output.message}, {@code stopReason} and {@code
  * usage} ({@code inputTokens}, {@code outputTokens}, {@code totalTokens}). Errors are AWS's
  * REST-JSON shape: the type in the {@code x-amzn-ErrorType} header, {@code {"message": …}} in the
- * body; a throttled call is a 429 {@code ThrottlingException} with no rate-limit headers and no
- * {@code retry-after}, as Bedrock sends it.
+ * body, on every error; a throttled call is a 429 {@code ThrottlingException} with no rate-limit
+ * headers and no {@code retry-after}, as Bedrock sends it, an overloaded one a 503 {@code
+ * ServiceUnavailableException}.
  *
  * <p>{@code converse-stream} answers in AWS's binary event stream ({@link EventStreamFrames}):
  * {@code messageStart}, one {@code contentBlockDelta} per piece of text, {@code contentBlockStop},
@@ -152,6 +153,35 @@ final class BedrockDialect implements Dialect {
   @Override
   public ObjectNode serverError() {
     return message("The server encountered an internal error while processing the request.");
+  }
+
+  @Override
+  public ObjectNode overloaded() {
+    return message("Bedrock is unable to process your request.");
+  }
+
+  /**
+   * Bedrock's error type in {@code x-amzn-ErrorType}, from which the AWS SDK picks the exception
+   * class: the body's code when it is an AWS error type, else the type Bedrock answers that status
+   * with ({@code ValidationException} for a bad request).
+   */
+  @Override
+  public void errorHeaders(HttpFields.Mutable headers, int status, String code) {
+    String type;
+    if (code != null && code.endsWith("Exception")) {
+      type = code;
+    } else {
+      type =
+          switch (status) {
+            case 403 -> "AccessDeniedException";
+            case 404 -> "ResourceNotFoundException";
+            case 405 -> "UnknownOperationException";
+            case 429 -> "ThrottlingException";
+            case 503 -> "ServiceUnavailableException";
+            default -> status >= 500 ? "InternalServerException" : "ValidationException";
+          };
+    }
+    headers.put(ERROR_TYPE, type + CORAL);
   }
 
   @Override

@@ -151,6 +151,16 @@ final class BedrockInvokeDialect implements Dialect {
   }
 
   @Override
+  public ObjectNode overloaded() {
+    return bedrock.overloaded();
+  }
+
+  @Override
+  public void errorHeaders(HttpFields.Mutable headers, int status, String code) {
+    bedrock.errorHeaders(headers, status, code);
+  }
+
+  @Override
   public void rateLimitHeaders(
       HttpFields.Mutable headers,
       LimitSpec requests,

@@ -70,10 +70,16 @@ final class CompletionEndpoint implements Endpoint {
       return;
     }
     ProviderState.Decision decision = state.decide(call);
-    if (decision.serverError()) {
-      state.record(context, 500, null, 0, call.promptTokens(), 0, 0, decision.arrivalNanos());
-      exchange.sendJson(500, dialect.serverError());
-      return;
+    switch (decision.failure()) {
+      case SERVER_ERROR -> {
+        failed(exchange, context, call, decision, 500, dialect.serverError());
+        return;
+      }
+      case OVERLOADED -> {
+        failed(exchange, context, call, decision, dialect.overloadedStatus(), dialect.overloaded());
+        return;
+      }
+      case NONE -> {}
     }
     Verdict verdict = decision.verdict();
     dialect.rateLimitHeaders(
@@ -121,7 +127,21 @@ final class CompletionEndpoint implements Endpoint {
 
   private void refuse(Exchange exchange, RequestContext context, BadRequestException e) {
     state.record(context, e.status(), null, 0, 0, 0, 0, state.now());
+    dialect.errorHeaders(exchange.responseHeaders(), e.status(), e.code());
     exchange.sendJson(e.status(), dialect.clientError(e.getMessage(), e.param(), e.code()));
+  }
+
+  /** Answers a call failed before the limiters saw it (charged nothing) with {@code status}. */
+  private void failed(
+      Exchange exchange,
+      RequestContext context,
+      ParsedCall call,
+      ProviderState.Decision decision,
+      int status,
+      ObjectNode body) {
+    state.record(context, status, null, 0, call.promptTokens(), 0, 0, decision.arrivalNanos());
+    dialect.errorHeaders(exchange.responseHeaders(), status, null);
+    exchange.sendJson(status, body);
   }
 
   private void rejected(

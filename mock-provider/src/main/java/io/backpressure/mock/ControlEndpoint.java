@@ -20,8 +20,8 @@ import java.util.List;
  *       "tokens_per_s": T}}: the caps now as rates per second ({@code null} when not capped), and
  *       new ones from now on (a field left out stays as it is);
  *   <li>{@code GET /admin/faults}, {@code POST /admin/faults} with {@code {"errors": B,
- *       "latency_factor": F}}: the faults switched on (see {@link Faults}); a field left out stays
- *       as it is.
+ *       "latency_factor": F, "overloaded": B}}: the faults switched on (see {@link Faults}); a
+ *       field left out stays as it is.
  * </ul>
  *
  * <p>Input is strict: a JSON object of at most {@link #MAX_BODY_BYTES}, with known fields only,
@@ -41,7 +41,8 @@ final class ControlEndpoint implements Endpoint {
       new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final List<String> CAPS_FIELDS = List.of("requests_per_s", "tokens_per_s");
-  private static final List<String> FAULTS_FIELDS = List.of("errors", "latency_factor");
+  private static final List<String> FAULTS_FIELDS =
+      List.of("errors", "latency_factor", "overloaded");
 
   private final ProviderState state;
   private final Dialect errors = new OpenAiDialect();
@@ -94,22 +95,33 @@ final class ControlEndpoint implements Endpoint {
 
   private ObjectNode setFaults(JsonNode root) throws BadRequestException {
     Faults now = state.faults();
-    JsonNode errorsNode = root.get("errors");
-    if (errorsNode != null && !errorsNode.isBoolean()) {
-      throw BadRequestException.invalidType("errors", "a boolean");
-    }
+    Boolean errors = bool(root, "errors");
+    Boolean overloaded = bool(root, "overloaded");
     Double factor = number(root, "latency_factor");
     Faults faults;
     try {
       faults =
           new Faults(
-              errorsNode == null ? now.errors() : errorsNode.booleanValue(),
-              factor == null ? now.latencyFactor() : factor);
+              errors == null ? now.errors() : errors,
+              factor == null ? now.latencyFactor() : factor,
+              overloaded == null ? now.overloaded() : overloaded);
     } catch (IllegalArgumentException e) {
       throw new BadRequestException(e.getMessage(), "latency_factor", "invalid_value");
     }
     state.setFaults(faults);
     return faultsJson(faults);
+  }
+
+  /** The boolean field {@code name}, or {@code null} when left out. */
+  private static Boolean bool(JsonNode root, String name) throws BadRequestException {
+    JsonNode node = root.get(name);
+    if (node == null) {
+      return null;
+    }
+    if (!node.isBoolean()) {
+      throw BadRequestException.invalidType(name, "a boolean");
+    }
+    return node.booleanValue();
   }
 
   /** The number field {@code name}, or {@code null} when left out. */
@@ -171,6 +183,7 @@ final class ControlEndpoint implements Endpoint {
     return NODES
         .objectNode()
         .put("errors", faults.errors())
-        .put("latency_factor", faults.latencyFactor());
+        .put("latency_factor", faults.latencyFactor())
+        .put("overloaded", faults.overloaded());
   }
 }

@@ -82,6 +82,26 @@ sealed interface Dialect
   ObjectNode serverError();
 
   /**
+   * The status of the answer to a call refused because the provider is overloaded for everyone (not
+   * because of the caller's limits); 503 by default.
+   */
+  default int overloadedStatus() {
+    return 503;
+  }
+
+  /** The body of the {@link #overloadedStatus() overloaded} answer. */
+  ObjectNode overloaded();
+
+  /**
+   * Adds the headers that every error answer of this provider carries besides the rate-limit ones:
+   * none by default; Bedrock's error type.
+   *
+   * @param status the answer's status, 400 or more
+   * @param code the machine-readable reason the body carries, or {@code null}
+   */
+  default void errorHeaders(HttpFields.Mutable headers, int status, String code) {}
+
+  /**
    * Adds the rate-limit headers describing {@code verdict} (state after the decision), for the caps
    * {@code requests} and {@code tokens} in force then (either {@code null} when not capped); on a
    * rejection that retrying can help, also the retry-after headers.

@@ -7,11 +7,15 @@ package io.backpressure.mock;
  * @param errors every call is answered 500 at once, unrelated to rate limits, and charged nothing
  * @param latencyFactor the simulated latency of a 200 is multiplied by this, in {@code (0, 1000]};
  *     10 for a provider 10× slower than configured, 1 for none
+ * @param overloaded every call is answered at once with the provider's "overloaded for everyone"
+ *     answer, charged nothing and with no rate-limit headers: Anthropic's 529 {@code
+ *     overloaded_error}, the Gemini API's 503 {@code UNAVAILABLE}, Bedrock's 503 {@code
+ *     ServiceUnavailableException}, OpenAI's and Azure OpenAI's 503; it wins over {@code errors}
  */
-public record Faults(boolean errors, double latencyFactor) {
+public record Faults(boolean errors, double latencyFactor, boolean overloaded) {
 
   /** No fault. */
-  public static final Faults NONE = new Faults(false, 1);
+  public static final Faults NONE = new Faults(false, 1, false);
 
   /** The largest latency factor accepted. */
   public static final double MAX_LATENCY_FACTOR = 1_000;
@@ -24,5 +28,10 @@ public record Faults(boolean errors, double latencyFactor) {
       throw new IllegalArgumentException(
           "latency_factor must be in the range (0, 1000], but was: " + latencyFactor);
     }
+  }
+
+  /** The {@code errors} and {@code latencyFactor} faults, the provider not overloaded. */
+  public Faults(boolean errors, double latencyFactor) {
+    this(errors, latencyFactor, false);
   }
 }

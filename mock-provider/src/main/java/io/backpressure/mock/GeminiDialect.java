@@ -203,6 +203,11 @@ final class GeminiDialect implements Dialect {
     return status(500, "An internal error has occurred. Please retry.", "INTERNAL");
   }
 
+  @Override
+  public ObjectNode overloaded() {
+    return status(503, "The model is overloaded. Please try again later.", "UNAVAILABLE");
+  }
+
   private static ObjectNode status(int code, String message, String status) {
     ObjectNode root = JSON.objectNode();
     ObjectNode error = root.putObject("error");

@@ -148,6 +148,12 @@ final class OpenAiDialect implements Dialect {
   }
 
   @Override
+  public ObjectNode overloaded() {
+    return error(
+        "The engine is currently overloaded, please try again later.", "server_error", null, null);
+  }
+
+  @Override
   public ObjectNode rateLimited(
       String dimension, String message, LimitSpec spec, long retryAfterNanos) {
     return error(message, dimension, null, "rate_limit_exceeded");

@@ -16,12 +16,22 @@ import java.util.SplittableRandom;
  */
 final class ProviderState {
 
+  /** Why a call is failed before the limiters see it. */
+  enum Failure {
+    /** None: the limiters decide. */
+    NONE,
+    /** A 500 (the {@code errors} fault, or the configured error rate). */
+    SERVER_ERROR,
+    /** The provider's overload answer (the {@code overloaded} fault). */
+    OVERLOADED
+  }
+
   /**
-   * The outcome of {@link #decide(ParsedCall)}: a 500 ({@code serverError}, no verdict), or the
-   * limiters' verdict with the caps in force when it was reached.
+   * The outcome of {@link #decide(ParsedCall)}: a failure (no verdict), or the limiters' verdict
+   * with the caps in force when it was reached.
    */
   record Decision(
-      boolean serverError,
+      Failure failure,
       Verdict verdict,
       LimitSpec requestsSpec,
       LimitSpec tokensSpec,
@@ -102,14 +112,18 @@ final class ProviderState {
   }
 
   /**
-   * Draws whether the call fails with a 500 (the {@code errors} fault, or the configured error
-   * rate), else its completion tokens and latency, then asks the limiters at the current time. A
-   * 500 is charged nothing. An admitted call counts as in flight until its 200 is recorded.
+   * Fails the call with the overload answer (the {@code overloaded} fault), else draws whether it
+   * fails with a 500 (the {@code errors} fault, or the configured error rate), else draws its
+   * completion tokens and latency and asks the limiters at the current time. A failed call is
+   * charged nothing. An admitted call counts as in flight until its 200 is recorded.
    */
   synchronized Decision decide(ParsedCall call) {
     long now = now();
+    if (faults.overloaded()) {
+      return new Decision(Failure.OVERLOADED, null, null, null, now, 0, 0, false, 0, 0);
+    }
     if (faults.errors() || (config.errorRate() > 0 && random.nextDouble() < config.errorRate())) {
-      return new Decision(true, null, null, null, now, 0, 0, false, 0, 0);
+      return new Decision(Failure.SERVER_ERROR, null, null, null, now, 0, 0, false, 0, 0);
     }
     int drawn = config.completionTokens().draw(random);
     long latency = Math.round(drawLatencyNanos() * faults.latencyFactor());
@@ -128,7 +142,7 @@ final class ProviderState {
       inFlight++;
     }
     return new Decision(
-        false,
+        Failure.NONE,
         verdict,
         limiter.requestsSpec(),
         limiter.tokensSpec(),

@@ -72,6 +72,7 @@ final class Routes extends Handler.Abstract.NonBlocking {
       return false;
     }
     exchange.responseHeaders().put("allow", allowed);
+    dialect.errorHeaders(exchange.responseHeaders(), 405, "method_not_allowed");
     String message = "Method " + exchange.method() + " is not allowed; use " + allowed + ".";
     exchange.sendJson(405, dialect.clientError(message, null, "method_not_allowed"));
     return true;

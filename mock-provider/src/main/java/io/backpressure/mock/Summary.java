@@ -9,7 +9,8 @@ package io.backpressure.mock;
  * @param rateLimitedRequests answered with 429 because the requests cap bound
  * @param rateLimitedTokens answered with 429 because the tokens cap bound
  * @param badRequests answered with a client error: 400, or 413 for a body over the limit
- * @param serverErrors answered with 500 (the error rate, or the {@code errors} fault)
+ * @param serverErrors answered with a 5xx: 500 (the error rate, or the {@code errors} fault), or
+ *     the provider's overload answer (529 or 503, the {@code overloaded} fault)
  * @param inFlight admitted calls still waiting out their simulated latency
  * @param promptTokens prompt tokens of the 200 answers
  * @param completionTokens completion tokens of the 200 answers

@@ -185,6 +185,56 @@ class DriftAndFaultsTest {
     }
   }
 
+  private static final String ANTHROPIC =
+      "{\"model\":\"c\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+  private static final String GEMINI = "{\"contents\":[{\"parts\":[{\"text\":\"x\"}]}]}";
+  private static final String CONVERSE =
+      "{\"messages\":[{\"role\":\"user\",\"content\":[{\"text\":\"x\"}]}]}";
+
+  @Test
+  void theOverloadedFaultAnswersEachProvidersOverloadWithoutRateLimitHeadersAndChargesNothing()
+      throws Exception {
+    try (MockProvider provider = MockProvider.start(tenPerTenMinutes().build())) {
+      Http http = new Http(provider);
+      Http.Answer set = http.post("/admin/faults", "{\"overloaded\": true}");
+      assertThat(set.body().path("overloaded").asBoolean()).isTrue();
+      assertThat(set.body().path("errors").asBoolean()).isFalse();
+      assertThat(provider.faults()).isEqualTo(new Faults(false, 1, true));
+
+      Http.Answer anthropic = http.post("/v1/messages", ANTHROPIC);
+      Http.Answer gemini = http.post("/v1beta/models/gemini-2.0-flash:generateContent", GEMINI);
+      Http.Answer bedrock = http.post("/model/anthropic.claude-v2/converse", CONVERSE);
+      Http.Answer openAi = http.post("/v1/chat/completions", CHAT);
+
+      assertThat(anthropic.status()).isEqualTo(529);
+      assertThat(anthropic.body().toString())
+          .isEqualTo(
+              "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+                  + "\"message\":\"Overloaded\"}}");
+      assertThat(anthropic.header("retry-after")).isNull();
+      assertThat(anthropic.headers().map().keySet())
+          .noneMatch(name -> name.startsWith("anthropic-ratelimit-"));
+      assertThat(gemini.status()).isEqualTo(503);
+      assertThat(gemini.body().path("error").path("status").asText()).isEqualTo("UNAVAILABLE");
+      assertThat(bedrock.status()).isEqualTo(503);
+      assertThat(bedrock.header("x-amzn-ErrorType")).startsWith("ServiceUnavailableException:");
+      assertThat(openAi.status()).isEqualTo(503);
+      assertThat(openAi.header("x-ratelimit-remaining-requests")).isNull();
+
+      // overloaded wins over errors; switched off, the caps are whole: nothing was charged
+      http.post("/admin/faults", "{\"errors\": true}");
+      assertThat(http.post("/v1/messages", ANTHROPIC).status()).isEqualTo(529);
+      http.post("/admin/faults", "{\"errors\": false, \"overloaded\": false}");
+      Http.Answer ok = http.post("/v1/chat/completions", CHAT);
+      assertThat(ok.status()).isEqualTo(200);
+      assertThat(ok.header("x-ratelimit-remaining-requests")).isEqualTo("9");
+      assertThat(provider.records())
+          .extracting(RequestRecord::status)
+          .containsExactly(529, 503, 503, 503, 529, 200);
+      assertThat(provider.summary().serverErrors()).isEqualTo(5);
+    }
+  }
+
   @Test
   void badFaultsAreRefusedAndChangeNothing() throws Exception {
     try (MockProvider provider = MockProvider.start(tenPerTenMinutes().build())) {
@@ -195,6 +245,8 @@ class DriftAndFaultsTest {
           .isEqualTo("latency_factor must be in the range (0, 1000], but was: 0.0");
       assertThat(message(http.post("/admin/faults", "{\"errors\": true, \"slow\": 10}")))
           .startsWith("Unknown field 'slow'");
+      assertThat(message(http.post("/admin/faults", "{\"overloaded\": 1}")))
+          .isEqualTo("Invalid type for 'overloaded': expected a boolean.");
       assertThat(provider.faults()).isEqualTo(Faults.NONE);
     }
   }

@@ -76,6 +76,42 @@ class ProviderSignalsOverHttpTest {
     }
   }
 
+  /**
+   * The overload answers read as the signal table says: Anthropic's 529, the Gemini API's and
+   * Bedrock's 503 as {@code OVERLOADED} (not a rate limit, not a permanent error), OpenAI's 503 as
+   * a provider error.
+   */
+  @Test
+  void overloadAnswersParse() throws Exception {
+    try (MockProvider provider = MockProvider.start(config())) {
+      provider.setFaults(new Faults(false, 1, true));
+      Http http = new Http(provider);
+      ProviderSignal anthropic = parse(http.post("/v1/messages", ANTHROPIC_BODY));
+      ProviderSignal gemini =
+          parse(
+              http.post(
+                  "/v1beta/models/gemini-2.0-flash:generateContent",
+                  "{\"contents\":[{\"parts\":[{\"text\":\"x\"}]}]}"));
+      ProviderSignal bedrock =
+          parse(
+              http.post(
+                  "/model/amazon.nova-lite-v1:0/converse",
+                  "{\"messages\":[{\"role\":\"user\",\"content\":[{\"text\":\"x\"}]}]}"));
+      ProviderSignal openAi = parse(http.post("/v1/chat/completions", Http.chat("a", null)));
+
+      for (ProviderSignal overloaded : java.util.List.of(anthropic, gemini, bedrock)) {
+        assertThat(overloaded.meaning()).isEqualTo(ProviderSignal.Meaning.OVERLOADED);
+        assertThat(overloaded.rateLimited()).isFalse();
+        assertThat(overloaded.providerError()).isFalse();
+        assertThat(overloaded.exhausted()).isEmpty();
+        assertThat(overloaded.limits()).isEmpty();
+        assertThat(overloaded.ignored()).isZero();
+      }
+      assertThat(anthropic.status()).isEqualTo(529);
+      assertThat(openAi.meaning()).isEqualTo(ProviderSignal.Meaning.PROVIDER_ERROR);
+    }
+  }
+
   private static ProviderSignal parse(Http.Answer answer) {
     return ProviderSignals.parse(
         answer.status(),
