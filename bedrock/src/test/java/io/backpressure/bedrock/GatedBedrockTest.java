@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.backpressure.client.GateContext;
+import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.ProviderResponse;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
@@ -13,6 +14,7 @@ import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.feedback.ProviderSignals;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
@@ -26,6 +28,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.http.Protocol;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -35,8 +39,12 @@ import software.amazon.awssdk.services.bedrockruntime.model.ContentBlock;
 import software.amazon.awssdk.services.bedrockruntime.model.ConversationRole;
 import software.amazon.awssdk.services.bedrockruntime.model.ConverseRequest;
 import software.amazon.awssdk.services.bedrockruntime.model.ConverseResponse;
+import software.amazon.awssdk.services.bedrockruntime.model.InternalServerException;
+import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelRequest;
 import software.amazon.awssdk.services.bedrockruntime.model.Message;
+import software.amazon.awssdk.services.bedrockruntime.model.ServiceUnavailableException;
 import software.amazon.awssdk.services.bedrockruntime.model.ThrottlingException;
+import software.amazon.awssdk.services.bedrockruntime.model.ValidationException;
 
 /** The AWS SDK v2's Bedrock runtime clients, gated, against the mock provider's Bedrock dialect. */
 class GatedBedrockTest {
@@ -152,5 +160,68 @@ class GatedBedrockTest {
       assertThat(signal.exhausted()).containsExactly("requests");
       assertThat(signal.retryAfter()).isNull();
     }
+  }
+
+  /**
+   * Every Bedrock error the mock sends carries its type in {@code x-amzn-ErrorType}, from which the
+   * AWS SDK picks the exception class and its error code: a bad request is a {@code
+   * ValidationException}, a failed provider an {@code InternalServerException}, an overloaded one a
+   * {@code ServiceUnavailableException}. The gate hears each as the signal table says and every
+   * call is released.
+   *
+   * <p>Mutation tried: the mock's errors without the header (the SDK throws its base {@code
+   * BedrockRuntimeException} with no error code, and the 503 is heard as a provider error).
+   */
+  @Test
+  void eachErrorReachesTheCallerAsItsAwsExceptionAndTheGateAsItsMeaning() throws Exception {
+    RecordingGate gate = gate();
+    try (MockProvider provider = MockProvider.start(mock().build());
+        GateContext.Scope scope = GateContext.of("acme", "P1").open();
+        BedrockRuntimeClient bedrock =
+            GatedBedrock.builder()
+                .gate(gate)
+                .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add))
+                .build(
+                    BedrockRuntimeClient.builder()
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(credentials())
+                        .endpointOverride(URI.create(provider.url())))) {
+      InvokeModelRequest titan =
+          InvokeModelRequest.builder()
+              .modelId("amazon.titan-text-express-v1")
+              .body(SdkBytes.fromUtf8String("{\"inputText\":\"hello\"}"))
+              .build();
+      assertThatThrownBy(() -> bedrock.invokeModel(titan))
+          .isInstanceOfSatisfying(
+              ValidationException.class, e -> assertError(e, 400, "ValidationException"));
+      provider.setFaults(new Faults(true, 1));
+      assertThatThrownBy(() -> bedrock.converse(request("hello")))
+          .isInstanceOfSatisfying(
+              InternalServerException.class, e -> assertError(e, 500, "InternalServerException"));
+      provider.setFaults(new Faults(false, 1, true));
+      assertThatThrownBy(() -> bedrock.converse(request("hello")))
+          .isInstanceOfSatisfying(
+              ServiceUnavailableException.class,
+              e -> assertError(e, 503, "ServiceUnavailableException"));
+
+      assertThat(provider.records())
+          .as("nothing resent")
+          .extracting(RequestRecord::status)
+          .containsExactly(400, 500, 503);
+      assertThat(gate.signals())
+          .extracting(ProviderSignal::meaning)
+          .containsExactly(
+              ProviderSignal.Meaning.NOT_CAPACITY,
+              ProviderSignal.Meaning.PROVIDER_ERROR,
+              ProviderSignal.Meaning.OVERLOADED);
+      assertThat(gate.releases()).hasSize(3);
+      assertThat(gate.outstanding()).isZero();
+    }
+  }
+
+  private static void assertError(AwsServiceException e, int status, String code) {
+    assertThat(e.statusCode()).isEqualTo(status);
+    assertThat(e.awsErrorDetails().errorCode()).isEqualTo(code);
+    assertThat(e.awsErrorDetails().errorMessage()).isNotBlank();
   }
 }
