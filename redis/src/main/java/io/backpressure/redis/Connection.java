@@ -30,6 +30,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One Lettuce connection (standalone, Sentinel or Cluster) and the scripts run over it.
@@ -51,6 +53,8 @@ import org.jspecify.annotations.Nullable;
  * answers {@code NOSCRIPT} with {@code EVAL}, which loads them there.
  */
 final class Connection implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
+
   /**
    * The longest pause between two reconnect attempts. Short, for a gate: every moment a worker is
    * not reconnected after the server's return it decides by its fail-open mode, and in a group of
@@ -166,7 +170,7 @@ final class Connection implements AutoCloseable {
       if (client != null) {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       }
-      resources.shutdown(0, 2, TimeUnit.SECONDS);
+      shutDown(resources);
       throw ConnectFailure.describe(config.url(), e);
     }
   }
@@ -319,6 +323,22 @@ final class Connection implements AutoCloseable {
   public void close() {
     connection.close();
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    shutDown(resources);
+  }
+
+  /**
+   * Stops the client's event loops and timers, waiting for them as the client's own shutdown does
+   * (up to 2 s); one that does not stop in time, or fails to, is logged.
+   */
+  private static void shutDown(ClientResources resources) {
+    try {
+      if (!resources.shutdown(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS)) {
+        LOG.warn("the Redis client's event loops did not shut down cleanly");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn("the Redis client's event loops did not shut down within 3 s", e);
+    }
   }
 }

@@ -12,13 +12,17 @@ import io.backpressure.core.Policy;
 import io.backpressure.core.Ticker;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.internal.Redaction;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import java.time.Duration;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -95,6 +99,10 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   private volatile @Nullable RedisGate redis;
   private volatile String lastConnectFailure = "not connected to Redis yet";
   private volatile boolean closed;
+  private volatile @Nullable Future<?> heartbeats;
+
+  /** The last heartbeat failure logged (touched by the background thread only). */
+  private String lastHeartbeatFailure = "";
 
   private ResilientRedisGate(RedisGateConfig config) {
     this.config = config;
@@ -124,7 +132,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
    */
   public static ResilientRedisGate open(RedisGateConfig config) {
     ResilientRedisGate gate = new ResilientRedisGate(config);
-    gate.background.execute(gate::connect);
+    gate.background.execute(gate.reported(gate::connect));
     return gate;
   }
 
@@ -207,7 +215,17 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
       closed = true;
       connected = redis;
     }
+    Future<?> beating = heartbeats;
+    if (beating != null) {
+      beating.cancel(true);
+    }
     background.shutdownNow();
+    try {
+      // A heartbeat under way sends its command before the removal below, not after it.
+      background.awaitTermination(1, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     if (connected != null) {
       try {
         connected
@@ -270,8 +288,9 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
       firstConnection.countDown();
       LOG.info(
           "connected to Redis at {} for target {}", Redaction.url(config.url()), config.target());
-      background.scheduleWithFixedDelay(
-          this::heartbeat, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+      heartbeats =
+          background.scheduleWithFixedDelay(
+              reported(this::heartbeat), 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
       String failure = Redaction.scrub(String.valueOf(e.getMessage()), config.url());
       boolean changed = !failure.equals(lastConnectFailure);
@@ -285,9 +304,31 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
             RETRY.toMillis());
       }
       if (!closed) {
-        background.schedule(this::connect, RETRY.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+          // What the attempt throws is logged by reported(): the future has nothing more to say.
+          Future<?> unused =
+              background.schedule(reported(this::connect), RETRY.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closedMeanwhile) {
+          // close() has stopped the background work since the check above.
+        }
       }
     }
+  }
+
+  /**
+   * {@code task} with whatever escapes it logged: the executor would keep it in a future no one
+   * reads, and would not run a periodic task again after it, leaving the gate in its fallback (or
+   * the worker count stale) without a word.
+   */
+  private Runnable reported(Runnable task) {
+    return () -> {
+      try {
+        task.run();
+      } catch (RuntimeException | Error e) {
+        LOG.error("target {}: the Redis gate's background work stopped", config.target(), e);
+        throw e;
+      }
+    };
   }
 
   private void heartbeat() {
@@ -308,8 +349,28 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
                           workerId,
                           Long.toString(ALIVE_FOR.toNanos() / 1_000)));
       liveWorkers.set(Math.max(1, ((Long) reply.get(0)).intValue()));
-    } catch (RuntimeException e) {
+      lastHeartbeatFailure = "";
+    } catch (RedisCommandExecutionException e) {
+      // Redis answered, with an error (a script or a key it refuses): no outage the fail-open
+      // wrapper would report, yet the worker count goes stale.
+      heartbeatFailed(e);
+    } catch (RedisException e) {
       // Redis is unavailable: keep the last count; the fail-open wrapper reports the outage.
+    } catch (RuntimeException e) {
+      heartbeatFailed(e);
+    }
+  }
+
+  /** Logs a heartbeat failure other than an outage, once until it changes or a heartbeat passes. */
+  private void heartbeatFailed(RuntimeException e) {
+    String failure = Redaction.scrub(String.valueOf(e), config.url());
+    if (!failure.equals(lastHeartbeatFailure)) {
+      lastHeartbeatFailure = failure;
+      LOG.warn(
+          "target {}: heartbeat failed, keeping {} live workers: {}",
+          config.target(),
+          liveWorkers.get(),
+          failure);
     }
   }
 

@@ -74,7 +74,14 @@ class ConnectFailureIT {
                     held.add(silent.accept());
                   }
                 } catch (IOException closed) {
-                  // The test is over.
+                  // The test is over: let the held connections go too.
+                  for (Socket socket : held) {
+                    try {
+                      socket.close();
+                    } catch (IOException ignored) {
+                      // Closing is all that is left to do.
+                    }
+                  }
                 }
               });
       acceptor.setDaemon(true);

@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,27 +52,29 @@ class FailOpenIT {
               .build();
       AtomicBoolean running = new AtomicBoolean(true);
       ExecutorService callers = Executors.newFixedThreadPool(4);
+      List<Future<?>> ends = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
         String tenant = "tenant-" + i;
-        callers.submit(
-            () -> {
-              while (running.get()) {
-                try {
-                  Admission answer = gate.admit(tenant, "P1", Cost.requests(1));
-                  boolean gated =
-                      !(answer instanceof Admission.Admitted a) || !a.grant().failedOpen();
-                  calls.add(new Call(System.nanoTime(), gated));
-                  if (answer instanceof Admission.Admitted a) {
-                    gate.release(a.grant(), Cost.requests(1));
+        ends.add(
+            callers.submit(
+                () -> {
+                  while (running.get()) {
+                    try {
+                      Admission answer = gate.admit(tenant, "P1", Cost.requests(1));
+                      boolean gated =
+                          !(answer instanceof Admission.Admitted a) || !a.grant().failedOpen();
+                      calls.add(new Call(System.nanoTime(), gated));
+                      if (answer instanceof Admission.Admitted a) {
+                        gate.release(a.grant(), Cost.requests(1));
+                      }
+                      Thread.sleep(5);
+                    } catch (InterruptedException e) {
+                      return;
+                    } catch (RuntimeException e) {
+                      exceptions.incrementAndGet();
+                    }
                   }
-                  Thread.sleep(5);
-                } catch (InterruptedException e) {
-                  return;
-                } catch (RuntimeException e) {
-                  exceptions.incrementAndGet();
-                }
-              }
-            });
+                }));
       }
       Thread.sleep(1_500);
       server.stop();
@@ -83,6 +86,9 @@ class FailOpenIT {
       running.set(false);
       callers.shutdown();
       assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+      for (Future<?> end : ends) {
+        end.get(); // rethrows what ended a caller
+      }
 
       assertThat(exceptions.get()).as("exceptions that reached a caller").isZero();
       long ungatedWhileDown =

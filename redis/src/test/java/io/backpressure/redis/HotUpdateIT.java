@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -40,25 +41,27 @@ class HotUpdateIT {
     List<Long> admitted = Collections.synchronizedList(new ArrayList<>());
     AtomicBoolean running = new AtomicBoolean(true);
     ExecutorService workers = Executors.newFixedThreadPool(6);
+    List<Future<?>> ends = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       RedisGate gate = i % 2 == 0 ? first : second;
       String tenant = "tenant-" + i;
-      workers.submit(
-          () -> {
-            AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
-            while (running.get()) {
-              RedisGate.Decision decision = connection.await(gate.decide(request));
-              if (decision.admission() instanceof Admission.Admitted a) {
-                admitted.add(decision.decidedAtMicros());
-                gate.release(a.grant(), Cost.requests(1));
-                request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
-              } else if (decision.admission() instanceof Admission.Deferred d) {
-                Thread.sleep(Math.max(1, d.retryAfter().toMillis()));
-                request = request.withBooking(d.booking());
-              }
-            }
-            return null;
-          });
+      ends.add(
+          workers.submit(
+              () -> {
+                AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
+                while (running.get()) {
+                  RedisGate.Decision decision = connection.await(gate.decide(request));
+                  if (decision.admission() instanceof Admission.Admitted a) {
+                    admitted.add(decision.decidedAtMicros());
+                    gate.release(a.grant(), Cost.requests(1));
+                    request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
+                  } else if (decision.admission() instanceof Admission.Deferred d) {
+                    Thread.sleep(Math.max(1, d.retryAfter().toMillis()));
+                    request = request.withBooking(d.booking());
+                  }
+                }
+                return null;
+              }));
     }
     Thread.sleep(1_500);
     first.policyStore().setCap(Dimension.REQUESTS, 40, 4);
@@ -67,6 +70,9 @@ class HotUpdateIT {
     running.set(false);
     workers.shutdown();
     assertThat(workers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    for (Future<?> end : ends) {
+      end.get(); // rethrows what ended a worker
+    }
 
     List<Long> times = new ArrayList<>(admitted);
     Collections.sort(times);

@@ -47,7 +47,8 @@ class NoSecretsPrintedPropertyTest {
   record Password(String raw, List<String> words) {
     String encoded() {
       StringBuilder out = new StringBuilder();
-      for (char c : raw.toCharArray()) {
+      for (int i = 0; i < raw.length(); i++) {
+        char c = raw.charAt(i);
         if (Character.isLetterOrDigit(c) || "-._~".indexOf(c) >= 0) {
           out.append(c);
         } else {
@@ -95,7 +96,8 @@ class NoSecretsPrintedPropertyTest {
 
   @Example
   void everySpecialCharacterInEveryShape() {
-    for (char c : SPECIALS.toCharArray()) {
+    for (int i = 0; i < SPECIALS.length(); i++) {
+      char c = SPECIALS.charAt(i);
       Password password = new Password("QXZJ" + c + "QKVJ", List.of("QXZJ", "QKVJ"));
       for (String shape : SHAPES) {
         for (String written : List.of(password.raw(), password.encoded())) {

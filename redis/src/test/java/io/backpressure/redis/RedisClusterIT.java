@@ -292,7 +292,7 @@ class RedisClusterIT {
             registry.gate(policies[t].target()).admit("probe", "P1", Cost.requests(1));
         assertThat(
                 answer instanceof Admission.Deferred
-                    || answer instanceof Admission.Admitted a && !a.grant().failedOpen())
+                    || (answer instanceof Admission.Admitted a && !a.grant().failedOpen()))
             .as("%s through the registry after the failover: %s", policies[t].target(), answer)
             .isTrue();
       }

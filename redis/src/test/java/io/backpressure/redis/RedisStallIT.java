@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -54,34 +55,36 @@ class RedisStallIT {
       Gate gate = FailOpenGate.around(redis).probeInterval(Duration.ofMillis(200)).build();
       AtomicBoolean running = new AtomicBoolean(true);
       ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
+      List<Future<?>> ends = new ArrayList<>();
       for (int i = 0; i < CALLERS; i++) {
         String tenant = "tenant-" + i;
-        callers.submit(
-            () -> {
-              while (running.get()) {
-                started.incrementAndGet();
-                AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
-                try {
-                  while (true) {
-                    Admission answer = gate.admit(request);
-                    if (answer instanceof Admission.Admitted a) {
-                      admits.add(new Admit(System.nanoTime(), !a.grant().failedOpen()));
-                      gate.release(a.grant(), Cost.requests(1));
-                      finished.incrementAndGet();
-                      break;
+        ends.add(
+            callers.submit(
+                () -> {
+                  while (running.get()) {
+                    started.incrementAndGet();
+                    AdmissionRequest request = AdmissionRequest.of(tenant, "P1", Cost.requests(1));
+                    try {
+                      while (true) {
+                        Admission answer = gate.admit(request);
+                        if (answer instanceof Admission.Admitted a) {
+                          admits.add(new Admit(System.nanoTime(), !a.grant().failedOpen()));
+                          gate.release(a.grant(), Cost.requests(1));
+                          finished.incrementAndGet();
+                          break;
+                        }
+                        Admission.Deferred deferred = (Admission.Deferred) answer;
+                        Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
+                        request = request.withBooking(deferred.booking());
+                      }
+                      Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                      return;
+                    } catch (RuntimeException e) {
+                      exceptions.incrementAndGet();
                     }
-                    Admission.Deferred deferred = (Admission.Deferred) answer;
-                    Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
-                    request = request.withBooking(deferred.booking());
                   }
-                  Thread.sleep(20);
-                } catch (InterruptedException e) {
-                  return;
-                } catch (RuntimeException e) {
-                  exceptions.incrementAndGet();
-                }
-              }
-            });
+                }));
       }
       Thread.sleep(2_000);
       server.pause();
@@ -95,6 +98,9 @@ class RedisStallIT {
       running.set(false);
       callers.shutdown();
       assertThat(callers.awaitTermination(20, TimeUnit.SECONDS)).as("callers ended").isTrue();
+      for (Future<?> end : ends) {
+        end.get(); // rethrows what ended a caller
+      }
     } finally {
       server.stop();
     }

@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -232,7 +233,7 @@ public final class TestRedis {
     long deadline = System.nanoTime() + 10_000_000_000L;
     IOException last = null;
     while (System.nanoTime() < deadline) {
-      try (Socket socket = new Socket("127.0.0.1", port)) {
+      try (Socket socket = new Socket(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), port)) {
         OutputStream out = socket.getOutputStream();
         out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
         out.flush();
