@@ -1,16 +1,44 @@
 package io.backpressure.examples;
 
-import io.backpressure.core.Admission;
-import io.backpressure.core.AdmissionRequest;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.GatedCall;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import java.time.Duration;
 
-/** One process, state in memory: ask the gate before each call, wait when told, release after. */
+/** One process, state in memory: each call asks the gate first and waits for its turn when told. */
 public final class InMemoryQuickstart {
 
-  public static void main(String[] args) throws InterruptedException {
+  /** How many calls the example makes back to back: more than the policy's burst of requests. */
+  static final int CALLS = 100;
+
+  public static void main(String[] args) {
+    long start = System.nanoTime();
+    Policy policy = policy();
+    // README call: begin
+    Gate gate = InMemoryGate.create(policy);
+    GatedCall gated =
+        GatedCall.builder(gate)
+            .maxWait(Duration.ofSeconds(30)) // a deferred call waits here, in line
+            .build();
+    for (int i = 0; i < CALLS; i++) {
+      String prompt = "Say hello " + i;
+      gated.call(
+          GateContext.of(i % 2 == 0 ? "acme" : "globex", "P1"), // tenant and priority class
+          Cost.requests(1).tokens(prompt.length() / 4.0), // the estimate, debited at admission
+          null, // no completion limit
+          () -> callModel(prompt), // your LLM client, with its own retries turned off
+          tokensUsed -> Cost.requests(1).tokens(tokensUsed)); // what the call really cost
+    }
+    // README call: end
+    long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
+    System.out.println(CALLS + " calls made in " + millis + " ms");
+  }
+
+  /** The README's policy: a requests cap of 60 a second with a burst of 60. */
+  static Policy policy() {
     // README policy: begin
     Policy policy =
         Policy.builder("openai/gpt-4o")
@@ -20,37 +48,8 @@ public final class InMemoryQuickstart {
             .priority("P2", 0.3)
             .priority("P3", 0.2)
             .build();
-    Gate gate = InMemoryGate.create(policy);
     // README policy: end
-    int waited = 0;
-    for (int i = 0; i < 100; i++) {
-      waited += chat(gate, i % 2 == 0 ? "acme" : "globex", "P1", "Say hello " + i);
-    }
-    System.out.println("100 calls made, " + waited + " deferrals waited out");
-  }
-
-  /** Makes one gated call and returns how many times the gate deferred it. */
-  static int chat(Gate gate, String tenant, String priority, String prompt)
-      throws InterruptedException {
-    AdmissionRequest request =
-        AdmissionRequest.of(tenant, priority, Cost.requests(1).tokens(prompt.length() / 4.0));
-    // README call: begin
-    for (int deferrals = 0; ; deferrals++) {
-      Admission admission = gate.admit(request);
-      if (admission instanceof Admission.Admitted admitted) {
-        int tokensUsed = callModel(prompt); // your LLM client, with its own retries turned off
-        gate.release(admitted.grant(), Cost.requests(1).tokens(tokensUsed));
-        return deferrals;
-      } else if (admission instanceof Admission.Deferred deferred) {
-        Thread.sleep(deferred.retryAfter().toMillis()); // on Temporal: a durable timer instead
-        request = request.withBooking(deferred.booking()); // keeps the call's place in line
-      } else if (admission instanceof Admission.Expired expired) {
-        throw new IllegalStateException(expired.message());
-      } else if (admission instanceof Admission.Rejected rejected) {
-        throw new IllegalArgumentException(rejected.message());
-      }
-    }
-    // README call: end
+    return policy;
   }
 
   /** Stands in for the provider call; returns the total tokens its reply reports. */
