@@ -107,7 +107,7 @@ public final class DemoCommand implements Callable<Integer> {
         new RealOptions(null, "default", null, 1, null).runner(logs.workersFile())) {
       stack = runner.describe();
       ProgressBar progress =
-          new ProgressBar(System.err, configurations.size(), System.console() != null);
+          new ProgressBar(System.err, configurations.size(), Terminal.attached());
       summary =
           Evaluation.run(runner, List.of(workload), configurations, 1, seed, 1, progress).get(0);
     } catch (RuntimeException e) {

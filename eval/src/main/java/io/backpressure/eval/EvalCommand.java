@@ -311,7 +311,7 @@ public final class EvalCommand implements Callable<Integer> {
     }
 
     int runs = workloads.size() * configurations.size() * repeats;
-    ProgressBar progress = new ProgressBar(System.err, runs, System.console() != null);
+    ProgressBar progress = new ProgressBar(System.err, runs, Terminal.attached());
     long started = System.nanoTime();
     List<Summary> summaries;
     try (runner) {

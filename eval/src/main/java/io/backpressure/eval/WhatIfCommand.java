@@ -151,7 +151,7 @@ public final class WhatIfCommand implements Callable<Integer> {
       return 2;
     }
 
-    ProgressBar progress = new ProgressBar(System.err, runs.size() * 100, System.console() != null);
+    ProgressBar progress = new ProgressBar(System.err, runs.size() * 100, Terminal.attached());
     long started = System.nanoTime();
     List<WhatIf.Result> results = simulate(w, runs, threadCount, progress);
     double wallS = (System.nanoTime() - started) / 1e9;

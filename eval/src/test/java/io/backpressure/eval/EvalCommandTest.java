@@ -182,8 +182,14 @@ class EvalCommandTest {
     Path file = dir.resolve("typo.yaml");
     Files.writeString(
         file,
-        "name: t\nduration_s: 5\nupstream: {requests_per_s: 1}\npriorities: {P1: 1}\n"
-            + "worker: {slots: 1, cores: 2}\ntenants: [{name: a, priority: P1, workflows: 1}]\n");
+        """
+        name: t
+        duration_s: 5
+        upstream: {requests_per_s: 1}
+        priorities: {P1: 1}
+        worker: {slots: 1, cores: 2}
+        tenants: [{name: a, priority: P1, workflows: 1}]
+        """);
     assertThat(eval("--workload", file.toString())).isEqualTo(2);
     assertThat(err.toString()).contains("unknown key 'worker.cores'");
     assertThat(eval("--workload", "overload", "--duration-s", "3")).isEqualTo(2);

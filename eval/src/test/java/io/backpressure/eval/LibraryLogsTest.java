@@ -17,22 +17,20 @@ class LibraryLogsTest {
     assertThat(logs.summary()).as("nothing logged yet").isNull();
     Files.writeString(
         dir.resolve(LibraryLogs.FILE),
-        String.join(
-            "\n",
-            "08:00:00.001 [main] INFO io.temporal.internal.worker.Poller - started",
-            "08:00:00.002 [pool-1] WARN io.backpressure.core.FailOpenGate - shared state unavailable",
-            "08:00:00.003 [grpc] WARN io.grpc.netty.NettyClientHandler - WARN in a message counts once",
-            "08:00:00.004 [main] ERROR io.lettuce.core.RedisClient - refused",
-            ""));
+        """
+        08:00:00.001 [main] INFO io.temporal.internal.worker.Poller - started
+        08:00:00.002 [pool-1] WARN io.backpressure.core.FailOpenGate - shared state unavailable
+        08:00:00.003 [grpc] WARN io.grpc.netty.NettyClientHandler - WARN in a message counts once
+        08:00:00.004 [main] ERROR io.lettuce.core.RedisClient - refused
+        """);
     Files.writeString(
         dir.resolve(LibraryLogs.WORKERS_FILE),
-        String.join(
-            "\n",
-            "[main] WARN io.temporal.worker.Worker - slow poll",
-            "Dec 01, 2026 8:00:00 AM io.grpc.internal.ManagedChannelImpl shutdown",
-            "WARNING: channel not shut down",
-            "SEVERE: orphaned channel",
-            ""));
+        """
+        [main] WARN io.temporal.worker.Worker - slow poll
+        Dec 01, 2026 8:00:00 AM io.grpc.internal.ManagedChannelImpl shutdown
+        WARNING: channel not shut down
+        SEVERE: orphaned channel
+        """);
     assertThat(logs.summary())
         .startsWith("library logs: 4 warnings, 2 errors in ")
         .contains(dir.resolve(LibraryLogs.FILE).toString());

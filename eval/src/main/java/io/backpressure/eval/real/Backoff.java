@@ -5,6 +5,8 @@ package io.backpressure.eval.real;
 public interface Backoff {
 
   /**
+   * How long to sleep on the slot before the next attempt.
+   *
    * @param failures the call's 429s so far, at least 1
    * @param retryAfterNanos the provider's retry-after
    * @param uniform a draw from [0, 1)

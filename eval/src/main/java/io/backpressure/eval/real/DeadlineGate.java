@@ -25,6 +25,9 @@ import java.util.function.Supplier;
  */
 public final class DeadlineGate implements Gate {
   private final Gate gate;
+
+  // Per gate, not static: each gate's own terms, which within() removes after every call.
+  @SuppressWarnings("ThreadLocalUsage")
   private final ThreadLocal<Terms> terms = new ThreadLocal<>();
 
   public DeadlineGate(Gate gate) {

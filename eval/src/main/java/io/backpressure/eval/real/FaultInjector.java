@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -165,27 +166,29 @@ final class FaultInjector implements AutoCloseable {
   private void at(double seconds, Fault fault, boolean closing, Runnable action) {
     long delay =
         Math.max(0, ledger.originEpochNanos() + Workload.nanos(seconds) - Ledger.epochNanos());
-    timer.schedule(
-        () -> {
-          try {
-            action.run();
-            long now = ledger.now();
-            record(
-                String.format(Locale.ROOT, "%s: step at %.2f s", fault, now / 1e9),
-                new Step(fault, closing, now));
-          } catch (RuntimeException e) {
-            record(
-                String.format(
-                    Locale.ROOT,
-                    "%s: step at %.2f s failed: %s",
-                    fault,
-                    ledger.now() / 1e9,
-                    e.getMessage()),
-                null);
-          }
-        },
-        delay,
-        TimeUnit.NANOSECONDS);
+    // The step records its own failure among the faults done: the future has nothing to add.
+    Future<?> unused =
+        timer.schedule(
+            () -> {
+              try {
+                action.run();
+                long now = ledger.now();
+                record(
+                    String.format(Locale.ROOT, "%s: step at %.2f s", fault, now / 1e9),
+                    new Step(fault, closing, now));
+              } catch (RuntimeException e) {
+                record(
+                    String.format(
+                        Locale.ROOT,
+                        "%s: step at %.2f s failed: %s",
+                        fault,
+                        ledger.now() / 1e9,
+                        e.getMessage()),
+                    null);
+              }
+            },
+            delay,
+            TimeUnit.NANOSECONDS);
   }
 
   private synchronized void record(String line, Step step) {

@@ -191,6 +191,8 @@ final class WorkerGroup implements AutoCloseable {
    * until it polls: a standby of that many slots when one is waiting (it starts polling at once),
    * else a new process.
    */
+  // A CopyOnWriteArrayList iterates over a snapshot; remove() claims the standby for this call.
+  @SuppressWarnings("ModifyCollectionInEnhancedForLoop")
   void replace(int slots, Ledger ledger) {
     for (Child standby : standbys) {
       if (standby.slots() == slots && standbys.remove(standby)) {

@@ -49,6 +49,8 @@ public final class WorkerMain {
    */
   record Report(Ledger.Snapshot snapshot, long cpuNanos) {}
 
+  // Standard error is this process's log, which the harness appends to the workers' log file.
+  @SuppressWarnings("CatchAndPrintStackTrace")
   public static void main(String[] args) throws Exception {
     if (args.length != 5 && !(args.length == 6 && STANDBY.equals(args[5]))) {
       System.err.println(
