@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 
@@ -48,22 +49,63 @@ final class Measurement {
 
   /** Completions of {@code call} with {@code inFlight} outstanding, for {@code seconds}. */
   static Rate throughput(Call call, int inFlight, double seconds) throws InterruptedException {
-    Semaphore slots = new Semaphore(inFlight);
-    AtomicLong done = new AtomicLong();
+    InFlight outstanding = new InFlight(inFlight);
     long start = System.nanoTime();
     long until = start + (long) (seconds * 1e9);
     for (int i = 0; System.nanoTime() < until; i++) {
-      slots.acquire();
-      call.start()
-          .apply(i)
-          .whenComplete(
-              (r, e) -> {
-                done.incrementAndGet();
-                slots.release();
-              });
+      outstanding.start(call, i);
     }
-    slots.acquire(inFlight);
-    return new Rate(done.get(), (System.nanoTime() - start) / 1e9);
+    return new Rate(outstanding.drain(), (System.nanoTime() - start) / 1e9);
+  }
+
+  /**
+   * Calls with at most a given number outstanding. A failed call is not a completion: the first
+   * failure is thrown by {@link #drain}, so that no rate counts errors as work done.
+   */
+  static final class InFlight {
+    private final int limit;
+    private final Semaphore slots;
+    private final AtomicLong done = new AtomicLong();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    InFlight(int limit) {
+      this.limit = limit;
+      this.slots = new Semaphore(limit);
+    }
+
+    /** Starts call {@code i} of {@code call} once fewer than the limit are outstanding. */
+    void start(Call call, int i) throws InterruptedException {
+      slots.acquire();
+      // The callback keeps the call's outcome for drain(): the future it returns adds nothing.
+      CompletableFuture<?> unused =
+          call.start()
+              .apply(i)
+              .whenComplete(
+                  (r, e) -> {
+                    if (e == null) {
+                      done.incrementAndGet();
+                    } else {
+                      failure.compareAndSet(null, e);
+                    }
+                    slots.release();
+                  });
+    }
+
+    /**
+     * Waits for every outstanding call.
+     *
+     * @return how many calls completed
+     * @throws IllegalStateException with the first failure when a call failed
+     */
+    long drain() throws InterruptedException {
+      slots.acquire(limit);
+      slots.release(limit);
+      Throwable first = failure.get();
+      if (first != null) {
+        throw new IllegalStateException("a call failed: " + first, first);
+      }
+      return done.get();
+    }
   }
 
   /** {@code p50 / p95 / p99} of {@code h}. */

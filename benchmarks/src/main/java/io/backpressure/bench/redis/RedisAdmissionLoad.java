@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.Semaphore;
 import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
@@ -265,11 +264,10 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
 
   /** {@code count} admissions, many in flight, so that every tenant's queue is active. */
   private void populate(Call admit, int count) throws InterruptedException {
-    Semaphore slots = new Semaphore(inFlight);
+    Measurement.InFlight outstanding = new Measurement.InFlight(inFlight);
     for (int i = 0; i < count; i++) {
-      slots.acquire();
-      admit.start().apply(i).whenComplete((a, e) -> slots.release());
+      outstanding.start(admit, i);
     }
-    slots.acquire(inFlight);
+    outstanding.drain();
   }
 }
