@@ -91,6 +91,9 @@ public final class ActivityGate {
 
   private static final Logger log = LoggerFactory.getLogger(ActivityGate.class);
 
+  /** Warns once per process that deferrals wait on the server's retry timer. */
+  private static final ServerTimedWarning SERVER_TIMED = new ServerTimedWarning(log);
+
   private final Gate gate;
   private final Duration maxWait;
   private final Duration waitInPlace;
@@ -277,6 +280,7 @@ public final class ActivityGate {
         throw Failures.expired(waited, retryAfterMillis, maxWait, null);
       }
       new ServerDeferral(since, booking).write(context);
+      SERVER_TIMED.deferredOnServerTimer(gate.target());
       throw Failures.deferred(retryAfterMillis, booking, false);
     }
   }
