@@ -5,15 +5,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.backpressure.client.ProviderCall;
 import io.backpressure.client.StreamTally;
 import io.backpressure.client.Usage;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.tokens.TokenCounter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Follows a streamed message: the input tokens of {@code message_start}, the cumulative output
  * tokens of the last {@code message_delta}, and the text of the content deltas so that a stream cut
- * before its {@code message_delta} is released with at least the tokens it delivered. One stream;
- * not thread-safe.
+ * before its {@code message_delta} is released with at least the tokens it delivered. An {@code
+ * error} event is a {@link #refusal}. One stream; not thread-safe.
  */
 final class AnthropicStreamTally implements StreamTally {
 
@@ -65,6 +67,34 @@ final class AnthropicStreamTally implements StreamTally {
       }
       default -> {}
     }
+  }
+
+  /**
+   * An {@code error} event, which Anthropic sends in place of the rest of a stream that began with
+   * a 200 (an {@code overloaded_error} most often): the status Anthropic answers its error type
+   * with before a stream, 500 for a type it does not document.
+   */
+  @Override
+  public @Nullable Integer refusal(@Nullable String event, String data) {
+    JsonNode json;
+    try {
+      json = JSON.readTree(data);
+    } catch (IOException e) {
+      return null;
+    }
+    if (!"error".equals(json.path("type").asText(event == null ? "" : event))) {
+      return null;
+    }
+    return switch (json.path("error").path("type").asText("")) {
+      case "invalid_request_error" -> 400;
+      case "authentication_error" -> 401;
+      case "permission_error" -> 403;
+      case "not_found_error" -> 404;
+      case "request_too_large" -> 413;
+      case "rate_limit_error" -> 429;
+      case "overloaded_error" -> ProviderSignal.OVERLOADED;
+      default -> 500;
+    };
   }
 
   @Override

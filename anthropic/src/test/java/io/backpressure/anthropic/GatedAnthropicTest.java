@@ -2,9 +2,11 @@ package io.backpressure.anthropic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.core.http.StreamResponse;
+import com.anthropic.errors.AnthropicServiceException;
 import com.anthropic.errors.OverloadedException;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
@@ -266,6 +268,54 @@ class GatedAnthropicTest {
       } finally {
         client.close();
       }
+    }
+  }
+
+  /**
+   * A stream the provider cuts with {@code event: error} {@code overloaded_error} (the mock's
+   * overloaded fault switched on after its first text): the gate hears it as the overload a 529 is,
+   * and the call is released once, with the input reported and the text delivered.
+   *
+   * <p>Mutation tried: the stream tally reporting no refusal (the gate hears only the 200).
+   */
+  @Test
+  void anOverloadedErrorEventInAStreamIsHeardAsAnOverload() throws Exception {
+    RecordingGate gate = separateLimits(5_000);
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            // eight pieces of text, one every half second: room to switch the fault on
+            .latencyMs(4_000, 4_000)
+            .completionTokens(new CompletionTokens.Fixed(30))
+            .build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client = client(provider.url(), gate);
+      try (StreamResponse<RawMessageStreamEvent> stream =
+          client.messages().createStreaming(params(100))) {
+        Iterator<RawMessageStreamEvent> events = stream.stream().iterator();
+        while (!events.next().isContentBlockDelta()) {
+          // up to the first text
+        }
+        provider.setFaults(new Faults(false, 1, true));
+        assertThatThrownBy(
+                () -> {
+                  while (events.hasNext()) {
+                    events.next();
+                  }
+                })
+            .isInstanceOf(AnthropicServiceException.class)
+            .hasMessageContaining("Overloaded");
+      } finally {
+        client.close();
+      }
+      assertThat(gate.signals())
+          .extracting(ProviderSignal::status, ProviderSignal::meaning)
+          .containsExactly(
+              tuple(200, ProviderSignal.Meaning.ANSWERED),
+              tuple(529, ProviderSignal.Meaning.OVERLOADED));
+      assertThat(gate.releases()).hasSize(1);
+      assertThat(gate.outstanding()).isZero();
+      assertThat(gate.releases().get(0).actual().amount("output_tokens")).isBetween(1.0, 29.0);
     }
   }
 

@@ -4,6 +4,8 @@ import io.backpressure.client.Exchange;
 import io.backpressure.client.StreamTally;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -16,8 +18,10 @@ import software.amazon.awssdk.eventstream.MessageDecoder;
  * once more here: each {@code event} message goes to the {@link StreamTally} by its {@code
  * :event-type}, and the grant is released once, with the reported usage when the stream ends, with
  * what the tally proves when it breaks ({@code onError}) or when the SDK cancels it (the caller
- * cancelled its subscription or the call). The bytes reach the SDK unchanged. Thread-safe: a cancel
- * may come from another thread than the one delivering the bytes.
+ * cancelled its subscription or the call). An exception message (a {@code throttlingException} in
+ * the middle of the stream) goes to the provider feedback as the error answer it stands for. The
+ * bytes reach the SDK unchanged. Thread-safe: a cancel may come from another thread than the one
+ * delivering the bytes.
  */
 final class EventStreamTap implements Publisher<ByteBuffer> {
 
@@ -92,6 +96,10 @@ final class EventStreamTap implements Publisher<ByteBuffer> {
 
   private void onMessage(Message message) {
     HeaderValue type = message.getHeaders().get(":message-type");
+    if (type != null && type.getString().equals("exception")) {
+      onException(message);
+      return;
+    }
     HeaderValue event = message.getHeaders().get(":event-type");
     if (type == null || !type.getString().equals("event") || event == null) {
       return;
@@ -101,6 +109,36 @@ final class EventStreamTap implements Publisher<ByteBuffer> {
     } catch (RuntimeException e) {
       // a malformed event is the SDK's to report; the tally keeps what it had
     }
+  }
+
+  /**
+   * An exception message ({@code :exception-type} such as {@code throttlingException}), which ends
+   * a stream that began with a 200: to the provider feedback as the answer Bedrock gives the same
+   * error before a stream, its status and its type in {@code x-amzn-ErrorType}.
+   */
+  private void onException(Message message) {
+    HeaderValue exception = message.getHeaders().get(":exception-type");
+    if (exception == null || exception.getString().isEmpty()) {
+      return;
+    }
+    String name = exception.getString();
+    String errorType = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+    exchange.refusedMidStream(
+        status(errorType),
+        Map.of("x-amzn-errortype", List.of(errorType)),
+        new String(message.getPayload(), StandardCharsets.UTF_8));
+  }
+
+  /** The status Bedrock answers {@code errorType} with before a stream; 500 for another type. */
+  static int status(String errorType) {
+    return switch (errorType) {
+      case "ValidationException" -> 400;
+      case "ModelTimeoutException" -> 408;
+      case "ModelStreamErrorException" -> 424;
+      case "ThrottlingException" -> 429;
+      case "ServiceUnavailableException" -> 503;
+      default -> 500;
+    };
   }
 
   private synchronized void finish(boolean complete) {

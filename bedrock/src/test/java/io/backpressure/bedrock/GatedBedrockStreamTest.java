@@ -2,15 +2,19 @@ package io.backpressure.bedrock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.backpressure.client.GateContext;
+import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.ProviderResponse;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
@@ -52,6 +56,7 @@ import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelWithRespo
 import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelWithResponseStreamResponseHandler;
 import software.amazon.awssdk.services.bedrockruntime.model.Message;
 import software.amazon.awssdk.services.bedrockruntime.model.PayloadPart;
+import software.amazon.awssdk.services.bedrockruntime.model.ServiceUnavailableException;
 import software.amazon.awssdk.services.bedrockruntime.model.ThrottlingException;
 import software.amazon.awssdk.services.bedrockruntime.model.TokenUsage;
 
@@ -183,6 +188,58 @@ class GatedBedrockStreamTest {
                   assertThat(r.actual())
                       .isEqualTo(Cost.requests(1).tokens(usage[0].totalTokens())));
       assertThat(answers).singleElement().satisfies(a -> assertThat(a.statusCode()).isEqualTo(200));
+    }
+  }
+
+  /**
+   * A ConverseStream that Bedrock cuts with a {@code serviceUnavailableException} message (the
+   * mock's overloaded fault switched on after the first text): the SDK fails the call with {@code
+   * ServiceUnavailableException}, the gate hears it as the overload a 503 of that type is, and the
+   * call is released once, with what the stream proved.
+   *
+   * <p>Mutation tried: the tap ignoring exception messages (the gate hears only the 200).
+   */
+  @Test
+  void anExceptionMessageInAConverseStreamIsHeardAsTheAnswerItStandsFor() throws Exception {
+    RecordingGate gate = gate();
+    // eight pieces of text, one every half second: room to switch the fault on
+    MockProviderConfig config = mock().latencyMs(4_000, 4_000).build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open();
+        BedrockRuntimeAsyncClient bedrock =
+            GatedBedrock.builder()
+                .gate(gate)
+                .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add))
+                .buildAsync(
+                    BedrockRuntimeAsyncClient.builder()
+                        .httpClient(http)
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(credentials())
+                        .endpointOverride(URI.create(provider.url())))) {
+      CompletableFuture<Void> call =
+          bedrock.converseStream(
+              converse("hello bedrock"),
+              ConverseStreamResponseHandler.builder()
+                  .subscriber(
+                      ConverseStreamResponseHandler.Visitor.builder()
+                          .onContentBlockDelta(
+                              delta -> provider.setFaults(new Faults(false, 1, true)))
+                          .build())
+                  .build());
+
+      assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(ServiceUnavailableException.class);
+      awaitReleased(gate);
+      assertThat(gate.signals())
+          .extracting(ProviderSignal::status, ProviderSignal::meaning)
+          .containsExactly(
+              tuple(200, ProviderSignal.Meaning.ANSWERED),
+              tuple(503, ProviderSignal.Meaning.OVERLOADED));
+      assertThat(answers.get(1).header("x-amzn-ErrorType"))
+          .isEqualTo("ServiceUnavailableException");
+      assertThat(gate.releases()).hasSize(1);
+      assertThat(gate.outstanding()).isZero();
+      assertThat(gate.releases().get(0).actual().tokens()).isBetween(5.0, 28.0);
     }
   }
 

@@ -68,6 +68,29 @@ public final class Exchange {
    * feedback to read why the call was refused.
    */
   public void answered(int statusCode, Map<String, List<String>> headers, @Nullable String body) {
+    observe(statusCode, headers, body);
+    if (statusCode >= 200 && statusCode < 300) {
+      succeeded = true;
+    } else {
+      release(clientGate.costModel().failed());
+    }
+  }
+
+  /**
+   * The provider ended a stream that it had begun with a success by an error (Anthropic's {@code
+   * event: error}, an exception message in Bedrock's event stream): the error goes to the feedback
+   * hook as the answer of {@code statusCode} with {@code headers} and {@code body} that it would
+   * have been before the stream began, so the gate reads it as it reads that answer (an overload as
+   * an overload, a throttling as a rate limit). The grant is not released here: the stream's tap
+   * releases it with what the stream proved.
+   *
+   * @param headers the headers that answer would carry (Bedrock's error type), names in lower case
+   */
+  public void refusedMidStream(int statusCode, Map<String, List<String>> headers, String body) {
+    observe(statusCode, headers, body);
+  }
+
+  private void observe(int statusCode, Map<String, List<String>> headers, @Nullable String body) {
     try {
       clientGate
           .feedback()
@@ -77,11 +100,6 @@ public final class Exchange {
               gate);
     } catch (RuntimeException e) {
       log.warn("provider feedback failed for target {}", gate.target(), e);
-    }
-    if (statusCode >= 200 && statusCode < 300) {
-      succeeded = true;
-    } else {
-      release(clientGate.costModel().failed());
     }
   }
 

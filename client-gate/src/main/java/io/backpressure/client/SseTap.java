@@ -5,16 +5,19 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A streamed answer's body, split into server-sent events as the SDK reads it and fed to the
  * dialect's {@link StreamTally}. At the stream's end the grant is released with the reported usage;
  * when the stream breaks (a read throws) or the SDK closes it early (the caller cancelled), with
- * what the tally can prove. Event framing follows the HTML standard's {@code text/event-stream}:
- * lines end in LF or CRLF, a blank line ends an event, lines starting with ':' are comments, and
- * one space after a field's colon is dropped. Unlike the standard, an unterminated last event is
- * still read when the stream ends: it can only add usage. Used by one reader; not thread-safe.
+ * what the tally can prove. An error event that ends a stream begun with a success ({@link
+ * StreamTally#refusal}) goes to the provider feedback as the refusal it stands for. Event framing
+ * follows the HTML standard's {@code text/event-stream}: lines end in LF or CRLF, a blank line ends
+ * an event, lines starting with ':' are comments, and one space after a field's colon is dropped.
+ * Unlike the standard, an unterminated last event is still read when the stream ends: it can only
+ * add usage. Used by one reader; not thread-safe.
  */
 final class SseTap extends FilterInputStream {
 
@@ -126,8 +129,13 @@ final class SseTap extends FilterInputStream {
 
   private void dispatch() {
     if (hasData) {
+      String text = data.toString();
       try {
-        tally.onEvent(event, data.toString());
+        tally.onEvent(event, text);
+        Integer refusal = tally.refusal(event, text);
+        if (refusal != null) {
+          exchange.refusedMidStream(refusal, Map.of(), text);
+        }
       } catch (RuntimeException e) {
         // a malformed event is the SDK's to report; the tally keeps what it had
       }

@@ -134,6 +134,11 @@ final class AnthropicDialect implements Dialect {
   }
 
   @Override
+  public byte[] streamOverloaded() {
+    return streamBytes(Dialect.namedEvent("error", overloaded()));
+  }
+
+  @Override
   public ObjectNode rateLimited(
       String dimension, String message, LimitSpec spec, long retryAfterNanos) {
     return error("rate_limit_error", message);

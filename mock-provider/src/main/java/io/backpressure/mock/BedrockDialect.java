@@ -160,6 +160,11 @@ final class BedrockDialect implements Dialect {
     return message("Bedrock is unable to process your request.");
   }
 
+  @Override
+  public byte[] streamOverloaded() {
+    return EventStreamFrames.exception("serviceUnavailableException", overloaded());
+  }
+
   /**
    * Bedrock's error type in {@code x-amzn-ErrorType}, from which the AWS SDK picks the exception
    * class: the body's code when it is an AWS error type, else the type Bedrock answers that status

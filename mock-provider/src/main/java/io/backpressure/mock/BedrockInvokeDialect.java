@@ -156,6 +156,11 @@ final class BedrockInvokeDialect implements Dialect {
   }
 
   @Override
+  public byte[] streamOverloaded() {
+    return bedrock.streamOverloaded();
+  }
+
+  @Override
   public void errorHeaders(HttpFields.Mutable headers, int status, String code) {
     bedrock.errorHeaders(headers, status, code);
   }

@@ -106,7 +106,16 @@ final class CompletionEndpoint implements Endpoint {
     long created = System.currentTimeMillis() / 1000;
     exchange.allowSilence(decision.latencyNanos());
     if (call.stream()) {
-      new StreamedAnswer(exchange, dialect, call, decision, created, record, scheduler).start();
+      new StreamedAnswer(
+              exchange,
+              dialect,
+              call,
+              decision,
+              created,
+              record,
+              scheduler,
+              () -> state.faults().overloaded())
+          .start();
       return;
     }
     ObjectNode answer =

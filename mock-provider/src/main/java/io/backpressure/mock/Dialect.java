@@ -93,6 +93,15 @@ sealed interface Dialect
   ObjectNode overloaded();
 
   /**
+   * The bytes that end a stream under way when the provider becomes overloaded: Anthropic's {@code
+   * event: error} with its {@code overloaded_error}, Bedrock's {@code serviceUnavailableException}
+   * message; null (the default) for a provider whose streams under way run to their end.
+   */
+  default byte[] streamOverloaded() {
+    return null;
+  }
+
+  /**
    * Adds the headers that every error answer of this provider carries besides the rate-limit ones:
    * none by default; Bedrock's error type.
    *

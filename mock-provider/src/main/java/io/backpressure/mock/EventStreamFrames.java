@@ -29,6 +29,21 @@ final class EventStreamFrames {
   }
 
   /**
+   * One exception message, with which Bedrock ends a stream under way: {@code :message-type} {@code
+   * exception}, {@code :exception-type} the error's type in camel case (such as {@code
+   * throttlingException}), the error body as payload.
+   */
+  static byte[] exception(String type, JsonNode body) {
+    Map<String, HeaderValue> headers = new LinkedHashMap<>();
+    headers.put(":exception-type", HeaderValue.fromString(type));
+    headers.put(":content-type", HeaderValue.fromString("application/json"));
+    headers.put(":message-type", HeaderValue.fromString("exception"));
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    new Message(headers, body.toString().getBytes(StandardCharsets.UTF_8)).encode(out);
+    return out.toByteArray();
+  }
+
+  /**
    * The event-stream messages of {@code events}: server-sent events written by {@link #event}, each
    * an {@code event:} line, a {@code data:} line and a blank line.
    */

@@ -3,6 +3,7 @@ package io.backpressure.mock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.util.Callback;
 
 /**
@@ -13,7 +14,10 @@ import org.eclipse.jetty.util.Callback;
  * the closing events (with the usage) right after the last piece. The call is recorded just before
  * the closing events are written; if the client goes away first, it is recorded when the failed
  * write reveals it (the provider charged it all the same), so every admitted call is recorded
- * exactly once.
+ * exactly once. When the provider becomes overloaded (the {@code overloaded} fault) while a stream
+ * is under way, its next piece is replaced by the dialect's {@link Dialect#streamOverloaded() error
+ * message}, which ends it (Anthropic and Bedrock; the other dialects' streams run to their end);
+ * the call is recorded as admitted, charged what it was.
  *
  * <p>Each write starts only after the previous one has completed, so a slow reader delays its own
  * stream and holds no thread. Not thread-safe: the chain of writes is its only driver.
@@ -30,6 +34,7 @@ final class StreamedAnswer {
   private final long created;
   private final Runnable record;
   private final ScheduledExecutorService scheduler;
+  private final BooleanSupplier overloaded;
   private final List<String> pieces;
   private final long startNanos = System.nanoTime();
   private int next;
@@ -42,7 +47,8 @@ final class StreamedAnswer {
       ProviderState.Decision decision,
       long created,
       Runnable record,
-      ScheduledExecutorService scheduler) {
+      ScheduledExecutorService scheduler,
+      BooleanSupplier overloaded) {
     this.exchange = exchange;
     this.dialect = dialect;
     this.call = call;
@@ -50,6 +56,7 @@ final class StreamedAnswer {
     this.created = created;
     this.record = record;
     this.scheduler = scheduler;
+    this.overloaded = overloaded;
     this.pieces = pieces(Dialect.completionText(decision.completionTokens()));
   }
 
@@ -72,6 +79,12 @@ final class StreamedAnswer {
   }
 
   private void writeNext() {
+    byte[] cut = overloaded.getAsBoolean() ? dialect.streamOverloaded() : null;
+    if (cut != null) {
+      recordOnce();
+      exchange.writeEvents(cut, true, Callback.NOOP);
+      return;
+    }
     if (next < pieces.size()) {
       String text = pieces.get(next++);
       byte[] event = dialect.streamBytes(dialect.streamDelta(call, decision.id(), created, text));
