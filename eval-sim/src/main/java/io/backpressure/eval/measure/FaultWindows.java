@@ -149,6 +149,9 @@ public final class FaultWindows {
   }
 
   /**
+   * Measures each of {@code faults} in the requests that reached the provider.
+   *
+   * @param faults the run's faults, each as the span it took effect over
    * @param arrivals every request that reached the provider, any order
    * @param capPerPeriod the requests cap of one period (the workload's own share of it)
    * @param periodNanos the provider's period

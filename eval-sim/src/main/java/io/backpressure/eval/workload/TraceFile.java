@@ -12,6 +12,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -301,8 +302,8 @@ final class TraceFile {
               parsed.isSupported(ChronoField.OFFSET_SECONDS)
                   ? parsed.get(ChronoField.OFFSET_SECONDS)
                   : 0;
-          long epoch = local.toEpochSecond(ZoneOffset.ofTotalSeconds(offset));
-          return epoch + local.getNano() / 1e9;
+          Instant instant = local.toInstant(ZoneOffset.ofTotalSeconds(offset));
+          return instant.getEpochSecond() + instant.getNano() / 1e9;
         } catch (DateTimeParseException e) {
           throw new WorkloadException(
               field,

@@ -383,6 +383,8 @@ public record Workload(
   }
 
   /**
+   * How the gate under test is set up for this workload.
+   *
    * @param reservation debit {@code prompt + max_tokens} at admission and refund after the reply
    * @param defaultMaxTokens the completion bound reserved for calls that carry no {@code
    *     max_tokens}

@@ -44,6 +44,8 @@ public final class WorkloadReader {
   @FunctionalInterface
   public interface TraceOpener {
     /**
+     * Opens {@code file} for reading; the caller closes the stream.
+     *
      * @param file the file as the workload names it
      * @throws IOException when there is no such file or it cannot be read
      */
