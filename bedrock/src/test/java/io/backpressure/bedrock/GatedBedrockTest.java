@@ -163,6 +163,41 @@ class GatedBedrockTest {
   }
 
   /**
+   * A call larger than the model's token quota outright is Bedrock's 400 {@code
+   * ValidationException} (retrying can never help), not a throttle: the gate hears it as not a
+   * capacity signal and the effective caps are left alone.
+   */
+  @Test
+  void aCallThatCanNeverFitIsAValidationExceptionNotACapacitySignal() throws Exception {
+    RecordingGate gate = gate();
+    MockProviderConfig config =
+        mock().tokens(LimitSpec.of(WindowModel.FIXED, 20, Duration.ofMinutes(1))).build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open();
+        BedrockRuntimeClient bedrock =
+            GatedBedrock.builder()
+                .gate(gate)
+                .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add))
+                .build(
+                    BedrockRuntimeClient.builder()
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(credentials())
+                        .endpointOverride(URI.create(provider.url())))) {
+      // 4 input tokens plus 40 reserved for the output: more than the 20 a minute allows.
+      assertThatThrownBy(() -> bedrock.converse(request("hello bedrock")))
+          .isInstanceOfSatisfying(
+              ValidationException.class, e -> assertError(e, 400, "ValidationException"));
+
+      assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(400);
+      assertThat(gate.signals())
+          .extracting(ProviderSignal::meaning)
+          .containsExactly(ProviderSignal.Meaning.NOT_CAPACITY);
+      assertThat(gate.releases()).hasSize(1);
+      assertThat(gate.outstanding()).isZero();
+    }
+  }
+
+  /**
    * Every Bedrock error the mock sends carries its type in {@code x-amzn-ErrorType}, from which the
    * AWS SDK picks the exception class and its error code: a bad request is a {@code
    * ValidationException}, a failed provider an {@code InternalServerException}, an overloaded one a

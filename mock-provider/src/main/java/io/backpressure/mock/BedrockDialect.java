@@ -15,8 +15,8 @@ import org.eclipse.jetty.http.HttpFields;
  * usage} ({@code inputTokens}, {@code outputTokens}, {@code totalTokens}). Errors are AWS's
  * REST-JSON shape: the type in the {@code x-amzn-ErrorType} header, {@code {"message": …}} in the
  * body, on every error; a throttled call is a 429 {@code ThrottlingException} with no rate-limit
- * headers and no {@code retry-after}, as Bedrock sends it, an overloaded one a 503 {@code
- * ServiceUnavailableException}.
+ * headers and no {@code retry-after}, as Bedrock sends it, a call larger than a cap outright a 400
+ * {@code ValidationException}, an overloaded one a 503 {@code ServiceUnavailableException}.
  *
  * <p>{@code converse-stream} answers in AWS's binary event stream ({@link EventStreamFrames}):
  * {@code messageStart}, one {@code contentBlockDelta} per piece of text, {@code contentBlockStop},
@@ -139,10 +139,19 @@ final class BedrockDialect implements Dialect {
   @Override
   public ObjectNode rateLimited(
       String dimension, String message, LimitSpec spec, long retryAfterNanos) {
+    if (retryAfterNanos < 0) {
+      return message("Input is too long for requested model.");
+    }
     return message(
         dimension.equals("requests")
             ? "Too many requests, please wait before trying again."
             : "Too many tokens, please wait before trying again.");
+  }
+
+  /** Bedrock answers a call too large for the model's quota 400 {@code ValidationException}. */
+  @Override
+  public int neverFitsStatus() {
+    return 400;
   }
 
   @Override

@@ -191,9 +191,10 @@ final class CompletionEndpoint implements Endpoint {
               + RateLimitFormat.duration(verdict.retryAfterNanos())
               + ".";
     }
+    int status = verdict.neverFits() ? dialect.neverFitsStatus() : 429;
     state.record(
         context,
-        429,
+        status,
         dimension,
         verdict.neverFits() ? -1 : verdict.retryAfterNanos(),
         call.promptTokens(),
@@ -201,7 +202,7 @@ final class CompletionEndpoint implements Endpoint {
         decision.chargedTokens(),
         decision.arrivalNanos());
     exchange.sendJson(
-        429,
+        status,
         dialect.rateLimited(
             dimension, message, spec, verdict.neverFits() ? -1 : verdict.retryAfterNanos()));
   }

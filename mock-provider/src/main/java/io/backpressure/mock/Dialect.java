@@ -74,6 +74,15 @@ sealed interface Dialect
   ObjectNode rateLimited(String dimension, String message, LimitSpec spec, long retryAfterNanos);
 
   /**
+   * The status of the answer to a call larger than a limit, which retrying can never help: 429 by
+   * default (OpenAI's and Anthropic's "request too large"); Bedrock's 400 {@code
+   * ValidationException}. Its body is {@link #rateLimited} with a negative {@code retryAfterNanos}.
+   */
+  default int neverFitsStatus() {
+    return 429;
+  }
+
+  /**
    * The body of a 400 (or another client error) with {@code message}, {@code param}, {@code code}.
    */
   ObjectNode clientError(String message, String param, String code);
