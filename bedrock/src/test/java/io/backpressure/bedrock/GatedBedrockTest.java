@@ -68,6 +68,15 @@ class GatedBedrockTest {
     return GatedBedrock.builder().gate(gate).feedback(answers::add);
   }
 
+  /** The official client on the mock, gated by {@code gated}. */
+  private static BedrockRuntimeClient sync(GatedBedrock gated, MockProvider provider) {
+    return gated.build(
+        BedrockRuntimeClient.builder()
+            .region(Region.US_EAST_1)
+            .credentialsProvider(credentials())
+            .endpointOverride(URI.create(provider.url())));
+  }
+
   private static StaticCredentialsProvider credentials() {
     return StaticCredentialsProvider.create(
         AwsBasicCredentials.create("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
@@ -96,13 +105,7 @@ class GatedBedrockTest {
     RecordingGate gate = gate();
     try (MockProvider provider = MockProvider.start(mock().build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
-        BedrockRuntimeClient bedrock =
-            gated(gate)
-                .build(
-                    BedrockRuntimeClient.builder()
-                        .region(Region.US_EAST_1)
-                        .credentialsProvider(credentials())
-                        .endpointOverride(URI.create(provider.url())))) {
+        BedrockRuntimeClient bedrock = sync(gated(gate), provider)) {
 
       ConverseResponse reply = bedrock.converse(request("hello bedrock"));
 
@@ -175,14 +178,11 @@ class GatedBedrockTest {
     try (MockProvider provider = MockProvider.start(config);
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeClient bedrock =
-            GatedBedrock.builder()
-                .gate(gate)
-                .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add))
-                .build(
-                    BedrockRuntimeClient.builder()
-                        .region(Region.US_EAST_1)
-                        .credentialsProvider(credentials())
-                        .endpointOverride(URI.create(provider.url())))) {
+            sync(
+                GatedBedrock.builder()
+                    .gate(gate)
+                    .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add)),
+                provider)) {
       // 4 input tokens plus 40 reserved for the output: more than the 20 a minute allows.
       assertThatThrownBy(() -> bedrock.converse(request("hello bedrock")))
           .isInstanceOfSatisfying(
@@ -213,14 +213,11 @@ class GatedBedrockTest {
     try (MockProvider provider = MockProvider.start(mock().build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeClient bedrock =
-            GatedBedrock.builder()
-                .gate(gate)
-                .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add))
-                .build(
-                    BedrockRuntimeClient.builder()
-                        .region(Region.US_EAST_1)
-                        .credentialsProvider(credentials())
-                        .endpointOverride(URI.create(provider.url())))) {
+            sync(
+                GatedBedrock.builder()
+                    .gate(gate)
+                    .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add)),
+                provider)) {
       InvokeModelRequest titan =
           InvokeModelRequest.builder()
               .modelId("amazon.titan-text-express-v1")
