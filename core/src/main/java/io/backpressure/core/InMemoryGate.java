@@ -7,6 +7,7 @@ import io.backpressure.core.internal.LimitLedger;
 import io.backpressure.core.internal.LimitPlan;
 import io.backpressure.core.internal.RequestCheck;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -17,6 +18,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gate with its state in this JVM: the reference implementation of the admission rule (see
@@ -28,7 +31,12 @@ import org.jspecify.annotations.Nullable;
  * grant TTL, and bookings not redeemed within it, are forgotten. An abandoned booking costs its
  * queue nothing lasting: the debt it paid is what its own wait would have refilled.
  */
-public final class InMemoryGate implements Gate {
+public final class InMemoryGate implements Gate, QuotaAdmin {
+  /** Most entries the in-memory audit trail keeps. */
+  public static final int AUDIT_ENTRIES = 1_000;
+
+  private static final Logger AUDIT = LoggerFactory.getLogger("io.backpressure.audit");
+
   /** Most released bookings a gate keeps for reuse. */
   private static final int SPARE_BOOKINGS = 64;
 
@@ -51,6 +59,9 @@ public final class InMemoryGate implements Gate {
   private final ArrayDeque<NestedBuckets.Booking> spare = new ArrayDeque<>();
 
   private final EffectiveCaps caps;
+
+  /** The last {@link #AUDIT_ENTRIES} quota changes, oldest first (guarded by the lock). */
+  private final ArrayDeque<AuditEntry> audit = new ArrayDeque<>();
 
   /** The policy's dimension names, in order; a live update never changes them. */
   private final List<String> dimensionNames;
@@ -383,6 +394,105 @@ public final class InMemoryGate implements Gate {
    */
   public synchronized double @Nullable [] limitCounter(String field) {
     return limits.counter(field);
+  }
+
+  /** {@inheritDoc} In this gate's own state, at its calendar's time. */
+  @Override
+  public QuotaUse quotaUse(QuotaHolder holder) {
+    Objects.requireNonNull(holder, "holder");
+    Policy policy = this.policy;
+    Limits.Quota quota = holder.requireQuota(policy);
+    synchronized (this) {
+      double[] counter = limits.counter(holder.counter(quota.period()));
+      return counter == null
+          ? QuotaUse.of(holder, quota, policy.limits().timeZone(), now(), Long.MIN_VALUE, 0, 0)
+          : QuotaUse.of(
+              holder,
+              quota,
+              policy.limits().timeZone(),
+              now(),
+              (long) counter[0],
+              counter[1],
+              counter[2]);
+    }
+  }
+
+  /** {@inheritDoc} A hot update of this gate's policy ({@link #updatePolicy}). */
+  @Override
+  public synchronized AuditEntry setQuota(QuotaHolder holder, Limits.Quota quota, String actor) {
+    Objects.requireNonNull(holder, "holder");
+    Objects.requireNonNull(quota, "quota");
+    AuditEntry.checkActor(actor);
+    Policy policy = this.policy;
+    holder.checkIn(policy);
+    Limits.Quota own =
+        holder.kind() == QuotaHolder.Kind.TENANT
+            ? policy.limits().tenantQuotas().get(holder.name())
+            : policy.limits().classQuotas().get(holder.name());
+    Policy next = policy.withLimits(policy.limits().withQuota(holder, quota));
+    AuditEntry entry =
+        new AuditEntry(
+            now(),
+            actor,
+            target(),
+            AuditEntry.SET,
+            holder.field(),
+            own == null ? "none" : AuditEntry.describe(own),
+            AuditEntry.describe(quota));
+    updatePolicy(next);
+    audit(entry);
+    return entry;
+  }
+
+  /** {@inheritDoc} */
+  @Override
+  public synchronized AuditEntry resetQuota(QuotaHolder holder, String actor) {
+    Objects.requireNonNull(holder, "holder");
+    Policy policy = this.policy;
+    Limits.Quota quota = holder.requireQuota(policy);
+    AuditEntry.checkActor(actor);
+    Instant at = now();
+    Instant start = quota.period().start(at, policy.limits().timeZone());
+    double[] before = limits.reset(holder.counter(quota.period()), micros(start));
+    AuditEntry entry =
+        new AuditEntry(
+            at,
+            actor,
+            target(),
+            AuditEntry.RESET,
+            holder.field(),
+            AuditEntry.used(before[0]),
+            AuditEntry.used(0));
+    audit(entry);
+    return entry;
+  }
+
+  /**
+   * The quota changes made through this gate, oldest first: the last {@value #AUDIT_ENTRIES}. Each
+   * is also logged at INFO by the logger {@code io.backpressure.audit}.
+   */
+  @Override
+  public synchronized List<AuditEntry> auditTrail() {
+    return List.copyOf(audit);
+  }
+
+  private void audit(AuditEntry entry) {
+    if (audit.size() == AUDIT_ENTRIES) {
+      audit.pollFirst();
+    }
+    audit.addLast(entry);
+    AUDIT.info("{}", entry.line());
+  }
+
+  /** The calendar's time now. */
+  private Instant now() {
+    long nanos = calendar.epochNanos();
+    return Instant.ofEpochSecond(
+        Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+  }
+
+  private static long micros(Instant instant) {
+    return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000;
   }
 
   /** Bucket levels for metrics and inspection: a copy, consistent at one instant. */

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +84,27 @@ public record Limits(
         || !tenantQuotas.isEmpty()
         || defaultTenantQuota != null
         || !classQuotas.isEmpty();
+  }
+
+  /**
+   * These limits with {@code holder}'s own quota set to {@code quota} (a tenant's own quota, not
+   * the default tenant quota). The counters keep what they hold; a quota of another period counts
+   * in its own counter, from zero. The result is checked against a policy when the policy is built
+   * ({@link Policy#withLimits}).
+   */
+  public Limits withQuota(QuotaHolder holder, Quota quota) {
+    Objects.requireNonNull(holder, "holder");
+    Objects.requireNonNull(quota, "quota");
+    Map<String, Quota> tenants = tenantQuotas;
+    Map<String, Quota> classes = classQuotas;
+    if (holder.kind() == QuotaHolder.Kind.TENANT) {
+      tenants = new HashMap<>(tenantQuotas);
+      tenants.put(holder.name(), quota);
+    } else {
+      classes = new HashMap<>(classQuotas);
+      classes.put(holder.name(), quota);
+    }
+    return new Limits(concurrency, calendar, timeZone, price, tenants, defaultTenantQuota, classes);
   }
 
   /** The quota of {@code tenant}: its own, else the default tenant quota, else null. */

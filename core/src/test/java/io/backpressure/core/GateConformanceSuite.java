@@ -36,6 +36,9 @@ public abstract class GateConformanceSuite {
   /** Replaces the policy of a gate this suite built, as an operator's hot update does. */
   protected abstract void updatePolicy(Gate gate, Policy policy);
 
+  /** The quota administration of the state behind a gate this suite built. */
+  protected abstract QuotaAdmin quotaAdmin(Gate gate);
+
   /** Virtual seconds of random traffic in the cap-respect property (shorter for slow backends). */
   protected double capRespectSeconds() {
     return 10_000;
@@ -1293,6 +1296,132 @@ public abstract class GateConformanceSuite {
     clock.advance(Duration.ofSeconds(10));
     assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(100)))
         .isInstanceOf(Admission.Admitted.class);
+  }
+
+  @Test
+  void quotaAdmin_readsSetsAndResetsQuotas_eachChangeAudited() {
+    ManualClock clock = new ManualClock(BEFORE_LA_MIDNIGHT);
+    Gate gate =
+        newGate(
+            requestsAndTokens()
+                .priority("P1", 0.5)
+                .priority("P2", 0.5)
+                .timeZone("America/Los_Angeles")
+                .tenantQuota("a", Limits.Quota.tokensPerDay(1_000))
+                .build(),
+            clock);
+    QuotaAdmin admin = quotaAdmin(gate);
+    QuotaHolder a = QuotaHolder.tenant("a");
+    java.time.Instant midnight = java.time.Instant.parse("2026-03-08T08:00:00Z");
+    for (int i = 0; i < 3; i++) {
+      Grant grant =
+          ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(150))).grant();
+      gate.release(grant, Cost.requests(1).tokens(100));
+      clock.advance(Duration.ofMillis(100));
+    }
+    Admission.Admitted inFlight =
+        (Admission.Admitted) gate.admit("a", "P1", Cost.requests(1).tokens(200));
+    QuotaUse use = admin.quotaUse(a);
+    assertThat(use.quota()).isEqualTo(Limits.Quota.tokensPerDay(1_000));
+    assertThat(use.used()).isEqualTo(500);
+    assertThat(use.remaining()).isEqualTo(500);
+    assertThat(use.resetAt()).isEqualTo(midnight);
+    assertThat(use.windowStart()).isEqualTo(java.time.Instant.parse("2026-03-07T08:00:00Z"));
+
+    AuditEntry set = admin.setQuota(a, Limits.Quota.tokensPerDay(550), "ops@example");
+    assertThat(set.field()).isEqualTo("quotas.tenants.a");
+    assertThat(set.before()).isEqualTo("1000 tokens per day");
+    assertThat(set.after()).isEqualTo("550 tokens per day");
+    assertThat(admin.quotaUse(a).used()).as("the window keeps what it holds").isEqualTo(500);
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(100)))
+        .isInstanceOfSatisfying(
+            Admission.Rejected.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(RejectReason.QUOTA_EXHAUSTED);
+              assertThat(r.resetAt()).isEqualTo(midnight);
+            });
+    assertThat(gate.admit("b", "P1", Cost.requests(1).tokens(100)))
+        .as("the others are unaffected")
+        .isInstanceOf(Admission.Admitted.class);
+
+    clock.advance(Duration.ofMillis(100));
+    AuditEntry reset = admin.resetQuota(a, "ops@example");
+    assertThat(reset.before()).isEqualTo("used 500");
+    assertThat(reset.after()).isEqualTo("used 0");
+    assertThat(admin.quotaUse(a).used()).isZero();
+    // The call in flight at the reset reconciles only what it used beyond its cost.
+    gate.release(inFlight.grant(), Cost.requests(1).tokens(250));
+    assertThat(admin.quotaUse(a).used()).isEqualTo(50);
+    assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(500)))
+        .isInstanceOf(Admission.Admitted.class);
+    assertThat(admin.quotaUse(a).remaining()).isZero();
+
+    QuotaHolder p2 = QuotaHolder.priorityClass("P2");
+    AuditEntry klass = admin.setQuota(p2, Limits.Quota.tokensPerDay(150), "ops@example");
+    assertThat(klass.before()).isEqualTo("none");
+    assertThat(gate.admit("c", "P2", Cost.requests(1).tokens(100)))
+        .isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("d", "P2", Cost.requests(1).tokens(100)))
+        .as("the class quota is shared by its tenants")
+        .isInstanceOfSatisfying(
+            Admission.Rejected.class,
+            r -> assertThat(r.reason()).isEqualTo(RejectReason.QUOTA_EXHAUSTED));
+    assertThat(admin.quotaUse(p2).used()).isEqualTo(100);
+
+    List<AuditEntry> trail = admin.auditTrail();
+    assertThat(trail).containsExactly(set, reset, klass);
+    assertThat(trail.get(0).at()).isEqualTo(java.time.Instant.parse("2026-03-08T07:59:50.300Z"));
+    assertThat(trail.get(1).at()).isEqualTo(java.time.Instant.parse("2026-03-08T07:59:50.400Z"));
+    assertThat(trail).allSatisfy(e -> assertThat(e.actor()).isEqualTo("ops@example"));
+    assertThat(trail).allSatisfy(e -> assertThat(e.target()).isEqualTo("test/model"));
+    assertThat(trail).extracting(AuditEntry::action).containsExactly("set", "reset", "set");
+
+    clock.advance(Duration.ofSeconds(10));
+    assertThat(admin.quotaUse(a).used()).as("a new day").isZero();
+    assertThat(admin.quotaUse(a).resetAt())
+        .as("the spring-forward day has 23 hours")
+        .isEqualTo(java.time.Instant.parse("2026-03-09T07:00:00Z"));
+  }
+
+  @Test
+  void quotaAdmin_badInputChangesNothingAndNamesTheField() {
+    ManualClock clock = new ManualClock(BEFORE_LA_MIDNIGHT);
+    Gate gate =
+        newGate(
+            requestsAndTokens()
+                .priority("P1", 1)
+                .tenantQuota("a", Limits.Quota.tokensPerDay(1_000))
+                .build(),
+            clock);
+    QuotaAdmin admin = quotaAdmin(gate);
+    gate.admit("a", "P1", Cost.requests(1).tokens(300));
+    QuotaHolder a = QuotaHolder.tenant("a");
+    refused(
+        () -> admin.setQuota(QuotaHolder.priorityClass("P9"), Limits.Quota.tokensPerDay(5), "ops"),
+        "priorities");
+    refused(() -> admin.setQuota(a, Limits.Quota.currencyPerDay(5), "ops"), "quotas.tenants.a");
+    refused(() -> admin.setQuota(a, Limits.Quota.tokensPerDay(5), " "), "actor");
+    refused(() -> admin.resetQuota(a, ""), "actor");
+    refused(() -> admin.resetQuota(QuotaHolder.tenant("zed"), "ops"), "quotas.tenants.zed");
+    refused(() -> admin.quotaUse(QuotaHolder.priorityClass("P1")), "quotas.classes.P1");
+    refused(() -> admin.quotaUse(QuotaHolder.priorityClass("P7")), "priorities");
+    refused(() -> QuotaHolder.tenant(""), "tenant");
+
+    QuotaUse use = admin.quotaUse(a);
+    assertThat(use.quota()).isEqualTo(Limits.Quota.tokensPerDay(1_000));
+    assertThat(use.used()).isEqualTo(300);
+    assertThat(admin.auditTrail()).isEmpty();
+  }
+
+  private static void refused(
+      org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String field) {
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(call))
+        .isInstanceOfSatisfying(
+            InvalidPolicyException.class,
+            e -> {
+              assertThat(e.field()).isEqualTo(field);
+              assertThat(e.getMessage()).contains(field);
+            });
   }
 
   @Test

@@ -17,6 +17,11 @@ class InMemoryGateTest extends GateConformanceSuite {
   }
 
   @Override
+  protected QuotaAdmin quotaAdmin(Gate gate) {
+    return (InMemoryGate) gate;
+  }
+
+  @Override
   protected void updatePolicy(Gate gate, Policy policy) {
     ((InMemoryGate) gate).updatePolicy(policy);
   }

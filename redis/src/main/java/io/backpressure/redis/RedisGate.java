@@ -112,7 +112,8 @@ public final class RedisGate implements Gate, AutoCloseable {
   /** A gate over an open connection, which it closes on {@link #close()} only if it owns it. */
   static RedisGate over(Connection connection, boolean ownsConnection, RedisGateConfig config) {
     Keys keys = Keys.of(config.keyPrefix(), config.target());
-    RedisPolicyStore store = new RedisPolicyStore(connection, false, keys, config.target());
+    RedisPolicyStore store =
+        new RedisPolicyStore(connection, false, keys, config.target(), config.timeSource());
     RedisPolicyStore.Stored stored =
         config.initialPolicy() != null
             ? store.claim(config.initialPolicy(), config.ownership())

@@ -1,13 +1,25 @@
 package io.backpressure.redis;
 
+import io.backpressure.core.AuditEntry;
 import io.backpressure.core.Dimension;
+import io.backpressure.core.EpochClock;
 import io.backpressure.core.GateLevels;
 import io.backpressure.core.InvalidPolicyException;
+import io.backpressure.core.Limits;
 import io.backpressure.core.Policy;
 import io.backpressure.core.QueueState;
+import io.backpressure.core.QuotaAdmin;
+import io.backpressure.core.QuotaHolder;
+import io.backpressure.core.QuotaUse;
 import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.internal.LimitPlan;
 import io.lettuce.core.KeyValue;
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XAddArgs;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -17,6 +29,7 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -37,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Every method is one or a few round trips and throws a Lettuce {@code
  * RedisException} if the server does not answer within the command timeout.
  */
-public final class RedisPolicyStore implements AutoCloseable {
+public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisPolicyStore.class);
   private static final int MAX_CONFLICTS = 16;
 
@@ -45,19 +58,30 @@ public final class RedisPolicyStore implements AutoCloseable {
   private final boolean ownsConnection;
   private final Keys keys;
   private final String target;
+  private final TimeSource timeSource;
 
-  RedisPolicyStore(Connection connection, boolean ownsConnection, Keys keys, String target) {
+  RedisPolicyStore(
+      Connection connection,
+      boolean ownsConnection,
+      Keys keys,
+      String target,
+      TimeSource timeSource) {
     this.connection = connection;
     this.ownsConnection = ownsConnection;
     this.keys = keys;
     this.target = target;
+    this.timeSource = timeSource;
   }
 
   /** Connects to the target of {@code config} (its initial policy, if any, is not written). */
   public static RedisPolicyStore connect(RedisGateConfig config) {
     Connection connection = Connection.open(config);
     return new RedisPolicyStore(
-        connection, true, Keys.of(config.keyPrefix(), config.target()), config.target());
+        connection,
+        true,
+        Keys.of(config.keyPrefix(), config.target()),
+        config.target(),
+        config.timeSource());
   }
 
   /**
@@ -302,6 +326,188 @@ public final class RedisPolicyStore implements AutoCloseable {
             + "' changed "
             + MAX_CONFLICTS
             + " times while reading its feedback state; try again");
+  }
+
+  /**
+   * {@inheritDoc} The counter as every worker's gate shares it, in the window that holds the time
+   * of this store's time source (the server's {@code TIME} by default).
+   */
+  @Override
+  public QuotaUse quotaUse(QuotaHolder holder) {
+    Objects.requireNonNull(holder, "holder");
+    Policy policy = policy();
+    Limits.Quota quota = holder.requireQuota(policy);
+    return counterStep("read", holder, quota, policy).use();
+  }
+
+  /**
+   * {@inheritDoc} The policy is updated like any hot update ({@link #update}: every worker's gate
+   * uses it from its next admission); the audit entry is appended to the target's trail once the
+   * policy is written.
+   */
+  @Override
+  public AuditEntry setQuota(QuotaHolder holder, Limits.Quota quota, String actor) {
+    Objects.requireNonNull(holder, "holder");
+    Objects.requireNonNull(quota, "quota");
+    AuditEntry.checkActor(actor);
+    AtomicReference<Limits.@Nullable Quota> own = new AtomicReference<>();
+    update(
+        policy -> {
+          holder.checkIn(policy);
+          own.set(
+              holder.kind() == QuotaHolder.Kind.TENANT
+                  ? policy.limits().tenantQuotas().get(holder.name())
+                  : policy.limits().classQuotas().get(holder.name()));
+          return policy.withLimits(policy.limits().withQuota(holder, quota));
+        });
+    Limits.Quota before = own.get();
+    return append(
+        new AuditEntry(
+            now(),
+            actor,
+            target,
+            AuditEntry.SET,
+            holder.field(),
+            before == null ? "none" : AuditEntry.describe(before),
+            AuditEntry.describe(quota)));
+  }
+
+  /**
+   * {@inheritDoc} The counter is emptied in one step, in the window that holds the time of this
+   * store's time source; the audit entry is appended right after.
+   */
+  @Override
+  public AuditEntry resetQuota(QuotaHolder holder, String actor) {
+    Objects.requireNonNull(holder, "holder");
+    Policy policy = policy();
+    Limits.Quota quota = holder.requireQuota(policy);
+    AuditEntry.checkActor(actor);
+    QuotaStep step = counterStep("reset", holder, quota, policy);
+    return append(
+        new AuditEntry(
+            step.at(),
+            actor,
+            target,
+            AuditEntry.RESET,
+            holder.field(),
+            AuditEntry.used(step.use().used()),
+            AuditEntry.used(0)));
+  }
+
+  /**
+   * {@inheritDoc} Kept in Redis (a stream, trimmed to about {@value #AUDIT_ENTRIES} entries), so
+   * every admin process and worker reads the same trail.
+   */
+  @Override
+  public List<AuditEntry> auditTrail() {
+    List<StreamMessage<String, String>> newest =
+        connection.await(
+            connection
+                .commands()
+                .xrevrange(keys.audit(), Range.create("-", "+"), Limit.from(AUDIT_ENTRIES))
+                .toCompletableFuture());
+    List<AuditEntry> trail = new ArrayList<>(newest.size());
+    for (int i = newest.size() - 1; i >= 0; i--) {
+      Map<String, String> f = newest.get(i).getBody();
+      trail.add(
+          new AuditEntry(
+              Instant.parse(entryField(f, "at")),
+              entryField(f, "actor"),
+              target,
+              entryField(f, "action"),
+              entryField(f, "field"),
+              entryField(f, "before"),
+              entryField(f, "after")));
+    }
+    return trail;
+  }
+
+  /** Most entries the audit trail keeps (Redis trims it approximately, never below this). */
+  public static final int AUDIT_ENTRIES = 1_000;
+
+  private static final Logger AUDIT = LoggerFactory.getLogger("io.backpressure.audit");
+
+  /** A field of a stored audit entry; empty if a hand-written entry lacks it. */
+  private static String entryField(Map<String, String> fields, String name) {
+    String value = fields.get(name);
+    return value == null ? "" : value;
+  }
+
+  /** Appends {@code entry} to the target's audit trail, and logs it at INFO. */
+  private AuditEntry append(AuditEntry entry) {
+    Map<String, String> fields = new LinkedHashMap<>();
+    fields.put("at", entry.at().toString());
+    fields.put("actor", entry.actor());
+    fields.put("action", entry.action());
+    fields.put("field", entry.field());
+    fields.put("before", entry.before());
+    fields.put("after", entry.after());
+    connection.await(
+        connection
+            .commands()
+            .xadd(
+                keys.audit(), XAddArgs.Builder.maxlen(AUDIT_ENTRIES).approximateTrimming(), fields)
+            .toCompletableFuture());
+    AUDIT.info("{}", entry.line());
+    return entry;
+  }
+
+  /** What quota.lua answered: the use as of its time, and that time. */
+  private record QuotaStep(QuotaUse use, Instant at) {}
+
+  /** Runs quota.lua's {@code op} on {@code holder}'s counter of {@code quota}. */
+  private QuotaStep counterStep(String op, QuotaHolder holder, Limits.Quota quota, Policy policy) {
+    LimitPlan zone = new LimitPlan(List.of(), null, policy.limits().timeZone());
+    List<String> args = new ArrayList<>();
+    args.add(op);
+    args.add(holder.counter(quota.period()));
+    args.add(quota.period() == Limits.Period.DAY ? "1" : "2");
+    args.add(
+        timeSource instanceof TimeSource.Caller caller
+            ? Long.toString(caller.clock().epochNanos() / 1_000)
+            : "");
+    args.add("0");
+    args.add("0");
+    long clock = micros(now());
+    for (Limits.Period period : Limits.Period.values()) {
+      for (long boundary : zone.boundaries(period, clock)) {
+        args.add(Long.toString(boundary));
+      }
+    }
+    List<Object> reply =
+        connection.await(
+            connection.run(
+                Script.QUOTA, new String[] {keys.limits()}, args.toArray(String[]::new)));
+    Instant at = instant((long) Double.parseDouble((String) reply.get(0)));
+    QuotaUse use =
+        QuotaUse.of(
+            holder,
+            quota,
+            policy.limits().timeZone(),
+            at,
+            (long) Double.parseDouble((String) reply.get(1)),
+            Double.parseDouble((String) reply.get(2)),
+            Double.parseDouble((String) reply.get(3)));
+    return new QuotaStep(use, at);
+  }
+
+  /** This client's time: the caller's clock, else the system's. */
+  private Instant now() {
+    long nanos =
+        timeSource instanceof TimeSource.Caller caller
+            ? caller.clock().epochNanos()
+            : EpochClock.unix().epochNanos();
+    return Instant.ofEpochSecond(
+        Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+  }
+
+  private static Instant instant(long micros) {
+    return Instant.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1_000L);
+  }
+
+  private static long micros(Instant instant) {
+    return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000;
   }
 
   private static String className(@Nullable Policy policy, boolean named, int k) {

@@ -41,6 +41,12 @@ record Script(String text, String sha, @Nullable String function) {
   /** Writes a policy and its packed parameters: the shared bucket arithmetic, then apply.lua. */
   static final Script APPLY = load(BUCKETS, "apply.lua");
 
+  /**
+   * Reads or resets one quota counter: the shared bucket arithmetic, the limits' functions, then
+   * quota.lua.
+   */
+  static final Script QUOTA = load(BUCKETS, LIMITS, "quota.lua");
+
   /** One worker's heartbeat; answers the number of live workers. */
   static final Script ALIVE = load("alive.lua");
 

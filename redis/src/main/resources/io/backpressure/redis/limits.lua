@@ -156,7 +156,9 @@ local function limits_release(actual, limits_key, lg_key, leases_key, grant_key)
           spent = (input * pin + output * pout) / 1e6
         end
         local held = h * 1 - hold
-        limit_store(limits_key, field, start, u * 1 + (spent - cost), held > 0 and held or 0)
+        -- never below zero: after a reset the count no longer holds the cost this call corrects
+        local used = u * 1 + (spent - cost)
+        limit_store(limits_key, field, start, used > 0 and used or 0, held > 0 and held or 0)
       end
     end
   end

@@ -6,6 +6,7 @@ import io.backpressure.core.GateLevels;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.QueueState;
+import io.backpressure.core.QuotaAdmin;
 
 /**
  * The core's conformance suite, unchanged, on the Redis state: virtual time reaches the scripts as
@@ -26,6 +27,11 @@ class RedisGateConformanceTest extends GateConformanceSuite {
   @Override
   protected QueueState queueState(Gate gate, String tenant, String priority) {
     return ((RedisGate) gate).policyStore().queueState(tenant, priority).orElse(null);
+  }
+
+  @Override
+  protected QuotaAdmin quotaAdmin(Gate gate) {
+    return ((RedisGate) gate).policyStore();
   }
 
   @Override

@@ -154,7 +154,9 @@ public final class LimitLedger {
       if (count == null || count.start != d.plan().window(c.period(), d.admittedAt())[0]) {
         continue;
       }
-      count.used += c.actualCost(actual[c.dimension()]) - c.cost();
+      // Never below zero: after a reset the count no longer holds the cost this call corrects.
+      double used = count.used + c.actualCost(actual[c.dimension()]) - c.cost();
+      count.used = used > 0 ? used : 0;
       double held = count.held - c.hold();
       count.held = held > 0 ? held : 0;
     }
@@ -190,6 +192,24 @@ public final class LimitLedger {
   public double @Nullable [] counter(String field) {
     Count count = counters.get(field);
     return count == null ? null : new double[] {count.start, count.used, count.held};
+  }
+
+  /**
+   * Empties counter {@code field} for the window starting at {@code windowStart}: it holds nothing,
+   * and nothing is held for outstanding calls. Those calls still reconcile on release, adding what
+   * they used beyond their cost (never taking the count below zero). Returns what it held: {@code
+   * {used, held}}, zeros when it held nothing in that window.
+   */
+  public double[] reset(String field, long windowStart) {
+    Count count = counters.get(field);
+    double[] before =
+        count != null && count.start == windowStart
+            ? new double[] {count.used, count.held}
+            : new double[2];
+    Count fresh = count(field, windowStart);
+    fresh.used = 0;
+    fresh.held = 0;
+    return before;
   }
 
   private Count count(String field, long start) {

@@ -30,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  * at once with the window's end as its reset instant. A counter whose stored window is not the
  * current one starts from zero. A release adds {@code actual − cost} to {@code used} and takes the
  * call's {@code held} back, in the window the call was admitted in only: a call admitted before
- * midnight and released after it changes nothing in the new day.
+ * midnight and released after it changes nothing in the new day. {@code used} never goes below
+ * zero: only an administrator's reset of the counter ({@link LimitLedger#reset}) can leave it
+ * holding less than a call in flight corrects.
  *
  * <p>Units: a calendar cap counts its dimension; a quota counts tokens, or money: input tokens (the
  * call's estimate) at the input price plus output tokens (what the call reserved beyond its
@@ -142,7 +144,7 @@ public record LimitPlan(
     if (tenantQuota != null) {
       counters.add(
           quota(
-              "t:" + tenantQuota.period().unitName() + ":" + tenant,
+              tenantField(tenantQuota.period(), tenant),
               own != null ? "quotas.tenants." + tenant : "quotas.default_tenant",
               tenantQuota,
               limits.price(),
@@ -155,7 +157,7 @@ public record LimitPlan(
     if (classQuota != null) {
       counters.add(
           quota(
-              "k:" + classQuota.period().unitName() + ":" + priority,
+              classField(classQuota.period(), priority),
               "quotas.classes." + priority,
               classQuota,
               limits.price(),
@@ -164,6 +166,19 @@ public record LimitPlan(
               basis));
     }
     return new LimitPlan(List.copyOf(counters), limits.concurrency(), limits.timeZone());
+  }
+
+  /** The counter of {@code tenant}'s quota per {@code period}: {@code t:<day|month>:<tenant>}. */
+  public static String tenantField(Limits.Period period, String tenant) {
+    return "t:" + period.unitName() + ":" + tenant;
+  }
+
+  /**
+   * The counter of class {@code priority}'s quota per {@code period}: {@code
+   * k:<day|month>:<class>}.
+   */
+  public static String classField(Limits.Period period, String priority) {
+    return "k:" + period.unitName() + ":" + priority;
   }
 
   private static Counter quota(
