@@ -16,6 +16,7 @@ import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.ProviderResponse;
+import io.backpressure.client.RateLimits;
 import io.backpressure.client.test.LoopbackResponder;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
@@ -316,6 +317,64 @@ class GatedAnthropicTest {
       assertThat(gate.releases()).hasSize(1);
       assertThat(gate.outstanding()).isZero();
       assertThat(gate.releases().get(0).actual().amount("output_tokens")).isBetween(1.0, 29.0);
+    }
+  }
+
+  /**
+   * A stream the provider cuts with {@code event: error} {@code rate_limit_error} (the mock's
+   * rate-limited-mid-stream fault after the first text): no headers could come with that error, so
+   * the gate hears a slow down with no wait given (the assumed second), not the spend limit a 429
+   * without {@code retry-after} before a stream means; a call two seconds later is admitted and
+   * answered, where a spend limit would hold it back for ten minutes.
+   *
+   * <p>Mutation tried: the exchange not marking the refusal as mid-stream (the signal is a stop
+   * until a reset, and the later call is deferred).
+   */
+  @Test
+  void aRateLimitErrorEventInAStreamSlowsDownInsteadOfStopping() throws Exception {
+    RecordingGate gate = separateLimits(5_000);
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .latencyMs(4_000, 4_000)
+            .completionTokens(new CompletionTokens.Fixed(30))
+            .build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client = client(provider.url(), gate);
+      try {
+        try (StreamResponse<RawMessageStreamEvent> stream =
+            client.messages().createStreaming(params(100))) {
+          Iterator<RawMessageStreamEvent> events = stream.stream().iterator();
+          while (!events.next().isContentBlockDelta()) {
+            // up to the first text
+          }
+          provider.setFaults(new Faults(false, 1, false, true));
+          assertThatThrownBy(
+                  () -> {
+                    while (events.hasNext()) {
+                      events.next();
+                    }
+                  })
+              .isInstanceOf(AnthropicServiceException.class)
+              .hasMessageContaining("per-minute rate limit");
+        }
+        assertThat(gate.signals())
+            .extracting(ProviderSignal::status, ProviderSignal::meaning)
+            .containsExactly(
+                tuple(200, ProviderSignal.Meaning.ANSWERED),
+                tuple(429, ProviderSignal.Meaning.SLOW_DOWN));
+        assertThat(gate.signals().get(1).retryAfter()).isEqualTo(RateLimits.ASSUMED_RETRY_AFTER);
+        assertThat(answers).last().satisfies(answer -> assertThat(answer.midStream()).isTrue());
+        assertThat(gate.releases()).hasSize(1);
+        assertThat(gate.outstanding()).isZero();
+
+        provider.setFaults(Faults.NONE);
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(client.messages().create(params(20)).usage().outputTokens()).isEqualTo(20);
+        assertThat(provider.records()).hasSize(2);
+      } finally {
+        client.close();
+      }
     }
   }
 

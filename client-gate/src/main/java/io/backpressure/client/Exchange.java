@@ -68,7 +68,7 @@ public final class Exchange {
    * feedback to read why the call was refused.
    */
   public void answered(int statusCode, Map<String, List<String>> headers, @Nullable String body) {
-    observe(statusCode, headers, body);
+    observe(statusCode, headers, body, false);
     if (statusCode >= 200 && statusCode < 300) {
       succeeded = true;
     } else {
@@ -81,21 +81,26 @@ public final class Exchange {
    * event: error}, an exception message in Bedrock's event stream): the error goes to the feedback
    * hook as the answer of {@code statusCode} with {@code headers} and {@code body} that it would
    * have been before the stream began, so the gate reads it as it reads that answer (an overload as
-   * an overload, a throttling as a rate limit). The grant is not released here: the stream's tap
-   * releases it with what the stream proved.
+   * an overload, a throttling as a rate limit), except for what only headers could have said: the
+   * response is marked {@link ProviderResponse#midStream()}, so an Anthropic {@code
+   * rate_limit_error} without a retry-after slows the gate down instead of reading as a spend
+   * limit. The grant is not released here: the stream's tap releases it with what the stream
+   * proved.
    *
    * @param headers the headers that answer would carry (Bedrock's error type), names in lower case
    */
   public void refusedMidStream(int statusCode, Map<String, List<String>> headers, String body) {
-    observe(statusCode, headers, body);
+    observe(statusCode, headers, body, true);
   }
 
-  private void observe(int statusCode, Map<String, List<String>> headers, @Nullable String body) {
+  private void observe(
+      int statusCode, Map<String, List<String>> headers, @Nullable String body, boolean midStream) {
     try {
       clientGate
           .feedback()
           .observe(
-              new ProviderResponse(gate.target(), call.model(), statusCode, headers, body),
+              new ProviderResponse(
+                  gate.target(), call.model(), statusCode, headers, body, midStream),
               grant,
               gate);
     } catch (RuntimeException e) {

@@ -127,7 +127,11 @@ public interface ProviderFeedback {
             grant,
             RateLimits.withRetryAfter(
                 ProviderSignals.parse(
-                    response.statusCode(), response.headers(), response.body(), Instant.now())));
+                    response.statusCode(),
+                    response.headers(),
+                    response.body(),
+                    Instant.now(),
+                    response.midStream())));
       }
     };
   }

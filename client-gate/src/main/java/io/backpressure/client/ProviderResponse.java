@@ -19,22 +19,37 @@ import org.jspecify.annotations.Nullable;
  * @param body the body of an answer that is not a success (status 400 or more), which is where the
  *     Gemini API, Bedrock and the error types of OpenAI and Anthropic say why the call was refused;
  *     null for a success, whose body goes to the caller unread
+ * @param midStream true when this is an error that ended a stream the provider had begun with a
+ *     success (Anthropic's {@code event: error}, an exception message in Bedrock's event stream):
+ *     {@code statusCode} is the status that error stands for, and {@code headers} are only what the
+ *     error itself carries, since the answer's headers went with the 200
  */
 public record ProviderResponse(
     String target,
     String model,
     int statusCode,
     Map<String, List<String>> headers,
-    @Nullable String body) {
+    @Nullable String body,
+    boolean midStream) {
 
   public ProviderResponse {
     headers = Map.copyOf(headers);
   }
 
+  /** An answer given before any stream began, with its body. */
+  public ProviderResponse(
+      String target,
+      String model,
+      int statusCode,
+      Map<String, List<String>> headers,
+      @Nullable String body) {
+    this(target, model, statusCode, headers, body, false);
+  }
+
   /** An answer without its body. */
   public ProviderResponse(
       String target, String model, int statusCode, Map<String, List<String>> headers) {
-    this(target, model, statusCode, headers, null);
+    this(target, model, statusCode, headers, null, false);
   }
 
   /** The first value of header {@code name} (any case), or null. */

@@ -138,6 +138,24 @@ final class AnthropicDialect implements Dialect {
     return streamBytes(Dialect.namedEvent("error", overloaded()));
   }
 
+  /**
+   * A {@code rate_limit_error} event in place of the rest of the stream, with the message Anthropic
+   * sends for a per-minute limit; unlike a 429 before the stream, it can carry no {@code
+   * retry-after}.
+   */
+  @Override
+  public byte[] streamRateLimited() {
+    return streamBytes(
+        Dialect.namedEvent(
+            "error",
+            error(
+                "rate_limit_error",
+                "Number of request tokens has exceeded your per-minute rate limit"
+                    + " (https://docs.anthropic.com/en/api/rate-limits); see the response headers"
+                    + " for current usage. Please reduce the prompt length or the maximum tokens"
+                    + " requested, or try again later.")));
+  }
+
   @Override
   public ObjectNode rateLimited(
       String dimension, String message, LimitSpec spec, long retryAfterNanos) {

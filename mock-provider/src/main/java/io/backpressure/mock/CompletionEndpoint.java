@@ -107,14 +107,7 @@ final class CompletionEndpoint implements Endpoint {
     exchange.allowSilence(decision.latencyNanos());
     if (call.stream()) {
       new StreamedAnswer(
-              exchange,
-              dialect,
-              call,
-              decision,
-              created,
-              record,
-              scheduler,
-              () -> state.faults().overloaded())
+              exchange, dialect, call, decision, created, record, scheduler, state::faults)
           .start();
       return;
     }

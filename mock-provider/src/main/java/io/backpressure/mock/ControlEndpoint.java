@@ -20,8 +20,8 @@ import java.util.List;
  *       "tokens_per_s": T}}: the caps now as rates per second ({@code null} when not capped), and
  *       new ones from now on (a field left out stays as it is);
  *   <li>{@code GET /admin/faults}, {@code POST /admin/faults} with {@code {"errors": B,
- *       "latency_factor": F, "overloaded": B}}: the faults switched on (see {@link Faults}); a
- *       field left out stays as it is.
+ *       "latency_factor": F, "overloaded": B, "rate_limited_mid_stream": B}}: the faults switched
+ *       on (see {@link Faults}); a field left out stays as it is.
  * </ul>
  *
  * <p>Input is strict: a JSON object of at most {@link #MAX_BODY_BYTES}, with known fields only,
@@ -42,7 +42,7 @@ final class ControlEndpoint implements Endpoint {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final List<String> CAPS_FIELDS = List.of("requests_per_s", "tokens_per_s");
   private static final List<String> FAULTS_FIELDS =
-      List.of("errors", "latency_factor", "overloaded");
+      List.of("errors", "latency_factor", "overloaded", "rate_limited_mid_stream");
 
   private final ProviderState state;
   private final Dialect errors = new OpenAiDialect();
@@ -97,6 +97,7 @@ final class ControlEndpoint implements Endpoint {
     Faults now = state.faults();
     Boolean errors = bool(root, "errors");
     Boolean overloaded = bool(root, "overloaded");
+    Boolean rateLimitedMidStream = bool(root, "rate_limited_mid_stream");
     Double factor = number(root, "latency_factor");
     Faults faults;
     try {
@@ -104,7 +105,8 @@ final class ControlEndpoint implements Endpoint {
           new Faults(
               errors == null ? now.errors() : errors,
               factor == null ? now.latencyFactor() : factor,
-              overloaded == null ? now.overloaded() : overloaded);
+              overloaded == null ? now.overloaded() : overloaded,
+              rateLimitedMidStream == null ? now.rateLimitedMidStream() : rateLimitedMidStream);
     } catch (IllegalArgumentException e) {
       throw new BadRequestException(e.getMessage(), "latency_factor", "invalid_value");
     }
@@ -184,6 +186,7 @@ final class ControlEndpoint implements Endpoint {
         .objectNode()
         .put("errors", faults.errors())
         .put("latency_factor", faults.latencyFactor())
-        .put("overloaded", faults.overloaded());
+        .put("overloaded", faults.overloaded())
+        .put("rate_limited_mid_stream", faults.rateLimitedMidStream());
   }
 }

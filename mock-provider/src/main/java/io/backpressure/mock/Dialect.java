@@ -111,6 +111,15 @@ sealed interface Dialect
   }
 
   /**
+   * The bytes that end a stream under way with the provider's rate-limit error (the {@code
+   * rateLimitedMidStream} fault): Anthropic's {@code event: error} with its {@code
+   * rate_limit_error}; null (the default) for a provider whose streams under way run to their end.
+   */
+  default byte[] streamRateLimited() {
+    return null;
+  }
+
+  /**
    * Adds the headers that every error answer of this provider carries besides the rate-limit ones:
    * none by default; Bedrock's error type.
    *

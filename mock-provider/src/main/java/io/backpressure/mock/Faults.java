@@ -11,11 +11,16 @@ package io.backpressure.mock;
  *     answer, charged nothing and with no rate-limit headers: Anthropic's 529 {@code
  *     overloaded_error}, the Gemini API's 503 {@code UNAVAILABLE}, Bedrock's 503 {@code
  *     ServiceUnavailableException}, OpenAI's and Azure OpenAI's 503; it wins over {@code errors}
+ * @param rateLimitedMidStream every stream under way is ended at its next piece by the provider's
+ *     rate-limit error, as Anthropic ends a stream it began with a 200 ({@code event: error} with a
+ *     {@code rate_limit_error}, no headers possible); new calls are decided as usual, and the
+ *     streams of a dialect that has no such error run to their end. {@code overloaded} wins over it
  */
-public record Faults(boolean errors, double latencyFactor, boolean overloaded) {
+public record Faults(
+    boolean errors, double latencyFactor, boolean overloaded, boolean rateLimitedMidStream) {
 
   /** No fault. */
-  public static final Faults NONE = new Faults(false, 1, false);
+  public static final Faults NONE = new Faults(false, 1, false, false);
 
   /** The largest latency factor accepted. */
   public static final double MAX_LATENCY_FACTOR = 1_000;
@@ -30,8 +35,13 @@ public record Faults(boolean errors, double latencyFactor, boolean overloaded) {
     }
   }
 
+  /** The {@code errors}, {@code latencyFactor} and {@code overloaded} faults, streams not cut. */
+  public Faults(boolean errors, double latencyFactor, boolean overloaded) {
+    this(errors, latencyFactor, overloaded, false);
+  }
+
   /** The {@code errors} and {@code latencyFactor} faults, the provider not overloaded. */
   public Faults(boolean errors, double latencyFactor) {
-    this(errors, latencyFactor, false);
+    this(errors, latencyFactor, false, false);
   }
 }

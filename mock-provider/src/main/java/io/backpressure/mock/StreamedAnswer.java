@@ -3,7 +3,7 @@ package io.backpressure.mock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.eclipse.jetty.util.Callback;
 
 /**
@@ -16,8 +16,9 @@ import org.eclipse.jetty.util.Callback;
  * write reveals it (the provider charged it all the same), so every admitted call is recorded
  * exactly once. When the provider becomes overloaded (the {@code overloaded} fault) while a stream
  * is under way, its next piece is replaced by the dialect's {@link Dialect#streamOverloaded() error
- * message}, which ends it (Anthropic and Bedrock; the other dialects' streams run to their end);
- * the call is recorded as admitted, charged what it was.
+ * message}, which ends it (Anthropic and Bedrock; the other dialects' streams run to their end); so
+ * does the {@code rateLimitedMidStream} fault with the dialect's {@link Dialect#streamRateLimited()
+ * rate-limit error} (Anthropic). The call is recorded as admitted, charged what it was.
  *
  * <p>Each write starts only after the previous one has completed, so a slow reader delays its own
  * stream and holds no thread. Not thread-safe: the chain of writes is its only driver.
@@ -34,7 +35,7 @@ final class StreamedAnswer {
   private final long created;
   private final Runnable record;
   private final ScheduledExecutorService scheduler;
-  private final BooleanSupplier overloaded;
+  private final Supplier<Faults> faults;
   private final List<String> pieces;
   private final long startNanos = System.nanoTime();
   private int next;
@@ -48,7 +49,7 @@ final class StreamedAnswer {
       long created,
       Runnable record,
       ScheduledExecutorService scheduler,
-      BooleanSupplier overloaded) {
+      Supplier<Faults> faults) {
     this.exchange = exchange;
     this.dialect = dialect;
     this.call = call;
@@ -56,7 +57,7 @@ final class StreamedAnswer {
     this.created = created;
     this.record = record;
     this.scheduler = scheduler;
-    this.overloaded = overloaded;
+    this.faults = faults;
     this.pieces = pieces(Dialect.completionText(decision.completionTokens()));
   }
 
@@ -79,7 +80,11 @@ final class StreamedAnswer {
   }
 
   private void writeNext() {
-    byte[] cut = overloaded.getAsBoolean() ? dialect.streamOverloaded() : null;
+    Faults now = faults.get();
+    byte[] cut =
+        now.overloaded()
+            ? dialect.streamOverloaded()
+            : now.rateLimitedMidStream() ? dialect.streamRateLimited() : null;
     if (cut != null) {
       recordOnce();
       exchange.writeEvents(cut, true, Callback.NOOP);

@@ -247,7 +247,21 @@ class DriftAndFaultsTest {
           .startsWith("Unknown field 'slow'");
       assertThat(message(http.post("/admin/faults", "{\"overloaded\": 1}")))
           .isEqualTo("Invalid type for 'overloaded': expected a boolean.");
+      assertThat(message(http.post("/admin/faults", "{\"rate_limited_mid_stream\": \"on\"}")))
+          .isEqualTo("Invalid type for 'rate_limited_mid_stream': expected a boolean.");
       assertThat(provider.faults()).isEqualTo(Faults.NONE);
+    }
+  }
+
+  @Test
+  void theRateLimitedMidStreamFaultIsSwitchedOnAloneAndShown() throws Exception {
+    try (MockProvider provider = MockProvider.start(tenPerTenMinutes().build())) {
+      Http http = new Http(provider);
+      Http.Answer set = http.post("/admin/faults", "{\"rate_limited_mid_stream\": true}");
+      assertThat(set.body().path("rate_limited_mid_stream").asBoolean()).isTrue();
+      assertThat(provider.faults()).isEqualTo(new Faults(false, 1, false, true));
+      // new calls are decided as usual
+      assertThat(http.post("/v1/messages", ANTHROPIC).status()).isEqualTo(200);
     }
   }
 

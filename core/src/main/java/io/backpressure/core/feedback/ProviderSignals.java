@@ -54,6 +54,8 @@ import org.slf4j.LoggerFactory;
  *       <td>slow down</td><td>the zero {@code remaining}; {@code retry-after}</td></tr>
  *   <tr><td>Anthropic</td><td>429 {@code rate_limit_error} without {@code retry-after} (a spend
  *       limit)</td><td>stop until a reset</td><td>all; none given</td></tr>
+ *   <tr><td>Anthropic</td><td>{@code event: error} {@code rate_limit_error} ending a stream
+ *       begun with a 200 (no headers of its own)</td><td>slow down</td><td>all; none given</td></tr>
  *   <tr><td>Anthropic</td><td>529 {@code overloaded_error}</td><td>overloaded</td>
  *       <td>all; {@code retry-after} if sent</td></tr>
  *   <tr><td>Gemini API</td><td>429 {@code RESOURCE_EXHAUSTED}, {@code QuotaFailure} with a
@@ -136,6 +138,26 @@ public final class ProviderSignals {
    */
   public static ProviderSignal parse(
       int status, Map<String, List<String>> headers, @Nullable String body, Instant receivedAt) {
+    return parse(status, headers, body, receivedAt, false);
+  }
+
+  /**
+   * Parses one answer, saying whether it is an error that ended a stream the provider had begun
+   * with a success (Anthropic's {@code event: error}, an exception message in Bedrock's event
+   * stream). Such an error comes without headers of its own (they went with the 200), so the
+   * absence of a {@code retry-after} says nothing: an Anthropic {@code rate_limit_error} is then a
+   * slow down with no wait given, not a spend limit.
+   *
+   * @param midStream true for an error that ended a stream begun with a success; the other
+   *     parameters as in {@link #parse(int, Map, String, Instant)}, {@code status} being the one
+   *     the error stands for
+   */
+  public static ProviderSignal parse(
+      int status,
+      Map<String, List<String>> headers,
+      @Nullable String body,
+      Instant receivedAt,
+      boolean midStream) {
     Parse p = new Parse(headers, receivedAt);
     Map<String, ProviderSignal.RateLimit> limits = new HashMap<>();
     for (String dim : OPENAI_DIMENSIONS) {
@@ -173,7 +195,7 @@ public final class ProviderSignals {
         retryAfter = gemini.delay();
       }
     } else if (error != null) {
-      meaning = openAiOrAnthropic(error, retryAfter != null, meaning, exhausted);
+      meaning = openAiOrAnthropic(error, retryAfter != null || midStream, meaning, exhausted);
     }
     if (meaning == ProviderSignal.Meaning.SLOW_DOWN && exhausted.isEmpty()) {
       limits.forEach(
@@ -278,7 +300,7 @@ public final class ProviderSignals {
   /** OpenAI's, Azure OpenAI's and Anthropic's error bodies. */
   private static ProviderSignal.Meaning openAiOrAnthropic(
       ErrorBody.Json root,
-      boolean retryAfterSent,
+      boolean spendLimitRuledOut,
       ProviderSignal.Meaning byStatus,
       Set<String> exhausted) {
     ErrorBody.Json error = root.path("error");
@@ -295,8 +317,9 @@ public final class ProviderSignals {
       return byStatus;
     }
     if (type.equals("rate_limit_error") && root.path("type").asText("").equals("error")) {
-      // Anthropic answers a reached spend limit with a 429 that carries no retry-after.
-      return retryAfterSent
+      // Anthropic answers a reached spend limit with a 429 that carries no retry-after; an error
+      // event in a stream cannot carry one, so it is no sign of a spend limit there.
+      return spendLimitRuledOut
           ? ProviderSignal.Meaning.SLOW_DOWN
           : ProviderSignal.Meaning.STOP_UNTIL_RESET;
     }

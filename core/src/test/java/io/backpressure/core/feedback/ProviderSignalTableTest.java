@@ -160,6 +160,29 @@ class ProviderSignalTableTest {
     assertThat(s.retryAfter()).isNull();
   }
 
+  /**
+   * The same body as a spend limit's, but as the data of the {@code event: error} that ended a
+   * stream begun with a 200: no headers could come with it, so the missing retry-after says
+   * nothing, and the gate slows down without a known wait instead of stopping.
+   */
+  @Test
+  void anthropicRateLimitErrorEndingAStreamIsSlowDownWithNoWaitGiven() {
+    ProviderSignal s =
+        ProviderSignals.parse(
+            429,
+            Map.of(),
+            """
+            {"type":"error","error":{"type":"rate_limit_error","message":"Number of request \
+            tokens has exceeded your per-minute rate limit."}}""",
+            NOW,
+            true);
+
+    assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
+    assertThat(s.rateLimited()).isTrue();
+    assertThat(s.retryAfter()).isNull();
+    assertThat(s.exhausted()).isEmpty();
+  }
+
   @Test
   void anthropicOverloadedIsOverloadedNotARateLimitNorAnOutage() {
     ProviderSignal s =
