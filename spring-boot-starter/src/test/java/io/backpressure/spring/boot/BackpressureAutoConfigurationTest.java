@@ -47,6 +47,12 @@ class BackpressureAutoConfigurationTest {
     "backpressure.targets.mini.policy-file=classpath:mini-policy.yaml",
   };
 
+  /**
+   * How long a test waits for a gate's first connection to the test's Redis: long enough for a
+   * loaded machine, bounded so that a Redis that never answers fails the test with a message.
+   */
+  private static final Duration CONNECTED_WITHIN = Duration.ofSeconds(60);
+
   /** Injects the gates the way an application does. */
   @Configuration(proxyBeanMethods = false)
   static class Consumer {
@@ -286,8 +292,8 @@ class BackpressureAutoConfigurationTest {
             "backpressure.redis.url=" + TestRedis.shared().url(),
             "backpressure.redis.key-prefix=" + TestRedis.freshPrefix(),
             "backpressure.fail-mode=closed",
-            // One request per ten seconds of the server's time, so the second call is deferred.
-            "backpressure.targets.openai.requests-per-minute=6",
+            // One request a minute of the server's time, so the second call is deferred.
+            "backpressure.targets.openai.requests-per-minute=1",
             "backpressure.targets.openai.requests-burst=1",
             "backpressure.targets.openai.tokens-per-minute=60000",
             "backpressure.targets.openai.priorities.P1=1")
@@ -296,7 +302,11 @@ class BackpressureAutoConfigurationTest {
               assertThat(context).hasNotFailed();
               Gate gate = context.getBean(Gate.class);
               assertThat(gate).isInstanceOf(ResilientRedisGate.class);
-              assertThat(((ResilientRedisGate) gate).connected()).isTrue();
+              // Start-up waits only so long for the first connection; on a loaded machine it may
+              // come later, so wait for it here rather than assume it came within that wait.
+              assertThat(((ResilientRedisGate) gate).awaitConnected(CONNECTED_WITHIN))
+                  .as("connected to the test's Redis within %s", CONNECTED_WITHIN)
+                  .isTrue();
 
               assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(0)))
                   .isInstanceOf(Admission.Admitted.class);
@@ -344,7 +354,9 @@ class BackpressureAutoConfigurationTest {
         .run(
             context -> {
               ResilientRedisGate gate = (ResilientRedisGate) context.getBean(Gate.class);
-              assertThat(gate.connected()).isTrue();
+              assertThat(gate.awaitConnected(CONNECTED_WITHIN))
+                  .as("connected to the test's Redis within %s", CONNECTED_WITHIN)
+                  .isTrue();
               assertThat(gate.redisGate().policy().dimensions().get(0).capPerSecond())
                   .isEqualTo(0.1, within(1e-9));
             });
