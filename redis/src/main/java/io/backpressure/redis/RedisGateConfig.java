@@ -45,9 +45,10 @@ import org.jspecify.annotations.Nullable;
  * @param clusterSeeds with {@code cluster}, the seed nodes as URLs ({@code url}'s scheme and
  *     credentials, each seed's host and port); the first is {@code url}. Empty otherwise
  * @param ownership what connecting does with {@code initialPolicy}
- * @param whenUnavailable what a {@linkplain ResilientRedisGate resilient gate}'s calls get while
- *     Redis does not answer: admitted ungated (OPEN, the default), deferred (CLOSED) or decided by
- *     a local gate with this worker's share of the caps (LOCAL)
+ * @param whenUnavailable what the calls of a {@linkplain ResilientRedisGate resilient gate} (or of
+ *     {@link RedisGates}) get while Redis does not answer: decided by a local gate with this
+ *     worker's share of the caps (LOCAL, the default; see {@link ResilientRedisGate#share}),
+ *     admitted ungated (OPEN) or deferred (CLOSED)
  * @param tls CA and client certificate files for {@code rediss://}, or null for the JVM's defaults
  */
 public record RedisGateConfig(
@@ -96,11 +97,6 @@ public record RedisGateConfig(
     }
     Objects.requireNonNull(ownership, "ownership");
     Objects.requireNonNull(whenUnavailable, "whenUnavailable");
-    if (whenUnavailable == FailOpenGate.Mode.LOCAL && initialPolicy == null) {
-      throw new IllegalArgumentException(
-          "whenUnavailable LOCAL needs the policy (Builder.policy), so that the "
-              + "worker can gate locally even before it first reaches Redis");
-    }
   }
 
   /**
@@ -222,7 +218,7 @@ public record RedisGateConfig(
         cluster,
         clusterSeeds,
         PolicyOwnership.CREATE_IF_ABSENT,
-        whenUnavailable == FailOpenGate.Mode.LOCAL ? FailOpenGate.Mode.OPEN : whenUnavailable,
+        whenUnavailable,
         tls);
   }
 
@@ -247,7 +243,7 @@ public record RedisGateConfig(
     private boolean cluster;
     private List<String> seeds = List.of();
     private PolicyOwnership ownership = PolicyOwnership.CREATE_IF_ABSENT;
-    private FailOpenGate.Mode whenUnavailable = FailOpenGate.Mode.OPEN;
+    private FailOpenGate.Mode whenUnavailable = FailOpenGate.Mode.LOCAL;
     private @Nullable TlsFiles tls;
 
     private Builder(@Nullable String url) {
@@ -278,8 +274,14 @@ public record RedisGateConfig(
     }
 
     /**
-     * What calls of a {@link ResilientRedisGate} get while Redis does not answer (default OPEN:
-     * admitted ungated, so the application behaves as without the gate). LOCAL needs the policy.
+     * What calls of a {@link ResilientRedisGate} or {@link RedisGates} get while Redis does not
+     * answer, at start-up too. Default LOCAL: decided by an in-memory gate with this worker's share
+     * of the caps (the cap divided by the workers alive when Redis last answered, at least one
+     * request per safe window), so that an outage neither stops the calls nor lets every worker
+     * send the whole cap. LOCAL takes the caps from the configured {@linkplain #policy policy}, or
+     * from the one read from Redis; a gate given only a {@linkplain #target target} defers its
+     * calls until Redis first answers. OPEN admits ungated (as without the gate, until the
+     * provider's own 429s); CLOSED defers every call.
      */
     public Builder whenUnavailable(FailOpenGate.Mode mode) {
       this.whenUnavailable = mode;

@@ -12,11 +12,8 @@ import io.backpressure.core.Policy;
 import io.backpressure.core.Ticker;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.internal.Redaction;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisException;
 import java.time.Duration;
-import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
@@ -25,7 +22,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * RedisGateConfig config = RedisGateConfig.builder("rediss://app:secret@redis.internal:6380")
  *     .policy(PolicyYaml.read(Path.of("policy.yaml")))
- *     .build();                                   // whenUnavailable(OPEN) is the default
+ *     .build();                                   // whenUnavailable(LOCAL) is the default
  * try (ResilientRedisGate gate = ResilientRedisGate.open(config)) {
  *   Admission answer = gate.admit("acme", "P1", Cost.requests(1).tokens(420));
  * }
@@ -49,19 +45,23 @@ import org.slf4j.LoggerFactory;
  *       failed attempt is logged at WARN when its cause changes (not at every retry). A target with
  *       no policy stored and none configured counts as unavailable until one is written.
  *   <li><b>Outages</b>: the strict {@link RedisGate} sits inside a {@link FailOpenGate} in the
- *       configured {@linkplain RedisGateConfig#whenUnavailable() mode}: OPEN (default) admits
- *       ungated, CLOSED defers, LOCAL decides with an in-memory gate. One call at a time probes
+ *       configured {@linkplain RedisGateConfig#whenUnavailable() mode}: LOCAL (default) decides
+ *       with an in-memory gate, OPEN admits ungated, CLOSED defers. One call at a time probes
  *       Redis, {@link #PROBE} apart; one warning per ten seconds, no stack traces; gating resumes
  *       with the first answer, after the worker has charged Redis with what it admitted without it
  *       in the last {@linkplain #handBack hand-back horizon}, so the windows after the workers'
  *       staggered return hold the cap.
  *   <li><b>LOCAL</b>: each outage starts a new in-memory gate whose buckets start empty, with this
  *       worker's share of every cap: the cap divided by the number of workers that were alive when
- *       Redis last answered. Every worker refreshes a liveness entry for its target once a second
- *       while Redis answers ({@code <prefix>:{<target>}:workers}, a sorted set scored by "alive
- *       until", three seconds ahead). So N workers in LOCAL admit about the cap between them, not N
- *       times it. Bursts are kept whole, so that every call the shared state would take also fits
- *       locally; a worker that has never reached Redis counts only itself.
+ *       Redis last answered, at least one request per safe window (see {@link #share(Policy,
+ *       int)}). Every worker refreshes a liveness entry for its target once a second while Redis
+ *       answers ({@code <prefix>:{<target>}:workers}, a sorted set scored by "alive until", three
+ *       seconds ahead). So N workers in LOCAL admit about the cap between them, not N times it.
+ *       Bursts are kept whole, so that a call the shared state would take at once also fits
+ *       locally; a worker that has never reached Redis counts only itself. The caps are the policy
+ *       last read from Redis, or the configured one before that; with neither (a target given by
+ *       name whose Redis has not answered yet) no caps are known, and calls are deferred as in
+ *       CLOSED until Redis first answers.
  * </ul>
  *
  * <p>Thread-safe. {@link #close()} stops the background work, removes this worker's liveness entry
@@ -71,13 +71,8 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   private final CountDownLatch firstConnection = new CountDownLatch(1);
   private static final Logger LOG = LoggerFactory.getLogger(ResilientRedisGate.class);
 
-  /**
-   * How often a worker that is not connected tries again, and how often a connected one says it is
-   * alive.
-   */
+  /** How often a worker that is not connected tries again. */
   static final Duration RETRY = Duration.ofMillis(500);
-
-  static final Duration HEARTBEAT = Duration.ofSeconds(1);
 
   /**
    * The pause between two probes of a Redis that does not answer. Short, because only one call at a
@@ -87,26 +82,18 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
    */
   static final Duration PROBE = Duration.ofMillis(100);
 
-  /** How long a heartbeat keeps a worker counted as alive. */
-  static final Duration ALIVE_FOR = Duration.ofSeconds(3);
-
   private final RedisGateConfig config;
-  private final String workerId = Ids.suffix();
-  private final String workersKey;
+  private final LiveWorkers liveWorkers;
   private final ScheduledExecutorService background;
   private final FailOpenGate gate;
-  private final AtomicInteger liveWorkers = new AtomicInteger(1);
   private volatile @Nullable RedisGate redis;
   private volatile String lastConnectFailure = "not connected to Redis yet";
   private volatile boolean closed;
   private volatile @Nullable Future<?> heartbeats;
 
-  /** The last heartbeat failure logged (touched by the background thread only). */
-  private String lastHeartbeatFailure = "";
-
   private ResilientRedisGate(RedisGateConfig config) {
     this.config = config;
-    this.workersKey = Keys.of(config.keyPrefix(), config.target()).base() + "workers";
+    this.liveWorkers = new LiveWorkers(config);
     this.background =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -120,8 +107,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
             .probeInterval(PROBE)
             .handBack(handBack(config));
     if (config.whenUnavailable() == FailOpenGate.Mode.LOCAL) {
-      builder.localFallback(
-          () -> InMemoryGate.createEmpty(slice(knownPolicy(), liveWorkers.get()), Ticker.system()));
+      builder.localFallback(this::localGate);
     }
     this.gate = builder.build();
   }
@@ -196,7 +182,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
 
   /** The workers of this target alive when Redis last answered a heartbeat (this one included). */
   public int liveWorkers() {
-    return liveWorkers.get();
+    return liveWorkers.count();
   }
 
   /** The strict gate once connected. @throws NoSuchElementException before the first connection */
@@ -227,14 +213,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
       Thread.currentThread().interrupt();
     }
     if (connected != null) {
-      try {
-        connected
-            .connection()
-            .await(
-                connected.connection().commands().zrem(workersKey, workerId).toCompletableFuture());
-      } catch (RuntimeException e) {
-        LOG.debug("could not remove the liveness entry of worker {}: {}", workerId, e.toString());
-      }
+      liveWorkers.leave(connected.connection());
       connected.close();
     }
   }
@@ -251,24 +230,64 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   }
 
   /**
-   * {@code policy} with every cap divided between {@code workers}, bursts kept (see the class
-   * comment).
+   * {@code policy} with every cap divided between {@code workers}: one worker's share in {@code
+   * LOCAL} mode. Bursts are kept whole, so that a call the shared state would take at once also
+   * fits a worker's empty-started local gate.
+   *
+   * <p><b>At least one request per window.</b> A worker never gets a zero cap: where the policy has
+   * a safe window {@code P}, the requests cap's share is raised, when the division leaves it below,
+   * to one request per {@code P} ({@code 1/P} per second). So with more live workers than the cap
+   * allows requests in a window (30 a minute between 60 workers), each worker may still send one
+   * per window, and the workers together up to one each, above the cap: a worker left unable to
+   * send at all would fail every call of the outage. Without a safe window the share is a refill
+   * rate above zero and every worker keeps the whole burst, so it is not raised. Other dimensions
+   * are divided as they are.
+   *
+   * @throws IllegalArgumentException when {@code workers} is below 1
    */
-  static Policy slice(Policy policy, int workers) {
-    Policy slice = policy;
+  public static Policy share(Policy policy, int workers) {
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers must be at least 1, got " + workers);
+    }
+    Policy share = policy;
+    Duration window = policy.safeWindow();
     if (workers > 1) {
       for (Dimension d : policy.dimensions()) {
-        slice = slice.withDimension(new Dimension(d.name(), d.capPerSecond() / workers, d.burst()));
+        double cap = d.capPerSecond() / workers;
+        if (d.name().equals(Dimension.REQUESTS) && window != null) {
+          cap = Math.max(cap, oneRequestPer(window));
+        }
+        share = share.withDimension(new Dimension(d.name(), cap, d.burst()));
       }
     }
-    return slice;
+    return share;
   }
 
-  private Policy knownPolicy() {
+  /**
+   * The least rate, per second, that allows one request in {@code window}, as {@link Policy} checks
+   * it ({@code rate · window / 1 s ≥ 1}): {@code 1/window}, raised by a few ulps where rounding
+   * would leave the product below one.
+   */
+  static double oneRequestPer(Duration window) {
+    long nanos = window.toNanos();
+    double rate = 1e9 / nanos;
+    while (rate * nanos / 1e9 < 1) {
+      rate = Math.nextUp(rate);
+    }
+    return rate;
+  }
+
+  /**
+   * The local gate of an outage in LOCAL mode: empty buckets with this worker's share of the policy
+   * last read from Redis (or the configured one); without either, a gate that defers every call.
+   */
+  private Gate localGate() {
     RedisGate connected = redis;
-    return connected != null
-        ? connected.policy()
-        : Objects.requireNonNull(config.initialPolicy(), "whenUnavailable LOCAL needs the policy");
+    Policy policy = connected != null ? connected.policy() : config.initialPolicy();
+    if (policy == null) {
+      return new NoCapsKnown(config.target());
+    }
+    return InMemoryGate.createEmpty(share(policy, liveWorkers.count()), Ticker.system());
   }
 
   /** One connection attempt; on failure the next is scheduled, on success the heartbeats start. */
@@ -290,7 +309,10 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
           "connected to Redis at {} for target {}", Redaction.url(config.url()), config.target());
       heartbeats =
           background.scheduleWithFixedDelay(
-              reported(this::heartbeat), 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+              reported(this::heartbeat),
+              0,
+              LiveWorkers.HEARTBEAT.toMillis(),
+              TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
       String failure = Redaction.scrub(String.valueOf(e.getMessage()), config.url());
       boolean changed = !failure.equals(lastConnectFailure);
@@ -333,44 +355,25 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
 
   private void heartbeat() {
     RedisGate connected = redis;
-    if (connected == null) {
-      return;
-    }
-    try {
-      List<Object> reply =
-          connected
-              .connection()
-              .await(
-                  connected
-                      .connection()
-                      .run(
-                          Script.ALIVE,
-                          new String[] {workersKey},
-                          workerId,
-                          Long.toString(ALIVE_FOR.toNanos() / 1_000)));
-      liveWorkers.set(Math.max(1, ((Long) reply.get(0)).intValue()));
-      lastHeartbeatFailure = "";
-    } catch (RedisCommandExecutionException e) {
-      // Redis answered, with an error (a script or a key it refuses): no outage the fail-open
-      // wrapper would report, yet the worker count goes stale.
-      heartbeatFailed(e);
-    } catch (RedisException e) {
-      // Redis is unavailable: keep the last count; the fail-open wrapper reports the outage.
-    } catch (RuntimeException e) {
-      heartbeatFailed(e);
+    if (connected != null) {
+      liveWorkers.beat(connected.connection());
     }
   }
 
-  /** Logs a heartbeat failure other than an outage, once until it changes or a heartbeat passes. */
-  private void heartbeatFailed(RuntimeException e) {
-    String failure = Redaction.scrub(String.valueOf(e), config.url());
-    if (!failure.equals(lastHeartbeatFailure)) {
-      lastHeartbeatFailure = failure;
-      LOG.warn(
-          "target {}: heartbeat failed, keeping {} live workers: {}",
-          config.target(),
-          liveWorkers.get(),
-          failure);
+  /**
+   * LOCAL's local gate while no policy is known: every call deferred for a {@link #RETRY}, keeping
+   * its booking, as CLOSED would (there are no caps to share).
+   */
+  private record NoCapsKnown(String target) implements Gate {
+    @Override
+    public Admission admit(AdmissionRequest request) {
+      return new Admission.Deferred(
+          RETRY, request.booking() == null ? "" : Objects.requireNonNull(request.booking()));
+    }
+
+    @Override
+    public boolean release(Grant grant, Cost actual) {
+      return false;
     }
   }
 

@@ -73,10 +73,49 @@ class RedisGatesTest {
   }
 
   @Test
-  void localModeIsRefused() {
-    assertThatThrownBy(() -> RedisGates.connect(options().whenUnavailable(FailOpenGate.Mode.LOCAL)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("whenUnavailable must be OPEN or CLOSED for RedisGates");
+  void inLocalModeEveryProcessCountsTheOthersAliveForEachTarget() throws InterruptedException {
+    RedisGateConfig.Builder options = options();
+    assertThat(options.unavailableMode()).isEqualTo(FailOpenGate.Mode.LOCAL);
+    try (RedisGates first = RedisGates.connect(options)) {
+      first.gate(policy("shared/model", 1));
+      first.gate(policy("own/model", 1));
+      assertThat(first.liveWorkers("shared/model")).isEqualTo(1);
+      try (RedisGates second = RedisGates.connect(options)) {
+        second.gate("shared/model");
+        assertThat(second.liveWorkers("shared/model"))
+            .as("registering beats at once: the first process is alive")
+            .isEqualTo(2);
+        awaitLiveWorkers(first, "shared/model", 2);
+        assertThat(first.liveWorkers("own/model")).isEqualTo(1);
+      }
+      awaitLiveWorkers(first, "shared/model", 1);
+    }
+  }
+
+  @Test
+  void theOtherModesDoNotBeat() {
+    RedisGateConfig.Builder options = options().whenUnavailable(FailOpenGate.Mode.OPEN);
+    String workers =
+        Keys.of(options.buildFor("open/model", null).keyPrefix(), "open/model").base() + "workers";
+    try (RedisGates gates = RedisGates.connect(options)) {
+      gates.gate(policy("open/model", 1));
+      assertThat(gates.liveWorkers("open/model")).isEqualTo(1);
+      Connection admin = TestRedis.shared().connection();
+      assertThat(admin.await(admin.commands().exists(workers).toCompletableFuture())).isZero();
+    }
+  }
+
+  /**
+   * Waits for the heartbeat (once a second) to see {@code expected} processes alive for {@code
+   * target}; fails after ten seconds with the count it saw.
+   */
+  private static void awaitLiveWorkers(RedisGates gates, String target, int expected)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (gates.liveWorkers(target) != expected && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(gates.liveWorkers(target)).as("live workers of %s", target).isEqualTo(expected);
   }
 
   /** How many of ten tenants' calls at one instant {@code gate} admits. */
