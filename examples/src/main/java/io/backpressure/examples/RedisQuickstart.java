@@ -21,7 +21,8 @@ public final class RedisQuickstart {
             .priority("P2", 0.3)
             .priority("P3", 0.2)
             .build(); // stored if the target has no policy in Redis yet
-    // Connects in the background; while Redis is unreachable, calls go ungated (OPEN, the default).
+    // Connects in the background; while Redis is unreachable, this worker's share of the caps
+    // decides (LOCAL, the default).
     // README redis: begin
     try (ResilientRedisGate gate =
         ResilientRedisGate.open(RedisGateConfig.builder(url).policy(policy).build())) {

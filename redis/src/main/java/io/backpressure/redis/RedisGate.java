@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * debit) runs inside the server, atomically, with the same arithmetic as the in-memory reference.
  *
  * <p>This is the strict gate: it throws when Redis does not answer. Applications build it through
- * {@link ResilientRedisGate#open}, which connects in the background and fails open (or closed, or
- * local) around it.
+ * {@link ResilientRedisGate#open}, which connects in the background and decides by its fail mode
+ * (local by default, or open, or closed) while Redis does not answer.
  *
  * <p>Caps and weights live in the target's config hash ({@link RedisPolicyStore}). The gate keeps a
  * copy to validate requests with {@link RequestCheck} (so both backends reject alike) and sends its
@@ -92,8 +92,8 @@ public final class RedisGate implements Gate, AutoCloseable {
   /**
    * Connects to the target of {@code config} now, strictly: this gate throws when Redis does not
    * answer. Most applications want {@link ResilientRedisGate#open} instead, which connects in the
-   * background and fails open. The configured policy is handled as its {@link PolicyOwnership} says
-   * (by default it is written only if the target has none).
+   * background and decides by its fail mode meanwhile. The configured policy is handled as its
+   * {@link PolicyOwnership} says (by default it is written only if the target has none).
    *
    * @throws NoSuchElementException when the target has no policy and the config gives none
    * @throws IllegalStateException when the ownership is VERIFY and the stored policy differs

@@ -154,7 +154,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
 
   /**
    * Waits up to {@code timeout} for the first connection, for callers that would rather start gated
-   * than fail open for the first moments; never throws for an unreachable Redis.
+   * than decide by the fail mode for the first moments; never throws for an unreachable Redis.
    *
    * @return whether the gate has reached Redis
    */

@@ -5,6 +5,7 @@ import io.backpressure.bench.redis.Measurement.Call;
 import io.backpressure.bench.redis.Measurement.Rate;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
+import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Policy;
 import io.backpressure.core.internal.Redaction;
 import io.backpressure.redis.RedisGate;
@@ -117,6 +118,8 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
       options =
           (cluster ? RedisGateConfig.builder().cluster(clusterSeeds) : RedisGateConfig.builder(url))
               .commandTimeout(Duration.ofSeconds(5))
+              // Measures the strict gates: no LOCAL heartbeat adding commands to the load.
+              .whenUnavailable(FailOpenGate.Mode.OPEN)
               .tls(tls.files());
       seedUrls = options.target("bench").build().clusterSeeds();
     } catch (IllegalArgumentException e) {

@@ -3,6 +3,7 @@ package io.backpressure.bench.redis;
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
+import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGateConfig;
@@ -32,7 +33,10 @@ public final class SequentialAdmissions {
     int calls = Integer.parseInt(args[2]);
     boolean release = args.length > 3 && args[3].equals("release");
     RedisGateConfig.Builder options =
-        RedisGateConfig.builder(args[0]).commandTimeout(Duration.ofSeconds(60));
+        RedisGateConfig.builder(args[0])
+            .commandTimeout(Duration.ofSeconds(60))
+            // Measures admissions alone: no LOCAL heartbeat adding commands.
+            .whenUnavailable(FailOpenGate.Mode.OPEN);
     try (RedisGates gates = RedisGates.connect(options)) {
       Gate gate =
           gates.gate(
