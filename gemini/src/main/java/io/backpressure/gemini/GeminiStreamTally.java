@@ -8,12 +8,15 @@ import io.backpressure.client.Usage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Follows a streamed {@code generateContent}: each event is a whole {@code
  * GenerateContentResponse}; keeps the latest {@code usageMetadata} that counts the output (the last
  * chunk's is the call's), and the characters of the text delivered, so that a cut stream is
- * released with at least the estimated tokens it delivered. One stream; not thread-safe.
+ * released with at least the estimated tokens it delivered. A {@code google.rpc.Status} in place of
+ * a response (the Gemini API's way of ending a stream begun with a 200) is a {@link #refusal}. One
+ * stream; not thread-safe.
  */
 final class GeminiStreamTally implements StreamTally {
 
@@ -30,7 +33,7 @@ final class GeminiStreamTally implements StreamTally {
   }
 
   @Override
-  public void onEvent(String event, String data) {
+  public void onEvent(@Nullable String event, String data) {
     JsonNode chunk;
     try {
       chunk = JSON.readTree(data);
@@ -44,6 +47,26 @@ final class GeminiStreamTally implements StreamTally {
     for (JsonNode candidate : chunk.path("candidates")) {
       streamedChars += GeminiGenerate.partsChars(candidate.path("content"));
     }
+  }
+
+  /**
+   * The status of an {@code error} in place of a response: its {@code code} (503 for {@code
+   * UNAVAILABLE}, 429 for {@code RESOURCE_EXHAUSTED}), 500 when it has none in the HTTP range, as
+   * google-genai reads it. Null for a response.
+   */
+  @Override
+  public @Nullable Integer refusal(@Nullable String event, String data) {
+    JsonNode error;
+    try {
+      error = JSON.readTree(data).path("error");
+    } catch (IOException e) {
+      return null;
+    }
+    if (!error.isObject()) {
+      return null;
+    }
+    int code = error.path("code").asInt(500);
+    return code >= 400 && code <= 599 ? code : 500;
   }
 
   @Override

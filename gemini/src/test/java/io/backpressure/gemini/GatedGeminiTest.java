@@ -2,10 +2,12 @@ package io.backpressure.gemini;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.google.genai.Client;
 import com.google.genai.ResponseStream;
 import com.google.genai.errors.ClientException;
+import com.google.genai.errors.ServerException;
 import com.google.genai.types.GenerateContentConfig;
 import com.google.genai.types.GenerateContentResponse;
 import io.backpressure.client.GateContext;
@@ -18,6 +20,7 @@ import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.feedback.ProviderSignals;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
@@ -25,7 +28,9 @@ import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
@@ -126,6 +131,64 @@ class GatedGeminiTest {
                       .isEqualTo(
                           Cost.requests(1)
                               .tokens(record.promptTokens() + record.completionTokens())));
+    }
+  }
+
+  /**
+   * The mock's overloaded fault switched on after the first text: the Gemini API ends the stream
+   * with a 503 {@code UNAVAILABLE} status in place of a response, which google-genai throws as its
+   * server exception; the feedback hears it as that 503, marked mid-stream, the call is released
+   * once with the tokens delivered, and the mock charges the cut stream those tokens only.
+   *
+   * <p>Mutation tried: the stream tally reporting no refusal (the feedback hears only the 200).
+   */
+  @Test
+  void anOverloadUnderWayEndsTheStreamAndIsChargedWhatItDelivered() throws Exception {
+    RecordingGate gate = gate();
+    MockProviderConfig slow =
+        MockProviderConfig.builder()
+            .latencyMs(4_000, 4_000)
+            .completionTokens(new CompletionTokens.Fixed(40))
+            .build();
+    try (MockProvider provider = MockProvider.start(slow);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      Client client = client(provider, gate);
+      try (ResponseStream<GenerateContentResponse> stream =
+          client.models.generateContentStream(MODEL, "stream me a story", config())) {
+        Iterator<GenerateContentResponse> chunks = stream.iterator();
+        while (chunks.next().text() == null) {
+          // up to the first text
+        }
+        provider.setFaults(new Faults(false, 1, true));
+        assertThatThrownBy(
+                () -> {
+                  while (chunks.hasNext()) {
+                    chunks.next();
+                  }
+                })
+            .isInstanceOfSatisfying(
+                ServerException.class, e -> assertThat(e.code()).isEqualTo(503));
+      }
+
+      assertThat(answers)
+          .extracting(ProviderResponse::statusCode, ProviderResponse::midStream)
+          .containsExactly(tuple(200, false), tuple(503, true));
+      ProviderSignal signal =
+          ProviderSignals.parse(503, Map.of(), answers.get(1).body(), Instant.now(), true);
+      assertThat(signal.meaning()).isEqualTo(ProviderSignal.Meaning.OVERLOADED);
+      RequestRecord record = provider.records().get(0);
+      assertThat(record.status()).isEqualTo(200);
+      assertThat(record.completionTokens()).isBetween(1L, 39L);
+      assertThat(provider.summary().completionTokens()).isEqualTo(record.completionTokens());
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release ->
+                  assertThat(release.actual())
+                      .isEqualTo(
+                          Cost.requests(1)
+                              .tokens(record.promptTokens() + record.completionTokens())));
+      assertThat(gate.outstanding()).isZero();
     }
   }
 

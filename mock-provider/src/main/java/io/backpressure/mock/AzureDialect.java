@@ -109,6 +109,15 @@ final class AzureDialect implements Dialect {
         "The service is temporarily unable to process your request. Please try again later.");
   }
 
+  /**
+   * Azure's 503 error object as the data of one more event, with no {@code [DONE]} after it, as
+   * openai-java reads an {@code error} in place of a chunk.
+   */
+  @Override
+  public byte[] streamOverloaded() {
+    return streamBytes(Dialect.dataEvent(overloaded().toString()));
+  }
+
   @Override
   public void rateLimitHeaders(
       HttpFields.Mutable headers,

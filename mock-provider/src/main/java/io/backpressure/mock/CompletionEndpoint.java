@@ -7,6 +7,7 @@ import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,22 +93,22 @@ final class CompletionEndpoint implements Endpoint {
       rejected(exchange, context, call, decision);
       return;
     }
-    Runnable record =
-        () ->
+    IntConsumer recordWith =
+        completion ->
             state.record(
                 context,
                 200,
                 null,
                 0,
                 call.promptTokens(),
-                decision.completionTokens(),
+                completion,
                 decision.chargedTokens(),
                 decision.arrivalNanos());
     long created = System.currentTimeMillis() / 1000;
     exchange.allowSilence(decision.latencyNanos());
     if (call.stream()) {
       new StreamedAnswer(
-              exchange, dialect, call, decision, created, record, scheduler, state::faults)
+              exchange, dialect, call, decision, created, recordWith, scheduler, state::faults)
           .start();
       return;
     }
@@ -117,7 +118,7 @@ final class CompletionEndpoint implements Endpoint {
     dialect.answerHeaders(exchange.responseHeaders(), call, decision.completionTokens());
     Runnable send =
         () -> {
-          record.run();
+          recordWith.accept(decision.completionTokens());
           exchange.sendJson(200, answer);
         };
     if (decision.latencyNanos() == 0) {

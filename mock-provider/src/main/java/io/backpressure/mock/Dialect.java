@@ -102,9 +102,11 @@ sealed interface Dialect
   ObjectNode overloaded();
 
   /**
-   * The bytes that end a stream under way when the provider becomes overloaded: Anthropic's {@code
-   * event: error} with its {@code overloaded_error}, Bedrock's {@code serviceUnavailableException}
-   * message; null (the default) for a provider whose streams under way run to their end.
+   * The bytes that end a stream under way when the provider becomes overloaded, in the provider's
+   * own shape: Anthropic's {@code event: error} with its {@code overloaded_error}, Bedrock's {@code
+   * serviceUnavailableException} message, an {@code error} object in place of an OpenAI or Azure
+   * chunk, a {@code google.rpc.Status} in place of a Gemini response; null (the default) for a
+   * provider whose streams under way run to their end.
    */
   default byte[] streamOverloaded() {
     return null;

@@ -208,6 +208,16 @@ final class GeminiDialect implements Dialect {
     return status(503, "The model is overloaded. Please try again later.", "UNAVAILABLE");
   }
 
+  /**
+   * The 503 {@code UNAVAILABLE} status as the data of one more event: the Gemini API ends a stream
+   * under way with a {@code google.rpc.Status} in place of a {@code GenerateContentResponse}, which
+   * google-genai throws as the {@code ApiException} of its {@code code}.
+   */
+  @Override
+  public byte[] streamOverloaded() {
+    return streamBytes(Dialect.dataEvent(overloaded().toString()));
+  }
+
   private static ObjectNode status(int code, String message, String status) {
     ObjectNode root = JSON.objectNode();
     ObjectNode error = root.putObject("error");

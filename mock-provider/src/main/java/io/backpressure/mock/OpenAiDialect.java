@@ -153,6 +153,16 @@ final class OpenAiDialect implements Dialect {
         "The engine is currently overloaded, please try again later.", "server_error", null, null);
   }
 
+  /**
+   * The overload error as the data of one more event, with no {@code [DONE]} after it: OpenAI ends
+   * a stream under way with an {@code error} object in place of a chunk, which openai-java throws
+   * as its {@code SseException}.
+   */
+  @Override
+  public byte[] streamOverloaded() {
+    return streamBytes(Dialect.dataEvent(overloaded().toString()));
+  }
+
   @Override
   public ObjectNode rateLimited(
       String dimension, String message, LimitSpec spec, long retryAfterNanos) {

@@ -3,6 +3,7 @@ package io.backpressure.mock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.util.Callback;
 
@@ -16,9 +17,11 @@ import org.eclipse.jetty.util.Callback;
  * write reveals it (the provider charged it all the same), so every admitted call is recorded
  * exactly once. When the provider becomes overloaded (the {@code overloaded} fault) while a stream
  * is under way, its next piece is replaced by the dialect's {@link Dialect#streamOverloaded() error
- * message}, which ends it (Anthropic and Bedrock; the other dialects' streams run to their end); so
- * does the {@code rateLimitedMidStream} fault with the dialect's {@link Dialect#streamRateLimited()
- * rate-limit error} (Anthropic). The call is recorded as admitted, charged what it was.
+ * message}, which ends it (every dialect, each in its own error shape); so does the {@code
+ * rateLimitedMidStream} fault with the dialect's {@link Dialect#streamRateLimited() rate-limit
+ * error} (Anthropic). A stream cut so is recorded as a 200 with the completion tokens of the text
+ * it delivered, not those it would have: the provider bills what it generated. The tokens limiter
+ * keeps what it debited at admission.
  *
  * <p>Each write starts only after the previous one has completed, so a slow reader delays its own
  * stream and holds no thread. Not thread-safe: the chain of writes is its only driver.
@@ -33,7 +36,7 @@ final class StreamedAnswer {
   private final ParsedCall call;
   private final ProviderState.Decision decision;
   private final long created;
-  private final Runnable record;
+  private final IntConsumer record;
   private final ScheduledExecutorService scheduler;
   private final Supplier<Faults> faults;
   private final List<String> pieces;
@@ -47,7 +50,7 @@ final class StreamedAnswer {
       ParsedCall call,
       ProviderState.Decision decision,
       long created,
-      Runnable record,
+      IntConsumer record,
       ScheduledExecutorService scheduler,
       Supplier<Faults> faults) {
     this.exchange = exchange;
@@ -86,7 +89,7 @@ final class StreamedAnswer {
             ? dialect.streamOverloaded()
             : now.rateLimitedMidStream() ? dialect.streamRateLimited() : null;
     if (cut != null) {
-      recordOnce();
+      recordOnce(deliveredTokens());
       exchange.writeEvents(cut, true, Callback.NOOP);
       return;
     }
@@ -104,7 +107,7 @@ final class StreamedAnswer {
   }
 
   private void writeEnd() {
-    recordOnce();
+    recordOnce(decision.completionTokens());
     byte[] end =
         dialect.streamBytes(
             dialect.streamEnd(
@@ -113,15 +116,28 @@ final class StreamedAnswer {
   }
 
   private void failed(Throwable failure) {
-    recordOnce();
+    recordOnce(decision.completionTokens());
     exchange.abort(failure);
   }
 
-  private void recordOnce() {
+  /** Records the call as a 200 with {@code completionTokens}, the first time only. */
+  private void recordOnce(int completionTokens) {
     if (!recorded) {
       recorded = true;
-      record.run();
+      record.accept(completionTokens);
     }
+  }
+
+  /**
+   * The completion tokens of the pieces written so far: their characters at the 4 a token that
+   * {@link Dialect#completionText} writes, rounded up.
+   */
+  private int deliveredTokens() {
+    int chars = 0;
+    for (int i = 0; i < next; i++) {
+      chars += pieces.get(i).length();
+    }
+    return Math.min(decision.completionTokens(), (chars + 3) / 4);
   }
 
   /** {@code text} cut into at most {@link #MAX_PIECES} pieces of nearly equal length. */

@@ -2,13 +2,17 @@ package io.backpressure.openai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.openai.azure.AzureOpenAIServiceVersion;
 import com.openai.azure.AzureUrlPathMode;
 import com.openai.azure.credential.AzureApiKeyCredential;
 import com.openai.client.OpenAIClient;
+import com.openai.core.http.StreamResponse;
 import com.openai.errors.RateLimitException;
+import com.openai.errors.SseException;
 import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ModelRoutes;
@@ -21,12 +25,15 @@ import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.feedback.ProviderSignals;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.RequestRecord;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -130,6 +137,53 @@ class GatedAzureOpenAITest {
       } finally {
         client.close();
       }
+    }
+  }
+
+  /**
+   * The mock's overloaded fault switched on after the first text of an Azure stream: the stream
+   * ends with Azure's {@code ServiceUnavailable} error object in place of a chunk, which
+   * openai-java throws as its {@code SseException}; the feedback hears the 503 it stands for,
+   * marked mid-stream, and the mock charges the cut stream only the tokens it delivered.
+   */
+  @Test
+  void anOverloadUnderWayEndsTheStreamWithAzuresError() throws Exception {
+    RecordingGate gate = gate();
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .latencyMs(4_000, 4_000)
+            .completionTokens(new CompletionTokens.Fixed(40))
+            .build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      OpenAIClient client = client(provider, gate);
+      try (StreamResponse<ChatCompletionChunk> stream =
+          client.chat().completions().createStreaming(params("stream me a story"))) {
+        Iterator<ChatCompletionChunk> chunks = stream.stream().iterator();
+        while (chunks.next().choices().stream()
+            .allMatch(choice -> choice.delta().content().orElse("").isEmpty())) {
+          // up to the first text
+        }
+        provider.setFaults(new Faults(false, 1, true));
+        assertThatThrownBy(
+                () -> {
+                  while (chunks.hasNext()) {
+                    chunks.next();
+                  }
+                })
+            .isInstanceOf(SseException.class);
+      } finally {
+        client.close();
+      }
+      assertThat(answers)
+          .extracting(ProviderResponse::statusCode, ProviderResponse::midStream)
+          .containsExactly(tuple(200, false), tuple(503, true));
+      assertThat(answers.get(1).body()).contains("ServiceUnavailable");
+      RequestRecord record = provider.records().get(0);
+      assertThat(record.status()).isEqualTo(200);
+      assertThat(record.completionTokens()).isBetween(1L, 39L);
+      assertThat(gate.releases()).hasSize(1);
+      assertThat(gate.outstanding()).isZero();
     }
   }
 

@@ -1,9 +1,12 @@
 package io.backpressure.openai;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.openai.client.OpenAIClient;
 import com.openai.core.http.StreamResponse;
+import com.openai.errors.SseException;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.GateContext;
@@ -11,8 +14,10 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
@@ -79,6 +84,64 @@ class MockStreamingTest {
                           Cost.requests(1)
                               .tokens(record.promptTokens() + record.completionTokens())));
       assertThat(record.completionTokens()).isEqualTo(40);
+    }
+  }
+
+  /**
+   * The mock's overloaded fault switched on after the first text: the stream ends with OpenAI's
+   * {@code error} object in place of a chunk, which openai-java throws as its {@code SseException};
+   * the gate hears it as the 503 it stands for, the call is released once with what was delivered,
+   * and the mock charges the cut stream only the tokens it delivered.
+   *
+   * <p>Mutation tried: the stream tally reporting no refusal (the gate hears only the 200).
+   */
+  @Test
+  void anOverloadUnderWayEndsTheStreamWithAnErrorChunkChargedWhatItDelivered() throws Exception {
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .latencyMs(4_000, 4_000)
+            .completionTokens(new CompletionTokens.Fixed(40))
+            .build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      OpenAIClient client = client(provider);
+      try (StreamResponse<ChatCompletionChunk> stream =
+          client.chat().completions().createStreaming(params())) {
+        Iterator<ChatCompletionChunk> chunks = stream.stream().iterator();
+        while (chunks.next().choices().stream()
+            .allMatch(choice -> choice.delta().content().orElse("").isEmpty())) {
+          // up to the first text
+        }
+        provider.setFaults(new Faults(false, 1, true));
+        assertThatThrownBy(
+                () -> {
+                  while (chunks.hasNext()) {
+                    chunks.next();
+                  }
+                })
+            .isInstanceOf(SseException.class)
+            .hasMessageContaining("overloaded");
+      } finally {
+        client.close();
+      }
+      assertThat(gate.signals())
+          .extracting(ProviderSignal::status, ProviderSignal::meaning)
+          .containsExactly(
+              tuple(200, ProviderSignal.Meaning.ANSWERED),
+              tuple(503, ProviderSignal.Meaning.PROVIDER_ERROR));
+      RequestRecord record = provider.records().get(0);
+      assertThat(record.status()).isEqualTo(200);
+      assertThat(record.completionTokens()).isBetween(1L, 39L);
+      assertThat(provider.summary().completionTokens()).isEqualTo(record.completionTokens());
+      assertThat(gate.releases())
+          .singleElement()
+          .satisfies(
+              release ->
+                  assertThat(release.actual().amount("tokens"))
+                      .isBetween(
+                          record.promptTokens() + 1.0,
+                          record.promptTokens() + record.completionTokens() + 1.0));
+      assertThat(gate.outstanding()).isZero();
     }
   }
 
