@@ -14,6 +14,10 @@ import picocli.CommandLine.Spec;
  * admin set cap tokens --per-minute 720000 [--burst 12000] --target openai/gpt-4o
  * admin set weight (--class P1 | --tenant acme) 2.0 --target openai/gpt-4o
  * admin apply -f policy.yaml [--dry-run]
+ * admin quota show (--tenant T | --class K) --target openai/gpt-4o
+ * admin quota set (--tenant T | --class K) 2000000 --per day [--unit tokens|currency] [--actor NAME]
+ * admin quota reset (--tenant T | --class K) [--actor NAME] --target openai/gpt-4o
+ * admin audit --target openai/gpt-4o [--last N]
  * </pre>
  *
  * <p>Every subcommand takes {@code --redis URL} (default {@code $BACKPRESSURE_REDIS_URL}, else
@@ -26,8 +30,16 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "admin",
     mixinStandardHelpOptions = true,
-    description = "Inspect and hot-update a target's caps and weights in Redis.",
-    subcommands = {ShowCommand.class, SetCommand.class, ApplyCommand.class},
+    description =
+        "Inspect and hot-update a target's caps, weights and quotas in Redis; quota changes are"
+            + " audited.",
+    subcommands = {
+      ShowCommand.class,
+      SetCommand.class,
+      ApplyCommand.class,
+      QuotaCommand.class,
+      AuditCommand.class
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:done",
