@@ -44,6 +44,13 @@ import org.slf4j.LoggerFactory;
  * deferred (thrown, waited for, or a durable timer in an activity) like any other; only after
  * {@value #MAX_RESENDS_AFTER_429} such resends does the provider's exception surface.
  *
+ * <p><b>One wait budget per call.</b> With {@link Builder#maxWait}, the call must be sent by its
+ * deadline: the moment {@link #call} began plus the wait budget ({@code maxWait}, or the context's
+ * own {@link GateContext#maxWait()} if smaller). Every admission of the call, the resends after a
+ * 429 included, carries the budget left until that deadline, so a turn that would come after it is
+ * refused at once with {@link ExpiredException}: a call never waits longer in all than its budget
+ * because a 429 started its wait again.
+ *
  * <p>Thread-safe; one instance serves every call to its gate.
  */
 public final class GatedCall {
@@ -60,6 +67,9 @@ public final class GatedCall {
   /** Outside activities: {@link Admitter#direct()} or {@link Admitter#waiting(Duration)}. */
   private final Admitter outside;
 
+  /** The waiting admitter's bound, or null when {@link #outside} throws deferrals. */
+  private final @Nullable Duration maxWait;
+
   /** Inside activities; null when the Temporal SDK or the temporal module is not on the path. */
   private final @Nullable Admitter activity;
 
@@ -67,7 +77,8 @@ public final class GatedCall {
 
   private GatedCall(Builder builder) {
     this.gate = builder.gate;
-    this.outside = builder.maxWait == null ? Admitter.direct() : Admitter.waiting(builder.maxWait);
+    this.maxWait = builder.maxWait;
+    this.outside = maxWait == null ? Admitter.direct() : Admitter.waiting(maxWait);
     this.activity =
         temporalAvailable() ? ActivityAdmitter.withMaxWait(gate, builder.activityMaxWait) : null;
     this.rateLimits = builder.rateLimits;
@@ -122,8 +133,13 @@ public final class GatedCall {
                 maxTokens,
                 null,
                 null);
+    long sendBy = admitter == outside && maxWait != null ? System.nanoTime() + budget(context) : 0;
     for (int resends = 0; ; resends++) {
-      Grant grant = admitter.admit(gate, request);
+      AdmissionRequest attempt =
+          resends > 0 && sendBy != 0
+              ? request.withMaxWait(Duration.ofNanos(Math.max(0, sendBy - System.nanoTime())))
+              : request;
+      Grant grant = admitter.admit(gate, attempt);
       R reply;
       try {
         reply = call.call();
@@ -148,6 +164,13 @@ public final class GatedCall {
       admitter.release(gate, grant, actual == null ? grant.debited() : actual);
       return reply;
     }
+  }
+
+  /** The waiting admitter's bound, or the context's own wait limit if smaller, in ns. */
+  private long budget(GateContext context) {
+    Duration bound = Objects.requireNonNull(maxWait);
+    Duration own = context.maxWait();
+    return (own != null && own.compareTo(bound) < 0 ? own : bound).toNanos();
   }
 
   /**

@@ -11,6 +11,8 @@ import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,5 +83,79 @@ class WaitingAdmitterIT {
     } finally {
       Thread.interrupted();
     }
+  }
+
+  /**
+   * One wait budget per call: after a 429 at 700 ms of a 1.5 s budget, the resend asks the gate
+   * with what is left of it (at most 800 ms), so a turn after the call's deadline is refused at
+   * once instead of being waited for with a fresh budget.
+   *
+   * <p>Mutation tried: every resend given the whole budget again (the resend then carries 1.5 s).
+   */
+  @Test
+  void aResendAfterA429CarriesOnlyWhatIsLeftOfTheCallsBudget() {
+    RecordingGate gate = gate(100);
+    GatedCall gated = GatedCall.builder(gate).maxWait(Duration.ofMillis(1_500)).build();
+    AtomicInteger sent = new AtomicInteger();
+
+    String reply =
+        gated.call(
+            GateContext.of("acme", "P1"),
+            Cost.requests(1),
+            null,
+            () -> {
+              if (sent.incrementAndGet() == 1) {
+                Thread.sleep(700);
+                throw new GatedCallTest.RateLimitException();
+              }
+              return "reply";
+            },
+            r -> Cost.requests(1));
+
+    assertThat(reply).isEqualTo("reply");
+    assertThat(sent).as("calls sent").hasValue(2);
+    assertThat(gate.signals())
+        .singleElement()
+        .satisfies(s -> assertThat(s.status()).isEqualTo(429));
+    List<AdmissionRequest> asked = gate.requests();
+    assertThat(asked.get(0).maxWait())
+        .as("the first admission's budget")
+        .isBetween(ms(1_400), ms(1_500));
+    assertThat(asked.subList(1, asked.size()))
+        .as("the resend's admissions")
+        .isNotEmpty()
+        .allSatisfy(r -> assertThat(r.maxWait()).isLessThanOrEqualTo(ms(800)));
+    assertThat(gate.outstanding()).isZero();
+  }
+
+  /** A resend whose turn comes after the call's deadline is refused at once. */
+  @Test
+  void aResendPastTheCallsDeadlineExpiresAtOnce() {
+    RecordingGate gate = gate(0.5);
+    GatedCall gated = GatedCall.builder(gate).maxWait(Duration.ofSeconds(30)).build();
+    AtomicInteger sent = new AtomicInteger();
+    long start = System.nanoTime();
+
+    assertThatThrownBy(
+            () ->
+                gated.call(
+                    GateContext.of("acme", "P1").withMaxWait(ms(300)),
+                    Cost.requests(1),
+                    null,
+                    () -> {
+                      sent.incrementAndGet();
+                      throw new GatedCallTest.RateLimitException();
+                    },
+                    r -> Cost.requests(1)))
+        .isInstanceOf(ExpiredException.class);
+
+    assertThat(sent).as("calls sent").hasValue(1);
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("refused without waiting out the 1 s retry-after")
+        .isLessThan(ms(900));
+  }
+
+  private static Duration ms(long millis) {
+    return Duration.ofMillis(millis);
   }
 }

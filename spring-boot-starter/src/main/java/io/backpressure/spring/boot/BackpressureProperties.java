@@ -61,7 +61,8 @@ public class BackpressureProperties {
    * Outside Temporal activities, how long a call through the Spring AI advisor or a LangChain4j
    * decorator waits on the calling thread for its turn when the gate defers it (keeping its place
    * in line; a provider 429 becomes such a wait too); a call whose turn would come later fails at
-   * once with ExpiredException. 0 to throw DeferredException at once instead; at most 1h.
+   * once with ExpiredException. One budget per call: the call must be sent within it of its start,
+   * resends after a 429 included. 0 to throw DeferredException at once instead; at most 1h.
    */
   private Duration maxWait = Duration.ofSeconds(30);
 
