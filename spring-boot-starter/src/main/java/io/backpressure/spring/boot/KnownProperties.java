@@ -76,11 +76,11 @@ final class KnownProperties {
     Class<?> bean = BackpressureProperties.class;
     ResolvableType type = ResolvableType.forClass(bean);
     for (int i = 1; i < name.getNumberOfElements(); i++) {
-      if (type.asMap() != ResolvableType.NONE) {
+      if (!ResolvableType.NONE.equals(type.asMap())) {
         type = type.asMap().getGeneric(1); // the element is a key of the map
         continue;
       }
-      if (type.asCollection() != ResolvableType.NONE) {
+      if (!ResolvableType.NONE.equals(type.asCollection())) {
         if (!name.isNumericIndex(i)) {
           return " is not a property of the backpressure starter: "
               + name.chop(i)
@@ -135,7 +135,7 @@ final class KnownProperties {
   /** Whether {@code type} is one of the starter's properties classes (with nested keys). */
   private static boolean isProperties(Class<?> type) {
     return type == BackpressureProperties.class
-        || type.getEnclosingClass() == BackpressureProperties.class && !type.isEnum();
+        || (type.getEnclosingClass() == BackpressureProperties.class && !type.isEnum());
   }
 
   /** The message part that names the nearest valid spelling of {@code name}'s element {@code i}. */
@@ -162,7 +162,8 @@ final class KnownProperties {
   /** {@code safeWindow} as {@code safe-window}. */
   private static String dashed(String camel) {
     StringBuilder out = new StringBuilder();
-    for (char c : camel.toCharArray()) {
+    for (int i = 0; i < camel.length(); i++) {
+      char c = camel.charAt(i);
       if (Character.isUpperCase(c)) {
         out.append('-').append(Character.toLowerCase(c));
       } else {
