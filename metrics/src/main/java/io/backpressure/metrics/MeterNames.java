@@ -32,6 +32,10 @@ final class MeterNames {
   static final String OUTSIDE_RATE = "backpressure.outside.rate";
   static final String COOLDOWN_REMAINING = "backpressure.cooldown.remaining";
   static final String RAMP_FACTOR = "backpressure.ramp.factor";
+  static final String LIMIT_IN_FLIGHT = "backpressure.limit.in.flight";
+  static final String LIMIT_LEASES_EXPIRED = "backpressure.limit.leases.expired";
+  static final String QUOTA_USED = "backpressure.quota.used";
+  static final String QUOTA_REMAINING = "backpressure.quota.remaining";
 
   static final String TARGET = "target";
   static final String PRIORITY = "priority";

@@ -11,6 +11,7 @@ import io.backpressure.core.GateLevels;
 import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.QuotaAdmin;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -27,6 +28,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -134,6 +136,15 @@ public final class MeteredGate implements Gate, AutoCloseable {
             b.feedbackStates,
             b.levelsMaxAge.toNanos(),
             meters::add);
+    LimitMeters.register(
+        registry,
+        targetTags,
+        policy,
+        b.inFlight,
+        b.expiredLeases,
+        b.quotas,
+        b.levelsMaxAge.toNanos(),
+        meters::add);
     if (delegate instanceof FailOpenGate failOpen) {
       meters.add(
           FunctionCounter.builder(STATE_FAILURES, failOpen, FailOpenGate::failures)
@@ -300,6 +311,9 @@ public final class MeteredGate implements Gate, AutoCloseable {
     private Supplier<Policy> policies;
     private Supplier<GateLevels> levels;
     private Supplier<FeedbackState> feedbackStates;
+    private LongSupplier inFlight;
+    private LongSupplier expiredLeases;
+    private QuotaAdmin quotas;
     private boolean tenantTag;
     private int maxTaggedTenants = 1_000;
     private Duration levelsMaxAge = Duration.ofSeconds(1);
@@ -311,7 +325,33 @@ public final class MeteredGate implements Gate, AutoCloseable {
         this.policies = memory::policy;
         this.levels = memory::levels;
         this.feedbackStates = memory::feedbackState;
+        this.inFlight = memory::inFlight;
+        this.expiredLeases = memory::expiredLeases;
+        this.quotas = memory;
       }
+    }
+
+    /**
+     * Where the concurrency leases are read, at scrape time only: the calls holding one now, and
+     * the leases that expired unreleased so far. Defaults to {@link InMemoryGate#inFlight()} and
+     * {@link InMemoryGate#expiredLeases()} for an in-memory gate; for a Redis gate, {@code
+     * store::inFlight, store::expiredLeases} of its {@code policyStore()}. Without it, no lease
+     * meters are registered.
+     */
+    public Builder leases(LongSupplier inFlight, LongSupplier expiredLeases) {
+      this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
+      this.expiredLeases = Objects.requireNonNull(expiredLeases, "expiredLeases");
+      return this;
+    }
+
+    /**
+     * Where each class's quota use is read, at scrape time only (at most once per {@link
+     * #levelsMaxAge(Duration)} per class). Defaults to the gate itself for an in-memory gate; for a
+     * Redis gate, its {@code policyStore()}. Without it, no quota gauges are registered.
+     */
+    public Builder quotas(QuotaAdmin source) {
+      this.quotas = Objects.requireNonNull(source, "source");
+      return this;
     }
 
     /**

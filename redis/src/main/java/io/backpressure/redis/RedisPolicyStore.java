@@ -422,6 +422,34 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     return trail;
   }
 
+  /**
+   * Calls holding a concurrency lease now, as every worker shares them: the leases whose expiry is
+   * after this store's clock (the caller's, else this host's; a lease expires at the server's time,
+   * so hosts a few milliseconds apart may count one expiring lease differently). 0 without a
+   * concurrency limit.
+   */
+  public long inFlight() {
+    return connection.await(
+        connection
+            .commands()
+            .zcount(
+                keys.leases(),
+                Range.from(
+                    Range.Boundary.excluding(micros(now())), Range.Boundary.<Long>unbounded()))
+            .toCompletableFuture());
+  }
+
+  /**
+   * Concurrency leases that expired unreleased, as the admission steps counted them: a lease past
+   * its expiry is counted by the next admission that checks the concurrency limit.
+   */
+  public long expiredLeases() {
+    String count =
+        connection.await(
+            connection.commands().hget(keys.limits(), "expired").toCompletableFuture());
+    return count == null ? 0 : Long.parseLong(count);
+  }
+
   /** Most entries the audit trail keeps (Redis trims it approximately, never below this). */
   public static final int AUDIT_ENTRIES = 1_000;
 

@@ -36,6 +36,32 @@ class RedisPolicyStoreTest {
   }
 
   @Test
+  void leasesInFlightAndExpiredAreReadAsEveryWorkerSharesThem() {
+    Policy policy =
+        Policy.builder("store/leases")
+            .dimension(Dimension.REQUESTS, 100, 100)
+            .priority("P1", 1)
+            .concurrency(3, Duration.ofSeconds(2))
+            .build();
+    RedisGate gate = TestRedis.shared().gate(policy, TimeSource.caller(clock));
+    RedisPolicyStore store = gate.policyStore();
+    assertThat(store.inFlight()).isZero();
+    assertThat(store.expiredLeases()).isZero();
+    Grant one = ((Admission.Admitted) gate.admit("a", "P1", Cost.requests(1))).grant();
+    clock.advance(Duration.ofSeconds(1));
+    gate.admit("b", "P1", Cost.requests(1));
+    assertThat(store.inFlight()).isEqualTo(2);
+    gate.release(one, Cost.requests(1));
+    assertThat(store.inFlight()).isEqualTo(1);
+    // The second lease passes its expiry; the next admission that checks the limit counts it.
+    clock.advance(Duration.ofMillis(2_500));
+    assertThat(store.inFlight()).isZero();
+    gate.admit("c", "P1", Cost.requests(1));
+    assertThat(store.expiredLeases()).isEqualTo(1);
+    assertThat(store.inFlight()).isEqualTo(1);
+  }
+
+  @Test
   void aStoredPolicyReadsBackEqual_exactly() {
     RedisGate gate = TestRedis.shared().gate(policy(), TimeSource.caller(clock));
     RedisPolicyStore.Stored stored = gate.policyStore().read().orElseThrow();

@@ -1,0 +1,101 @@
+package io.backpressure.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.backpressure.core.Admission;
+import io.backpressure.core.Cost;
+import io.backpressure.core.Grant;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Limits;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.core.QuotaHolder;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The limits' meters of a metered in-memory gate: leases, expired leases, class quotas, rejections.
+ */
+class LimitMetersTest {
+  private static final String TARGET = "openai/gpt-4o";
+
+  private final MeterRegistry registry = new SimpleMeterRegistry();
+  private final ManualClock clock =
+      new ManualClock(Instant.parse("2026-06-30T12:00:00Z").toEpochMilli() * 1_000_000);
+
+  @Test
+  void leasesQuotasAndRejectionsByReasonAreMetered() {
+    Policy policy =
+        Policy.builder(TARGET)
+            .dimension("requests", 100, 100)
+            .dimension("tokens", 100_000, 100_000)
+            .priority("P1", 0.5)
+            .priority("P2", 0.5)
+            .concurrency(2, Duration.ofSeconds(5))
+            .classQuota("P1", Limits.Quota.tokensPerDay(1_000))
+            .build();
+    InMemoryGate inner = InMemoryGate.create(policy, clock, clock);
+    // Every scrape reads afresh: the gauges may sample once per nanosecond.
+    MeteredGate gate =
+        MeteredGate.builder(inner, registry).levelsMaxAge(Duration.ofNanos(1)).build();
+
+    assertThat(gauge("backpressure.limit.in.flight", null)).isZero();
+    assertThat(gauge("backpressure.quota.used", "P1")).isZero();
+    assertThat(gauge("backpressure.quota.remaining", "P1")).isEqualTo(1_000);
+    assertThat(gauge("backpressure.quota.used", "P2")).as("no quota on P2").isNaN();
+
+    Grant first = admitted(gate.admit("acme", "P1", Cost.requests(1).tokens(600)));
+    admitted(gate.admit("acme", "P2", Cost.requests(1).tokens(600)));
+    assertThat(gauge("backpressure.limit.in.flight", null)).isEqualTo(2);
+    assertThat(gauge("backpressure.quota.used", "P1")).isEqualTo(600);
+    assertThat(gauge("backpressure.quota.remaining", "P1")).isEqualTo(400);
+    assertThat(gate.admit("globex", "P2", Cost.requests(1).tokens(1)))
+        .as("two leases held")
+        .isInstanceOf(Admission.Deferred.class);
+
+    gate.release(first, Cost.requests(1).tokens(700));
+    assertThat(gauge("backpressure.limit.in.flight", null)).isEqualTo(1);
+    assertThat(gauge("backpressure.quota.used", "P1")).as("reconciled").isEqualTo(700);
+    assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(400)))
+        .isInstanceOf(Admission.Rejected.class);
+    assertThat(
+            registry
+                .get("backpressure.admissions")
+                .tags("priority", "P1", "outcome", "rejected", "reason", "quota_exhausted")
+                .counter()
+                .count())
+        .isEqualTo(1);
+
+    // The P2 call is never released: its lease expires after 5 s and is counted.
+    clock.advance(Duration.ofSeconds(6));
+    assertThat(gauge("backpressure.limit.in.flight", null)).isZero();
+    assertThat(
+            registry
+                .get("backpressure.limit.leases.expired")
+                .tags("target", TARGET)
+                .functionCounter()
+                .count())
+        .isEqualTo(1);
+
+    inner.resetQuota(QuotaHolder.priorityClass("P1"), "ops");
+    assertThat(gauge("backpressure.quota.remaining", "P1")).isEqualTo(1_000);
+    gate.close();
+    assertThat(registry.find("backpressure.quota.used").gauges()).isEmpty();
+  }
+
+  private double gauge(String name, String priority) {
+    var search = registry.get(name).tags("target", TARGET);
+    if (priority != null) {
+      search = search.tags("priority", priority);
+    }
+    return search.gauge().value();
+  }
+
+  private static Grant admitted(Admission answer) {
+    assertThat(answer).isInstanceOf(Admission.Admitted.class);
+    return ((Admission.Admitted) answer).grant();
+  }
+}
