@@ -59,6 +59,8 @@ class DashboardTest {
             .policy(inner::policy)
             .levels(inner::levels)
             .feedback(inner::feedbackState)
+            .leases(inner::inFlight, inner::expiredLeases)
+            .quotas(inner)
             .build();
     Admission first = gate.admit("acme", "P1", Cost.requests(1).tokens(400));
     gate.admit("acme", "P1", Cost.requests(1).tokens(400));
@@ -113,7 +115,7 @@ class DashboardTest {
       assertThat(row.group(2)).as("Prometheus name of " + row.group(1)).startsWith(prometheus);
       documented.add(row.group(2));
     }
-    assertThat(documented).hasSize(26);
+    assertThat(documented).hasSize(30);
     Set<String> families = new TreeSet<>();
     for (String name : scraped) {
       families.add(name.replaceAll("_(bucket|count|sum|max)$", ""));
