@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
     name = "admin",
     mixinStandardHelpOptions = true,
     description =
-        "Inspect and hot-update a target's caps, weights and quotas in Redis; quota changes are"
+        "Inspect and hot-update a target's caps, weights and quotas in Redis; every change is"
             + " audited.",
     subcommands = {
       ShowCommand.class,

@@ -32,6 +32,7 @@ import picocli.CommandLine.Spec;
 final class ApplyCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin ConnectionOptions connection;
+  @Mixin ActorOption actor = new ActorOption();
 
   @Option(
       names = {"-f", "--file"},
@@ -74,8 +75,14 @@ final class ApplyCommand implements Callable<Integer> {
           return connection.withStore(
               policy.target(),
               store -> {
+                String by = actor.actor();
                 Optional<RedisPolicyStore.Stored> before = store.read();
                 RedisPolicyStore.Stored stored = store.apply(policy);
+                store.audit(
+                    by,
+                    "policy",
+                    before.map(b -> "version " + b.version()).orElse("none"),
+                    "version " + stored.version() + " from " + file.getFileName());
                 boolean reset =
                     before.isPresent()
                         && (!before.get().policy().dimensionNames().equals(policy.dimensionNames())

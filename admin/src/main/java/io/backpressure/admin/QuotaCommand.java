@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -73,22 +74,7 @@ final class QuotaCommand implements Callable<Integer> {
 
   /** A subcommand that changes a quota: who makes the change, for the audit trail. */
   abstract static class Change extends OnQuota {
-    @Option(
-        names = "--actor",
-        paramLabel = "NAME",
-        defaultValue = "${sys:user.name}",
-        description = "Who makes the change, for the audit trail (default: ${DEFAULT-VALUE}).")
-    String actor;
-
-    /** The actor, checked before Redis is touched. */
-    String actor() {
-      try {
-        AuditEntry.checkActor(actor);
-        return actor;
-      } catch (InvalidPolicyException e) {
-        throw AdminException.invalid("--actor", e.getMessage());
-      }
-    }
+    @Mixin ActorOption actor = new ActorOption();
   }
 
   /** {@code admin quota show (--tenant T | --class K)}. */
@@ -182,7 +168,7 @@ final class QuotaCommand implements Callable<Integer> {
           connection.json,
           () -> {
             QuotaHolder holder = holder();
-            String actor = actor();
+            String actor = this.actor.actor();
             if (!(amount > 0 && amount <= MAX)) {
               throw AdminException.invalid(
                   holder.field(),
@@ -216,7 +202,7 @@ final class QuotaCommand implements Callable<Integer> {
           connection.json,
           () -> {
             QuotaHolder holder = holder();
-            String actor = actor();
+            String actor = this.actor.actor();
             return connection.withStore(target, store -> changed(store.resetQuota(holder, actor)));
           });
     }

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -63,6 +64,8 @@ final class SetCommand implements Callable<Integer> {
             "Most admitted at once after an idle spell, in the dimension's units (default: unchanged).")
     Double burst;
 
+    @Mixin ActorOption actor = new ActorOption();
+
     /** The new cap, per second or per minute. */
     static final class Rate {
       @Option(
@@ -108,6 +111,7 @@ final class SetCommand implements Callable<Integer> {
               connection.withStore(
                   target,
                   store -> {
+                    String by = actor.actor();
                     AtomicReference<Dimension> before = new AtomicReference<>();
                     RedisPolicyStore.Stored stored =
                         store.update(
@@ -148,6 +152,17 @@ final class SetCommand implements Callable<Integer> {
                             Output.number(before.get().burst()),
                             Output.number(after.burst()),
                             stored.version());
+                    store.audit(
+                        by,
+                        "dimensions." + dimension,
+                        "cap "
+                            + Output.number(before.get().capPerSecond())
+                            + "/s, burst "
+                            + Output.number(before.get().burst()),
+                        "cap "
+                            + Output.number(after.capPerSecond())
+                            + "/s, burst "
+                            + Output.number(after.burst()));
                     ObjectNode json = changed(target, stored, "dimensions." + dimension);
                     json.putObject("from")
                         .put("per_second", before.get().capPerSecond())
@@ -178,6 +193,8 @@ final class SetCommand implements Callable<Integer> {
         converter = StrictNumbers.Decimal.class,
         description = "The new weight, in (0, 1e15]; only ratios matter.")
     double weight;
+
+    @Mixin ActorOption actor = new ActorOption();
 
     /** Whose weight: a class or a tenant. */
     static final class Who {
@@ -220,6 +237,7 @@ final class SetCommand implements Callable<Integer> {
               connection.withStore(
                   target,
                   store -> {
+                    String by = actor.actor();
                     AtomicReference<Double> before = new AtomicReference<>();
                     RedisPolicyStore.Stored stored;
                     String field;
@@ -264,6 +282,7 @@ final class SetCommand implements Callable<Integer> {
                             Output.number(before.get()),
                             Output.number(after),
                             stored.version());
+                    store.audit(by, field, Output.number(before.get()), Output.number(after));
                     ObjectNode json = changed(target, stored, field);
                     json.put("from", before.get());
                     json.put("to", after);

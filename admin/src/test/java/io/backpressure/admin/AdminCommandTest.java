@@ -154,6 +154,61 @@ class AdminCommandTest {
   }
 
   @Test
+  void everyChangeIsAudited_aRefusedOneIsNot() throws IOException {
+    Run apply = admin("apply", "-f", file(POLICY).toString(), "--actor", "deploy", "--json");
+    assertThat(apply.code()).as(apply.err()).isZero();
+    String version = apply.json().path("version").asText();
+    assertThat(
+            admin(
+                    "set",
+                    "cap",
+                    "requests",
+                    "--per-second",
+                    "500",
+                    "--target",
+                    TARGET,
+                    "--actor",
+                    "ops")
+                .code())
+        .isZero();
+    assertThat(
+            admin("set", "weight", "--class", "P3", "0.4", "--target", TARGET, "--actor", "ops")
+                .code())
+        .isZero();
+    assertThat(
+            admin("set", "weight", "--class", "P3", "-1", "--target", TARGET, "--actor", "ops")
+                .code())
+        .isEqualTo(AdminCommand.INVALID);
+    assertThat(
+            admin("set", "weight", "--tenant", "acme", "3", "--target", TARGET, "--actor", "")
+                .code())
+        .isEqualTo(AdminCommand.INVALID);
+
+    JsonNode trail = admin("audit", "--target", TARGET, "--json").json().path("entries");
+    assertThat(trail).hasSize(3);
+    assertThat(trail.get(0).path("actor").asText()).isEqualTo("deploy");
+    assertThat(trail.get(0).path("field").asText()).isEqualTo("policy");
+    assertThat(trail.get(0).path("from").asText()).isEqualTo("none");
+    assertThat(trail.get(0).path("to").asText()).startsWith("version " + version + " from policy");
+    assertThat(trail.get(1).path("field").asText()).isEqualTo("dimensions.requests");
+    assertThat(trail.get(1).path("from").asText()).isEqualTo("cap 1000/s, burst 1000");
+    assertThat(trail.get(1).path("to").asText()).isEqualTo("cap 500/s, burst 1000");
+    assertThat(trail.get(2).path("field").asText()).isEqualTo("priorities.P3");
+    assertThat(trail.get(2).path("from").asText()).isEqualTo("0.2");
+    assertThat(trail.get(2).path("to").asText()).isEqualTo("0.4");
+    assertThat(
+            admin("show", "--target", TARGET, "--json")
+                .json()
+                .path("policy")
+                .path("tenants")
+                .path("weights")
+                .path("acme")
+                .asDouble())
+        .as("a refused actor changed nothing")
+        .isEqualTo(2.0);
+  }
+
+  @Test
   void invalidApplyFilesChangeNothingAndNameTheBadField() throws IOException {
     assertThat(admin("apply", "-f", file(POLICY).toString()).code()).isZero();
     JsonNode before = admin("show", "--target", TARGET, "--json").json();

@@ -45,8 +45,8 @@ class QuotaCommandTest {
 
   @Test
   void showSetResetAndAuditAQuotaWhileAGateRuns() throws IOException {
-    assertThat(admin("apply", "-f", file(POLICY).toString()).code()).isZero();
     assertThat(admin("audit", "--target", TARGET).out()).contains("no change audited yet");
+    assertThat(admin("apply", "-f", file(POLICY).toString()).code()).isZero();
 
     // Two seconds before midnight UTC, so the reset instant is one the test can name.
     ManualClock clock =
@@ -151,12 +151,14 @@ class QuotaCommandTest {
       assertThat(after.path("remaining").asDouble()).isEqualTo(800);
     }
     JsonNode trail = admin("audit", "--target", TARGET, "--json").json().path("entries");
-    assertThat(trail).hasSize(1);
-    assertThat(trail.get(0).path("actor").asText()).isEqualTo("ops@example");
-    assertThat(trail.get(0).path("field").asText()).isEqualTo("quotas.tenants.acme");
-    assertThat(trail.get(0).path("from").asText()).isEqualTo("used 1000");
-    assertThat(trail.get(0).path("to").asText()).isEqualTo("used 0");
-    assertThat(Instant.parse(trail.get(0).path("at").asText()))
+    assertThat(trail).hasSize(2);
+    assertThat(trail.get(0).path("field").asText()).as("the apply").isEqualTo("policy");
+    assertThat(trail.get(1).path("actor").asText()).isEqualTo("ops@example");
+    assertThat(trail.get(1).path("action").asText()).isEqualTo("reset");
+    assertThat(trail.get(1).path("field").asText()).isEqualTo("quotas.tenants.acme");
+    assertThat(trail.get(1).path("from").asText()).isEqualTo("used 1000");
+    assertThat(trail.get(1).path("to").asText()).isEqualTo("used 0");
+    assertThat(Instant.parse(trail.get(1).path("at").asText()))
         .isBetween(Instant.now().minusSeconds(60), Instant.now());
   }
 
@@ -182,8 +184,9 @@ class QuotaCommandTest {
     }
     AdminCommandTest.Run all = admin("audit", "--target", TARGET);
     assertThat(all.out().lines().toList())
-        .hasSize(3)
+        .hasSize(4)
         .satisfiesExactly(
+            l -> assertThat(l).contains(" set openai/gpt-4o policy: none -> version "),
             l -> assertThat(l).contains(" ci set openai/gpt-4o quotas.tenants.t1: none -> 100 "),
             l -> assertThat(l).contains("quotas.tenants.t2: none -> 200 tokens per day"),
             l -> assertThat(l).contains("quotas.tenants.t3: none -> 300 tokens per day"));
@@ -241,7 +244,9 @@ class QuotaCommandTest {
         .as("no window")
         .isEqualTo(AdminCommand.USAGE);
     assertThat(admin("show", "--target", TARGET, "--json").json().path("policy")).isEqualTo(before);
-    assertThat(admin("audit", "--target", TARGET, "--json").json().path("entries")).isEmpty();
+    assertThat(admin("audit", "--target", TARGET, "--json").json().path("entries"))
+        .as("the apply only")
+        .hasSize(1);
     assertThat(admin("quota", "show", "--tenant", "acme", "--target", "nobody/none").code())
         .isEqualTo(AdminCommand.NO_POLICY);
   }

@@ -18,7 +18,7 @@ package io.backpressure.redis;
  *   bp:{openai/gpt-4o}:limits    hash    with limits: calendar and quota counters, expired leases
  *   bp:{openai/gpt-4o}:leases    zset    with a concurrency limit: grant key → lease expiry (µs)
  *   bp:{openai/gpt-4o}:lg:&lt;id&gt;   string  with limits: one unreleased grant's counters, PX = grant TTL
- *   bp:{openai/gpt-4o}:audit     stream  the audit trail of quota changes: at, actor, action, field, before, after
+ *   bp:{openai/gpt-4o}:audit     stream  the audit trail of admin changes: at, actor, action, field, before, after
  * </pre>
  */
 record Keys(String config, String state, String queues, String seen, String window, String base) {
@@ -60,7 +60,7 @@ record Keys(String config, String state, String queues, String seen, String wind
     return base + "leases";
   }
 
-  /** The audit trail of the target's quota changes (RedisPolicyStore). */
+  /** The audit trail of the target's administrative changes (RedisPolicyStore). */
   String audit() {
     return base + "audit";
   }

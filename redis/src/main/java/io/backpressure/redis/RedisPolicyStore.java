@@ -450,6 +450,16 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     return count == null ? 0 : Long.parseLong(count);
   }
 
+  /**
+   * Appends a change of the policy made by other means than {@link #setQuota} (a cap, a weight, a
+   * whole policy) to the target's audit trail, as a {@code set} at this store's time, and logs it.
+   *
+   * @throws InvalidPolicyException naming {@code actor} when it is blank or too long
+   */
+  public AuditEntry audit(String actor, String field, String before, String after) {
+    return append(new AuditEntry(now(), actor, target, AuditEntry.SET, field, before, after));
+  }
+
   /** Most entries the audit trail keeps (Redis trims it approximately, never below this). */
   public static final int AUDIT_ENTRIES = 1_000;
 
