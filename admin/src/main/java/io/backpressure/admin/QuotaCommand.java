@@ -7,6 +7,7 @@ import io.backpressure.core.Limits;
 import io.backpressure.core.QuotaHolder;
 import io.backpressure.core.QuotaUse;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -227,12 +228,8 @@ final class QuotaCommand implements Callable<Integer> {
   static final class PeriodName implements ITypeConverter<Limits.Period> {
     @Override
     public Limits.Period convert(String value) {
-      for (Limits.Period period : Limits.Period.values()) {
-        if (period.unitName().equals(value)) {
-          return period;
-        }
-      }
-      throw new TypeConversionException("'" + value + "' is not a window: day or month");
+      return named(
+          Limits.Period.values(), Limits.Period::unitName, value, "a window: day or month");
     }
   }
 
@@ -240,12 +237,21 @@ final class QuotaCommand implements Callable<Integer> {
   static final class UnitName implements ITypeConverter<Limits.QuotaUnit> {
     @Override
     public Limits.QuotaUnit convert(String value) {
-      for (Limits.QuotaUnit unit : Limits.QuotaUnit.values()) {
-        if (unit.yamlName().equals(value)) {
-          return unit;
-        }
-      }
-      throw new TypeConversionException("'" + value + "' is not a unit: tokens or currency");
+      return named(
+          Limits.QuotaUnit.values(),
+          Limits.QuotaUnit::yamlName,
+          value,
+          "a unit: tokens or currency");
     }
+  }
+
+  /** The constant of {@code values} whose {@code name} is {@code value}, or a usage error. */
+  private static <E> E named(E[] values, Function<E, String> name, String value, String what) {
+    for (E candidate : values) {
+      if (name.apply(candidate).equals(value)) {
+        return candidate;
+      }
+    }
+    throw new TypeConversionException("'" + value + "' is not " + what);
   }
 }
