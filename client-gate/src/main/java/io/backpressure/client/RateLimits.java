@@ -27,17 +27,26 @@ public interface RateLimits {
    * A 429 is an exception in the cause chain whose class is named {@code RateLimitException}
    * (LangChain4j's {@code dev.langchain4j.exception.RateLimitException}; openai-java's and
    * anthropic-java's {@code …errors.RateLimitException}, which Spring AI's models throw) or {@code
-   * TooManyRequests} (Spring's {@code HttpClientErrorException.TooManyRequests}). These carry no
-   * retry-after this layer can read, so the signal says {@link #ASSUMED_RETRY_AFTER}, the length of
-   * the providers' per-second windows: every dimension of the gate is held that long, and the
-   * call's next turn comes after it. The gated SDK clients read the provider's own headers.
+   * TooManyRequests} (Spring's {@code HttpClientErrorException.TooManyRequests}), or one that
+   * exposes the answer's HTTP status as 429 through a public no-argument method named {@code
+   * statusCode()}, {@code code()} or {@code getStatusCode()} returning an {@code int} or an object
+   * whose {@code value()} is one: google-genai's {@code com.google.genai.errors.ClientException}
+   * ({@code code()}, which Spring AI's Google GenAI model throws), the AWS SDK's {@code
+   * SdkServiceException} ({@code statusCode()}), LangChain4j's {@code HttpException}, Spring's
+   * {@code RestClientResponseException} ({@code getStatusCode().value()}).
+   *
+   * <p>These carry no retry-after this layer can read, so the signal says {@link
+   * #ASSUMED_RETRY_AFTER}, the length of the providers' per-second windows: every dimension of the
+   * gate is held that long, and the call's next turn comes after it. The gated SDK clients read the
+   * provider's own headers and bodies.
    */
   static RateLimits byName() {
     Set<String> names = Set.of("RateLimitException", "TooManyRequests");
     return failure -> {
       int depth = 0;
       for (Throwable t = failure; t != null && depth < 16; t = t.getCause(), depth++) {
-        if (names.contains(t.getClass().getSimpleName())) {
+        if (names.contains(t.getClass().getSimpleName())
+            || HttpStatuses.of(t) == ProviderSignal.TOO_MANY_REQUESTS) {
           return withRetryAfter(ProviderSignal.ofStatus(ProviderSignal.TOO_MANY_REQUESTS));
         }
       }

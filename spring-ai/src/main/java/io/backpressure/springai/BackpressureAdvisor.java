@@ -60,8 +60,13 @@ import reactor.core.publisher.SignalType;
  * within the attempt. After each answer the {@link RateLimitFeedback} hears the provider's
  * rate-limit report.
  *
+ * <p>A provider's 429 is recognised by {@code RateLimits.byName()}: by the exception's class name
+ * (openai-java's, anthropic-java's) or by the HTTP status it exposes (google-genai's {@code
+ * ClientException}, which Spring AI's Google GenAI model throws).
+ *
  * <p>Turn off the model's own retries of 429 answers (Spring AI's OpenAI options {@code
- * maxRetries(0)}); the gate replaces them. Thread-safe.
+ * maxRetries(0)}; for Google GenAI, the client's {@code HttpRetryOptions.attempts(1)} and the
+ * model's {@code retryTemplate} with no retries); the gate replaces them. Thread-safe.
  */
 public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
   /** Advisor parameter: the tenant (a string). */
