@@ -1,7 +1,7 @@
 package io.backpressure.admin;
 
 import io.backpressure.core.InvalidPolicyException;
-import io.backpressure.core.internal.Redaction;
+import io.backpressure.core.spi.Redaction;
 import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.RedisPolicyStore;
 import io.backpressure.redis.TlsFiles;

@@ -45,10 +45,10 @@ public interface Gate {
   /**
    * Tells the gate what the provider answered to an admitted call (its status and rate-limit
    * headers, parsed by {@link io.backpressure.core.feedback.ProviderSignals}), so that it can learn
-   * the provider's real caps ({@link io.backpressure.core.internal.EffectiveCaps}). Call it after
-   * {@link #release}, for every answer: successes, 429s and errors. One small atomic step on the
-   * shared state, off the admission path; every worker sees the result at its next admission. Never
-   * throws for what the provider sent. Gates that do not learn ignore it (the default).
+   * the provider's real caps ({@link io.backpressure.core.spi.EffectiveCaps}). Call it after {@link
+   * #release}, for every answer: successes, 429s and errors. One small atomic step on the shared
+   * state, off the admission path; every worker sees the result at its next admission. Never throws
+   * for what the provider sent. Gates that do not learn ignore it (the default).
    *
    * @param grant the admitted call's grant, or null for a signal about no call in particular
    */

@@ -2,10 +2,9 @@ package io.backpressure.core;
 
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
-import io.backpressure.core.internal.EffectiveCaps;
-import io.backpressure.core.internal.LimitLedger;
-import io.backpressure.core.internal.LimitPlan;
-import io.backpressure.core.internal.RequestCheck;
+import io.backpressure.core.spi.EffectiveCaps;
+import io.backpressure.core.spi.LimitPlan;
+import io.backpressure.core.spi.RequestCheck;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;

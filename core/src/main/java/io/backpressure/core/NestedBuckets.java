@@ -1,6 +1,6 @@
 package io.backpressure.core;
 
-import io.backpressure.core.internal.DerivedPolicy;
+import io.backpressure.core.spi.DerivedPolicy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

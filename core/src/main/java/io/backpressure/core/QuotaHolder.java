@@ -1,6 +1,6 @@
 package io.backpressure.core;
 
-import io.backpressure.core.internal.LimitPlan;
+import io.backpressure.core.spi.LimitPlan;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -20,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * holding {@code name: begin} and the one holding {@code name: end}, or {@code name:begin} and
  * {@code name:end}, with their common indentation removed); the block must equal that source, a
  * file the build compiles. A YAML block that starts with {@code target:} is a policy and must
- * parse. No page, and not the README, is longer than a ten-minute read.
+ * parse. No page, and not the README, is longer than a ten-minute read. The README's layout table
+ * names each module of the build, and no other.
  */
 class GuidePagesTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -29,6 +32,8 @@ class GuidePagesTest {
       Pattern.compile(
           "<!-- include: ([^ #]+)(?:#([^>]+?))? -->\\n```[a-z]*\\n(.*?)```\\n", Pattern.DOTALL);
   private static final Pattern JAVA_BLOCK = Pattern.compile("^```java$", Pattern.MULTILINE);
+  private static final Pattern LAYOUT_ROW = Pattern.compile("^\\| ([^|]+) \\|", Pattern.MULTILINE);
+  private static final Pattern MODULE = Pattern.compile("<module>([^<]+)</module>");
   private static final Pattern YAML_BLOCK =
       Pattern.compile("^```yaml\\n(.*?)^```$", Pattern.DOTALL | Pattern.MULTILINE);
 
@@ -50,7 +55,9 @@ class GuidePagesTest {
 
   @Test
   void everyJavaBlockIsAnIncludedSource() throws IOException {
-    for (Path page : pages()) {
+    List<Path> all = new ArrayList<>(pages());
+    all.add(ROOT.resolve("README.md"));
+    for (Path page : all) {
       String text = read(page);
       long javaBlocks = JAVA_BLOCK.matcher(text).results().count();
       long included =
@@ -85,6 +92,30 @@ class GuidePagesTest {
           .as("lines of %s", ROOT.relativize(page))
           .hasSizeLessThanOrEqualTo(MAX_LINES);
     }
+  }
+
+  @Test
+  void theReadmesLayoutTableNamesEveryModuleOfTheBuild() throws IOException {
+    String readme = read(ROOT.resolve("README.md"));
+    int layout = readme.indexOf("\n## Layout\n");
+    assertThat(layout).as("README's Layout section").isNotNegative();
+    int next = readme.indexOf("\n## ", layout + 1);
+    String table = readme.substring(layout, next < 0 ? readme.length() : next);
+    Set<String> listed = new TreeSet<>();
+    Matcher row = LAYOUT_ROW.matcher(table);
+    while (row.find()) {
+      Matcher name = Pattern.compile("`([^`]+)`").matcher(row.group(1));
+      while (name.find()) {
+        listed.add(name.group(1));
+      }
+    }
+    Set<String> modules = new TreeSet<>();
+    Matcher module = MODULE.matcher(read(ROOT.resolve("pom.xml")));
+    while (module.find()) {
+      modules.add(module.group(1));
+    }
+    assertThat(modules).isNotEmpty();
+    assertThat(listed).as("modules in the README's layout table").isEqualTo(modules);
   }
 
   /** The guide's pages: every Markdown file of {@code docs/}. */

@@ -1,6 +1,6 @@
 package io.backpressure.redis;
 
-import io.backpressure.core.internal.Redaction;
+import io.backpressure.core.spi.Redaction;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;

@@ -5,7 +5,7 @@ import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.FeedbackPolicy;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
-import io.backpressure.core.internal.EffectiveCaps;
+import io.backpressure.core.spi.EffectiveCaps;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

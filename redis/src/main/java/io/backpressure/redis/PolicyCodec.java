@@ -12,7 +12,7 @@ import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityClass;
 import io.backpressure.core.PriorityMode;
 import io.backpressure.core.feedback.FeedbackPolicy;
-import io.backpressure.core.internal.DerivedPolicy;
+import io.backpressure.core.spi.DerivedPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

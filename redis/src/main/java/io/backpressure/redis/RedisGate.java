@@ -10,8 +10,8 @@ import io.backpressure.core.Limits;
 import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.feedback.ProviderSignal;
-import io.backpressure.core.internal.LimitPlan;
-import io.backpressure.core.internal.RequestCheck;
+import io.backpressure.core.spi.LimitPlan;
+import io.backpressure.core.spi.RequestCheck;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
 import java.util.Arrays;
@@ -233,8 +233,8 @@ public final class RedisGate implements Gate, AutoCloseable {
   /**
    * Reports the provider's answer: one {@code EVALSHA} of {@code feedback.lua}, which updates the
    * target's effective caps for every worker at once (see {@link
-   * io.backpressure.core.internal.EffectiveCaps}). Off the admission path; admission stays one
-   * round trip.
+   * io.backpressure.core.spi.EffectiveCaps}). Off the admission path; admission stays one round
+   * trip.
    *
    * @throws RedisException when Redis does not answer within the command timeout
    */

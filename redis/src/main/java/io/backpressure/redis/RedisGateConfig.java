@@ -2,7 +2,7 @@ package io.backpressure.redis;
 
 import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Policy;
-import io.backpressure.core.internal.Redaction;
+import io.backpressure.core.spi.Redaction;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;

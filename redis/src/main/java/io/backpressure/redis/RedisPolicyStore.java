@@ -12,7 +12,7 @@ import io.backpressure.core.QuotaAdmin;
 import io.backpressure.core.QuotaHolder;
 import io.backpressure.core.QuotaUse;
 import io.backpressure.core.feedback.FeedbackState;
-import io.backpressure.core.internal.LimitPlan;
+import io.backpressure.core.spi.LimitPlan;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;

@@ -11,7 +11,7 @@ import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.core.Ticker;
 import io.backpressure.core.feedback.ProviderSignal;
-import io.backpressure.core.internal.Redaction;
+import io.backpressure.core.spi.Redaction;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
 import java.util.NoSuchElementException;

@@ -1,4 +1,4 @@
--- Provider feedback: io.backpressure.core.internal.EffectiveCaps, transcribed for Redis, as one
+-- Provider feedback: io.backpressure.core.spi.EffectiveCaps, transcribed for Redis, as one
 -- atomic step per answer. The essay at the top of EffectiveCaps.java explains the rule and maps its
 -- Java names to the ones used here; every function below mirrors the Java method of the same name
 -- with its arithmetic in the same order. It runs after nested_buckets.lua (prepended by the

@@ -7,7 +7,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityMode;
-import io.backpressure.core.internal.DerivedPolicy;
+import io.backpressure.core.spi.DerivedPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Policy;
-import io.backpressure.core.internal.Redaction;
+import io.backpressure.core.spi.Redaction;
 import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.RedisGates;

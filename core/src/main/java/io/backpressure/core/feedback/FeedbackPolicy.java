@@ -6,8 +6,7 @@ import java.time.Duration;
 /**
  * How a gate learns from the provider's answers: the {@code feedback:} block of a policy. Every
  * value is range-checked when built; a bad one throws {@link InvalidPolicyException} naming the
- * field and its range. {@link io.backpressure.core.internal.EffectiveCaps} explains what each one
- * does.
+ * field and its range. {@link io.backpressure.core.spi.EffectiveCaps} explains what each one does.
  *
  * <pre>{@code
  * feedback:

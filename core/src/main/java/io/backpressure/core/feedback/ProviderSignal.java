@@ -66,8 +66,8 @@ public record ProviderSignal(
     /**
      * A spend limit or a per-day quota is reached: nothing helps until it resets. The exhausted
      * dimensions (every one when none is named) are held until the reset the provider gave ({@code
-     * retryAfter}), else for {@link io.backpressure.core.internal.EffectiveCaps#STOP_HOLD}; the
-     * caps are not cut, because the per-minute caps are not what was hit.
+     * retryAfter}), else for {@link io.backpressure.core.spi.EffectiveCaps#STOP_HOLD}; the caps are
+     * not cut, because the per-minute caps are not what was hit.
      */
     STOP_UNTIL_RESET,
     /** The provider failed (another 5xx, or no answer): counts toward an outage. */

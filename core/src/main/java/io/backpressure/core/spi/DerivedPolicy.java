@@ -1,4 +1,4 @@
-package io.backpressure.core.internal;
+package io.backpressure.core.spi;
 
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Policy;
@@ -14,9 +14,10 @@ import org.jspecify.annotations.Nullable;
  * cannot disagree on a number. The essay at the top of {@code NestedBuckets.java} names each
  * quantity.
  *
- * <p>Not API: shared by this project's backends, and may change in any release without notice.
- * Immutable and thread-safe; dimensions {@code d} and classes {@code k} are indexed in the policy's
- * order, classes highest first.
+ * <p>Backend SPI ({@linkplain io.backpressure.core.spi the package} says what that promises): a
+ * backend that runs the admission rule elsewhere decides with exactly these numbers. Immutable and
+ * thread-safe; dimensions {@code d} and classes {@code k} are indexed in the policy's order,
+ * classes highest first.
  */
 public final class DerivedPolicy {
   private final Policy policy;

@@ -1,4 +1,4 @@
-package io.backpressure.core.internal;
+package io.backpressure.core.spi;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.Dimension;
@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * What one call asks of its target's {@link Limits}: the counters it must fit into (calendar caps,
  * its tenant's and its class's quota), with the call's cost and held part in each counter's units,
  * and whether a concurrency lease is needed. Both backends decide from the same plan: the in-memory
- * {@link LimitLedger} and {@code limits.lua}, to which the Redis gate sends the plan's numbers, so
+ * {@code LimitLedger} and {@code limits.lua}, to which the Redis gate sends the plan's numbers, so
  * no policy lookup, price or time zone is needed inside Redis.
  *
  * <h2>The counters, and why they are exact</h2>
@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * current one starts from zero. A release adds {@code actual − cost} to {@code used} and takes the
  * call's {@code held} back, in the window the call was admitted in only: a call admitted before
  * midnight and released after it changes nothing in the new day. {@code used} never goes below
- * zero: only an administrator's reset of the counter ({@link LimitLedger#reset}) can leave it
+ * zero: only an administrator's reset of the counter ({@code LimitLedger.reset}) can leave it
  * holding less than a call in flight corrects.
  *
  * <p>Units: a calendar cap counts its dimension; a quota counts tokens, or money: input tokens (the
@@ -48,7 +48,9 @@ import org.jspecify.annotations.Nullable;
  * the next one's end), and the script picks the window that holds the server's time; clocks a few
  * seconds apart still agree on the window at midnight.
  *
- * <p>Not API: shared by this project's backends, and may change in any release without notice.
+ * <p>Backend SPI ({@linkplain io.backpressure.core.spi the package} says what that promises): a
+ * backend builds the plan with {@link #of} and checks, debits and releases its counters as {@code
+ * LimitLedger} does in memory. A value.
  *
  * @param counters the counters the call must fit into, calendar caps first, then its tenant's and
  *     its class's quota

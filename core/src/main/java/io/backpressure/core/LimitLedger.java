@@ -1,6 +1,6 @@
-package io.backpressure.core.internal;
+package io.backpressure.core;
 
-import io.backpressure.core.Admission;
+import io.backpressure.core.spi.LimitPlan;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -35,9 +35,9 @@ import org.jspecify.annotations.Nullable;
  * the earliest lease expires, but for at most {@link LimitPlan#POLL_MICROS}: nobody can predict
  * when a call completes, so the deferred call polls.
  *
- * <p>Not thread-safe: its owner calls it under its lock. Times are µs since the epoch. Not API.
+ * <p>Not thread-safe: its owner calls it under its lock. Times are µs since the epoch.
  */
-public final class LimitLedger {
+final class LimitLedger {
 
   /** One window's counter: its start, what it holds, and the part outstanding calls may return. */
   private static final class Count {

@@ -1,4 +1,4 @@
-package io.backpressure.core.internal;
+package io.backpressure.core.spi;
 
 import io.backpressure.core.feedback.FeedbackPolicy;
 import io.backpressure.core.feedback.FeedbackState;
@@ -17,9 +17,11 @@ import org.jspecify.annotations.Nullable;
  * its lock, and the Redis backend runs the same arithmetic in {@code feedback.lua}, one atomic step
  * per answer (the table at the end maps the names).
  *
- * <p>Not API: shared by this project's backends, and may change in any release without notice.
- * Applications hand the provider's answers to {@code Gate.feedback} and read what was learned in
- * {@code FeedbackState}; {@code FeedbackPolicy} is how they tune it.
+ * <p>Backend SPI ({@linkplain io.backpressure.core.spi the package} says what that promises): a
+ * backend keeps one per target and feeds it every answer, or runs the same arithmetic where its
+ * state lives, as {@code feedback.lua} does. Applications hand the provider's answers to {@code
+ * Gate.feedback} and read what was learned in {@code FeedbackState}; {@code FeedbackPolicy} is how
+ * they tune it.
  *
  * <h2>Why</h2>
  *

@@ -1,4 +1,4 @@
-package io.backpressure.core.internal;
+package io.backpressure.core.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.backpressure.core.internal;
+package io.backpressure.core.spi;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.AdmissionRequest;
@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
  * Checks an admission request against a policy and resolves it into the numbers the admission rule
  * works on. Shared by every backend, so they all reject the same requests with the same messages.
  *
- * <p>Not API: shared by this project's backends (the in-memory and the Redis gate), and may change
- * in any release without notice. A value; its arrays are not copied, so no one may change them.
+ * <p>Backend SPI ({@linkplain io.backpressure.core.spi the package} says what that promises): a
+ * backend calls {@link #of} first and answers {@link #rejection()} when it is set. A value; its
+ * arrays are not copied, so no one may change them.
  *
  * @param priorityIndex the class index, 0 highest
  * @param estimate the caller's cost per dimension, in the policy's dimension order

@@ -1,23 +1,33 @@
-package io.backpressure.core.internal;
+package io.backpressure.core.spi;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps credentials out of everything the project prints: reports, logs, error messages, {@code
- * toString}s. A connection URL's credentials are everything between {@code ://} and its last
- * {@code @} (so a password containing {@code @}, {@code /} or spaces is masked whole, even in a URL
- * too malformed to parse).
+ * toString}s. A connection URL's credentials are everything between its scheme's {@code ://} (or
+ * its start, when it has no scheme) and its last {@code @}, so a password containing {@code @},
+ * {@code /}, {@code ://} or spaces is masked whole, even in a URL too malformed to parse. (A URL
+ * without a scheme whose user name begins like one, letters and {@code ://}, has that scheme: no
+ * parser reads it otherwise.)
  *
- * <p>Not API: shared by this project's modules, and may change in any release without notice.
- * Stateless and thread-safe.
+ * <p>Backend SPI ({@linkplain io.backpressure.core.spi the package} says what that promises): a
+ * backend passes every URL it shows through {@link #url} and every message that may quote one
+ * through {@link #scrub}. Stateless and thread-safe.
  */
 public final class Redaction {
   /** What stands in for a secret. */
   public static final String MASK = "***";
+
+  /** A URL scheme (RFC 3986, section 3.1). */
+  private static final Pattern SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*");
+
+  /** The characters a URL parser may split credentials at: all but those RFC 3986 allows raw. */
+  private static final Pattern PARSER_SPLITS = Pattern.compile("[^A-Za-z0-9._~!$&'()*+,;=-]+");
 
   private Redaction() {}
 
@@ -34,8 +44,8 @@ public final class Redaction {
   }
 
   /**
-   * The credentials of {@code url} as written (between {@code ://} and its last {@code @}), or
-   * {@code null} when it has no {@code @}.
+   * The credentials of {@code url} as written (between its scheme's {@code ://} and its last
+   * {@code @}), or {@code null} when it has no {@code @}.
    */
   public static @Nullable String userInfo(String url) {
     int at = url.lastIndexOf('@');
@@ -68,10 +78,16 @@ public final class Redaction {
     return true;
   }
 
-  /** Where the credentials of {@code url}, whose last {@code @} is at {@code at}, begin. */
+  /**
+   * Where the credentials of {@code url}, whose last {@code @} is at {@code at}, begin: after its
+   * scheme's {@code ://}, or at its start when it has no scheme (a {@code ://} inside a password is
+   * not one: a scheme is a letter followed by letters, digits, {@code +}, {@code -} and {@code .}).
+   */
   private static int userInfoStart(String url, int at) {
     int scheme = url.indexOf("://");
-    return scheme >= 0 && scheme < at ? scheme + 3 : 0;
+    return scheme >= 0 && scheme < at && SCHEME.matcher(url.substring(0, scheme)).matches()
+        ? scheme + 3
+        : 0;
   }
 
   /**
@@ -94,7 +110,8 @@ public final class Redaction {
 
   /**
    * The user information of {@code url}, its password part and the pieces between the characters a
-   * URL parser may split at, raw and decoded (longest first).
+   * URL parser may split at, each raw and decoded, and the pieces of the decoded user information
+   * (longest first).
    */
   private static List<String> secretsOf(String url) {
     List<String> secrets = new ArrayList<>();
@@ -105,19 +122,32 @@ public final class Redaction {
     int colon = userInfo.indexOf(':');
     String password = colon >= 0 ? userInfo.substring(colon + 1) : userInfo;
     List<String> forms = new ArrayList<>(List.of(userInfo, password));
-    // A parser that split the URL inside the credentials quotes a piece of them.
-    forms.addAll(List.of(userInfo.split("[^A-Za-z0-9._~!$&'()*+,;=-]+")));
+    // A parser that split the URL inside the credentials, before or after decoding them, quotes a
+    // piece of them.
+    forms.addAll(List.of(PARSER_SPLITS.split(userInfo)));
+    String decoded = decoded(userInfo);
+    if (decoded != null) {
+      forms.addAll(List.of(PARSER_SPLITS.split(decoded)));
+    }
     for (String raw : forms) {
       if (raw.length() >= 3) {
         secrets.add(raw);
-        try {
-          secrets.add(URLDecoder.decode(raw, StandardCharsets.UTF_8));
-        } catch (IllegalArgumentException malformed) {
-          // Not percent-encoded; the raw form is masked.
+        String plain = decoded(raw);
+        if (plain != null) {
+          secrets.add(plain);
         }
       }
     }
     secrets.sort((a, b) -> b.length() - a.length());
     return secrets;
+  }
+
+  /** {@code text} percent-decoded, or null when it is not well-formed percent-encoding. */
+  private static @Nullable String decoded(String text) {
+    try {
+      return URLDecoder.decode(text, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException malformed) {
+      return null;
+    }
   }
 }
