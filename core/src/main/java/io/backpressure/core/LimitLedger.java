@@ -4,6 +4,7 @@ import io.backpressure.core.spi.LimitPlan;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import org.jspecify.annotations.Nullable;
@@ -23,17 +24,22 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@link #release}</td><td>{@code limits_release}</td></tr>
  *   <tr><td>{@code counters}: field → {start, used, held}</td><td>hash {@code limits}: field →
  *       "start used held"</td></tr>
- *   <tr><td>{@code leases}</td><td>zset {@code leases}: grant id by expiry</td></tr>
+ *   <tr><td>{@code leases}: grant → its lease</td><td>zset {@code leases}: {@code cmsgpack({grant
+ *       key, class scope, tenant scope})} by expiry</td></tr>
+ *   <tr><td>{@code scopeLeases}: scope → leases</td><td>hash {@code limits}, fields {@code
+ *       in:k:<class>} and {@code in:t:<tenant>}</td></tr>
  *   <tr><td>{@link #expiredLeases()}</td><td>hash {@code limits}, field {@code expired}</td></tr>
  * </table>
  *
  * <h2>Concurrency leases</h2>
  *
- * A call admitted under a concurrency limit holds a lease until its grant is released; a lease not
- * released within the lease TTL (a crashed worker, a lost release) expires by itself and is counted
- * ({@link #expiredLeases()}). When {@code max_in_flight} leases are held, a call is deferred until
- * the earliest lease expires, but for at most {@link LimitPlan#POLL_MICROS}: nobody can predict
- * when a call completes, so the deferred call polls.
+ * A call admitted under a concurrency limit holds a lease until its grant is released, counted at
+ * the target and in its class's and its tenant's scopes ({@link LimitPlan.Scope}); a lease not
+ * released within the lease TTL (a crashed worker, a lost release) expires by itself, leaves every
+ * scope and is counted ({@link #expiredLeases()}). When the target or one of the call's scopes
+ * holds its {@code max_in_flight} leases, the call is deferred until the target's earliest lease
+ * expires, but for at most {@link LimitPlan#POLL_MICROS}: nobody can predict when a call completes,
+ * so the deferred call polls.
  *
  * <p>Not thread-safe: its owner calls it under its lock. Times are µs since the epoch.
  */
@@ -54,7 +60,11 @@ final class LimitLedger {
   /** Admitted grants' plans, in admission order (so expiry sweeps from the head). */
   private final LinkedHashMap<String, Debited> debited = new LinkedHashMap<>();
 
-  private final Map<String, Long> leases = new HashMap<>();
+  /** A lease in force: its expiry and the scopes it counts in. */
+  private record Lease(long expiresAt, String classScope, String tenantScope) {}
+
+  private final Map<String, Lease> leases = new HashMap<>();
+  private final Map<String, Integer> scopeLeases = new HashMap<>();
   private final PriorityQueue<Map.Entry<String, Long>> leaseExpiries =
       new PriorityQueue<>(Map.Entry.comparingByValue());
   private long expiredLeases;
@@ -111,7 +121,7 @@ final class LimitLedger {
     }
     if (plan.concurrency() != null) {
       expireLeases(now);
-      if (leases.size() >= plan.concurrency().maxInFlight()) {
+      if (full(plan.concurrency().maxInFlight(), plan.scopes())) {
         long untilExpiry = leaseExpiries.peek().getValue() - now;
         long lease = untilExpiry < LimitPlan.POLL_MICROS ? untilExpiry : LimitPlan.POLL_MICROS;
         wait = wait > lease ? wait : lease;
@@ -133,8 +143,11 @@ final class LimitLedger {
     }
     if (plan.concurrency() != null) {
       long expiry = now + plan.concurrency().leaseTtl().toNanos() / 1_000;
-      leases.put(grant, expiry);
+      Lease lease = new Lease(expiry, plan.scopes().get(0).field(), plan.scopes().get(1).field());
+      leases.put(grant, lease);
       leaseExpiries.add(Map.entry(grant, expiry));
+      scopeLeases.merge(lease.classScope(), 1, Integer::sum);
+      scopeLeases.merge(lease.tenantScope(), 1, Integer::sum);
     }
     debited.put(grant, new Debited(plan, now, grantExpiresAt));
   }
@@ -161,7 +174,10 @@ final class LimitLedger {
       count.held = held > 0 ? held : 0;
     }
     // The lease's heap entry stays until its expiry, when expireLeases drops it uncounted.
-    leases.remove(grant);
+    Lease lease = leases.remove(grant);
+    if (lease != null) {
+      leave(lease);
+    }
   }
 
   /** Forgets the plans of grants past their TTL (their leases expire on their own). */
@@ -178,6 +194,15 @@ final class LimitLedger {
   public int inFlight(long now) {
     expireLeases(now);
     return leases.size();
+  }
+
+  /**
+   * Leases in force now in the scope {@code field} ({@link LimitPlan#classLeases}, {@link
+   * LimitPlan#tenantLeases}).
+   */
+  public int inFlight(String field, long now) {
+    expireLeases(now);
+    return scopeLeases.getOrDefault(field, 0);
   }
 
   /** Leases that expired unreleased since this ledger started. */
@@ -229,15 +254,37 @@ final class LimitLedger {
   private void expireLeases(long now) {
     while (!leaseExpiries.isEmpty()) {
       Map.Entry<String, Long> head = leaseExpiries.peek();
-      boolean inForce = head.getValue().equals(leases.get(head.getKey()));
+      Lease lease = leases.get(head.getKey());
+      boolean inForce = lease != null && lease.expiresAt() == head.getValue();
       if (inForce && head.getValue() > now) {
         return;
       }
       leaseExpiries.poll();
-      if (inForce) {
+      if (lease != null && inForce) {
         leases.remove(head.getKey());
+        leave(lease);
         expiredLeases++;
       }
     }
+  }
+
+  /** Whether the target or one of the call's scopes holds as many leases as its limit allows. */
+  private boolean full(int maxInFlight, List<LimitPlan.Scope> scopes) {
+    if (leases.size() >= maxInFlight) {
+      return true;
+    }
+    for (LimitPlan.Scope scope : scopes) {
+      if (scope.maxInFlight() > 0
+          && scopeLeases.getOrDefault(scope.field(), 0) >= scope.maxInFlight()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Takes a lease that ended out of its scopes' counts, forgetting a scope left empty. */
+  private void leave(Lease lease) {
+    scopeLeases.computeIfPresent(lease.classScope(), (s, n) -> n > 1 ? n - 1 : null);
+    scopeLeases.computeIfPresent(lease.tenantScope(), (s, n) -> n > 1 ? n - 1 : null);
   }
 }

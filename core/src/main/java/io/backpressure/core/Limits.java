@@ -115,8 +115,9 @@ public record Limits(
 
   /**
    * Checks the limits against the policy they belong to: every calendar cap on one of its
-   * dimensions, every class quota on one of its classes, a quota in tokens only with a {@code
-   * tokens} dimension, one in currency only with a price, a lease TTL no longer than the grant TTL.
+   * dimensions, every class quota and class concurrency limit on one of its classes, a quota in
+   * tokens only with a {@code tokens} dimension, one in currency only with a price, a lease TTL no
+   * longer than the grant TTL.
    *
    * @throws InvalidPolicyException naming the field at fault
    */
@@ -145,6 +146,22 @@ public record Limits(
     if (defaultTenantQuota != null) {
       defaultTenantQuota.checkUnit("quotas.default_tenant", dimensions, price);
     }
+    if (concurrency != null) {
+      concurrency
+          .classes()
+          .keySet()
+          .forEach(
+              name -> {
+                if (!classes.contains(name)) {
+                  throw new InvalidPolicyException(
+                      "concurrency.classes." + name,
+                      "concurrency.classes."
+                          + name
+                          + " is a limit on a class the policy does not have; known: "
+                          + classes);
+                }
+              });
+    }
     if (concurrency != null && concurrency.leaseTtl().compareTo(grantTtl) > 0) {
       throw new InvalidPolicyException(
           "concurrency.lease_ttl",
@@ -159,26 +176,32 @@ public record Limits(
   }
 
   /**
-   * How many calls may be in flight at once: a call takes a lease when it is admitted and gives it
-   * back when it is released (a stream at its last chunk or its cancellation); a lease not given
-   * back within {@code leaseTtl} (a crashed worker) expires by itself and is counted.
+   * How many calls may be in flight at once, at the target and, optionally, in each priority class
+   * and for each tenant: a call takes one lease when it is admitted, held in every scope it belongs
+   * to (the target, its class, its tenant), and gives it back when it is released (a stream at its
+   * last chunk or its cancellation); a lease not given back within {@code leaseTtl} (a crashed
+   * worker) expires by itself and is counted. A call is admitted only while every scope it belongs
+   * to holds fewer leases than its limit.
    *
-   * @param maxInFlight in {@code [1, 1000000]}
+   * @param maxInFlight the target's limit, in {@code [1, 1000000]}; {@value #MAX_IN_FLIGHT} when
+   *     only classes or tenants are limited
    * @param leaseTtl in {@code [1s, 24h]}, and at most the policy's grant TTL
+   * @param classes the limit of each named priority class, shared by its tenants, each in {@code
+   *     [1, 1000000]}
+   * @param tenants the limit of each named tenant, each in {@code [1, 1000000]}
+   * @param defaultTenant the limit of every tenant not named in {@code tenants}, or null for none
    */
-  public record Concurrency(int maxInFlight, Duration leaseTtl) {
+  public record Concurrency(
+      int maxInFlight,
+      Duration leaseTtl,
+      Map<String, Integer> classes,
+      Map<String, Integer> tenants,
+      @Nullable Integer defaultTenant) {
     /** The lease TTL when none is given. */
     public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(60);
 
     public Concurrency {
-      if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
-        throw new InvalidPolicyException(
-            "concurrency.max_in_flight",
-            "concurrency.max_in_flight must be a whole number in [1, "
-                + MAX_IN_FLIGHT
-                + "], got "
-                + maxInFlight);
-      }
+      inFlight("concurrency.max_in_flight", maxInFlight);
       if (leaseTtl == null
           || leaseTtl.compareTo(MIN_LEASE_TTL) < 0
           || leaseTtl.compareTo(MAX_LEASE_TTL) > 0) {
@@ -186,6 +209,45 @@ public record Limits(
             "concurrency.lease_ttl",
             "concurrency.lease_ttl must be a duration in [1s, 24h], got "
                 + (leaseTtl == null ? "nothing" : leaseTtl.toMillis() + "ms"));
+      }
+      classes = Map.copyOf(Objects.requireNonNull(classes, "classes"));
+      tenants = Map.copyOf(Objects.requireNonNull(tenants, "tenants"));
+      classes.forEach((name, limit) -> inFlight("concurrency.classes." + name, limit));
+      tenants.forEach(
+          (name, limit) -> {
+            PolicyChecks.name("concurrency.tenants", name);
+            inFlight("concurrency.tenants." + name, limit);
+          });
+      if (defaultTenant != null) {
+        inFlight("concurrency.default_tenant", defaultTenant);
+      }
+    }
+
+    /** A limit at the target only. */
+    public Concurrency(int maxInFlight, Duration leaseTtl) {
+      this(maxInFlight, leaseTtl, Map.of(), Map.of(), null);
+    }
+
+    /** The limit of class {@code priority}'s leases, or null when the class has none. */
+    public @Nullable Integer classLimit(String priority) {
+      return classes.get(priority);
+    }
+
+    /** The limit of {@code tenant}'s leases: its own, else the default, else null. */
+    public @Nullable Integer tenantLimit(String tenant) {
+      Integer own = tenants.get(tenant);
+      return own != null ? own : defaultTenant;
+    }
+
+    /** Whether a class or a tenant has a limit of its own. */
+    public boolean scoped() {
+      return !classes.isEmpty() || !tenants.isEmpty() || defaultTenant != null;
+    }
+
+    private static void inFlight(String field, int limit) {
+      if (limit < 1 || limit > MAX_IN_FLIGHT) {
+        throw new InvalidPolicyException(
+            field, field + " must be a whole number in [1, " + MAX_IN_FLIGHT + "], got " + limit);
       }
     }
   }

@@ -435,6 +435,9 @@ public record Policy(
     private PriorityMode priorityMode = PriorityMode.SHARED;
     private Duration sendMargin = Duration.ZERO;
     private Limits.@Nullable Concurrency concurrency;
+    private final Map<String, Integer> classConcurrency = new LinkedHashMap<>();
+    private final Map<String, Integer> tenantConcurrency = new LinkedHashMap<>();
+    private @Nullable Integer defaultTenantConcurrency;
     private final List<Limits.Calendar> calendar = new ArrayList<>();
     private ZoneId timeZone = Limits.NONE.timeZone();
     private Limits.@Nullable Price price;
@@ -624,6 +627,39 @@ public record Policy(
     }
 
     /**
+     * At most {@code maxInFlight} calls of class {@code priority} in flight at once, whatever their
+     * tenants, on top of the target's limit ({@link #concurrency}; without one, the target is
+     * unlimited and the leases last the default 60 s). Checked in {@link #build()}: {@code
+     * concurrency.classes.<priority>} must be in {@code [1, 1000000]} and name a class of the
+     * policy.
+     */
+    public Builder classConcurrency(String priority, int maxInFlight) {
+      classConcurrency.put(Objects.requireNonNull(priority, "priority"), maxInFlight);
+      return this;
+    }
+
+    /**
+     * At most {@code maxInFlight} calls of {@code tenant} in flight at once, on top of the target's
+     * and its class's limits. Checked in {@link #build()}: {@code concurrency.tenants.<tenant>}
+     * must be in {@code [1, 1000000]}.
+     */
+    public Builder tenantConcurrency(String tenant, int maxInFlight) {
+      PolicyChecks.name("concurrency.tenants", tenant);
+      tenantConcurrency.put(tenant, maxInFlight);
+      return this;
+    }
+
+    /**
+     * At most {@code maxInFlight} calls in flight at once for every tenant without a limit of its
+     * own ({@link #tenantConcurrency}). Checked in {@link #build()}: {@code
+     * concurrency.default_tenant} must be in {@code [1, 1000000]}.
+     */
+    public Builder defaultTenantConcurrency(int maxInFlight) {
+      this.defaultTenantConcurrency = maxInFlight;
+      return this;
+    }
+
+    /**
      * At most {@code limit} of {@code dimension} per calendar day in the {@link #timeZone} (the
      * dimension is added with {@link #dimension} as well, before or after).
      */
@@ -704,7 +740,7 @@ public record Policy(
               priorityMode,
               feedback,
               new Limits(
-                  concurrency,
+                  concurrency(),
                   calendar,
                   timeZone,
                   price,
@@ -712,6 +748,21 @@ public record Policy(
                   defaultTenantQuota,
                   classQuotas));
       return policy.withSendMargin(sendMargin);
+    }
+
+    /** The target's concurrency limit with the classes' and tenants' limits, if any. */
+    private Limits.@Nullable Concurrency concurrency() {
+      if (classConcurrency.isEmpty()
+          && tenantConcurrency.isEmpty()
+          && defaultTenantConcurrency == null) {
+        return concurrency;
+      }
+      return new Limits.Concurrency(
+          concurrency != null ? concurrency.maxInFlight() : Limits.MAX_IN_FLIGHT,
+          concurrency != null ? concurrency.leaseTtl() : Limits.Concurrency.DEFAULT_LEASE_TTL,
+          classConcurrency,
+          tenantConcurrency,
+          defaultTenantConcurrency);
     }
   }
 }

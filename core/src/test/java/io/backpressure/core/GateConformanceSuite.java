@@ -39,6 +39,9 @@ public abstract class GateConformanceSuite {
   /** The quota administration of the state behind a gate this suite built. */
   protected abstract QuotaAdmin quotaAdmin(Gate gate);
 
+  /** Concurrency leases that expired unreleased in the state behind a gate this suite built. */
+  protected abstract long expiredLeases(Gate gate);
+
   /** Virtual seconds of random traffic in the cap-respect property (shorter for slow backends). */
   protected double capRespectSeconds() {
     return 10_000;
@@ -1471,5 +1474,136 @@ public abstract class GateConformanceSuite {
     assertThat(((Admission.Deferred) fourth).retryAfter()).isEqualTo(Duration.ofMillis(250));
     clock.advance(Duration.ofMillis(500));
     assertThat(gate.admit("d", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+  }
+
+  @Test
+  void limits_classAndTenantConcurrencyEachBoundTheirOwnLeases() {
+    ManualClock clock = new ManualClock(BEFORE_LA_MIDNIGHT);
+    Gate gate =
+        newGate(
+            requestsAndTokens()
+                .priority("P1", 0.5)
+                .priority("P2", 0.5)
+                .concurrency(10, Duration.ofSeconds(5))
+                .classConcurrency("P2", 2)
+                .tenantConcurrency("solo", 1)
+                .defaultTenantConcurrency(3)
+                .build(),
+            clock);
+    Admission.Admitted solo = (Admission.Admitted) gate.admit("solo", "P1", ONE);
+    assertDeferred(gate.admit("solo", "P1", ONE), 250);
+
+    Admission.Admitted p2 = (Admission.Admitted) gate.admit("a", "P2", ONE);
+    assertThat(gate.admit("b", "P2", ONE)).isInstanceOf(Admission.Admitted.class);
+    assertDeferred(gate.admit("c", "P2", ONE), 250);
+    assertThat(gate.admit("c", "P1", ONE))
+        .as("the other class is not held by P2's limit")
+        .isInstanceOf(Admission.Admitted.class);
+
+    assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    assertDeferred(gate.admit("a", "P1", ONE), 250);
+    assertThat(gate.release(p2.grant(), ONE)).isTrue();
+    assertThat(gate.admit("c", "P2", ONE))
+        .as("a release gives the class its lease back")
+        .isInstanceOf(Admission.Admitted.class);
+    assertDeferred(gate.admit("d", "P2", ONE), 250);
+    assertThat(gate.release(solo.grant(), ONE)).isTrue();
+    assertThat(gate.admit("solo", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    assertThat(expiredLeases(gate)).isZero();
+
+    // The workers holding the six leases die: each expires after its TTL, out of every scope it
+    // counted in, and is counted.
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(gate.admit("a", "P2", ONE)).isInstanceOf(Admission.Admitted.class);
+    assertThat(expiredLeases(gate)).isEqualTo(6);
+    assertThat(gate.admit("c", "P2", ONE)).isInstanceOf(Admission.Admitted.class);
+    assertDeferred(gate.admit("d", "P2", ONE), 250);
+    assertThat(gate.admit("solo", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    assertThat(gate.admit("a", "P1", ONE)).isInstanceOf(Admission.Admitted.class);
+    assertDeferred(gate.admit("a", "P1", ONE), 250);
+  }
+
+  @Test
+  void limits_concurrencyHoldsUnderEightThreads() throws InterruptedException {
+    ManualClock clock = new ManualClock(BEFORE_LA_MIDNIGHT);
+    Gate gate =
+        newGate(
+            Policy.builder("test/model")
+                .dimension(Dimension.REQUESTS, 100_000, 100_000)
+                .priority("P1", 0.5)
+                .priority("P2", 0.5)
+                .concurrency(5, Duration.ofSeconds(60))
+                .classConcurrency("P2", 2)
+                .defaultTenantConcurrency(2)
+                .build(),
+            clock);
+    java.util.concurrent.atomic.AtomicInteger target =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicInteger>
+        scopes = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.ConcurrentHashMap<String, Integer> peaks =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicInteger targetPeak =
+        new java.util.concurrent.atomic.AtomicInteger();
+    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      String tenant = "t" + (t % 4);
+      String priority = t % 2 == 0 ? "P1" : "P2";
+      threads.add(
+          new Thread(
+              () -> {
+                try {
+                  for (int admitted = 0; admitted < 10; ) {
+                    Admission answer = gate.admit(tenant, priority, ONE);
+                    if (!(answer instanceof Admission.Admitted a)) {
+                      assertThat(answer).isInstanceOf(Admission.Deferred.class);
+                      Thread.sleep(1);
+                      continue;
+                    }
+                    admitted++;
+                    // Counted after the lease is taken and uncounted before it is given back, so
+                    // these counts never exceed the leases held.
+                    targetPeak.accumulateAndGet(target.incrementAndGet(), Math::max);
+                    for (String scope : List.of(priority, tenant)) {
+                      int n =
+                          scopes
+                              .computeIfAbsent(
+                                  scope, s -> new java.util.concurrent.atomic.AtomicInteger())
+                              .incrementAndGet();
+                      peaks.merge(scope, n, Math::max);
+                    }
+                    Thread.sleep(1);
+                    scopes.get(priority).decrementAndGet();
+                    scopes.get(tenant).decrementAndGet();
+                    target.decrementAndGet();
+                    assertThat(gate.release(a.grant(), ONE)).isTrue();
+                  }
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    assertThat(failures).isEmpty();
+    assertThat(targetPeak.get()).isBetween(2, 5);
+    assertThat(peaks.get("P2")).isLessThanOrEqualTo(2);
+    assertThat(peaks.get("P1")).isLessThanOrEqualTo(5);
+    for (int t = 0; t < 4; t++) {
+      assertThat(peaks.get("t" + t)).as("tenant t" + t).isLessThanOrEqualTo(2);
+    }
+    assertThat(expiredLeases(gate)).isZero();
+  }
+
+  private static void assertDeferred(Admission answer, long millis) {
+    assertThat(answer)
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            d -> assertThat(d.retryAfter()).isEqualTo(Duration.ofMillis(millis)));
   }
 }

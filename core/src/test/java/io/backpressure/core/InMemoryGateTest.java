@@ -22,6 +22,11 @@ class InMemoryGateTest extends GateConformanceSuite {
   }
 
   @Override
+  protected long expiredLeases(Gate gate) {
+    return ((InMemoryGate) gate).expiredLeases();
+  }
+
+  @Override
   protected void updatePolicy(Gate gate, Policy policy) {
     ((InMemoryGate) gate).updatePolicy(policy);
   }

@@ -41,6 +41,8 @@ final class PolicyExamples {
             .perDay(Dimension.TOKENS, 200_000_000) // per calendar day in the time zone
             .timeZone("America/Los_Angeles") // of every per_day, per_month and quota; default UTC
             .concurrency(64, Duration.ofSeconds(60)) // calls in flight, each lease for 60 s at most
+            .classConcurrency("P2", 16) // P2's calls in flight, whatever their tenants
+            .defaultTenantConcurrency(8) // each tenant's calls in flight
             .price(2.50, 10.00) // per million input and output tokens, for quotas in currency
             .defaultTenantQuota(Limits.Quota.tokensPerDay(1_000_000)) // each tenant without its own
             .tenantQuota("acme", Limits.Quota.currencyPerMonth(50))

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,9 @@ class PolicyExamplesTest {
     Policy policy = PolicyExamples.withLimits();
     Limits limits = policy.limits();
     assertThat(limits.timeZone()).isEqualTo(ZoneId.of("America/Los_Angeles"));
-    assertThat(limits.concurrency()).isEqualTo(new Limits.Concurrency(64, Duration.ofSeconds(60)));
+    assertThat(limits.concurrency())
+        .isEqualTo(
+            new Limits.Concurrency(64, Duration.ofSeconds(60), Map.of("P2", 16), Map.of(), 8));
     assertThat(limits.tenantQuota("anyone")).isEqualTo(Limits.Quota.tokensPerDay(1_000_000));
     assertThat(limits.tenantQuota("acme")).isEqualTo(Limits.Quota.currencyPerMonth(50));
     assertThat(limits.price().of(1_000_000, 1_000_000)).isEqualTo(12.5);

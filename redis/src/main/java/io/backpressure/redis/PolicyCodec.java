@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A policy as stored in the config hash: JSON with exact numbers (doubles in their shortest
@@ -80,10 +81,19 @@ final class PolicyCodec {
   }
 
   private static void limitsToJson(ObjectNode node, Limits limits) {
-    if (limits.concurrency() != null) {
-      node.putObject("concurrency")
-          .put("max_in_flight", limits.concurrency().maxInFlight())
-          .put("lease_ttl_ns", limits.concurrency().leaseTtl().toNanos());
+    Limits.Concurrency concurrency = limits.concurrency();
+    if (concurrency != null) {
+      ObjectNode c =
+          node.putObject("concurrency")
+              .put("max_in_flight", concurrency.maxInFlight())
+              .put("lease_ttl_ns", concurrency.leaseTtl().toNanos());
+      ObjectNode classes = c.putObject("classes");
+      new TreeMap<>(concurrency.classes()).forEach(classes::put);
+      ObjectNode tenants = c.putObject("tenants");
+      new TreeMap<>(concurrency.tenants()).forEach(tenants::put);
+      if (concurrency.defaultTenant() != null) {
+        c.put("default_tenant", concurrency.defaultTenant());
+      }
     }
     ArrayNode calendar = node.putArray("calendar");
     for (Limits.Calendar c : limits.calendar()) {
@@ -125,7 +135,10 @@ final class PolicyCodec {
             ? null
             : new Limits.Concurrency(
                 c.required("max_in_flight").asInt(),
-                Duration.ofNanos(c.required("lease_ttl_ns").asLong()));
+                Duration.ofNanos(c.required("lease_ttl_ns").asLong()),
+                inFlightLimits(c.get("classes")),
+                inFlightLimits(c.get("tenants")),
+                c.hasNonNull("default_tenant") ? c.path("default_tenant").asInt() : null);
     List<Limits.Calendar> calendar = new ArrayList<>();
     for (JsonNode e : node.required("calendar")) {
       calendar.add(
@@ -158,6 +171,17 @@ final class PolicyCodec {
         tenants,
         byDefault == null ? null : quota(byDefault),
         classes);
+  }
+
+  /** A stored map of scopes' in-flight limits; none when the policy was stored without it. */
+  private static Map<String, Integer> inFlightLimits(@Nullable JsonNode node) {
+    Map<String, Integer> limits = new LinkedHashMap<>();
+    if (node != null) {
+      for (Map.Entry<String, JsonNode> e : node.properties()) {
+        limits.put(e.getKey(), e.getValue().asInt());
+      }
+    }
+    return limits;
   }
 
   private static Limits.Quota quota(JsonNode q) {

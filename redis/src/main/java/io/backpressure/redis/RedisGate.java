@@ -430,11 +430,13 @@ public final class RedisGate implements Gate, AutoCloseable {
   /**
    * {@code args} followed by the call's limit plan as limits.lua reads it: the concurrency limit,
    * the window boundaries of a day and a month around this client's clock (Redis has no time zone
-   * database; the script picks the window that holds its own time), and the counters.
+   * database; the script picks the window that holds its own time), the counters, and the
+   * concurrency scopes.
    */
   private String[] withPlan(String[] args, LimitPlan plan) {
     List<LimitPlan.Counter> counters = plan.counters();
-    String[] all = Arrays.copyOf(args, args.length + 11 + 9 * counters.size());
+    String[] all =
+        Arrays.copyOf(args, args.length + 11 + 9 * counters.size() + 2 * plan.scopes().size());
     int at = args.length;
     Limits.Concurrency concurrency = plan.concurrency();
     all[at++] = concurrency == null ? "0" : Integer.toString(concurrency.maxInFlight());
@@ -456,6 +458,10 @@ public final class RedisGate implements Gate, AutoCloseable {
       all[at++] = Double.toString(c.estimate());
       all[at++] = Double.toString(c.cost());
       all[at++] = Double.toString(c.hold());
+    }
+    for (LimitPlan.Scope scope : plan.scopes()) {
+      all[at++] = scope.field();
+      all[at++] = Integer.toString(scope.maxInFlight());
     }
     return all;
   }

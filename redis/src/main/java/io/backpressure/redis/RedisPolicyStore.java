@@ -495,7 +495,7 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
 
   /** Runs quota.lua's {@code op} on {@code holder}'s counter of {@code quota}. */
   private QuotaStep counterStep(String op, QuotaHolder holder, Limits.Quota quota, Policy policy) {
-    LimitPlan zone = new LimitPlan(List.of(), null, policy.limits().timeZone());
+    LimitPlan zone = LimitPlan.windowsOf(policy.limits().timeZone());
     List<String> args = new ArrayList<>();
     args.add(op);
     args.add(holder.counter(quota.period()));

@@ -9,14 +9,17 @@
 -- server's time is picked here.
 --
 -- Keys (the last three of the step's KEYS when the client sends a plan):
---   limits   hash: counter field -> "start used held" (µs, and the counter's units, '%.17g'), and
---            'expired' -> leases expired unreleased
---   lg:<id>  string: the admitted grant's counters, for its release (cmsgpack), PX = grant TTL
---   leases   zset: grant key -> lease expiry (µs)
+--   limits   hash: counter field -> "start used held" (µs, and the counter's units, '%.17g'),
+--            'expired' -> leases expired unreleased, and each concurrency scope holding leases
+--            ('in:k:<class>', 'in:t:<tenant>') -> how many
+--   lg:<id>  string: the admitted grant's lease (its member of leases, or '') and counters, for
+--            its release (cmsgpack), PX = grant TTL
+--   leases   zset: cmsgpack({grant key, class scope, tenant scope}) -> lease expiry (µs)
 -- Plan ARGV (after the step's own, from index L): L+1 max in flight (0: none), L+2 lease TTL µs,
 --   L+3..L+6 the day's boundaries, L+7..L+10 the month's, L+11 the number of counters n, then per
 --   counter 9 values: field, period (1 day, 2 month), limit, dimension (from 1), input price per
---   million ('' when the counter counts its dimension), output price, estimate, cost, hold.
+--   million ('' when the counter counts its dimension), output price, estimate, cost, hold; then,
+--   with a concurrency limit, the class scope's field and limit (0: none) and the tenant scope's.
 
 local LIMIT_FIELDS = 9
 local LIMITS_POLL_MICROS = 250000
@@ -50,12 +53,40 @@ local function limit_store(limits_key, field, start, used, held)
   call('HSET', limits_key, field, fmt(start) .. ' ' .. fmt(used) .. ' ' .. fmt(held))
 end
 
--- LimitLedger.expireLeases: drops the leases expired at now and counts them.
-local function limits_expire_leases(limits_key, leases_key, now)
-  local gone = call('ZREMRANGEBYSCORE', leases_key, '-inf', fmt(now))
-  if gone > 0 then
-    call('HINCRBY', limits_key, 'expired', gone)
+-- LimitLedger.leave: a scope's count one lease lower, the field gone at zero.
+local function limits_leave(limits_key, scope)
+  if call('HINCRBY', limits_key, scope, -1) <= 0 then
+    call('HDEL', limits_key, scope)
   end
+end
+
+-- LimitLedger.expireLeases: drops the leases expired at now, out of their scopes, and counts them.
+local function limits_expire_leases(limits_key, leases_key, now)
+  local gone = call('ZRANGEBYSCORE', leases_key, '-inf', fmt(now))
+  if #gone > 0 then
+    call('ZREMRANGEBYSCORE', leases_key, '-inf', fmt(now))
+    for i = 1, #gone do
+      local lease = cmsgpack.unpack(gone[i])
+      limits_leave(limits_key, lease[2])
+      limits_leave(limits_key, lease[3])
+    end
+    call('HINCRBY', limits_key, 'expired', #gone)
+  end
+end
+
+-- LimitLedger.full: whether the target or one of the call's scopes (plan ARGV from s) holds as
+-- many leases as its limit allows.
+local function limits_full(limits_key, leases_key, max_in_flight, s)
+  if call('ZCARD', leases_key) >= max_in_flight then
+    return true
+  end
+  for at = s, s + 2, 2 do
+    local limit = ARGV[at + 2] * 1
+    if limit > 0 and (tonumber(call('HGET', limits_key, ARGV[at + 1])) or 0) >= limit then
+      return true
+    end
+  end
+  return false
 end
 
 -- LimitLedger.check: nil when the call may go to the rule; else the step's answer: {5, wait µs,
@@ -88,7 +119,7 @@ local function limits_check(L, now, limits_key, leases_key)
   local max_in_flight = ARGV[L + 1] * 1
   if max_in_flight > 0 then
     limits_expire_leases(limits_key, leases_key, now)
-    if call('ZCARD', leases_key) >= max_in_flight then
+    if limits_full(limits_key, leases_key, max_in_flight, L + 11 + n * LIMIT_FIELDS) then
       local earliest = call('ZRANGE', leases_key, 0, 0, 'WITHSCORES')
       local lease = earliest[2] * 1 - now
       if lease > LIMITS_POLL_MICROS then
@@ -105,8 +136,9 @@ local function limits_check(L, now, limits_key, leases_key)
   return nil
 end
 
--- LimitLedger.debit: the call's cost into every counter, its lease, and its counters kept under
--- lg_key for its release, as long as its grant (grant_key) lives.
+-- LimitLedger.debit: the call's cost into every counter, its lease in the target and its scopes,
+-- and its lease and counters kept under lg_key for its release, as long as its grant (grant_key)
+-- lives.
 local function limits_debit(L, now, limits_key, lg_key, leases_key, grant_key)
   local n = ARGV[L + 11] * 1
   local kept = {}
@@ -124,23 +156,33 @@ local function limits_debit(L, now, limits_key, lg_key, leases_key, grant_key)
     kept[at + 1], kept[at + 2], kept[at + 3], kept[at + 4] = field, start, ARGV[a + 4] * 1, pin
     kept[at + 5], kept[at + 6], kept[at + 7], kept[at + 8] = pout, ARGV[a + 7] * 1, cost, hold
   end
-  call('SET', lg_key, cmsgpack.pack(kept), 'PX', P.grant_px_text)
-  local max_in_flight = ARGV[L + 1] * 1
-  if max_in_flight > 0 then
-    call('ZADD', leases_key, fmt(now + ARGV[L + 2] * 1), grant_key)
+  local lease = ''
+  if ARGV[L + 1] * 1 > 0 then
+    local s = L + 11 + n * LIMIT_FIELDS
+    local class_scope, tenant_scope = ARGV[s + 1], ARGV[s + 3]
+    lease = cmsgpack.pack({ grant_key, class_scope, tenant_scope })
+    call('ZADD', leases_key, fmt(now + ARGV[L + 2] * 1), lease)
+    call('HINCRBY', limits_key, class_scope, 1)
+    call('HINCRBY', limits_key, tenant_scope, 1)
   end
+  call('SET', lg_key, cmsgpack.pack({ lease, kept }), 'PX', P.grant_px_text)
 end
 
 -- LimitLedger.release: reconciles the released grant's counters with the actual cost per dimension
--- (in the window it was admitted in only) and gives its lease back.
-local function limits_release(actual, limits_key, lg_key, leases_key, grant_key)
-  call('ZREM', leases_key, grant_key)
+-- (in the window it was admitted in only) and gives its lease back, out of its scopes.
+local function limits_release(actual, limits_key, lg_key, leases_key)
   local raw = call('GET', lg_key)
   if not raw then
     return
   end
   call('DEL', lg_key)
-  local kept = cmsgpack.unpack(raw)
+  local record = cmsgpack.unpack(raw)
+  local lease, kept = record[1], record[2]
+  if lease ~= '' and call('ZREM', leases_key, lease) == 1 then
+    local scopes = cmsgpack.unpack(lease)
+    limits_leave(limits_key, scopes[2])
+    limits_leave(limits_key, scopes[3])
+  end
   for at = 0, #kept - 1, 8 do
     local field, start, d, pin = kept[at + 1], kept[at + 2], kept[at + 3], kept[at + 4]
     local pout, estimate, cost, hold = kept[at + 5], kept[at + 6], kept[at + 7], kept[at + 8]

@@ -65,7 +65,7 @@ end
 -- The limits (limits.lua): the grant's counters reconciled, its lease given back, when the client
 -- passed their keys (KEYS[7..9]).
 if #KEYS > 6 then
-  limits_release(actual, KEYS[7], KEYS[8], KEYS[9], KEYS[6])
+  limits_release(actual, KEYS[7], KEYS[8], KEYS[9])
 end
 
 -- NestedBuckets.release: debit − actual goes back to (or, when negative, is taken from) L1, L2, the

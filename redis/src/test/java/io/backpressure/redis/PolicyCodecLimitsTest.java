@@ -23,6 +23,9 @@ class PolicyCodecLimitsTest {
     assertThat(PolicyCodec.toJson(plain)).doesNotContain("limits");
     Policy limited =
         base.concurrency(64, Duration.ofSeconds(30))
+            .classConcurrency("P1", 16)
+            .tenantConcurrency("acme", 4)
+            .defaultTenantConcurrency(2)
             .perDay(Dimension.TOKENS, 1_000_000)
             .perMonth(Dimension.REQUESTS, 100_000)
             .timeZone("Europe/Paris")

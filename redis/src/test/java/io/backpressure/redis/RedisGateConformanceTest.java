@@ -35,6 +35,11 @@ class RedisGateConformanceTest extends GateConformanceSuite {
   }
 
   @Override
+  protected long expiredLeases(Gate gate) {
+    return ((RedisGate) gate).policyStore().expiredLeases();
+  }
+
+  @Override
   protected void updatePolicy(Gate gate, Policy policy) {
     ((RedisGate) gate).policyStore().apply(policy);
   }

@@ -52,17 +52,30 @@ import org.jspecify.annotations.Nullable;
  * backend builds the plan with {@link #of} and checks, debits and releases its counters as {@code
  * LimitLedger} does in memory. A value.
  *
+ * <h2>Concurrency scopes</h2>
+ *
+ * Under a concurrency limit the call's lease counts at the target and in two scopes: its class's
+ * and its tenant's ({@link #scopes}). Both are counted whether or not they have a limit of their
+ * own, so a limit set by a hot update counts the leases already held. A call waits while any scope
+ * it belongs to is full, for the time until the earliest lease of the target expires but at most
+ * {@link #POLL_MICROS}: the earliest lease anywhere expires no later than the earliest of the full
+ * scope, so the call never sleeps past a lease that could make room.
+ *
  * @param counters the counters the call must fit into, calendar caps first, then its tenant's and
  *     its class's quota
  * @param concurrency the target's in-flight limit, or null for none
+ * @param scopes with a concurrency limit, the call's class scope, then its tenant scope; else empty
  * @param zone the zone of the calendar windows
  */
 public record LimitPlan(
-    List<Counter> counters, Limits.@Nullable Concurrency concurrency, ZoneId zone) {
+    List<Counter> counters,
+    Limits.@Nullable Concurrency concurrency,
+    List<Scope> scopes,
+    ZoneId zone) {
 
   /**
    * How long a call waits when only a limit holds it and no completion can be predicted: a full
-   * concurrency limit whose earliest lease expires later, or a counter that outstanding
+   * concurrency scope whose earliest lease expires later, or a counter that outstanding
    * reservations may make room in. 250 ms, in µs.
    */
   public static final long POLL_MICROS = 250_000;
@@ -106,7 +119,23 @@ public record LimitPlan(
     }
   }
 
-  private static final LimitPlan NONE = new LimitPlan(List.of(), null, ZoneId.of("UTC"));
+  /**
+   * A concurrency scope the call's lease counts in besides the target.
+   *
+   * @param field the scope's lease count in the state: {@code in:k:<class>} or {@code
+   *     in:t:<tenant>}
+   * @param label the policy field of its limit, for messages: {@code concurrency.classes.P1},
+   *     {@code concurrency.tenants.acme}, {@code concurrency.default_tenant}
+   * @param maxInFlight its limit, or 0 when it has none (its leases are counted all the same)
+   */
+  public record Scope(String field, String label, int maxInFlight) {}
+
+  private static final LimitPlan NONE = new LimitPlan(List.of(), null, List.of(), ZoneId.of("UTC"));
+
+  /** The plan of nothing but the calendar windows of {@code zone}, for reading counters. */
+  public static LimitPlan windowsOf(ZoneId zone) {
+    return new LimitPlan(List.of(), null, List.of(), zone);
+  }
 
   /** Whether the call has nothing to fit into. */
   public boolean isEmpty() {
@@ -167,7 +196,35 @@ public record LimitPlan(
               estimate,
               basis));
     }
-    return new LimitPlan(List.copyOf(counters), limits.concurrency(), limits.timeZone());
+    Limits.Concurrency concurrency = limits.concurrency();
+    List<Scope> scopes = List.of();
+    if (concurrency != null) {
+      Integer classLimit = concurrency.classLimit(priority);
+      Integer tenantLimit = concurrency.tenantLimit(tenant);
+      scopes =
+          List.of(
+              new Scope(
+                  classLeases(priority),
+                  "concurrency.classes." + priority,
+                  classLimit == null ? 0 : classLimit),
+              new Scope(
+                  tenantLeases(tenant),
+                  concurrency.tenants().containsKey(tenant)
+                      ? "concurrency.tenants." + tenant
+                      : "concurrency.default_tenant",
+                  tenantLimit == null ? 0 : tenantLimit));
+    }
+    return new LimitPlan(List.copyOf(counters), concurrency, scopes, limits.timeZone());
+  }
+
+  /** The lease count of class {@code priority}: {@code in:k:<class>}. */
+  public static String classLeases(String priority) {
+    return "in:k:" + priority;
+  }
+
+  /** The lease count of {@code tenant}: {@code in:t:<tenant>}. */
+  public static String tenantLeases(String tenant) {
+    return "in:t:" + tenant;
   }
 
   /** The counter of {@code tenant}'s quota per {@code period}: {@code t:<day|month>:<tenant>}. */

@@ -54,7 +54,12 @@ import org.jspecify.annotations.Nullable;
  * # limits beyond the per-second caps (see Limits)
  * # a dimension may add per_day and per_month: {per_minute: 30000, per_day: 1000000}
  * time_zone: America/Los_Angeles   # the calendar windows' and quotas' zone; default UTC
- * concurrency: {max_in_flight: 64, lease_ttl: 60s}
+ * concurrency:                     # calls in flight at once, each holding a lease until released
+ *   max_in_flight: 64              # the target's; optional when classes or tenants are limited
+ *   lease_ttl: 60s                 # a lease never released (a crashed worker) expires after it
+ *   classes: {P3: 16}              # a class's calls, whatever their tenants
+ *   tenants: {acme: 8}             # a tenant's calls
+ *   default_tenant: 4              # every tenant not named under tenants
  * quotas:
  *   price: {input_per_million: 2.50, output_per_million: 10.00}   # for quotas in currency
  *   default_tenant: {tokens: 1000000, per: day}   # every tenant not named under tenants
@@ -231,27 +236,71 @@ public final class PolicyYaml {
     }
     JsonNode concurrency = root.get("concurrency");
     if (concurrency != null) {
-      onlyKeys(concurrency, "concurrency.", Set.of("max_in_flight", "lease_ttl"));
-      long max = integer(concurrency, "concurrency.max_in_flight", "max_in_flight");
-      if (max < 1 || max > Limits.MAX_IN_FLIGHT) {
-        throw new InvalidPolicyException(
-            "concurrency.max_in_flight",
-            "concurrency.max_in_flight must be a whole number in [1, "
-                + Limits.MAX_IN_FLIGHT
-                + "], got "
-                + max);
-      }
-      builder.concurrency(
-          (int) max,
-          concurrency.has("lease_ttl")
-              ? duration(concurrency, "lease_ttl", "concurrency.lease_ttl")
-              : Limits.Concurrency.DEFAULT_LEASE_TTL);
+      concurrency(concurrency, builder);
     }
     JsonNode quotas = root.get("quotas");
     if (quotas != null) {
       quotas(quotas, builder);
     }
     return builder.build();
+  }
+
+  /**
+   * The {@code concurrency:} block: the target's limit and lease TTL, and the limits of classes and
+   * tenants. Without {@code max_in_flight} the target is unlimited, and a class or tenant must be.
+   */
+  private static void concurrency(JsonNode node, Policy.Builder builder) {
+    onlyKeys(
+        node,
+        "concurrency.",
+        Set.of("max_in_flight", "lease_ttl", "classes", "tenants", "default_tenant"));
+    boolean scoped = node.has("classes") || node.has("tenants") || node.has("default_tenant");
+    if (!node.has("max_in_flight") && !scoped) {
+      throw new InvalidPolicyException(
+          "concurrency.max_in_flight",
+          "concurrency.max_in_flight is required unless classes, tenants or default_tenant are"
+              + " limited");
+    }
+    Duration ttl =
+        node.has("lease_ttl")
+            ? duration(node, "lease_ttl", "concurrency.lease_ttl")
+            : Limits.Concurrency.DEFAULT_LEASE_TTL;
+    builder.concurrency(
+        node.has("max_in_flight")
+            ? inFlight(node, "concurrency.max_in_flight", "max_in_flight")
+            : Limits.MAX_IN_FLIGHT,
+        ttl);
+    if (node.has("default_tenant")) {
+      builder.defaultTenantConcurrency(
+          inFlight(node, "concurrency.default_tenant", "default_tenant"));
+    }
+    for (String scope : new String[] {"classes", "tenants"}) {
+      JsonNode named = node.get(scope);
+      if (named == null) {
+        continue;
+      }
+      onlyKeys(named, "concurrency." + scope + ".", null);
+      for (Iterator<String> it = named.fieldNames(); it.hasNext(); ) {
+        String name = it.next();
+        int limit = inFlight(named, "concurrency." + scope + "." + name, name);
+        if (scope.equals("classes")) {
+          builder.classConcurrency(name, limit);
+        } else {
+          builder.tenantConcurrency(name, limit);
+        }
+      }
+    }
+  }
+
+  /** An in-flight limit: a whole number in {@code [1, 1000000]}. */
+  private static int inFlight(JsonNode node, String field, String key) {
+    long max = integer(node, field, key);
+    if (max < 1 || max > Limits.MAX_IN_FLIGHT) {
+      throw new InvalidPolicyException(
+          field,
+          field + " must be a whole number in [1, " + Limits.MAX_IN_FLIGHT + "], got " + max);
+    }
+    return (int) max;
   }
 
   /** The {@code quotas:} block: a price, a default tenant quota, tenants' and classes' quotas. */
@@ -451,10 +500,24 @@ public final class PolicyYaml {
       ((ObjectNode) dims.get(c.dimension())).put(c.period().yamlName(), c.limit());
     }
     root.put("time_zone", limits.timeZone().getId());
-    if (limits.concurrency() != null) {
-      root.putObject("concurrency")
-          .put("max_in_flight", limits.concurrency().maxInFlight())
-          .put("lease_ttl", millis(limits.concurrency().leaseTtl()));
+    Limits.Concurrency concurrency = limits.concurrency();
+    if (concurrency != null) {
+      ObjectNode c = root.putObject("concurrency");
+      if (concurrency.maxInFlight() < Limits.MAX_IN_FLIGHT || !concurrency.scoped()) {
+        c.put("max_in_flight", concurrency.maxInFlight());
+      }
+      c.put("lease_ttl", millis(concurrency.leaseTtl()));
+      if (!concurrency.classes().isEmpty()) {
+        ObjectNode classes = c.putObject("classes");
+        new TreeMap<>(concurrency.classes()).forEach(classes::put);
+      }
+      if (!concurrency.tenants().isEmpty()) {
+        ObjectNode tenants = c.putObject("tenants");
+        new TreeMap<>(concurrency.tenants()).forEach(tenants::put);
+      }
+      if (concurrency.defaultTenant() != null) {
+        c.put("default_tenant", concurrency.defaultTenant());
+      }
     }
     if (limits.price() == null
         && limits.defaultTenantQuota() == null

@@ -106,6 +106,85 @@ class LimitsYamlTest {
         .hasMessageContaining("dimensions.tokens.per_day must be a number in (0,");
   }
 
+  @Test
+  void classAndTenantConcurrencyReadAsTheBuilderBuildsThem_andWriteBack() {
+    String scoped =
+        """
+        concurrency:
+          lease_ttl: 20s
+          classes: {P2: 8}
+          tenants: {acme: 4}
+          default_tenant: 2
+        """;
+    Policy read = PolicyYaml.parse(BASE + scoped);
+    Policy built =
+        Policy.builder("limits/model")
+            .dimension(Dimension.REQUESTS, 10, 10)
+            .dimension(Dimension.TOKENS, 1_000, 1_000)
+            .perMonth(Dimension.REQUESTS, 100_000)
+            .perDay(Dimension.TOKENS, 1_000_000)
+            .priority("P1", 0.7)
+            .priority("P2", 0.3)
+            .concurrency(Limits.MAX_IN_FLIGHT, Duration.ofSeconds(20))
+            .classConcurrency("P2", 8)
+            .tenantConcurrency("acme", 4)
+            .defaultTenantConcurrency(2)
+            .build();
+    assertThat(read).isEqualTo(built);
+    Limits.Concurrency concurrency = read.limits().concurrency();
+    assertThat(concurrency.classLimit("P1")).isNull();
+    assertThat(concurrency.classLimit("P2")).isEqualTo(8);
+    assertThat(concurrency.tenantLimit("acme")).isEqualTo(4);
+    assertThat(concurrency.tenantLimit("zed")).isEqualTo(2);
+    String rendered = PolicyYaml.render(read);
+    assertThat(rendered).doesNotContain("max_in_flight");
+    assertThat(PolicyYaml.parse(rendered)).isEqualTo(read);
+    Policy both =
+        PolicyYaml.parse(BASE + scoped.replace("  lease_ttl", "  max_in_flight: 30\n  lease_ttl"));
+    assertThat(both.limits().concurrency().maxInFlight()).isEqualTo(30);
+    assertThat(PolicyYaml.parse(PolicyYaml.render(both))).isEqualTo(both);
+  }
+
+  @Test
+  void badClassAndTenantConcurrencyIsRefusedNamingTheField() {
+    String scoped = "concurrency: {max_in_flight: 16, classes: {P2: 8}, tenants: {acme: 4}}\n";
+    refused(
+        scoped.replace("P2: 8", "P2: 0"),
+        "concurrency.classes.P2",
+        "concurrency.classes.P2 must be a whole number in [1, 1000000], got 0");
+    refused(
+        scoped.replace("P2: 8", "P9: 8"),
+        "concurrency.classes.P9",
+        "concurrency.classes.P9 is a limit on a class the policy does not have; known: [P1, P2]");
+    refused(
+        scoped.replace("acme: 4", "acme: -1"),
+        "concurrency.tenants.acme",
+        "concurrency.tenants.acme must be a whole number in [1, 1000000], got -1");
+    refused(
+        scoped.replace("acme: 4", "acme: 1.5"),
+        "concurrency.tenants.acme",
+        "concurrency.tenants.acme must be a whole number");
+    refused(
+        scoped.replace("}}", "}, default_tenant: 0}"),
+        "concurrency.default_tenant",
+        "concurrency.default_tenant must be a whole number in [1, 1000000], got 0");
+    refused(
+        "concurrency: {lease_ttl: 30s}\n",
+        "concurrency.max_in_flight",
+        "concurrency.max_in_flight is required unless classes, tenants or default_tenant are"
+            + " limited");
+    assertThatThrownBy(
+            () ->
+                Policy.builder("limits/model")
+                    .dimension(Dimension.REQUESTS, 10, 10)
+                    .priority("P1", 1)
+                    .classConcurrency("P3", 2)
+                    .build())
+        .isInstanceOf(InvalidPolicyException.class)
+        .extracting(e -> ((InvalidPolicyException) e).field())
+        .isEqualTo("concurrency.classes.P3");
+  }
+
   private static void refused(String limits, String field, String message) {
     assertThatThrownBy(() -> PolicyYaml.parse(BASE + limits))
         .isInstanceOf(InvalidPolicyException.class)
