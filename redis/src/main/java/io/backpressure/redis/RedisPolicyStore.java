@@ -29,8 +29,10 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -180,6 +182,18 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
    * @throws IllegalStateException after 16 conflicts in a row
    */
   public Stored update(UnaryOperator<Policy> change) {
+    return update(change, null).stored();
+  }
+
+  /** A policy written and the audit entry written with it, if any. */
+  private record Audited(Stored stored, @Nullable AuditEntry entry) {}
+
+  /**
+   * {@link #update(UnaryOperator)}, with the audit entry {@code audit} makes of the policy read and
+   * the one written (null: none) appended to the trail in the same atomic step as the write.
+   */
+  private Audited update(
+      UnaryOperator<Policy> change, @Nullable BiFunction<Policy, Policy, AuditEntry> audit) {
     for (int i = 0; i < MAX_CONFLICTS; i++) {
       Stored current =
           read()
@@ -187,9 +201,13 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
                   () ->
                       new NoSuchElementException("target '" + target + "' has no policy in Redis"));
       Policy next = change.apply(current.policy());
-      Optional<Stored> written = connection.await(write(next, current.version()));
+      AuditEntry entry = audit == null ? null : audit.apply(current.policy(), next);
+      Optional<Stored> written = connection.await(write(next, current.version(), entry));
       if (written.isPresent()) {
-        return written.get();
+        if (entry != null) {
+          AUDIT.info("{}", entry.line());
+        }
+        return new Audited(written.get(), entry);
       }
     }
     throw new IllegalStateException(
@@ -337,44 +355,46 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     Objects.requireNonNull(holder, "holder");
     Policy policy = policy();
     Limits.Quota quota = holder.requireQuota(policy);
-    return counterStep("read", holder, quota, policy).use();
+    return counterStep("read", holder, quota, policy, null).use();
   }
 
   /**
    * {@inheritDoc} The policy is updated like any hot update ({@link #update}: every worker's gate
-   * uses it from its next admission); the audit entry is appended to the target's trail once the
-   * policy is written.
+   * uses it from its next admission), and the audit entry appended to the target's trail in the
+   * same atomic step: a failure leaves neither.
    */
   @Override
   public AuditEntry setQuota(QuotaHolder holder, Limits.Quota quota, String actor) {
     Objects.requireNonNull(holder, "holder");
     Objects.requireNonNull(quota, "quota");
     AuditEntry.checkActor(actor);
-    AtomicReference<Limits.@Nullable Quota> own = new AtomicReference<>();
-    update(
-        policy -> {
-          holder.checkIn(policy);
-          own.set(
-              holder.kind() == QuotaHolder.Kind.TENANT
-                  ? policy.limits().tenantQuotas().get(holder.name())
-                  : policy.limits().classQuotas().get(holder.name()));
-          return policy.withLimits(policy.limits().withQuota(holder, quota));
-        });
-    Limits.Quota before = own.get();
-    return append(
-        new AuditEntry(
-            now(),
-            actor,
-            target,
-            AuditEntry.SET,
-            holder.field(),
-            before == null ? "none" : AuditEntry.describe(before),
-            AuditEntry.describe(quota)));
+    AuditEntry entry =
+        update(
+                policy -> {
+                  holder.checkIn(policy);
+                  return policy.withLimits(policy.limits().withQuota(holder, quota));
+                },
+                (before, after) -> {
+                  Limits.Quota own =
+                      holder.kind() == QuotaHolder.Kind.TENANT
+                          ? before.limits().tenantQuotas().get(holder.name())
+                          : before.limits().classQuotas().get(holder.name());
+                  return new AuditEntry(
+                      now(),
+                      actor,
+                      target,
+                      AuditEntry.SET,
+                      holder.field(),
+                      own == null ? "none" : AuditEntry.describe(own),
+                      AuditEntry.describe(quota));
+                })
+            .entry();
+    return Objects.requireNonNull(entry, "audited");
   }
 
   /**
-   * {@inheritDoc} The counter is emptied in one step, in the window that holds the time of this
-   * store's time source; the audit entry is appended right after.
+   * {@inheritDoc} The counter is emptied in the window that holds the time of this store's time
+   * source, and the audit entry appended, in one atomic step: a failure leaves neither.
    */
   @Override
   public AuditEntry resetQuota(QuotaHolder holder, String actor) {
@@ -382,8 +402,8 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     Policy policy = policy();
     Limits.Quota quota = holder.requireQuota(policy);
     AuditEntry.checkActor(actor);
-    QuotaStep step = counterStep("reset", holder, quota, policy);
-    return append(
+    QuotaStep step = counterStep("reset", holder, quota, policy, actor);
+    AuditEntry entry =
         new AuditEntry(
             step.at(),
             actor,
@@ -391,7 +411,9 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
             AuditEntry.RESET,
             holder.field(),
             AuditEntry.used(step.use().used()),
-            AuditEntry.used(0)));
+            AuditEntry.used(0));
+    AUDIT.info("{}", entry.line());
+    return entry;
   }
 
   /**
@@ -416,8 +438,8 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
               target,
               entryField(f, "action"),
               entryField(f, "field"),
-              entryField(f, "before"),
-              entryField(f, "after")));
+              people(entryField(f, "before")),
+              people(entryField(f, "after"))));
     }
     return trail;
   }
@@ -465,14 +487,25 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
 
   private static final Logger AUDIT = LoggerFactory.getLogger("io.backpressure.audit");
 
+  private static final Pattern USED = Pattern.compile("used (-?[0-9][0-9.eE+-]*)");
+
+  /**
+   * A value as the trail writes it: a use written by quota.lua ({@code used} and its number exact,
+   * {@code '%.17g'}) as {@link AuditEntry#used} prints that number; any other as stored.
+   */
+  private static String people(String value) {
+    Matcher used = USED.matcher(value);
+    return used.matches() ? AuditEntry.used(Double.parseDouble(used.group(1))) : value;
+  }
+
   /** A field of a stored audit entry; empty if a hand-written entry lacks it. */
   private static String entryField(Map<String, String> fields, String name) {
     String value = fields.get(name);
     return value == null ? "" : value;
   }
 
-  /** Appends {@code entry} to the target's audit trail, and logs it at INFO. */
-  private AuditEntry append(AuditEntry entry) {
+  /** The stream fields of {@code entry}, in the order apply.lua takes them. */
+  private static Map<String, String> entryFields(AuditEntry entry) {
     Map<String, String> fields = new LinkedHashMap<>();
     fields.put("at", entry.at().toString());
     fields.put("actor", entry.actor());
@@ -480,6 +513,12 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     fields.put("field", entry.field());
     fields.put("before", entry.before());
     fields.put("after", entry.after());
+    return fields;
+  }
+
+  /** Appends {@code entry} to the target's audit trail, and logs it at INFO. */
+  private AuditEntry append(AuditEntry entry) {
+    Map<String, String> fields = entryFields(entry);
     connection.await(
         connection
             .commands()
@@ -493,8 +532,12 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   /** What quota.lua answered: the use as of its time, and that time. */
   private record QuotaStep(QuotaUse use, Instant at) {}
 
-  /** Runs quota.lua's {@code op} on {@code holder}'s counter of {@code quota}. */
-  private QuotaStep counterStep(String op, QuotaHolder holder, Limits.Quota quota, Policy policy) {
+  /**
+   * Runs quota.lua's {@code op} on {@code holder}'s counter of {@code quota}; a reset is audited as
+   * made by {@code actor} in the same step.
+   */
+  private QuotaStep counterStep(
+      String op, QuotaHolder holder, Limits.Quota quota, Policy policy, @Nullable String actor) {
     LimitPlan zone = LimitPlan.windowsOf(policy.limits().timeZone());
     List<String> args = new ArrayList<>();
     args.add(op);
@@ -512,10 +555,16 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
         args.add(Long.toString(boundary));
       }
     }
+    String[] scriptKeys = {keys.limits()};
+    if (actor != null) {
+      args.add(Integer.toString(AUDIT_ENTRIES));
+      args.add(actor);
+      args.add(AuditEntry.RESET);
+      args.add(holder.field());
+      scriptKeys = new String[] {keys.limits(), keys.audit()};
+    }
     List<Object> reply =
-        connection.await(
-            connection.run(
-                Script.QUOTA, new String[] {keys.limits()}, args.toArray(String[]::new)));
+        connection.await(connection.run(Script.QUOTA, scriptKeys, args.toArray(String[]::new)));
     Instant at = instant((long) Double.parseDouble((String) reply.get(0)));
     QuotaUse use =
         QuotaUse.of(
@@ -579,6 +628,15 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
    * none stored); empty when that expectation failed.
    */
   CompletableFuture<Optional<Stored>> write(Policy policy, String expected) {
+    return write(policy, expected, null);
+  }
+
+  /**
+   * Writes {@code policy} if the stored version is {@code expected} (apply.lua), with {@code
+   * entry}, if any, appended to the audit trail in the same step.
+   */
+  private CompletableFuture<Optional<Stored>> write(
+      Policy policy, String expected, @Nullable AuditEntry entry) {
     Objects.requireNonNull(policy, "policy");
     if (!policy.target().equals(target)) {
       throw new InvalidPolicyException(
@@ -590,9 +648,15 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     args.add(Ids.suffix());
     args.add(PolicyCodec.toJson(policy));
     args.add(PolicyCodec.layout(policy));
+    String[] scriptKeys = keys.step();
+    if (entry != null) {
+      args.add(Integer.toString(AUDIT_ENTRIES));
+      args.addAll(entryFields(entry).values());
+      scriptKeys = keys.step(keys.audit());
+    }
     args.addAll(PolicyCodec.params(policy));
     return connection
-        .run(Script.APPLY, keys.step(), args.toArray(String[]::new))
+        .run(Script.APPLY, scriptKeys, args.toArray(String[]::new))
         .thenApply(
             reply ->
                 ((Long) reply.get(0)) == 1

@@ -3,14 +3,17 @@
 -- client, which only writes policies it could build. Runs after nested_buckets.lua (prepended by the
 -- client), for the state layout and the parameters' order.
 --
--- KEYS: 1 config hash, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua)
+-- KEYS: 1 config hash, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua), 6 the audit
+--       stream when the write is audited
 -- ARGV: 1 the version the writer expects ('' = any, '-' = only if the target has no policy yet, '!' =
 --       only if it has none, written back by a gate that found it lost: the state went with it, so
 --       the next step starts with empty buckets, see guards.lua),
 --       2 a random suffix that makes the new version unique, 3 policy JSON, 4 layout (the dimension
---       and class names), 5.. the parameters in PolicyCodec.params order (see decode_params in
---       nested_buckets.lua)
--- Returns {1, new version} written; {0, live version or ''} the expectation failed (nothing written).
+--       and class names), then when audited (KEYS[6]) 5 the most entries the trail keeps and 6..11
+--       the entry's at, actor, action, field, before and after, then the parameters in
+--       PolicyCodec.params order (see decode_params in nested_buckets.lua)
+-- Returns {1, new version} written, and audited in the same step; {0, live version or ''} the
+-- expectation failed (nothing written, nothing audited).
 --
 -- When the dimension or class names change, the derived state (L1, L2, L3, sums, tails) no longer
 -- fits: it is dropped and the next admission starts cold (full buckets), and the generation
@@ -30,8 +33,9 @@ end
 -- client): the numbers as given, then the struct formats of the state, of one queue, of the safe
 -- window's meta record and of one window entry, sized by the state layout (layout,
 -- struct_formats), which depends on the dimensions (D) and classes (K) only.
+local audited = KEYS[6] ~= nil
 local params = {}
-for i = 5, #ARGV do
+for i = audited and 12 or 5, #ARGV do
   params[#params + 1] = tonumber(ARGV[i])
 end
 layout(params[1], params[2])
@@ -45,6 +49,14 @@ local period = decode_params(packed).period
 
 -- Versions read "<counter>-<suffix>": the counter for people, the suffix so that a version is never
 -- reused, not even after the server lost its data and a client wrote the policy again.
+-- The audit entry first: a script's writes are not undone when a later command fails, so the write
+-- that may fail on its key (a stream expected, or memory refused to the first write) comes before
+-- the policy changes.
+if audited then
+  redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[5], '*', 'at', ARGV[6], 'actor', ARGV[7],
+      'action', ARGV[8], 'field', ARGV[9], 'before', ARGV[10], 'after', ARGV[11])
+end
+
 local version = ((tonumber(string.match(current[1] or '', '^%d+')) or 0) + 1) .. '-' .. ARGV[2]
 local generation = tonumber(current[3]) or 0
 if current[2] ~= ARGV[4] then
