@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       io.backpressure.eval.DemoCommand.class,
       io.backpressure.eval.EvalCommand.class,
       io.backpressure.eval.WhatIfCommand.class,
+      io.backpressure.eval.PackingBoundCommand.class,
       io.backpressure.eval.DevServerCommand.class,
       io.backpressure.mock.MockLlmCommand.class,
       io.backpressure.admin.AdminCommand.class,
