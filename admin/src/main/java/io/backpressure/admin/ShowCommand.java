@@ -8,8 +8,9 @@ import java.util.NoSuchElementException;
 import picocli.CommandLine.Command;
 
 /**
- * {@code admin show}: the target's caps, weights and options, its live bucket levels, and what it
- * learned from the provider (effective caps, outside traffic, cooldowns).
+ * {@code admin show}: the target's caps, weights and options, its live bucket levels, what it
+ * learned from the provider (effective caps, outside traffic, cooldowns), and its limits (calls in
+ * flight, quotas used and left).
  */
 @Command(
     name = "show",
@@ -18,7 +19,9 @@ import picocli.CommandLine.Command;
       "Shows a target's caps, weights and options, and its live bucket levels.",
       "Levels: global bucket level and use per dimension, class bucket levels, active queues.",
       "Feedback: configured, effective and applied caps, the provider's limit, outside traffic,"
-          + " cooldowns, the recovery ramp and the learning events."
+          + " cooldowns, the recovery ramp and the learning events.",
+      "Limits: calls in flight at the target, per class and per limited tenant; each class's and"
+          + " named tenant's quota used, remaining and its reset."
     })
 final class ShowCommand extends TargetCommand {
   @Override
@@ -54,6 +57,13 @@ final class ShowCommand extends TargetCommand {
                   } else {
                     json.set("feedback", FeedbackView.json(stored.policy().feedback(), feedback));
                     text += FeedbackView.text(stored.policy().feedback(), feedback);
+                  }
+                  LimitsView.Read limits = LimitsView.read(stored.policy(), store);
+                  if (limits == null) {
+                    json.putNull("limits");
+                  } else {
+                    json.set("limits", limits.json());
+                    text += limits.text();
                   }
                   return new Output.Result(text, json);
                 }));

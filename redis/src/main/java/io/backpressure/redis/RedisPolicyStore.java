@@ -462,6 +462,23 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   }
 
   /**
+   * Calls of {@code scope} (a class, or a tenant) holding a concurrency lease, as every worker
+   * shares them: counted when a lease is taken and when it is released or found expired by an
+   * admission under the concurrency limit, so a lease that expired since the target's last such
+   * admission is still counted. 0 without a concurrency limit.
+   */
+  public long inFlight(QuotaHolder scope) {
+    Objects.requireNonNull(scope, "scope");
+    String field =
+        scope.kind() == QuotaHolder.Kind.TENANT
+            ? LimitPlan.tenantLeases(scope.name())
+            : LimitPlan.classLeases(scope.name());
+    String count =
+        connection.await(connection.commands().hget(keys.limits(), field).toCompletableFuture());
+    return count == null ? 0 : Long.parseLong(count);
+  }
+
+  /**
    * Concurrency leases that expired unreleased, as the admission steps counted them: a lease past
    * its expiry is counted by the next admission that checks the concurrency limit.
    */

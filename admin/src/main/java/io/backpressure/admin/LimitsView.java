@@ -1,0 +1,172 @@
+package io.backpressure.admin;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.backpressure.core.AuditEntry;
+import io.backpressure.core.Limits;
+import io.backpressure.core.Policy;
+import io.backpressure.core.PriorityClass;
+import io.backpressure.core.QuotaHolder;
+import io.backpressure.core.QuotaUse;
+import io.backpressure.redis.RedisPolicyStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What {@code admin show} prints of a target's limits: the calls in flight under its concurrency
+ * limit (at the target, per class, per tenant with a limit of its own) and each class's and named
+ * tenant's quota with its use, what is left and when it resets. The default tenant quota is shown
+ * as configured: its use is each tenant's own ({@code admin quota show --tenant T}).
+ */
+final class LimitsView {
+  private LimitsView() {}
+
+  /** The limits as read now from {@code store}; null when the policy has none. */
+  static @Nullable Read read(Policy policy, RedisPolicyStore store) {
+    Limits limits = policy.limits();
+    if (!limits.any()) {
+      return null;
+    }
+    Limits.Concurrency concurrency = limits.concurrency();
+    Map<QuotaHolder, Long> inFlight = new LinkedHashMap<>();
+    long target = 0;
+    long expired = 0;
+    if (concurrency != null) {
+      target = store.inFlight();
+      expired = store.expiredLeases();
+      for (PriorityClass k : policy.priorities()) {
+        QuotaHolder scope = QuotaHolder.priorityClass(k.name());
+        inFlight.put(scope, store.inFlight(scope));
+      }
+      for (String tenant : new TreeMap<>(concurrency.tenants()).keySet()) {
+        QuotaHolder scope = QuotaHolder.tenant(tenant);
+        inFlight.put(scope, store.inFlight(scope));
+      }
+    }
+    List<QuotaUse> quotas = new ArrayList<>();
+    for (String k : new TreeMap<>(limits.classQuotas()).keySet()) {
+      quotas.add(store.quotaUse(QuotaHolder.priorityClass(k)));
+    }
+    for (String tenant : new TreeMap<>(limits.tenantQuotas()).keySet()) {
+      quotas.add(store.quotaUse(QuotaHolder.tenant(tenant)));
+    }
+    return new Read(limits, target, expired, inFlight, quotas);
+  }
+
+  /**
+   * The limits read at one time.
+   *
+   * @param limits the policy's limits
+   * @param inFlight calls holding a lease at the target
+   * @param expired leases that expired unreleased
+   * @param scopes calls holding a lease per class and per tenant with a limit of its own
+   * @param quotas each class's and named tenant's quota use
+   */
+  record Read(
+      Limits limits,
+      long inFlight,
+      long expired,
+      Map<QuotaHolder, Long> scopes,
+      List<QuotaUse> quotas) {
+
+    String text() {
+      StringBuilder out = new StringBuilder();
+      Limits.Concurrency concurrency = limits.concurrency();
+      if (concurrency != null) {
+        out.append(
+            String.format(
+                "Calls in flight: %d of %s (lease TTL %ss), %d leases expired unreleased%n",
+                inFlight,
+                concurrency.maxInFlight() < Limits.MAX_IN_FLIGHT
+                    ? Integer.toString(concurrency.maxInFlight())
+                    : "no limit",
+                Output.number(concurrency.leaseTtl().toMillis() / 1000.0),
+                expired));
+        scopes.forEach(
+            (scope, n) -> {
+              Integer max = limit(concurrency, scope);
+              out.append(
+                  String.format(
+                      "  %s %s: %d%s%n",
+                      scope.kind() == QuotaHolder.Kind.TENANT ? "tenant" : "class",
+                      scope.name(),
+                      n,
+                      max == null ? "" : " of " + max));
+            });
+      }
+      if (!quotas.isEmpty() || limits.defaultTenantQuota() != null) {
+        out.append("Quotas:\n");
+      }
+      for (QuotaUse use : quotas) {
+        out.append(
+            String.format(
+                "  %s %s: used %s (held for calls in flight %s), remaining %s, resets at %s%n",
+                use.holder().field(),
+                AuditEntry.describe(use.quota()),
+                Output.number(use.used()),
+                Output.number(use.held()),
+                Output.number(use.remaining()),
+                use.resetAt()));
+      }
+      if (limits.defaultTenantQuota() != null) {
+        out.append(
+            String.format(
+                "  quotas.default_tenant %s for each tenant without its own"
+                    + " (admin quota show --tenant T)%n",
+                AuditEntry.describe(limits.defaultTenantQuota())));
+      }
+      return out.toString();
+    }
+
+    ObjectNode json() {
+      ObjectNode json = Output.JSON.createObjectNode();
+      Limits.Concurrency concurrency = limits.concurrency();
+      if (concurrency == null) {
+        json.putNull("concurrency");
+      } else {
+        ObjectNode c = json.putObject("concurrency");
+        c.put("in_flight", inFlight);
+        c.put("max_in_flight", concurrency.maxInFlight());
+        c.put("lease_ttl_s", concurrency.leaseTtl().toMillis() / 1000.0);
+        c.put("expired", expired);
+        ObjectNode classes = c.putObject("classes");
+        ObjectNode tenants = c.putObject("tenants");
+        scopes.forEach(
+            (scope, n) -> {
+              ObjectNode node =
+                  (scope.kind() == QuotaHolder.Kind.TENANT ? tenants : classes)
+                      .putObject(scope.name());
+              node.put("in_flight", n);
+              Integer max = limit(concurrency, scope);
+              if (max == null) {
+                node.putNull("max_in_flight");
+              } else {
+                node.put("max_in_flight", max);
+              }
+            });
+      }
+      ObjectNode quotaNodes = json.putObject("quotas");
+      for (QuotaUse use : quotas) {
+        quotaNodes
+            .putObject(use.holder().field())
+            .put("amount", use.quota().amount())
+            .put("unit", use.quota().unit().yamlName())
+            .put("per", use.quota().period().unitName())
+            .put("used", use.used())
+            .put("held", use.held())
+            .put("remaining", use.remaining())
+            .put("reset_at", use.resetAt().toString());
+      }
+      return json;
+    }
+
+    private static @Nullable Integer limit(Limits.Concurrency concurrency, QuotaHolder scope) {
+      return scope.kind() == QuotaHolder.Kind.TENANT
+          ? concurrency.tenants().get(scope.name())
+          : concurrency.classLimit(scope.name());
+    }
+  }
+}
