@@ -55,14 +55,19 @@ public class BackpressureAutoConfiguration {
     @Bean
     GateMetering backpressureGateMetering(
         ObjectProvider<MeterRegistry> registry, BackpressureProperties properties) {
-      return (gate, policy) -> {
+      return (gate, policy, limits) -> {
         MeterRegistry meters = registry.getIfAvailable();
-        return meters == null
-            ? gate
-            : MeteredGate.builder(gate, meters)
+        if (meters == null) {
+          return gate;
+        }
+        MeteredGate.Builder builder =
+            MeteredGate.builder(gate, meters)
                 .policy(policy)
-                .tenantTag(properties.getMetrics().isTenantTag())
-                .build();
+                .tenantTag(properties.getMetrics().isTenantTag());
+        if (limits != null) {
+          builder.leases(limits.inFlight(), limits.expiredLeases()).quotas(limits.quotas());
+        }
+        return builder.build();
       };
     }
   }

@@ -90,7 +90,7 @@ public final class BackpressureGates implements AutoCloseable {
         "target {}: gating in memory by the configured policy: {}",
         policy.target(),
         TargetPolicies.summary(policy));
-    return metering == null ? memory : metering.meter(memory, memory::policy);
+    return metering == null ? memory : metering.meter(memory, memory::policy, null);
   }
 
   private static void checkCommon(BackpressureProperties properties) {

@@ -1,7 +1,12 @@
 package io.backpressure.spring.boot;
 
+import io.backpressure.core.AuditEntry;
 import io.backpressure.core.Gate;
+import io.backpressure.core.Limits;
 import io.backpressure.core.Policy;
+import io.backpressure.core.QuotaAdmin;
+import io.backpressure.core.QuotaHolder;
+import io.backpressure.core.QuotaUse;
 import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.RedisPolicyStore;
 import io.backpressure.redis.ResilientRedisGate;
@@ -11,6 +16,7 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,8 +96,54 @@ final class RedisStates {
     // a registry to meter into, the resilient gate itself.
     Gate metered =
         metering.meter(
-            gate.failOpen(), () -> gate.connected() ? gate.redisGate().policy() : policy);
+            gate.failOpen(),
+            () -> gate.connected() ? gate.redisGate().policy() : policy,
+            limitSources(gate));
     return metered == gate.failOpen() ? gate : metered;
+  }
+
+  /**
+   * The limits every worker of the target shares, read from Redis at scrape time: before the first
+   * connection the in-flight gauge and the quota gauges read NaN, and the expired-lease count keeps
+   * its last reading (a counter must not fail a scrape).
+   */
+  private static GateMetering.LimitSources limitSources(ResilientRedisGate gate) {
+    AtomicLong expired = new AtomicLong();
+    return new GateMetering.LimitSources(
+        () -> gate.redisGate().policyStore().inFlight(),
+        () -> {
+          try {
+            return expired.updateAndGet(
+                last -> Math.max(last, gate.redisGate().policyStore().expiredLeases()));
+          } catch (RuntimeException e) {
+            LOG.debug("target {}: expired leases not read", gate.target(), e);
+            return expired.get();
+          }
+        },
+        new ConnectedQuotas(gate));
+  }
+
+  /** The quota administration of the Redis gate once connected; before, every call throws. */
+  private record ConnectedQuotas(ResilientRedisGate gate) implements QuotaAdmin {
+    @Override
+    public QuotaUse quotaUse(QuotaHolder holder) {
+      return gate.redisGate().policyStore().quotaUse(holder);
+    }
+
+    @Override
+    public AuditEntry setQuota(QuotaHolder holder, Limits.Quota quota, String actor) {
+      return gate.redisGate().policyStore().setQuota(holder, quota, actor);
+    }
+
+    @Override
+    public AuditEntry resetQuota(QuotaHolder holder, String actor) {
+      return gate.redisGate().policyStore().resetQuota(holder, actor);
+    }
+
+    @Override
+    public List<AuditEntry> auditTrail() {
+      return gate.redisGate().policyStore().auditTrail();
+    }
   }
 
   /**

@@ -14,6 +14,7 @@ import io.backpressure.redis.RedisPolicyStore;
 import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.redis.TestRedis;
 import io.backpressure.temporal.ActivityGate;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -380,6 +381,51 @@ class BackpressureAutoConfigurationTest {
               assertThat(registry.find("backpressure.state.failures").functionCounter())
                   .isNotNull();
               assertThat(registry.find("backpressure.state.ungated").functionCounter()).isNotNull();
+            });
+  }
+
+  @Test
+  void aMeteredRedisGateReadsTheSharedLeasesAndQuotas() {
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withPropertyValues(
+            "backpressure.redis.url=" + TestRedis.shared().url(),
+            "backpressure.redis.key-prefix=" + TestRedis.freshPrefix(),
+            "backpressure.targets.openai.policy-file=classpath:limited-policy.yaml")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              Gate gate = context.getBean(Gate.class);
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              Gauge inFlight = registry.get("backpressure.limit.in.flight").gauge();
+              // NaN until the gate first reaches Redis; start-up waits only so long for it.
+              long deadline = System.nanoTime() + CONNECTED_WITHIN.toNanos();
+              while (Double.isNaN(inFlight.value()) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+              }
+              assertThat(inFlight.value()).as("connected within %s", CONNECTED_WITHIN).isZero();
+
+              Admission admitted = gate.admit("acme", "P1", Cost.requests(1).tokens(100));
+              assertThat(admitted).isInstanceOf(Admission.Admitted.class);
+
+              assertThat(inFlight.value()).isEqualTo(1);
+              assertThat(
+                      registry.get("backpressure.limit.leases.expired").functionCounter().count())
+                  .isZero();
+              assertThat(
+                      registry.get("backpressure.quota.used").tag("priority", "P1").gauge().value())
+                  .isEqualTo(100);
+              assertThat(
+                      registry
+                          .get("backpressure.quota.remaining")
+                          .tag("priority", "P1")
+                          .gauge()
+                          .value())
+                  .isEqualTo(900);
+              assertThat(
+                      registry.get("backpressure.quota.used").tag("priority", "P2").gauge().value())
+                  .as("no quota on P2")
+                  .isNaN();
             });
   }
 }
