@@ -139,6 +139,16 @@ final class SetCommand implements Callable<Integer> {
                               double newBurst = burst != null ? burst : before.get().burst();
                               return policy.withDimension(
                                   new Dimension(dimension, rate.perSecond(dimension), newBurst));
+                            },
+                            by,
+                            "dimensions." + dimension,
+                            policy -> {
+                              Dimension d =
+                                  policy.dimensions().get(policy.dimensionIndex(dimension));
+                              return "cap "
+                                  + Output.number(d.capPerSecond())
+                                  + "/s, burst "
+                                  + Output.number(d.burst());
                             });
                     Dimension after =
                         stored.policy().dimensions().get(stored.policy().dimensionIndex(dimension));
@@ -152,17 +162,6 @@ final class SetCommand implements Callable<Integer> {
                             Output.number(before.get().burst()),
                             Output.number(after.burst()),
                             stored.version());
-                    store.audit(
-                        by,
-                        "dimensions." + dimension,
-                        "cap "
-                            + Output.number(before.get().capPerSecond())
-                            + "/s, burst "
-                            + Output.number(before.get().burst()),
-                        "cap "
-                            + Output.number(after.capPerSecond())
-                            + "/s, burst "
-                            + Output.number(after.burst()));
                     ObjectNode json = changed(target, stored, "dimensions." + dimension);
                     json.putObject("from")
                         .put("per_second", before.get().capPerSecond())
@@ -259,7 +258,15 @@ final class SetCommand implements Callable<Integer> {
                                 }
                                 before.set(policy.priorities().get(k).weight());
                                 return policy.withPriorityWeight(who.priority, weight);
-                              });
+                              },
+                              by,
+                              field,
+                              policy ->
+                                  Output.number(
+                                      policy
+                                          .priorities()
+                                          .get(policy.priorityIndex(who.priority))
+                                          .weight()));
                     } else {
                       field = "tenants.weights." + who.tenant;
                       stored =
@@ -267,7 +274,10 @@ final class SetCommand implements Callable<Integer> {
                               policy -> {
                                 before.set(policy.tenantWeight(who.tenant));
                                 return policy.withTenantWeight(who.tenant, weight);
-                              });
+                              },
+                              by,
+                              field,
+                              policy -> Output.number(policy.tenantWeight(who.tenant)));
                     }
                     Policy policy = stored.policy();
                     double after =
@@ -282,7 +292,6 @@ final class SetCommand implements Callable<Integer> {
                             Output.number(before.get()),
                             Output.number(after),
                             stored.version());
-                    store.audit(by, field, Output.number(before.get()), Output.number(after));
                     ObjectNode json = changed(target, stored, field);
                     json.put("from", before.get());
                     json.put("to", after);

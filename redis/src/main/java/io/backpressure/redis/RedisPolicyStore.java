@@ -30,6 +30,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -183,6 +184,34 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
    */
   public Stored update(UnaryOperator<Policy> change) {
     return update(change, null).stored();
+  }
+
+  /**
+   * {@link #update(UnaryOperator)}, audited: a {@code set} of {@code field} by {@code actor} at
+   * this store's time, its values before and after {@code describe} of the policy read and of the
+   * one written, is appended to the target's trail in the same atomic step as the write (a failure
+   * leaves neither), and logged.
+   *
+   * @throws InvalidPolicyException naming {@code actor} when it is blank or too long (nothing is
+   *     written)
+   */
+  public Stored update(
+      UnaryOperator<Policy> change, String actor, String field, Function<Policy, String> describe) {
+    AuditEntry.checkActor(actor);
+    Objects.requireNonNull(field, "field");
+    Objects.requireNonNull(describe, "describe");
+    return update(
+            change,
+            (before, after) ->
+                new AuditEntry(
+                    now(),
+                    actor,
+                    target,
+                    AuditEntry.SET,
+                    field,
+                    describe.apply(before),
+                    describe.apply(after)))
+        .stored();
   }
 
   /** A policy written and the audit entry written with it, if any. */
@@ -490,8 +519,9 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   }
 
   /**
-   * Appends a change of the policy made by other means than {@link #setQuota} (a cap, a weight, a
-   * whole policy) to the target's audit trail, as a {@code set} at this store's time, and logs it.
+   * Appends a change of the policy made by other means than {@link #setQuota} or an audited {@link
+   * #update(UnaryOperator, String, String, Function)} (a whole policy) to the target's audit trail,
+   * as a {@code set} at this store's time, and logs it.
    *
    * @throws InvalidPolicyException naming {@code actor} when it is blank or too long
    */

@@ -14,12 +14,13 @@ import io.backpressure.core.QuotaHolder;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A quota's change and its audit entry are one atomic step in Redis: the entry is written by the
- * script that changes the policy or the counter, before it changes them, so a refused entry leaves
- * the change undone and a change is never left without its entry.
+ * A quota's change (or an audited policy update) and its audit entry are one atomic step in Redis:
+ * the entry is written by the script that changes the policy or the counter, before it changes
+ * them, so a refused entry leaves the change undone and a change is never left without its entry.
  */
 class QuotaAuditTest {
   private static final QuotaHolder ACME = QuotaHolder.tenant("acme");
@@ -85,6 +86,18 @@ class QuotaAuditTest {
     assertThat(store.policy().limits().tenantQuota("acme"))
         .as("the quota is not set")
         .isEqualTo(Limits.Quota.currencyPerDay(1));
+    assertThat(
+            catchThrowable(
+                () ->
+                    store.update(
+                        p -> p.withPriorityWeight("P1", 3),
+                        "ops@example",
+                        "priorities.P1",
+                        p -> Double.toString(p.priorities().get(0).weight()))))
+        .isInstanceOf(RedisException.class);
+    assertThat(store.policy().priorities().get(0).weight())
+        .as("an audited update is not written either")
+        .isEqualTo(1);
 
     TestRedis.shared()
         .connection()
@@ -92,7 +105,17 @@ class QuotaAuditTest {
     clock.advance(Duration.ofMillis(1));
     AuditEntry set = store.setQuota(ACME, Limits.Quota.currencyPerDay(5), "ops@example");
     AuditEntry reset = store.resetQuota(ACME, "ops@example");
-    assertThat(store.auditTrail()).containsExactly(set, reset);
+    store.update(
+        p -> p.withPriorityWeight("P1", 3),
+        "ops@example",
+        "priorities.P1",
+        p -> Double.toString(p.priorities().get(0).weight()));
+    List<AuditEntry> trail = store.auditTrail();
+    assertThat(trail).hasSize(3);
+    assertThat(trail.subList(0, 2)).containsExactly(set, reset);
+    assertThat(trail.get(2).field()).isEqualTo("priorities.P1");
+    assertThat(trail.get(2).before()).isEqualTo("1.0");
+    assertThat(trail.get(2).after()).isEqualTo("3.0");
     assertThat(set.before()).isEqualTo("1 currency per day");
     assertThat(reset.before()).isEqualTo("used 0.1");
     assertThat(reset.at()).isEqualTo(Instant.parse("2026-03-08T07:59:50.001Z"));
