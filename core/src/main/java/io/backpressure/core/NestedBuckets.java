@@ -322,17 +322,17 @@ import org.jspecify.annotations.Nullable;
  * <p>Neither side derives a number or an offset of its own. The parameters (the rates, bursts and
  * largest costs per dimension, the class weights, the horizons and TTLs in seconds and µs, the safe
  * window and its allowances, strict mode) are derived once from the policy, by {@link
- * io.backpressure.core.spi.DerivedPolicy}: {@link #configure} copies them, and the Redis
- * backend's {@code PolicyCodec.params} writes exactly those values for the scripts, which decode
- * them in {@code decode_params} (only provider feedback changes them there: {@code feedback.lua}
- * writes the learned caps' rates, bursts, largest costs and allowances in their place, and {@code
- * follow_ramp} scales them during a ramp, as the in-memory gate reconfigures this class with the
- * learned caps; see {@link io.backpressure.core.spi.EffectiveCaps}). The state layout (the
- * offsets {@code G}, {@code LVL}, … of the table below, and the record sizes) is computed once, by
- * {@code layout} in {@code nested_buckets.lua}, which every script that reads or sizes the state
- * runs (the client prepends the file to each); a new state field is appended there. The redis
- * module's {@code StateLayoutTest} reads the levels and every queue through those scripts and
- * compares them with this class's, for one to three dimensions and three to five classes. Names:
+ * io.backpressure.core.spi.DerivedPolicy}: {@link #configure} copies them, and the Redis backend's
+ * {@code PolicyCodec.params} writes exactly those values for the scripts, which decode them in
+ * {@code decode_params} (only provider feedback changes them there: {@code feedback.lua} writes the
+ * learned caps' rates, bursts, largest costs and allowances in their place, and {@code follow_ramp}
+ * scales them during a ramp, as the in-memory gate reconfigures this class with the learned caps;
+ * see {@link io.backpressure.core.spi.EffectiveCaps}). The state layout (the offsets {@code G},
+ * {@code LVL}, … of the table below, and the record sizes) is computed once, by {@code layout} in
+ * {@code nested_buckets.lua}, which every script that reads or sizes the state runs (the client
+ * prepends the file to each); a new state field is appended there. The redis module's {@code
+ * StateLayoutTest} reads the levels and every queue through those scripts and compares them with
+ * this class's, for one to three dimensions and three to five classes. Names:
  *
  * <table>
  *   <caption>Java fields and methods and their Lua names</caption>
