@@ -77,9 +77,9 @@ class ProviderSignalsOverHttpTest {
   }
 
   /**
-   * The overload answers read as the signal table says: Anthropic's 529, the Gemini API's and
-   * Bedrock's 503 as {@code OVERLOADED} (not a rate limit, not a permanent error), OpenAI's 503 as
-   * a provider error.
+   * The overload answers read as the signal table says: Anthropic's 529, the Gemini API's,
+   * Bedrock's, OpenAI's and Azure OpenAI's 503 as {@code OVERLOADED} (not a rate limit, not a
+   * permanent error).
    */
   @Test
   void overloadAnswersParse() throws Exception {
@@ -98,8 +98,14 @@ class ProviderSignalsOverHttpTest {
                   "/model/amazon.nova-lite-v1:0/converse",
                   "{\"messages\":[{\"role\":\"user\",\"content\":[{\"text\":\"x\"}]}]}"));
       ProviderSignal openAi = parse(http.post("/v1/chat/completions", Http.chat("a", null)));
+      ProviderSignal azure =
+          parse(
+              http.post(
+                  "/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21",
+                  Http.chat("a", null)));
 
-      for (ProviderSignal overloaded : java.util.List.of(anthropic, gemini, bedrock)) {
+      for (ProviderSignal overloaded :
+          java.util.List.of(anthropic, gemini, bedrock, openAi, azure)) {
         assertThat(overloaded.meaning()).isEqualTo(ProviderSignal.Meaning.OVERLOADED);
         assertThat(overloaded.rateLimited()).isFalse();
         assertThat(overloaded.providerError()).isFalse();
@@ -108,7 +114,8 @@ class ProviderSignalsOverHttpTest {
         assertThat(overloaded.ignored()).isZero();
       }
       assertThat(anthropic.status()).isEqualTo(529);
-      assertThat(openAi.meaning()).isEqualTo(ProviderSignal.Meaning.PROVIDER_ERROR);
+      assertThat(openAi.status()).isEqualTo(503);
+      assertThat(azure.status()).isEqualTo(503);
     }
   }
 

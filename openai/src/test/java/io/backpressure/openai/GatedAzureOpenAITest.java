@@ -144,7 +144,8 @@ class GatedAzureOpenAITest {
    * The mock's overloaded fault switched on after the first text of an Azure stream: the stream
    * ends with Azure's {@code ServiceUnavailable} error object in place of a chunk, which
    * openai-java throws as its {@code SseException}; the feedback hears the 503 it stands for,
-   * marked mid-stream, and the mock charges the cut stream only the tokens it delivered.
+   * marked mid-stream and read as an overload, and the mock charges the cut stream only the tokens
+   * it delivered.
    */
   @Test
   void anOverloadUnderWayEndsTheStreamWithAzuresError() throws Exception {
@@ -178,7 +179,12 @@ class GatedAzureOpenAITest {
       assertThat(answers)
           .extracting(ProviderResponse::statusCode, ProviderResponse::midStream)
           .containsExactly(tuple(200, false), tuple(503, true));
-      assertThat(answers.get(1).body()).contains("ServiceUnavailable");
+      ProviderResponse cut = answers.get(1);
+      assertThat(cut.body()).contains("ServiceUnavailable");
+      assertThat(
+              ProviderSignals.parse(503, cut.headers(), cut.body(), Instant.now(), true).meaning())
+          .as("read as an overload, as a 503 before the stream is")
+          .isEqualTo(ProviderSignal.Meaning.OVERLOADED);
       RequestRecord record = provider.records().get(0);
       assertThat(record.status()).isEqualTo(200);
       assertThat(record.completionTokens()).isBetween(1L, 39L);

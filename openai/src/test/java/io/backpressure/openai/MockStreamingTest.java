@@ -9,6 +9,7 @@ import com.openai.core.http.StreamResponse;
 import com.openai.errors.SseException;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
@@ -90,8 +91,10 @@ class MockStreamingTest {
   /**
    * The mock's overloaded fault switched on after the first text: the stream ends with OpenAI's
    * {@code error} object in place of a chunk, which openai-java throws as its {@code SseException};
-   * the gate hears it as the 503 it stands for, the call is released once with what was delivered,
-   * and the mock charges the cut stream only the tokens it delivered.
+   * the gate hears it as the overload it stands for (a 503 before the stream would say the same)
+   * and holds the target, so the next call is deferred without reaching the provider; the call is
+   * released once with what was delivered, and the mock charges the cut stream only the tokens it
+   * delivered.
    *
    * <p>Mutation tried: the stream tally reporting no refusal (the gate hears only the 200).
    */
@@ -121,6 +124,11 @@ class MockStreamingTest {
                 })
             .isInstanceOf(SseException.class)
             .hasMessageContaining("overloaded");
+        stream.close();
+        provider.setFaults(new Faults(false, 1, false));
+        assertThatThrownBy(() -> client.chat().completions().create(params()))
+            .as("overloaded for everyone: the gate holds the target before the next call")
+            .isInstanceOf(DeferredException.class);
       } finally {
         client.close();
       }
@@ -128,7 +136,8 @@ class MockStreamingTest {
           .extracting(ProviderSignal::status, ProviderSignal::meaning)
           .containsExactly(
               tuple(200, ProviderSignal.Meaning.ANSWERED),
-              tuple(503, ProviderSignal.Meaning.PROVIDER_ERROR));
+              tuple(503, ProviderSignal.Meaning.OVERLOADED));
+      assertThat(provider.records()).hasSize(1);
       RequestRecord record = provider.records().get(0);
       assertThat(record.status()).isEqualTo(200);
       assertThat(record.completionTokens()).isBetween(1L, 39L);

@@ -50,6 +50,11 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>Azure OpenAI</td><td>429 {@code error.code "429"}, message "exceeded token rate
  *       limit" / "exceeded call rate limit"</td><td>slow down</td>
  *       <td>tokens / requests; {@code retry-after-ms}, {@code retry-after}</td></tr>
+ *   <tr><td>OpenAI, Azure OpenAI</td><td>5xx whose message says "overloaded" (OpenAI's 503
+ *       {@code server_error} "The engine is currently overloaded"), {@code error.code
+ *       "ServiceUnavailable"} (Azure's 503); also as the {@code error} object in place of a chunk
+ *       that ends a stream begun with a 200</td><td>overloaded</td>
+ *       <td>all; {@code retry-after(-ms)} if sent</td></tr>
  *   <tr><td>Anthropic</td><td>429 {@code rate_limit_error} with {@code retry-after}</td>
  *       <td>slow down</td><td>the zero {@code remaining}; {@code retry-after}</td></tr>
  *   <tr><td>Anthropic</td><td>429 {@code rate_limit_error} without {@code retry-after} (a spend
@@ -311,6 +316,13 @@ public final class ProviderSignals {
       return ProviderSignal.Meaning.STOP_UNTIL_RESET;
     }
     if (type.equals("overloaded_error")) {
+      return ProviderSignal.Meaning.OVERLOADED;
+    }
+    if (byStatus == ProviderSignal.Meaning.PROVIDER_ERROR
+        && (code.equals("ServiceUnavailable")
+            || message(root).toLowerCase(Locale.ROOT).contains("overloaded"))) {
+      // OpenAI's 503 "The engine is currently overloaded", Azure OpenAI's 503 ServiceUnavailable:
+      // before a stream, or in place of a chunk of one under way
       return ProviderSignal.Meaning.OVERLOADED;
     }
     if (byStatus != ProviderSignal.Meaning.SLOW_DOWN) {

@@ -74,6 +74,39 @@ class ProviderSignalTableTest {
     assertThat(s.exhausted()).isEmpty();
   }
 
+  /** OpenAI's 503 for an overloaded engine: overloaded for everyone, the caps unchanged. */
+  @Test
+  void openAiOverloadedIsOverloadedBeforeOrInPlaceOfAStreamChunk() {
+    String body =
+        """
+        {"error":{"message":"The engine is currently overloaded, please try again later.",\
+        "type":"server_error","param":null,"code":null}}""";
+
+    for (boolean midStream : new boolean[] {false, true}) {
+      ProviderSignal s = ProviderSignals.parse(503, Map.of(), body, NOW, midStream);
+
+      assertThat(s.meaning()).as("midStream %s", midStream).isEqualTo(Meaning.OVERLOADED);
+      assertThat(s.providerError()).isFalse();
+      assertThat(s.rateLimited()).isFalse();
+    }
+  }
+
+  /** A 500 that does not say it is overloaded stays a provider error. */
+  @Test
+  void openAiServerErrorIsAProviderError() {
+    ProviderSignal s =
+        ProviderSignals.parse(
+            500,
+            Map.of(),
+            """
+            {"error":{"message":"The server had an error while processing your request. Sorry \
+            about that!","type":"server_error","param":null,"code":null}}""",
+            NOW,
+            true);
+
+    assertThat(s.meaning()).isEqualTo(Meaning.PROVIDER_ERROR);
+  }
+
   // Azure OpenAI
 
   @Test
@@ -125,6 +158,27 @@ class ProviderSignalTableTest {
             resource does not exist."}}""");
 
     assertThat(s.meaning()).isEqualTo(Meaning.NOT_CAPACITY);
+  }
+
+  /**
+   * Azure OpenAI's 503 {@code ServiceUnavailable}, which also ends a stream under way as the {@code
+   * error} object in place of a chunk (no headers of its own there).
+   */
+  @Test
+  void azureServiceUnavailableIsOverloadedBeforeOrInPlaceOfAStreamChunk() {
+    String body =
+        """
+        {"error":{"code":"ServiceUnavailable","message":"The service is temporarily unable to \
+        process your request. Please try again later."}}""";
+
+    ProviderSignal before =
+        ProviderSignals.parse(503, Map.of("retry-after", List.of("5")), body, NOW, false);
+    ProviderSignal midStream = ProviderSignals.parse(503, Map.of(), body, NOW, true);
+
+    assertThat(before.meaning()).isEqualTo(Meaning.OVERLOADED);
+    assertThat(before.retryAfter()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(midStream.meaning()).isEqualTo(Meaning.OVERLOADED);
+    assertThat(midStream.retryAfter()).isNull();
   }
 
   // Anthropic
