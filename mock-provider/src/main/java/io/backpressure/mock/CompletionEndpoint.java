@@ -102,7 +102,9 @@ final class CompletionEndpoint implements Endpoint {
                 0,
                 call.promptTokens(),
                 completion,
-                decision.chargedTokens(),
+                completion < decision.completionTokens()
+                    ? state.refundUndelivered(decision, completion)
+                    : decision.chargedTokens(),
                 decision.arrivalNanos());
     long created = System.currentTimeMillis() / 1000;
     exchange.allowSilence(decision.latencyNanos());

@@ -154,6 +154,24 @@ final class ProviderState {
         latency);
   }
 
+  /**
+   * Gives back to the tokens limiter the completion tokens a stream cut short was charged at
+   * admission but never generated ({@code decision}'s completion less {@code delivered}), so that
+   * what the limiter holds is what the provider served. Only under {@link ChargeMode#ACTUAL}, whose
+   * charge is the call's usage; under {@link ChargeMode#MAX_TOKENS} the charge at admission is
+   * never corrected, by that mode's rule.
+   *
+   * @return the call's charge net of the refund
+   */
+  synchronized long refundUndelivered(Decision decision, long delivered) {
+    long undelivered = Math.max(0, decision.completionTokens() - delivered);
+    if (config.chargeMode() != ChargeMode.ACTUAL || undelivered == 0) {
+      return decision.chargedTokens();
+    }
+    limiter.refundTokens(now(), decision.arrivalNanos(), undelivered);
+    return decision.chargedTokens() - undelivered;
+  }
+
   /** Appends the record of an answered call, stamped with the current time, and counts it. */
   synchronized void record(
       RequestContext context,

@@ -16,7 +16,8 @@ package io.backpressure.mock;
  *     milliseconds), or -1 when the call can never fit; 0 otherwise
  * @param promptTokens estimated prompt tokens (0 on 400)
  * @param completionTokens generated completion tokens (0 unless 200)
- * @param chargedTokens what the tokens limiter was asked to admit (0 on 400)
+ * @param chargedTokens what the tokens limiter was asked to admit (0 on 400), less what a stream
+ *     cut short gave back of it ({@link ChargeMode#ACTUAL})
  * @param arrivalNanos when the request was decided
  * @param finishNanos when the answer was sent: after the simulated latency for 200 (for a stream,
  *     when its closing events were about to be written, or when the client was found gone), at once

@@ -20,8 +20,10 @@ import org.eclipse.jetty.util.Callback;
  * message}, which ends it (every dialect, each in its own error shape); so does the {@code
  * rateLimitedMidStream} fault with the dialect's {@link Dialect#streamRateLimited() rate-limit
  * error} (Anthropic). A stream cut so is recorded as a 200 with the completion tokens of the text
- * it delivered, not those it would have: the provider bills what it generated. The tokens limiter
- * keeps what it debited at admission.
+ * it delivered, not those it would have: the provider bills what it generated, and the tokens
+ * limiter is given back the completion tokens it debited at admission but the stream never
+ * delivered (under {@link ChargeMode#ACTUAL}; {@link ProviderState#refundUndelivered}). A stream
+ * the client walked away from is charged whole.
  *
  * <p>Each write starts only after the previous one has completed, so a slow reader delays its own
  * stream and holds no thread. Not thread-safe: the chain of writes is its only driver.

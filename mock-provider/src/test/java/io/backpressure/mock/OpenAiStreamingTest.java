@@ -8,6 +8,7 @@ import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.http.HttpResponseFor;
 import com.openai.core.http.StreamResponse;
 import com.openai.errors.RateLimitException;
+import com.openai.errors.SseException;
 import com.openai.helpers.ChatCompletionAccumulator;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
@@ -16,6 +17,7 @@ import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -125,6 +127,60 @@ class OpenAiStreamingTest {
         assertThat(whole.choices().get(0).finishReason())
             .isEqualTo(ChatCompletion.Choice.FinishReason.LENGTH);
         assertThat(provider.records().get(0).completionTokens()).isEqualTo(5);
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  /**
+   * A stream cut by the overloaded fault gives the tokens limiter back the completion it never
+   * delivered: with 700 tokens per 10 minutes, a second call of the first's full size (about 420)
+   * fits only because of the refund, and the tokens the limiter reports left are the cap less what
+   * the two calls were really served.
+   *
+   * <p>Mutation tried: no refund (the second call is refused on tokens).
+   */
+  @Test
+  void aCutStreamIsChargedOnlyWhatItDelivered() throws Exception {
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .latencyMs(2_000, 2_000)
+            .tokens(LimitSpec.of(WindowModel.FIXED, 700, Duration.ofMinutes(10)))
+            .completionTokens(new CompletionTokens.Fixed(400))
+            .build();
+    try (MockProvider provider = MockProvider.start(config)) {
+      OpenAIClient client = client(provider);
+      try {
+        try (StreamResponse<ChatCompletionChunk> stream =
+            client.chat().completions().createStreaming(params(true, 500))) {
+          Iterator<ChatCompletionChunk> chunks = stream.stream().iterator();
+          while (chunks.next().choices().stream()
+              .allMatch(choice -> choice.delta().content().orElse("").isEmpty())) {
+            // up to the first text
+          }
+          provider.setFaults(new Faults(false, 1, true));
+          assertThatThrownBy(
+                  () -> {
+                    while (chunks.hasNext()) {
+                      chunks.next();
+                    }
+                  })
+              .isInstanceOf(SseException.class);
+        }
+        provider.setFaults(Faults.NONE);
+        RequestRecord cut = provider.records().get(0);
+        assertThat(cut.completionTokens()).isBetween(1L, 399L);
+        assertThat(cut.chargedTokens()).isEqualTo(cut.promptTokens() + cut.completionTokens());
+
+        try (HttpResponseFor<ChatCompletion> whole =
+            client.chat().completions().withRawResponse().create(params(false, 500))) {
+          assertThat(whole.statusCode()).isEqualTo(200);
+          RequestRecord second = provider.records().get(1);
+          assertThat(second.chargedTokens()).isEqualTo(second.promptTokens() + 400);
+          assertThat(whole.headers().values("x-ratelimit-remaining-tokens"))
+              .containsExactly(Long.toString(700 - cut.chargedTokens() - second.chargedTokens()));
+        }
       } finally {
         client.close();
       }

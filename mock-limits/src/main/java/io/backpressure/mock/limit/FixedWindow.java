@@ -44,6 +44,13 @@ final class FixedWindow implements WindowLimiter {
   }
 
   @Override
+  public void refund(long now, long debitedAt, double amount) {
+    if (Math.floorDiv(debitedAt, period) == window) {
+      used = Math.max(0.0, used - amount);
+    }
+  }
+
+  @Override
   public void setLimit(double limit) {
     this.limit = limit;
     this.slack = WindowLimiter.slack(limit);

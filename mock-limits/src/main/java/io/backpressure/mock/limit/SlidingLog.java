@@ -91,6 +91,33 @@ final class SlidingLog implements WindowLimiter {
     size++;
   }
 
+  /**
+   * Takes the amount from the entry at {@code debitedAt} and from the running totals of it and of
+   * every later entry; O(n) in the entries of one period.
+   */
+  @Override
+  public void refund(long now, long debitedAt, double amount) {
+    int lo = 0;
+    int hi = size - 1;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (times[slot(mid)] < debitedAt) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    if (size == 0 || times[slot(lo)] != debitedAt) {
+      return; // expired, or never debited
+    }
+    double before = lo == 0 ? expired : totals[slot(lo - 1)];
+    double given = Math.min(amount, totals[slot(lo)] - before);
+    for (int i = lo; i < size; i++) {
+      totals[slot(i)] -= given;
+    }
+    total -= given;
+  }
+
   @Override
   public void setLimit(double limit) {
     this.limit = limit;

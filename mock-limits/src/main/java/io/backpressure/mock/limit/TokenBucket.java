@@ -49,6 +49,11 @@ final class TokenBucket implements WindowLimiter {
   }
 
   @Override
+  public void refund(long now, long debitedAt, double amount) {
+    level = Math.min(capacity, level + amount);
+  }
+
+  @Override
   public void setLimit(double limit) {
     capacity = limit;
     slack = WindowLimiter.slack(limit);

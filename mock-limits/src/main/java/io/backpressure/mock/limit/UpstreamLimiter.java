@@ -138,6 +138,35 @@ public final class UpstreamLimiter {
   }
 
   /**
+   * Gives back to the tokens limiter up to {@code tokens} of a charge admitted at {@code
+   * debitedAtNanos}, such as the part of a stream's completion that was never generated because the
+   * stream was cut: what still counts at {@code nowNanos} is returned ({@link
+   * WindowLimiter#refund}), what has expired is gone. Nothing happens when tokens are not capped.
+   *
+   * @param nowNanos the time on the caller's scale; must not be earlier than on any previous call
+   * @param debitedAtNanos the time of the {@link #tryAcquire} that debited the charge; at most
+   *     {@code nowNanos}
+   * @param tokens the tokens to give back; finite and {@code >= 0}, and at most what that {@link
+   *     #tryAcquire} charged
+   * @throws IllegalArgumentException if time moves backwards, {@code debitedAtNanos} is after
+   *     {@code nowNanos}, or {@code tokens} is out of range; the state is unchanged then
+   */
+  public void refundTokens(long nowNanos, long debitedAtNanos, double tokens) {
+    if (!(tokens >= 0) || Double.isInfinite(tokens)) {
+      throw new IllegalArgumentException("tokens must be finite and >= 0, but was: " + tokens);
+    }
+    if (debitedAtNanos > nowNanos) {
+      throw new IllegalArgumentException(
+          "debitedAtNanos must be <= nowNanos: " + debitedAtNanos + " after " + nowNanos);
+    }
+    advanceTo(nowNanos);
+    if (this.tokens != null && tokens > 0) {
+      this.tokens.advance(nowNanos);
+      this.tokens.refund(nowNanos, debitedAtNanos, tokens);
+    }
+  }
+
+  /**
    * Applies every scheduled cap change and decides every outside call due up to {@code nowNanos},
    * in time order (a change before an outside call at the same instant).
    *

@@ -37,6 +37,16 @@ sealed interface WindowLimiter permits FixedWindow, SlidingLog, TokenBucket {
   void debit(long now, double amount);
 
   /**
+   * Gives back up to {@code amount} of what was debited at {@code debitedAt} ({@code <= now}), if
+   * that debit still counts at {@code now}: a fixed window gives it back while {@code debitedAt}
+   * lies in the current window, a sliding log from its entry at {@code debitedAt} (never more than
+   * that entry holds) while the entry has not expired, a bucket refills by it (never past its
+   * capacity). What has already expired is gone and nothing changes. The caller has brought the
+   * state to now with {@link #advance(long)}.
+   */
+  void refund(long now, long debitedAt, double amount);
+
+  /**
    * Changes the cap to {@code limit} (finite, {@code > 0}) from now on, keeping what was already
    * used: a fixed window keeps its count, a sliding log its entries, a bucket its level (cut to the
    * new capacity) and refills at the new rate. The caller has brought the state to now with {@link

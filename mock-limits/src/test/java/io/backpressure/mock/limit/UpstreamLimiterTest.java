@@ -257,6 +257,61 @@ class UpstreamLimiterTest {
     assertThat(log.remaining()).isEqualTo(1_000.0);
   }
 
+  /**
+   * 80 of 100 tokens debited at 0, 50 of them given back at 0.1 s: a call of 60 at 0.2 s fits only
+   * because of the refund (without it: 20 left in a window or log, 40 in the bucket).
+   */
+  @ParameterizedTest
+  @EnumSource(WindowModel.class)
+  void aRefundGivesBackWhatAnAdmittedChargeDidNotUse(WindowModel model) {
+    UpstreamLimiter limiter = limiter(model, Double.NaN, 100, false);
+    assertThat(limiter.tryAcquire(0, 80).admitted()).isTrue();
+
+    limiter.refundTokens(100 * MS, 0, 50);
+
+    assertThat(limiter.tryAcquire(200 * MS, 60).admitted()).isTrue();
+  }
+
+  /** A sliding log gives back at most what the entry at that instant holds. */
+  @Test
+  void aSlidingLogRefundsFromTheEntryOfItsInstantOnly() {
+    UpstreamLimiter limiter = limiter(WindowModel.SLIDING, Double.NaN, 100, false);
+    limiter.tryAcquire(0, 30);
+    limiter.tryAcquire(10 * MS, 60);
+
+    limiter.refundTokens(20 * MS, 0, 30);
+
+    Verdict next = limiter.tryAcquire(30 * MS, 40);
+    assertThat(next.admitted()).isTrue();
+    assertThat(next.remainingTokens()).isZero();
+    // the 60 of 10 ms expire at 1.01 s, not earlier: the refund did not move them
+    assertThat(limiter.tryAcquire(1_005 * MS, 61).admitted()).isFalse();
+    assertThat(limiter.tryAcquire(1_011 * MS, 60).admitted()).isTrue();
+  }
+
+  /** A charge whose fixed window has ended is gone: its refund gives nothing to the new window. */
+  @Test
+  void aRefundOfAnExpiredChargeChangesNothing() {
+    UpstreamLimiter limiter = limiter(WindowModel.FIXED, Double.NaN, 100, false);
+    limiter.tryAcquire(900 * MS, 80);
+    assertThat(limiter.tryAcquire(1_100 * MS, 90).remainingTokens()).isEqualTo(10.0);
+
+    limiter.refundTokens(1_200 * MS, 900 * MS, 50);
+
+    assertThat(limiter.tryAcquire(1_300 * MS, 11).admitted()).isFalse();
+  }
+
+  @Test
+  void aBadRefundIsRefusedWithTheFieldNamed() {
+    UpstreamLimiter limiter = limiter(WindowModel.FIXED, Double.NaN, 100, false);
+    limiter.tryAcquire(SECOND, 80);
+    assertThatThrownBy(() -> limiter.refundTokens(SECOND, SECOND, -1))
+        .hasMessage("tokens must be finite and >= 0, but was: -1.0");
+    assertThatThrownBy(() -> limiter.refundTokens(SECOND, 2 * SECOND, 1))
+        .hasMessageContaining("debitedAtNanos must be <= nowNanos");
+    assertThat(limiter.tryAcquire(SECOND, 21).admitted()).isFalse();
+  }
+
   @Test
   void badInputIsRefusedWithTheFieldNamedAndTheStateUnchanged() {
     UpstreamLimiter limiter = limiter(WindowModel.FIXED, 1, 10, false);
