@@ -243,6 +243,17 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
         applyCaps(now);
       }
       expire(now);
+      // What the provider said (EffectiveCaps): a stop refuses until its reset, a retry-after
+      // defers every call until it has passed, before the limits and the rule are asked.
+      long stopped = caps.stoppedUntil();
+      if (stopped > now) {
+        return LimitPlan.providerStopped(
+            policy.target(), calendar.epochNanos() / 1_000 + (stopped - now));
+      }
+      long paused = caps.pausedUntil();
+      if (paused > now) {
+        return deferral(paused - now, request);
+      }
       // The limits (Limits, LimitLedger): checked before the rule decides, debited once it admits.
       long epoch = plan.isEmpty() ? 0 : calendar.epochNanos() / 1_000;
       if (!plan.isEmpty()) {
@@ -361,20 +372,25 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
   }
 
   /**
-   * The answer for a call the limits hold: their rejection, or a deferral that keeps the booking
-   * the call presented (its place in line stays its own) or carries a new one no rule state stands
-   * behind (the next attempt is a first attempt).
+   * A deferral of {@code waitMicros} decided before the rule (by the provider's retry-after or by
+   * the limits), keeping the booking the call presented (its place in line stays its own) or
+   * carrying a new one no rule state stands behind (the next attempt is a first attempt).
    */
-  private Admission limitAnswer(LimitLedger.Verdict verdict, AdmissionRequest request) {
-    if (verdict.rejected() != null) {
-      return verdict.rejected();
-    }
+  private Admission deferral(long waitMicros, AdmissionRequest request) {
     String booking = request.booking();
     if (booking == null) {
       nextId++;
       booking = "l" + nextId;
     }
-    return new Admission.Deferred(Duration.ofNanos(verdict.waitMicros() * 1_000), booking);
+    return new Admission.Deferred(Duration.ofNanos(waitMicros * 1_000), booking);
+  }
+
+  /** The answer for a call the limits hold: their rejection, or a {@link #deferral}. */
+  private Admission limitAnswer(LimitLedger.Verdict verdict, AdmissionRequest request) {
+    if (verdict.rejected() != null) {
+      return verdict.rejected();
+    }
+    return deferral(verdict.waitMicros(), request);
   }
 
   /** Calls in flight under the policy's concurrency limit now (0 without one). */

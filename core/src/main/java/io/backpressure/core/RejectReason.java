@@ -20,7 +20,8 @@ public enum RejectReason {
   STATE_UNAVAILABLE,
   /**
    * A calendar limit of the target (requests or tokens per day or month) has no room for the call
-   * before its window resets; {@link Admission.Rejected#resetAt()} says when it does.
+   * before its window resets, or the provider said the target's quota is spent (a per-day quota, a
+   * spend limit) until a reset; {@link Admission.Rejected#resetAt()} says when it does.
    */
   LIMIT_REACHED,
   /**

@@ -58,7 +58,11 @@ class InMemoryGateFeedbackTest {
     gate.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(1)));
     List<Traffic.Admitted> admitted = reportingEvery(0.1, 2, 4);
     assertThat(count(admitted, 2, 3))
-        .as("retry-after 1 s: the window is spent, L1 refills from empty at the cut cap, 48/s")
+        .as("retry-after 1 s: nothing is sent before it has passed")
+        .isZero();
+    assertThat(count(admitted, 3, 3.001))
+        .as(
+            "then what L1 refilled from empty at the cut cap (48/s) since the 429, as the window resets")
         .isCloseTo(48, within(3.0));
     assertThat(count(admitted, 3.1, 4))
         .as("then the cut cap, 0.8 · 60 = 48/s, growing by 3/s")

@@ -55,11 +55,17 @@ public final class RedisGate implements Gate, AutoCloseable {
   /** A script's answer when it started after the client's give-up deadline (guards.lua). */
   private static final long GAVE_UP = 4;
 
-  /** admit.lua's answer when a limit defers the call (limits.lua); 6 and 7 reject it. */
+  /**
+   * admit.lua's answer when a limit (limits.lua) or the provider's retry-after defers the call; 6
+   * and 7 reject it by a limit, 8 by the provider's stop.
+   */
   private static final long LIMIT_DEFERRED = 5;
 
   /** admit.lua's answer when the call's cost is above a limit's whole window (limits.lua). */
   private static final long LIMIT_NEVER_FITS = 7;
+
+  /** admit.lua's answer while the provider's stop lasts (EffectiveCaps.stoppedUntil). */
+  private static final long PROVIDER_STOPPED = 8;
 
   private final Connection connection;
   private final boolean ownsConnection;
@@ -467,16 +473,21 @@ public final class RedisGate implements Gate, AutoCloseable {
   }
 
   /**
-   * The answer limits.lua gave for a call its limits hold: {@code {5, Δ µs, now}} a deferral that
-   * keeps the presented booking (or carries one no state stands behind), {@code {6, counter, reset
-   * µs, used}} a rejection until the reset, {@code {7, counter}} a cost above the whole limit.
+   * The answer admit.lua gave for a call held before the rule: {@code {5, Δ µs, now}} a deferral
+   * (by a limit, or by the provider's retry-after) that keeps the presented booking (or carries one
+   * no state stands behind), {@code {6, counter, reset µs, used}} a limit's rejection until the
+   * reset, {@code {7, counter}} a cost above the whole limit, {@code {8, reset µs, now}} the
+   * provider's stop until its reset.
    */
-  private static Decision limitDecision(List<Object> reply, LimitPlan plan, String booking) {
+  private Decision limitDecision(List<Object> reply, LimitPlan plan, String booking) {
     long code = (Long) reply.get(0);
     if (code == LIMIT_DEFERRED) {
       return new Decision(
           new Admission.Deferred(Duration.ofNanos((Long) reply.get(1) * 1_000), booking),
           (Long) reply.get(2));
+    }
+    if (code == PROVIDER_STOPPED) {
+      return new Decision(LimitPlan.providerStopped(target, (Long) reply.get(1)), -1);
     }
     LimitPlan.Counter counter = plan.counters().get((int) (long) (Long) reply.get(1) - 1);
     if (code == LIMIT_NEVER_FITS) {

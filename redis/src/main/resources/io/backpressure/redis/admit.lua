@@ -15,8 +15,9 @@
 -- {1, Δ µs, now, 0|1} deferred, booking stored under KEYS[7] (0) or kept under KEYS[9] (1);
 -- {3, turn µs, now} expired (nothing debited, a presented booking deleted);
 -- {2, live version} the caller's policy version is stale (nothing changed);
--- {5, Δ µs, now} deferred by a limit, {6, counter, reset µs, used} or {7, counter} rejected by one
--- (limits.lua; nothing debited, no booking stored).
+-- {5, Δ µs, now} deferred by a limit or by the provider's retry-after, {6, counter, reset µs, used}
+-- or {7, counter} rejected by a limit (limits.lua), {8, reset µs, now} refused while the provider's
+-- stop lasts (nothing debited, no booking stored).
 
 -- NestedBuckets.touch: finds or creates the queue (q is what load_queue found), refills it, and
 -- replaces its contribution to the class sums (D_k,d, U_k,d) with one based on this call's paced
@@ -435,6 +436,19 @@ end
 if fresh then
   booking.paid, booking.share, booking.ready, booking.exp = false, 0, 0, now + P.grant_ttl
   booking.lined, booking.overdue, booking.kept = false, false, 0
+end
+
+-- What the provider said (EffectiveCaps.stoppedUntil and pausedUntil, which feedback.lua writes as
+-- 'fb_stop' and 'fb_pause'): a stop refuses every call until its reset, a retry-after defers every
+-- call until it has passed, before the limits and the rule are asked.
+local told = call('HMGET', KEYS[1], 'fb_pause', 'fb_stop')
+local stopped = tonumber(told[2])
+if stopped and stopped > now then
+  return { 8, stopped, now }
+end
+local paused = tonumber(told[1])
+if paused and paused > now then
+  return { 5, paused - now, now }
 end
 
 -- The limits (limits.lua), when the client sent a plan: checked before the rule decides, debited

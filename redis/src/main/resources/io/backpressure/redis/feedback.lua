@@ -13,6 +13,9 @@
 -- at its own time (follow_ramp in nested_buckets.lua); it is removed once the ramp has ended. The policy JSON, and so C_d, is never touched, and the version stays, so no client
 -- reloads. After a policy write, 'params' holds C_d again until the next answer is reported.
 --
+-- It also writes 'fb_pause' and 'fb_stop' (µs), the instants before which admit.lua defers, resp.
+-- refuses, every call (EffectiveCaps.pausedUntil, stoppedUntil).
+--
 -- KEYS: 1 config hash, 2 feedback state (string, cmsgpack: the fields of the fresh state below)
 -- ARGV: 1 'observe' (learn from one answer) or 'read' (writes nothing), 2 the time in µs ('' = the server's TIME),
 --       3..12 the feedback policy: enabled (1/0), period (s), decrease, increase, floor, headroom,
@@ -281,13 +284,18 @@ local function decrease(d, t, explained, reset, retry_after)
   end
 end
 
--- EffectiveCaps.hold
-local function hold(d, t, wait, fallback, most)
+-- EffectiveCaps.until
+local function until_time(t, wait, fallback, most)
   local h = fallback
   if wait and wait ~= 0 then
     h = wait
   end
-  st.spent[d] = max(st.spent[d], t + max(1, floor(min(h, most) / 1000)))
+  return t + max(1, floor(min(h, most) / 1000))
+end
+
+-- EffectiveCaps.hold
+local function hold(d, t, wait, fallback, most)
+  st.spent[d] = max(st.spent[d], until_time(t, wait, fallback, most))
   st.spent_from[d] = t
 end
 
@@ -362,6 +370,10 @@ local function observe(t)
         hold(d, t, retry_after, STOP_HOLD, MAX_STOP_HOLD)
       end
     end
+    st.stop = max(st.stop or NEVER, until_time(t, retry_after, STOP_HOLD, MAX_STOP_HOLD))
+  end
+  if (meaning == 'SLOW_DOWN' or meaning == 'OVERLOADED') and retry_after and retry_after ~= 0 then
+    st.pause = max(st.pause or NEVER, until_time(t, retry_after, retry_after, MAX_HOLD))
   end
   return true
 end
@@ -374,6 +386,13 @@ if ARGV[1] == 'observe' and observe(now) then
     st.a[d] = A[d] == huge and -1 or A[d]
   end
   redis.call('SET', KEYS[2], cmsgpack.pack(st))
+  -- EffectiveCaps.pausedUntil and stoppedUntil, which admit.lua reads before the rule decides.
+  if st.pause and st.pause > now then
+    redis.call('HSET', KEYS[1], 'fb_pause', string.format('%.0f', st.pause))
+  end
+  if st.stop and st.stop > now then
+    redis.call('HSET', KEYS[1], 'fb_stop', string.format('%.0f', st.stop))
+  end
 end
 
 -- The numbers admission decides with: the configured ones, with E_d in place of C_d, and the ramp.

@@ -78,9 +78,11 @@ class FeedbackSharedTest {
     assertThat(other.feedbackState().orElseThrow().dimensions().get("requests").effective())
         .isEqualTo(48.0);
     assertThat(admitFor(other, 1))
-        .as("the other gate too starts from an empty L1 at the 429, refilled at the cut cap, 48/s")
-        .isCloseTo(48, within(2.0));
-    admitFor(other, 0.2);
+        .as("the other gate too sends nothing before the retry-after of 1 s has passed")
+        .isZero();
+    assertThat(admitFor(other, 0.2))
+        .as("then what L1 refilled from empty at the cut cap (48/s) since the 429, and 0.2 s more")
+        .isCloseTo(48 + 0.2 * 48, within(3.0));
     assertThat(admitFor(other, 0.8))
         .as("then the cut cap, 48/s, growing by 3/s")
         .isCloseTo(0.8 * (48 + 3 * 0.6), within(2.0));

@@ -100,6 +100,18 @@ import org.jspecify.annotations.Nullable;
  * (else {@link #STOP_HOLD}), at most {@link #MAX_STOP_HOLD}, and cuts nothing either. Neither
  * counts toward an outage.
  *
+ * <h2>Retry-after is a pause; a stop refuses</h2>
+ *
+ * A 429 or an overload with the provider's own {@code retry-after} (or Gemini's {@code
+ * RetryInfo.retryDelay}) says when the target may be called again, so admission sends nothing to it
+ * before then ({@link #pausedUntil}, at most {@link #MAX_HOLD}): every call is deferred until that
+ * instant, whatever room the buckets have, in every process that shares the state. A reached stop
+ * says the target has nothing to give before its reset: admission refuses every call until then
+ * ({@link #stoppedUntil}: the provider's reset, Gemini's per-day quota at the next midnight
+ * Pacific, else {@link #STOP_HOLD}, at most {@link #MAX_STOP_HOLD}) with that reset instant, a
+ * terminal answer instead of a wait. Both are instants of the gate's clock; a later signal only
+ * moves them later.
+ *
  * <h2>Recovery ramp</h2>
  *
  * After calls went unpaced (the gate failed open: {@link ProviderSignal#resumed()}), or after an
@@ -149,6 +161,8 @@ import org.jspecify.annotations.Nullable;
  *   cooldownUntil[d]         cool             end of the dimension's cooldown (µs)
  *   spentUntil[d]            spent            end of the provider's spent window, as it said (µs)
  *   spentFrom[d]             spent_from       when the 429 that said so came (µs)
+ *   pausedUntil              pause            no call before it: the provider's retry-after (µs)
+ *   stoppedUntil             stop             every call refused before it: a stop's reset (µs)
  *   limitRate[d]             lim              L/P of the latest limit header (NaN / -1: none)
  *   outside[d]               out              the outside-traffic average O (signed)
  *   outsideBounds[d]         out_on           whether O bounds E now (the dead band's hysteresis)
@@ -247,6 +261,8 @@ public final class EffectiveCaps {
   private final boolean[] outsideBounds;
   private final double[][] own;
   private final long[] ownSlot = new long[SLOTS];
+  private long pausedUntil = Long.MIN_VALUE;
+  private long stoppedUntil = Long.MIN_VALUE;
   private long rampStart;
   private long rampEnd = Long.MIN_VALUE;
   private int errors;
@@ -377,8 +393,17 @@ public final class EffectiveCaps {
             hold(d, now, signal.retryAfter(), STOP_HOLD, MAX_STOP_HOLD);
           }
         }
+        stoppedUntil =
+            Math.max(stoppedUntil, until(now, signal.retryAfter(), STOP_HOLD, MAX_STOP_HOLD));
       }
       default -> {}
+    }
+    java.time.@Nullable Duration retryAfter = signal.retryAfter();
+    if ((signal.meaning() == ProviderSignal.Meaning.SLOW_DOWN
+            || signal.meaning() == ProviderSignal.Meaning.OVERLOADED)
+        && retryAfter != null
+        && !retryAfter.isZero()) {
+      pausedUntil = Math.max(pausedUntil, until(now, retryAfter, retryAfter, MAX_HOLD));
     }
   }
 
@@ -393,10 +418,22 @@ public final class EffectiveCaps {
       java.time.@Nullable Duration wait,
       java.time.Duration fallback,
       java.time.Duration most) {
+    spentUntil[d] = Math.max(spentUntil[d], until(now, wait, fallback, most));
+    spentFrom[d] = now;
+  }
+
+  /**
+   * {@code now} (µs) plus {@code wait} when the provider gave one, else {@code fallback}, at most
+   * {@code most}, and at least 1 µs.
+   */
+  private static long until(
+      long now,
+      java.time.@Nullable Duration wait,
+      java.time.Duration fallback,
+      java.time.Duration most) {
     java.time.Duration hold = wait != null && !wait.isZero() ? wait : fallback;
     long micros = Math.min(hold.toNanos(), most.toNanos()) / 1_000;
-    spentUntil[d] = Math.max(spentUntil[d], now + Math.max(1, micros));
-    spentFrom[d] = now;
+    return now + Math.max(1, micros);
   }
 
   /**
@@ -543,6 +580,22 @@ public final class EffectiveCaps {
    */
   public long spentUntil(int d) {
     return spentUntil[d];
+  }
+
+  /**
+   * Until when (µs) admission sends nothing to the target: the latest instant a 429 or an overload
+   * named with its {@code retry-after}; {@link Long#MIN_VALUE} when none did.
+   */
+  public long pausedUntil() {
+    return pausedUntil;
+  }
+
+  /**
+   * Until when (µs) admission refuses every call: the latest reset a stop (a spend limit, a per-day
+   * quota) gave, else {@link #STOP_HOLD} after it; {@link Long#MIN_VALUE} when none came.
+   */
+  public long stoppedUntil() {
+    return stoppedUntil;
   }
 
   /**

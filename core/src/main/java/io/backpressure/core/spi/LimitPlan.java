@@ -315,6 +315,23 @@ public record LimitPlan(
         reset);
   }
 
+  /**
+   * The rejection for a call to {@code target} while its provider has stopped it ({@code
+   * EffectiveCaps.stoppedUntil}: a spend limit, a per-day quota) until {@code resetMicros} (µs
+   * since the epoch).
+   */
+  public static Admission.Rejected providerStopped(String target, long resetMicros) {
+    Instant reset = instantOf(resetMicros);
+    return new Admission.Rejected(
+        RejectReason.LIMIT_REACHED,
+        "the provider of "
+            + target
+            + " said its quota is spent (a per-day quota or a spend limit); no call is sent"
+            + " before "
+            + reset,
+        reset);
+  }
+
   /** The rejection for a cost larger than counter {@code c}'s whole limit: no reset helps. */
   public static Admission.Rejected neverFits(Counter c) {
     return new Admission.Rejected(
