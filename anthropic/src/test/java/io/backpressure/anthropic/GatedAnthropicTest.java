@@ -17,11 +17,13 @@ import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.ProviderResponse;
 import io.backpressure.client.RateLimits;
+import io.backpressure.client.RejectedException;
 import io.backpressure.client.test.LoopbackResponder;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
@@ -184,8 +186,13 @@ class GatedAnthropicTest {
     }
   }
 
+  /**
+   * Anthropic's 429 {@code rate_limit_error} without {@code retry-after}, its answer to a reached
+   * spend limit: released with nothing generated, reported, and read as a stop, so the call's
+   * resend is refused at once with the stop's reset instead of being sent again.
+   */
   @Test
-  void a429WithoutHeadersIsReleasedReportedAndDeferredToo() throws Exception {
+  void a429WithoutHeadersIsReleasedReportedAndRefusedUntilTheStopResets() throws Exception {
     RecordingGate gate = separateLimits(5_000);
     String error =
         "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}";
@@ -196,7 +203,11 @@ class GatedAnthropicTest {
       try {
         assertThatThrownBy(() -> client.messages().create(params(20)))
             .isInstanceOfSatisfying(
-                DeferredException.class, e -> assertThat(e.retryAfter()).isPositive());
+                RejectedException.class,
+                e -> {
+                  assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
+                  assertThat(e.resetAt()).isNotNull();
+                });
 
         assertThat(responder.requests()).hasSize(1);
         assertThat(answers)

@@ -326,8 +326,7 @@ public record LimitPlan(
         RejectReason.LIMIT_REACHED,
         "the provider of "
             + target
-            + " said its quota is spent (a per-day quota or a spend limit); no call is sent"
-            + " before "
+            + " said its quota is spent (a per-day quota or a spend limit) until "
             + reset,
         reset);
   }
