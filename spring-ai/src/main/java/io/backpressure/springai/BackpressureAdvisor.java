@@ -122,7 +122,8 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
             context,
             estimate(request.prompt()),
             maxTokens(request.prompt()),
-            () -> chain.nextCall(request),
+            // A chain runs once: every send (a resend after a 429 too) takes a copy of the rest.
+            () -> chain.copy(this).nextCall(request),
             BackpressureAdvisor::usage);
     report(response);
     return response;
@@ -142,7 +143,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
                     context,
                     estimate,
                     maxTokens,
-                    () -> chain.nextStream(request).collectList().block(),
+                    () -> chain.copy(this).nextStream(request).collectList().block(),
                     BackpressureAdvisor::usage);
             chunks.forEach(this::report);
             return Flux.fromIterable(chunks);
