@@ -69,7 +69,9 @@ public class BackpressureProperties {
   /**
    * With Redis, whose policy a target gates by when Redis already holds one: keep (the stored one,
    * e.g. changed at run time with the admin command), replace (the one configured here is written
-   * over it) or verify (start-up fails when they differ, naming the fields).
+   * over it) or verify (start-up fails when they differ, naming the fields; a Redis unreachable
+   * within the connect timeout cannot be checked, so start-up goes on under the fail mode with a
+   * WARN, and a differing policy found later keeps the gate off Redis).
    */
   private PolicyOwnership policyOwnership = PolicyOwnership.KEEP;
 

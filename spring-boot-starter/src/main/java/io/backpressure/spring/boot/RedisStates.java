@@ -66,7 +66,7 @@ final class RedisStates {
       Consumer<AutoCloseable> opened) {
     RedisGateConfig config = config(properties, policy);
     if (properties.getPolicyOwnership() == BackpressureProperties.PolicyOwnership.VERIFY) {
-      verify(config, policy);
+      verify(config, policy, properties);
     }
     ResilientRedisGate gate = ResilientRedisGate.open(config);
     opened.accept(gate);
@@ -148,14 +148,18 @@ final class RedisStates {
 
   /**
    * Fails start-up when Redis answers and holds a policy for the target that differs from {@code
-   * policy} (writing {@code policy} when it holds none); an unreachable Redis is left to the fail
-   * mode.
+   * policy} (writing {@code policy} when it holds none). A Redis that does not answer within the
+   * connect timeout cannot be checked: start-up goes on under the fail mode with a WARN that says
+   * so, and when Redis answers later with a policy that differs, the gate stays off Redis (the
+   * Redis gate's WARN names the fields) instead of stopping a running application.
    */
-  private static void verify(RedisGateConfig config, Policy policy) {
+  private static void verify(
+      RedisGateConfig config, Policy policy, BackpressureProperties properties) {
     RedisPolicyStore store;
     try {
       store = RedisPolicyStore.connect(config);
     } catch (RedisException e) {
+      uncheckable(policy, properties, e);
       return;
     }
     try (store) {
@@ -164,8 +168,23 @@ final class RedisStates {
       throw new InvalidConfigurationPropertyValueException(
           "backpressure.policy-ownership", "verify", e.getMessage());
     } catch (RedisException e) {
-      // Redis went away meanwhile: the fail mode decides until it answers.
+      uncheckable(policy, properties, e);
     }
+  }
+
+  /** The WARN of a {@code verify} that Redis did not let run (the cause's class, not its text). */
+  private static void uncheckable(
+      Policy policy, BackpressureProperties properties, RedisException cause) {
+    LOG.warn(
+        "target {}: backpressure.policy-ownership=verify could not compare the configured policy"
+            + " with the one stored in Redis ({} within backpressure.redis.connect-timeout={});"
+            + " start-up goes on, deciding {} by the configured policy until Redis answers; if"
+            + " Redis then holds a policy that differs, this gate stays off Redis and logs the"
+            + " differing fields instead of failing start-up",
+        policy.target(),
+        cause.getClass().getSimpleName(),
+        properties.getRedis().getConnectTimeout(),
+        properties.getFailMode());
   }
 
   private static RedisGateConfig config(BackpressureProperties properties, Policy policy) {
