@@ -2,9 +2,7 @@ package io.backpressure.redis;
 
 import io.backpressure.core.FailOpenGate;
 import io.backpressure.core.Gate;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
-import io.backpressure.core.Ticker;
 import io.lettuce.core.RedisException;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -215,10 +213,7 @@ public final class RedisGates implements AutoCloseable {
             LiveWorkers workers = new LiveWorkers(config);
             workers.beat(connection);
             gate.localFallback(
-                () ->
-                    InMemoryGate.createEmpty(
-                        ResilientRedisGate.share(strict.policy(), workers.count()),
-                        Ticker.system()));
+                () -> ResilientRedisGate.localGate(strict.policy(), workers.count()));
             live = workers;
           }
           return new Entry(strict, gate.build(), live);

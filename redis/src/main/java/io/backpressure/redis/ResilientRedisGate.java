@@ -9,9 +9,11 @@ import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
 import io.backpressure.core.Ticker;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.spi.Redaction;
+import io.backpressure.core.spi.RequestCheck;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
 import java.util.NoSuchElementException;
@@ -58,7 +60,8 @@ import org.slf4j.LoggerFactory;
  *       answers ({@code <prefix>:{<target>}:workers}, a sorted set scored by "alive until", three
  *       seconds ahead). So N workers in LOCAL admit about the cap between them, not N times it.
  *       Bursts are kept whole, so that a call the shared state would take at once also fits
- *       locally; a worker that has never reached Redis counts only itself. The caps are the policy
+ *       locally; one larger than the share's safe-window allowance waits for Redis instead of being
+ *       rejected. A worker that has never reached Redis counts only itself. The caps are the policy
  *       last read from Redis, or the configured one before that; with neither (a target given by
  *       name whose Redis has not answered yet) no caps are known, and calls are deferred as in
  *       CLOSED until Redis first answers.
@@ -287,7 +290,18 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     if (policy == null) {
       return new NoCapsKnown(config.target());
     }
-    return InMemoryGate.createEmpty(share(policy, liveWorkers.count()), Ticker.system());
+    return localGate(policy, liveWorkers.count());
+  }
+
+  /**
+   * The local gate of an outage for one of {@code workers}: empty buckets with its {@linkplain
+   * #share share} of {@code policy}, except that a call the share can never take but the whole
+   * policy can is deferred for a {@link #RETRY}, keeping its booking, instead of rejected (see
+   * {@link WaitsForRedis}).
+   */
+  static Gate localGate(Policy policy, int workers) {
+    return new WaitsForRedis(
+        policy, InMemoryGate.createEmpty(share(policy, workers), Ticker.system()));
   }
 
   /** One connection attempt; on failure the next is scheduled, on success the heartbeats start. */
@@ -374,6 +388,48 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
     @Override
     public boolean release(Grant grant, Cost actual) {
       return false;
+    }
+  }
+
+  /**
+   * LOCAL's gate of one outage: this worker's share, except for a call the share can never take
+   * whole (larger than the share's safe-window allowance, the cap's divided between the workers,
+   * while the bursts are kept whole) that the whole policy can take. The share would reject it; it
+   * is deferred for a {@link #RETRY} instead, keeping its booking, as in CLOSED, so that it goes
+   * once Redis answers (or expires when its caller's wait budget is spent). Admitting it locally,
+   * even one at a time, would let every worker send one such call per window, above the cap.
+   */
+  private record WaitsForRedis(Policy whole, Gate share) implements Gate {
+    @Override
+    public String target() {
+      return share.target();
+    }
+
+    @Override
+    public Admission admit(AdmissionRequest request) {
+      Admission answer = share.admit(request);
+      if (answer instanceof Admission.Rejected rejected
+          && rejected.reason() == RejectReason.NEVER_FITS
+          && RequestCheck.of(whole, request).rejection() == null) {
+        return new Admission.Deferred(
+            RETRY, request.booking() == null ? "" : Objects.requireNonNull(request.booking()));
+      }
+      return answer;
+    }
+
+    @Override
+    public boolean release(Grant grant, Cost actual) {
+      return share.release(grant, actual);
+    }
+
+    @Override
+    public void feedback(@Nullable Grant grant, ProviderSignal signal) {
+      share.feedback(grant, signal);
+    }
+
+    @Override
+    public void charge(Cost spent) {
+      share.charge(spent);
     }
   }
 

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.FailOpenGate;
+import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -98,6 +101,37 @@ class RedisGateConfigTest {
     assertThat(perSecond.safeWindow()).isNull();
     assertThat(ResilientRedisGate.share(perSecond, 10).dimensions().get(0).capPerSecond())
         .isCloseTo(0.2, within(1e-12));
+  }
+
+  @Test
+  void aCallLargerThanAWorkersShareWaitsForRedis_oneLargerThanTheWholePolicyIsRejected() {
+    // 720 000 tokens a minute (burst 12 000): between 100 workers, 7 200 a minute each.
+    Policy policy =
+        Policy.builder("cfg/model")
+            .requestsPerMinute(3_600)
+            .tokensPerMinute(720_000)
+            .priority("P1", 1)
+            .build();
+    Cost large = Cost.requests(1).tokens(10_000);
+    assertThat(
+            InMemoryGate.create(ResilientRedisGate.share(policy, 100), new ManualClock(0))
+                .admit("acme", "P1", large))
+        .as("the share alone never takes the call")
+        .isInstanceOfSatisfying(
+            Admission.Rejected.class,
+            r -> assertThat(r.reason()).isEqualTo(RejectReason.NEVER_FITS));
+
+    Gate local = ResilientRedisGate.localGate(policy, 100);
+    assertThat(local.admit(AdmissionRequest.of("acme", "P1", large)))
+        .isEqualTo(new Admission.Deferred(ResilientRedisGate.RETRY, ""));
+    assertThat(local.admit(AdmissionRequest.of("acme", "P1", large).withBooking("b7")))
+        .as("its booking kept")
+        .isEqualTo(new Admission.Deferred(ResilientRedisGate.RETRY, "b7"));
+    assertThat(local.admit("acme", "P1", Cost.requests(1).tokens(20_000)))
+        .as("above the whole policy's burst: never fits anywhere")
+        .isInstanceOfSatisfying(
+            Admission.Rejected.class,
+            r -> assertThat(r.reason()).isEqualTo(RejectReason.NEVER_FITS));
   }
 
   @Test
