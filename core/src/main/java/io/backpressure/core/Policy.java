@@ -432,6 +432,7 @@ public record Policy(
     private Duration shareHorizon = Duration.ofSeconds(1);
     private Duration grantTtl = Duration.ofMinutes(15);
     private FeedbackPolicy feedback = FeedbackPolicy.DEFAULT;
+    private boolean feedbackGiven;
     private PriorityMode priorityMode = PriorityMode.SHARED;
     private Duration sendMargin = Duration.ZERO;
     private Limits.@Nullable Concurrency concurrency;
@@ -489,8 +490,11 @@ public record Policy(
 
     /**
      * States the provider's accounting period {@code P} (caps given per minute state 60 s on their
-     * own), so that the safe window defaults to it. Use it for caps given per second or through
-     * {@link #dimension} when the provider's period is known.
+     * own), so that the safe window and the period in which the provider's limit headers are read
+     * ({@link FeedbackPolicy#period()}, unless {@link #feedback} is given) default to it. Use it
+     * for caps given per second or through {@link #dimension} when the provider's period is known:
+     * a provider counting per second that answers {@code limit: 5} means 5 a second, not 5 a
+     * minute.
      */
     public Builder providerPeriod(Duration period) {
       this.providerPeriod = Objects.requireNonNull(period, "period");
@@ -602,9 +606,13 @@ public record Policy(
       return this;
     }
 
-    /** How the gate learns from the provider's answers (default {@link FeedbackPolicy#DEFAULT}). */
+    /**
+     * How the gate learns from the provider's answers. Default: {@link FeedbackPolicy#DEFAULT},
+     * with its period the provider's when {@link #providerPeriod} states it.
+     */
     public Builder feedback(FeedbackPolicy feedback) {
       this.feedback = Objects.requireNonNull(feedback, "feedback");
+      this.feedbackGiven = true;
       return this;
     }
 
@@ -738,7 +746,9 @@ public record Policy(
               shareHorizon,
               grantTtl,
               priorityMode,
-              feedback,
+              feedbackGiven || providerPeriod == null
+                  ? feedback
+                  : feedback.toBuilder().period(providerPeriod).build(),
               new Limits(
                   concurrency(),
                   calendar,

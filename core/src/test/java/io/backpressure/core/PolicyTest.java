@@ -3,6 +3,7 @@ package io.backpressure.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.core.feedback.FeedbackPolicy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +29,28 @@ class PolicyTest {
                 .build()
                 .safeWindow())
         .isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void theProvidersPeriodIsThePeriodItsLimitHeadersAreReadIn_unlessFeedbackIsGiven() {
+    Policy.Builder perSecond =
+        Policy.builder("t")
+            .requestsPerSecond(5)
+            .providerPeriod(Duration.ofSeconds(1))
+            .priority("P1", 1);
+    assertThat(perSecond.build().feedback().period()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(Policy.builder("t").requestsPerSecond(5).priority("P1", 1).build().feedback())
+        .isEqualTo(FeedbackPolicy.DEFAULT);
+    assertThat(
+            Policy.builder("t")
+                .requestsPerMinute(300)
+                .priority("P1", 1)
+                .build()
+                .feedback()
+                .period())
+        .isEqualTo(Duration.ofMinutes(1));
+    FeedbackPolicy given = FeedbackPolicy.builder().period(Duration.ofSeconds(10)).build();
+    assertThat(perSecond.feedback(given).build().feedback()).isEqualTo(given);
   }
 
   @Test
