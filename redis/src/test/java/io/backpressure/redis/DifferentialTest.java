@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The same random trace against the in-memory reference and the Redis scripts, on one virtual
@@ -40,12 +40,24 @@ class DifferentialTest {
   private int deltas;
   private int sameMicros;
 
-  @ParameterizedTest(name = "seed {0}")
-  @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
-  void sameTraceSameDecisionsAndState(long seed) {
+  /**
+   * One trace per policy shape; the shapes take every option both ways, and every two options in at
+   * least three of their four pairings.
+   */
+  @ParameterizedTest(
+      name = "seed {0}: safe window {1}, {2} dimensions, {3} classes, strict {4}, reservation {5}")
+  @CsvSource({
+    "1, false, 2, 1, false, false",
+    "2, true,  2, 3, true,  true",
+    "3, false, 1, 3, true,  true",
+    "6, true,  1, 3, false, false",
+    "7, false, 2, 3, false, true",
+    "9, false, 1, 1, false, true"
+  })
+  void sameTraceSameDecisionsAndState(
+      long seed, boolean safeWindow, int dims, int classes, boolean strict, boolean reservation) {
     Random random = new Random(seed);
-    Policy policy =
-        randomPolicy(random, seed % 2 == 0, seed % 3 == 0 ? 1 : 2, seed % 4 == 1 ? 1 : 3);
+    Policy policy = randomPolicy(random, safeWindow, dims, classes, strict, reservation);
     ManualClock clock = new ManualClock(1_000_000_000L * random.nextInt(1000));
     InMemoryGate memory = InMemoryGate.create(policy, clock);
     RedisGate redis = TestRedis.shared().gate(policy, TimeSource.caller(clock));
@@ -225,7 +237,13 @@ class DifferentialTest {
     }
   }
 
-  private static Policy randomPolicy(Random random, boolean safeWindow, int dims, int classes) {
+  private static Policy randomPolicy(
+      Random random,
+      boolean safeWindow,
+      int dims,
+      int classes,
+      boolean strict,
+      boolean reservation) {
     double requests = 20 + random.nextInt(100);
     double tokens = 2_000 + random.nextInt(20_000);
     Policy.Builder b = Policy.builder("diff/model");
@@ -245,13 +263,13 @@ class DifferentialTest {
           .priority("P2", 0.3, Duration.ofMillis(100 + random.nextInt(400)))
           .priority("P3", 0.2);
     }
-    if (random.nextInt(3) == 0) {
+    if (strict) {
       b.priorityMode(PriorityMode.STRICT);
     }
     if (safeWindow) {
       b.safeWindow(Duration.ofSeconds(1));
     }
-    if (random.nextBoolean()) {
+    if (reservation) {
       b.reservation(true, 200 + random.nextInt(800));
     }
     return b.build();
