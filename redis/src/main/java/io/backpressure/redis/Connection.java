@@ -299,6 +299,10 @@ final class Connection implements AutoCloseable {
         functions = true;
       } catch (RedisException e) {
         functions = false;
+        LOG.warn(
+            "Redis refused the gate's function library ({}); admissions and releases run with"
+                + " EVALSHA, which costs more server time per call",
+            e.getMessage());
       }
     }
   }

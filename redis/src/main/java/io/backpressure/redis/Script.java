@@ -26,6 +26,16 @@ record Script(String text, String sha, @Nullable String function) {
   /** The limits' functions, which the admission and release steps call (limits.lua). */
   static final String LIMITS = "limits.lua";
 
+  /**
+   * The function library's code, without the lines that register its functions; its digest names
+   * the library and both its functions, so that a library of another version, even one whose
+   * release step is the same text, never holds a function of the same name (Redis refuses to load a
+   * library that would register a function another library has).
+   */
+  private static final String LIBRARY_CODE = libraryCode();
+
+  private static final String LIBRARY_DIGEST = sha1(LIBRARY_CODE).substring(0, 16);
+
   /** The admission step: the shared bucket arithmetic, the guards, the limits, then admit.lua. */
   static final Script ADMIT = step("admit", "guards.lua", LIMITS, "admit.lua");
 
@@ -74,16 +84,24 @@ record Script(String text, String sha, @Nullable String function) {
   }
 
   /**
-   * A step: the shared bucket arithmetic, then {@code resources}; its function is named by its
-   * digest.
+   * A step: the shared bucket arithmetic, then {@code resources}; its function in the library is
+   * named by the library's digest.
    */
   private static Script step(String name, String... resources) {
     String text = read(BUCKETS) + read(resources);
-    String sha = sha1(text);
-    return new Script(text, sha, "backpressure_" + name + "_" + sha.substring(0, 16));
+    return new Script(text, sha1(text), "backpressure_" + name + "_" + LIBRARY_DIGEST);
   }
 
   private static String library(Script admit, Script release) {
+    return "#!lua name=backpressure_"
+        + LIBRARY_DIGEST
+        + "\n"
+        + LIBRARY_CODE
+        + register(Objects.requireNonNull(admit.function()), "admit")
+        + register(Objects.requireNonNull(release.function()), "release");
+  }
+
+  private static String libraryCode() {
     String admitStep = read("admit.lua");
     String releaseStep = read("release.lua");
     String body =
@@ -104,10 +122,8 @@ record Script(String text, String sha, @Nullable String function) {
             + mainBody(releaseStep)
             + "end\n"
             + "return { admit = admit, release = release }\n"
-            + "end\n"
-            + register(Objects.requireNonNull(admit.function()), "admit")
-            + register(Objects.requireNonNull(release.function()), "release");
-    return "#!lua name=backpressure_" + sha1(body).substring(0, 16) + "\n" + body;
+            + "end\n";
+    return body;
   }
 
   /**

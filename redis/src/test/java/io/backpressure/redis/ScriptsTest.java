@@ -1,6 +1,7 @@
 package io.backpressure.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
@@ -82,6 +83,46 @@ class ScriptsTest {
     connection.await(connection.commands().scriptFlush().toCompletableFuture());
     assertThat(gate.release(grant, Cost.requests(1).tokens(10))).isTrue();
     assertThat(gate.release(grant, Cost.requests(1).tokens(10))).isFalse();
+  }
+
+  @Test
+  void theLibraryAndBothItsFunctionsAreNamedByTheLibrarysDigest() {
+    String name = Script.LIBRARY.substring("#!lua name=".length(), Script.LIBRARY.indexOf('\n'));
+    String digest = name.substring("backpressure_".length());
+    assertThat(digest).matches("[0-9a-f]{16}");
+    assertThat(Script.ADMIT.function()).isEqualTo("backpressure_admit_" + digest);
+    assertThat(Script.RELEASE.function()).isEqualTo("backpressure_release_" + digest);
+  }
+
+  @Test
+  void aLibraryOfAnotherVersionLeavesThisOneLoadingBesideIt() {
+    assumeTrue(functions());
+    String name = Script.LIBRARY.substring("#!lua name=".length(), Script.LIBRARY.indexOf('\n'));
+    String digest = name.substring("backpressure_".length());
+    // Another version's library: other code (one more line), so another digest in every name.
+    String other = Script.LIBRARY.replace(digest, "0123456789abcdef") + "-- another version\n";
+    connection.await(connection.commands().functionFlush(FlushMode.SYNC).toCompletableFuture());
+    connection.await(connection.commands().functionLoad(other).toCompletableFuture());
+
+    try (Connection fresh = Connection.open(TestRedis.shared().config().target("v/m").build())) {
+      RedisGate gate =
+          RedisGate.over(
+              fresh,
+              false,
+              TestRedis.shared()
+                  .config()
+                  .policy(policy("versions/model"))
+                  .timeSource(TimeSource.caller(clock))
+                  .build());
+      Map<String, Long> before = commandCalls();
+      assertThat(gate.admit("a", "P1", Cost.requests(1).tokens(10)))
+          .isInstanceOf(Admission.Admitted.class);
+      assertThat(commandCalls().getOrDefault("fcall", 0L) - before.getOrDefault("fcall", 0L))
+          .as("the admission ran as a function of its own library")
+          .isEqualTo(1);
+    } finally {
+      connection.await(connection.commands().functionFlush(FlushMode.SYNC).toCompletableFuture());
+    }
   }
 
   @Test
