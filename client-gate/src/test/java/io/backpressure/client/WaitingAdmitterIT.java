@@ -86,16 +86,16 @@ class WaitingAdmitterIT {
   }
 
   /**
-   * One wait budget per call: after a 429 at 700 ms of a 1.5 s budget, the resend asks the gate
-   * with what is left of it (at most 800 ms), so a turn after the call's deadline is refused at
-   * once instead of being waited for with a fresh budget.
+   * One wait budget per call: after a 429 at 700 ms of a 2.5 s budget, the resend asks the gate
+   * with what is left of it (at most 1.8 s, in which the 429's 1 s pause ends), so a turn after the
+   * call's deadline would be refused at once instead of being waited for with a fresh budget.
    *
-   * <p>Mutation tried: every resend given the whole budget again (the resend then carries 1.5 s).
+   * <p>Mutation tried: every resend given the whole budget again (the resend then carries 2.5 s).
    */
   @Test
   void aResendAfterA429CarriesOnlyWhatIsLeftOfTheCallsBudget() {
     RecordingGate gate = gate(100);
-    GatedCall gated = GatedCall.builder(gate).maxWait(Duration.ofMillis(1_500)).build();
+    GatedCall gated = GatedCall.builder(gate).maxWait(Duration.ofMillis(2_500)).build();
     AtomicInteger sent = new AtomicInteger();
 
     String reply =
@@ -120,11 +120,11 @@ class WaitingAdmitterIT {
     List<AdmissionRequest> asked = gate.requests();
     assertThat(asked.get(0).maxWait())
         .as("the first admission's budget")
-        .isBetween(ms(1_400), ms(1_500));
+        .isBetween(ms(2_400), ms(2_500));
     assertThat(asked.subList(1, asked.size()))
         .as("the resend's admissions")
         .isNotEmpty()
-        .allSatisfy(r -> assertThat(r.maxWait()).isLessThanOrEqualTo(ms(800)));
+        .allSatisfy(r -> assertThat(r.maxWait()).isLessThanOrEqualTo(ms(1_800)));
     assertThat(gate.outstanding()).isZero();
   }
 

@@ -252,14 +252,14 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
       }
       long paused = caps.pausedUntil();
       if (paused > now) {
-        return deferral(paused - now, request);
+        return deferral(paused - now, request, maxWait);
       }
       // The limits (Limits, LimitLedger): checked before the rule decides, debited once it admits.
       long epoch = plan.isEmpty() ? 0 : calendar.epochNanos() / 1_000;
       if (!plan.isEmpty()) {
         LimitLedger.Verdict verdict = limits.check(plan, epoch);
         if (!verdict.passes()) {
-          return limitAnswer(verdict, request);
+          return limitAnswer(verdict, request, maxWait);
         }
       }
       NestedBuckets.Booking booking =
@@ -373,10 +373,15 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
 
   /**
    * A deferral of {@code waitMicros} decided before the rule (by the provider's retry-after or by
-   * the limits), keeping the booking the call presented (its place in line stays its own) or
-   * carrying a new one no rule state stands behind (the next attempt is a first attempt).
+   * the limits), or {@code Expired} at once when that is past the call's {@code maxWait}; keeping
+   * the booking the call presented (its place in line stays its own) or carrying a new one no rule
+   * state stands behind (the next attempt is a first attempt).
    */
-  private Admission deferral(long waitMicros, AdmissionRequest request) {
+  private Admission deferral(
+      long waitMicros, AdmissionRequest request, @Nullable Duration maxWait) {
+    if (maxWait != null && waitMicros * 1_000 > maxWait.toNanos()) {
+      return Admission.Expired.of(Duration.ofNanos(waitMicros * 1_000), maxWait);
+    }
     String booking = request.booking();
     if (booking == null) {
       nextId++;
@@ -386,11 +391,12 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
   }
 
   /** The answer for a call the limits hold: their rejection, or a {@link #deferral}. */
-  private Admission limitAnswer(LimitLedger.Verdict verdict, AdmissionRequest request) {
+  private Admission limitAnswer(
+      LimitLedger.Verdict verdict, AdmissionRequest request, @Nullable Duration maxWait) {
     if (verdict.rejected() != null) {
       return verdict.rejected();
     }
-    return deferral(verdict.waitMicros(), request);
+    return deferral(verdict.waitMicros(), request, maxWait);
   }
 
   /** Calls in flight under the policy's concurrency limit now (0 without one). */

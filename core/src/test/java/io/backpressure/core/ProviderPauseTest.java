@@ -49,6 +49,13 @@ class ProviderPauseTest {
 
     gate.feedback(null, gemini429(GeminiAnswers.perMinuteRequests("7s")));
 
+    assertThat(
+            gate.admit(
+                new AdmissionRequest("acme", "P1", Cost.requests(1).tokens(10), null, null, null)
+                    .withMaxWait(Duration.ofSeconds(1))))
+        .as("a call that may wait 1 s expires at once")
+        .isInstanceOfSatisfying(
+            Admission.Expired.class, e -> assertThat(e.turnIn()).isEqualTo(Duration.ofSeconds(7)));
     assertThat(admit())
         .isInstanceOfSatisfying(
             Admission.Deferred.class,

@@ -351,7 +351,7 @@ public final class RedisGate implements Gate, AutoCloseable {
               }
               if (code >= LIMIT_DEFERRED) {
                 return CompletableFuture.completedFuture(
-                    limitDecision(reply, plan, presented != null ? presented : bookingId));
+                    limitDecision(reply, plan, presented != null ? presented : bookingId, maxWait));
               }
               if (code == 0 || code == 1) {
                 observe((Long) reply.get(code == 0 ? 1 : 2));
@@ -474,17 +474,20 @@ public final class RedisGate implements Gate, AutoCloseable {
 
   /**
    * The answer admit.lua gave for a call held before the rule: {@code {5, Δ µs, now}} a deferral
-   * (by a limit, or by the provider's retry-after) that keeps the presented booking (or carries one
-   * no state stands behind), {@code {6, counter, reset µs, used}} a limit's rejection until the
-   * reset, {@code {7, counter}} a cost above the whole limit, {@code {8, reset µs, now}} the
-   * provider's stop until its reset.
+   * (by a limit, or by the provider's retry-after; {@code Expired} when past {@code maxWait}) that
+   * keeps the presented booking (or carries one no state stands behind), {@code {6, counter, reset
+   * µs, used}} a limit's rejection until the reset, {@code {7, counter}} a cost above the whole
+   * limit, {@code {8, reset µs, now}} the provider's stop until its reset.
    */
-  private Decision limitDecision(List<Object> reply, LimitPlan plan, String booking) {
+  private Decision limitDecision(
+      List<Object> reply, LimitPlan plan, String booking, @Nullable Duration maxWait) {
     long code = (Long) reply.get(0);
     if (code == LIMIT_DEFERRED) {
-      return new Decision(
-          new Admission.Deferred(Duration.ofNanos((Long) reply.get(1) * 1_000), booking),
-          (Long) reply.get(2));
+      Duration wait = Duration.ofNanos((Long) reply.get(1) * 1_000);
+      if (maxWait != null && wait.compareTo(maxWait) > 0) {
+        return new Decision(Admission.Expired.of(wait, maxWait), (Long) reply.get(2));
+      }
+      return new Decision(new Admission.Deferred(wait, booking), (Long) reply.get(2));
     }
     if (code == PROVIDER_STOPPED) {
       return new Decision(LimitPlan.providerStopped(target, (Long) reply.get(1)), -1);

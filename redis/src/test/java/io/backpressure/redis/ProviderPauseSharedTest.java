@@ -58,6 +58,13 @@ class ProviderPauseSharedTest {
     hearsThe429.feedback(
         null, ProviderSignals.parse(429, Map.of(), GeminiAnswers.perMinuteRequests("7s"), NOW));
 
+    assertThat(
+            other.admit(
+                new AdmissionRequest("acme", "P1", Cost.requests(1).tokens(10), null, null, null)
+                    .withMaxWait(Duration.ofSeconds(1))))
+        .as("a call that may wait 1 s expires at once")
+        .isInstanceOfSatisfying(
+            Admission.Expired.class, e -> assertThat(e.turnIn()).isEqualTo(Duration.ofSeconds(7)));
     assertThat(admit(other))
         .isInstanceOfSatisfying(
             Admission.Deferred.class,
