@@ -105,7 +105,9 @@ class FeedbackTwoProcessIT {
       long ahead = times.stream().filter(t -> t >= before - 2 * SECOND && t < before).count();
       long behind = times.stream().filter(t -> t >= after && t < after + 3 * SECOND).count();
       long firstSecond = times.stream().filter(t -> t >= after && t < after + SECOND).count();
-      long held = times.stream().filter(t -> t >= after && t < after + RETRY_AFTER_MICROS).count();
+      // The pause runs from the report, which came after "before": [after, before + retry-after)
+      // lies inside it however long the report and the next decision took.
+      long held = times.stream().filter(t -> t >= after && t < before + RETRY_AFTER_MICROS).count();
       System.out.printf(
           "two processes: child admitted %d in the 2 s before the 429, %d in the 3 s after"
               + " (%d in the first second, %d during the retry-after) at an effective cap of"
