@@ -65,6 +65,8 @@ class FeedbackMetersTest {
     assertThat(registry.get("backpressure.feedback.adoptions").functionCounter().count())
         .isEqualTo(1);
 
+    // The 429's retry-after holds every admission for 2 s; the next one reads the buckets.
+    clock.advance(Duration.ofSeconds(2));
     gate.admit("acme", "P1", Cost.requests(0).tokens(0));
     assertThat(
             registry
