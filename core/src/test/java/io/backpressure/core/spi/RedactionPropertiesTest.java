@@ -134,7 +134,7 @@ class RedactionPropertiesTest {
   @Example
   void aUserNameThatReadsAsASchemeIsOneAndIsShown() {
     // No URL parser, and no redaction, can tell this user name from a scheme.
-    assertThat(Redaction.url("QJJJ://QKKK:QXXX@127.0.0.1:6379"))
+    assertThat(Redaction.url("QJJJ://QKKK:QPPP@127.0.0.1:6379"))
         .isEqualTo("QJJJ://***@127.0.0.1:6379");
   }
 

@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
  *   <li>{@code FIXED}: windows {@code [iT, (i+1)T)}, each holding at most the cap (a provider that
  *       counts per clock minute, its alignment known).
  *   <li>{@code SLIDING}: every interval of length {@code T} holds at most the cap (a gate that does
- *       not know the provider's alignment and must be safe for all of them, SPEC §3.4).
+ *       not know the provider's alignment and must be safe for all of them: the safe window,
+ *       docs/deploying.md, {@code safe_window}).
  * </ul>
  *
  * <p>Use is what was sent over the cap of the span from the first send to the last window the sends
