@@ -12,14 +12,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A worker process of the multi-process tests: {@code threads} callers admit calls against one
- * target for {@code seconds}, wait Δ and retry with the booking when deferred, release what they
- * were granted, and finally write one line per admission: the server's decision time (µs), the
- * requests and the tokens debited. It never reports a provider answer. At its first admission it
- * creates {@link #startedMarker the marker} of the output file, so that a test can wait for the
- * load to run instead of guessing how long a JVM takes to start on a loaded machine.
+ * target for {@code seconds} from the process's first admission, wait Δ and retry with the booking
+ * when deferred, release what they were granted, and finally write one line per admission: the
+ * server's decision time (µs), the requests and the tokens debited. It never reports a provider
+ * answer. The run is counted from the first admission, not from the start of {@code main}, so that
+ * a process whose JVM and connection are slow to start on a loaded machine still admits for the
+ * whole run; it gives up if no call is admitted within {@link #FIRST_ADMISSION_WITHIN}. At its
+ * first admission it creates {@link #startedMarker the marker} of the output file, so that a test
+ * can wait for the load to run instead of guessing how long a JVM takes to start.
  *
  * <p>Arguments: url keyPrefix target seconds threads outputFile [calls], where calls is {@code
  * mixed} (the default, {@link MultiProcessCapIT}: random calls of 16 tenants in three classes) or
@@ -27,6 +31,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code P1}).
  */
 public final class AdmitLoad {
+  /** How long a process may take, from the start of {@code main}, to admit its first call. */
+  static final Duration FIRST_ADMISSION_WITHIN = Duration.ofMinutes(1);
+
   private AdmitLoad() {}
 
   /** The file the process creates at its first admission, beside {@code outputFile}. */
@@ -41,7 +48,9 @@ public final class AdmitLoad {
             .target(args[2])
             .commandTimeout(Duration.ofSeconds(5))
             .build();
-    long until = System.nanoTime() + (long) (Double.parseDouble(args[3]) * 1e9);
+    long runNanos = (long) (Double.parseDouble(args[3]) * 1e9);
+    // Until the first admission: the limit on reaching it; from then on, the end of the run.
+    AtomicLong until = new AtomicLong(System.nanoTime() + FIRST_ADMISSION_WITHIN.toNanos());
     int threads = Integer.parseInt(args[4]);
     Path out = Path.of(args[5]);
     boolean steady = args.length > 6 && args[6].equals("steady");
@@ -53,7 +62,7 @@ public final class AdmitLoad {
         Thread caller =
             new Thread(
                 () -> {
-                  List<String> mine = run(gate, until, steady, out, started);
+                  List<String> mine = run(gate, until, runNanos, steady, out, started);
                   synchronized (lines) {
                     lines.addAll(mine);
                   }
@@ -69,11 +78,16 @@ public final class AdmitLoad {
   }
 
   private static List<String> run(
-      RedisGate gate, long until, boolean steady, Path out, AtomicBoolean started) {
+      RedisGate gate,
+      AtomicLong until,
+      long runNanos,
+      boolean steady,
+      Path out,
+      AtomicBoolean started) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     List<String> admitted = new ArrayList<>();
     AdmissionRequest request = null;
-    while (System.nanoTime() < until) {
+    while (System.nanoTime() < until.get()) {
       if (request == null) {
         request =
             steady
@@ -95,6 +109,7 @@ public final class AdmitLoad {
         gate.release(a.grant(), debited);
         request = null;
         if (started.compareAndSet(false, true)) {
+          until.set(System.nanoTime() + runNanos);
           try {
             Files.createFile(startedMarker(out));
           } catch (IOException e) {
