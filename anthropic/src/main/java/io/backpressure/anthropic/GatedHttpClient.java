@@ -9,15 +9,13 @@ import com.anthropic.core.http.HttpResponse;
 import io.backpressure.client.ClientGate;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.GatedTransport;
+import io.backpressure.client.GatedTransport.AnswerView;
+import io.backpressure.client.GatedTransport.RequestView;
+import io.backpressure.client.GatedTransport.TappedAnswer;
 import io.backpressure.client.GatedTransport.TappedBody;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * anthropic-java's HTTP client with the gate in front: installed by {@link
@@ -56,131 +54,53 @@ public final class GatedHttpClient implements HttpClient {
    */
   private static final class Sdk implements GatedTransport.Sdk<HttpRequest, HttpResponse> {
     @Override
-    public boolean hasBody(HttpRequest request) {
-      return request.body().isPresent();
+    public RequestView request(HttpRequest request) {
+      HttpRequestBody body = request.body().orElse(null);
+      return new RequestView(
+          request.method().name(),
+          request.pathSegments(),
+          request.headers()::values,
+          body == null ? null : () -> GatedTransport.written(body::writeTo));
     }
 
     @Override
-    public byte[] requestBody(HttpRequest request) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      request.body().get().writeTo(out);
-      return out.toByteArray();
+    public HttpRequest rewritten(HttpRequest request, byte @Nullable [] json) {
+      HttpRequest.Builder builder = request.toBuilder().removeAllHeaders(GateContext.HEADERS);
+      return json == null ? builder.build() : builder.body(new JsonBody(json)).build();
     }
 
     @Override
-    public String method(HttpRequest request) {
-      return request.method().name();
-    }
-
-    @Override
-    public List<String> pathSegments(HttpRequest request) {
-      return request.pathSegments();
-    }
-
-    @Override
-    public List<String> requestHeader(HttpRequest request, String name) {
-      return request.headers().values(name);
-    }
-
-    @Override
-    public HttpRequest withoutGateHeaders(HttpRequest request) {
-      for (String header : GateContext.HEADERS) {
-        if (!request.headers().values(header).isEmpty()) {
-          return request.toBuilder().removeAllHeaders(GateContext.HEADERS).build();
-        }
-      }
-      return request;
-    }
-
-    @Override
-    public HttpRequest withJsonBody(HttpRequest request, byte[] json) {
-      return request.toBuilder()
-          .removeAllHeaders(GateContext.HEADERS)
-          .body(new JsonBody(json))
-          .build();
-    }
-
-    @Override
-    public int statusCode(HttpResponse response) {
-      return response.statusCode();
-    }
-
-    @Override
-    public Iterable<String> headerNames(HttpResponse response) {
-      return response.headers().names();
-    }
-
-    @Override
-    public List<String> answerHeader(HttpResponse response, String name) {
-      return response.headers().values(name);
+    public AnswerView answer(HttpResponse response) {
+      Headers headers = response.headers();
+      return new AnswerView(
+          response.statusCode(), headers.names(), headers::values, response::body, response::close);
     }
 
     @Override
     public HttpResponse tapped(HttpResponse response, TappedBody body) {
       return new TappedResponse(response, body);
     }
-
-    @Override
-    public InputStream answerBody(HttpResponse response) {
-      return response.body();
-    }
-
-    @Override
-    public void close(HttpResponse response) {
-      response.close();
-    }
   }
 
   /** The (possibly adjusted) JSON body, sent as bytes. */
-  private record JsonBody(byte[] bytes) implements HttpRequestBody {
-    @Override
-    public void writeTo(OutputStream out) {
-      try {
-        out.write(bytes);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+  private static final class JsonBody extends GatedTransport.JsonBody implements HttpRequestBody {
+    JsonBody(byte[] json) {
+      super(json);
     }
-
-    @Override
-    public String contentType() {
-      return "application/json";
-    }
-
-    @Override
-    public long contentLength() {
-      return bytes.length;
-    }
-
-    @Override
-    public boolean repeatable() {
-      return true;
-    }
-
-    @Override
-    public void close() {}
   }
 
   /** The answer with its body tapped; closing it releases the grant if the body did not. */
-  private record TappedResponse(HttpResponse response, TappedBody tapped) implements HttpResponse {
-    @Override
-    public int statusCode() {
-      return response.statusCode();
+  private static final class TappedResponse extends TappedAnswer implements HttpResponse {
+    private final Headers headers;
+
+    TappedResponse(HttpResponse response, TappedBody body) {
+      super(response.statusCode(), body);
+      this.headers = response.headers();
     }
 
     @Override
     public Headers headers() {
-      return response.headers();
-    }
-
-    @Override
-    public InputStream body() {
-      return tapped.get();
-    }
-
-    @Override
-    public void close() {
-      tapped.close();
+      return headers;
     }
   }
 }

@@ -4,6 +4,8 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -20,9 +23,10 @@ import org.jspecify.annotations.Nullable;
  * The SDK-neutral part of a gated HTTP client: which requests are gated, admitting them before they
  * are sent, sending the gate's body without the gate's headers, and handing back the answer with
  * its body tapped so that the grant is released with the usage. Ungated requests pass through, with
- * the gate's headers removed. Each SDK module (openai-java, anthropic-java) implements its SDK's
- * {@code HttpClient} by giving this class a {@link Sdk} view of that SDK's request and response
- * types.
+ * the gate's headers removed. Each SDK module implements its SDK's transport (openai-java's and
+ * anthropic-java's {@code HttpClient}, an OkHttp interceptor for google-genai) by giving this class
+ * a {@link Sdk} view of that SDK's request and response types; {@link JsonBody} and {@link
+ * TappedAnswer} carry the parts of those types that two SDKs of the same shape share.
  *
  * <p>Thread-safe; one instance serves every request of its client.
  *
@@ -36,44 +40,61 @@ public final class GatedTransport<Q, R> {
    * thread.
    */
   public interface Sdk<Q, R> {
-    /** Whether the request has a body (only requests with one are gated). */
-    boolean hasBody(Q request);
+    /** What the gate reads of a request. */
+    RequestView request(Q request);
 
-    /** The request body's bytes. */
-    byte[] requestBody(Q request);
+    /**
+     * The request without the {@link GateContext#HEADERS gate's headers}, sending {@code json} as
+     * its body unless that is null.
+     */
+    Q rewritten(Q request, byte @Nullable [] json);
 
-    /** The HTTP method, in upper case. */
-    String method(Q request);
-
-    /** The request path's segments. */
-    List<String> pathSegments(Q request);
-
-    /** The request header's values, none when it is absent. */
-    List<String> requestHeader(Q request, String name);
-
-    /** The request without the {@link GateContext#HEADERS gate's headers}. */
-    Q withoutGateHeaders(Q request);
-
-    /** The request without the gate's headers, sending {@code json} as its body. */
-    Q withJsonBody(Q request, byte[] json);
-
-    /** The answer's status code. */
-    int statusCode(R response);
-
-    /** The answer's header names. */
-    Iterable<String> headerNames(R response);
-
-    /** The answer header's values. */
-    List<String> answerHeader(R response, String name);
+    /** What the gate reads of an answer. */
+    AnswerView answer(R response);
 
     /** The answer with its body read through {@code body} (see {@link TappedBody}). */
     R tapped(R response, TappedBody body);
+  }
 
-    /** The answer's own body stream. */
-    InputStream answerBody(R response);
+  /**
+   * What the gate reads of a request.
+   *
+   * @param method the HTTP method, in upper case
+   * @param pathSegments the request path's segments
+   * @param header a request header's values, none when it is absent
+   * @param body the body's bytes, read only when the request is gated; null when the request has no
+   *     body (only requests with one are gated)
+   */
+  public record RequestView(
+      String method,
+      List<String> pathSegments,
+      Function<String, List<String>> header,
+      @Nullable Supplier<byte[]> body) {}
 
-    /** Closes the answer. */
-    void close(R response);
+  /**
+   * What the gate reads of an answer.
+   *
+   * @param status the status code
+   * @param headerNames the header names
+   * @param header a header's values
+   * @param body the answer's own body stream
+   * @param close closes the answer
+   */
+  public record AnswerView(
+      int status,
+      Iterable<String> headerNames,
+      Function<String, List<String>> header,
+      Supplier<InputStream> body,
+      Runnable close) {}
+
+  /**
+   * The bytes an SDK's request body {@linkplain OutputStream writes to} a stream, for an SDK whose
+   * body type writes itself.
+   */
+  public static byte[] written(Consumer<OutputStream> body) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    body.accept(out);
+    return out.toByteArray();
   }
 
   private final ClientGate gate;
@@ -102,14 +123,15 @@ public final class GatedTransport<Q, R> {
    *     more was sent)
    */
   public R execute(Q request, Function<Q, R> send) {
-    if (!gated(request)) {
-      return send.apply(sdk.withoutGateHeaders(request));
+    RequestView view = sdk.request(request);
+    if (!gated(view)) {
+      return send.apply(withoutGateHeaders(request, view));
     }
     for (int resends = 0; ; resends++) {
-      Exchange exchange = admit(request);
+      Exchange exchange = admit(view);
       R response;
       try {
-        response = send.apply(sdk.withJsonBody(request, exchange.body()));
+        response = send.apply(sdk.rewritten(request, exchange.body()));
       } catch (RuntimeException | Error e) {
         exchange.failed(e);
         throw e;
@@ -126,23 +148,24 @@ public final class GatedTransport<Q, R> {
    * completed the answer), so pair an asynchronous client with {@link Admitter#direct()}.
    */
   public CompletableFuture<R> executeAsync(Q request, Function<Q, CompletableFuture<R>> send) {
-    if (!gated(request)) {
-      return send.apply(sdk.withoutGateHeaders(request));
+    RequestView view = sdk.request(request);
+    if (!gated(view)) {
+      return send.apply(withoutGateHeaders(request, view));
     }
-    return sendAsync(request, send, 0);
+    return sendAsync(request, view, send, 0);
   }
 
   private CompletableFuture<R> sendAsync(
-      Q request, Function<Q, CompletableFuture<R>> send, int resends) {
+      Q request, RequestView view, Function<Q, CompletableFuture<R>> send, int resends) {
     Exchange exchange;
     try {
-      exchange = admit(request);
+      exchange = admit(view);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
     CompletableFuture<R> sent;
     try {
-      sent = send.apply(sdk.withJsonBody(request, exchange.body()));
+      sent = send.apply(sdk.rewritten(request, exchange.body()));
     } catch (RuntimeException | Error e) {
       exchange.failed(e);
       throw e;
@@ -158,7 +181,7 @@ public final class GatedTransport<Q, R> {
                         : new CompletionException(failure);
                   }
                   return throttled(exchange, response, resends)
-                      ? sendAsync(request, send, resends + 1)
+                      ? sendAsync(request, view, send, resends + 1)
                       : CompletableFuture.completedFuture(tapped(exchange, response));
                 })
             .thenCompose(next -> next);
@@ -170,56 +193,65 @@ public final class GatedTransport<Q, R> {
    * feedback hears it, the grant is released) and closed.
    */
   private boolean throttled(Exchange exchange, R response, int resends) {
-    if (sdk.statusCode(response) != 429
+    AnswerView answer = sdk.answer(response);
+    if (answer.status() != 429
         || resends >= MAX_RESENDS_AFTER_429
         || !gate.feedback().tellsTheGate()) {
       return false;
     }
-    byte[] refusal = errorBody(sdk.answerBody(response));
+    byte[] refusal = errorBody(answer.body().get());
     exchange.answered(
-        sdk.statusCode(response), headers(response), new String(refusal, StandardCharsets.UTF_8));
-    sdk.close(response);
+        answer.status(), headers(answer), new String(refusal, StandardCharsets.UTF_8));
+    answer.close().run();
     return true;
   }
 
-  private boolean gated(Q request) {
-    return sdk.hasBody(request) && gate.gates(sdk.method(request), sdk.pathSegments(request));
+  private boolean gated(RequestView request) {
+    return request.body() != null && gate.gates(request.method(), request.pathSegments());
   }
 
-  private Exchange admit(Q request) {
+  /** The request as it is, unless it carries one of the gate's headers. */
+  private Q withoutGateHeaders(Q request, RequestView view) {
+    for (String header : GateContext.HEADERS) {
+      if (!view.header().apply(header).isEmpty()) {
+        return sdk.rewritten(request, null);
+      }
+    }
+    return request;
+  }
+
+  private Exchange admit(RequestView request) {
     return gate.admit(
-        sdk.requestBody(request),
+        Objects.requireNonNull(request.body()).get(),
         name -> {
-          List<String> values = sdk.requestHeader(request, name);
+          List<String> values = request.header().apply(name);
           return values.isEmpty() ? null : values.get(0);
         });
   }
 
-  private Map<String, List<String>> headers(R response) {
+  private static Map<String, List<String>> headers(AnswerView answer) {
     Map<String, List<String>> headers = new LinkedHashMap<>();
-    for (String name : sdk.headerNames(response)) {
-      headers.put(name.toLowerCase(Locale.ROOT), sdk.answerHeader(response, name));
+    for (String name : answer.headerNames()) {
+      headers.put(name.toLowerCase(Locale.ROOT), answer.header().apply(name));
     }
     return headers;
   }
 
   private R tapped(Exchange exchange, R response) {
-    Map<String, List<String>> headers = headers(response);
-    int status = sdk.statusCode(response);
+    AnswerView answer = sdk.answer(response);
+    Map<String, List<String>> headers = headers(answer);
+    int status = answer.status();
     if (status < 400) {
       exchange.answered(status, headers);
-      return sdk.tapped(
-          response,
-          new TappedBody(() -> sdk.answerBody(response), () -> sdk.close(response), exchange));
+      return sdk.tapped(response, new TappedBody(answer.body(), answer.close(), exchange));
     }
     // A refusal's body says why (the Gemini API and Bedrock say nothing else): read it for the
     // feedback, and hand the SDK the same bytes.
-    byte[] refusal = errorBody(sdk.answerBody(response));
+    byte[] refusal = errorBody(answer.body().get());
     exchange.answered(status, headers, new String(refusal, StandardCharsets.UTF_8));
     return sdk.tapped(
         response,
-        new TappedBody(
-            () -> new ByteArrayInputStream(refusal), () -> sdk.close(response), exchange));
+        new TappedBody(() -> new ByteArrayInputStream(refusal), answer.close(), exchange));
   }
 
   /** An error answer's whole body; what was read when reading it fails. */
@@ -272,6 +304,72 @@ public final class GatedTransport<Q, R> {
       } finally {
         closeResponse.run();
       }
+    }
+  }
+
+  /**
+   * A JSON request body: the bytes, {@code application/json}, repeatable. For SDKs whose request
+   * body interface has these methods (openai-java's and anthropic-java's {@code HttpRequestBody}):
+   * their modules subclass this with that interface added.
+   */
+  public static class JsonBody {
+    private final byte[] json;
+
+    /** A body of {@code json}, which is not copied: do not change it afterwards. */
+    protected JsonBody(byte[] json) {
+      this.json = json;
+    }
+
+    public void writeTo(OutputStream out) {
+      try {
+        out.write(json);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    public String contentType() {
+      return "application/json";
+    }
+
+    public long contentLength() {
+      return json.length;
+    }
+
+    public boolean repeatable() {
+      return true;
+    }
+
+    public void close() {}
+  }
+
+  /**
+   * An answer whose body is read through a {@link TappedBody}: its status, its tapped body, and
+   * closing it through the tap. For SDKs whose response interface has these methods (openai-java's
+   * and anthropic-java's {@code HttpResponse}): their modules subclass this with that interface
+   * added and the SDK's own headers.
+   */
+  public static class TappedAnswer {
+    private final int status;
+    private final TappedBody body;
+
+    /** The answer of {@code status} whose body is read through {@code body}. */
+    protected TappedAnswer(int status, TappedBody body) {
+      this.status = status;
+      this.body = body;
+    }
+
+    public int statusCode() {
+      return status;
+    }
+
+    public InputStream body() {
+      return body.get();
+    }
+
+    /** Closes the tapped body (releasing the grant if reading did not), then the answer. */
+    public void close() {
+      body.close();
     }
   }
 }

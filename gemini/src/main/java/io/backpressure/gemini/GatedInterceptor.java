@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.client.ClientGate;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.GatedTransport;
+import io.backpressure.client.GatedTransport.AnswerView;
+import io.backpressure.client.GatedTransport.RequestView;
 import io.backpressure.client.GatedTransport.TappedBody;
 import java.io.IOException;
 import java.io.InputStream;
@@ -63,16 +65,19 @@ public final class GatedInterceptor implements Interceptor {
   /** OkHttp's request and response types, as {@link GatedTransport} reads and changes them. */
   private static final class Sdk implements GatedTransport.Sdk<Request, Response> {
     @Override
-    public boolean hasBody(Request request) {
-      return request.body() != null;
+    public RequestView request(Request request) {
+      return new RequestView(
+          request.method(),
+          request.url().pathSegments(),
+          request::headers,
+          request.body() == null ? null : () -> wrappedBody(request));
     }
 
     /**
      * The body wrapped with what the path says: {@code {"model", "stream", "request"}}, for {@link
      * GeminiGenerate#read}.
      */
-    @Override
-    public byte[] requestBody(Request request) {
+    private static byte[] wrappedBody(Request request) {
       List<String> segments = request.url().pathSegments();
       String method = segments.get(segments.size() - 1);
       boolean stream = method.endsWith(GeminiGenerate.STREAM);
@@ -90,23 +95,11 @@ public final class GatedInterceptor implements Interceptor {
     }
 
     @Override
-    public String method(Request request) {
-      return request.method();
-    }
-
-    @Override
-    public List<String> pathSegments(Request request) {
-      return request.url().pathSegments();
-    }
-
-    @Override
-    public List<String> requestHeader(Request request, String name) {
-      return request.headers(name);
-    }
-
-    @Override
-    public Request withoutGateHeaders(Request request) {
+    public Request rewritten(Request request, byte @Nullable [] json) {
       Request.Builder builder = request.newBuilder();
+      if (json != null) {
+        builder.method(request.method(), RequestBody.create(json, APPLICATION_JSON));
+      }
       for (String header : GateContext.HEADERS) {
         builder.removeHeader(header);
       }
@@ -114,28 +107,16 @@ public final class GatedInterceptor implements Interceptor {
     }
 
     @Override
-    public Request withJsonBody(Request request, byte[] json) {
-      Request.Builder builder =
-          request.newBuilder().method(request.method(), RequestBody.create(json, APPLICATION_JSON));
-      for (String header : GateContext.HEADERS) {
-        builder.removeHeader(header);
-      }
-      return builder.build();
-    }
-
-    @Override
-    public int statusCode(Response response) {
-      return response.code();
-    }
-
-    @Override
-    public Iterable<String> headerNames(Response response) {
-      return response.headers().names();
-    }
-
-    @Override
-    public List<String> answerHeader(Response response, String name) {
-      return response.headers(name);
+    public AnswerView answer(Response response) {
+      return new AnswerView(
+          response.code(),
+          response.headers().names(),
+          response::headers,
+          () -> {
+            ResponseBody body = response.body();
+            return body == null ? InputStream.nullInputStream() : body.byteStream();
+          },
+          response::close);
     }
 
     @Override
@@ -145,17 +126,6 @@ public final class GatedInterceptor implements Interceptor {
           .newBuilder()
           .body(new TappedResponseBody(original == null ? null : original.contentType(), body))
           .build();
-    }
-
-    @Override
-    public InputStream answerBody(Response response) {
-      ResponseBody body = response.body();
-      return body == null ? InputStream.nullInputStream() : body.byteStream();
-    }
-
-    @Override
-    public void close(Response response) {
-      response.close();
     }
   }
 

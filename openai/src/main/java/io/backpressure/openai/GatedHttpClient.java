@@ -9,15 +9,13 @@ import com.openai.core.http.HttpResponse;
 import io.backpressure.client.ClientGate;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.GatedTransport;
+import io.backpressure.client.GatedTransport.AnswerView;
+import io.backpressure.client.GatedTransport.RequestView;
+import io.backpressure.client.GatedTransport.TappedAnswer;
 import io.backpressure.client.GatedTransport.TappedBody;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * openai-java's HTTP client with the gate in front: the {@link HttpClient} the SDK sends through
@@ -55,131 +53,53 @@ public final class GatedHttpClient implements HttpClient {
   /** openai-java's request and response types, as {@link GatedTransport} reads and changes them. */
   private static final class Sdk implements GatedTransport.Sdk<HttpRequest, HttpResponse> {
     @Override
-    public boolean hasBody(HttpRequest request) {
-      return request.body() != null;
+    public RequestView request(HttpRequest request) {
+      HttpRequestBody body = request.body();
+      return new RequestView(
+          request.method().name(),
+          request.pathSegments(),
+          request.headers()::values,
+          body == null ? null : () -> GatedTransport.written(body::writeTo));
     }
 
     @Override
-    public byte[] requestBody(HttpRequest request) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      request.body().writeTo(out);
-      return out.toByteArray();
+    public HttpRequest rewritten(HttpRequest request, byte @Nullable [] json) {
+      HttpRequest.Builder builder = request.toBuilder().removeAllHeaders(GateContext.HEADERS);
+      return json == null ? builder.build() : builder.body(new JsonBody(json)).build();
     }
 
     @Override
-    public String method(HttpRequest request) {
-      return request.method().name();
-    }
-
-    @Override
-    public List<String> pathSegments(HttpRequest request) {
-      return request.pathSegments();
-    }
-
-    @Override
-    public List<String> requestHeader(HttpRequest request, String name) {
-      return request.headers().values(name);
-    }
-
-    @Override
-    public HttpRequest withoutGateHeaders(HttpRequest request) {
-      for (String header : GateContext.HEADERS) {
-        if (!request.headers().values(header).isEmpty()) {
-          return request.toBuilder().removeAllHeaders(GateContext.HEADERS).build();
-        }
-      }
-      return request;
-    }
-
-    @Override
-    public HttpRequest withJsonBody(HttpRequest request, byte[] json) {
-      return request.toBuilder()
-          .removeAllHeaders(GateContext.HEADERS)
-          .body(new JsonBody(json))
-          .build();
-    }
-
-    @Override
-    public int statusCode(HttpResponse response) {
-      return response.statusCode();
-    }
-
-    @Override
-    public Iterable<String> headerNames(HttpResponse response) {
-      return response.headers().names();
-    }
-
-    @Override
-    public List<String> answerHeader(HttpResponse response, String name) {
-      return response.headers().values(name);
+    public AnswerView answer(HttpResponse response) {
+      Headers headers = response.headers();
+      return new AnswerView(
+          response.statusCode(), headers.names(), headers::values, response::body, response::close);
     }
 
     @Override
     public HttpResponse tapped(HttpResponse response, TappedBody body) {
       return new TappedResponse(response, body);
     }
-
-    @Override
-    public InputStream answerBody(HttpResponse response) {
-      return response.body();
-    }
-
-    @Override
-    public void close(HttpResponse response) {
-      response.close();
-    }
   }
 
   /** The (possibly adjusted) JSON body, sent as bytes. */
-  private record JsonBody(byte[] bytes) implements HttpRequestBody {
-    @Override
-    public void writeTo(OutputStream out) {
-      try {
-        out.write(bytes);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+  private static final class JsonBody extends GatedTransport.JsonBody implements HttpRequestBody {
+    JsonBody(byte[] json) {
+      super(json);
     }
-
-    @Override
-    public String contentType() {
-      return "application/json";
-    }
-
-    @Override
-    public long contentLength() {
-      return bytes.length;
-    }
-
-    @Override
-    public boolean repeatable() {
-      return true;
-    }
-
-    @Override
-    public void close() {}
   }
 
   /** The answer with its body tapped; closing it releases the grant if the body did not. */
-  private record TappedResponse(HttpResponse response, TappedBody tapped) implements HttpResponse {
-    @Override
-    public int statusCode() {
-      return response.statusCode();
+  private static final class TappedResponse extends TappedAnswer implements HttpResponse {
+    private final Headers headers;
+
+    TappedResponse(HttpResponse response, TappedBody body) {
+      super(response.statusCode(), body);
+      this.headers = response.headers();
     }
 
     @Override
     public Headers headers() {
-      return response.headers();
-    }
-
-    @Override
-    public InputStream body() {
-      return tapped.get();
-    }
-
-    @Override
-    public void close() {
-      tapped.close();
+      return headers;
     }
   }
 }
