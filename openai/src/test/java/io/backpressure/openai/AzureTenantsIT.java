@@ -1,7 +1,5 @@
 package io.backpressure.openai;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.openai.azure.AzureOpenAIServiceVersion;
 import com.openai.azure.AzureUrlPathMode;
 import com.openai.azure.credential.AzureApiKeyCredential;
@@ -10,16 +8,10 @@ import com.openai.errors.RateLimitException;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.ModelRoutes;
 import io.backpressure.client.ProviderFeedback;
+import io.backpressure.client.test.SharedQuota;
 import io.backpressure.client.test.TenantLoad;
-import io.backpressure.core.InMemoryGate;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
-import io.backpressure.mock.RequestRecord;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -31,26 +23,10 @@ import org.junit.jupiter.api.Test;
  */
 class AzureTenantsIT {
 
-  private static final int TENANTS = 4;
-  private static final int CALLS = 8;
-
   @Test
   void fourTenantsAtACapOfTenPerWindowMeetNo429() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .requests(LimitSpec.of(WindowModel.FIXED, 10, Duration.ofSeconds(1)))
-            .latencyMs(20, 60)
-            .completionTokens(new CompletionTokens.Uniform(10, 30))
-            .build();
-    // 9 a second and a burst of 1: at most 10 in any one-second window.
-    Policy policy =
-        Policy.builder("azure/my-resource/gpt-4o-prod")
-            .dimension("requests", 9, 1)
-            .tokensPerSecond(1_000_000)
-            .priority("P1", 1)
-            .build();
-    RecordingGate gate = new RecordingGate(InMemoryGate.create(policy));
-    try (MockProvider provider = MockProvider.start(config)) {
+    RecordingGate gate = SharedQuota.gate("azure/my-resource/gpt-4o-prod");
+    try (MockProvider provider = MockProvider.start(SharedQuota.provider())) {
       OpenAIClient client =
           GatedOpenAI.builder()
               .routes(ModelRoutes.builder().route("gpt-4o-prod", gate).build())
@@ -65,8 +41,8 @@ class AzureTenantsIT {
               .build();
       TenantLoad.Outcome outcome =
           TenantLoad.run(
-              TENANTS,
-              CALLS,
+              SharedQuota.TENANTS,
+              SharedQuota.CALLS,
               e -> e instanceof RateLimitException,
               Duration.ofSeconds(60),
               i ->
@@ -80,22 +56,7 @@ class AzureTenantsIT {
                               .maxCompletionTokens(40)
                               .build()));
 
-      assertThat(outcome.refused()).as("429s that reached a caller").isZero();
-      assertThat(outcome.answered()).isEqualTo(TENANTS * CALLS);
-      long counted = 0;
-      for (RequestRecord record : provider.records()) {
-        assertThat(record.status()).isEqualTo(200);
-        counted += record.promptTokens() + record.completionTokens();
-      }
-      double released =
-          gate.releases().stream()
-              .filter(RecordingGate.Release::applied)
-              .map(RecordingGate.Release::actual)
-              .mapToDouble(c -> c.amount("tokens"))
-              .sum();
-      assertThat(released).isCloseTo(counted, org.assertj.core.data.Percentage.withPercentage(1));
-      assertThat(gate.releasedWith()).allSatisfy(c -> assertThat(c.amount("requests")).isOne());
-      assertThat(gate.outstanding()).isZero();
+      SharedQuota.assertAnsweredWithin(outcome, provider, gate);
       client.close();
     }
   }

@@ -25,8 +25,11 @@ public final class TenantLoad {
     void run(int index) throws Exception;
   }
 
-  /** What a run saw: the calls answered and the provider's refusals that reached a caller. */
-  public record Outcome(int answered, int refused) {}
+  /**
+   * What a run saw: the calls answered, the provider's refusals that reached a caller, and the
+   * gate's deferrals the callers waited out.
+   */
+  public record Outcome(int answered, int refused, int deferrals) {}
 
   private TenantLoad() {}
 
@@ -42,6 +45,7 @@ public final class TenantLoad {
       throws Exception {
     AtomicInteger answered = new AtomicInteger();
     AtomicInteger refused = new AtomicInteger();
+    AtomicInteger deferrals = new AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(tenants);
     try {
       List<Future<?>> running = new ArrayList<>();
@@ -58,6 +62,7 @@ public final class TenantLoad {
                         answered.incrementAndGet();
                         break;
                       } catch (DeferredException deferred) {
+                        deferrals.incrementAndGet();
                         caller = GateContext.of(tenant, "P1").withBooking(deferred.booking());
                         Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
                       } catch (Exception e) {
@@ -74,7 +79,7 @@ public final class TenantLoad {
       for (Future<?> tenant : running) {
         tenant.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       }
-      return new Outcome(answered.get(), refused.get());
+      return new Outcome(answered.get(), refused.get(), deferrals.get());
     } finally {
       pool.shutdownNow();
     }
