@@ -47,6 +47,9 @@ public final class AdmitLoad {
             .keyPrefix(args[1])
             .target(args[2])
             .commandTimeout(Duration.ofSeconds(5))
+            // The handshake, not what is tested, can take longer than the default 2 s on a
+            // loaded machine ("Connection initialization timed out after 2 second(s)").
+            .connectTimeout(Duration.ofSeconds(30))
             .build();
     long runNanos = (long) (Double.parseDouble(args[3]) * 1e9);
     // Until the first admission: the limit on reaching it; from then on, the end of the run.

@@ -17,13 +17,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * No over-admission across processes: three JVMs with eight callers each share one target on one
- * Redis, each for 30 s from its first admission (a JVM slow to start still takes its full part).
+ * Redis, each for 20 s from its first admission (a JVM slow to start still takes its full part).
  * From the merged log of admissions (stamped with the server's decision time), the admitted
  * requests and tokens in every one-second window, at any alignment, stay within cap plus burst,
  * while the binding dimension is kept busy.
  */
 class MultiProcessCapIT {
-  private static final double SECONDS = 30;
+  /**
+   * Each process's run: twenty one-second windows of all three processes together, about 3 000
+   * admissions at the request cap, in which the checks slide a window over every alignment.
+   */
+  private static final double SECONDS = 20;
+
   private static final double REQUESTS = 150;
   private static final double REQUEST_BURST = 30;
   private static final double TOKENS = 30_000;
