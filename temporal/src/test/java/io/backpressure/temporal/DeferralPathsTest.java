@@ -96,11 +96,20 @@ class DeferralPathsTest extends HarnessTest {
     assertThat(gate.attempts.get(0).request().priority()).isEqualTo("P1");
   }
 
+  /**
+   * Two deferrals of 100 ms are waited out within the 10 s bound, and the third, of 10 s, would end
+   * past it: the call expires at that attempt, without waiting it out. The count holds however late
+   * the timers fire, short of 9.8 s late: the third deferral passes the bound once the first two
+   * waits are counted, so the count also shows that the waits add up.
+   */
   @ParameterizedTest
   @EnumSource(Way.class)
   void eachWayExpiresAtItsBound(Way way) {
-    RecordingGate gate = new RecordingGate(ScriptedGate.deferAlways("a", Duration.ofMillis(400)));
-    assertThat(run(gate, way, Duration.ofSeconds(1)))
+    Duration bound = Duration.ofSeconds(10);
+    RecordingGate gate =
+        new RecordingGate(
+            ScriptedGate.deferEach("a", Duration.ofMillis(100), Duration.ofMillis(100), bound));
+    assertThat(run(gate, way, bound))
         .isEqualTo("failed:" + Backpressure.EXPIRED + ":RETRY_STATE_NON_RETRYABLE_FAILURE");
     assertThat(gate.attempts).hasSize(3);
   }
