@@ -3,28 +3,21 @@ package io.backpressure.anthropic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.anthropic.models.messages.Message;
+import io.backpressure.client.test.OneCall;
 import io.backpressure.client.test.ReadmeSnippet;
-import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import org.junit.jupiter.api.Test;
 
 class ReadmeExampleTest {
 
   @Test
   void theReadmeExampleRunsAgainstTheMockProvider() throws Exception {
-    try (MockProvider provider =
-        MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
-      Message reply = ReadmeExample.ask(provider.url(), "sk-ant-mock");
-      assertThat(reply.usage().outputTokens()).isPositive();
-      assertThat(provider.records())
-          .singleElement()
-          .satisfies(r -> assertThat(r.status()).isEqualTo(200));
-    }
+    Message reply =
+        OneCall.againstTheMock(provider -> ReadmeExample.ask(provider.url(), "sk-ant-mock"));
+    assertThat(reply.usage().outputTokens()).isPositive();
   }
 
   @Test
   void theReadmeShowsTheExampleAsCompiled() throws Exception {
-    assertThat(ReadmeSnippet.readme())
-        .contains(ReadmeSnippet.of("src/test/java/io/backpressure/anthropic/ReadmeExample.java"));
+    ReadmeSnippet.assertShown("src/test/java/io/backpressure/anthropic/ReadmeExample.java");
   }
 }

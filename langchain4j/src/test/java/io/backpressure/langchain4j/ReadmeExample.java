@@ -13,7 +13,7 @@ final class ReadmeExample {
   private ReadmeExample() {}
 
   static String answer(String baseUrl) throws Exception {
-    // README:begin
+    // example:start
     Gate gate =
         InMemoryGate.create(
             Policy.builder("openai/gpt-4o-mini")
@@ -35,6 +35,6 @@ final class ReadmeExample {
             .build();
     // ExpiredException only when its turn would come after 30 s; a 429 becomes such a wait too
     return GateContext.of("acme", "P1").call(() -> model.chat("Hello"));
-    // README:end
+    // example:end
   }
 }

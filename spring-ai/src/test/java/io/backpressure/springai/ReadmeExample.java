@@ -12,7 +12,7 @@ final class ReadmeExample {
   private ReadmeExample() {}
 
   static String answer(ChatModel openAi) {
-    // README:begin
+    // example:start
     Gate gate =
         InMemoryGate.create(
             Policy.builder("openai/gpt-4o-mini")
@@ -36,6 +36,6 @@ final class ReadmeExample {
                     .param(BackpressureAdvisor.PRIORITY, "P1"))
         .call()
         .content();
-    // README:end
+    // example:end
   }
 }

@@ -1,5 +1,7 @@
 package io.backpressure.client.test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +34,11 @@ public final class ReadmeSnippet {
       text.append(line.isBlank() ? "" : line.substring(indent)).append('\n');
     }
     return text.toString();
+  }
+
+  /** Asserts that the module's README shows the example lines of {@code source}. */
+  public static void assertShown(String source) throws IOException {
+    assertThat(readme()).contains(of(source));
   }
 
   /** The module's README. */
