@@ -4,11 +4,10 @@ import io.backpressure.client.GateContext;
 import io.backpressure.client.test.AtTheCap;
 import io.backpressure.client.test.TenantLoad;
 import io.backpressure.mock.MockProvider;
+import io.backpressure.springai.test.MockOpenAi;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.openai.OpenAiChatModel;
-import org.springframework.ai.openai.OpenAiChatOptions;
 
 /**
  * Four tenants call the mock provider as fast as the gate lets them, in real time, through one
@@ -22,17 +21,7 @@ class AtTheCapIT {
   void fourTenantsAtTheCapSeeNo429() throws Exception {
     try (MockProvider provider = MockProvider.start(AtTheCap.provider())) {
       ChatClient chat =
-          ChatClient.builder(
-                  OpenAiChatModel.builder()
-                      .options(
-                          OpenAiChatOptions.builder()
-                              .baseUrl(provider.baseUrl())
-                              .apiKey("sk-mock")
-                              .model("gpt-4o-mini")
-                              .maxRetries(0)
-                              .timeout(Duration.ofSeconds(30))
-                              .build())
-                      .build())
+          ChatClient.builder(MockOpenAi.chatModel(provider, Duration.ofSeconds(30)))
               .defaultAdvisors(BackpressureAdvisor.builder(AtTheCap.gate()).build())
               .build();
       TenantLoad.Outcome outcome =

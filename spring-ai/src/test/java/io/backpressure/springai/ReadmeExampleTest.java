@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.client.test.OneCall;
 import io.backpressure.client.test.ReadmeSnippet;
+import io.backpressure.springai.test.MockOpenAi;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import org.springframework.ai.openai.OpenAiChatModel;
-import org.springframework.ai.openai.OpenAiChatOptions;
 
 class ReadmeExampleTest {
 
@@ -21,17 +20,7 @@ class ReadmeExampleTest {
     String answer =
         OneCall.againstTheMock(
             provider ->
-                ReadmeExample.answer(
-                    OpenAiChatModel.builder()
-                        .options(
-                            OpenAiChatOptions.builder()
-                                .baseUrl(provider.baseUrl())
-                                .apiKey("sk-mock")
-                                .model("gpt-4o-mini")
-                                .maxRetries(0)
-                                .timeout(Duration.ofSeconds(20))
-                                .build())
-                        .build()));
+                ReadmeExample.answer(MockOpenAi.chatModel(provider, Duration.ofSeconds(20))));
     assertThat(answer).isNotEmpty().doesNotStartWith("retry");
   }
 }

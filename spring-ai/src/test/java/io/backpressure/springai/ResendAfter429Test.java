@@ -9,11 +9,10 @@ import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
+import io.backpressure.springai.test.MockOpenAi;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.openai.OpenAiChatModel;
-import org.springframework.ai.openai.OpenAiChatOptions;
 
 /**
  * A waiting advisor sends a call the provider refused with a 429 again through the rest of the
@@ -39,17 +38,7 @@ class ResendAfter429Test {
                 .requests(LimitSpec.of(WindowModel.SLIDING, 1, Duration.ofSeconds(2)))
                 .build())) {
       ChatClient chat =
-          ChatClient.builder(
-                  OpenAiChatModel.builder()
-                      .options(
-                          OpenAiChatOptions.builder()
-                              .baseUrl(provider.baseUrl())
-                              .apiKey("sk-mock")
-                              .model("gpt-4o-mini")
-                              .maxRetries(0)
-                              .timeout(Duration.ofSeconds(20))
-                              .build())
-                      .build())
+          ChatClient.builder(MockOpenAi.chatModel(provider, Duration.ofSeconds(20)))
               .defaultAdvisors(
                   BackpressureAdvisor.builder(gate).maxWait(Duration.ofSeconds(10)).build())
               .build();

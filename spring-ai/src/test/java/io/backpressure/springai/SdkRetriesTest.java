@@ -13,11 +13,10 @@ import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
+import io.backpressure.springai.test.MockOpenAi;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.openai.OpenAiChatModel;
-import org.springframework.ai.openai.OpenAiChatOptions;
 
 /**
  * With the model's retries off (the spring-ai README), a gated call answered 429 is sent once, and
@@ -43,17 +42,7 @@ class SdkRetriesTest {
             .build();
     try (MockProvider provider = MockProvider.start(config)) {
       ChatClient chat =
-          ChatClient.builder(
-                  OpenAiChatModel.builder()
-                      .options(
-                          OpenAiChatOptions.builder()
-                              .baseUrl(provider.baseUrl())
-                              .apiKey("sk-mock")
-                              .model("gpt-4o-mini")
-                              .maxRetries(0)
-                              .timeout(Duration.ofSeconds(20))
-                              .build())
-                      .build())
+          ChatClient.builder(MockOpenAi.chatModel(provider, Duration.ofSeconds(20)))
               .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
               .build();
 

@@ -16,6 +16,7 @@ import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import io.backpressure.springai.BackpressureAdvisor;
+import io.backpressure.springai.test.MockOpenAi;
 import io.backpressure.temporal.BackpressureInterceptor;
 import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.spring.boot.TemporalOptionsCustomizer;
@@ -26,7 +27,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.ResolvableType;
@@ -75,17 +75,7 @@ class FrameworkBeansTest {
         context -> {
           BackpressureAdvisor advisor = context.getBean(BackpressureAdvisor.class);
           ChatClient chat =
-              ChatClient.builder(
-                      org.springframework.ai.openai.OpenAiChatModel.builder()
-                          .options(
-                              OpenAiChatOptions.builder()
-                                  .baseUrl(provider.baseUrl())
-                                  .apiKey("sk-mock")
-                                  .model("gpt-4o-mini")
-                                  .maxRetries(0)
-                                  .timeout(Duration.ofSeconds(20))
-                                  .build())
-                          .build())
+              ChatClient.builder(MockOpenAi.chatModel(provider, Duration.ofSeconds(20)))
                   .defaultAdvisors(advisor)
                   .build();
 
@@ -128,17 +118,7 @@ class FrameworkBeansTest {
         .run(
             context -> {
               ChatClient chat =
-                  ChatClient.builder(
-                          org.springframework.ai.openai.OpenAiChatModel.builder()
-                              .options(
-                                  OpenAiChatOptions.builder()
-                                      .baseUrl(provider.baseUrl())
-                                      .apiKey("sk-mock")
-                                      .model("gpt-4o-mini")
-                                      .maxRetries(0)
-                                      .timeout(Duration.ofSeconds(20))
-                                      .build())
-                              .build())
+                  ChatClient.builder(MockOpenAi.chatModel(provider, Duration.ofSeconds(20)))
                       .defaultAdvisors(context.getBean(BackpressureAdvisor.class))
                       .build();
               assertThat(chat.prompt("hello").call().content()).isNotEmpty();

@@ -6,14 +6,13 @@ import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.springai.test.MockOpenAi;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.openai.OpenAiChatModel;
-import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -61,18 +60,7 @@ class ReadmeExampleTest {
           .withPropertyValues(readmeProperties())
           .withBean(
               ChatClient.Builder.class,
-              () ->
-                  ChatClient.builder(
-                      OpenAiChatModel.builder()
-                          .options(
-                              OpenAiChatOptions.builder()
-                                  .baseUrl(provider.baseUrl())
-                                  .apiKey("sk-mock")
-                                  .model("gpt-4o-mini")
-                                  .maxRetries(0)
-                                  .timeout(Duration.ofSeconds(20))
-                                  .build())
-                          .build()))
+              () -> ChatClient.builder(MockOpenAi.chatModel(provider, Duration.ofSeconds(20))))
           .withUserConfiguration(ChatConfiguration.class)
           .run(
               context -> {

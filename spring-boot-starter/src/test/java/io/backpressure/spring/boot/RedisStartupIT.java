@@ -11,6 +11,7 @@ import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.springai.BackpressureAdvisor;
+import io.backpressure.springai.test.MockOpenAi;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,8 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ChatModel;
-import org.springframework.ai.openai.OpenAiChatModel;
-import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -77,19 +76,7 @@ class RedisStartupIT {
               "backpressure.policy-ownership=verify",
               // Five requests a second, counted per second; no fail-mode: the default decides.
               "backpressure.targets.openai.policy-file=classpath:cold-start-policy.yaml")
-          .withBean(
-              ChatModel.class,
-              () ->
-                  OpenAiChatModel.builder()
-                      .options(
-                          OpenAiChatOptions.builder()
-                              .baseUrl(provider.baseUrl())
-                              .apiKey("sk-mock")
-                              .model("gpt-4o-mini")
-                              .maxRetries(0)
-                              .timeout(Duration.ofSeconds(30))
-                              .build())
-                      .build())
+          .withBean(ChatModel.class, () -> MockOpenAi.chatModel(provider, Duration.ofSeconds(30)))
           .run(
               context -> {
                 assertThat(context).hasNotFailed();
