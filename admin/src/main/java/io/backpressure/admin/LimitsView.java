@@ -17,9 +17,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code admin show} prints of a target's limits: the calls in flight under its concurrency
- * limit (at the target, per class, per tenant with a limit of its own) and each class's and named
- * tenant's quota with its use, what is left and when it resets. The default tenant quota is shown
- * as configured: its use is each tenant's own ({@code admin quota show --tenant T}).
+ * limit (at the target, per class, per tenant with a limit of its own), an adaptive limit's current
+ * value and each class's and named tenant's quota with its use, what is left and when it resets.
+ * The default tenant quota is shown as configured: its use is each tenant's own ({@code admin quota
+ * show --tenant T}).
  */
 final class LimitsView {
   private LimitsView() {}
@@ -34,7 +35,9 @@ final class LimitsView {
     Map<QuotaHolder, Long> inFlight = new LinkedHashMap<>();
     long target = 0;
     long expired = 0;
+    long limit = 0;
     if (concurrency != null) {
+      limit = store.concurrencyLimit();
       target = store.inFlight();
       expired = store.expiredLeases();
       for (PriorityClass k : policy.priorities()) {
@@ -53,7 +56,7 @@ final class LimitsView {
     for (String tenant : new TreeMap<>(limits.tenantQuotas()).keySet()) {
       quotas.add(store.quotaUse(QuotaHolder.tenant(tenant)));
     }
-    return new Read(limits, target, expired, inFlight, quotas);
+    return new Read(limits, target, limit, expired, inFlight, quotas);
   }
 
   /**
@@ -61,6 +64,7 @@ final class LimitsView {
    *
    * @param limits the policy's limits
    * @param inFlight calls holding a lease at the target
+   * @param limit the target's concurrency limit in force (an adaptive one's current value)
    * @param expired leases that expired unreleased
    * @param scopes calls holding a lease per class and per tenant with a limit of its own
    * @param quotas each class's and named tenant's quota use
@@ -68,6 +72,7 @@ final class LimitsView {
   record Read(
       Limits limits,
       long inFlight,
+      long limit,
       long expired,
       Map<QuotaHolder, Long> scopes,
       List<QuotaUse> quotas) {
@@ -80,9 +85,10 @@ final class LimitsView {
             String.format(
                 "Calls in flight: %d of %s (lease TTL %ss), %d leases expired unreleased%n",
                 inFlight,
-                concurrency.maxInFlight() < Limits.MAX_IN_FLIGHT
-                    ? Integer.toString(concurrency.maxInFlight())
-                    : "no limit",
+                adaptive(concurrency)
+                    + (concurrency.maxInFlight() < Limits.MAX_IN_FLIGHT
+                        ? Long.toString(limit)
+                        : "no limit"),
                 Output.number(concurrency.leaseTtl().toMillis() / 1000.0),
                 expired));
         scopes.forEach(
@@ -129,7 +135,16 @@ final class LimitsView {
       } else {
         ObjectNode c = json.putObject("concurrency");
         c.put("in_flight", inFlight);
-        c.put("max_in_flight", concurrency.maxInFlight());
+        c.put("max_in_flight", limit);
+        Limits.Adaptive adaptive = concurrency.adaptive();
+        if (adaptive == null) {
+          c.putNull("adaptive");
+        } else {
+          c.putObject("adaptive")
+              .put("min", adaptive.min())
+              .put("max", adaptive.max())
+              .put("latency_target_s", adaptive.latencyTarget().toMillis() / 1000.0);
+        }
         c.put("lease_ttl_s", concurrency.leaseTtl().toMillis() / 1000.0);
         c.put("expired", expired);
         ObjectNode classes = c.putObject("classes");
@@ -161,6 +176,18 @@ final class LimitsView {
             .put("reset_at", use.resetAt().toString());
       }
       return json;
+    }
+
+    /** "adaptive in [min, max], latency target Ts, now " for an adaptive limit, else "". */
+    private static String adaptive(Limits.Concurrency concurrency) {
+      Limits.Adaptive adaptive = concurrency.adaptive();
+      return adaptive == null
+          ? ""
+          : String.format(
+              "an adaptive limit in [%d, %d] (latency target %ss), now ",
+              adaptive.min(),
+              adaptive.max(),
+              Output.number(adaptive.latencyTarget().toMillis() / 1000.0));
     }
 
     private static @Nullable Integer limit(Limits.Concurrency concurrency, QuotaHolder scope) {

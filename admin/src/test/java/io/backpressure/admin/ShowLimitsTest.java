@@ -92,6 +92,39 @@ class ShowLimitsTest {
     }
   }
 
+  @Test
+  void showsAnAdaptiveLimitsBoundsAndItsCurrentValue() throws Exception {
+    Policy policy =
+        Policy.builder(TARGET)
+            .dimension(Dimension.REQUESTS, 100, 100)
+            .priority("P1", 1)
+            .adaptiveConcurrency(2, 16, Duration.ofSeconds(5))
+            .build();
+    try (RedisGate gate =
+        RedisGate.connect(
+            RedisGateConfig.builder(TestRedis.shared().url())
+                .keyPrefix(prefix)
+                .policy(policy)
+                .build())) {
+      Admission.Admitted first = (Admission.Admitted) gate.admit("acme", "P1", Cost.requests(1));
+      gate.admit("acme", "P1", Cost.requests(1));
+      // Released at once, with both leases held: within the latency target, the limit grows by one.
+      gate.release(first.grant(), Cost.requests(1));
+
+      JsonNode concurrency =
+          AdminCommandTest.run(args("--json")).json().path("limits").path("concurrency");
+      assertThat(concurrency.path("in_flight").asLong()).isEqualTo(1);
+      assertThat(concurrency.path("max_in_flight").asLong()).isEqualTo(3);
+      assertThat(concurrency.path("adaptive").path("min").asLong()).isEqualTo(2);
+      assertThat(concurrency.path("adaptive").path("max").asLong()).isEqualTo(16);
+      assertThat(concurrency.path("adaptive").path("latency_target_s").asDouble()).isEqualTo(5);
+      assertThat(AdminCommandTest.run(args()).out())
+          .contains(
+              "Calls in flight: 1 of an adaptive limit in [2, 16] (latency target 5s), now 3"
+                  + " (lease TTL 60s), 0 leases expired unreleased");
+    }
+  }
+
   private String[] args(String... more) {
     List<String> args =
         new ArrayList<>(

@@ -189,6 +189,10 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
       long now = clock.nanoTime() / 1_000;
       caps.observe(now, signal, own);
       applyCaps(now);
+      Limits.Adaptive adaptive = adaptive(policy);
+      if (adaptive != null && Limits.Adaptive.decreasesOn(signal)) {
+        limits.overload(adaptive, calendar.epochNanos() / 1_000);
+      }
       for (int d = 0; d < dimensionNames.size(); d++) {
         buckets.spent(d, caps.spentFrom(d), caps.spentUntil(d));
       }
@@ -346,7 +350,7 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
         return false;
       }
       buckets.release(now, record, releaseAmounts);
-      limits.release(grant.id(), releaseAmounts, calendar.epochNanos() / 1_000);
+      limits.release(grant.id(), releaseAmounts, calendar.epochNanos() / 1_000, adaptive(policy));
       if (spare.size() < SPARE_BOOKINGS) {
         spare.addFirst(record);
       }
@@ -397,6 +401,21 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
       return verdict.rejected();
     }
     return deferral(verdict.waitMicros(), request, maxWait);
+  }
+
+  /** The adaptive concurrency limit of {@code policy}, or null when it has none. */
+  private static Limits.@Nullable Adaptive adaptive(Policy policy) {
+    Limits.Concurrency concurrency = policy.limits().concurrency();
+    return concurrency == null ? null : concurrency.adaptive();
+  }
+
+  /**
+   * The target's concurrency limit in force now: an adaptive limit's current value, else the fixed
+   * {@code max_in_flight}; 0 without a concurrency limit.
+   */
+  public synchronized int concurrencyLimit() {
+    Limits.Concurrency concurrency = policy.limits().concurrency();
+    return concurrency == null ? 0 : limits.limitOf(concurrency);
   }
 
   /** Calls in flight under the policy's concurrency limit now (0 without one). */

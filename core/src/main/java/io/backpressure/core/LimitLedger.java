@@ -29,6 +29,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code scopeLeases}: scope → leases</td><td>hash {@code limits}, fields {@code
  *       in:k:<class>} and {@code in:t:<tenant>}</td></tr>
  *   <tr><td>{@link #expiredLeases()}</td><td>hash {@code limits}, field {@code expired}</td></tr>
+ *   <tr><td>{@code adaptiveLimit}, {@code lastDecrease}</td><td>hash {@code limits}, field {@code
+ *       adaptive}: "limit last_decrease"</td></tr>
+ *   <tr><td>{@link #overload}</td><td>{@code limits_decrease} (overload.lua)</td></tr>
  * </table>
  *
  * <h2>Concurrency leases</h2>
@@ -40,6 +43,10 @@ import org.jspecify.annotations.Nullable;
  * holds its {@code max_in_flight} leases, the call is deferred until the target's earliest lease
  * expires, but for at most {@link LimitPlan#POLL_MICROS}: nobody can predict when a call completes,
  * so the deferred call polls.
+ *
+ * <p>Under an {@linkplain Limits.Adaptive adaptive} limit the target's limit is the one its law
+ * keeps here ({@link #limitOf}): each release of a leased call is a latency sample (admission to
+ * release, on the calendar clock), each {@link #overload} a decrease.
  *
  * <p>Not thread-safe: its owner calls it under its lock. Times are µs since the epoch.
  */
@@ -68,6 +75,11 @@ final class LimitLedger {
   private final PriorityQueue<Map.Entry<String, Long>> leaseExpiries =
       new PriorityQueue<>(Map.Entry.comparingByValue());
   private long expiredLeases;
+
+  /** The adaptive limit as last stored (0: none yet), and when it last decreased (0: never). */
+  private int adaptiveLimit;
+
+  private long lastDecrease;
 
   /**
    * What the limits say of a call: let the rule decide ({@link #PASS}), wait {@code waitMicros}, or
@@ -121,7 +133,7 @@ final class LimitLedger {
     }
     if (plan.concurrency() != null) {
       expireLeases(now);
-      if (full(plan.concurrency().maxInFlight(), plan.scopes())) {
+      if (full(limitOf(plan.concurrency()), plan.scopes())) {
         long untilExpiry = leaseExpiries.peek().getValue() - now;
         long lease = untilExpiry < LimitPlan.POLL_MICROS ? untilExpiry : LimitPlan.POLL_MICROS;
         wait = wait > lease ? wait : lease;
@@ -154,10 +166,11 @@ final class LimitLedger {
 
   /**
    * Reconciles the released grant with what the call really used ({@code actual} per dimension, in
-   * the policy's order) and gives its lease back; a grant this ledger does not hold (never debited,
-   * released already, expired) changes nothing.
+   * the policy's order) and gives its lease back; under an {@code adaptive} limit (the policy's at
+   * release, or null) the call's latency, from its admission to {@code now}, moves the limit. A
+   * grant this ledger does not hold (never debited, released already, expired) changes nothing.
    */
-  public void release(String grant, double[] actual, long now) {
+  public void release(String grant, double[] actual, long now, Limits.@Nullable Adaptive adaptive) {
     Debited d = debited.remove(grant);
     if (d == null) {
       return;
@@ -174,9 +187,51 @@ final class LimitLedger {
       count.held = held > 0 ? held : 0;
     }
     // The lease's heap entry stays until its expiry, when expireLeases drops it uncounted.
-    Lease lease = leases.remove(grant);
-    if (lease != null) {
-      leave(lease);
+    Lease lease = leases.get(grant);
+    if (lease == null) {
+      return;
+    }
+    if (adaptive != null) {
+      int limit = adaptive.current(adaptiveLimit);
+      if (now - d.admittedAt() > adaptive.latencyTargetMicros()) {
+        decrease(adaptive, limit, now);
+      } else {
+        adaptiveLimit = adaptive.increased(limit, leases.size());
+      }
+    }
+    leases.remove(grant);
+    leave(lease);
+  }
+
+  /**
+   * The provider answered a call with an overload (a timeout, a 5xx, a 529): the {@code adaptive}
+   * limit decreases, unless it already did within its latency target.
+   */
+  public void overload(Limits.Adaptive adaptive, long now) {
+    decrease(adaptive, adaptive.current(adaptiveLimit), now);
+  }
+
+  /**
+   * The target's concurrency limit in force: the adaptive limit's current value, else {@code
+   * concurrency}'s fixed {@code max_in_flight}.
+   */
+  public int limitOf(Limits.Concurrency concurrency) {
+    Limits.Adaptive adaptive = concurrency.adaptive();
+    return adaptive == null ? concurrency.maxInFlight() : adaptive.current(adaptiveLimit);
+  }
+
+  /**
+   * What the adaptive limit's state holds: {@code {limit, last decrease µs}}, zeros when it was
+   * never moved. For the differential tests.
+   */
+  public long[] adaptiveState() {
+    return new long[] {adaptiveLimit, lastDecrease};
+  }
+
+  private void decrease(Limits.Adaptive adaptive, int limit, long now) {
+    if (adaptive.mayDecrease(lastDecrease, now)) {
+      adaptiveLimit = adaptive.decreased(limit);
+      lastDecrease = now;
     }
   }
 

@@ -1,5 +1,6 @@
 package io.backpressure.core;
 
+import io.backpressure.core.feedback.ProviderSignal;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -190,18 +191,32 @@ public record Limits(
    *     [1, 1000000]}
    * @param tenants the limit of each named tenant, each in {@code [1, 1000000]}
    * @param defaultTenant the limit of every tenant not named in {@code tenants}, or null for none
+   * @param adaptive with an adaptive target limit, its law's bounds and latency target ({@code
+   *     maxInFlight} is then its {@code max}); null for a fixed {@code maxInFlight}
    */
   public record Concurrency(
       int maxInFlight,
       Duration leaseTtl,
       Map<String, Integer> classes,
       Map<String, Integer> tenants,
-      @Nullable Integer defaultTenant) {
+      @Nullable Integer defaultTenant,
+      @Nullable Adaptive adaptive) {
     /** The lease TTL when none is given. */
     public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(60);
 
     public Concurrency {
       inFlight("concurrency.max_in_flight", maxInFlight);
+      if (adaptive != null && maxInFlight != adaptive.max()) {
+        throw new InvalidPolicyException(
+            "concurrency.max_in_flight",
+            "concurrency.max_in_flight and concurrency.adaptive exclude each other: the adaptive"
+                + " limit moves within [adaptive.min, adaptive.max] = ["
+                + adaptive.min()
+                + ", "
+                + adaptive.max()
+                + "], got max_in_flight "
+                + maxInFlight);
+      }
       if (leaseTtl == null
           || leaseTtl.compareTo(MIN_LEASE_TTL) < 0
           || leaseTtl.compareTo(MAX_LEASE_TTL) > 0) {
@@ -223,9 +238,24 @@ public record Limits(
       }
     }
 
-    /** A limit at the target only. */
+    /** A fixed limit at the target and, optionally, limits of classes and tenants. */
+    public Concurrency(
+        int maxInFlight,
+        Duration leaseTtl,
+        Map<String, Integer> classes,
+        Map<String, Integer> tenants,
+        @Nullable Integer defaultTenant) {
+      this(maxInFlight, leaseTtl, classes, tenants, defaultTenant, null);
+    }
+
+    /** A fixed limit at the target only. */
     public Concurrency(int maxInFlight, Duration leaseTtl) {
       this(maxInFlight, leaseTtl, Map.of(), Map.of(), null);
+    }
+
+    /** An adaptive limit at the target only. */
+    public Concurrency(Adaptive adaptive, Duration leaseTtl) {
+      this(adaptive.max(), leaseTtl, Map.of(), Map.of(), null, adaptive);
     }
 
     /** The limit of class {@code priority}'s leases, or null when the class has none. */
@@ -249,6 +279,128 @@ public record Limits(
         throw new InvalidPolicyException(
             field, field + " must be a whole number in [1, " + MAX_IN_FLIGHT + "], got " + limit);
       }
+    }
+  }
+
+  /**
+   * An adaptive concurrency limit at the target: the number of calls allowed in flight moves
+   * between {@code min} and {@code max} by additive increase and multiplicative decrease (AIMD),
+   * the law of TCP's congestion avoidance (V. Jacobson, "Congestion Avoidance and Control", 1988;
+   * RFC 5681, "TCP Congestion Control") as Netflix's concurrency-limits library applies it to calls
+   * ({@code AIMDLimit}).
+   *
+   * <h2>The law</h2>
+   *
+   * The limit {@code L} starts at {@code min}. The gate measures each released call's latency on
+   * the backend's clock, from its admission to its release, and hears the provider's answers
+   * through {@link Gate#feedback}:
+   *
+   * <ul>
+   *   <li><b>Additive increase</b>: a call released within {@code latencyTarget} while at least
+   *       half the limit was in flight raises {@code L} by one, up to {@code max} ({@link
+   *       #increased}). A limit mostly unused does not grow: it would only grow without bound and
+   *       then be wrong when the load comes.
+   *   <li><b>Multiplicative decrease</b>: a call released after more than {@code latencyTarget}, or
+   *       an overload answer (a timeout or no answer, a 5xx, Anthropic's 529: {@link
+   *       io.backpressure.core.feedback.ProviderSignal.Meaning#OVERLOADED} and {@link
+   *       io.backpressure.core.feedback.ProviderSignal.Meaning#PROVIDER_ERROR}), halves {@code L},
+   *       down to {@code min} ({@link #decreased}) — but at most once per {@code latencyTarget}
+   *       ({@link #mayDecrease}): the calls that were in flight when the provider slowed all come
+   *       back slow, and one slow spell must cost one halving per latency target, not one per call,
+   *       as TCP halves its window once per round trip of losses.
+   * </ul>
+   *
+   * <p>A worked example, {@code min 4, max 256, latencyTarget 1s}: calls of 0.2 s fill the limit
+   * and raise it by one each, from 4 to 64 after 60 releases. The provider slows to 2 s: the first
+   * slow release halves it to 32, the next halving waits one second (16), then 8, then 4; calls
+   * still in flight past the limit finish, and no new call goes until the in-flight count is below
+   * {@code L}. When the provider recovers, each fast release adds one again.
+   *
+   * <p>The limit is shared through the state, as the leases are: the in-memory gate keeps it in its
+   * ledger, the Redis gate in the limits hash, read and written by the same script call that checks
+   * or releases a lease. A value.
+   *
+   * @param min the lowest limit and the first, in {@code [1, 1000000]}
+   * @param max the highest limit, in {@code [min, 1000000]}
+   * @param latencyTarget the latency a released call must not exceed for the limit to grow, and the
+   *     shortest time between two decreases; in {@code (0, 24h]}
+   */
+  public record Adaptive(int min, int max, Duration latencyTarget) {
+    /** What a decrease multiplies the limit by (TCP's halving). */
+    public static final double BACKOFF = 0.5;
+
+    public Adaptive {
+      Concurrency.inFlight("concurrency.adaptive.min", min);
+      if (max < min || max > MAX_IN_FLIGHT) {
+        throw new InvalidPolicyException(
+            "concurrency.adaptive.max",
+            "concurrency.adaptive.max must be a whole number in [adaptive.min = "
+                + min
+                + ", "
+                + MAX_IN_FLIGHT
+                + "], got "
+                + max);
+      }
+      if (latencyTarget == null
+          || latencyTarget.isNegative()
+          || latencyTarget.isZero()
+          || latencyTarget.compareTo(MAX_LEASE_TTL) > 0) {
+        throw new InvalidPolicyException(
+            "concurrency.adaptive.latency_target",
+            "concurrency.adaptive.latency_target must be a duration in (0, 24h], got "
+                + (latencyTarget == null ? "nothing" : latencyTarget.toMillis() + "ms"));
+      }
+    }
+
+    /**
+     * Whether the provider's answer {@code signal} is an overload this law decreases on: the
+     * provider overloaded for everyone (a 529, a 503 that says so) or failing (another 5xx, no
+     * answer: a timeout). A 429 is not one: it is about a cap, which the effective caps learn.
+     */
+    public static boolean decreasesOn(ProviderSignal signal) {
+      return signal.meaning() == ProviderSignal.Meaning.OVERLOADED
+          || signal.meaning() == ProviderSignal.Meaning.PROVIDER_ERROR;
+    }
+
+    /** The latency target in µs. */
+    public long latencyTargetMicros() {
+      return latencyTarget.toNanos() / 1_000;
+    }
+
+    /**
+     * The limit in force given the stored one: {@code min} when none is stored (0), else the stored
+     * one within {@code [min, max]} (the bounds may have changed since it was stored).
+     */
+    public int current(int stored) {
+      if (stored < min) {
+        return min;
+      }
+      return stored > max ? max : stored;
+    }
+
+    /**
+     * The limit after a call released within the latency target while {@code inFlight} calls (the
+     * released one included) held leases: one more, up to {@code max}, when at least half of {@code
+     * limit} was in flight; else {@code limit}.
+     */
+    public int increased(int limit, long inFlight) {
+      return 2 * inFlight >= limit && limit < max ? limit + 1 : limit;
+    }
+
+    /**
+     * The limit after a decrease: {@code limit} times {@link #BACKOFF}, rounded down, at least min.
+     */
+    public int decreased(int limit) {
+      int next = (int) Math.floor(limit * BACKOFF);
+      return next < min ? min : next;
+    }
+
+    /**
+     * Whether a decrease may happen at {@code nowMicros} when the last one happened at {@code
+     * lastMicros} (µs on the backend's clock; 0 when none has): once a latency target has passed.
+     */
+    public boolean mayDecrease(long lastMicros, long nowMicros) {
+      return lastMicros == 0 || nowMicros - lastMicros >= latencyTargetMicros();
     }
   }
 

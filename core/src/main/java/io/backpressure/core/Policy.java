@@ -635,6 +635,30 @@ public record Policy(
     }
 
     /**
+     * An adaptive limit on the calls in flight at once ({@link Limits.Adaptive} has its law): it
+     * starts at {@code min} and moves within {@code [min, max]}, growing while released calls take
+     * at most {@code latencyTarget} and halving on a slower call or an overload answer. Each call
+     * holds a lease from its admission to its release; a lease not released within {@code leaseTtl}
+     * expires by itself. Replaces a fixed {@link #concurrency(int, Duration)}.
+     *
+     * @throws InvalidPolicyException naming {@code concurrency.adaptive.min} outside {@code [1,
+     *     1000000]}, {@code concurrency.adaptive.max} outside {@code [min, 1000000]}, {@code
+     *     concurrency.adaptive.latency_target} outside {@code (0, 24h]} or {@code
+     *     concurrency.lease_ttl} outside {@code [1s, 24h]}
+     */
+    public Builder adaptiveConcurrency(
+        int min, int max, Duration latencyTarget, Duration leaseTtl) {
+      this.concurrency =
+          new Limits.Concurrency(new Limits.Adaptive(min, max, latencyTarget), leaseTtl);
+      return this;
+    }
+
+    /** {@link #adaptiveConcurrency(int, int, Duration, Duration)} with the 60 s lease TTL. */
+    public Builder adaptiveConcurrency(int min, int max, Duration latencyTarget) {
+      return adaptiveConcurrency(min, max, latencyTarget, Limits.Concurrency.DEFAULT_LEASE_TTL);
+    }
+
+    /**
      * At most {@code maxInFlight} calls of class {@code priority} in flight at once, whatever their
      * tenants, on top of the target's limit ({@link #concurrency}; without one, the target is
      * unlimited and the leases last the default 60 s). Checked in {@link #build()}: {@code
@@ -772,7 +796,8 @@ public record Policy(
           concurrency != null ? concurrency.leaseTtl() : Limits.Concurrency.DEFAULT_LEASE_TTL,
           classConcurrency,
           tenantConcurrency,
-          defaultTenantConcurrency);
+          defaultTenantConcurrency,
+          concurrency != null ? concurrency.adaptive() : null);
     }
   }
 }

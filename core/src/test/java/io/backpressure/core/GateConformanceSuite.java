@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.LongRange;
@@ -41,6 +43,9 @@ public abstract class GateConformanceSuite {
 
   /** Concurrency leases that expired unreleased in the state behind a gate this suite built. */
   protected abstract long expiredLeases(Gate gate);
+
+  /** The target's concurrency limit in force in the state behind a gate this suite built. */
+  protected abstract long concurrencyLimit(Gate gate);
 
   /** Virtual seconds of random traffic in the cap-respect property (shorter for slow backends). */
   protected double capRespectSeconds() {
@@ -1598,6 +1603,74 @@ public abstract class GateConformanceSuite {
       assertThat(peaks.get("t" + t)).as("tenant t" + t).isLessThanOrEqualTo(2);
     }
     assertThat(expiredLeases(gate)).isZero();
+  }
+
+  @Test
+  void limits_adaptiveConcurrencyGrowsAdditively_halvesOncePerLatencyTarget() {
+    ManualClock clock = new ManualClock(BEFORE_LA_MIDNIGHT);
+    Gate gate =
+        newGate(
+            requestsAndTokens()
+                .priority("P1", 1)
+                .adaptiveConcurrency(1, 4, Duration.ofSeconds(1), Duration.ofSeconds(60))
+                .build(),
+            clock);
+    Duration fast = Duration.ofMillis(100);
+    assertThat(concurrencyLimit(gate)).as("it starts at min").isEqualTo(1);
+    Admission.Admitted a = (Admission.Admitted) gate.admit("a", "P1", ONE);
+    assertDeferred(gate.admit("b", "P1", ONE), 250);
+
+    // Additive increase: each release within the latency target while at least half the limit is
+    // in flight adds one, up to max.
+    clock.advance(fast);
+    assertThat(gate.release(a.grant(), ONE)).isTrue();
+    assertThat(concurrencyLimit(gate)).isEqualTo(2);
+    Admission.Admitted b = (Admission.Admitted) gate.admit("b", "P1", ONE);
+    Admission.Admitted c = (Admission.Admitted) gate.admit("c", "P1", ONE);
+    assertDeferred(gate.admit("d", "P1", ONE), 250);
+    clock.advance(fast);
+    assertThat(gate.release(b.grant(), ONE)).isTrue();
+    assertThat(concurrencyLimit(gate)).isEqualTo(3);
+    Admission.Admitted d = (Admission.Admitted) gate.admit("d", "P1", ONE);
+    Admission.Admitted e = (Admission.Admitted) gate.admit("e", "P1", ONE);
+    assertDeferred(gate.admit("f", "P1", ONE), 250);
+    clock.advance(fast);
+    assertThat(gate.release(c.grant(), ONE)).isTrue();
+    Admission.Admitted f = (Admission.Admitted) gate.admit("f", "P1", ONE);
+    Admission.Admitted g = (Admission.Admitted) gate.admit("g", "P1", ONE);
+    assertDeferred(gate.admit("h", "P1", ONE), 250);
+    clock.advance(fast);
+    assertThat(gate.release(d.grant(), ONE)).isTrue();
+    assertThat(concurrencyLimit(gate)).as("never above max").isEqualTo(4);
+
+    // Multiplicative decrease: a release past the latency target halves the limit, once per
+    // latency target however many slow calls come back, and an overload answer counts the same.
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(gate.release(e.grant(), ONE)).isTrue();
+    assertThat(concurrencyLimit(gate)).isEqualTo(2);
+    assertDeferred(gate.admit("h", "P1", ONE), 250);
+    assertThat(gate.release(f.grant(), ONE)).isTrue();
+    gate.feedback(null, new ProviderSignal(500, Set.of(), Map.of(), null, null, 0, false));
+    clock.advance(Duration.ofMillis(999));
+    assertThat(gate.release(g.grant(), ONE)).isTrue();
+    assertThat(concurrencyLimit(gate)).as("one halving per latency target").isEqualTo(2);
+
+    // A limit mostly unused does not grow: a fast release with one call in flight of three.
+    clock.advance(Duration.ofMillis(500));
+    Admission.Admitted x = (Admission.Admitted) gate.admit("x", "P1", ONE);
+    clock.advance(fast);
+    assertThat(gate.release(x.grant(), ONE)).isTrue();
+    assertThat(concurrencyLimit(gate)).isEqualTo(3);
+    Admission.Admitted y = (Admission.Admitted) gate.admit("y", "P1", ONE);
+    clock.advance(fast);
+    assertThat(gate.release(y.grant(), ONE)).isTrue();
+    assertThat(concurrencyLimit(gate)).isEqualTo(3);
+
+    // A 429 is about a cap, not an overload: the limit keeps; a 529 halves it, down to min.
+    gate.feedback(null, new ProviderSignal(429, Set.of(), Map.of(), null, null, 0, false));
+    assertThat(concurrencyLimit(gate)).isEqualTo(3);
+    gate.feedback(null, new ProviderSignal(529, Set.of(), Map.of(), null, null, 0, false));
+    assertThat(concurrencyLimit(gate)).isEqualTo(1);
   }
 
   private static void assertDeferred(Admission answer, long millis) {

@@ -27,6 +27,11 @@ class InMemoryGateTest extends GateConformanceSuite {
   }
 
   @Override
+  protected long concurrencyLimit(Gate gate) {
+    return ((InMemoryGate) gate).concurrencyLimit();
+  }
+
+  @Override
   protected void updatePolicy(Gate gate, Policy policy) {
     ((InMemoryGate) gate).updatePolicy(policy);
   }

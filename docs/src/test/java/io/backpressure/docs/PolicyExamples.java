@@ -52,6 +52,21 @@ final class PolicyExamples {
     return policy;
   }
 
+  static Policy withAdaptiveConcurrency() {
+    // adaptive: begin
+    Policy policy =
+        Policy.builder("anthropic/claude-sonnet")
+            .requestsPerMinute(4_000)
+            .tokensPerMinute(400_000)
+            .priority("P1", 1)
+            // calls in flight: from 4, +1 per call back within 5 s, halved on a slower call or an
+            // overload answer (a timeout, a 5xx, a 529), never above 256
+            .adaptiveConcurrency(4, 256, Duration.ofSeconds(5))
+            .build();
+    // adaptive: end
+    return policy;
+  }
+
   static Policy fromFile(Path file) throws IOException {
     // yaml: begin
     Policy policy = PolicyYaml.read(file); // module backpressure-policy-yaml

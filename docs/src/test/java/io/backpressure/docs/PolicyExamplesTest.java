@@ -47,6 +47,19 @@ class PolicyExamplesTest {
   }
 
   @Test
+  void theAdaptiveConcurrencyExampleEqualsItsYaml() throws Exception {
+    Policy policy = PolicyExamples.withAdaptiveConcurrency();
+    assertThat(policy.limits().concurrency().adaptive())
+        .isEqualTo(new Limits.Adaptive(4, 256, Duration.ofSeconds(5)));
+    String page = Files.readString(Path.of("policies.md"));
+    Matcher yaml =
+        Pattern.compile("\\*\\*Adaptive concurrency\\.\\*\\*.*?```yaml\\n(.*?)```", Pattern.DOTALL)
+            .matcher(page);
+    assertThat(yaml.find()).as("the paragraph's YAML example").isTrue();
+    assertThat(PolicyYaml.parse(yaml.group(1))).isEqualTo(policy);
+  }
+
+  @Test
   void theDocumentedFileReadsAndRoundTrips() throws Exception {
     Path file = Path.of("policy.yaml");
     assertThat(PolicyExamples.fromFile(file)).isEqualTo(PolicyYaml.read(file));

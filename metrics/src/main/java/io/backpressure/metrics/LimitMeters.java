@@ -22,10 +22,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Gauges of a gate's limits beyond the per-second caps ({@link Limits}), read when the registry is
- * scraped, never on the admission path: the calls holding a concurrency lease, the leases that
- * expired unreleased, and each class's quota used and remaining in its current window. A class's
- * quota is read at most once per {@code maxAge} (one round trip on Redis), its two gauges from the
- * one reading; a class without a quota, or a source that fails, reads NaN. Thread-safe.
+ * scraped, never on the admission path: the calls holding a concurrency lease, the concurrency
+ * limit in force (an adaptive one's current value), the leases that expired unreleased, and each
+ * class's quota used and remaining in its current window. A class's quota is read at most once per
+ * {@code maxAge} (one round trip on Redis), its two gauges from the one reading; a class without a
+ * quota, or a source that fails, reads NaN. Thread-safe.
  */
 final class LimitMeters {
   private static final Logger LOG = LoggerFactory.getLogger(LimitMeters.class);
@@ -33,8 +34,9 @@ final class LimitMeters {
   private LimitMeters() {}
 
   /**
-   * Registers the lease meters when {@code inFlight} and {@code expired} are given, and the quota
-   * gauges of every class of {@code policy} when {@code quotas} is.
+   * Registers the lease meters when {@code inFlight} and {@code expired} are given, the limit's
+   * gauge when {@code limit} is, and the quota gauges of every class of {@code policy} when {@code
+   * quotas} is.
    */
   static void register(
       MeterRegistry registry,
@@ -42,6 +44,7 @@ final class LimitMeters {
       Policy policy,
       @Nullable LongSupplier inFlight,
       @Nullable LongSupplier expired,
+      @Nullable LongSupplier limit,
       @Nullable QuotaAdmin quotas,
       long maxAgeNanos,
       Consumer<Meter> registered) {
@@ -57,6 +60,16 @@ final class LimitMeters {
               .description(
                   "Concurrency leases that expired unreleased (a crashed worker, a lost release)")
               .tags(target)
+              .register(registry));
+    }
+    if (limit != null) {
+      registered.accept(
+          Gauge.builder(LIMIT_CONCURRENCY, limit, s -> (double) s.getAsLong())
+              .description(
+                  "The target's concurrency limit in force: an adaptive limit's current value,"
+                      + " else max_in_flight (0 without a concurrency limit)")
+              .tags(target)
+              .strongReference(true)
               .register(registry));
     }
     if (quotas == null) {

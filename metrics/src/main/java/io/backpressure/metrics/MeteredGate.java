@@ -142,6 +142,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
         policy,
         b.inFlight,
         b.expiredLeases,
+        b.concurrencyLimit,
         b.quotas,
         b.levelsMaxAge.toNanos(),
         meters::add);
@@ -313,6 +314,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
     private Supplier<FeedbackState> feedbackStates;
     private LongSupplier inFlight;
     private LongSupplier expiredLeases;
+    private LongSupplier concurrencyLimit;
     private QuotaAdmin quotas;
     private boolean tenantTag;
     private int maxTaggedTenants = 1_000;
@@ -327,6 +329,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
         this.feedbackStates = memory::feedbackState;
         this.inFlight = memory::inFlight;
         this.expiredLeases = memory::expiredLeases;
+        this.concurrencyLimit = memory::concurrencyLimit;
         this.quotas = memory;
       }
     }
@@ -341,6 +344,18 @@ public final class MeteredGate implements Gate, AutoCloseable {
     public Builder leases(LongSupplier inFlight, LongSupplier expiredLeases) {
       this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
       this.expiredLeases = Objects.requireNonNull(expiredLeases, "expiredLeases");
+      return this;
+    }
+
+    /**
+     * Where the target's concurrency limit in force is read, at scrape time only: an adaptive
+     * limit's current value, else {@code max_in_flight}. Defaults to {@link
+     * InMemoryGate#concurrencyLimit()} for an in-memory gate; for a Redis gate, {@code
+     * store::concurrencyLimit} of its {@code policyStore()}. Without it, no limit gauge is
+     * registered.
+     */
+    public Builder concurrencyLimit(LongSupplier limit) {
+      this.concurrencyLimit = Objects.requireNonNull(limit, "limit");
       return this;
     }
 

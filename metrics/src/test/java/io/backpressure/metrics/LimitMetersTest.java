@@ -10,10 +10,13 @@ import io.backpressure.core.Limits;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.QuotaHolder;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,6 +87,27 @@ class LimitMetersTest {
     assertThat(gauge("backpressure.quota.remaining", "P1")).isEqualTo(1_000);
     gate.close();
     assertThat(registry.find("backpressure.quota.used").gauges()).isEmpty();
+  }
+
+  @Test
+  void anAdaptiveLimitsCurrentValueIsMetered() {
+    Policy policy =
+        Policy.builder(TARGET)
+            .dimension("requests", 100, 100)
+            .priority("P1", 1)
+            .adaptiveConcurrency(2, 8, Duration.ofSeconds(1))
+            .build();
+    MeteredGate gate =
+        MeteredGate.builder(InMemoryGate.create(policy, clock, clock), registry).build();
+    assertThat(gauge("backpressure.limit.concurrency", null)).as("it starts at min").isEqualTo(2);
+    Grant first = admitted(gate.admit("acme", "P1", Cost.requests(1)));
+    admitted(gate.admit("acme", "P1", Cost.requests(1)));
+    clock.advance(Duration.ofMillis(100));
+    gate.release(first, Cost.requests(1));
+    assertThat(gauge("backpressure.limit.concurrency", null)).isEqualTo(3);
+    gate.feedback(null, new ProviderSignal(529, Set.of(), Map.of(), null, null, 0, false));
+    assertThat(gauge("backpressure.limit.concurrency", null)).isEqualTo(2);
+    gate.close();
   }
 
   private double gauge(String name, String priority) {

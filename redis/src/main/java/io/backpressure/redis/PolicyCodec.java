@@ -94,6 +94,13 @@ final class PolicyCodec {
       if (concurrency.defaultTenant() != null) {
         c.put("default_tenant", concurrency.defaultTenant());
       }
+      Limits.Adaptive adaptive = concurrency.adaptive();
+      if (adaptive != null) {
+        c.putObject("adaptive")
+            .put("min", adaptive.min())
+            .put("max", adaptive.max())
+            .put("latency_target_ns", adaptive.latencyTarget().toNanos());
+      }
     }
     ArrayNode calendar = node.putArray("calendar");
     for (Limits.Calendar c : limits.calendar()) {
@@ -124,6 +131,16 @@ final class PolicyCodec {
         .put("period", quota.period().name());
   }
 
+  /** The stored adaptive concurrency limit; none when not stored. */
+  private static Limits.@Nullable Adaptive adaptive(@Nullable JsonNode a) {
+    return a == null
+        ? null
+        : new Limits.Adaptive(
+            a.required("min").asInt(),
+            a.required("max").asInt(),
+            Duration.ofNanos(a.required("latency_target_ns").asLong()));
+  }
+
   /** The stored limits; a policy stored without any has none. */
   private static Limits limits(JsonNode node) {
     if (node == null) {
@@ -138,7 +155,8 @@ final class PolicyCodec {
                 Duration.ofNanos(c.required("lease_ttl_ns").asLong()),
                 inFlightLimits(c.get("classes")),
                 inFlightLimits(c.get("tenants")),
-                c.hasNonNull("default_tenant") ? c.path("default_tenant").asInt() : null);
+                c.hasNonNull("default_tenant") ? c.path("default_tenant").asInt() : null,
+                adaptive(c.get("adaptive")));
     List<Limits.Calendar> calendar = new ArrayList<>();
     for (JsonNode e : node.required("calendar")) {
       calendar.add(

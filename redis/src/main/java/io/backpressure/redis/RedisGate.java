@@ -248,6 +248,18 @@ public final class RedisGate implements Gate, AutoCloseable {
   public void feedback(@Nullable Grant grant, ProviderSignal signal) {
     Objects.requireNonNull(signal, "signal");
     connection.await(feedback(grant, signal, live, 0));
+    Limits.Concurrency concurrency = live.policy().limits().concurrency();
+    Limits.Adaptive adaptive = concurrency == null ? null : concurrency.adaptive();
+    if (adaptive != null && Limits.Adaptive.decreasesOn(signal)) {
+      connection.await(
+          connection.run(
+              Script.OVERLOAD,
+              new String[] {keys.limits()},
+              now(),
+              Integer.toString(adaptive.min()),
+              Integer.toString(adaptive.max()),
+              Long.toString(adaptive.latencyTargetMicros())));
+    }
   }
 
   /** What the target has learned from its provider, now; empty when it has no policy. */
@@ -402,11 +414,14 @@ public final class RedisGate implements Gate, AutoCloseable {
         policy.limits().any()
             ? withLimitKeys(keys.step(keys.grant(grant.id())), grant.id())
             : keys.step(keys.grant(grant.id()));
-    String[] args = new String[2 + amounts.length];
+    String[] args = new String[2 + amounts.length + (policy.limits().any() ? 3 : 0)];
     args[0] = stored.version();
     args[1] = now();
     for (int d = 0; d < amounts.length; d++) {
       args[2 + d] = Double.toString(amounts[d]);
+    }
+    if (policy.limits().any()) {
+      putAdaptive(args, 2 + amounts.length, policy.limits().concurrency());
     }
     return connection
         .run(Script.RELEASE, scriptKeys, withGiveUp(args))
@@ -442,7 +457,13 @@ public final class RedisGate implements Gate, AutoCloseable {
   private String[] withPlan(String[] args, LimitPlan plan) {
     List<LimitPlan.Counter> counters = plan.counters();
     String[] all =
-        Arrays.copyOf(args, args.length + 11 + 9 * counters.size() + 2 * plan.scopes().size());
+        Arrays.copyOf(
+            args,
+            args.length
+                + 11
+                + 9 * counters.size()
+                + 2 * plan.scopes().size()
+                + (plan.concurrency() == null ? 0 : 3));
     int at = args.length;
     Limits.Concurrency concurrency = plan.concurrency();
     all[at++] = concurrency == null ? "0" : Integer.toString(concurrency.maxInFlight());
@@ -469,7 +490,21 @@ public final class RedisGate implements Gate, AutoCloseable {
       all[at++] = scope.field();
       all[at++] = Integer.toString(scope.maxInFlight());
     }
+    if (concurrency != null) {
+      putAdaptive(all, at, concurrency);
+    }
     return all;
+  }
+
+  /**
+   * Writes the adaptive concurrency limit of {@code concurrency} at {@code args[at..at+2]} as
+   * limits.lua reads it: its min (0: none), max and latency target in µs.
+   */
+  private static void putAdaptive(String[] args, int at, Limits.@Nullable Concurrency concurrency) {
+    Limits.Adaptive adaptive = concurrency == null ? null : concurrency.adaptive();
+    args[at] = adaptive == null ? "0" : Integer.toString(adaptive.min());
+    args[at + 1] = adaptive == null ? "0" : Integer.toString(adaptive.max());
+    args[at + 2] = adaptive == null ? "0" : Long.toString(adaptive.latencyTargetMicros());
   }
 
   /**

@@ -508,6 +508,27 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   }
 
   /**
+   * The target's concurrency limit in force, as every worker shares it: an adaptive limit's current
+   * value (its min until a release or an overload moved it), else the fixed {@code max_in_flight};
+   * 0 without a concurrency limit.
+   */
+  public long concurrencyLimit() {
+    Limits.Concurrency concurrency = policy().limits().concurrency();
+    if (concurrency == null) {
+      return 0;
+    }
+    Limits.Adaptive adaptive = concurrency.adaptive();
+    if (adaptive == null) {
+      return concurrency.maxInFlight();
+    }
+    String raw =
+        connection.await(
+            connection.commands().hget(keys.limits(), "adaptive").toCompletableFuture());
+    int stored = raw == null ? 0 : (int) Double.parseDouble(raw.substring(0, raw.indexOf(' ')));
+    return adaptive.current(stored);
+  }
+
+  /**
    * Concurrency leases that expired unreleased, as the admission steps counted them: a lease past
    * its expiry is counted by the next admission that checks the concurrency limit.
    */

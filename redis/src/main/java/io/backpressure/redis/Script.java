@@ -57,6 +57,12 @@ record Script(String text, String sha, @Nullable String function) {
    */
   static final Script QUOTA = load(BUCKETS, LIMITS, "quota.lua");
 
+  /**
+   * Decreases an adaptive concurrency limit on an overload answer: the shared bucket arithmetic,
+   * the limits' functions, then overload.lua. Run with {@code EVALSHA} (it is not in the library).
+   */
+  static final Script OVERLOAD = load(BUCKETS, LIMITS, "overload.lua");
+
   /** One worker's heartbeat; answers the number of live workers. */
   static final Script ALIVE = load("alive.lua");
 

@@ -11,15 +11,17 @@
 -- Keys (the last three of the step's KEYS when the client sends a plan):
 --   limits   hash: counter field -> "start used held" (µs, and the counter's units, '%.17g'),
 --            'expired' -> leases expired unreleased, and each concurrency scope holding leases
---            ('in:k:<class>', 'in:t:<tenant>') -> how many
---   lg:<id>  string: the admitted grant's lease (its member of leases, or '') and counters, for
---            its release (cmsgpack), PX = grant TTL
+--            ('in:k:<class>', 'in:t:<tenant>') -> how many, 'adaptive' -> "limit last_decrease"
+--            (µs; Limits.Adaptive: the adaptive limit as last stored, and when it last decreased)
+--   lg:<id>  string: the admitted grant's lease (its member of leases, or ''), counters and
+--            admission time (µs), for its release (cmsgpack), PX = grant TTL
 --   leases   zset: cmsgpack({grant key, class scope, tenant scope}) -> lease expiry (µs)
 -- Plan ARGV (after the step's own, from index L): L+1 max in flight (0: none), L+2 lease TTL µs,
 --   L+3..L+6 the day's boundaries, L+7..L+10 the month's, L+11 the number of counters n, then per
 --   counter 9 values: field, period (1 day, 2 month), limit, dimension (from 1), input price per
 --   million ('' when the counter counts its dimension), output price, estimate, cost, hold; then,
---   with a concurrency limit, the class scope's field and limit (0: none) and the tenant scope's.
+--   with a concurrency limit, the class scope's field and limit (0: none) and the tenant scope's,
+--   then the adaptive limit's min (0: a fixed limit), max and latency target in µs.
 
 local LIMIT_FIELDS = 9
 local LIMITS_POLL_MICROS = 250000
@@ -74,9 +76,59 @@ local function limits_expire_leases(limits_key, leases_key, now)
   end
 end
 
+-- The adaptive limit (Limits.Adaptive.current): the stored one within [min, max], min when none is
+-- stored; and when it last decreased (0: never).
+local function adaptive_state(limits_key, min, max)
+  local raw = call('HGET', limits_key, 'adaptive')
+  local limit, last = 0, 0
+  if raw then
+    local l, t = string.match(raw, '^(%S+) (%S+)$')
+    limit, last = l * 1, t * 1
+  end
+  if limit < min then
+    limit = min
+  elseif limit > max then
+    limit = max
+  end
+  return limit, last
+end
+
+-- LimitLedger.decrease (Limits.Adaptive.mayDecrease and decreased): the limit halved, down to
+-- min, unless it decreased less than a latency target ago.
+local function limits_decrease(limits_key, now, min, max, target)
+  local limit, last = adaptive_state(limits_key, min, max)
+  if last == 0 or now - last >= target then
+    local next = math.floor(limit * 0.5)
+    if next < min then
+      next = min
+    end
+    call('HSET', limits_key, 'adaptive', fmt(next) .. ' ' .. fmt(now))
+  end
+end
+
+-- LimitLedger.release's latency sample: the call admitted at admitted and released at now, with
+-- in_flight leases held (its own included), moves the adaptive limit of ARGV a+1..a+3 (min, max,
+-- latency target µs): a decrease past the target, else an increase (Limits.Adaptive.increased).
+local function limits_adapt(limits_key, a, now, admitted, in_flight)
+  local min, max, target = ARGV[a + 1] * 1, ARGV[a + 2] * 1, ARGV[a + 3] * 1
+  if now - admitted > target then
+    limits_decrease(limits_key, now, min, max, target)
+    return
+  end
+  local limit, last = adaptive_state(limits_key, min, max)
+  if 2 * in_flight >= limit and limit < max then
+    limit = limit + 1
+  end
+  call('HSET', limits_key, 'adaptive', fmt(limit) .. ' ' .. fmt(last))
+end
+
 -- LimitLedger.full: whether the target or one of the call's scopes (plan ARGV from s) holds as
--- many leases as its limit allows.
+-- many leases as its limit allows (the target's: the adaptive limit's, when ARGV s+5 is its min).
 local function limits_full(limits_key, leases_key, max_in_flight, s)
+  local min = ARGV[s + 5] * 1
+  if min > 0 then
+    max_in_flight = adaptive_state(limits_key, min, ARGV[s + 6] * 1)
+  end
   if call('ZCARD', leases_key) >= max_in_flight then
     return true
   end
@@ -165,20 +217,26 @@ local function limits_debit(L, now, limits_key, lg_key, leases_key, grant_key)
     call('HINCRBY', limits_key, class_scope, 1)
     call('HINCRBY', limits_key, tenant_scope, 1)
   end
-  call('SET', lg_key, cmsgpack.pack({ lease, kept }), 'PX', P.grant_px_text)
+  call('SET', lg_key, cmsgpack.pack({ lease, kept, now }), 'PX', P.grant_px_text)
 end
 
 -- LimitLedger.release: reconciles the released grant's counters with the actual cost per dimension
--- (in the window it was admitted in only) and gives its lease back, out of its scopes.
-local function limits_release(actual, limits_key, lg_key, leases_key)
+-- (in the window it was admitted in only) and gives its lease back, out of its scopes; under an
+-- adaptive limit (ARGV a+1 its min, > 0) the call's latency to now moves it. A record of an older
+-- client, without its admission time, gives no latency sample.
+local function limits_release(actual, limits_key, lg_key, leases_key, now, a)
   local raw = call('GET', lg_key)
   if not raw then
     return
   end
   call('DEL', lg_key)
   local record = cmsgpack.unpack(raw)
-  local lease, kept = record[1], record[2]
-  if lease ~= '' and call('ZREM', leases_key, lease) == 1 then
+  local lease, kept, admitted = record[1], record[2], record[3]
+  if lease ~= '' and call('ZSCORE', leases_key, lease) then
+    if admitted and ARGV[a + 1] * 1 > 0 then
+      limits_adapt(limits_key, a, now, admitted, call('ZCARD', leases_key))
+    end
+    call('ZREM', leases_key, lease)
     local scopes = cmsgpack.unpack(lease)
     limits_leave(limits_key, scopes[2])
     limits_leave(limits_key, scopes[3])

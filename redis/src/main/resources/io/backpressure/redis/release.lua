@@ -4,7 +4,8 @@
 -- KEYS: 1 config, 2 state, 3 queues, 4 seen, 5 window (see nested_buckets.lua), 6 the grant's key,
 --       7..9 when the target has limits: the limits hash, the grant's limit record, the leases
 -- ARGV: 1 the policy version the caller read the actual cost against, 2 the time in µs ('' = the
---       server's TIME), 3.. the actual cost per dimension, in the policy's order
+--       server's TIME), 3.. the actual cost per dimension, in the policy's order; with the limits'
+--       keys, then the adaptive concurrency limit's min (0: none), max and latency target in µs
 -- Returns {1} applied; {0} the grant was already released, expired, or belongs to an earlier
 -- layout of the policy (a release that changes nothing); {2, live version} the caller's policy
 -- version is stale (nothing changed, the grant is kept).
@@ -65,7 +66,7 @@ end
 -- The limits (limits.lua): the grant's counters reconciled, its lease given back, when the client
 -- passed their keys (KEYS[7..9]).
 if #KEYS > 6 then
-  limits_release(actual, KEYS[7], KEYS[8], KEYS[9])
+  limits_release(actual, KEYS[7], KEYS[8], KEYS[9], now, 2 + D)
 end
 
 -- NestedBuckets.release: debit − actual goes back to (or, when negative, is taken from) L1, L2, the

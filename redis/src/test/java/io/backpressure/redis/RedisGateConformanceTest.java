@@ -48,6 +48,11 @@ class RedisGateConformanceTest extends GateConformanceSuite {
   }
 
   @Override
+  protected long concurrencyLimit(Gate gate) {
+    return ((RedisGate) gate).policyStore().concurrencyLimit();
+  }
+
+  @Override
   protected void updatePolicy(Gate gate, Policy policy) {
     ((RedisGate) gate).policyStore().apply(policy);
   }

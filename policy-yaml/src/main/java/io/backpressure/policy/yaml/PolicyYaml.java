@@ -56,6 +56,7 @@ import org.jspecify.annotations.Nullable;
  * time_zone: America/Los_Angeles   # the calendar windows' and quotas' zone; default UTC
  * concurrency:                     # calls in flight at once, each holding a lease until released
  *   max_in_flight: 64              # the target's; optional when classes or tenants are limited
+ *   # adaptive: {min: 4, max: 256, latency_target: 5s}   # instead of max_in_flight: AIMD
  *   lease_ttl: 60s                 # a lease never released (a crashed worker) expires after it
  *   classes: {P3: 16}              # a class's calls, whatever their tenants
  *   tenants: {acme: 8}             # a tenant's calls
@@ -246,30 +247,59 @@ public final class PolicyYaml {
   }
 
   /**
-   * The {@code concurrency:} block: the target's limit and lease TTL, and the limits of classes and
-   * tenants. Without {@code max_in_flight} the target is unlimited, and a class or tenant must be.
+   * The {@code concurrency:} block: the target's limit (fixed, or adaptive) and lease TTL, and the
+   * limits of classes and tenants. Without {@code max_in_flight} or {@code adaptive} the target is
+   * unlimited, and a class or tenant must be.
    */
   private static void concurrency(JsonNode node, Policy.Builder builder) {
     onlyKeys(
         node,
         "concurrency.",
-        Set.of("max_in_flight", "lease_ttl", "classes", "tenants", "default_tenant"));
+        Set.of("max_in_flight", "adaptive", "lease_ttl", "classes", "tenants", "default_tenant"));
     boolean scoped = node.has("classes") || node.has("tenants") || node.has("default_tenant");
-    if (!node.has("max_in_flight") && !scoped) {
+    if (!node.has("max_in_flight") && !node.has("adaptive") && !scoped) {
       throw new InvalidPolicyException(
           "concurrency.max_in_flight",
-          "concurrency.max_in_flight is required unless classes, tenants or default_tenant are"
-              + " limited");
+          "concurrency.max_in_flight (or concurrency.adaptive) is required unless classes,"
+              + " tenants or default_tenant are limited");
+    }
+    if (node.has("max_in_flight") && node.has("adaptive")) {
+      throw new InvalidPolicyException(
+          "concurrency.adaptive",
+          "concurrency.adaptive and concurrency.max_in_flight exclude each other: the adaptive"
+              + " limit moves within [adaptive.min, adaptive.max]");
     }
     Duration ttl =
         node.has("lease_ttl")
             ? duration(node, "lease_ttl", "concurrency.lease_ttl")
             : Limits.Concurrency.DEFAULT_LEASE_TTL;
-    builder.concurrency(
-        node.has("max_in_flight")
-            ? inFlight(node, "concurrency.max_in_flight", "max_in_flight")
-            : Limits.MAX_IN_FLIGHT,
-        ttl);
+    JsonNode adaptive = node.get("adaptive");
+    if (adaptive != null) {
+      if (!adaptive.isObject()) {
+        throw new InvalidPolicyException(
+            "concurrency.adaptive",
+            "concurrency.adaptive must be a mapping {min, max, latency_target}, got "
+                + kind(adaptive));
+      }
+      onlyKeys(adaptive, "concurrency.adaptive.", Set.of("min", "max", "latency_target"));
+      for (String key : new String[] {"min", "max", "latency_target"}) {
+        if (!adaptive.has(key)) {
+          throw new InvalidPolicyException(
+              "concurrency.adaptive." + key, "concurrency.adaptive." + key + " is required");
+        }
+      }
+      builder.adaptiveConcurrency(
+          inFlight(adaptive, "concurrency.adaptive.min", "min"),
+          inFlight(adaptive, "concurrency.adaptive.max", "max"),
+          duration(adaptive, "latency_target", "concurrency.adaptive.latency_target"),
+          ttl);
+    } else {
+      builder.concurrency(
+          node.has("max_in_flight")
+              ? inFlight(node, "concurrency.max_in_flight", "max_in_flight")
+              : Limits.MAX_IN_FLIGHT,
+          ttl);
+    }
     if (node.has("default_tenant")) {
       builder.defaultTenantConcurrency(
           inFlight(node, "concurrency.default_tenant", "default_tenant"));
@@ -503,7 +533,13 @@ public final class PolicyYaml {
     Limits.Concurrency concurrency = limits.concurrency();
     if (concurrency != null) {
       ObjectNode c = root.putObject("concurrency");
-      if (concurrency.maxInFlight() < Limits.MAX_IN_FLIGHT || !concurrency.scoped()) {
+      Limits.Adaptive adaptive = concurrency.adaptive();
+      if (adaptive != null) {
+        c.putObject("adaptive")
+            .put("min", adaptive.min())
+            .put("max", adaptive.max())
+            .put("latency_target", millis(adaptive.latencyTarget()));
+      } else if (concurrency.maxInFlight() < Limits.MAX_IN_FLIGHT || !concurrency.scoped()) {
         c.put("max_in_flight", concurrency.maxInFlight());
       }
       c.put("lease_ttl", millis(concurrency.leaseTtl()));

@@ -98,9 +98,9 @@ class LimitsYamlTest {
         "concurrency.lease_ttl",
         "concurrency.lease_ttl must be a duration in [1s, grant_ttl = 900s]");
     refused(
-        LIMITS.replace("concurrency: {", "concurrency: {adaptive: true, "),
-        "concurrency.adaptive",
-        "unknown key 'concurrency.adaptive'");
+        LIMITS.replace("concurrency: {", "concurrency: {adaptive_limit: true, "),
+        "concurrency.adaptive_limit",
+        "unknown key 'concurrency.adaptive_limit'");
     assertThatThrownBy(() -> PolicyYaml.parse(BASE.replace("per_day: 1000000", "per_day: 0")))
         .isInstanceOf(InvalidPolicyException.class)
         .hasMessageContaining("dimensions.tokens.per_day must be a number in (0,");
@@ -171,8 +171,8 @@ class LimitsYamlTest {
     refused(
         "concurrency: {lease_ttl: 30s}\n",
         "concurrency.max_in_flight",
-        "concurrency.max_in_flight is required unless classes, tenants or default_tenant are"
-            + " limited");
+        "concurrency.max_in_flight (or concurrency.adaptive) is required unless classes, tenants"
+            + " or default_tenant are limited");
     assertThatThrownBy(
             () ->
                 Policy.builder("limits/model")
@@ -183,6 +183,59 @@ class LimitsYamlTest {
         .isInstanceOf(InvalidPolicyException.class)
         .extracting(e -> ((InvalidPolicyException) e).field())
         .isEqualTo("concurrency.classes.P3");
+  }
+
+  @Test
+  void adaptiveConcurrencyReadsAsTheBuilderBuildsIt_andWritesBack() {
+    String adaptive =
+        "concurrency: {adaptive: {min: 4, max: 256, latency_target: 5s}, lease_ttl: 30s,"
+            + " classes: {P2: 8}}\n";
+    Policy read = PolicyYaml.parse(BASE + adaptive);
+    Policy built =
+        Policy.builder("limits/model")
+            .dimension(Dimension.REQUESTS, 10, 10)
+            .dimension(Dimension.TOKENS, 1_000, 1_000)
+            .perMonth(Dimension.REQUESTS, 100_000)
+            .perDay(Dimension.TOKENS, 1_000_000)
+            .priority("P1", 0.7)
+            .priority("P2", 0.3)
+            .adaptiveConcurrency(4, 256, Duration.ofSeconds(5), Duration.ofSeconds(30))
+            .classConcurrency("P2", 8)
+            .build();
+    assertThat(read).isEqualTo(built);
+    assertThat(read.limits().concurrency().adaptive())
+        .isEqualTo(new Limits.Adaptive(4, 256, Duration.ofSeconds(5)));
+    assertThat(PolicyYaml.parse(PolicyYaml.render(read))).isEqualTo(read);
+  }
+
+  @Test
+  void badAdaptiveConcurrencyIsRefusedNamingTheField() {
+    String good = "concurrency: {adaptive: {min: 4, max: 256, latency_target: 5s}}\n";
+    refused(
+        good.replace("min: 4", "min: 0"),
+        "concurrency.adaptive.min",
+        "concurrency.adaptive.min must be a whole number in [1, 1000000], got 0");
+    refused(
+        good.replace("max: 256", "max: 2"),
+        "concurrency.adaptive.max",
+        "concurrency.adaptive.max must be a whole number in [adaptive.min = 4, 1000000], got 2");
+    refused(
+        good.replace("5s", "0s"),
+        "concurrency.adaptive.latency_target",
+        "concurrency.adaptive.latency_target must be a duration in (0, 24h]");
+    refused(good.replace("min: 4, ", ""), "concurrency.adaptive.min", "is required");
+    refused(
+        good.replace("{adaptive", "{max_in_flight: 8, adaptive"),
+        "concurrency.adaptive",
+        "exclude each other");
+    refused(
+        "concurrency: {adaptive: true}\n",
+        "concurrency.adaptive",
+        "concurrency.adaptive must be a mapping {min, max, latency_target}");
+    refused(
+        good.replace("latency_target", "latency"),
+        "concurrency.adaptive.latency",
+        "concurrency.adaptive.latency");
   }
 
   private static void refused(String limits, String field, String message) {

@@ -65,7 +65,10 @@ public class BackpressureAutoConfiguration {
                 .policy(policy)
                 .tenantTag(properties.getMetrics().isTenantTag());
         if (limits != null) {
-          builder.leases(limits.inFlight(), limits.expiredLeases()).quotas(limits.quotas());
+          builder
+              .leases(limits.inFlight(), limits.expiredLeases())
+              .concurrencyLimit(limits.concurrencyLimit())
+              .quotas(limits.quotas());
         }
         return builder.build();
       };

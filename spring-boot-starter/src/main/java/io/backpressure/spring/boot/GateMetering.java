@@ -22,13 +22,19 @@ interface GateMetering {
 
   /**
    * A shared state's limits, for the limit meters ({@code backpressure.limit.in.flight}, {@code
-   * backpressure.limit.leases.expired}, {@code backpressure.quota.used}, {@code
-   * backpressure.quota.remaining}).
+   * backpressure.limit.leases.expired}, {@code backpressure.limit.concurrency}, {@code
+   * backpressure.quota.used}, {@code backpressure.quota.remaining}).
    *
    * @param inFlight the calls holding a concurrency lease now; may throw while the state is not
    *     reached (the gauge then reads NaN)
    * @param expiredLeases the leases that expired unreleased so far; never throws
+   * @param concurrencyLimit the concurrency limit in force (an adaptive one's current value); may
+   *     throw while the state is not reached
    * @param quotas each class's quota use; may throw while the state is not reached
    */
-  record LimitSources(LongSupplier inFlight, LongSupplier expiredLeases, QuotaAdmin quotas) {}
+  record LimitSources(
+      LongSupplier inFlight,
+      LongSupplier expiredLeases,
+      LongSupplier concurrencyLimit,
+      QuotaAdmin quotas) {}
 }

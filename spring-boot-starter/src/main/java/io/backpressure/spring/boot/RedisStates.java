@@ -120,6 +120,7 @@ final class RedisStates {
             return expired.get();
           }
         },
+        () -> gate.redisGate().policyStore().concurrencyLimit(),
         new ConnectedQuotas(gate));
   }
 

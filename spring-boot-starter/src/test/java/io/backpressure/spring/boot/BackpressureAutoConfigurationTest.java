@@ -404,6 +404,8 @@ class BackpressureAutoConfigurationTest {
                 Thread.sleep(50);
               }
               assertThat(inFlight.value()).as("connected within %s", CONNECTED_WITHIN).isZero();
+              assertThat(registry.get("backpressure.limit.concurrency").gauge().value())
+                  .isEqualTo(4);
 
               Admission admitted = gate.admit("acme", "P1", Cost.requests(1).tokens(100));
               assertThat(admitted).isInstanceOf(Admission.Admitted.class);
