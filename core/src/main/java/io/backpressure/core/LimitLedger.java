@@ -168,7 +168,9 @@ final class LimitLedger {
    * Reconciles the released grant with what the call really used ({@code actual} per dimension, in
    * the policy's order) and gives its lease back; under an {@code adaptive} limit (the policy's at
    * release, or null) the call's latency, from its admission to {@code now}, moves the limit. A
-   * grant this ledger does not hold (never debited, released already, expired) changes nothing.
+   * grant this ledger does not hold (never debited, released already, expired) changes nothing, and
+   * neither does the release of a lease past its TTL: the leases expired at {@code now} are swept
+   * first, as an admission under the limit does.
    */
   public void release(String grant, double[] actual, long now, Limits.@Nullable Adaptive adaptive) {
     Debited d = debited.remove(grant);
@@ -186,6 +188,10 @@ final class LimitLedger {
       double held = count.held - c.hold();
       count.held = held > 0 ? held : 0;
     }
+    if (d.plan().concurrency() == null) {
+      return;
+    }
+    expireLeases(now);
     // The lease's heap entry stays until its expiry, when expireLeases drops it uncounted.
     Lease lease = leases.get(grant);
     if (lease == null) {
@@ -245,19 +251,15 @@ final class LimitLedger {
     }
   }
 
-  /** Leases in force now. */
+  /** Leases in force now: held and not past their expiry. Changes nothing. */
   public int inFlight(long now) {
-    expireLeases(now);
-    return leases.size();
-  }
-
-  /**
-   * Leases in force now in the scope {@code field} ({@link LimitPlan#classLeases}, {@link
-   * LimitPlan#tenantLeases}).
-   */
-  public int inFlight(String field, long now) {
-    expireLeases(now);
-    return scopeLeases.getOrDefault(field, 0);
+    int n = 0;
+    for (Lease lease : leases.values()) {
+      if (lease.expiresAt() > now) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /** Leases that expired unreleased since this ledger started. */

@@ -222,8 +222,9 @@ end
 
 -- LimitLedger.release: reconciles the released grant's counters with the actual cost per dimension
 -- (in the window it was admitted in only) and gives its lease back, out of its scopes; under an
--- adaptive limit (ARGV a+1 its min, > 0) the call's latency to now moves it. A record of an older
--- client, without its admission time, gives no latency sample.
+-- adaptive limit (ARGV a+1 its min, > 0) the call's latency to now moves it. The leases expired at
+-- now are swept first: a lease past its TTL counts as expired whether or not an admission swept
+-- it before. A record of an older client, without its admission time, gives no latency sample.
 local function limits_release(actual, limits_key, lg_key, leases_key, now, a)
   local raw = call('GET', lg_key)
   if not raw then
@@ -232,6 +233,9 @@ local function limits_release(actual, limits_key, lg_key, leases_key, now, a)
   call('DEL', lg_key)
   local record = cmsgpack.unpack(raw)
   local lease, kept, admitted = record[1], record[2], record[3]
+  if lease ~= '' then
+    limits_expire_leases(limits_key, leases_key, now)
+  end
   if lease ~= '' and call('ZSCORE', leases_key, lease) then
     if admitted and ARGV[a + 1] * 1 > 0 then
       limits_adapt(limits_key, a, now, admitted, call('ZCARD', leases_key))

@@ -9,11 +9,15 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.GateLevels;
 import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Limits;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.PriorityMode;
 import io.backpressure.core.QueueState;
+import io.backpressure.core.QuotaHolder;
+import io.backpressure.core.QuotaUse;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,34 +36,52 @@ import org.junit.jupiter.params.provider.CsvSource;
  * costs (some never fitting), reservation, wait limits (per call and per class, so some calls
  * expire), retries with bookings (some presented by the wrong tenant), releases (refunds,
  * overshoots, repeats), idle gaps long enough for queues to expire, and hot updates of caps and
- * weights.
+ * weights. Some traces add the limits ({@code Limits}): a concurrency limit, fixed or adaptive,
+ * with leases that expire in the long gaps, a cap per day and quotas per tenant and per class; both
+ * must then also remember the same calls in flight, expired leases, concurrency limit and quota
+ * use.
  */
 class DifferentialTest {
   private static final int STEPS = 2_500;
   private static String lastOp;
   private int deltas;
   private int sameMicros;
+  private int lastLimit = -1;
 
   /**
    * One trace per policy shape; the shapes take every option both ways, and every two options in at
    * least three of their four pairings.
    */
   @ParameterizedTest(
-      name = "seed {0}: safe window {1}, {2} dimensions, {3} classes, strict {4}, reservation {5}")
+      name =
+          "seed {0}: safe window {1}, {2} dimensions, {3} classes, strict {4}, reservation {5},"
+              + " limits with concurrency {6}")
   @CsvSource({
-    "1, false, 2, 1, false, false",
-    "2, true,  2, 3, true,  true",
-    "3, false, 1, 3, true,  true",
-    "6, true,  1, 3, false, false",
-    "7, false, 2, 3, false, true",
-    "9, false, 1, 1, false, true"
+    "1, false, 2, 1, false, false, none",
+    "2, true,  2, 3, true,  true,  none",
+    "3, false, 1, 3, true,  true,  none",
+    "6, true,  1, 3, false, false, none",
+    "7, false, 2, 3, false, true,  none",
+    "9, false, 1, 1, false, true,  none",
+    "4, false, 2, 3, false, false, fixed",
+    "5, true,  1, 1, true,  true,  adaptive"
   })
   void sameTraceSameDecisionsAndState(
-      long seed, boolean safeWindow, int dims, int classes, boolean strict, boolean reservation) {
+      long seed,
+      boolean safeWindow,
+      int dims,
+      int classes,
+      boolean strict,
+      boolean reservation,
+      String concurrency) {
+    boolean limits = !concurrency.equals("none");
     Random random = new Random(seed);
     Policy policy = randomPolicy(random, safeWindow, dims, classes, strict, reservation);
+    if (limits) {
+      policy = withRandomLimits(random, policy, concurrency.equals("adaptive"));
+    }
     ManualClock clock = new ManualClock(1_000_000_000L * random.nextInt(1000));
-    InMemoryGate memory = InMemoryGate.create(policy, clock);
+    InMemoryGate memory = InMemoryGate.create(policy, clock, clock);
     RedisGate redis = TestRedis.shared().gate(policy, TimeSource.caller(clock));
 
     List<Pending> deferred = new ArrayList<>();
@@ -67,6 +89,9 @@ class DifferentialTest {
     int admitted = 0;
     int deferrals = 0;
     int expired = 0;
+    int limitRejections = 0;
+    int increases = 0;
+    int decreases = 0;
     AdmissionRequest touched = null;
     for (int step = 0; step < STEPS; step++) {
       clock.advance(randomGap(random));
@@ -130,6 +155,7 @@ class DifferentialTest {
         compare(step, a, b);
         touched = request;
         expired += a instanceof Admission.Expired ? 1 : 0;
+        limitRejections += a instanceof Admission.Rejected r && r.resetAt() != null ? 1 : 0;
         if (a instanceof Admission.Deferred da) {
           deferred.add(new Pending(request, da.booking(), ((Admission.Deferred) b).booking()));
           deferrals++;
@@ -140,6 +166,21 @@ class DifferentialTest {
       }
       if (touched != null) {
         compareState(step, memory, redis, touched);
+        if (limits) {
+          int before = memory.concurrencyLimit();
+          compareLimits(step, memory, redis, touched);
+          increases += lastLimit >= 0 && before > lastLimit ? 1 : 0;
+          decreases += lastLimit >= 0 && before < lastLimit ? 1 : 0;
+          lastLimit = before;
+        }
+      }
+    }
+    if (limits) {
+      assertThat(limitRejections).as("calls a quota or a cap per day rejected").isGreaterThan(0);
+      assertThat(memory.expiredLeases()).as("leases that expired").isGreaterThan(0);
+      if (concurrency.equals("adaptive")) {
+        assertThat(increases).as("adaptive limit increases").isGreaterThan(0);
+        assertThat(decreases).as("adaptive limit decreases").isGreaterThan(0);
       }
     }
     assertThat(expired).as("calls that expired").isGreaterThan(0);
@@ -152,6 +193,65 @@ class DifferentialTest {
   }
 
   private record Pending(AdmissionRequest request, String memoryBooking, String redisBooking) {}
+
+  /**
+   * What both remember of the limits after a step: the calls in flight, the expired leases, the
+   * concurrency limit in force, and the quota use of the tenant and the class last touched.
+   */
+  private static void compareLimits(
+      int step, InMemoryGate memory, RedisGate redis, AdmissionRequest touched) {
+    RedisPolicyStore store = redis.policyStore();
+    assertThat(store.inFlight()).as("in flight after step %d", step).isEqualTo(memory.inFlight());
+    assertThat(store.expiredLeases())
+        .as("expired leases after step %d", step)
+        .isEqualTo(memory.expiredLeases());
+    assertThat(store.concurrencyLimit())
+        .as("concurrency limit after step %d (%s)", step, lastOp)
+        .isEqualTo(memory.concurrencyLimit());
+    List<QuotaHolder> holders = new ArrayList<>();
+    if (touched.tenant() != null && !touched.tenant().isEmpty()) {
+      holders.add(QuotaHolder.tenant(touched.tenant()));
+    }
+    if (memory.policy().limits().classQuotas().containsKey(touched.priority())) {
+      holders.add(QuotaHolder.priorityClass(touched.priority()));
+    }
+    for (QuotaHolder holder : holders) {
+      QuotaUse x = memory.quotaUse(holder);
+      QuotaUse y = store.quotaUse(holder);
+      assertThat(close(y.used(), x.used()) && close(y.held(), x.held()))
+          .as("quota of %s after step %d: in memory %s, in Redis %s", holder, step, x, y)
+          .isTrue();
+      assertThat(y.resetAt()).isEqualTo(x.resetAt());
+    }
+  }
+
+  /**
+   * {@code policy} with limits that bind within a trace: a concurrency limit of a few calls (fixed,
+   * or adaptive with a latency target the trace's gaps cross both ways) whose leases expire in the
+   * long idle gaps, a cap per day on tokens, a quota of t0's own, one of every other tenant, and
+   * one on the first class.
+   */
+  private static Policy withRandomLimits(Random random, Policy policy, boolean adaptive) {
+    double tokens = policy.dimensions().get(policy.dimensionIndex(Dimension.TOKENS)).capPerSecond();
+    Duration leaseTtl = Duration.ofSeconds(1 + random.nextInt(3));
+    Limits.Concurrency concurrency =
+        !adaptive
+            ? new Limits.Concurrency(3 + random.nextInt(6), leaseTtl)
+            : new Limits.Concurrency(
+                new Limits.Adaptive(
+                    2, 4 + random.nextInt(8), Duration.ofMillis(50 + random.nextInt(500))),
+                leaseTtl);
+    String firstClass = policy.priorityNames().get(0);
+    return policy.withLimits(
+        new Limits(
+            concurrency,
+            List.of(new Limits.Calendar(Dimension.TOKENS, Limits.Period.DAY, tokens * 25)),
+            ZoneId.of("UTC"),
+            null,
+            Map.of("t0", Limits.Quota.tokensPerDay(tokens / 2)),
+            Limits.Quota.tokensPerDay(tokens * 3),
+            Map.of(firstClass, Limits.Quota.tokensPerDay(tokens * 10))));
+  }
 
   /** What both remember after a step: the levels, and the bucket of the queue last touched. */
   private static void compareState(
