@@ -31,7 +31,8 @@ public sealed interface Configuration
           "bp-oracle",
           "bp-mean-estimate",
           "bp-429-held",
-          "bp-reserve-tight");
+          "bp-reserve-tight",
+          "bp-no-concurrency");
 
   /** The name used on the command line and as the JSON key. */
   String name();
@@ -70,6 +71,7 @@ public sealed interface Configuration
       case "bp-mean-estimate" -> new GateConfiguration(GateConfiguration.Variant.MEAN_ESTIMATE);
       case "bp-429-held" -> new GateConfiguration(GateConfiguration.Variant.REJECTED_HELD);
       case "bp-reserve-tight" -> new GateConfiguration(GateConfiguration.Variant.TIGHT_RESERVATION);
+      case "bp-no-concurrency" -> new GateConfiguration(GateConfiguration.Variant.NO_CONCURRENCY);
       default ->
           throw new IllegalArgumentException(
               "unknown configuration '" + name + "'; allowed: " + String.join(", ", NAMES));

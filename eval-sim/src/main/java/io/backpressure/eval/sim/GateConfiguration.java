@@ -6,6 +6,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.Limits;
 import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.FeedbackPolicy;
 import io.backpressure.core.feedback.ProviderSignal;
@@ -103,7 +104,9 @@ public final class GateConfiguration implements Configuration {
      * bp in reservation mode, reserving each tenant's largest completion ({@link
      * TokenEstimate#TIGHT_RESERVATION}).
      */
-    TIGHT_RESERVATION("bp-reserve-tight", TokenEstimate.TIGHT_RESERVATION, false);
+    TIGHT_RESERVATION("bp-reserve-tight", TokenEstimate.TIGHT_RESERVATION, false),
+    /** bp without the workload's {@code gate.concurrency}: its caps and shares alone. */
+    NO_CONCURRENCY("bp-no-concurrency");
 
     public final String label;
 
@@ -256,6 +259,16 @@ public final class GateConfiguration implements Configuration {
       builder.tenantWeight(t.name(), t.weight());
     }
     builder.reservation(variant.estimate.reservation(workload), workload.gate().defaultMaxTokens());
+    Limits.Concurrency concurrency = workload.gate().concurrency();
+    if (concurrency != null && variant != Variant.NO_CONCURRENCY) {
+      Limits.Adaptive adaptive = concurrency.adaptive();
+      if (adaptive != null) {
+        builder.adaptiveConcurrency(
+            adaptive.min(), adaptive.max(), adaptive.latencyTarget(), concurrency.leaseTtl());
+      } else {
+        builder.concurrency(concurrency.maxInFlight(), concurrency.leaseTtl());
+      }
+    }
     Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
     builder.safeWindow(variant == Variant.NO_SAFE_WINDOW ? null : period);
     builder.feedback(

@@ -152,10 +152,20 @@ final class SimUpstream {
     return ratePerS == null ? null : new LimitSpec(model, ratePerS * spec.periodS(), period);
   }
 
-  /** The service latency of one answer that was not a 429. */
-  long latencyNanos() {
-    return latencyMinNanos
-        + (latencySpanNanos == 0 ? 0 : latencyRandom.nextLong(latencySpanNanos + 1));
+  /**
+   * The service latency of one answer that was not a 429, sent at {@code nowNanos} into the run:
+   * uniform within the workload's latency then ({@code latency_ms}, changed by {@code
+   * latency_schedule}).
+   */
+  long latencyNanos(long nowNanos) {
+    long min = latencyMinNanos;
+    long span = latencySpanNanos;
+    if (!spec.latencySchedule().isEmpty()) {
+      double[] bounds = spec.latencyAt(nowNanos / 1e9);
+      min = Math.round(bounds[0] * 1e6);
+      span = Math.round(bounds[1] * 1e6) - min;
+    }
+    return min + (span == 0 ? 0 : latencyRandom.nextLong(span + 1));
   }
 
   boolean rejectedCount() {

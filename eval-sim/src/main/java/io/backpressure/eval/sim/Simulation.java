@@ -181,7 +181,7 @@ final class Simulation implements ActivityContext {
     Verdict verdict = answer.verdict();
     boolean counted = verdict.admitted() || upstream.rejectedCount();
     if (verdict.admitted()) {
-      long done = plus(now, upstream.latencyNanos());
+      long done = plus(now, upstream.latencyNanos(now));
       if (answer.status() != 200) {
         call.rejections++;
       }

@@ -1,6 +1,7 @@
 package io.backpressure.eval.workload;
 
 import io.backpressure.core.Dimension;
+import io.backpressure.core.Limits;
 import java.util.List;
 import java.util.Objects;
 
@@ -159,7 +160,10 @@ public record Workload(
             .map(c -> new CapChange(c.atS() * time, c.caps().divided(rates)))
             .toList(),
         upstream.outside().divided(rates),
-        upstream.errorRate());
+        upstream.errorRate(),
+        upstream.latencySchedule().stream()
+            .map(c -> new LatencyChange(c.atS() * time, c.minMs() * time, c.maxMs() * time))
+            .toList());
   }
 
   /**
@@ -188,7 +192,8 @@ public record Workload(
     return new GateOptions(
         gate.reservation(),
         gate.defaultMaxTokens(),
-        gate.caps() == null ? null : gate.caps().divided(rates));
+        gate.caps() == null ? null : gate.caps().divided(rates),
+        gate.concurrency());
   }
 
   /**
@@ -276,6 +281,12 @@ public record Workload(
   public record CapChange(double atS, Caps caps) {}
 
   /**
+   * From {@code atS} on, the provider's service latency of a 200 is uniform in {@code [minMs,
+   * maxMs]}.
+   */
+  public record LatencyChange(double atS, double minMs, double maxMs) {}
+
+  /**
    * The provider.
    *
    * @param window {@code fixed}, {@code sliding} or {@code bucket}
@@ -290,6 +301,8 @@ public record Workload(
    * @param outside traffic on the same caps that never asks the gate, spread evenly (requests/s and
    *     tokens/s; 0 where none)
    * @param errorRate the share of answers that are 500s unrelated to rate limits, in [0, 1)
+   * @param latencySchedule changes of the service latency over the run, by increasing {@code atS};
+   *     empty for a latency that never changes
    */
   public record Upstream(
       String window,
@@ -301,10 +314,12 @@ public record Workload(
       double latencyMaxMs,
       List<CapChange> schedule,
       Caps outside,
-      double errorRate) {
+      double errorRate,
+      List<LatencyChange> latencySchedule) {
 
     public Upstream {
       schedule = List.copyOf(schedule);
+      latencySchedule = List.copyOf(latencySchedule);
       Objects.requireNonNull(outside, "outside");
     }
 
@@ -327,7 +342,25 @@ public record Workload(
           latencyMaxMs,
           List.of(),
           Caps.NONE,
-          0);
+          0,
+          List.of());
+    }
+
+    /**
+     * The service latency's bounds {@code {min, max}} in ms at {@code seconds} into the run: the
+     * file's {@code latency_ms}, changed by every {@code latency_schedule} entry due by then.
+     */
+    public double[] latencyAt(double seconds) {
+      double min = latencyMinMs;
+      double max = latencyMaxMs;
+      for (LatencyChange change : latencySchedule) {
+        if (change.atS() > seconds) {
+          break;
+        }
+        min = change.minMs();
+        max = change.maxMs();
+      }
+      return new double[] {min, max};
     }
 
     /** The mean service latency of a 200, in milliseconds. */
@@ -390,8 +423,10 @@ public record Workload(
    *     max_tokens}
    * @param caps the caps the operator configured in the gate, or null for the upstream's caps at t
    *     = 0; a dimension not given takes the upstream's
+   * @param concurrency the gate's limit on calls in flight (fixed or adaptive), or null for none
    */
-  public record GateOptions(boolean reservation, long defaultMaxTokens, Caps caps) {
+  public record GateOptions(
+      boolean reservation, long defaultMaxTokens, Caps caps, Limits.Concurrency concurrency) {
 
     /** The gate's configured caps for {@code upstream}. */
     public Caps configuredCaps(Upstream upstream) {

@@ -7,8 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.backpressure.core.Dimension;
+import io.backpressure.core.InvalidPolicyException;
+import io.backpressure.core.Limits;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -161,7 +164,8 @@ public final class WorkloadReader {
             "latency_ms",
             "schedule",
             "outside",
-            "error_rate"));
+            "error_rate",
+            "latency_schedule"));
     String window = text(node, "window", "upstream.window", "fixed");
     if (!Set.of("fixed", "sliding", "bucket").contains(window)) {
       throw new WorkloadException(
@@ -216,7 +220,8 @@ public final class WorkloadReader {
             latencyMax,
             schedule,
             outside,
-            errorRate);
+            errorRate,
+            latencySchedule(node.get("latency_schedule"), duration));
     roomEverywhere(upstream);
     return upstream;
   }
@@ -351,9 +356,9 @@ public final class WorkloadReader {
 
   private static Workload.GateOptions gate(JsonNode node, Workload.Upstream upstream) {
     if (node == null) {
-      return new Workload.GateOptions(false, 1024, null);
+      return new Workload.GateOptions(false, 1024, null, null);
     }
-    onlyKeys(node, "gate.", Set.of("reservation", "default_max_tokens", "caps"));
+    onlyKeys(node, "gate.", Set.of("reservation", "default_max_tokens", "caps", "concurrency"));
     boolean reservation = bool(node, "reservation", "gate.reservation", false);
     long defaultMax =
         integer(node, "default_max_tokens", "gate.default_max_tokens", 1024L, 1, 10_000_000);
@@ -376,7 +381,128 @@ public final class WorkloadReader {
               + " s), got "
               + caps.requestsPerS());
     }
-    return new Workload.GateOptions(reservation, defaultMax, caps);
+    return new Workload.GateOptions(
+        reservation,
+        defaultMax,
+        caps,
+        concurrency(mapping(node, "concurrency", "gate.concurrency", false)));
+  }
+
+  /**
+   * {@code gate.concurrency}: {@code {max_in_flight: N}} or {@code {adaptive: {min, max,
+   * latency_target_s}}}, with the policy's ranges ({@link Limits.Concurrency}); null when absent.
+   */
+  private static Limits.Concurrency concurrency(JsonNode node) {
+    if (node == null) {
+      return null;
+    }
+    onlyKeys(node, "gate.concurrency.", Set.of("max_in_flight", "adaptive"));
+    JsonNode adaptive = mapping(node, "adaptive", "gate.concurrency.adaptive", false);
+    if ((adaptive == null) == !node.has("max_in_flight")) {
+      throw new WorkloadException(
+          "gate.concurrency",
+          "gate.concurrency must give exactly one of max_in_flight and adaptive, got " + node);
+    }
+    try {
+      if (adaptive == null) {
+        return new Limits.Concurrency(
+            (int)
+                integer(
+                    node,
+                    "max_in_flight",
+                    "gate.concurrency.max_in_flight",
+                    null,
+                    1,
+                    Limits.MAX_IN_FLIGHT),
+            Limits.Concurrency.DEFAULT_LEASE_TTL);
+      }
+      onlyKeys(adaptive, "gate.concurrency.adaptive.", Set.of("min", "max", "latency_target_s"));
+      double target =
+          number(
+              adaptive,
+              "latency_target_s",
+              "gate.concurrency.adaptive.latency_target_s",
+              null,
+              0.001,
+              true,
+              MAX_SECONDS);
+      return new Limits.Concurrency(
+          new Limits.Adaptive(
+              (int)
+                  integer(
+                      adaptive,
+                      "min",
+                      "gate.concurrency.adaptive.min",
+                      null,
+                      1,
+                      Limits.MAX_IN_FLIGHT),
+              (int)
+                  integer(
+                      adaptive,
+                      "max",
+                      "gate.concurrency.adaptive.max",
+                      null,
+                      1,
+                      Limits.MAX_IN_FLIGHT),
+              Duration.ofNanos(Math.round(target * 1e9))),
+          Limits.Concurrency.DEFAULT_LEASE_TTL);
+    } catch (InvalidPolicyException e) {
+      throw new WorkloadException("gate." + e.field(), "gate." + e.getMessage());
+    }
+  }
+
+  /**
+   * {@code upstream.latency_schedule}: a list of {@code {at_s, latency_ms: [min, max]}} by
+   * increasing {@code at_s} within the run.
+   */
+  private static List<Workload.LatencyChange> latencySchedule(JsonNode node, double duration) {
+    List<Workload.LatencyChange> changes = new ArrayList<>();
+    if (node == null || node.isNull()) {
+      return changes;
+    }
+    if (!node.isArray()) {
+      throw new WorkloadException(
+          "upstream.latency_schedule",
+          "upstream.latency_schedule must be a list of {at_s, latency_ms: [min, max]}, got "
+              + node);
+    }
+    double last = -1;
+    for (int i = 0; i < node.size(); i++) {
+      String path = "upstream.latency_schedule[" + i + "].";
+      JsonNode entry = node.get(i);
+      if (!entry.isObject()) {
+        throw new WorkloadException(
+            path.substring(0, path.length() - 1),
+            path.substring(0, path.length() - 1) + " must be a mapping {at_s, latency_ms}");
+      }
+      onlyKeys(entry, path, Set.of("at_s", "latency_ms"));
+      double at = number(entry, "at_s", path + "at_s", null, 0, true, duration);
+      if (!(at > last)) {
+        throw new WorkloadException(
+            path + "at_s",
+            path + "at_s must be in [0, duration_s] and after the previous entry's, got " + at);
+      }
+      last = at;
+      JsonNode latency = entry.get("latency_ms");
+      if (latency == null
+          || !latency.isArray()
+          || latency.size() != 2
+          || !latency.get(0).isNumber()
+          || !latency.get(1).isNumber()
+          || !(latency.get(0).asDouble() >= 0)
+          || !(latency.get(1).asDouble() >= latency.get(0).asDouble())
+          || latency.get(1).asDouble() > 600_000) {
+        throw new WorkloadException(
+            path + "latency_ms",
+            path
+                + "latency_ms must be a list [min, max] of milliseconds with 0 <= min <= max <="
+                + " 600000, got "
+                + latency);
+      }
+      changes.add(
+          new Workload.LatencyChange(at, latency.get(0).asDouble(), latency.get(1).asDouble()));
+    }
+    return changes;
   }
 
   /**

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.backpressure.core.Limits;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class WorkloadReaderTest {
@@ -194,6 +196,54 @@ class WorkloadReaderTest {
     assertThat(w.gate().configuredCaps(up)).isEqualTo(new Workload.Caps(65.0, 12000.0));
     assertThat(w.tenants().get(0).deadlineS()).isEqualTo(10.0);
     assertThat(w.scaled(2).upstream().capsAt(99)).isEqualTo(new Workload.Caps(15.0, 3000.0));
+  }
+
+  @Test
+  void aLatencyScheduleAndTheGatesConcurrencyAreRead_badOnesNameTheField() {
+    Workload w =
+        WorkloadReader.parse(
+            MINIMAL.replace(
+                    "{requests_per_s: 60}",
+                    "{requests_per_s: 60, latency_ms: [100, 200],"
+                        + " latency_schedule: [{at_s: 5, latency_ms: [1000, 2000]},"
+                        + " {at_s: 10, latency_ms: [100, 200]}]}")
+                + "gate: {concurrency: {adaptive: {min: 2, max: 32, latency_target_s: 0.5}}}\n");
+    assertThat(w.upstream().latencyAt(4.9)).containsExactly(100, 200);
+    assertThat(w.upstream().latencyAt(5)).containsExactly(1000, 2000);
+    assertThat(w.upstream().latencyAt(12)).containsExactly(100, 200);
+    assertThat(w.scaled(2).upstream().latencyAt(5))
+        .as("scaling keeps latency")
+        .containsExactly(1000, 2000);
+    assertThat(w.gate().concurrency().adaptive())
+        .isEqualTo(new Limits.Adaptive(2, 32, Duration.ofMillis(500)));
+    assertThat(
+            WorkloadReader.parse(MINIMAL + "gate: {concurrency: {max_in_flight: 8}}\n")
+                .gate()
+                .concurrency()
+                .maxInFlight())
+        .isEqualTo(8);
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL.replace(
+                        "{requests_per_s: 60}",
+                        "{requests_per_s: 60, latency_schedule: [{at_s: 5, latency_ms: [20, 10]}]}")))
+        .hasMessageContaining("upstream.latency_schedule[0].latency_ms must be a list [min, max]");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL
+                        + "gate: {concurrency: {adaptive: {min: 8, max: 4, latency_target_s: 1}}}\n"))
+        .hasMessageContaining(
+            "gate.concurrency.adaptive.max must be a whole number in [adaptive.min");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL + "gate: {concurrency: {adaptive: {min: 1, max: 4}}}\n"))
+        .hasMessageContaining("gate.concurrency.adaptive.latency_target_s is required");
+    assertThatThrownBy(
+            () -> WorkloadReader.parse(MINIMAL + "gate: {concurrency: {max_in_flight: 0}}\n"))
+        .hasMessageContaining("gate.concurrency.max_in_flight must be a whole number in [1,");
   }
 
   @Test

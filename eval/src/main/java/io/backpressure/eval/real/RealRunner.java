@@ -386,9 +386,17 @@ public final class RealRunner implements Runner {
    * The mock provider for {@code workload}: its caps at t = 0, window, latency, outside traffic and
    * error rate; completions as asked. (The schedule is applied on the run's clock: {@link
    * ProviderSchedule}.)
+   *
+   * @throws IllegalArgumentException for a {@code latency_schedule}, which only the simulator
+   *     models
    */
   static MockProviderConfig mockConfig(Workload workload, long seed) {
     Workload.Upstream up = workload.upstream();
+    if (!up.latencySchedule().isEmpty()) {
+      throw new IllegalArgumentException(
+          "upstream.latency_schedule is modelled by the simulator only (--mode sim); the mock"
+              + " provider's latency does not change during a run");
+    }
     WindowModel model = WindowModel.parse(up.window());
     Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
     MockProviderConfig.Builder builder =
