@@ -423,7 +423,10 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
     return limits.inFlight(calendar.epochNanos() / 1_000);
   }
 
-  /** Concurrency leases that expired unreleased since the gate started. */
+  /**
+   * Concurrency leases that expired unreleased since the gate started, counted when an admission or
+   * a release under the concurrency limit finds them expired (as on Redis).
+   */
   public synchronized long expiredLeases() {
     return limits.expiredLeases();
   }

@@ -75,6 +75,8 @@ class LimitMetersTest {
     // The P2 call is never released: its lease expires after 5 s and is counted.
     clock.advance(Duration.ofSeconds(6));
     assertThat(gauge("backpressure.limit.in.flight", null)).isZero();
+    // The next admission under the limit finds the lease expired and counts it, as on Redis.
+    admitted(gate.admit("globex", "P2", Cost.requests(1).tokens(1)));
     assertThat(
             registry
                 .get("backpressure.limit.leases.expired")
