@@ -5,6 +5,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,6 +29,7 @@ public final class Exchange {
   private final ProviderCall call;
   private final byte[] body;
   private final AtomicBoolean released = new AtomicBoolean();
+  private final long admittedAt = System.nanoTime();
   private volatile boolean succeeded;
 
   Exchange(ClientGate clientGate, Gate gate, Grant grant, ProviderCall call, byte[] body) {
@@ -41,6 +43,21 @@ public final class Exchange {
   /** The request body to send (the caller's, or the dialect's adjusted copy). */
   public byte[] body() {
     return body;
+  }
+
+  /**
+   * Whether the call is being sent later after its admission than its gate's {@link
+   * Gate#sendWithin()}: then the adapter gives the grant back ({@link #unsent()}) and asks again.
+   */
+  boolean late() {
+    Duration within = gate.sendWithin();
+    return within != null && System.nanoTime() - admittedAt > within.toNanos();
+  }
+
+  /** Releases the grant of a call that was not sent, with nothing of any dimension. */
+  void unsent() {
+    log.debug("call to {} not sent within its admission's bound; asking again", gate.target());
+    release(GatedCall.unused(grant.debited()));
   }
 
   /** The call as read from its request. */

@@ -6,6 +6,7 @@ import io.backpressure.core.Dimension;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
+import io.backpressure.core.Ticker;
 import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
 import java.util.Objects;
@@ -75,6 +76,12 @@ public final class GatedCall {
 
   private final RateLimits rateLimits;
 
+  /** The time the send bound is measured in (tests move it by hand). */
+  private final Ticker ticker;
+
+  /** The call each thread runs through {@link #call}, for {@link #beforeSend()}. */
+  private static final ThreadLocal<@Nullable Sending> SENDING = new ThreadLocal<>();
+
   private GatedCall(Builder builder) {
     this.gate = builder.gate;
     this.maxWait = builder.maxWait;
@@ -82,6 +89,7 @@ public final class GatedCall {
     this.activity =
         temporalAvailable() ? ActivityAdmitter.withMaxWait(gate, builder.activityMaxWait) : null;
     this.rateLimits = builder.rateLimits;
+    this.ticker = builder.ticker;
   }
 
   /**
@@ -133,27 +141,32 @@ public final class GatedCall {
                 maxTokens,
                 null,
                 null);
-    long sendBy = admitter == outside && maxWait != null ? System.nanoTime() + budget(context) : 0;
+    long deadline =
+        admitter == outside && maxWait != null ? System.nanoTime() + budget(context) : 0;
     for (int resends = 0; ; resends++) {
-      AdmissionRequest attempt =
-          resends > 0 && sendBy != 0
-              ? request.withMaxWait(Duration.ofNanos(Math.max(0, sendBy - System.nanoTime())))
-              : request;
-      Grant grant = admitter.admit(gate, attempt);
+      AdmissionRequest attempt = resends > 0 ? withBudgetLeft(request, deadline) : request;
+      Sending sending = new Sending(admitter, request, deadline, admitter.admit(gate, attempt));
+      Sending outer = SENDING.get();
+      SENDING.set(sending);
       R reply;
       try {
         reply = call.call();
       } catch (RuntimeException | Error e) {
-        if (failed(admitter, grant, e, resends)) {
+        sending.refusal();
+        if (failed(admitter, sending.grant, e, resends)) {
           continue; // ask the gate again: it defers the call until the provider's retry-after
         }
         throw e;
       } catch (Exception e) {
-        if (failed(admitter, grant, e, resends)) {
+        sending.refusal();
+        if (failed(admitter, sending.grant, e, resends)) {
           continue;
         }
         throw new IllegalStateException(e);
+      } finally {
+        SENDING.set(outer);
       }
+      Grant grant = sending.grant;
       Cost actual;
       try {
         actual = usage.apply(reply);
@@ -163,6 +176,110 @@ public final class GatedCall {
       }
       admitter.release(gate, grant, actual == null ? grant.debited() : actual);
       return reply;
+    }
+  }
+
+  /**
+   * Called by an HTTP-layer hook on the thread that sends, at the last moment before the request
+   * leaves that the hook can see (Spring AI's OpenAI client: {@code OpenAiSendCheck}): when the
+   * call this thread runs through {@link #call} was admitted longer ago than its gate's {@link
+   * Gate#sendWithin()}, its grant is released unused and the gate is asked again, on this thread,
+   * as the call's admitter asks (waiting, throwing, or ending a Temporal activity). Only the first
+   * send of a call is checked; the others (a tool call's follow-up, say) pass. Does nothing on a
+   * thread that runs no gated call, or for a gate with no bound.
+   *
+   * @throws RuntimeException what the admitter throws when the call may not be sent now; {@link
+   *     #call} throws the same to its caller, however the client wrapped it on the way
+   */
+  public static void beforeSend() {
+    Sending sending = SENDING.get();
+    if (sending != null) {
+      sending.owner().checkSendBy(sending);
+    }
+  }
+
+  private void checkSendBy(Sending sending) {
+    if (sending.sent) {
+      return;
+    }
+    sending.sent = true;
+    Duration within = gate.sendWithin();
+    long late = ticker.nanoTime() - sending.admittedAt - (within == null ? 0 : within.toNanos());
+    if (within == null || late <= 0) {
+      return;
+    }
+    log.debug(
+        "call to {} not sent {} ms after its admission's bound; asking the gate again",
+        gate.target(),
+        late / 1_000_000);
+    sending.admitter.release(gate, sending.grant, unused(sending.grant.debited()));
+    try {
+      sending.grant =
+          sending.admitter.admit(gate, withBudgetLeft(fresh(sending.request), sending.deadline));
+    } catch (RuntimeException e) {
+      sending.refused = e;
+      throw e;
+    }
+    sending.admittedAt = ticker.nanoTime();
+  }
+
+  /** {@code request} with the budget left until {@code deadline}; as it is when that is 0. */
+  private static AdmissionRequest withBudgetLeft(AdmissionRequest request, long deadline) {
+    return deadline == 0
+        ? request
+        : request.withMaxWait(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+  }
+
+  /** {@code request} as a first attempt: its booking was redeemed by the admission given back. */
+  static AdmissionRequest fresh(AdmissionRequest request) {
+    return new AdmissionRequest(
+        request.tenant(),
+        request.priority(),
+        request.cost(),
+        request.maxTokens(),
+        null,
+        request.maxWait());
+  }
+
+  /** What a call released unsent used: none of any dimension. */
+  static Cost unused(Cost debited) {
+    Cost none = Cost.none();
+    for (String dimension : debited.dimensions()) {
+      none = none.with(dimension, 0);
+    }
+    return none;
+  }
+
+  /**
+   * One admission of a {@link #call} while its call runs: the grant in force (replaced when {@link
+   * #beforeSend} asks again) and when it was admitted. Confined to the calling thread.
+   */
+  private final class Sending {
+    final Admitter admitter;
+    final AdmissionRequest request;
+    final long deadline;
+    Grant grant;
+    long admittedAt = ticker.nanoTime();
+    boolean sent;
+    @Nullable RuntimeException refused;
+
+    Sending(Admitter admitter, AdmissionRequest request, long deadline, Grant grant) {
+      this.admitter = admitter;
+      this.request = request;
+      this.deadline = deadline;
+      this.grant = grant;
+    }
+
+    GatedCall owner() {
+      return GatedCall.this;
+    }
+
+    /** Throws the refusal of {@link #beforeSend}'s second admission, if it was refused. */
+    void refusal() {
+      RuntimeException e = refused;
+      if (e != null) {
+        throw e;
+      }
     }
   }
 
@@ -267,6 +384,7 @@ public final class GatedCall {
     private Duration activityMaxWait = Duration.ofMinutes(10);
     private @Nullable Duration maxWait;
     private RateLimits rateLimits = RateLimits.byName();
+    private Ticker ticker = Ticker.system();
 
     private Builder(Gate gate) {
       this.gate = Objects.requireNonNull(gate, "gate");
@@ -295,6 +413,12 @@ public final class GatedCall {
     /** How a provider's 429 is recognised in what the call throws; {@link RateLimits#byName()}. */
     public Builder rateLimits(RateLimits rateLimits) {
       this.rateLimits = Objects.requireNonNull(rateLimits, "rateLimits");
+      return this;
+    }
+
+    /** The time the send bound ({@link Gate#sendWithin()}) is measured in; the system's. */
+    Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 

@@ -128,7 +128,7 @@ public final class GatedTransport<Q, R> {
       return send.apply(withoutGateHeaders(request, view));
     }
     for (int resends = 0; ; resends++) {
-      Exchange exchange = admit(view);
+      Exchange exchange = inTime(admit(view), view);
       R response;
       try {
         response = send.apply(sdk.rewritten(request, exchange.body()));
@@ -159,7 +159,7 @@ public final class GatedTransport<Q, R> {
       Q request, RequestView view, Function<Q, CompletableFuture<R>> send, int resends) {
     Exchange exchange;
     try {
-      exchange = admit(view);
+      exchange = inTime(admit(view), view);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -204,6 +204,19 @@ public final class GatedTransport<Q, R> {
         answer.status(), headers(answer), new String(refusal, StandardCharsets.UTF_8));
     answer.close().run();
     return true;
+  }
+
+  /**
+   * {@code exchange} when it is still in time to be sent; else (admitted longer than its gate's
+   * {@link io.backpressure.core.Gate#sendWithin()} ago, a thread that was descheduled) its grant is
+   * released unused and the call is admitted again, once: the request leaves right after.
+   */
+  private Exchange inTime(Exchange exchange, RequestView request) {
+    if (!exchange.late()) {
+      return exchange;
+    }
+    exchange.unsent();
+    return admit(request);
   }
 
   private boolean gated(RequestView request) {

@@ -185,6 +185,12 @@ public final class FailOpenGate implements Gate, AutoCloseable {
     return delegate.target();
   }
 
+  /** The delegate's: the bound belongs to the policy, whichever state decides. */
+  @Override
+  public @Nullable Duration sendWithin() {
+    return delegate.sendWithin();
+  }
+
   /** Calls the delegate could not answer since this gate was built. */
   public long failures() {
     return failures.get();

@@ -1,6 +1,7 @@
 package io.backpressure.core;
 
 import io.backpressure.core.feedback.ProviderSignal;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,6 +54,17 @@ public interface Gate {
    * @param grant the admitted call's grant, or null for a signal about no call in particular
    */
   default void feedback(@Nullable Grant grant, ProviderSignal signal) {}
+
+  /**
+   * How long after its admission an admitted call may still be sent ({@link Policy#sendWithin()} of
+   * the policy in force), or null for no bound (the default). A client that sees its call leave
+   * later than this releases the grant unused ({@link #release} with nothing of any dimension) and
+   * asks again before sending, so that calls admitted in different windows of the provider do not
+   * arrive in one.
+   */
+  default @Nullable Duration sendWithin() {
+    return null;
+  }
 
   /**
    * Debits {@code spent} from the target's global buckets (L1) without admitting anything: what

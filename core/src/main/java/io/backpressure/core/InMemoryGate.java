@@ -148,6 +148,12 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
     return policy().target();
   }
 
+  /** The policy in force's {@link Policy#sendWithin()}. */
+  @Override
+  public @Nullable Duration sendWithin() {
+    return policy().sendWithin();
+  }
+
   /**
    * The policy in force, with the configured caps {@code C_d} (see {@link #feedbackState()} for
    * {@code E_d}).

@@ -136,6 +136,14 @@ public record Policy(
   private static final String SEND_MARGIN = "send_margin";
 
   private static final Duration ONE_MINUTE = Duration.ofMinutes(1);
+
+  /**
+   * The safe window divided by this is {@link #sendWithin()}, how long an admitted call may take to
+   * be sent: one twentieth, so that the send delays of calls sent in time vary by at most 5 % of
+   * the window, the requests headroom docs/deploying.md advises.
+   */
+  static final int SEND_WITHIN_PARTS = 20;
+
   private static final Duration MIN_GRANT_TTL = Duration.ofSeconds(1);
 
   /** Longest grant TTL: a call that runs longer than a day is not a model call. */
@@ -287,6 +295,27 @@ public record Policy(
   /** This policy with other feedback parameters. */
   public Policy withFeedback(FeedbackPolicy next) {
     return with(dimensions, priorities, tenantWeights, safeWindow, next);
+  }
+
+  /**
+   * How long after its admission an admitted call may still be sent, or null when the policy has no
+   * safe window: one {@value #SEND_WITHIN_PARTS}th of {@link #safeWindow()} (50 ms on a one-second
+   * window, 3 s on a per-minute one). The gated clients and framework decorators check it at the
+   * last point before the request leaves that they can see, and a call later than this releases its
+   * grant unused and asks the gate again, so that the delay between admission and the provider's
+   * count stays within it.
+   *
+   * <p>Why a bound and why this one: the gate bounds admissions in its own time, the provider
+   * counts arrivals. When the send delays of calls vary by {@code J}, a provider window of {@code
+   * P} holds the admissions of up to {@code P + J} (see {@link #withSendMargin}); a cold client
+   * whose first calls take seconds to leave puts calls admitted in different windows into one.
+   * Calls sent within {@code W/20} of their admission vary by at most that, which at the cap's pace
+   * is 5 % of a window's allowance: the headroom docs/deploying.md advises below the provider's
+   * request cap, and the feedback's own. A longer bound lets a slow first send crowd a window; a
+   * shorter one sends calls back to the gate for the ordinary jitter of a loaded machine.
+   */
+  public @Nullable Duration sendWithin() {
+    return safeWindow == null ? null : safeWindow.dividedBy(SEND_WITHIN_PARTS);
   }
 
   /**

@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Gate} that records what another gate decides in Micrometer meters; decisions are
@@ -172,6 +173,12 @@ public final class MeteredGate implements Gate, AutoCloseable {
   @Override
   public String target() {
     return delegate.target();
+  }
+
+  /** The delegate's. */
+  @Override
+  public @Nullable Duration sendWithin() {
+    return delegate.sendWithin();
   }
 
   /** The gate whose decisions are recorded. */

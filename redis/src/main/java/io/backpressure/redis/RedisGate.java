@@ -151,6 +151,12 @@ public final class RedisGate implements Gate, AutoCloseable {
     return live.policy();
   }
 
+  /** The {@link Policy#sendWithin()} of the policy this gate last read. */
+  @Override
+  public @Nullable Duration sendWithin() {
+    return policy().sendWithin();
+  }
+
   /** The target's policy store, over this gate's connection (closing it leaves the gate open). */
   public RedisPolicyStore policyStore() {
     return store;

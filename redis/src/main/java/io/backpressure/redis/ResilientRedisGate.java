@@ -156,6 +156,17 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   }
 
   /**
+   * The {@link Policy#sendWithin()} of the policy last read from Redis, or of the configured one
+   * before the first connection; null when neither is known.
+   */
+  @Override
+  public @Nullable Duration sendWithin() {
+    RedisGate connected = redis;
+    Policy policy = connected != null ? connected.policy() : config.initialPolicy();
+    return policy == null ? null : policy.sendWithin();
+  }
+
+  /**
    * Waits up to {@code timeout} for the first connection, for callers that would rather start gated
    * than decide by the fail mode for the first moments; never throws for an unreachable Redis.
    *

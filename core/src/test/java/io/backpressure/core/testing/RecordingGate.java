@@ -6,6 +6,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.feedback.ProviderSignal;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
@@ -36,6 +37,11 @@ public final class RecordingGate implements Gate {
   @Override
   public String target() {
     return delegate.target();
+  }
+
+  @Override
+  public @Nullable Duration sendWithin() {
+    return delegate.sendWithin();
   }
 
   @Override

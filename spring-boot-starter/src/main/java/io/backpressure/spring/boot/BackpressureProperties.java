@@ -223,8 +223,17 @@ public class BackpressureProperties {
     private Double defaultTenantWeight;
 
     /**
-     * Never admit more than the cap in any window of this length. Default 1m, the period of the
-     * per-minute caps given inline (a policy file has its own safe_window); 0 for none.
+     * The period the provider counts its caps in: 1s for a provider that counts per second, though
+     * the caps here are still given per minute. The safe window and the period the provider's limit
+     * headers are read in (limit 5 from a provider counting per second means 5 a second) default to
+     * it. Default 1m; in (0, 1h]. A policy file states its own (its safe_window and feedback
+     * period).
+     */
+    private Duration providerPeriod;
+
+    /**
+     * Never admit more than the cap in any window of this length. Default: the provider period (1m
+     * unless provider-period says otherwise; a policy file has its own safe_window); 0 for none.
      */
     private Duration safeWindow;
 
@@ -315,6 +324,14 @@ public class BackpressureProperties {
 
     public void setDefaultTenantWeight(Double defaultTenantWeight) {
       this.defaultTenantWeight = defaultTenantWeight;
+    }
+
+    public Duration getProviderPeriod() {
+      return providerPeriod;
+    }
+
+    public void setProviderPeriod(Duration providerPeriod) {
+      this.providerPeriod = providerPeriod;
     }
 
     public Duration getSafeWindow() {

@@ -3,6 +3,7 @@ package io.backpressure.spring.boot;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.TokenEstimator;
 import io.backpressure.springai.BackpressureAdvisor;
+import io.backpressure.springai.OpenAiSendCheck;
 import io.backpressure.springai.RateLimitFeedback;
 import java.time.Duration;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
@@ -16,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * The Spring AI advisor over the default target's gate, when Spring AI and {@code
@@ -51,6 +53,21 @@ public class SpringAiBackpressureAutoConfiguration {
       builder.maxWait(maxWait);
     }
     return builder.build();
+  }
+
+  /**
+   * With Spring AI's OpenAI model on the class path, its HTTP client checks that each admitted call
+   * leaves within its admission's send bound, else asks the gate again ({@link OpenAiSendCheck}).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(
+      name = "org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer")
+  static class OpenAiSendCheckConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    OpenAiSendCheck backpressureOpenAiSendCheck() {
+      return new OpenAiSendCheck();
+    }
   }
 
   /**

@@ -68,9 +68,9 @@ final class TargetPolicies {
       if (target.getDefaultTenantWeight() != null) {
         builder.defaultTenantWeight(target.getDefaultTenantWeight());
       }
-      // Inline caps are per minute, as providers publish them: the safe window defaults to a
-      // minute.
-      builder.providerPeriod(Duration.ofMinutes(1));
+      // Inline caps are per minute, as providers publish them; the provider counts them in its
+      // own period, a minute unless provider-period says otherwise.
+      builder.providerPeriod(providerPeriod(prefix, target.getProviderPeriod()));
       if (target.getSafeWindow() != null) {
         builder.safeWindow(target.getSafeWindow().isZero() ? null : target.getSafeWindow());
       }
@@ -114,6 +114,18 @@ final class TargetPolicies {
     return out.toString();
   }
 
+  /** The provider period of inline caps: as given, in (0, 1h], else a minute. */
+  private static Duration providerPeriod(String prefix, Duration period) {
+    if (period == null) {
+      return Duration.ofMinutes(1);
+    }
+    if (period.isNegative() || period.isZero() || period.compareTo(Duration.ofHours(1)) > 0) {
+      throw new InvalidConfigurationPropertyValueException(
+          prefix + "provider-period", period, "must be a duration in (0, 1h]");
+    }
+    return period;
+  }
+
   /** Per-minute caps are checked here, in the unit the property has; the core checks per second. */
   private static void perMinute(String property, Double value) {
     if (value != null && !(value > 0 && Double.isFinite(value))) {
@@ -134,6 +146,12 @@ final class TargetPolicies {
           property,
           target.getPolicyFile().getDescription(),
           "a policy file and inline caps, classes or weights exclude each other; keep one");
+    }
+    if (target.getProviderPeriod() != null) {
+      throw new InvalidConfigurationPropertyValueException(
+          PREFIX + key + ".provider-period",
+          target.getProviderPeriod(),
+          "a policy file states its own period (safe_window, feedback.period); set it there");
     }
     if (target.getSendMargin() != null && !target.getSendMargin().isZero()) {
       throw new InvalidConfigurationPropertyValueException(

@@ -146,6 +146,42 @@ class BackpressureAutoConfigurationTest {
   }
 
   @Test
+  void aProviderPeriodOfOneSecondSetsTheSafeWindowAndTheFeedbackPeriodOfInlineCaps() {
+    runner
+        .withPropertyValues(TWO_TARGETS)
+        .withPropertyValues("backpressure.targets.gpt4o.provider-period=1s")
+        .run(
+            context -> {
+              Policy policy =
+                  ((InMemoryGate) context.getBean(BackpressureGates.class).all().get("gpt4o"))
+                      .policy();
+              assertThat(policy.safeWindow()).isEqualTo(Duration.ofSeconds(1));
+              assertThat(policy.feedback().period()).isEqualTo(Duration.ofSeconds(1));
+              assertThat(policy.dimensions().get(policy.dimensionIndex("requests")).capPerSecond())
+                  .isEqualTo(10.0);
+            });
+  }
+
+  @Test
+  void aProviderPeriodOutOfRangeOrBesideAPolicyFileFailsStartUpNamingIt() {
+    String gpt4o = "backpressure.targets.gpt4o.";
+    assertStartUpFails(
+        runner.withPropertyValues(TWO_TARGETS).withPropertyValues(gpt4o + "provider-period=0s"),
+        gpt4o + "provider-period",
+        "must be a duration in (0, 1h]");
+    assertStartUpFails(
+        runner.withPropertyValues(TWO_TARGETS).withPropertyValues(gpt4o + "provider-period=2h"),
+        gpt4o + "provider-period",
+        "must be a duration in (0, 1h]");
+    assertStartUpFails(
+        runner
+            .withPropertyValues(TWO_TARGETS)
+            .withPropertyValues("backpressure.targets.mini.provider-period=1s"),
+        "backpressure.targets.mini.provider-period",
+        "a policy file states its own period");
+  }
+
+  @Test
   void aSendMarginOutOfRange_withoutASafeWindow_orBesideAPolicyFile_failsStartUpNamingIt() {
     String gpt4o = "backpressure.targets.gpt4o.";
     assertStartUpFails(

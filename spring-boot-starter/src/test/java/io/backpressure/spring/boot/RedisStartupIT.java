@@ -11,7 +11,7 @@ import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import io.backpressure.redis.ResilientRedisGate;
 import io.backpressure.springai.BackpressureAdvisor;
-import io.backpressure.springai.test.MockOpenAi;
+import io.backpressure.springai.OpenAiSendCheck;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,10 +26,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.openai.OpenAiChatModel;
+import org.springframework.ai.openai.OpenAiChatOptions;
+import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * An application whose Redis is down at start-up still starts, and its first calls are gated: the
@@ -76,10 +83,12 @@ class RedisStartupIT {
               "backpressure.policy-ownership=verify",
               // Five requests a second, counted per second; no fail-mode: the default decides.
               "backpressure.targets.openai.policy-file=classpath:cold-start-policy.yaml")
-          .withBean(ChatModel.class, () -> MockOpenAi.chatModel(provider, Duration.ofSeconds(30)))
+          .withPropertyValues("mock.base-url=" + provider.baseUrl())
+          .withUserConfiguration(ColdChatModel.class)
           .run(
               context -> {
                 assertThat(context).hasNotFailed();
+                assertThat(context).hasSingleBean(OpenAiSendCheck.class);
                 assertThat(output.getErr() + output.getOut())
                     .contains(
                         "backpressure.policy-ownership=verify could not compare the configured"
@@ -158,6 +167,29 @@ class RedisStartupIT {
                 assertThat(median(p1)).as("P1's median answer before P3's").isLessThan(median(p3));
                 assertThat(last(p1)).as("P1's last answer before P3's").isLessThan(last(p3));
               });
+    }
+  }
+
+  /**
+   * Spring AI's OpenAI model as its auto-configuration builds it: with every {@code
+   * OpenAiHttpClientBuilderCustomizer} bean, the starter's send check among them.
+   */
+  @Configuration(proxyBeanMethods = false)
+  static class ColdChatModel {
+    @Bean
+    ChatModel chatModel(
+        Environment environment, ObjectProvider<OpenAiHttpClientBuilderCustomizer> customizers) {
+      return OpenAiChatModel.builder()
+          .options(
+              OpenAiChatOptions.builder()
+                  .baseUrl(environment.getRequiredProperty("mock.base-url"))
+                  .apiKey("sk-mock")
+                  .model("gpt-4o-mini")
+                  .maxRetries(0)
+                  .timeout(Duration.ofSeconds(30))
+                  .build())
+          .httpClientBuilderCustomizers(customizers.orderedStream().toList())
+          .build();
     }
   }
 
