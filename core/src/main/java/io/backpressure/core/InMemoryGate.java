@@ -47,7 +47,7 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
   /** The state of the limits beyond the per-second caps (guarded by the lock). */
   private final LimitLedger limits = new LimitLedger();
 
-  private final NestedBuckets buckets;
+  private final AdmissionRule buckets;
   private final GrantTable grants = new GrantTable();
   private final Map<String, NestedBuckets.Booking> bookings = new LinkedHashMap<>();
 
@@ -77,9 +77,14 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
   private long nextExpiry;
 
   private InMemoryGate(Policy policy, Ticker clock, @Nullable EpochClock calendar) {
+    this(policy, clock, calendar, new NestedBuckets(Objects.requireNonNull(policy, "policy")));
+  }
+
+  private InMemoryGate(
+      Policy policy, Ticker clock, @Nullable EpochClock calendar, AdmissionRule rule) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.calendar = calendar != null ? calendar : following(clock);
-    this.buckets = new NestedBuckets(Objects.requireNonNull(policy, "policy"));
+    this.buckets = rule;
     this.policy = policy;
     this.appliedCaps = configuredCaps(policy);
     this.dimensionNames = policy.dimensionNames();
@@ -107,6 +112,17 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
    */
   public static InMemoryGate create(Policy policy, Ticker clock, EpochClock calendar) {
     return new InMemoryGate(policy, clock, Objects.requireNonNull(calendar, "calendar"));
+  }
+
+  /**
+   * A gate on the given clock that decides with the fair-queuing rule of SPEC §3.7 ({@link
+   * FairRule}: a cap layer, an order layer and the defer protocol) instead of {@link
+   * NestedBuckets}: for the evaluation's side-by-side runs of the two rules. The Redis backend
+   * decides with {@link NestedBuckets} only.
+   */
+  public static InMemoryGate createFairQueuing(Policy policy, Ticker clock) {
+    return new InMemoryGate(
+        policy, clock, null, new FairRule(Objects.requireNonNull(policy, "policy")));
   }
 
   /** The system's time now, advanced by {@code clock} from now on. */

@@ -380,7 +380,7 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code WaitingLines} (in {@link InMemoryGate})</td><td>the {@code w:<k>} lists, {@code purge_waiting}</td></tr>
  * </table>
  */
-final class NestedBuckets {
+final class NestedBuckets implements AdmissionRule {
   /** A bucket at or above this fraction of its capacity marks an under-using class or queue. */
   static final double SATISFIED_FRACTION = 0.5;
 
@@ -629,7 +629,8 @@ final class NestedBuckets {
    * queue within its share behind the light tail, spaced at {@code c_d / r_d}) rather than all
    * being told the same turn.
    */
-  void startEmpty() {
+  @Override
+  public void startEmpty() {
     emptyAtStart = true;
   }
 
@@ -640,7 +641,8 @@ final class NestedBuckets {
    * provider's current window may hold up to the allowance admitted at any moment of it — a burst
    * just before the loss included — and empty buckets alone would refill into it.
    */
-  void startAfterLoss() {
+  @Override
+  public void startAfterLoss() {
     emptyAtStart = true;
     spentAtStart = true;
   }
@@ -649,7 +651,8 @@ final class NestedBuckets {
    * Adopts new caps and weights; the dimension and class names must stay the same. Levels are
    * clamped to the new capacities at the next step, as the Redis backend does.
    */
-  void configure(Policy next) {
+  @Override
+  public void configure(Policy next) {
     if (!next.dimensionNames()
             .equals(policy == null ? next.dimensionNames() : policy.dimensionNames())
         || !next.priorityNames()
@@ -696,12 +699,14 @@ final class NestedBuckets {
     }
   }
 
-  Policy policy() {
+  @Override
+  public Policy policy() {
     return policy;
   }
 
   /** The numbers derived from the policy in force (see {@link DerivedPolicy}). */
-  DerivedPolicy derived() {
+  @Override
+  public DerivedPolicy derived() {
     return derived;
   }
 
@@ -722,7 +727,8 @@ final class NestedBuckets {
    * the deferral in microseconds, or 0 when the call was admitted and debited; the booking then
    * holds what was debited, for {@link #release}.
    */
-  long admit(
+  @Override
+  public long admit(
       long now,
       String tenant,
       int k,
@@ -1060,7 +1066,8 @@ final class NestedBuckets {
    * takes more), the queue's L3 gets back the difference between the share it paid and the share
    * the call really had, and the queue's estimate correction learns from {@code actual − estimate}.
    */
-  void release(long now, Booking grant, double[] actual) {
+  @Override
+  public void release(long now, Booking grant, double[] actual) {
     advance(now, false);
     int k = grant.priority;
     // The queue the call was admitted in, unless it has left since (then the tenant's queue now, if
@@ -1138,7 +1145,8 @@ final class NestedBuckets {
    * many times the cap were mostly refused by the provider, and a level a burst below empty already
    * holds the gate off until a burst's worth of the cap has passed.
    */
-  void charge(long now, double[] spent) {
+  @Override
+  public void charge(long now, double[] spent) {
     advance(now, false);
     for (int d = 0; d < dims; d++) {
       global[d] = max(global[d] - spent[d], min(global[d], -burst[d]));
@@ -1233,7 +1241,8 @@ final class NestedBuckets {
    * Long#MIN_VALUE}: none). From the next step on, L1 of {@code d} holds at most what it refilled
    * since the 429.
    */
-  void spent(int d, long from, long until) {
+  @Override
+  public void spent(int d, long from, long until) {
     spentFrom[d] = from;
     spentUntil[d] = until;
   }
@@ -1566,7 +1575,8 @@ final class NestedBuckets {
   }
 
   /** Live view for metrics and the admin command. */
-  Snapshot snapshot() {
+  @Override
+  public Snapshot snapshot() {
     double[][] levels = new double[classes][];
     double[][] use = new double[classes][];
     for (int k = 0; k < classes; k++) {
@@ -1577,7 +1587,8 @@ final class NestedBuckets {
   }
 
   /** The L3 state of one queue as of its last step, or null when the queue is not active. */
-  @Nullable QueueState queue(String tenant, int k) {
+  @Override
+  public @Nullable QueueState queue(String tenant, int k) {
     Queue q = queues[k].get(tenant);
     return q == null ? null : new QueueState(q.level, q.capacity, q.rate, q.weight, q.lastMicros);
   }
@@ -1607,6 +1618,14 @@ final class NestedBuckets {
     int placesKept;
 
     double paidShare;
+
+    /** {@link FairRule}: the start tags it paid at, class and queue, and whether its class paid. */
+    double classStart;
+
+    boolean classPaid;
+
+    double queueStart;
+
     long readyAt;
     long expiresAt;
     double[] estimate;
@@ -1636,6 +1655,9 @@ final class NestedBuckets {
       overdue = false;
       placesKept = 0;
       paidShare = 0;
+      classStart = 0;
+      classPaid = false;
+      queueStart = 0;
       readyAt = 0;
       expiresAt = 0;
       queue = null;

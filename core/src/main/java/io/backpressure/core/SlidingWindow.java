@@ -37,6 +37,11 @@ final class SlidingWindow {
     this.allowance = allowance;
   }
 
+  /** The most the window may hold, {@code C·P}. */
+  double allowance() {
+    return allowance;
+  }
+
   /** Drops the amounts older than one period before {@code now}. */
   void expire(long now) {
     while (!entries.isEmpty() && entries.peekFirst().at <= now - period) {
@@ -58,6 +63,19 @@ final class SlidingWindow {
   /** Records the whole allowance as admitted at {@code now}: the window is spent for one period. */
   void fill(long now) {
     add(now, allowance);
+  }
+
+  /**
+   * Moves an amount recorded at an earlier time to {@code now}: it is taken out where it was and
+   * recorded anew, so it leaves the window one period from {@code now}. Returns the new entry.
+   */
+  Entry redate(Entry entry, long now) {
+    double amount = entry.amount;
+    if (entry.at > now - period) {
+      sum -= amount;
+    }
+    entry.amount = 0;
+    return add(now, amount);
   }
 
   /** Corrects an admitted amount by {@code delta} if it is still inside the window. */

@@ -32,7 +32,8 @@ public sealed interface Configuration
           "bp-mean-estimate",
           "bp-429-held",
           "bp-reserve-tight",
-          "bp-no-concurrency");
+          "bp-no-concurrency",
+          "bp-fq");
 
   /** The name used on the command line and as the JSON key. */
   String name();
@@ -72,6 +73,7 @@ public sealed interface Configuration
       case "bp-429-held" -> new GateConfiguration(GateConfiguration.Variant.REJECTED_HELD);
       case "bp-reserve-tight" -> new GateConfiguration(GateConfiguration.Variant.TIGHT_RESERVATION);
       case "bp-no-concurrency" -> new GateConfiguration(GateConfiguration.Variant.NO_CONCURRENCY);
+      case "bp-fq" -> new GateConfiguration(GateConfiguration.Variant.FAIR_QUEUING);
       default ->
           throw new IllegalArgumentException(
               "unknown configuration '" + name + "'; allowed: " + String.join(", ", NAMES));

@@ -106,7 +106,13 @@ public final class GateConfiguration implements Configuration {
      */
     TIGHT_RESERVATION("bp-reserve-tight", TokenEstimate.TIGHT_RESERVATION, false),
     /** bp without the workload's {@code gate.concurrency}: its caps and shares alone. */
-    NO_CONCURRENCY("bp-no-concurrency");
+    NO_CONCURRENCY("bp-no-concurrency"),
+    /**
+     * bp deciding with the fair-queuing rule ({@link InMemoryGate#createFairQueuing}): a cap layer,
+     * an order layer and the defer protocol (SPEC §3.7). Simulator only until the Redis backend and
+     * the real worker run it.
+     */
+    FAIR_QUEUING("bp-fq");
 
     public final String label;
 
@@ -132,7 +138,7 @@ public final class GateConfiguration implements Configuration {
      * Whether only the simulator's activity models this variant (the real worker asks as bp does).
      */
     public boolean simulatedOnly() {
-      return estimate != TokenEstimate.PROMPT || holdsRejected;
+      return estimate != TokenEstimate.PROMPT || holdsRejected || this == FAIR_QUEUING;
     }
   }
 
@@ -218,7 +224,11 @@ public final class GateConfiguration implements Configuration {
           dims.contains(Dimension.REQUESTS),
           variant);
     }
-    Gate gate = InMemoryGate.create(policy(workload, variant), context.clock());
+    Policy policy = policy(workload, variant);
+    Gate gate =
+        variant == Variant.FAIR_QUEUING
+            ? InMemoryGate.createFairQueuing(policy, context.clock())
+            : InMemoryGate.create(policy, context.clock());
     return new Gated(
         gate,
         context,

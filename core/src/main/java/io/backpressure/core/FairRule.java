@@ -1,0 +1,408 @@
+package io.backpressure.core;
+
+import io.backpressure.core.spi.DerivedPolicy;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The admission rule as three parts (SPEC §3.7): the {@link CapLayer} says whether a cost may be
+ * sent now, the {@link OrderLayer} whose turn it is, and this class, the defer protocol, turns the
+ * two into an answer.
+ *
+ * <p><b>The protocol.</b> A call's first attempt pays its queue's tag; once its queue's turn has
+ * come it pays its class's tag, which places it in its class's entitled share of the cap. Its
+ * booking keeps both, so a deferred call comes back to the same place and never pays twice.
+ *
+ * <ul>
+ *   <li><b>Its turn</b> (both tags have come): admitted if the cap layer holds its cost now; else
+ *       it is given a <em>firm slot</em>, the cap layer's next free time for its cost, taken at
+ *       once, and deferred exactly to it. A call back at its firm slot is admitted without asking
+ *       again (its safe-window entry moves to when it is really sent).
+ *   <li><b>Its queue's turn, not its class's</b> (the class is past its entitled share): admitted
+ *       if the cap holds its cost and still leaves room for the calls of others — what the calls
+ *       served at their turn use in {@link #ISOLATION_MICROS}, and one average call of every other
+ *       active class within its share — so it borrows only what the others leave; else deferred to
+ *       its class's turn.
+ *   <li><b>Ahead of its queue's turn</b>: admitted only when the cap would otherwise fill up (it
+ *       holds the cost and a burst less one more such call): capacity nobody asks for is not
+ *       wasted, and the queue is then counted as if the call had started now (no debt for using
+ *       it). Else deferred to its queue's turn, or to when the cap fills up, whichever comes first.
+ *   <li><b>Deadline</b>: when the wait passes the call's {@code maxWait}, the answer is {@code
+ *       Expired} at once, and what this attempt paid is taken back.
+ * </ul>
+ *
+ * <p>So an answered call is deferred at most once for its queue's turn, once for its class's and
+ * once for its firm slot. The cost a call is counted at is its estimate plus its class's mean
+ * shortfall (what released calls cost beyond their estimates, an exponential average), or in
+ * reservation mode its reservation; release reconciles the cap layer and the tags with the true
+ * cost.
+ *
+ * <p>Strict mode is the same layers with the class order strict: a class's turn is never while a
+ * higher class is active, and room is left for every higher active class.
+ *
+ * <p>Not thread-safe: used under its gate's lock.
+ */
+final class FairRule implements AdmissionRule {
+  /** The shortest deferral, µs: a timer shorter than this is not worth a round trip. */
+  static final long MIN_DEFER_MICROS = 1_000L;
+
+  /** The weight of one release in the class's estimate correction (about the last five calls). */
+  static final double CORRECTION_WEIGHT = 0.2;
+
+  /** The weight of one admitted call in its class's average call, which sizes the room kept. */
+  static final double CALL_WEIGHT = 0.1;
+
+  /**
+   * How long a call whose turn has come may be kept waiting by calls served ahead of their turn,
+   * µs: the room those leave is what the calls served at their turn use in this time.
+   */
+  static final long ISOLATION_MICROS = 100_000L;
+
+  private final int dims;
+  private final int classes;
+  private final CapLayer cap;
+  private final OrderLayer order;
+  private final double[][] correction;
+  private final double[][] meanCall;
+  private final double[][] use;
+  private final double[] servedRate;
+
+  /** Per dimension, the rate of the calls served at their turn (units per µs, averaged). */
+  private final double[] turnUse;
+
+  private final double[] room;
+  private final double[] noRoom;
+  private final double[] delta;
+  private final int[] queues;
+  private Policy policy;
+  private DerivedPolicy derived;
+  private double[] largest;
+  private double horizonMicros;
+  private boolean strict;
+  private long last = Long.MIN_VALUE;
+  private boolean emptyAtStart;
+  private boolean spentAtStart;
+
+  @SuppressWarnings("NullAway.Init") // configure sets policy, derived and largest
+  FairRule(Policy policy) {
+    this.dims = policy.dimensions().size();
+    this.classes = policy.priorities().size();
+    this.cap = new CapLayer(dims);
+    this.order = new OrderLayer(classes);
+    this.correction = new double[classes][dims];
+    this.meanCall = new double[classes][dims];
+    this.use = new double[classes][dims];
+    this.servedRate = new double[classes];
+    this.turnUse = new double[dims];
+    this.room = new double[dims];
+    this.noRoom = new double[dims];
+    this.delta = new double[dims];
+    this.queues = new int[classes];
+    configure(policy);
+  }
+
+  @Override
+  public void startEmpty() {
+    emptyAtStart = true;
+  }
+
+  @Override
+  public void startAfterLoss() {
+    emptyAtStart = true;
+    spentAtStart = true;
+  }
+
+  @Override
+  public void configure(Policy next) {
+    if (policy != null
+        && (!next.dimensionNames().equals(policy.dimensionNames())
+            || !next.priorityNames().equals(policy.priorityNames()))) {
+      throw new InvalidPolicyException(
+          "dimensions",
+          "a live gate can change caps and weights, not its dimensions or classes; create a new gate");
+    }
+    this.policy = next;
+    this.derived = DerivedPolicy.of(next);
+    this.largest = new double[dims];
+    for (int d = 0; d < dims; d++) {
+      largest[d] = derived.largest(d);
+    }
+    this.horizonMicros = derived.horizonMicros();
+
+    this.strict = derived.strict();
+    double[] weights = new double[classes];
+    for (int k = 0; k < classes; k++) {
+      weights[k] = derived.classWeight(k);
+    }
+    cap.configure(derived, last == Long.MIN_VALUE ? 0 : last);
+    order.configure(weights, derived.horizonMicros(), derived.idleTtlMicros());
+  }
+
+  @Override
+  public Policy policy() {
+    return policy;
+  }
+
+  @Override
+  public DerivedPolicy derived() {
+    return derived;
+  }
+
+  /** The dominant cost {@code max_d c_d / r_d}, in microseconds of the whole cap. */
+  private double sigma(double[] cost) {
+    double sigma = 0;
+    for (int d = 0; d < dims; d++) {
+      sigma = Math.max(sigma, cost[d] / cap.rate(d));
+    }
+    return sigma;
+  }
+
+  @Override
+  public long admit(
+      long now,
+      String tenant,
+      int k,
+      double[] estimate,
+      double @Nullable [] reserve,
+      NestedBuckets.Booking booking,
+      long maxWaitMicros) {
+    advance(now);
+    OrderLayer.Queue q = order.touch(now, tenant, k, policy.tenantWeight(tenant));
+    if (booking.lined) {
+      if (now > booking.readyAt) {
+        cap.redate(now, booking.debit, booking.entries);
+      }
+      return now >= booking.readyAt ? 0 : Math.max(MIN_DEFER_MICROS, booking.readyAt - now);
+    }
+    double[] cost = booking.paced;
+    for (int d = 0; d < dims; d++) {
+      cost[d] = reserve != null ? reserve[d] : Math.min(largest[d], estimate[d] + correction[k][d]);
+    }
+    booking.estimate = estimate;
+    booking.debit = cost;
+    if (booking.entries == null) {
+      booking.entries = new SlidingWindow.Entry[dims];
+    }
+    double sigma = sigma(cost);
+    double share = strict ? 1 : order.entitled(k);
+    double classRate = Math.max(servedRate[k], share);
+    boolean fresh = !booking.paid;
+    if (fresh) {
+      booking.queueStart = order.queueStart(q, now);
+      order.payQueue(q, booking.queueStart, sigma, classRate);
+      booking.paid = true;
+      booking.paidShare = sigma;
+    }
+    boolean queueTurn = booking.queueStart <= now;
+    boolean classPaidNow = queueTurn && !booking.classPaid;
+    if (classPaidNow) {
+      booking.classStart = order.classStart(k, now);
+      order.payClass(k, booking.classStart, sigma, share);
+      booking.classPaid = true;
+    }
+    boolean classTurn = strict ? !higherActive(k) : booking.classPaid && booking.classStart <= now;
+    if (classTurn && queueTurn) {
+      for (int d = 0; d < dims; d++) {
+        turnUse[d] += cost[d] / horizonMicros;
+      }
+      long slot = cap.fitsAt(now, cost, noRoom);
+      if (slot <= now) {
+        return admitted(now, k, booking, cost, sigma);
+      }
+      long wait = slot - now;
+      if (maxWaitMicros >= 0 && wait > maxWaitMicros) {
+        return expired(q, booking, fresh, classPaidNow, sigma, share, wait);
+      }
+      cap.take(slot, cost, booking.entries);
+      served(k, cost, sigma);
+      booking.lined = true;
+      booking.readyAt = slot;
+      order.touch(slot, tenant, k, q.weight);
+      return Math.max(MIN_DEFER_MICROS, wait);
+    }
+    long slot = cap.fitsAt(now, cost, queueTurn ? roomFor(k, now, classTurn) : full(cost));
+    if (slot <= now) {
+      if (booking.classPaid) {
+        order.unpayClassIfLast(k, booking.classStart, sigma, share);
+      }
+      order.forgive(q, now, sigma, classRate);
+      return admitted(now, k, booking, cost, sigma);
+    }
+    // Strict mode has no class turn to wait for while a higher class is active: the call comes back
+    // when the cap has the room it must leave.
+    double turn =
+        queueTurn && strict
+            ? Double.MAX_VALUE
+            : (queueTurn ? booking.classStart : booking.queueStart) - now;
+    long wait =
+        Math.max(
+            MIN_DEFER_MICROS,
+            queueTurn && !strict
+                ? (long) Math.ceil(turn)
+                : Math.min((long) Math.ceil(turn), slot - now));
+    if (maxWaitMicros >= 0 && wait > maxWaitMicros) {
+      return expired(q, booking, fresh, classPaidNow, sigma, share, wait);
+    }
+    booking.readyAt = now + wait;
+    order.touch(now + wait, tenant, k, q.weight);
+    return wait;
+  }
+
+  /** The room that leaves the cap no fuller than one call short of its burst. */
+  private double[] full(double[] cost) {
+    for (int d = 0; d < dims; d++) {
+      room[d] = cap.burst(d) - 2 * cost[d];
+    }
+    return room;
+  }
+
+  /** Whether a class above {@code k} is active (strict mode). */
+  private boolean higherActive(int k) {
+    for (int j = 0; j < k; j++) {
+      if (order.classActive(j)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The room a call of class {@code k} ahead of its turn leaves: one average call of every other
+   * active class within its share (strict: of every higher active class), and of its own class when
+   * the class is within its share.
+   */
+  private double[] roomFor(int k, long now, boolean classTurn) {
+    for (int d = 0; d < dims; d++) {
+      room[d] = turnUse[d] * ISOLATION_MICROS;
+    }
+    for (int j = 0; j < classes; j++) {
+      boolean owed =
+          j == k ? classTurn : order.classActive(j) && (strict ? j < k : order.withinShare(j, now));
+      if (owed) {
+        for (int d = 0; d < dims; d++) {
+          room[d] += meanCall[j][d];
+        }
+      }
+    }
+    return room;
+  }
+
+  private long admitted(long now, int k, NestedBuckets.Booking booking, double[] cost, double s) {
+    cap.take(now, cost, booking.entries);
+    served(k, cost, s);
+    booking.readyAt = now;
+    return 0;
+  }
+
+  /** The order layer and the class averages count a call served (admitted or given its slot). */
+  private void served(int k, double[] cost, double s) {
+    servedRate[k] += s / horizonMicros;
+    for (int d = 0; d < dims; d++) {
+      meanCall[k][d] += CALL_WEIGHT * (cost[d] - meanCall[k][d]);
+      use[k][d] += cost[d] / (horizonMicros / 1e6);
+    }
+  }
+
+  private long expired(
+      OrderLayer.Queue q,
+      NestedBuckets.Booking booking,
+      boolean fresh,
+      boolean classPaidNow,
+      double sigma,
+      double share,
+      long wait) {
+    if (fresh) {
+      q.finish = booking.queueStart;
+      booking.paid = false;
+    }
+    if (classPaidNow) {
+      order.unpayClassIfLast(q.priority, booking.classStart, sigma, share);
+      booking.classPaid = false;
+    }
+    return -wait;
+  }
+
+  @Override
+  public void release(long now, NestedBuckets.Booking grant, double[] actual) {
+    advance(now);
+    int k = grant.priority;
+    boolean ran = true;
+    for (int d = 0; d < dims; d++) {
+      delta[d] = actual[d] - grant.debit[d];
+      ran &= grant.estimate[d] <= 0 || actual[d] > 0;
+    }
+    cap.correct(now, delta, grant.entries);
+    OrderLayer.Queue q = order.touch(now, grant.tenant, k, policy.tenantWeight(grant.tenant));
+    double share = strict ? 1 : order.entitled(k);
+    order.correct(q, sigma(actual) - grant.paidShare, share, Math.max(servedRate[k], share));
+    for (int d = 0; d < dims; d++) {
+      use[k][d] = Math.max(0, use[k][d] + delta[d] / (horizonMicros / 1e6));
+      if (ran) {
+        double shortfall = Math.max(0, actual[d] - grant.estimate[d]);
+        correction[k][d] += CORRECTION_WEIGHT * (shortfall - correction[k][d]);
+      }
+    }
+  }
+
+  @Override
+  public void charge(long now, double[] spent) {
+    advance(now);
+    cap.charge(now, spent);
+  }
+
+  @Override
+  public void spent(int d, long from, long until) {
+    cap.closeUntil(d, until);
+  }
+
+  /** Decays the class averages to {@code now} and lets idle queues go; the first step starts. */
+  private void advance(long now) {
+    if (last == Long.MIN_VALUE) {
+      last = now;
+      cap.configure(derived, now);
+      if (emptyAtStart) {
+        cap.empty(now, spentAtStart);
+      }
+    }
+    if (now > last) {
+      double keep = Math.exp(-(now - last) / horizonMicros);
+      for (int d = 0; d < dims; d++) {
+        turnUse[d] *= keep;
+      }
+      for (int k = 0; k < classes; k++) {
+        servedRate[k] *= keep;
+        for (int d = 0; d < dims; d++) {
+          use[k][d] *= keep;
+        }
+      }
+      last = now;
+    }
+    order.expire(now);
+  }
+
+  @Override
+  public NestedBuckets.Snapshot snapshot() {
+    double[] global = new double[dims];
+    double[][] levels = new double[classes][dims];
+    double[][] rates = new double[classes][];
+    long now = last == Long.MIN_VALUE ? 0 : last;
+    for (int d = 0; d < dims; d++) {
+      global[d] = cap.level(d, now);
+    }
+    for (int k = 0; k < classes; k++) {
+      rates[k] = use[k].clone();
+      queues[k] = order.activeQueues(k);
+    }
+    return new NestedBuckets.Snapshot(now, global, levels, rates, queues.clone());
+  }
+
+  @Override
+  public @Nullable QueueState queue(String tenant, int k) {
+    OrderLayer.Queue q = order.find(tenant, k);
+    if (q == null) {
+      return null;
+    }
+    double weights = Math.max(order.weightSum(k), q.weight);
+    return new QueueState(
+        last - q.finish, 0, q.weight * servedRate[k] * 1e6 / weights, q.weight, q.seen);
+  }
+}

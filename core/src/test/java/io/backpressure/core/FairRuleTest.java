@@ -1,0 +1,147 @@
+package io.backpressure.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link FairRule} driven by closed-loop callers on virtual time: each caller sends its next call
+ * when its last one is answered, sleeps the deferrals the rule gives (a timer that fires late, as a
+ * durable timer does) and comes back with its booking.
+ */
+class FairRuleTest {
+  private static final long TIMER_LATE = 20_000; // µs
+  private static final long RUN = 60_000_000; // µs
+  private static final long WARM_UP = 5_000_000; // µs
+
+  private record Step(long at, int caller, NestedBuckets.Booking booking, boolean answer) {}
+
+  /** Answered calls per caller after the warm-up, and the run's deferrals. */
+  private record Outcome(long[] answered, long deferrals) {
+    double perSecond(int caller) {
+      return answered[caller] / ((RUN - WARM_UP) / 1e6);
+    }
+
+    long total() {
+      long sum = 0;
+      for (long a : answered) {
+        sum += a;
+      }
+      return sum;
+    }
+  }
+
+  private static Outcome run(Policy policy, String[] tenants, int[] classes) {
+    FairRule rule = new FairRule(policy);
+    SplittableRandom random = new SplittableRandom(1);
+    PriorityQueue<Step> steps = new PriorityQueue<>((a, b) -> Long.compare(a.at, b.at));
+    for (int i = 0; i < tenants.length; i++) {
+      steps.add(new Step(0, i, new NestedBuckets.Booking(tenants[i], classes[i], 1), false));
+    }
+    long[] answered = new long[tenants.length];
+    long deferrals = 0;
+    double[] one = {1};
+    while (!steps.isEmpty() && steps.peek().at <= RUN) {
+      Step s = steps.poll();
+      int i = s.caller;
+      if (s.answer) {
+        rule.release(s.at, s.booking, one);
+        answered[i] += s.at > WARM_UP ? 1 : 0;
+        steps.add(new Step(s.at, i, new NestedBuckets.Booking(tenants[i], classes[i], 1), false));
+        continue;
+      }
+      long wait = rule.admit(s.at, tenants[i], classes[i], one, null, s.booking, -1);
+      if (wait == 0) {
+        steps.add(new Step(s.at + 50_000 + random.nextLong(100_000), i, s.booking, true));
+      } else {
+        deferrals++;
+        steps.add(new Step(s.at + wait + random.nextLong(TIMER_LATE), i, s.booking, false));
+      }
+    }
+    return new Outcome(answered, deferrals);
+  }
+
+  /** P8: one call each, tenants of weights 1, 2, 4 and 8 are served in proportion to weight. */
+  @Test
+  void singleCallTenantsAreServedByWeight() {
+    Policy.Builder builder =
+        Policy.builder("t")
+            .requestsPerSecond(60)
+            .priority("P1", 1.0)
+            .safeWindow(Duration.ofSeconds(1));
+    String[] tenants = new String[64];
+    int[] classes = new int[64];
+    for (int i = 0; i < 64; i++) {
+      tenants[i] = "w" + (1 << (i / 16)) + "-" + i;
+      builder.tenantWeight(tenants[i], 1 << (i / 16));
+    }
+    Outcome outcome = run(builder.build(), tenants, classes);
+    // Entitled: 60 calls/s split by weight over a total weight of 240.
+    for (int i = 0; i < 64; i++) {
+      double entitled = 60.0 * (1 << (i / 16)) / 240;
+      assertThat(outcome.perSecond(i)).as(tenants[i]).isBetween(0.8 * entitled, 1.2 * entitled);
+    }
+    assertThat(outcome.total() / ((RUN - WARM_UP) / 1e6)).isGreaterThan(0.95 * 60);
+  }
+
+  /** P2 across classes: two backlogged classes of weights 3 and 1 share the cap 3 : 1. */
+  @Test
+  void backloggedClassesShareByWeight() {
+    Policy policy =
+        Policy.builder("t")
+            .requestsPerSecond(40)
+            .priority("P1", 0.75)
+            .priority("P2", 0.25)
+            .safeWindow(Duration.ofSeconds(1))
+            .build();
+    String[] tenants = new String[40];
+    int[] classes = new int[40];
+    for (int i = 0; i < 40; i++) {
+      tenants[i] = "t" + i;
+      classes[i] = i % 2;
+    }
+    Outcome outcome = run(policy, tenants, classes);
+    double first = 0;
+    double second = 0;
+    for (int i = 0; i < 40; i++) {
+      if (classes[i] == 0) {
+        first += outcome.perSecond(i);
+      } else {
+        second += outcome.perSecond(i);
+      }
+    }
+    assertThat(first / second).isBetween(2.5, 3.5);
+    assertThat(first + second).isGreaterThan(0.95 * 40);
+  }
+
+  /** P6: a class far below its share is admitted at once beside a backlogged one. */
+  @Test
+  void aClassBelowItsShareIsAdmittedAtOnce() {
+    Policy policy =
+        Policy.builder("t")
+            .requestsPerSecond(40)
+            .priority("P1", 0.5)
+            .priority("P2", 0.5)
+            .safeWindow(Duration.ofSeconds(1))
+            .build();
+    FairRule rule = new FairRule(policy);
+    double[] one = {1};
+    long now = 0;
+    // P2 floods: it asks for far more than the cap, every millisecond.
+    for (; now < 5_000_000; now += 1_000) {
+      rule.admit(now, "flood-" + now % 7, 1, one, null, new NestedBuckets.Booking("f", 1, 1), -1);
+      if (now % 500_000 == 0) {
+        // P1 sends one call every half second: a twentieth of its share.
+        NestedBuckets.Booking booking = new NestedBuckets.Booking("light", 0, 1);
+        long wait = rule.admit(now, "light", 0, one, null, booking, -1);
+        assertThat(wait).as("P1 at %d µs", now).isLessThanOrEqualTo(1_000_000 / 40 + 1_000);
+        if (wait > 0) {
+          assertThat(rule.admit(now + wait, "light", 0, one, null, booking, -1)).isZero();
+        }
+      }
+    }
+  }
+}
