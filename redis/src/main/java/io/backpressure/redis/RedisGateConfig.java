@@ -237,7 +237,7 @@ public record RedisGateConfig(
     private @Nullable String target;
     private @Nullable Policy initialPolicy;
     private TimeSource timeSource = TimeSource.server();
-    private Duration commandTimeout = Duration.ofMillis(250);
+    private Duration commandTimeout = Duration.ofSeconds(1);
     private Duration connectTimeout = Duration.ofSeconds(2);
     private String keyPrefix = "bp";
     private boolean cluster;
@@ -307,7 +307,12 @@ public record RedisGateConfig(
       return this;
     }
 
-    /** Per-command timeout (default 250 ms). */
+    /**
+     * Per-command timeout (default 1 s): a command that takes longer fails, and a {@linkplain
+     * ResilientRedisGate resilient gate} decides by its fail mode until Redis answers again. Long
+     * enough for an admission on a busy Redis or a loaded client host, which a shorter timeout
+     * would send to the fail mode while Redis is up.
+     */
     public Builder commandTimeout(Duration timeout) {
       this.commandTimeout = timeout;
       return this;

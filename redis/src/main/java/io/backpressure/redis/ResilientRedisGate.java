@@ -236,7 +236,7 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
    * How far back a worker's calls decided without Redis are charged to it on return: the longest a
    * worker can go on deciding by its mode after Redis is back and another worker has returned — a
    * reconnect attempt ({@code Connection.RECONNECT_AT_MOST}), a probe interval and a command
-   * timeout (450 ms by default). See {@link FailOpenGate}'s hand-back for why that, and not a whole
+   * timeout (1.2 s by default). See {@link FailOpenGate}'s hand-back for why that, and not a whole
    * provider period.
    */
   static Duration handBack(RedisGateConfig config) {

@@ -383,7 +383,7 @@ public class BackpressureProperties {
     private List<String> clusterNodes = new ArrayList<>();
 
     /** How long one Redis command may take before it fails and the fail mode decides. */
-    private Duration commandTimeout = Duration.ofMillis(250);
+    private Duration commandTimeout = Duration.ofSeconds(1);
 
     /** How long opening a connection may take. */
     private Duration connectTimeout = Duration.ofSeconds(2);
