@@ -6,6 +6,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
+import java.nio.channels.ClosedChannelException;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
@@ -14,10 +15,10 @@ import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 
 /**
- * Turns a failure to connect into a message that names its cause (refused, unknown host, timeout,
- * authentication, an untrusted certificate, a host name the certificate does not cover, a missing
- * ACL permission) instead of Lettuce's "Unable to connect", with the URL's credentials masked.
- * Stateless.
+ * Turns a failure to connect into a message that names its cause (refused, unknown host, timeout, a
+ * connection closed before the handshake, authentication, an untrusted certificate, a host name the
+ * certificate does not cover, a missing ACL permission) instead of Lettuce's "Unable to connect",
+ * with the URL's credentials masked. Stateless.
  */
 final class ConnectFailure {
   private ConnectFailure() {}
@@ -63,6 +64,12 @@ final class ConnectFailure {
           || lower.contains("timed out")
           || lower.contains("timeout")) {
         return "timed out (" + message + ")";
+      }
+      // Lettuce closes a channel whose handshake outlasts the connect timeout before the connect
+      // itself has failed or succeeded; a server that drops new connections does the same.
+      if (t instanceof ClosedChannelException) {
+        return "the connection closed before Redis answered (the connect timeout passed, or the"
+            + " server closed it)";
       }
       if (t instanceof ConnectException || lower.contains("connection refused")) {
         return "connection refused (nothing listens on " + where + ")";

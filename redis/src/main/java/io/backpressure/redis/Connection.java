@@ -167,10 +167,7 @@ final class Connection implements AutoCloseable {
       c.loadScripts(config.connectTimeout(), !config.cluster());
       return c;
     } catch (RuntimeException e) {
-      if (client != null) {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      }
-      shutDown(resources);
+      shutDown(client, resources);
       throw ConnectFailure.describe(config.url(), e);
     }
   }
@@ -326,23 +323,47 @@ final class Connection implements AutoCloseable {
   @Override
   public void close() {
     connection.close();
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    shutDown(resources);
+    shutDown(client, resources);
   }
 
   /**
-   * Stops the client's event loops and timers, waiting for them as the client's own shutdown does
-   * (up to 2 s); one that does not stop in time, or fails to, is logged.
+   * Stops {@code client} and its resources in the order that lets work still under way end on
+   * threads that are still running: the timer first (waiting for a timeout that is firing), then
+   * the computation threads (running what the timer handed them), then the client, which closes its
+   * channels and releases its I/O event loops, and the resources' I/O event loops last. Each wait
+   * is bounded (2 s, as the client's own shutdown) and made even on an interrupted thread (a gate
+   * closed while it connects), whose interrupt is kept for its caller; one that does not end in
+   * time, or fails, is logged.
+   *
+   * <p>Why the order: a connect that failed or was given up at its timeout leaves Lettuce's
+   * handshake timeout armed; when it fires it closes the channel through the channel's I/O event
+   * loop. With everything stopped at once and no quiet period, that close could reach a loop that
+   * had already terminated, which Netty logs at ERROR with a stack trace ("Failed to submit a
+   * listener notification task. Event loop shut down?") while Redis was merely down.
    */
-  private static void shutDown(ClientResources resources) {
+  private static void shutDown(@Nullable AbstractRedisClient client, ClientResources resources) {
+    boolean interrupted = Thread.interrupted();
     try {
-      if (!resources.shutdown(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS)) {
-        LOG.warn("the Redis client's event loops did not shut down cleanly");
+      resources.timer().stop();
+      if (!resources
+          .eventExecutorGroup()
+          .shutdownGracefully(0, 2, TimeUnit.SECONDS)
+          .awaitUninterruptibly(3, TimeUnit.SECONDS)) {
+        LOG.warn("the Redis client's computation threads did not shut down within 3 s");
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      LOG.warn("the Redis client's event loops did not shut down within 3 s", e);
+      if (client != null) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
+      var loops = resources.shutdown(0, 2, TimeUnit.SECONDS);
+      if (!loops.awaitUninterruptibly(3, TimeUnit.SECONDS)) {
+        LOG.warn("the Redis client's event loops did not shut down within 3 s");
+      } else if (!loops.isSuccess() || !Boolean.TRUE.equals(loops.getNow())) {
+        LOG.warn("the Redis client's event loops did not shut down cleanly", loops.cause());
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -16,8 +16,10 @@ import io.backpressure.core.spi.Redaction;
 import io.backpressure.core.spi.RequestCheck;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -43,9 +45,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Start-up</b>: {@code open} returns at once and connects in the background, retrying
- *       every half second; until Redis first answers, calls are decided by the fallback mode. A
- *       failed attempt is logged at WARN when its cause changes (not at every retry). A target with
- *       no policy stored and none configured counts as unavailable until one is written.
+ *       every half second; until Redis first answers, calls are decided by the fallback mode. The
+ *       cause of a failed attempt (refused, timed out, authentication; the URL's credentials
+ *       masked) is logged once at WARN, one line without a stack trace, not again at every retry
+ *       nor when two causes alternate. A target with no policy stored and none configured counts as
+ *       unavailable until one is written.
  *   <li><b>Outages</b>: the strict {@link RedisGate} sits inside a {@link FailOpenGate} in the
  *       configured {@linkplain RedisGateConfig#whenUnavailable() mode}: LOCAL (default) decides
  *       with an in-memory gate, OPEN admits ungated, CLOSED defers. One call at a time probes
@@ -91,6 +95,14 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
   private final FailOpenGate gate;
   private volatile @Nullable RedisGate redis;
   private volatile String lastConnectFailure = "not connected to Redis yet";
+
+  /**
+   * The causes of failed connection attempts logged so far, each once (at most {@value
+   * #REPORTED_CAUSES}, then it starts again); used by the background thread only.
+   */
+  private final Set<String> reportedFailures = new HashSet<>();
+
+  private static final int REPORTED_CAUSES = 16;
   private volatile boolean closed;
   private volatile @Nullable Future<?> heartbeats;
 
@@ -339,25 +351,30 @@ public final class ResilientRedisGate implements Gate, AutoCloseable {
               LiveWorkers.HEARTBEAT.toMillis(),
               TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
+      if (closed) {
+        return; // the attempt was cut short by close(): nothing to report or retry
+      }
       String failure = Redaction.scrub(String.valueOf(e.getMessage()), config.url());
-      boolean changed = !failure.equals(lastConnectFailure);
       lastConnectFailure = failure;
-      if (changed) {
+      if (reportedFailures.size() >= REPORTED_CAUSES) {
+        reportedFailures.clear();
+      }
+      if (reportedFailures.add(failure)) {
         LOG.warn(
             "target {}: {}; deciding {} until Redis answers (retrying every {} ms)",
             config.target(),
-            lastConnectFailure,
+            failure,
             config.whenUnavailable(),
             RETRY.toMillis());
+      } else {
+        LOG.debug("target {}: {} (again)", config.target(), failure);
       }
-      if (!closed) {
-        try {
-          // What the attempt throws is logged by reported(): the future has nothing more to say.
-          Future<?> unused =
-              background.schedule(reported(this::connect), RETRY.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException closedMeanwhile) {
-          // close() has stopped the background work since the check above.
-        }
+      try {
+        // What the attempt throws is logged by reported(): the future has nothing more to say.
+        Future<?> unused =
+            background.schedule(reported(this::connect), RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closedMeanwhile) {
+        // close() has stopped the background work since the check above.
       }
     }
   }
