@@ -8,6 +8,7 @@ import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
+import io.backpressure.core.Ticker;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
@@ -50,6 +51,7 @@ public final class ClientGate {
   private final CallerResolver resolver;
   private final ProviderFeedback feedback;
   private final CostModel costModel;
+  private final Ticker ticker;
 
   private ClientGate(Builder builder) {
     this.dialect = builder.dialect;
@@ -58,6 +60,7 @@ public final class ClientGate {
     this.resolver = builder.resolver;
     this.feedback = builder.feedback;
     this.costModel = builder.costModel;
+    this.ticker = builder.ticker;
   }
 
   /** A builder for the provider API that {@code dialect} describes. */
@@ -129,7 +132,23 @@ public final class ClientGate {
             caller.booking(),
             caller.maxWait());
     Grant grant = admitter.admit(gate, request);
-    return new Exchange(this, gate, grant, call, sent);
+    return new Exchange(this, gate, request, grant, call, sent);
+  }
+
+  /**
+   * Admits the call of {@code earlier} again, after its grant was given back unused ({@link
+   * Exchange#unsent()}) or released on a 429: the same gate, caller, cost and body, as a first
+   * attempt. The booking the caller presented (its request header or context) was redeemed by the
+   * earlier admission, so it is not presented again; a deferral of this admission carries a booking
+   * of its own.
+   *
+   * @return the admitted exchange, whose {@link Exchange#body()} is to be sent
+   * @throws RuntimeException the admitter's exception when the call must not be sent now
+   */
+  Exchange again(Exchange earlier) {
+    AdmissionRequest request = GatedCall.fresh(earlier.request());
+    Grant grant = admitter.admit(earlier.gate(), request);
+    return new Exchange(this, earlier.gate(), request, grant, earlier.call(), earlier.body());
   }
 
   Dialect dialect() {
@@ -146,6 +165,11 @@ public final class ClientGate {
 
   CostModel costModel() {
     return costModel;
+  }
+
+  /** The time an exchange's send bound ({@link Gate#sendWithin()}) is measured in. */
+  Ticker ticker() {
+    return ticker;
   }
 
   private ObjectNode parse(byte[] requestBody) {
@@ -179,6 +203,7 @@ public final class ClientGate {
     private CallerResolver resolver = CallerResolver.fromContext();
     private ProviderFeedback feedback = ProviderFeedback.TO_CALLS_GATE;
     private CostModel costModel = CostModel.REQUESTS_AND_TOKENS;
+    private Ticker ticker = Ticker.system();
 
     private Builder(Dialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
@@ -224,6 +249,12 @@ public final class ClientGate {
     /** The dimensions calls are charged in; requests and tokens by default. */
     public Builder costModel(CostModel costModel) {
       this.costModel = Objects.requireNonNull(costModel, "costModel");
+      return this;
+    }
+
+    /** The time the send bound ({@link Gate#sendWithin()}) is measured in; the system's. */
+    Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 

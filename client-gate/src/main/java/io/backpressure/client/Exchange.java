@@ -1,6 +1,7 @@
 package io.backpressure.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
@@ -25,16 +26,25 @@ public final class Exchange {
 
   private final ClientGate clientGate;
   private final Gate gate;
+  private final AdmissionRequest request;
   private final Grant grant;
   private final ProviderCall call;
   private final byte[] body;
   private final AtomicBoolean released = new AtomicBoolean();
-  private final long admittedAt = System.nanoTime();
+  private final long admittedAt;
   private volatile boolean succeeded;
 
-  Exchange(ClientGate clientGate, Gate gate, Grant grant, ProviderCall call, byte[] body) {
+  Exchange(
+      ClientGate clientGate,
+      Gate gate,
+      AdmissionRequest request,
+      Grant grant,
+      ProviderCall call,
+      byte[] body) {
     this.clientGate = clientGate;
     this.gate = gate;
+    this.request = request;
+    this.admittedAt = clientGate.ticker().nanoTime();
     this.grant = grant;
     this.call = call;
     this.body = body;
@@ -51,13 +61,23 @@ public final class Exchange {
    */
   boolean late() {
     Duration within = gate.sendWithin();
-    return within != null && System.nanoTime() - admittedAt > within.toNanos();
+    return within != null && clientGate.ticker().nanoTime() - admittedAt > within.toNanos();
   }
 
   /** Releases the grant of a call that was not sent, with nothing of any dimension. */
   void unsent() {
     log.debug("call to {} not sent within its admission's bound; asking again", gate.target());
     release(GatedCall.unused(grant.debited()));
+  }
+
+  /** The gate that admitted the call. */
+  Gate gate() {
+    return gate;
+  }
+
+  /** What the gate was asked. */
+  AdmissionRequest request() {
+    return request;
   }
 
   /** The call as read from its request. */

@@ -144,7 +144,9 @@ public final class GatedCall {
     long deadline =
         admitter == outside && maxWait != null ? System.nanoTime() + budget(context) : 0;
     for (int resends = 0; ; resends++) {
-      AdmissionRequest attempt = resends > 0 ? withBudgetLeft(request, deadline) : request;
+      // A resend after a 429 is a first attempt: the first admission redeemed the booking.
+      AdmissionRequest attempt =
+          resends > 0 ? withBudgetLeft(fresh(request), deadline) : request;
       Sending sending = new Sending(admitter, request, deadline, admitter.admit(gate, attempt));
       Sending outer = SENDING.get();
       SENDING.set(sending);

@@ -117,7 +117,9 @@ public final class GatedTransport<Q, R> {
    * gated. An answer of 429 is not handed back when the feedback tells the gate ({@link
    * ProviderFeedback#tellsTheGate()}, the default): it goes to the feedback, its grant is released,
    * and the call asks the gate again, which defers it until the provider's retry-after (the
-   * admitter then throws, waits or expires it) or admits it and sends it again.
+   * admitter then throws, waits or expires it) or admits it and sends it again. Asking again, the
+   * call presents no booking: the one it came with (its header or context) was redeemed by its
+   * first admission.
    *
    * @throws NotAdmittedException outside Temporal, when the gate does not admit the call (nothing
    *     more was sent)
@@ -127,8 +129,8 @@ public final class GatedTransport<Q, R> {
     if (!gated(view)) {
       return send.apply(withoutGateHeaders(request, view));
     }
+    Exchange exchange = inTime(admit(view));
     for (int resends = 0; ; resends++) {
-      Exchange exchange = inTime(admit(view), view);
       R response;
       try {
         response = send.apply(sdk.rewritten(request, exchange.body()));
@@ -139,6 +141,7 @@ public final class GatedTransport<Q, R> {
       if (!throttled(exchange, response, resends)) {
         return tapped(exchange, response);
       }
+      exchange = inTime(gate.again(exchange));
     }
   }
 
@@ -152,14 +155,21 @@ public final class GatedTransport<Q, R> {
     if (!gated(view)) {
       return send.apply(withoutGateHeaders(request, view));
     }
-    return sendAsync(request, view, send, 0);
+    return sendAsync(request, () -> admit(view), send, 0);
   }
 
+  /**
+   * Admits the call through {@code admission} and sends it; after a 429, does the same with {@link
+   * ClientGate#again}.
+   */
   private CompletableFuture<R> sendAsync(
-      Q request, RequestView view, Function<Q, CompletableFuture<R>> send, int resends) {
+      Q request,
+      Supplier<Exchange> admission,
+      Function<Q, CompletableFuture<R>> send,
+      int resends) {
     Exchange exchange;
     try {
-      exchange = inTime(admit(view), view);
+      exchange = inTime(admission.get());
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -181,7 +191,7 @@ public final class GatedTransport<Q, R> {
                         : new CompletionException(failure);
                   }
                   return throttled(exchange, response, resends)
-                      ? sendAsync(request, view, send, resends + 1)
+                      ? sendAsync(request, () -> gate.again(exchange), send, resends + 1)
                       : CompletableFuture.completedFuture(tapped(exchange, response));
                 })
             .thenCompose(next -> next);
@@ -209,14 +219,15 @@ public final class GatedTransport<Q, R> {
   /**
    * {@code exchange} when it is still in time to be sent; else (admitted longer than its gate's
    * {@link io.backpressure.core.Gate#sendWithin()} ago, a thread that was descheduled) its grant is
-   * released unused and the call is admitted again, once: the request leaves right after.
+   * released unused and the call is admitted again ({@link ClientGate#again}, without the booking
+   * its first admission redeemed), once: the request leaves right after.
    */
-  private Exchange inTime(Exchange exchange, RequestView request) {
+  private Exchange inTime(Exchange exchange) {
     if (!exchange.late()) {
       return exchange;
     }
     exchange.unsent();
-    return admit(request);
+    return gate.again(exchange);
   }
 
   private boolean gated(RequestView request) {

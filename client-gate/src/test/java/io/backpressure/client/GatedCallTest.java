@@ -260,6 +260,44 @@ class GatedCallTest {
     assertThat(recording.outstanding()).isZero();
   }
 
+  /**
+   * A call that came with a booking redeems it at its first admission; after a 429 it asks again as
+   * a first attempt, and the deferral it gets carries a booking of its own.
+   */
+  @Test
+  void theAskAfterA429PresentsNoBookingItsFirstAdmissionRedeemed() {
+    gated.call(
+        acme, Cost.requests(1).tokens(10), null, this::reply, r -> Cost.requests(1).tokens(10));
+    DeferredException deferred = null;
+    try {
+      gated.admit(acme, Cost.requests(1).tokens(10), null);
+    } catch (DeferredException e) {
+      deferred = e;
+    }
+    assertThat(deferred).isNotNull();
+    clock.advance(deferred.retryAfter());
+    String booking = deferred.booking();
+
+    assertThatThrownBy(
+            () ->
+                gated.call(
+                    acme.withBooking(booking),
+                    Cost.requests(1).tokens(10),
+                    null,
+                    () -> {
+                      calls.incrementAndGet();
+                      throw new RateLimitException();
+                    },
+                    r -> Cost.requests(1).tokens(10)))
+        .isInstanceOfSatisfying(
+            DeferredException.class, e -> assertThat(e.booking()).isNotEqualTo(booking));
+
+    assertThat(gate.requests()).hasSize(4);
+    assertThat(gate.requests().get(2).booking()).isEqualTo(booking);
+    assertThat(gate.requests().get(3).booking()).isNull();
+    assertThat(gate.outstanding()).isZero();
+  }
+
   @Test
   void aFailureThatIsNoRateLimitSurfacesAsItIs() {
     assertThatThrownBy(

@@ -1,0 +1,244 @@
+package io.backpressure.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.backpressure.client.GatedTransport.AnswerView;
+import io.backpressure.client.GatedTransport.RequestView;
+import io.backpressure.client.GatedTransport.TappedBody;
+import io.backpressure.core.Admission;
+import io.backpressure.core.Cost;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.core.Ticker;
+import io.backpressure.core.testing.RecordingGate;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link GatedTransport} with an SDK of plain records: a call that is not sent within its gate's
+ * {@code sendWithin()} (50 ms here, on a virtual clock) gives its grant back and asks again, and
+ * after a 429 the call asks again; neither second ask presents the booking the call came with,
+ * which its first admission redeemed.
+ */
+class GatedTransportTest {
+  private static final byte[] BODY =
+      "{\"model\":\"gpt-4o\",\"messages\":[]}".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] ANSWER =
+      "{\"usage\":{\"in\":10,\"out\":5}}".getBytes(StandardCharsets.UTF_8);
+
+  private final ManualClock clock = new ManualClock();
+  private final RecordingGate gate =
+      new RecordingGate(
+          InMemoryGate.create(
+              Policy.builder("openai/gpt-4o")
+                  .dimension("requests", 1, 1)
+                  .tokensPerSecond(10_000)
+                  .priority("P1", 1)
+                  .safeWindow(Duration.ofSeconds(1))
+                  .build(),
+              clock));
+
+  /** Virtual time that passes right after an admission, once, as for a descheduled thread. */
+  private Duration stall = Duration.ZERO;
+
+  /**
+   * The clock as the transport reads it: the first read after {@link #stall} is set lets it pass.
+   */
+  private final Ticker stalling =
+      () -> {
+        long now = clock.nanoTime();
+        clock.advance(stall);
+        stall = Duration.ZERO;
+        return now;
+      };
+
+  /** The requests as they were sent. */
+  private final List<Sent> sent = new ArrayList<>();
+
+  private record Sent(Map<String, String> headers, byte[] body) {}
+
+  private record Answer(int status, Map<String, List<String>> headers, byte[] body) {}
+
+  private final GatedTransport<Sent, Answer> transport =
+      new GatedTransport<>(
+          ClientGate.builder(new TestDialect()).gate(gate).ticker(stalling).build(), new Records());
+
+  /** Spends the one request of the first virtual second, so the next call is deferred. */
+  private String deferredBooking() {
+    gate.release(
+        ((Admission.Admitted) gate.admit("acme", "P1", Cost.requests(1).tokens(10))).grant(),
+        Cost.requests(1).tokens(10));
+    Admission deferred = gate.admit("acme", "P1", Cost.requests(1).tokens(10));
+    assertThat(deferred).isInstanceOf(Admission.Deferred.class);
+    clock.advance(((Admission.Deferred) deferred).retryAfter());
+    return ((Admission.Deferred) deferred).booking();
+  }
+
+  private static Sent request(String booking) {
+    Map<String, String> headers = new LinkedHashMap<>(GateContext.of("acme", "P1").headers());
+    headers.put(GateContext.BOOKING_HEADER, booking);
+    return new Sent(headers, BODY);
+  }
+
+  @Test
+  void aCallSentInTimeIsAdmittedOnceWithItsBooking() {
+    String booking = deferredBooking();
+
+    Answer answer = transport.execute(request(booking), this::ok);
+
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(gate.requests()).hasSize(3);
+    assertThat(gate.requests().get(2).booking()).isEqualTo(booking);
+    assertThat(sent).singleElement().satisfies(s -> assertThat(s.headers()).isEmpty());
+    assertThat(gate.outstanding()).isZero();
+  }
+
+  /**
+   * The late call's grant goes back unused, which frees its place, and the second ask is admitted
+   * and sent. Mutation tried: the late call asks again through the request's headers (as before).
+   */
+  @Test
+  void aLateCallAsksAgainWithoutTheBookingItsFirstAdmissionRedeemed() {
+    String booking = deferredBooking();
+    stall = Duration.ofMillis(51);
+
+    Answer answer = transport.execute(request(booking), this::ok);
+
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(gate.requests()).hasSize(4);
+    assertThat(gate.requests().get(2).booking()).isEqualTo(booking);
+    assertThat(gate.requests().get(3).booking()).isNull();
+    assertThat(gate.admissions().subList(2, 4))
+        .allSatisfy(a -> assertThat(a).isInstanceOf(Admission.Admitted.class));
+    assertThat(gate.releasedWith())
+        .endsWith(Cost.requests(0).tokens(0), Cost.requests(1).tokens(15));
+    assertThat(sent).singleElement().satisfies(s -> assertThat(s.headers()).isEmpty());
+    assertThat(gate.outstanding()).isZero();
+  }
+
+  /** Mutation tried: the ask after the 429 reads the request's headers again (as before). */
+  @Test
+  void theAskAfterA429PresentsNoBookingEitherSyncOrAsync() {
+    String booking = deferredBooking();
+    assertThatThrownBy(() -> transport.execute(request(booking), r -> throttled()))
+        .isInstanceOfSatisfying(
+            DeferredException.class, e -> assertThat(e.booking()).isNotEqualTo(booking));
+    assertThat(gate.requests()).hasSize(4);
+    assertThat(gate.requests().get(2).booking()).isEqualTo(booking);
+    assertThat(gate.requests().get(3).booking()).isNull();
+
+    clock.advance(Duration.ofSeconds(5));
+    String second = deferredBooking();
+    CompletableFuture<Answer> answer =
+        transport.executeAsync(
+            request(second), r -> CompletableFuture.completedFuture(throttled()));
+    Throwable failure = catchThrowable(answer::join);
+    assertThat(failure).isInstanceOf(CompletionException.class);
+    assertThat(failure.getCause())
+        .isInstanceOfSatisfying(
+            DeferredException.class, e -> assertThat(e.booking()).isNotEqualTo(second));
+    int last = gate.requests().size() - 1;
+    assertThat(gate.requests().get(last - 1).booking()).isEqualTo(second);
+    assertThat(gate.requests().get(last).booking()).isNull();
+    assertThat(gate.outstanding()).isZero();
+  }
+
+  private Answer ok(Sent request) {
+    sent.add(request);
+    return new Answer(200, Map.of(), ANSWER);
+  }
+
+  private Answer throttled() {
+    return new Answer(429, Map.of("retry-after", List.of("1")), new byte[0]);
+  }
+
+  /** The records' SDK: a request's headers and body, an answer's status, headers and body. */
+  private static final class Records implements GatedTransport.Sdk<Sent, Answer> {
+    @Override
+    public RequestView request(Sent request) {
+      return new RequestView(
+          "POST",
+          List.of("v1", "chat", "completions"),
+          name ->
+              request.headers().containsKey(name)
+                  ? List.of(request.headers().get(name))
+                  : List.of(),
+          request::body);
+    }
+
+    @Override
+    public Sent rewritten(Sent request, byte @Nullable [] json) {
+      Map<String, String> headers = new LinkedHashMap<>(request.headers());
+      headers.keySet().removeAll(GateContext.HEADERS);
+      return new Sent(headers, json == null ? request.body() : json);
+    }
+
+    @Override
+    public AnswerView answer(Answer response) {
+      return new AnswerView(
+          response.status(),
+          response.headers().keySet(),
+          name -> response.headers().getOrDefault(name, List.of()),
+          () -> new ByteArrayInputStream(response.body()),
+          () -> {});
+    }
+
+    @Override
+    public Answer tapped(Answer response, TappedBody body) {
+      try (InputStream in = body.get()) {
+        return new Answer(response.status(), response.headers(), in.readAllBytes());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** Requests {"model"}, answers {"usage": {"in", "out"}}; no streams. */
+  private static final class TestDialect implements Dialect {
+    @Override
+    public boolean gates(String method, List<String> pathSegments) {
+      return true;
+    }
+
+    @Override
+    public ProviderCall read(ObjectNode body) {
+      return new ProviderCall(body.path("model").asText(), 10, null, false);
+    }
+
+    @Override
+    public boolean prepare(ObjectNode body, ProviderCall call) {
+      return false;
+    }
+
+    @Override
+    public Optional<Usage> usage(JsonNode answer) {
+      JsonNode usage = answer.path("usage");
+      return usage.has("in")
+          ? Optional.of(new Usage(usage.get("in").asLong(), usage.get("out").asLong()))
+          : Optional.empty();
+    }
+
+    @Override
+    public StreamTally tally(ProviderCall call) {
+      throw new UnsupportedOperationException("no streams here");
+    }
+  }
+}
