@@ -11,6 +11,7 @@ import io.backpressure.core.feedback.ProviderSignal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -145,8 +146,7 @@ public final class GatedCall {
         admitter == outside && maxWait != null ? System.nanoTime() + budget(context) : 0;
     for (int resends = 0; ; resends++) {
       // A resend after a 429 is a first attempt: the first admission redeemed the booking.
-      AdmissionRequest attempt =
-          resends > 0 ? withBudgetLeft(fresh(request), deadline) : request;
+      AdmissionRequest attempt = resends > 0 ? withBudgetLeft(fresh(request), deadline) : request;
       Sending sending = new Sending(admitter, request, deadline, admitter.admit(gate, attempt));
       Sending outer = SENDING.get();
       SENDING.set(sending);
@@ -253,14 +253,18 @@ public final class GatedCall {
   }
 
   /**
-   * One admission of a {@link #call} while its call runs: the grant in force (replaced when {@link
-   * #beforeSend} asks again) and when it was admitted. Confined to the calling thread.
+   * One admission of a {@link #call} or a {@link #stream} while its call runs: the grant in force
+   * (replaced when {@link #beforeSend} asks again) and when it was admitted. Confined to the
+   * calling thread, but for the grant of a stream.
    */
   private final class Sending {
     final Admitter admitter;
     final AdmissionRequest request;
     final long deadline;
-    Grant grant;
+
+    /** Written on the calling thread; a stream's handler reads it on the client's threads. */
+    volatile Grant grant;
+
     long admittedAt = ticker.nanoTime();
     boolean sent;
     @Nullable RuntimeException refused;
@@ -321,6 +325,60 @@ public final class GatedCall {
   public Grant admit(GateContext context, Cost estimate, @Nullable Long maxTokens) {
     Objects.requireNonNull(context, "context");
     return outside.admit(gate, request(context, estimate, maxTokens));
+  }
+
+  /**
+   * Admits a call whose reply arrives later (a stream), as {@link #admit}, and starts it: {@code
+   * start} runs on this thread with the check of {@link #beforeSend()} armed, so that a stream that
+   * reaches its HTTP client later than the gate's {@link Gate#sendWithin()} after its admission
+   * gives its grant back unused and is admitted again before it leaves. The caller releases the
+   * stream's {@linkplain Stream#grant() grant in force} with {@link #release} when the stream ends.
+   * Not for Temporal activities (see {@link #admit}).
+   *
+   * @param start starts the stream, whose events may come on other threads, before or after it
+   *     returns
+   * @throws NotAdmittedException when the call is not admitted, at first or when asked again before
+   *     it leaves (however the client wrapped that refusal); no grant is held then
+   * @throws RuntimeException what {@code start} throws otherwise, after the grant in force was
+   *     released as a failed call's ({@link #failureUsage})
+   */
+  public Stream stream(
+      GateContext context, Cost estimate, @Nullable Long maxTokens, Consumer<Stream> start) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(start, "start");
+    AdmissionRequest request = request(context, estimate, maxTokens);
+    long deadline = maxWait != null ? System.nanoTime() + budget(context) : 0;
+    Sending sending = new Sending(outside, request, deadline, outside.admit(gate, request));
+    Stream stream = new Stream(sending);
+    Sending outer = SENDING.get();
+    SENDING.set(sending);
+    try {
+      start.accept(stream);
+    } catch (RuntimeException | Error e) {
+      sending.refusal();
+      outside.release(gate, sending.grant, failureUsage(sending.grant.debited()));
+      throw e;
+    } finally {
+      SENDING.set(outer);
+    }
+    return stream;
+  }
+
+  /**
+   * A stream {@linkplain #stream started} through this step: its grant, which the send check may
+   * have replaced. Thread-safe.
+   */
+  public static final class Stream {
+    private final Sending sending;
+
+    private Stream(Sending sending) {
+      this.sending = sending;
+    }
+
+    /** The grant in force: the first admission's, or the second's if the stream left late. */
+    public Grant grant() {
+      return sending.grant;
+    }
   }
 
   /** The rejection of a call that reached the gate with no {@link GateContext} at all. */
@@ -418,8 +476,12 @@ public final class GatedCall {
       return this;
     }
 
-    /** The time the send bound ({@link Gate#sendWithin()}) is measured in; the system's. */
-    Builder ticker(Ticker ticker) {
+    /**
+     * The time the send bound ({@link Gate#sendWithin()}) is measured in: how long after its
+     * admission a call reached {@link #beforeSend()}. The system's by default; a test moves its
+     * own.
+     */
+    public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }

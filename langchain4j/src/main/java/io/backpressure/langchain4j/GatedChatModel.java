@@ -32,6 +32,11 @@ import java.util.Set;
  * does; elsewhere the call throws a {@link NotAdmittedException} (a deferral carries Δ and the
  * booking) without reaching the provider. See {@link GatedCall}.
  *
+ * <p>An admitted call must leave within its gate's {@code sendWithin()}: build the wrapped model
+ * with a {@link SendCheckingHttpClientBuilder}, which checks that when the request leaves and asks
+ * the gate again for a call that is late. A decorator cannot see inside a model already built, so
+ * without it the time the model takes between the admission and the request is not checked.
+ *
  * <p>Turn off the wrapped model's own retries of 429 answers ({@code maxRetries(0)} on
  * LangChain4j's model builders): a retry on the calling thread is what the gate replaces. The
  * wrapped model's listeners still run; this decorator adds none. Thread-safe when the wrapped model

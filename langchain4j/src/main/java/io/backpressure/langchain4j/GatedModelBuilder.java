@@ -4,6 +4,7 @@ import io.backpressure.client.GateContext;
 import io.backpressure.client.GatedCall;
 import io.backpressure.client.TokenEstimator;
 import io.backpressure.core.Gate;
+import io.backpressure.core.Ticker;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -21,6 +22,7 @@ abstract class GatedModelBuilder<B extends GatedModelBuilder<B>> {
   private GateContext defaultContext;
   private Duration activityMaxWait = Duration.ofMinutes(10);
   private Duration maxWait;
+  private Ticker ticker = Ticker.system();
 
   GatedModelBuilder(Gate gate) {
     this.gate = Objects.requireNonNull(gate, "gate");
@@ -56,11 +58,21 @@ abstract class GatedModelBuilder<B extends GatedModelBuilder<B>> {
     return self();
   }
 
+  /**
+   * The time a call's send bound is measured in ({@link GatedCall.Builder#ticker}); the system's by
+   * default.
+   */
+  B ticker(Ticker ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    return self();
+  }
+
   abstract B self();
 
   /** The admit, call, release step around the gate. */
   GatedCall gatedCall() {
-    GatedCall.Builder gated = GatedCall.builder(gate).activityMaxWait(activityMaxWait);
+    GatedCall.Builder gated =
+        GatedCall.builder(gate).activityMaxWait(activityMaxWait).ticker(ticker);
     if (maxWait != null) {
       gated.maxWait(maxWait);
     }

@@ -32,9 +32,12 @@ import java.util.concurrent.ExecutionException;
  *
  * <p>A call that is not admitted never reaches the provider. Outside Temporal, the caller's handler
  * gets the {@link NotAdmittedException} in {@code onError} (a deferral carries Δ and the booking).
- * Inside a Temporal activity, {@code chat} streams to the handler as usual but returns only when
- * the stream has ended, so that the grant is released within the attempt, and a deferral ends the
- * activity as {@code ActivityGate} does. Thread-safe when the wrapped model is.
+ * A stream must leave within its gate's {@code sendWithin()} of its admission, checked when the
+ * wrapped model is built with a {@link SendCheckingHttpClientBuilder}: one that leaves later is
+ * admitted again first (see there). Inside a Temporal activity, {@code chat} streams to the handler
+ * as usual but returns only when the stream has ended, so that the grant is released within the
+ * attempt, and a deferral ends the activity as {@code ActivityGate} does. Thread-safe when the
+ * wrapped model is.
  */
 public final class GatedStreamingChatModel implements StreamingChatModel {
   private final StreamingChatModel delegate;
@@ -73,27 +76,29 @@ public final class GatedStreamingChatModel implements StreamingChatModel {
           ChatCalls::usage);
       return;
     }
-    Grant grant;
     try {
-      grant = gatedCall.admit(context, estimate, maxTokens);
+      gatedCall.stream(
+          context,
+          estimate,
+          maxTokens,
+          stream -> delegate.chat(request, options, releasing(handler, stream)));
     } catch (NotAdmittedException notAdmitted) {
       handler.onError(notAdmitted);
-      return;
     }
-    ReleasingHandler releasing =
-        new ReleasingHandler(
-            handler,
-            response -> {
-              Cost actual = ChatCalls.usage(response);
-              gatedCall.release(grant, actual == null ? grant.debited() : actual);
-            },
-            error -> gatedCall.release(grant, GatedCall.failureUsage(grant.debited())));
-    try {
-      delegate.chat(request, options, releasing);
-    } catch (RuntimeException | Error e) {
-      gatedCall.release(grant, GatedCall.failureUsage(grant.debited()));
-      throw e;
-    }
+  }
+
+  /** {@code handler}, the stream's grant in force released when the stream ends. */
+  private ReleasingHandler releasing(
+      StreamingChatResponseHandler handler, GatedCall.Stream stream) {
+    return new ReleasingHandler(
+        handler,
+        response -> {
+          Grant grant = stream.grant();
+          Cost actual = ChatCalls.usage(response);
+          gatedCall.release(grant, actual == null ? grant.debited() : actual);
+        },
+        error ->
+            gatedCall.release(stream.grant(), GatedCall.failureUsage(stream.grant().debited())));
   }
 
   /**

@@ -1,0 +1,108 @@
+package io.backpressure.langchain4j;
+
+import dev.langchain4j.http.client.HttpClient;
+import dev.langchain4j.http.client.HttpClientBuilder;
+import dev.langchain4j.http.client.HttpClientBuilderLoader;
+import dev.langchain4j.http.client.HttpRequest;
+import dev.langchain4j.http.client.SuccessfulHttpResponse;
+import dev.langchain4j.http.client.sse.ServerSentEventListener;
+import dev.langchain4j.http.client.sse.ServerSentEventParser;
+import io.backpressure.client.GatedCall;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * LangChain4j's HTTP client with the send check of the gated models: just before a request leaves,
+ * it checks that the call {@link GatedChatModel} or {@link GatedStreamingChatModel} admitted is
+ * still in time for its admission ({@link GatedCall#beforeSend()}). A call that reaches the HTTP
+ * client later than its gate's {@code sendWithin()} after its admission (a cold model's first calls
+ * take a while to build and serialise their request) gives its grant back unused and asks the gate
+ * again before it is sent, so that calls admitted in different windows of the provider do not
+ * arrive in one. A call that is not admitted the second time fails as the decorator's first
+ * admission would (waiting up to its wait budget, or {@code DeferredException}), and nothing is
+ * sent.
+ *
+ * <p>This is the one place the moment of sending can be seen from outside the model: the decorators
+ * wrap a model that is already built, and a model's own listeners run before it builds its request
+ * (and may not throw). So the wrapped model is built with this builder:
+ *
+ * <pre>{@code
+ * ChatModel openAi = OpenAiChatModel.builder()
+ *     .httpClientBuilder(SendCheckingHttpClientBuilder.create())  // or .around(JdkHttpClient.builder())
+ *     .maxRetries(0)
+ *     ...
+ *     .build();
+ * ChatModel model = GatedChatModel.builder(openAi, gate).build();
+ * }</pre>
+ *
+ * A model built without it is sent unchecked, however long it takes after its admission. Only the
+ * first request of a call is checked; requests of threads that run no gated call pass as they are.
+ * Not thread-safe while it is configured (as any builder); the clients it builds are as thread-safe
+ * as the ones they wrap.
+ */
+public final class SendCheckingHttpClientBuilder implements HttpClientBuilder {
+  private final HttpClientBuilder delegate;
+
+  private SendCheckingHttpClientBuilder(HttpClientBuilder delegate) {
+    this.delegate = delegate;
+  }
+
+  /** Around the HTTP client LangChain4j finds on the class path, as its models do by default. */
+  public static SendCheckingHttpClientBuilder create() {
+    return around(HttpClientBuilderLoader.loadHttpClientBuilder());
+  }
+
+  /** Around {@code delegate}, for example {@code JdkHttpClient.builder()}. */
+  public static SendCheckingHttpClientBuilder around(HttpClientBuilder delegate) {
+    return new SendCheckingHttpClientBuilder(Objects.requireNonNull(delegate, "delegate"));
+  }
+
+  @Override
+  public Duration connectTimeout() {
+    return delegate.connectTimeout();
+  }
+
+  @Override
+  public SendCheckingHttpClientBuilder connectTimeout(Duration timeout) {
+    delegate.connectTimeout(timeout);
+    return this;
+  }
+
+  @Override
+  public Duration readTimeout() {
+    return delegate.readTimeout();
+  }
+
+  @Override
+  public SendCheckingHttpClientBuilder readTimeout(Duration timeout) {
+    delegate.readTimeout(timeout);
+    return this;
+  }
+
+  @Override
+  public HttpClient build() {
+    return new SendChecking(delegate.build());
+  }
+
+  /** {@code delegate} with {@link GatedCall#beforeSend()} before every request. */
+  private record SendChecking(HttpClient delegate) implements HttpClient {
+    @Override
+    public SuccessfulHttpResponse execute(HttpRequest request) {
+      GatedCall.beforeSend();
+      return delegate.execute(request);
+    }
+
+    @Override
+    public void execute(HttpRequest request, ServerSentEventListener listener) {
+      GatedCall.beforeSend();
+      delegate.execute(request, listener);
+    }
+
+    @Override
+    public void execute(
+        HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
+      GatedCall.beforeSend();
+      delegate.execute(request, parser, listener);
+    }
+  }
+}
