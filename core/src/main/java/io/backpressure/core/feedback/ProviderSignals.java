@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -14,6 +15,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +48,14 @@ import org.slf4j.LoggerFactory;
  *   <tr><th>Provider</th><th>Answer</th><th>Meaning</th><th>Dimension, wait</th></tr>
  *   <tr><td>OpenAI</td><td>429 {@code error.type} {@code requests} / {@code tokens}</td>
  *       <td>slow down</td><td>the type; {@code x-ratelimit-reset-*}, {@code retry-after(-ms)}</td></tr>
- *   <tr><td>OpenAI</td><td>429 {@code error.code} (or type) {@code insufficient_quota}</td>
- *       <td>stop until a reset</td><td>all; none given (billing)</td></tr>
+ *   <tr><td>OpenAI</td><td>429 {@code error.type} {@code requests} / {@code tokens} whose
+ *       message names a per-day limit ("on requests per day (RPD)", "on tokens per day
+ *       (TPD)")</td><td>stop until a reset</td><td>the type; {@code retry-after(-ms)}</td></tr>
+ *   <tr><td>OpenAI</td><td>429 {@code error.code} (or type) {@code insufficient_quota}, or one
+ *       of the billing codes {@code organization_spend_limit_exceeded}, {@code
+ *       project_spend_limit_exceeded}, {@code organization_usage_limit_exceeded}, {@code
+ *       credit_balance_exhausted}</td><td>stop until a reset</td><td>all; none given
+ *       (billing)</td></tr>
  *   <tr><td>Azure OpenAI</td><td>429 {@code error.code "429"}, message "exceeded token rate
  *       limit" / "exceeded call rate limit"</td><td>slow down</td>
  *       <td>tokens / requests; {@code retry-after-ms}, {@code retry-after}</td></tr>
@@ -59,6 +68,9 @@ import org.slf4j.LoggerFactory;
  *       <td>slow down</td><td>the zero {@code remaining}; {@code retry-after}</td></tr>
  *   <tr><td>Anthropic</td><td>429 {@code rate_limit_error} without {@code retry-after} (a spend
  *       limit)</td><td>stop until a reset</td><td>all; none given</td></tr>
+ *   <tr><td>Anthropic</td><td>400 {@code invalid_request_error} "You have reached your specified
+ *       (workspace) API usage limits. You will regain access on 2026-04-01 at 00:00 UTC."</td>
+ *       <td>stop until a reset</td><td>all; until the instant the message names</td></tr>
  *   <tr><td>Anthropic</td><td>{@code event: error} {@code rate_limit_error} ending a stream
  *       begun with a 200 (no headers of its own)</td><td>slow down</td><td>all; none given</td></tr>
  *   <tr><td>Anthropic</td><td>529 {@code overloaded_error}</td><td>overloaded</td>
@@ -72,6 +84,9 @@ import org.slf4j.LoggerFactory;
  *       <td>all; {@code RetryInfo} if sent</td></tr>
  *   <tr><td>Bedrock</td><td>429 {@code ThrottlingException}, no rate-limit headers</td>
  *       <td>slow down</td><td>"Too many tokens" / "Too many requests"; none given</td></tr>
+ *   <tr><td>Bedrock</td><td>429 {@code ThrottlingException} "Too many tokens per day" (the
+ *       daily token quota; also "requests per day")</td><td>stop until a reset</td>
+ *       <td>tokens / requests; none given</td></tr>
  *   <tr><td>Bedrock</td><td>503 {@code ServiceUnavailableException}, 429 {@code
  *       ModelNotReadyException}</td><td>overloaded</td><td>all; none given</td></tr>
  *   <tr><td>Bedrock</td><td>400 {@code ServiceQuotaExceededException}</td>
@@ -121,6 +136,22 @@ public final class ProviderSignals {
 
   private static final Set<String> DIMENSION_TYPES =
       Set.of(Dimension.REQUESTS, Dimension.TOKENS, "input_tokens", "output_tokens");
+
+  /**
+   * OpenAI's error codes for a reached spend or usage limit or an empty credit balance, whose type
+   * is {@code insufficient_quota} (or may be another).
+   */
+  private static final Set<String> OPENAI_BILLING_CODES =
+      Set.of(
+          "insufficient_quota",
+          "organization_spend_limit_exceeded",
+          "project_spend_limit_exceeded",
+          "organization_usage_limit_exceeded",
+          "credit_balance_exhausted");
+
+  /** Anthropic's usage limit message: when access comes back, in UTC. */
+  private static final Pattern REGAIN_ACCESS =
+      Pattern.compile("regain access on (\\d{4}-\\d{2}-\\d{2}) at (\\d{2}:\\d{2}) UTC");
 
   private static final LongAdder IGNORED = new LongAdder();
   private static final AtomicLong NEXT_LOG = new AtomicLong(System.nanoTime());
@@ -201,6 +232,9 @@ public final class ProviderSignals {
       }
     } else if (error != null) {
       meaning = openAiOrAnthropic(error, retryAfter != null || midStream, meaning, exhausted);
+      if (meaning == ProviderSignal.Meaning.STOP_UNTIL_RESET && retryAfter == null) {
+        retryAfter = regainAccess(message(error), receivedAt);
+      }
     }
     if (meaning == ProviderSignal.Meaning.SLOW_DOWN && exhausted.isEmpty()) {
       limits.forEach(
@@ -225,7 +259,11 @@ public final class ProviderSignals {
         } else if (text.contains("too many requests")) {
           exhausted.add(Dimension.REQUESTS);
         }
-        return ProviderSignal.Meaning.SLOW_DOWN;
+        // "Too many tokens per day": the daily quota, which no per-minute pace helps until it
+        // renews
+        return text.contains("per day")
+            ? ProviderSignal.Meaning.STOP_UNTIL_RESET
+            : ProviderSignal.Meaning.SLOW_DOWN;
       }
       case "ServiceUnavailableException", "ModelNotReadyException" -> {
         return ProviderSignal.Meaning.OVERLOADED;
@@ -293,6 +331,25 @@ public final class ProviderSignals {
   }
 
   /**
+   * How long from {@code receivedAt} until the instant an Anthropic usage limit message names ("You
+   * will regain access on 2026-04-01 at 00:00 UTC."); null when it names none, or one past.
+   */
+  static @Nullable Duration regainAccess(String message, Instant receivedAt) {
+    Matcher regain = REGAIN_ACCESS.matcher(message);
+    if (!regain.find()) {
+      return null;
+    }
+    Instant at;
+    try {
+      at = Instant.parse(regain.group(1) + "T" + regain.group(2) + ":00Z");
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+    Duration wait = Duration.between(receivedAt, at);
+    return wait.isNegative() ? null : wait;
+  }
+
+  /**
    * How long from {@code now} until the next midnight in Pacific time, when the Gemini API's
    * per-day quotas reset.
    */
@@ -312,7 +369,13 @@ public final class ProviderSignals {
     String named = ErrorBody.errorType(root);
     String type = named == null ? "" : named;
     String code = error.path("code").asText("");
-    if (type.equals("insufficient_quota") || code.equals("insufficient_quota")) {
+    if (type.equals("insufficient_quota") || OPENAI_BILLING_CODES.contains(code)) {
+      return ProviderSignal.Meaning.STOP_UNTIL_RESET;
+    }
+    if (type.equals("invalid_request_error")
+        && message(root).startsWith("You have reached your specified")) {
+      // Anthropic's reached usage limit (of the organisation or a workspace): a 400 that says
+      // when access comes back
       return ProviderSignal.Meaning.STOP_UNTIL_RESET;
     }
     if (type.equals("overloaded_error")) {
@@ -337,6 +400,11 @@ public final class ProviderSignals {
     }
     if (DIMENSION_TYPES.contains(type)) {
       exhausted.add(type);
+      String message = message(root).toLowerCase(Locale.ROOT);
+      if (message.contains("per day (rpd)") || message.contains("per day (tpd)")) {
+        // OpenAI's requests or tokens per day: the per-minute caps are not what was hit
+        return ProviderSignal.Meaning.STOP_UNTIL_RESET;
+      }
     } else {
       String message = message(root).toLowerCase(Locale.ROOT);
       if (message.contains("exceeded token rate limit")) {

@@ -60,6 +60,62 @@ class ProviderSignalTableTest {
     assertThat(s.retryAfter()).isNull();
   }
 
+  /**
+   * OpenAI's requests per day: a 429 of type {@code requests} like a per-minute one, but its
+   * message names the daily limit, so it stops until the retry-after instead of cutting the
+   * per-minute cap.
+   */
+  @Test
+  void openAiRequestsPerDayIsStopUntilTheRetryAfter() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of("retry-after", List.of("432")),
+            """
+            {"error":{"message":"Rate limit reached for gpt-4o-mini in organization org-abc on             requests per day (RPD): Limit 200, Used 200, Requested 1. Please try again in 7m12s.             Visit https://platform.openai.com/account/rate-limits to learn more.",            "type":"requests","param":null,"code":"rate_limit_exceeded"}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(s.rateLimited()).isFalse();
+    assertThat(s.exhausted()).containsExactly("requests");
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofSeconds(432));
+  }
+
+  @Test
+  void openAiTokensPerDayIsStopOnTokens() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of("retry-after-ms", List.of("3600000")),
+            """
+            {"error":{"message":"Rate limit reached for gpt-4o-mini in organization org-abc on             tokens per day (TPD): Limit 90000, Used 89800, Requested 620. Please try again in             1h0m0s.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(s.exhausted()).containsExactly("tokens");
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofHours(1));
+  }
+
+  /** A billing code with a type other than {@code insufficient_quota} stops as well. */
+  @Test
+  void openAiSpendLimitCodesAreStopUntilAReset() {
+    for (String code :
+        List.of(
+            "organization_spend_limit_exceeded",
+            "project_spend_limit_exceeded",
+            "organization_usage_limit_exceeded",
+            "credit_balance_exhausted")) {
+      ProviderSignal s =
+          parse(
+              429,
+              Map.of(),
+              "{\"error\":{\"message\":\"Limit reached.\",\"type\":\"billing_error\","
+                  + "\"param\":null,\"code\":\""
+                  + code
+                  + "\"}}");
+
+      assertThat(s.meaning()).as(code).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    }
+  }
+
   @Test
   void openAiNotFoundIsNotACapacitySignal() {
     ProviderSignal s =
@@ -211,7 +267,45 @@ class ProviderSignalTableTest {
             specified API usage limits. You will regain access on 2027-01-01 at 00:00 UTC."}}""");
 
     assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(s.retryAfter())
+        .as("until the instant the message names")
+        .isEqualTo(Duration.between(NOW, Instant.parse("2027-01-01T00:00:00Z")));
+  }
+
+  @Test
+  void anthropicRateLimitWithoutRetryAfterOrInstantStopsForTheDefaultHold() {
+    ProviderSignal s =
+        parse(
+            429,
+            Map.of(),
+            """
+            {"type":"error","error":{"type":"rate_limit_error","message":"Your organization             has reached its monthly spend cap."}}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
     assertThat(s.retryAfter()).isNull();
+  }
+
+  /**
+   * Anthropic's reached usage limit, of the organisation or of a workspace: a 400 {@code
+   * invalid_request_error} whose message says when access comes back.
+   */
+  @Test
+  void anthropicUsageLimitIsStopUntilTheInstantItNames() {
+    for (String scope : List.of("", "workspace ")) {
+      ProviderSignal s =
+          parse(
+              400,
+              Map.of(),
+              "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
+                  + "\"message\":\"You have reached your specified "
+                  + scope
+                  + "API usage limits. You will regain access on 2026-12-02 at 00:00 UTC.\"}}");
+
+      assertThat(s.meaning()).as(scope).isEqualTo(Meaning.STOP_UNTIL_RESET);
+      assertThat(s.exhausted()).isEmpty();
+      assertThat(s.retryAfter())
+          .isEqualTo(Duration.between(NOW, Instant.parse("2026-12-02T00:00:00Z")));
+    }
   }
 
   /**
@@ -404,6 +498,22 @@ class ProviderSignalTableTest {
 
     assertThat(s.meaning()).isEqualTo(Meaning.SLOW_DOWN);
     assertThat(s.exhausted()).containsExactly("requests");
+  }
+
+  /** Bedrock's daily token quota: a throttling whose message says "per day" stops. */
+  @Test
+  void bedrockTokensPerDayIsStopOnTokens() {
+    ProviderSignal s =
+        parse(
+            429,
+            amazon("ThrottlingException"),
+            """
+            {"message":"Too many tokens per day, please wait before trying again."}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(s.rateLimited()).isFalse();
+    assertThat(s.exhausted()).containsExactly("tokens");
+    assertThat(s.retryAfter()).isNull();
   }
 
   @Test
