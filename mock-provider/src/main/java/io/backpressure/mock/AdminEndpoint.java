@@ -63,6 +63,7 @@ final class AdminEndpoint implements Endpoint {
     limited.put("requests", summary.rateLimitedRequests());
     limited.put("tokens", summary.rateLimitedTokens());
     limited.put("total", summary.rateLimited());
+    root.put("day_limited", summary.dayLimited());
     root.put("bad_request", summary.badRequests());
     root.put("server_error", summary.serverErrors());
     root.put("in_flight", summary.inFlight());

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import org.eclipse.jetty.http.HttpFields;
 
@@ -25,6 +28,7 @@ import org.eclipse.jetty.http.HttpFields;
 final class AnthropicDialect implements Dialect {
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final DateTimeFormatter REGAIN_TIME = DateTimeFormatter.ofPattern("HH:mm");
 
   @Override
   public ParsedCall parse(JsonNode root) throws BadRequestException {
@@ -160,6 +164,29 @@ final class AnthropicDialect implements Dialect {
   public ObjectNode rateLimited(
       String dimension, String message, LimitSpec spec, long retryAfterNanos) {
     return error("rate_limit_error", message);
+  }
+
+  /**
+   * Anthropic's answer to a reached usage limit: a 400 {@code invalid_request_error} that says when
+   * access comes back ("You will regain access on 2026-12-08 at 00:00 UTC."), with no rate-limit
+   * headers and no {@code retry-after}.
+   */
+  @Override
+  public ObjectNode dayLimited(
+      HttpFields.Mutable headers, ParsedCall call, DayWindows.Refusal refusal, Instant now) {
+    LocalDateTime reset = LocalDateTime.ofInstant(refusal.resetAt(), ZoneOffset.UTC);
+    return error(
+        "invalid_request_error",
+        "You have reached your specified API usage limits. You will regain access on "
+            + reset.toLocalDate()
+            + " at "
+            + REGAIN_TIME.format(reset)
+            + " UTC.");
+  }
+
+  @Override
+  public int dayLimitedStatus() {
+    return 400;
   }
 
   @Override

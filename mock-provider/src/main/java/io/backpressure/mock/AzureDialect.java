@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
+import java.time.Instant;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
@@ -90,6 +91,28 @@ final class AzureDialect implements Dialect {
             + " Please go here: https://aka.ms/oai/quotaincrease if you would like to further"
             + " increase the default rate limit.";
     return error("429", text);
+  }
+
+  /**
+   * A spent daily quota: a 429 whose {@code code} is {@code insufficient_quota}, with no {@code
+   * retry-after}, since no wait short of the next day helps; the message says when that starts.
+   */
+  @Override
+  public ObjectNode dayLimited(
+      HttpFields.Mutable headers, ParsedCall call, DayWindows.Refusal refusal, Instant now) {
+    return error(
+        "insufficient_quota",
+        "Requests to the ChatCompletions_Create Operation under Azure OpenAI API have exceeded the"
+            + (refusal.requests() ? " daily request quota" : " daily token quota")
+            + " of your current OpenAI S0 pricing tier: Limit "
+            + refusal.limit()
+            + ", Used "
+            + refusal.used()
+            + ", Requested "
+            + refusal.requested()
+            + ". The quota resets at "
+            + refusal.resetAt()
+            + ".");
   }
 
   @Override

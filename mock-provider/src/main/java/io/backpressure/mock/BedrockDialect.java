@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
+import java.time.Instant;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
@@ -146,6 +147,21 @@ final class BedrockDialect implements Dialect {
         dimension.equals("requests")
             ? "Too many requests, please wait before trying again."
             : "Too many tokens, please wait before trying again.");
+  }
+
+  /**
+   * Bedrock's answer to a spent daily quota (its "model invocation max tokens per day"): a 429
+   * {@code ThrottlingException} saying "Too many tokens per day" (or requests), with no rate-limit
+   * headers and no {@code retry-after}, like its per-minute throttling.
+   */
+  @Override
+  public ObjectNode dayLimited(
+      HttpFields.Mutable headers, ParsedCall call, DayWindows.Refusal refusal, Instant now) {
+    headers.put(ERROR_TYPE, "ThrottlingException" + CORAL);
+    return message(
+        "Too many "
+            + (refusal.requests() ? "requests" : "tokens")
+            + " per day, please wait before trying again.");
   }
 
   /** Bedrock answers a call too large for the model's quota 400 {@code ValidationException}. */

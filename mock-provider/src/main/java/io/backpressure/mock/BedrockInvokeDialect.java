@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Base64;
 import org.eclipse.jetty.http.HttpFields;
 
@@ -138,6 +139,12 @@ final class BedrockInvokeDialect implements Dialect {
   public ObjectNode rateLimited(
       String dimension, String message, LimitSpec spec, long retryAfterNanos) {
     return bedrock.rateLimited(dimension, message, spec, retryAfterNanos);
+  }
+
+  @Override
+  public ObjectNode dayLimited(
+      HttpFields.Mutable headers, ParsedCall call, DayWindows.Refusal refusal, Instant now) {
+    return bedrock.dayLimited(headers, call, refusal, now);
   }
 
   @Override

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.IntConsumer;
 import org.slf4j.Logger;
@@ -80,6 +82,10 @@ final class CompletionEndpoint implements Endpoint {
         failed(exchange, context, call, decision, dialect.overloadedStatus(), dialect.overloaded());
         return;
       }
+      case DAY_LIMIT -> {
+        dayLimited(exchange, context, call, decision);
+        return;
+      }
       case NONE -> {}
     }
     Verdict verdict = decision.verdict();
@@ -147,6 +153,25 @@ final class CompletionEndpoint implements Endpoint {
     state.record(context, status, null, 0, call.promptTokens(), 0, 0, decision.arrivalNanos());
     dialect.errorHeaders(exchange.responseHeaders(), status, null);
     exchange.sendJson(status, body);
+  }
+
+  /** Answers a call its day has no room for, at once, charged nothing. */
+  private void dayLimited(
+      Exchange exchange, RequestContext context, ParsedCall call, ProviderState.Decision decision) {
+    DayWindows.Refusal refusal = decision.dayRefusal();
+    Instant now = state.wallNow();
+    ObjectNode body = dialect.dayLimited(exchange.responseHeaders(), call, refusal, now);
+    long untilReset = Math.max(0, Duration.between(now, refusal.resetAt()).toNanos());
+    state.record(
+        context,
+        dialect.dayLimitedStatus(),
+        refusal.recorded(),
+        untilReset,
+        call.promptTokens(),
+        0,
+        decision.chargedTokens(),
+        decision.arrivalNanos());
+    exchange.sendJson(dialect.dayLimitedStatus(), body);
   }
 
   private void rejected(

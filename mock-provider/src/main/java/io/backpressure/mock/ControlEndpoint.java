@@ -17,8 +17,11 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@code GET /admin/caps}, {@code POST /admin/caps} with {@code {"requests_per_s": R,
- *       "tokens_per_s": T}}: the caps now as rates per second ({@code null} when not capped), and
- *       new ones from now on (a field left out stays as it is);
+ *       "tokens_per_s": T, "requests_per_day": N, "tokens_per_day": N}}: the caps now, as rates per
+ *       second ({@code null} when not capped) and per calendar day ({@code null} when not capped;
+ *       the day's zone, {@code day_zone}, is shown and set at start only), and new ones from now on
+ *       (a field left out stays as it is; a per-day cap set to {@code null} is removed, what the
+ *       day has used stays counted);
  *   <li>{@code GET /admin/faults}, {@code POST /admin/faults} with {@code {"errors": B,
  *       "latency_factor": F, "overloaded": B, "rate_limited_mid_stream": B}}: the faults switched
  *       on (see {@link Faults}); a field left out stays as it is.
@@ -40,7 +43,8 @@ final class ControlEndpoint implements Endpoint {
   private static final ObjectMapper STRICT =
       new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final List<String> CAPS_FIELDS = List.of("requests_per_s", "tokens_per_s");
+  private static final List<String> CAPS_FIELDS =
+      List.of("requests_per_s", "tokens_per_s", "requests_per_day", "tokens_per_day");
   private static final List<String> FAULTS_FIELDS =
       List.of("errors", "latency_factor", "overloaded", "rate_limited_mid_stream");
 
@@ -62,7 +66,8 @@ final class ControlEndpoint implements Endpoint {
     }
     boolean caps = exchange.path().equals(CAPS);
     if (exchange.method().equals("GET")) {
-      exchange.sendJson(200, caps ? capsJson(state.caps()) : faultsJson(state.faults()));
+      exchange.sendJson(
+          200, caps ? capsJson(state.caps(), state.dailyCaps()) : faultsJson(state.faults()));
       return;
     }
     if (Routes.refusedMethod(exchange, "POST", errors)) {
@@ -85,12 +90,40 @@ final class ControlEndpoint implements Endpoint {
 
   private ObjectNode setCaps(JsonNode root) throws BadRequestException {
     Caps caps;
+    DailyCaps now = state.dailyCaps();
+    Long requestsPerDay = dailyCap(root, "requests_per_day", now.requests());
+    Long tokensPerDay = dailyCap(root, "tokens_per_day", now.tokens());
+    DailyCaps daily;
     try {
+      daily = new DailyCaps(requestsPerDay, tokensPerDay, now.zone());
       caps = new Caps(number(root, "requests_per_s"), number(root, "tokens_per_s"));
-      return capsJson(state.setCaps(caps));
+      if (caps.requestsPerS() != null || caps.tokensPerS() != null) {
+        state.setCaps(caps);
+      }
     } catch (IllegalArgumentException e) {
       throw new BadRequestException(e.getMessage(), null, "invalid_value");
     }
+    state.setDailyCaps(daily);
+    return capsJson(state.caps(), state.dailyCaps());
+  }
+
+  /**
+   * The per-day cap {@code name}: {@code current} when left out, {@code null} when given as null,
+   * else a whole number.
+   */
+  private static Long dailyCap(JsonNode root, String name, Long current)
+      throws BadRequestException {
+    JsonNode node = root.get(name);
+    if (node == null) {
+      return current;
+    }
+    if (node.isNull()) {
+      return null;
+    }
+    if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+      throw BadRequestException.invalidType(name, "a whole number or null");
+    }
+    return node.longValue();
   }
 
   private ObjectNode setFaults(JsonNode root) throws BadRequestException {
@@ -166,10 +199,13 @@ final class ControlEndpoint implements Endpoint {
     return root;
   }
 
-  private static ObjectNode capsJson(Caps caps) {
+  private static ObjectNode capsJson(Caps caps, DailyCaps daily) {
     ObjectNode root = NODES.objectNode();
     putRate(root, "requests_per_s", caps.requestsPerS());
     putRate(root, "tokens_per_s", caps.tokensPerS());
+    root.put("requests_per_day", daily.requests());
+    root.put("tokens_per_day", daily.tokens());
+    root.put("day_zone", daily.zone().getId());
     return root;
   }
 

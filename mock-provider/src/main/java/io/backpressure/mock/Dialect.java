@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
@@ -79,6 +80,22 @@ sealed interface Dialect
    * ValidationException}. Its body is {@link #rateLimited} with a negative {@code retryAfterNanos}.
    */
   default int neverFitsStatus() {
+    return 429;
+  }
+
+  /**
+   * The answer to a call refused because a per-day cap ({@link DailyCaps}) is spent, as this
+   * provider answers a spent daily quota: adds its headers to {@code headers} and returns its body,
+   * sent with {@link #dayLimitedStatus()}.
+   *
+   * @param now when the refusal is answered (wall clock), for the time left until {@code
+   *     refusal.resetAt()}
+   */
+  ObjectNode dayLimited(
+      HttpFields.Mutable headers, ParsedCall call, DayWindows.Refusal refusal, Instant now);
+
+  /** The status of the {@link #dayLimited} answer: 429 by default; Anthropic's 400. */
+  default int dayLimitedStatus() {
     return 429;
   }
 

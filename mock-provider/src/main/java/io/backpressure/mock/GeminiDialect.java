@@ -9,6 +9,7 @@ import io.backpressure.mock.limit.Verdict;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
+import java.time.Instant;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
@@ -164,13 +165,7 @@ final class GeminiDialect implements Dialect {
     if (spec != null) {
       violation.put("quotaValue", RateLimitFormat.limit(spec.limitPerPeriod()));
     }
-    details
-        .addObject()
-        .put("@type", TYPES + "Help")
-        .putArray("links")
-        .addObject()
-        .put("description", "Learn more about Gemini API quotas")
-        .put("url", "https://ai.google.dev/gemini-api/docs/rate-limits");
+    help(details);
     if (retryAfterNanos >= 0) {
       details
           .addObject()
@@ -178,6 +173,63 @@ final class GeminiDialect implements Dialect {
           .put("retryDelay", retryDelay(retryAfterNanos));
     }
     return root;
+  }
+
+  /**
+   * The Gemini API's answer to a spent per-day quota: a 429 {@code RESOURCE_EXHAUSTED} whose
+   * message names the quota's metric, limit and model, and whose {@code QuotaFailure} names the
+   * per-day quota ({@code GenerateRequestsPerDayPerProjectPerModel}, or for tokens {@code
+   * GenerateContentInputTokensPerModelPerDay}) and whose {@code RetryInfo} waits until the next day
+   * starts.
+   */
+  @Override
+  public ObjectNode dayLimited(
+      HttpFields.Mutable headers, ParsedCall call, DayWindows.Refusal refusal, Instant now) {
+    boolean requests = refusal.requests();
+    String metric =
+        "generativelanguage.googleapis.com/generate_content_"
+            + (requests ? "requests" : "input_token_count");
+    long wait = refusal.nanosUntilReset(now);
+    ObjectNode root =
+        status(
+            429,
+            "You exceeded your current quota, please check your plan and billing details. For more"
+                + " information on this error, head to:"
+                + " https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for"
+                + " metric: "
+                + metric
+                + ", limit: "
+                + refusal.limit()
+                + ", model: "
+                + call.model()
+                + "\nPlease retry in "
+                + retryDelay(wait)
+                + ".",
+            "RESOURCE_EXHAUSTED");
+    ArrayNode details = ((ObjectNode) root.get("error")).putArray("details");
+    help(details);
+    ObjectNode violation =
+        details.addObject().put("@type", TYPES + "QuotaFailure").putArray("violations").addObject();
+    violation.put("quotaMetric", metric);
+    violation.put(
+        "quotaId",
+        requests
+            ? "GenerateRequestsPerDayPerProjectPerModel"
+            : "GenerateContentInputTokensPerModelPerDay");
+    violation.putObject("quotaDimensions").put("location", "global").put("model", call.model());
+    violation.put("quotaValue", Long.toString(refusal.limit()));
+    details.addObject().put("@type", TYPES + "RetryInfo").put("retryDelay", retryDelay(wait));
+    return root;
+  }
+
+  private static void help(ArrayNode details) {
+    details
+        .addObject()
+        .put("@type", TYPES + "Help")
+        .putArray("links")
+        .addObject()
+        .put("description", "Learn more about Gemini API quotas")
+        .put("url", "https://ai.google.dev/gemini-api/docs/rate-limits");
   }
 
   private static String quotaMessage(String message) {

@@ -8,7 +8,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -71,6 +73,29 @@ public class MockLlmCommand implements Callable<Integer> {
       paramLabel = "RATE",
       description = "Tokens cap per second (default: uncapped).")
   private Double tokensPerS;
+
+  @Option(
+      names = "--requests-per-day",
+      paramLabel = "N",
+      description =
+          "Requests cap per calendar day, beside the per-period caps; a call over it gets the"
+              + " provider's daily-quota answer (default: uncapped).")
+  private Long requestsPerDay;
+
+  @Option(
+      names = "--tokens-per-day",
+      paramLabel = "N",
+      description = "Tokens cap per calendar day, likewise (default: uncapped).")
+  private Long tokensPerDay;
+
+  @Option(
+      names = "--day-zone",
+      defaultValue = "UTC",
+      paramLabel = "ZONE",
+      description =
+          "Time zone whose midnight starts a day of the per-day caps, e.g. America/Los_Angeles"
+              + " as the Gemini API counts (default: ${DEFAULT-VALUE}).")
+  private String dayZone;
 
   @Option(
       names = "--period-s",
@@ -300,9 +325,29 @@ public class MockLlmCommand implements Callable<Integer> {
             .schedule(capSchedule())
             .outside(
                 parse("--outside-rps", () -> new OutsideTraffic(outsideRps, outsideTokensPerS)))
-            .errorRate(errorRate);
+            .errorRate(errorRate)
+            .daily(dailyCaps());
     // What is left to check here is whether the schedule fits the caps.
     return parse(scheduleFile == null ? "--schedule" : "--schedule-file", builder::build);
+  }
+
+  private DailyCaps dailyCaps() {
+    ZoneId zone;
+    try {
+      zone = ZoneId.of(dayZone);
+    } catch (DateTimeException e) {
+      throw invalid(
+          "--day-zone must be a time zone such as UTC or America/Los_Angeles, but was: " + dayZone);
+    }
+    checkDaily("--requests-per-day", requestsPerDay);
+    checkDaily("--tokens-per-day", tokensPerDay);
+    return new DailyCaps(requestsPerDay, tokensPerDay, zone);
+  }
+
+  private void checkDaily(String option, Long cap) {
+    if (cap != null && (cap < 1 || cap > DailyCaps.MAX)) {
+      throw invalid(option + " must be in the range [1, " + DailyCaps.MAX + "], but was: " + cap);
+    }
   }
 
   private CapSchedule capSchedule() {
@@ -395,7 +440,15 @@ public class MockLlmCommand implements Callable<Integer> {
                 + config.outside().tokensPerS()
                 + " tok/s"
             : "")
-        + (config.errorRate() > 0 ? ", error-rate=" + config.errorRate() : "");
+        + (config.errorRate() > 0 ? ", error-rate=" + config.errorRate() : "")
+        + (config.daily().any()
+            ? ", per-day="
+                + (config.daily().requests() == null ? "-" : config.daily().requests())
+                + " req "
+                + (config.daily().tokens() == null ? "-" : config.daily().tokens())
+                + " tok in "
+                + config.daily().zone()
+            : "");
   }
 
   private static String describe(LimitSpec spec) {

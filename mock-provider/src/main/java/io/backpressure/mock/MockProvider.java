@@ -42,8 +42,10 @@ import org.slf4j.LoggerFactory;
  * /v1/records[?since=SEQ]}, {@code GET /metrics/summary}, {@code GET /health}, and for loopback
  * clients {@code GET|POST /admin/caps} and {@code GET|POST /admin/faults} (see {@link
  * ControlEndpoint}). Both completion endpoints share one set of limiters, whose time origin (and
- * fixed-window alignment) is the moment the server started. Successful answers, whole or streamed,
- * wait out the simulated latency without holding a thread; 429, 4xx and 500 answers are immediate.
+ * fixed-window alignment) is the moment the server started, and the caps per calendar day ({@link
+ * DailyCaps}), which count from midnight in their zone and are answered as each provider answers a
+ * spent daily quota. Successful answers, whole or streamed, wait out the simulated latency without
+ * holding a thread; 429, 4xx and 500 answers are immediate.
  *
  * <p>The server is Jetty's non-blocking HTTP/1.1 connector with a small thread pool: a request
  * holds a thread only while it is being parsed or decided, never while its client is slow to send
@@ -226,6 +228,19 @@ public final class MockProvider implements AutoCloseable {
   /** The caps now in force, as rates per second ({@code null} for an uncapped dimension). */
   public Caps caps() {
     return state.caps();
+  }
+
+  /**
+   * Changes the caps per calendar day from now on; what the current day has used stays counted, so
+   * a lower cap may refuse calls at once.
+   */
+  public void setDailyCaps(DailyCaps caps) {
+    state.setDailyCaps(Objects.requireNonNull(caps, "caps"));
+  }
+
+  /** The caps per calendar day now in force. */
+  public DailyCaps dailyCaps() {
+    return state.dailyCaps();
   }
 
   /** Switches faults on or off from now on (calls already admitted keep their latency). */

@@ -4,6 +4,7 @@ import io.backpressure.mock.limit.CapSchedule;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.OutsideTraffic;
 import io.backpressure.mock.limit.UpstreamLimiter;
+import java.time.Clock;
 import java.util.Objects;
 
 /**
@@ -39,6 +40,9 @@ import java.util.Objects;
  * @param maxRecordBytes how much heap the kept records may take (estimated; header values in them
  *     are cut to 200 characters) before the oldest are dropped, in {@code [1048576, 17179869184]};
  *     default 256 MiB
+ * @param daily the caps per calendar day, checked before the per-period caps; default {@link
+ *     DailyCaps#NONE}
+ * @param wallClock the clock whose date the per-day caps count by; default the system's
  */
 public record MockProviderConfig(
     String host,
@@ -58,7 +62,9 @@ public record MockProviderConfig(
     int maxHeaderBytes,
     int idleTimeoutMs,
     int maxRecords,
-    long maxRecordBytes) {
+    long maxRecordBytes,
+    DailyCaps daily,
+    Clock wallClock) {
 
   /** The largest simulated latency, in milliseconds (ten minutes). */
   public static final int MAX_LATENCY_MS = 600_000;
@@ -70,6 +76,8 @@ public record MockProviderConfig(
     Objects.requireNonNull(chargeMode, "chargeMode");
     Objects.requireNonNull(schedule, "schedule");
     Objects.requireNonNull(outside, "outside");
+    Objects.requireNonNull(daily, "daily");
+    Objects.requireNonNull(wallClock, "wallClock");
     if (!(errorRate >= 0) || errorRate > 1) {
       throw new IllegalArgumentException(
           "errorRate must be in the range [0, 1], but was: " + errorRate);
@@ -121,7 +129,9 @@ public record MockProviderConfig(
         .maxHeaderBytes(maxHeaderBytes)
         .idleTimeoutMs(idleTimeoutMs)
         .maxRecords(maxRecords)
-        .maxRecordBytes(maxRecordBytes);
+        .maxRecordBytes(maxRecordBytes)
+        .daily(daily)
+        .wallClock(wallClock);
   }
 
   private static void checkRange(String field, long value, long min, long max) {
@@ -151,6 +161,8 @@ public record MockProviderConfig(
     private int idleTimeoutMs = 30_000;
     private int maxRecords = 1_000_000;
     private long maxRecordBytes = 256L << 20;
+    private DailyCaps daily = DailyCaps.NONE;
+    private Clock wallClock = Clock.systemUTC();
 
     private Builder() {}
 
@@ -246,6 +258,18 @@ public record MockProviderConfig(
       return this;
     }
 
+    /** The caps per calendar day. */
+    public Builder daily(DailyCaps daily) {
+      this.daily = daily;
+      return this;
+    }
+
+    /** The clock whose date the per-day caps count by (a fixed or stepped one in tests). */
+    public Builder wallClock(Clock wallClock) {
+      this.wallClock = wallClock;
+      return this;
+    }
+
     /**
      * The configuration built from the values set so far and the defaults.
      *
@@ -270,7 +294,9 @@ public record MockProviderConfig(
           maxHeaderBytes,
           idleTimeoutMs,
           maxRecords,
-          maxRecordBytes);
+          maxRecordBytes,
+          daily,
+          wallClock);
     }
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
+import java.time.Instant;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
@@ -167,6 +168,34 @@ final class OpenAiDialect implements Dialect {
   public ObjectNode rateLimited(
       String dimension, String message, LimitSpec spec, long retryAfterNanos) {
     return error(message, dimension, null, "rate_limit_exceeded");
+  }
+
+  /**
+   * OpenAI's answer to a spent requests-per-day (RPD) or tokens-per-day (TPD) limit: a 429 {@code
+   * rate_limit_exceeded} whose {@code type} names the dimension and whose message names the daily
+   * limit, with {@code retry-after} and {@code retry-after-ms} until the next day starts.
+   */
+  @Override
+  public ObjectNode dayLimited(
+      HttpFields.Mutable headers, ParsedCall call, DayWindows.Refusal refusal, Instant now) {
+    long wait = refusal.nanosUntilReset(now);
+    headers.put("retry-after", Long.toString(RateLimitFormat.ceilSeconds(wait)));
+    headers.put("retry-after-ms", Long.toString(RateLimitFormat.ceilMillis(wait)));
+    String message =
+        "Rate limit reached for "
+            + call.model()
+            + " in organization org-mock on "
+            + (refusal.requests() ? "requests per day (RPD)" : "tokens per day (TPD)")
+            + ": Limit "
+            + refusal.limit()
+            + ", Used "
+            + refusal.used()
+            + ", Requested "
+            + refusal.requested()
+            + ". Please try again in "
+            + RateLimitFormat.duration(wait)
+            + ". Visit https://platform.openai.com/account/rate-limits to learn more.";
+    return error(message, refusal.dimension(), null, "rate_limit_exceeded");
   }
 
   @Override

@@ -4,6 +4,8 @@ import io.backpressure.mock.limit.Caps;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -23,12 +25,16 @@ final class ProviderState {
     /** A 500 (the {@code errors} fault, or the configured error rate). */
     SERVER_ERROR,
     /** The provider's overload answer (the {@code overloaded} fault). */
-    OVERLOADED
+    OVERLOADED,
+    /** A per-day cap is spent ({@link Decision#dayRefusal()} says which). */
+    DAY_LIMIT
   }
 
   /**
    * The outcome of {@link #decide(ParsedCall)}: a failure (no verdict), or the limiters' verdict
-   * with the caps in force when it was reached.
+   * with the caps in force when it was reached. {@code day} is the calendar day (in the per-day
+   * caps' zone) the call was counted in, {@code dayRefusal} why a {@link Failure#DAY_LIMIT} call
+   * did not fit in it ({@code null} otherwise).
    */
   record Decision(
       Failure failure,
@@ -40,10 +46,19 @@ final class ProviderState {
       int completionTokens,
       boolean truncated,
       long chargedTokens,
-      long latencyNanos) {}
+      long latencyNanos,
+      LocalDate day,
+      DayWindows.Refusal dayRefusal) {
+
+    /** A call failed before any limiter saw it. */
+    static Decision failed(Failure failure, long arrivalNanos) {
+      return new Decision(failure, null, null, null, arrivalNanos, 0, 0, false, 0, 0, null, null);
+    }
+  }
 
   private final MockProviderConfig config;
   private final UpstreamLimiter limiter;
+  private final DayWindows days;
   private final SplittableRandom random;
   private final long originNanos;
   private Faults faults = Faults.NONE;
@@ -55,6 +70,7 @@ final class ProviderState {
   private long ok;
   private long rateLimitedRequests;
   private long rateLimitedTokens;
+  private long dayLimited;
   private long badRequests;
   private long serverErrors;
   private long inFlight;
@@ -70,6 +86,7 @@ final class ProviderState {
             config.rejectedCount(),
             config.schedule(),
             config.outside());
+    this.days = new DayWindows(config.daily());
     this.random = new SplittableRandom(config.seed());
     this.originNanos = originNanos;
   }
@@ -98,6 +115,21 @@ final class ProviderState {
     return limiter.caps();
   }
 
+  /** Changes the caps per day from now on; what the day has used stays counted. */
+  synchronized void setDailyCaps(DailyCaps caps) {
+    days.setCaps(caps);
+  }
+
+  /** The caps per day now. */
+  synchronized DailyCaps dailyCaps() {
+    return days.caps();
+  }
+
+  /** The wall-clock time the per-day caps count by. */
+  Instant wallNow() {
+    return config.wallClock().instant();
+  }
+
   synchronized void setFaults(Faults faults) {
     this.faults = faults;
   }
@@ -114,16 +146,18 @@ final class ProviderState {
   /**
    * Fails the call with the overload answer (the {@code overloaded} fault), else draws whether it
    * fails with a 500 (the {@code errors} fault, or the configured error rate), else draws its
-   * completion tokens and latency and asks the limiters at the current time. A failed call is
-   * charged nothing. An admitted call counts as in flight until its 200 is recorded.
+   * completion tokens and latency, refuses it when its day has no room for it (one request and its
+   * token charge, per {@link DailyCaps}), and else asks the limiters at the current time. A failed
+   * or refused call is charged nothing, neither in its day nor in the limiters. An admitted call is
+   * counted in its day and as in flight until its 200 is recorded.
    */
   synchronized Decision decide(ParsedCall call) {
     long now = now();
     if (faults.overloaded()) {
-      return new Decision(Failure.OVERLOADED, null, null, null, now, 0, 0, false, 0, 0);
+      return Decision.failed(Failure.OVERLOADED, now);
     }
     if (faults.errors() || (config.errorRate() > 0 && random.nextDouble() < config.errorRate())) {
-      return new Decision(Failure.SERVER_ERROR, null, null, null, now, 0, 0, false, 0, 0);
+      return Decision.failed(Failure.SERVER_ERROR, now);
     }
     int drawn = config.completionTokens().draw(random);
     long latency = Math.round(drawLatencyNanos() * faults.latencyFactor());
@@ -135,9 +169,28 @@ final class ProviderState {
           case ACTUAL -> call.promptTokens() + completion;
           case MAX_TOKENS -> Math.max(maxTokens == null ? 0 : maxTokens, call.promptTokens());
         };
+    Instant wall = wallNow();
+    DayWindows.Refusal refusal = days.refusal(wall, charge);
+    LocalDate day = days.day(wall);
+    if (refusal != null) {
+      return new Decision(
+          Failure.DAY_LIMIT,
+          null,
+          null,
+          null,
+          now,
+          0,
+          completion,
+          truncated,
+          charge,
+          0,
+          day,
+          refusal);
+    }
     Verdict verdict = limiter.tryAcquire(now, charge);
     long id = 0;
     if (verdict.admitted()) {
+      days.debit(charge);
       id = ++admitted;
       inFlight++;
     }
@@ -151,15 +204,17 @@ final class ProviderState {
         completion,
         truncated,
         charge,
-        latency);
+        latency,
+        day,
+        null);
   }
 
   /**
    * Gives back to the tokens limiter the completion tokens a stream cut short was charged at
    * admission but never generated ({@code decision}'s completion less {@code delivered}), so that
-   * what the limiter holds is what the provider served. Only under {@link ChargeMode#ACTUAL}, whose
-   * charge is the call's usage; under {@link ChargeMode#MAX_TOKENS} the charge at admission is
-   * never corrected, by that mode's rule.
+   * what the limiter (and the call's day) holds is what the provider served. Only under {@link
+   * ChargeMode#ACTUAL}, whose charge is the call's usage; under {@link ChargeMode#MAX_TOKENS} the
+   * charge at admission is never corrected, by that mode's rule.
    *
    * @return the call's charge net of the refund
    */
@@ -169,6 +224,7 @@ final class ProviderState {
       return decision.chargedTokens();
     }
     limiter.refundTokens(now(), decision.arrivalNanos(), undelivered);
+    days.refund(wallNow(), decision.day(), undelivered);
     return decision.chargedTokens() - undelivered;
   }
 
@@ -202,6 +258,8 @@ final class ProviderState {
       inFlight--;
       promptTokens += prompt;
       completionTokens += completion;
+    } else if (boundDimension != null && boundDimension.endsWith(DayWindows.PER_DAY)) {
+      dayLimited++;
     } else if (status == 429) {
       if (UpstreamLimiter.TOKENS.equals(boundDimension)) {
         rateLimitedTokens++;
@@ -245,10 +303,11 @@ final class ProviderState {
     long now = now();
     limiter.advanceTo(now);
     return new Summary(
-        ok + rateLimitedRequests + rateLimitedTokens + badRequests + serverErrors,
+        ok + rateLimitedRequests + rateLimitedTokens + dayLimited + badRequests + serverErrors,
         ok,
         rateLimitedRequests,
         rateLimitedTokens,
+        dayLimited,
         badRequests,
         serverErrors,
         inFlight,

@@ -8,6 +8,8 @@ package io.backpressure.mock;
  * @param ok answered with 200
  * @param rateLimitedRequests answered with 429 because the requests cap bound
  * @param rateLimitedTokens answered with 429 because the tokens cap bound
+ * @param dayLimited refused because a per-day cap was spent ({@link DailyCaps}), with whatever
+ *     status the dialect answers that with (429, Anthropic's 400); counted here only
  * @param badRequests answered with a client error: 400, or 413 for a body over the limit
  * @param serverErrors answered with a 5xx: 500 (the error rate, or the {@code errors} fault), or
  *     the provider's overload answer (529 or 503, the {@code overloaded} fault)
@@ -24,6 +26,7 @@ public record Summary(
     long ok,
     long rateLimitedRequests,
     long rateLimitedTokens,
+    long dayLimited,
     long badRequests,
     long serverErrors,
     long inFlight,
@@ -33,7 +36,7 @@ public record Summary(
     long outsideAdmitted,
     long uptimeNanos) {
 
-  /** All 429 answers. */
+  /** All 429 answers of the per-period caps (not {@link #dayLimited}). */
   public long rateLimited() {
     return rateLimitedRequests + rateLimitedTokens;
   }

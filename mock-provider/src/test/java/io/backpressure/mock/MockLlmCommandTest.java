@@ -128,6 +128,24 @@ class MockLlmCommandTest {
   }
 
   @Test
+  void capsPerDayAreOptionsCountedInAZone() {
+    MockProviderConfig defaults = parse();
+    assertThat(defaults.daily()).isEqualTo(DailyCaps.NONE);
+
+    MockProviderConfig config =
+        parse("--requests-per-day=200", "--tokens-per-day=90000", "--day-zone=America/Los_Angeles");
+    assertThat(config.daily())
+        .isEqualTo(new DailyCaps(200L, 90_000L, java.time.ZoneId.of("America/Los_Angeles")));
+
+    assertRefused("--requests-per-day=0", "--requests-per-day must be in the range [1, ");
+    assertRefused("--tokens-per-day=-3", "--tokens-per-day must be in the range [1, ");
+    assertRefused(
+        "--day-zone=Mars/Olympus",
+        "--day-zone must be a time zone such as UTC or America/Los_Angeles, but was:"
+            + " Mars/Olympus");
+  }
+
+  @Test
   void helpListsTheOptions() {
     String usage = new CommandLine(new MockLlmCommand()).getUsageMessage();
     assertThat(usage)
