@@ -1,6 +1,10 @@
 package io.backpressure.core;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -37,6 +41,31 @@ public final class ManualClock implements Ticker, EpochClock {
       throw new IllegalArgumentException("a clock cannot go back: " + step);
     }
     nanos.addAndGet(step.toNanos());
+  }
+
+  /**
+   * This clock as a {@link Clock} in UTC that reads {@link #epochNanos()} as nanoseconds since the
+   * Unix epoch, for code that takes a wall clock (a mock provider's calendar days).
+   */
+  public Clock asClock() {
+    return new Clock() {
+      @Override
+      public Instant instant() {
+        long now = epochNanos();
+        return Instant.ofEpochSecond(
+            Math.floorDiv(now, 1_000_000_000L), Math.floorMod(now, 1_000_000_000L));
+      }
+
+      @Override
+      public ZoneId getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(ZoneId zone) {
+        throw new UnsupportedOperationException("a manual clock reads UTC only");
+      }
+    };
   }
 
   /** Sets the time; it must not go back. */

@@ -1,0 +1,147 @@
+package io.backpressure.anthropic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.errors.BadRequestException;
+import com.anthropic.models.messages.MessageCreateParams;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.ProviderFeedback;
+import io.backpressure.client.RejectedException;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.DailyCaps;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.RequestRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Anthropic's usage limit reached, through the real anthropic-java client and the mock provider:
+ * the 400 that says when access comes back reaches the caller as the SDK's exception and the gate
+ * as a stop until that instant, which refuses the target's next calls before they are sent, cuts no
+ * effective cap, and ends at the instant the message named.
+ */
+class DailyQuotaTest {
+
+  private static final String MODEL = "claude-haiku-4-5";
+
+  /**
+   * The gate's and the mock's clock, kept at the wall clock's time until the test moves it past the
+   * reset: the parser reads the instant the message names against the moment the answer arrives.
+   */
+  private final ManualClock clock = new ManualClock(epochNanos(Instant.now()));
+
+  private static long epochNanos(Instant at) {
+    return at.getEpochSecond() * 1_000_000_000L + at.getNano();
+  }
+
+  /** Brings the clock up to the wall clock's time, which a slow machine has moved on. */
+  private void now() {
+    clock.set(Math.max(clock.epochNanos(), epochNanos(Instant.now())));
+  }
+
+  private static MessageCreateParams params() {
+    return MessageCreateParams.builder()
+        .model(MODEL)
+        .maxTokens(40)
+        .addUserMessage("x".repeat(70))
+        .build();
+  }
+
+  /**
+   * Mutation tried: the parser reading the usage limit's 400 as a bad request (the next call is
+   * sent, and meets the 400 again).
+   */
+  @Test
+  void aReachedUsageLimitStopsTheTargetUntilAccessComesBack() throws Exception {
+    Policy policy =
+        Policy.builder("anthropic/claude-haiku")
+            .requestsPerSecond(10)
+            .tokensPerSecond(100_000)
+            .priority("P1", 1)
+            .build();
+    InMemoryGate gate = InMemoryGate.create(policy, clock, clock);
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .latencyMs(0, 0)
+            .completionTokens(new CompletionTokens.Fixed(25))
+            .wallClock(clock.asClock())
+            .daily(DailyCaps.utc(1L, null))
+            .build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      AnthropicClient client =
+          GatedAnthropic.builder()
+              .gate(gate)
+              .feedback(ProviderFeedback.TO_CALLS_GATE)
+              .clientOptions(
+                  options ->
+                      options
+                          .baseUrl(provider.url())
+                          .apiKey("sk-ant-test")
+                          .timeout(Duration.ofSeconds(20)))
+              .build();
+      try {
+        Instant midnight =
+            clock
+                .asClock()
+                .instant()
+                .atZone(ZoneOffset.UTC)
+                .toLocalDate()
+                .plusDays(1)
+                .atStartOfDay(ZoneOffset.UTC)
+                .toInstant();
+        now();
+        client.messages().create(params());
+
+        now();
+
+        assertThatThrownBy(() -> client.messages().create(params()))
+            .isInstanceOfSatisfying(
+                BadRequestException.class,
+                e ->
+                    assertThat(e.getMessage())
+                        .contains("You have reached your specified API usage limits"));
+        now();
+        assertThatThrownBy(() -> client.messages().create(params()))
+            .isInstanceOfSatisfying(
+                RejectedException.class,
+                e -> {
+                  assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
+                  assertThat(e.resetAt()).isCloseTo(midnight, within(10, ChronoUnit.SECONDS));
+                });
+        assertThat(provider.records())
+            .extracting(RequestRecord::status)
+            .as("the third call is refused before it is sent")
+            .containsExactly(200, 400);
+        assertNothingCut(gate.feedbackState());
+
+        clock.set(epochNanos(midnight.plusSeconds(5)));
+        client.messages().create(params());
+        assertThat(provider.records()).extracting(RequestRecord::status).endsWith(200);
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  private static void assertNothingCut(FeedbackState state) {
+    assertThat(state.decreases()).isZero();
+    state
+        .dimensions()
+        .forEach(
+            (name, dimension) ->
+                assertThat(dimension.effective()).as(name).isEqualTo(dimension.configured()));
+  }
+}

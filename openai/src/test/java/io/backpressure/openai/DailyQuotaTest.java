@@ -1,0 +1,180 @@
+package io.backpressure.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.openai.azure.AzureOpenAIServiceVersion;
+import com.openai.azure.AzureUrlPathMode;
+import com.openai.azure.credential.AzureApiKeyCredential;
+import com.openai.client.OpenAIClient;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import io.backpressure.client.GateContext;
+import io.backpressure.client.ModelRoutes;
+import io.backpressure.client.ProviderFeedback;
+import io.backpressure.client.RejectedException;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.spi.EffectiveCaps;
+import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.DailyCaps;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.RequestRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A provider's daily quota spent, through the real openai-java client and the mock provider: the
+ * answer reaches the gate as a stop, which refuses the target's calls with the reset instant until
+ * the day ends, sends nothing meanwhile, and cuts no effective cap; the next day the calls go
+ * through again. OpenAI answers with its requests-per-day 429, Azure OpenAI with {@code
+ * insufficient_quota}.
+ */
+class DailyQuotaTest {
+
+  /** 22:00 UTC, two hours before the mock's day ends. */
+  private static final Instant LATE = Instant.parse("2026-12-07T22:00:00Z");
+
+  private final ManualClock clock = new ManualClock(LATE.getEpochSecond() * 1_000_000_000L);
+
+  private InMemoryGate gate(String target) {
+    Policy policy =
+        Policy.builder(target)
+            .requestsPerSecond(10)
+            .tokensPerSecond(100_000)
+            .priority("P1", 1)
+            .build();
+    return InMemoryGate.create(policy, clock, clock);
+  }
+
+  private MockProvider mock(DailyCaps daily) throws Exception {
+    return MockProvider.start(
+        MockProviderConfig.builder()
+            .latencyMs(0, 0)
+            .completionTokens(new CompletionTokens.Fixed(25))
+            .wallClock(clock.asClock())
+            .daily(daily)
+            .build());
+  }
+
+  private static OpenAIClient client(
+      InMemoryGate gate, String model, Consumer<com.openai.core.ClientOptions.Builder> options) {
+    return GatedOpenAI.builder()
+        .routes(ModelRoutes.builder().route(model, gate).build())
+        .feedback(ProviderFeedback.TO_CALLS_GATE)
+        .clientOptions(options.andThen(o -> o.timeout(Duration.ofSeconds(20))))
+        .build();
+  }
+
+  private static ChatCompletionCreateParams params(String model) {
+    return ChatCompletionCreateParams.builder()
+        .model(model)
+        .addUserMessage("hello")
+        .maxCompletionTokens(40)
+        .build();
+  }
+
+  /**
+   * OpenAI's requests per day: the third call's 429 carries the retry-after to midnight UTC, which
+   * the gate holds every dimension for (the call that met it is refused with that instant, not sent
+   * again), the fourth call is refused before it is sent, the effective caps stay where they were,
+   * and at midnight the gate and the provider both let calls through.
+   *
+   * <p>Mutation tried: the parser reading the requests-per-day 429 by its type alone, as a slow
+   * down (the call is deferred, and the effective requests cap is cut).
+   */
+  @Test
+  void openAisRequestsPerDayStopsTheTargetUntilMidnight() throws Exception {
+    String model = "gpt-4o-mini";
+    InMemoryGate gate = gate("openai/" + model);
+    try (MockProvider provider = mock(DailyCaps.utc(2L, null));
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      OpenAIClient client =
+          client(gate, model, o -> o.baseUrl(provider.baseUrl()).apiKey("sk-test"));
+      try {
+        client.chat().completions().create(params(model));
+        clock.advance(Duration.ofSeconds(1));
+        client.chat().completions().create(params(model));
+        clock.advance(Duration.ofSeconds(1));
+        Instant midnight = Instant.parse("2026-12-08T00:00:00Z");
+
+        assertStopped(() -> client.chat().completions().create(params(model)), midnight);
+        assertThat(provider.records())
+            .extracting(RequestRecord::status)
+            .as("the refused call is not sent again")
+            .containsExactly(200, 200, 429);
+        assertThat(provider.records().get(2).boundDimension()).isEqualTo("requests_per_day");
+
+        clock.advance(Duration.ofHours(1));
+        assertStopped(() -> client.chat().completions().create(params(model)), midnight);
+        assertThat(provider.records()).as("refused before it is sent").hasSize(3);
+        assertNothingCut(gate.feedbackState());
+
+        clock.set(midnight.getEpochSecond() * 1_000_000_000L);
+        client.chat().completions().create(params(model));
+        assertThat(provider.records()).extracting(RequestRecord::status).endsWith(200);
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  /**
+   * Azure OpenAI's {@code insufficient_quota} says no reset: the gate holds the target for its
+   * default stop, {@link EffectiveCaps#STOP_HOLD}, and cuts nothing.
+   */
+  @Test
+  void azuresInsufficientQuotaStopsTheTargetForTheDefaultHold() throws Exception {
+    String deployment = "gpt-4o-prod";
+    InMemoryGate gate = gate("azure/my-resource/" + deployment);
+    try (MockProvider provider = mock(DailyCaps.utc(null, 40L));
+        GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
+      OpenAIClient client =
+          client(
+              gate,
+              deployment,
+              o ->
+                  o.baseUrl(provider.url())
+                      .credential(AzureApiKeyCredential.create("azure-test-key"))
+                      .azureServiceVersion(AzureOpenAIServiceVersion.fromString("2024-10-21"))
+                      .azureUrlPathMode(AzureUrlPathMode.LEGACY));
+      try {
+        client.chat().completions().create(params(deployment));
+        Instant refusedAt = Instant.ofEpochSecond(0, clock.epochNanos());
+
+        assertStopped(
+            () -> client.chat().completions().create(params(deployment)),
+            refusedAt.plus(EffectiveCaps.STOP_HOLD));
+        assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
+        assertNothingCut(gate.feedbackState());
+      } finally {
+        client.close();
+      }
+    }
+  }
+
+  private static void assertStopped(Runnable call, Instant resetAt) {
+    assertThatThrownBy(call::run)
+        .isInstanceOfSatisfying(
+            RejectedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
+              assertThat(e.resetAt()).isEqualTo(resetAt);
+            });
+  }
+
+  /** No effective cap was cut: the stop taught the per-second caps nothing. */
+  private static void assertNothingCut(FeedbackState state) {
+    assertThat(state.decreases()).isZero();
+    state
+        .dimensions()
+        .forEach(
+            (name, dimension) ->
+                assertThat(dimension.effective()).as(name).isEqualTo(dimension.configured()));
+  }
+}
