@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
  * admin quota show (--tenant T | --class K) --target openai/gpt-4o
  * admin quota set (--tenant T | --class K) 2000000 --per day [--unit tokens|currency] [--actor NAME]
  * admin quota reset (--tenant T | --class K) [--actor NAME] --target openai/gpt-4o
+ * admin concurrency reset [--actor NAME] --target openai/gpt-4o
  * admin audit --target openai/gpt-4o [--last N]
  * </pre>
  *
@@ -38,6 +39,7 @@ import picocli.CommandLine.Spec;
       SetCommand.class,
       ApplyCommand.class,
       QuotaCommand.class,
+      ConcurrencyCommand.class,
       AuditCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

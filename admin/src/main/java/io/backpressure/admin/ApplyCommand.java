@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code admin apply -f policy.yaml}: replaces the target's whole policy with a policy file. The
  * file is parsed and checked in full before Redis is touched, so an invalid file changes nothing
- * and the error names the bad field; the write itself is one atomic step.
+ * and the error names the bad field; the write and its audit entry are one atomic step, so the
+ * trail never misses a policy written nor tells of one that was not.
  */
 @Command(
     name = "apply",
@@ -75,14 +76,10 @@ final class ApplyCommand implements Callable<Integer> {
           return connection.withStore(
               policy.target(),
               store -> {
-                String by = actor.actor();
-                Optional<RedisPolicyStore.Stored> before = store.read();
-                RedisPolicyStore.Stored stored = store.apply(policy);
-                store.audit(
-                    by,
-                    "policy",
-                    before.map(b -> "version " + b.version()).orElse("none"),
-                    "version " + stored.version() + " from " + file.getFileName());
+                RedisPolicyStore.Applied applied =
+                    store.apply(policy, actor.actor(), file.getFileName().toString());
+                Optional<RedisPolicyStore.Stored> before = applied.before();
+                RedisPolicyStore.Stored stored = applied.stored();
                 boolean reset =
                     before.isPresent()
                         && (!before.get().policy().dimensionNames().equals(policy.dimensionNames())

@@ -128,6 +128,67 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     return connection.await(write(policy, "")).orElseThrow();
   }
 
+  /** A policy applied, the one it replaced (empty: none was stored), and the audit entry. */
+  public record Applied(Optional<Stored> before, Stored stored, AuditEntry entry) {
+    public Applied {
+      Objects.requireNonNull(before, "before");
+      Objects.requireNonNull(stored, "stored");
+      Objects.requireNonNull(entry, "entry");
+    }
+  }
+
+  /**
+   * {@link #apply(Policy)}, audited: a {@code set} of the field {@code policy} by {@code actor},
+   * from the version replaced ({@code none}) to the version written and its {@code source} (a file
+   * name), is appended to the target's trail in the same atomic step as the write, so a failure
+   * leaves neither; and logged. The version replaced is the one read just before: if another writer
+   * replaces it in between, the write is tried again with the new one.
+   *
+   * @throws InvalidPolicyException naming {@code actor} when it is blank or too long (nothing is
+   *     written)
+   * @throws IllegalStateException after 16 conflicting writes in a row
+   */
+  public Applied apply(Policy policy, String actor, String source) {
+    AuditEntry.checkActor(actor);
+    Objects.requireNonNull(source, "source");
+    for (int i = 0; i < MAX_CONFLICTS; i++) {
+      Optional<Stored> before = read();
+      String suffix = Ids.suffix();
+      String version = (before.map(b -> counter(b.version())).orElse(0L) + 1) + "-" + suffix;
+      AuditEntry entry =
+          new AuditEntry(
+              now(),
+              actor,
+              target,
+              AuditEntry.SET,
+              "policy",
+              before.map(b -> "version " + b.version()).orElse("none"),
+              "version " + version + " from " + source);
+      Optional<Stored> written =
+          connection.await(write(policy, before.map(Stored::version).orElse("-"), entry, suffix));
+      if (written.isPresent()) {
+        AUDIT.info("{}", entry.line());
+        return new Applied(before, written.get(), entry);
+      }
+    }
+    throw new IllegalStateException(
+        "the policy of target '"
+            + target
+            + "' changed "
+            + MAX_CONFLICTS
+            + " times while applying one; try again");
+  }
+
+  /** The counter of a version ({@code "<counter>-<suffix>"}, as apply.lua writes it). */
+  private static long counter(String version) {
+    int dash = version.indexOf('-');
+    try {
+      return Long.parseLong(dash < 0 ? version : version.substring(0, dash));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
   /**
    * What a connecting gate does with its configured policy (see {@link PolicyOwnership}): writes
    * it, or keeps the stored one (with a WARN naming the differing fields), or fails when they
@@ -540,6 +601,59 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   }
 
   /**
+   * Resets the target's adaptive concurrency limit to its min, as a target whose limit never moved
+   * starts, and appends the audit entry (a {@code reset} of {@code concurrency.adaptive} by {@code
+   * actor}, from the limit in force to the min) in the same atomic step: a failure leaves neither.
+   * Every worker's gate admits by the min from its next admission.
+   *
+   * @throws InvalidPolicyException naming {@code concurrency.adaptive} when the target's policy has
+   *     no adaptive concurrency limit, or {@code actor} when it is blank or too long (nothing
+   *     changes)
+   * @throws NoSuchElementException when the target has no policy
+   */
+  public AuditEntry resetConcurrencyLimit(String actor) {
+    AuditEntry.checkActor(actor);
+    Limits.Concurrency concurrency = policy().limits().concurrency();
+    Limits.Adaptive adaptive = concurrency == null ? null : concurrency.adaptive();
+    if (adaptive == null) {
+      throw new InvalidPolicyException(
+          "concurrency.adaptive",
+          "target '" + target + "' has no adaptive concurrency limit to reset");
+    }
+    Instant at = now();
+    Object before =
+        connection
+            .await(
+                connection.run(
+                    Script.ADAPTIVE_RESET,
+                    new String[] {keys.limits(), keys.audit()},
+                    new String[] {
+                      Integer.toString(adaptive.min()),
+                      Integer.toString(adaptive.max()),
+                      Integer.toString(AUDIT_ENTRIES),
+                      at.toString(),
+                      actor,
+                      AuditEntry.RESET,
+                      ADAPTIVE_FIELD
+                    }))
+            .get(0);
+    AuditEntry entry =
+        new AuditEntry(
+            at,
+            actor,
+            target,
+            AuditEntry.RESET,
+            ADAPTIVE_FIELD,
+            "limit " + before,
+            "limit " + adaptive.min());
+    AUDIT.info("{}", entry.line());
+    return entry;
+  }
+
+  /** The policy field an adaptive limit's reset names in the audit trail. */
+  static final String ADAPTIVE_FIELD = "concurrency.adaptive";
+
+  /**
    * Appends a change of the policy made by other means than {@link #setQuota} or an audited {@link
    * #update(UnaryOperator, String, String, Function)} (a whole policy) to the target's audit trail,
    * as a {@code set} at this store's time, and logs it.
@@ -699,12 +813,18 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     return write(policy, expected, null);
   }
 
-  /**
-   * Writes {@code policy} if the stored version is {@code expected} (apply.lua), with {@code
-   * entry}, if any, appended to the audit trail in the same step.
-   */
   private CompletableFuture<Optional<Stored>> write(
       Policy policy, String expected, @Nullable AuditEntry entry) {
+    return write(policy, expected, entry, Ids.suffix());
+  }
+
+  /**
+   * Writes {@code policy} if the stored version is {@code expected} (apply.lua), with {@code
+   * entry}, if any, appended to the audit trail in the same step; the new version ends with {@code
+   * suffix}.
+   */
+  private CompletableFuture<Optional<Stored>> write(
+      Policy policy, String expected, @Nullable AuditEntry entry, String suffix) {
     Objects.requireNonNull(policy, "policy");
     if (!policy.target().equals(target)) {
       throw new InvalidPolicyException(
@@ -713,7 +833,7 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     }
     List<String> args = new ArrayList<>();
     args.add(expected);
-    args.add(Ids.suffix());
+    args.add(suffix);
     args.add(PolicyCodec.toJson(policy));
     args.add(PolicyCodec.layout(policy));
     String[] scriptKeys = keys.step();

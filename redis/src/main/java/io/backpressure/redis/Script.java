@@ -63,6 +63,12 @@ record Script(String text, String sha, @Nullable String function) {
    */
   static final Script OVERLOAD = load(BUCKETS, LIMITS, "overload.lua");
 
+  /**
+   * Resets an adaptive concurrency limit to its min, audited in the same step: the shared bucket
+   * arithmetic, the limits' functions, then adaptive_reset.lua.
+   */
+  static final Script ADAPTIVE_RESET = load(BUCKETS, LIMITS, "adaptive_reset.lua");
+
   /** One worker's heartbeat; answers the number of live workers. */
   static final Script ALIVE = load("alive.lua");
 
