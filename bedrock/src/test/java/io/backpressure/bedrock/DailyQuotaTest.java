@@ -1,0 +1,134 @@
+package io.backpressure.bedrock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.backpressure.client.GateContext;
+import io.backpressure.client.ProviderFeedback;
+import io.backpressure.client.RejectedException;
+import io.backpressure.core.InMemoryGate;
+import io.backpressure.core.ManualClock;
+import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
+import io.backpressure.core.feedback.FeedbackState;
+import io.backpressure.core.spi.EffectiveCaps;
+import io.backpressure.mock.CompletionTokens;
+import io.backpressure.mock.DailyCaps;
+import io.backpressure.mock.MockProvider;
+import io.backpressure.mock.MockProviderConfig;
+import io.backpressure.mock.RequestRecord;
+import java.net.URI;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
+import software.amazon.awssdk.services.bedrockruntime.model.ContentBlock;
+import software.amazon.awssdk.services.bedrockruntime.model.ConversationRole;
+import software.amazon.awssdk.services.bedrockruntime.model.ConverseRequest;
+import software.amazon.awssdk.services.bedrockruntime.model.Message;
+import software.amazon.awssdk.services.bedrockruntime.model.ThrottlingException;
+
+/**
+ * Bedrock's daily token quota spent, through the AWS SDK v2's Bedrock runtime client and the mock
+ * provider: the {@code ThrottlingException} "Too many tokens per day" reaches the caller as the
+ * SDK's exception and the gate as a stop, which refuses the target's next calls before they are
+ * sent, for its default hold since Bedrock names no reset, and cuts no effective cap.
+ */
+class DailyQuotaTest {
+
+  private static final String MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0";
+
+  private final ManualClock clock =
+      new ManualClock(Instant.parse("2026-12-07T22:00:00Z").getEpochSecond() * 1_000_000_000L);
+
+  private static ConverseRequest request(String text) {
+    return ConverseRequest.builder()
+        .modelId(MODEL)
+        .messages(
+            Message.builder()
+                .role(ConversationRole.USER)
+                .content(ContentBlock.fromText(text))
+                .build())
+        .inferenceConfig(config -> config.maxTokens(40))
+        .build();
+  }
+
+  /**
+   * Mutation tried: the parser reading every {@code ThrottlingException} as a slow down (the third
+   * call is sent, and the effective tokens cap is cut).
+   */
+  @Test
+  void aSpentDailyTokenQuotaStopsTheTargetWithoutCuttingItsCaps() throws Exception {
+    Policy policy =
+        Policy.builder("bedrock/us-east-1/claude-3-5-haiku")
+            .requestsPerSecond(10)
+            .tokensPerSecond(100_000)
+            .priority("P1", 1)
+            .build();
+    InMemoryGate gate = InMemoryGate.create(policy, clock, clock);
+    MockProviderConfig config =
+        MockProviderConfig.builder()
+            .latencyMs(0, 0)
+            .completionTokens(new CompletionTokens.Fixed(25))
+            .wallClock(clock.asClock())
+            .daily(DailyCaps.utc(null, 40L))
+            .build();
+    try (MockProvider provider = MockProvider.start(config);
+        GateContext.Scope scope = GateContext.of("acme", "P1").open();
+        BedrockRuntimeClient bedrock =
+            GatedBedrock.builder()
+                .gate(gate)
+                .feedback(ProviderFeedback.TO_CALLS_GATE)
+                .build(
+                    BedrockRuntimeClient.builder()
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(
+                            StaticCredentialsProvider.create(
+                                AwsBasicCredentials.create(
+                                    "AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")))
+                        .endpointOverride(URI.create(provider.url())))) {
+      bedrock.converse(request("first"));
+      Instant refusedAt = clock.asClock().instant();
+
+      assertThatThrownBy(() -> bedrock.converse(request("second")))
+          .isInstanceOfSatisfying(
+              ThrottlingException.class,
+              e ->
+                  assertThat(e.awsErrorDetails().errorMessage())
+                      .isEqualTo("Too many tokens per day, please wait before trying again."));
+      assertThatThrownBy(() -> bedrock.converse(request("third")))
+          .satisfies(
+              e -> {
+                RejectedException rejected = rejected(e);
+                assertThat(rejected.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
+                assertThat(rejected.resetAt()).isEqualTo(refusedAt.plus(EffectiveCaps.STOP_HOLD));
+              });
+      assertThat(provider.records())
+          .extracting(RequestRecord::status)
+          .as("the third call is refused before it is sent")
+          .containsExactly(200, 429);
+      assertNothingCut(gate.feedbackState());
+    }
+  }
+
+  /** The {@link RejectedException} that {@code thrown} is, or that the SDK wrapped. */
+  private static RejectedException rejected(Throwable thrown) {
+    for (Throwable e = thrown; e != null; e = e.getCause()) {
+      if (e instanceof RejectedException rejected) {
+        return rejected;
+      }
+    }
+    throw new AssertionError("not a refusal of the gate", thrown);
+  }
+
+  private static void assertNothingCut(FeedbackState state) {
+    assertThat(state.decreases()).isZero();
+    state
+        .dimensions()
+        .forEach(
+            (name, dimension) ->
+                assertThat(dimension.effective()).as(name).isEqualTo(dimension.configured()));
+  }
+}
