@@ -7,6 +7,7 @@ import io.backpressure.core.feedback.ProviderSignals;
 import io.backpressure.core.testing.GeminiAnswers;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -32,6 +33,18 @@ class ProviderPauseTest {
               .build(),
           clock,
           clock);
+
+  /** OpenAI's requests-per-day 429, with the retry-after of 16 hours a spent day gives. */
+  private static final String OPENAI_PER_DAY =
+      "{\"error\":{\"message\":\"Rate limit reached for gpt-4o-mini in organization org-abc"
+          + " on requests per day (RPD): Limit 200, Used 200, Requested 1.\",\"type\":\"requests\","
+          + "\"param\":null,\"code\":\"rate_limit_exceeded\"}}";
+
+  /** Anthropic's reached usage limit, which comes back at the next midnight Pacific, in UTC. */
+  private static final String ANTHROPIC_USAGE_LIMIT =
+      "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":"
+          + "\"You have reached your specified API usage limits. You will regain access on"
+          + " 2026-12-02 at 08:00 UTC.\"}}";
 
   private Admission admit() {
     return gate.admit(
@@ -85,6 +98,46 @@ class ProviderPauseTest {
     assertThat(admit()).isInstanceOf(Admission.Rejected.class);
     clock.advance(Duration.ofMillis(1));
     assertThat(admit()).isInstanceOf(Admission.Admitted.class);
+  }
+
+  /**
+   * OpenAI's requests per day and Anthropic's usage limit refuse every call until the reset they
+   * give, and teach the effective caps nothing: each stays the configured cap.
+   */
+  @Test
+  void aDailyLimitOrAUsageLimitRefusesUntilItsResetAndCutsNoCap() {
+    for (ProviderSignal stop :
+        List.of(
+            ProviderSignals.parse(
+                429, Map.of("retry-after", List.of("57600")), OPENAI_PER_DAY, NOW),
+            ProviderSignals.parse(400, Map.of(), ANTHROPIC_USAGE_LIMIT, NOW))) {
+      InMemoryGate fresh =
+          InMemoryGate.create(
+              Policy.builder("openai/gpt-4o-mini")
+                  .requestsPerSecond(100)
+                  .tokensPerSecond(100_000)
+                  .priority("P1", 1)
+                  .build(),
+              clock,
+              clock);
+      fresh.feedback(null, stop);
+
+      assertThat(
+              fresh.admit(
+                  new AdmissionRequest(
+                      "acme", "P1", Cost.requests(1).tokens(10), null, null, null)))
+          .isInstanceOfSatisfying(
+              Admission.Rejected.class,
+              r -> {
+                assertThat(r.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
+                assertThat(r.resetAt()).isEqualTo(MIDNIGHT_PACIFIC);
+              });
+      assertThat(fresh.feedbackState().decreases()).isZero();
+      fresh
+          .feedbackState()
+          .dimensions()
+          .forEach((name, d) -> assertThat(d.effective()).as(name).isEqualTo(d.configured()));
+    }
   }
 
   /** A later retry-after moves the pause later; an earlier one leaves it. */
