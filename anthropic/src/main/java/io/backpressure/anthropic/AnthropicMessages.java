@@ -3,6 +3,7 @@ package io.backpressure.anthropic;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.client.Dialect;
+import io.backpressure.client.Dialects;
 import io.backpressure.client.ProviderCall;
 import io.backpressure.client.StreamTally;
 import io.backpressure.client.Usage;
@@ -39,20 +40,13 @@ public final class AnthropicMessages implements Dialect {
 
   @Override
   public boolean gates(String method, List<String> pathSegments) {
-    int n = pathSegments.size();
-    return method.equals("POST") && n >= 1 && pathSegments.get(n - 1).equals("messages");
+    return Dialects.postTo(method, pathSegments, "messages");
   }
 
   @Override
   public ProviderCall read(ObjectNode body) {
-    JsonNode model = body.path("model");
-    if (!model.isTextual() || model.asText().isBlank()) {
-      throw new IllegalArgumentException("model must be a non-empty string in the request body");
-    }
-    JsonNode messages = body.path("messages");
-    if (!messages.isArray()) {
-      throw new IllegalArgumentException("messages must be an array in the request body");
-    }
+    String model = Dialects.requireText(body, "model", "in the request body");
+    JsonNode messages = Dialects.requireArray(body, "messages");
     List<ChatMessage> chat = new ArrayList<>(messages.size() + 1);
     if (!body.path("system").isMissingNode()) {
       chat.add(ChatMessage.of("system", text(body.path("system"))));
@@ -60,11 +54,10 @@ public final class AnthropicMessages implements Dialect {
     for (JsonNode message : messages) {
       chat.add(ChatMessage.of(message.path("role").asText(""), text(message.path("content"))));
     }
-    long prompt = ChatTokens.count(TokenCounter.forModel(model.asText()), chat);
+    long prompt = ChatTokens.count(TokenCounter.forModel(model), chat);
     JsonNode limit = body.path("max_tokens");
     Long maxTokens = limit.canConvertToLong() ? limit.asLong() : null;
-    return new ProviderCall(
-        model.asText(), prompt, maxTokens, body.path("stream").asBoolean(false));
+    return new ProviderCall(model, prompt, maxTokens, body.path("stream").asBoolean(false));
   }
 
   @Override
@@ -75,11 +68,8 @@ public final class AnthropicMessages implements Dialect {
   @Override
   public Optional<Usage> usage(JsonNode answer) {
     JsonNode usage = answer.path("usage");
-    if (!usage.path("input_tokens").canConvertToLong()
-        || !usage.path("output_tokens").canConvertToLong()) {
-      return Optional.empty();
-    }
-    return Optional.of(new Usage(input(usage), Math.max(0, usage.path("output_tokens").asLong())));
+    return Dialects.usage(usage, "input_tokens", "output_tokens")
+        .map(counted -> new Usage(input(usage), counted.outputTokens()));
   }
 
   @Override

@@ -1,14 +1,11 @@
 package io.backpressure.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.backpressure.client.JsonStreamTally;
 import io.backpressure.client.ProviderCall;
-import io.backpressure.client.StreamTally;
 import io.backpressure.client.Usage;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.tokens.TokenCounter;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,28 +14,18 @@ import org.jspecify.annotations.Nullable;
  * before its {@code message_delta} is released with at least the tokens it delivered. An {@code
  * error} event is a {@link #refusal}. One stream; not thread-safe.
  */
-final class AnthropicStreamTally implements StreamTally {
+final class AnthropicStreamTally extends JsonStreamTally {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
-  private final ProviderCall call;
-  private final StringBuilder streamed = new StringBuilder();
-  private Long input;
+  private @Nullable Long input;
   private long output;
   private boolean outputReported;
 
   AnthropicStreamTally(ProviderCall call) {
-    this.call = call;
+    super(call, TokenCounter.forModel(call.model()));
   }
 
   @Override
-  public void onEvent(String event, String data) {
-    JsonNode json;
-    try {
-      json = JSON.readTree(data);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  protected void onJson(@Nullable String event, JsonNode json) {
     switch (json.path("type").asText(event == null ? "" : event)) {
       case "message_start" -> {
         JsonNode usage = json.path("message").path("usage");
@@ -60,9 +47,9 @@ final class AnthropicStreamTally implements StreamTally {
       case "content_block_delta" -> {
         JsonNode delta = json.path("delta");
         if (delta.path("text").isTextual()) {
-          streamed.append(delta.path("text").asText());
+          streamed(delta.path("text").asText());
         } else if (delta.path("partial_json").isTextual()) {
-          streamed.append(delta.path("partial_json").asText());
+          streamed(delta.path("partial_json").asText());
         }
       }
       default -> {}
@@ -75,13 +62,7 @@ final class AnthropicStreamTally implements StreamTally {
    * with before a stream, 500 for a type it does not document.
    */
   @Override
-  public @Nullable Integer refusal(@Nullable String event, String data) {
-    JsonNode json;
-    try {
-      json = JSON.readTree(data);
-    } catch (IOException e) {
-      return null;
-    }
+  protected @Nullable Integer refusal(@Nullable String event, JsonNode json) {
     if (!"error".equals(json.path("type").asText(event == null ? "" : event))) {
       return null;
     }
@@ -97,13 +78,13 @@ final class AnthropicStreamTally implements StreamTally {
     };
   }
 
+  /**
+   * The input reported (else the prompt estimate) and the output reported by {@code message_delta};
+   * before it, at least the tokens delivered.
+   */
   @Override
   public Usage usage(boolean complete) {
-    long in = input != null ? input : call.promptTokens();
-    if (outputReported) {
-      return new Usage(in, output);
-    }
-    long delivered = TokenCounter.forModel(call.model()).count(streamed.toString());
-    return new Usage(in, Math.max(output, delivered));
+    long in = input != null ? input : call().promptTokens();
+    return new Usage(in, outputReported ? output : Math.max(output, streamedTokens()));
   }
 }

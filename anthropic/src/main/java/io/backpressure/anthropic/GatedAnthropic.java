@@ -3,13 +3,8 @@ package io.backpressure.anthropic;
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.http.Interceptor;
-import io.backpressure.client.Admitter;
-import io.backpressure.client.CallerResolver;
 import io.backpressure.client.ClientGate;
-import io.backpressure.client.CostModel;
-import io.backpressure.client.ModelRoutes;
-import io.backpressure.client.ProviderFeedback;
-import io.backpressure.core.Gate;
+import io.backpressure.client.GatedClientBuilder;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -34,60 +29,22 @@ import java.util.function.Consumer;
  * so it always holds). anthropic-java retries a 429 twice on its own, with waits capped at a few
  * seconds, which spends two more requests of the cap and holds the caller's thread; with the gate
  * in front, a call waits for its turn before it is sent, and a 429 that still happens reaches the
- * caller (and the provider feedback) at once. Not thread-safe; build once.
+ * caller (and the provider feedback) at once.
+ *
+ * <p>The gate options are {@link GatedClientBuilder}'s; {@code
+ * costModel(CostModel.SEPARATE_INPUT_OUTPUT)} charges Anthropic's separate input and output token
+ * limits ({@code input_tokens}, {@code output_tokens}). Not thread-safe; build once.
  */
-public final class GatedAnthropic {
+public final class GatedAnthropic extends GatedClientBuilder<GatedAnthropic> {
 
-  private final ClientGate.Builder gate = ClientGate.builder(AnthropicMessages.INSTANCE);
   private Consumer<AnthropicOkHttpClient.Builder> clientOptions = options -> {};
 
-  private GatedAnthropic() {}
+  private GatedAnthropic() {
+    super(AnthropicMessages.INSTANCE);
+  }
 
   public static GatedAnthropic builder() {
     return new GatedAnthropic();
-  }
-
-  /** Every call goes to {@code gate}. */
-  public GatedAnthropic gate(Gate gate) {
-    this.gate.gate(gate);
-    return this;
-  }
-
-  /** Each call goes to the gate its model is routed to. */
-  public GatedAnthropic routes(ModelRoutes routes) {
-    gate.routes(routes);
-    return this;
-  }
-
-  /**
-   * {@link Admitter#direct()} by default; {@code ActivityAdmitter.create()} inside Temporal
-   * activities.
-   */
-  public GatedAnthropic admitter(Admitter admitter) {
-    gate.admitter(admitter);
-    return this;
-  }
-
-  /** Who a call is for; the thread's {@code GateContext} by default. */
-  public GatedAnthropic callerResolver(CallerResolver resolver) {
-    gate.callerResolver(resolver);
-    return this;
-  }
-
-  /** Where every answer's status and rate-limit headers go; nowhere by default. */
-  public GatedAnthropic feedback(ProviderFeedback feedback) {
-    gate.feedback(feedback);
-    return this;
-  }
-
-  /**
-   * The dimensions calls are charged in; requests and tokens by default. {@link
-   * CostModel#SEPARATE_INPUT_OUTPUT} charges Anthropic's separate input and output token limits
-   * ({@code input_tokens}, {@code output_tokens}) instead.
-   */
-  public GatedAnthropic costModel(CostModel costModel) {
-    gate.costModel(costModel);
-    return this;
   }
 
   /** Sets the client's other options: API key, base URL, timeout, headers, … */
@@ -101,7 +58,7 @@ public final class GatedAnthropic {
    * elsewhere ({@code addInterceptor(…)}; set {@code maxRetries(0)} there too).
    */
   public Interceptor interceptor() {
-    ClientGate clientGate = gate.build();
+    ClientGate clientGate = clientGate();
     return client -> new GatedHttpClient(client, clientGate);
   }
 
@@ -112,5 +69,10 @@ public final class GatedAnthropic {
     builder.addInterceptor(interceptor());
     builder.maxRetries(0);
     return builder.build();
+  }
+
+  @Override
+  protected GatedAnthropic self() {
+    return this;
   }
 }

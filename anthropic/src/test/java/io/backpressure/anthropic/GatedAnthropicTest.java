@@ -2,7 +2,6 @@ package io.backpressure.anthropic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.tuple;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.core.http.StreamResponse;
@@ -19,6 +18,8 @@ import io.backpressure.client.ProviderResponse;
 import io.backpressure.client.RateLimits;
 import io.backpressure.client.RejectedException;
 import io.backpressure.client.test.LoopbackResponder;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
@@ -30,8 +31,6 @@ import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
@@ -91,12 +90,7 @@ class GatedAnthropicTest {
   @Test
   void reservesTheOutputLimitAndReleasesWithTheAnswersInputAndOutput() throws Exception {
     RecordingGate gate = separateLimits(500);
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(30))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(30).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(provider.url(), gate);
       try {
@@ -110,15 +104,11 @@ class GatedAnthropicTest {
                     assertThat(request.cost())
                         .isEqualTo(
                             Cost.requests(1).with("input_tokens", 36).with("output_tokens", 200)));
-        assertThat(gate.releases())
-            .singleElement()
-            .satisfies(
-                release ->
-                    assertThat(release.actual())
-                        .isEqualTo(
-                            Cost.requests(1)
-                                .with("input_tokens", reply.usage().inputTokens())
-                                .with("output_tokens", reply.usage().outputTokens())));
+        assertThat(gate.releasedWith())
+            .containsExactly(
+                Cost.requests(1)
+                    .with("input_tokens", reply.usage().inputTokens())
+                    .with("output_tokens", reply.usage().outputTokens()));
         assertThat(reply.usage().outputTokens()).isEqualTo(30);
         assertThat(answers)
             .singleElement()
@@ -160,12 +150,8 @@ class GatedAnthropicTest {
   @Test
   void theRateLimitHeadersReachTheGateWhichDefersTheNextCallBeforeA429() throws Exception {
     RecordingGate gate = separateLimits(5_000);
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10)))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider =
+            MockProvider.start(MockAnswers.oneRequestPer(Duration.ofMinutes(10)));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(provider.url(), gate);
       try {
@@ -217,13 +203,8 @@ class GatedAnthropicTest {
                   assertThat(answer.statusCode()).isEqualTo(429);
                   assertThat(answer.header("retry-after")).isNull();
                 });
-        assertThat(gate.releases())
-            .singleElement()
-            .satisfies(
-                release ->
-                    assertThat(release.actual())
-                        .isEqualTo(
-                            Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0)));
+        assertThat(gate.releasedWith())
+            .containsExactly(Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0));
       } finally {
         client.close();
       }
@@ -264,14 +245,9 @@ class GatedAnthropicTest {
                   assertThat(signal.providerError()).isFalse();
                   assertThat(signal.exhausted()).isEmpty();
                 });
-        assertThat(gate.releases())
-            .singleElement()
-            .satisfies(
-                release -> {
-                  assertThat(release.applied()).isTrue();
-                  assertThat(release.actual())
-                      .isEqualTo(Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0));
-                });
+        assertThat(gate.releasedWith())
+            .containsExactly(Cost.requests(1).with("input_tokens", 0).with("output_tokens", 0));
+        assertThat(gate.releases()).allMatch(RecordingGate.Release::applied);
         assertThat(gate.outstanding()).isZero();
 
         assertThatThrownBy(() -> client.messages().create(params(20)))
@@ -309,22 +285,13 @@ class GatedAnthropicTest {
           // up to the first text
         }
         provider.setFaults(new Faults(false, 1, true));
-        assertThatThrownBy(
-                () -> {
-                  while (events.hasNext()) {
-                    events.next();
-                  }
-                })
+        assertThatThrownBy(() -> events.forEachRemaining(next -> {}))
             .isInstanceOf(AnthropicServiceException.class)
             .hasMessageContaining("Overloaded");
       } finally {
         client.close();
       }
-      assertThat(gate.signals())
-          .extracting(ProviderSignal::status, ProviderSignal::meaning)
-          .containsExactly(
-              tuple(200, ProviderSignal.Meaning.ANSWERED),
-              tuple(529, ProviderSignal.Meaning.OVERLOADED));
+      TestGates.assertHeardMidStream(gate, 529, ProviderSignal.Meaning.OVERLOADED);
       assertThat(gate.releases()).hasSize(1);
       assertThat(gate.outstanding()).isZero();
       assertThat(gate.releases().get(0).actual().amount("output_tokens")).isBetween(1.0, 29.0);
@@ -344,12 +311,7 @@ class GatedAnthropicTest {
   @Test
   void aRateLimitErrorEventInAStreamSlowsDownInsteadOfStopping() throws Exception {
     RecordingGate gate = separateLimits(5_000);
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(4_000, 4_000)
-            .completionTokens(new CompletionTokens.Fixed(30))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.slowly(4_000, 30));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(provider.url(), gate);
       try {
@@ -360,20 +322,11 @@ class GatedAnthropicTest {
             // up to the first text
           }
           provider.setFaults(new Faults(false, 1, false, true));
-          assertThatThrownBy(
-                  () -> {
-                    while (events.hasNext()) {
-                      events.next();
-                    }
-                  })
+          assertThatThrownBy(() -> events.forEachRemaining(next -> {}))
               .isInstanceOf(AnthropicServiceException.class)
               .hasMessageContaining("per-minute rate limit");
         }
-        assertThat(gate.signals())
-            .extracting(ProviderSignal::status, ProviderSignal::meaning)
-            .containsExactly(
-                tuple(200, ProviderSignal.Meaning.ANSWERED),
-                tuple(429, ProviderSignal.Meaning.SLOW_DOWN));
+        TestGates.assertHeardMidStream(gate, 429, ProviderSignal.Meaning.SLOW_DOWN);
         assertThat(gate.signals().get(1).retryAfter()).isEqualTo(RateLimits.ASSUMED_RETRY_AFTER);
         assertThat(answers).last().satisfies(answer -> assertThat(answer.midStream()).isTrue());
         assertThat(gate.releases()).hasSize(1);
@@ -441,13 +394,8 @@ class GatedAnthropicTest {
       } finally {
         client.close();
       }
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release ->
-                  assertThat(release.actual())
-                      .isEqualTo(
-                          Cost.requests(1).with("input_tokens", 21).with("output_tokens", 15)));
+      assertThat(gate.releasedWith())
+          .containsExactly(Cost.requests(1).with("input_tokens", 21).with("output_tokens", 15));
     }
   }
 
@@ -470,13 +418,8 @@ class GatedAnthropicTest {
         client.close();
       }
       // input as message_start reported it; output: 35 characters at 3.5 per token
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release ->
-                  assertThat(release.actual())
-                      .isEqualTo(
-                          Cost.requests(1).with("input_tokens", 21).with("output_tokens", 10)));
+      assertThat(gate.releasedWith())
+          .containsExactly(Cost.requests(1).with("input_tokens", 21).with("output_tokens", 10));
       assertThat(gate.outstanding()).isZero();
       assertThat(responder.requests()).hasSize(1);
     }

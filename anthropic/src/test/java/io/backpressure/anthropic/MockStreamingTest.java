@@ -8,14 +8,13 @@ import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
 import io.backpressure.client.CostModel;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.test.MockAnswers;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import java.time.Duration;
 import java.util.Iterator;
@@ -58,12 +57,7 @@ class MockStreamingTest {
 
   @Test
   void releasesWithTheInputOfMessageStartAndTheOutputOfMessageDelta() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(40))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(40).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(provider);
       try (StreamResponse<RawMessageStreamEvent> stream =
@@ -74,26 +68,17 @@ class MockStreamingTest {
         client.close();
       }
       RequestRecord record = provider.records().get(0);
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release ->
-                  assertThat(release.actual())
-                      .isEqualTo(
-                          Cost.requests(1)
-                              .with("input_tokens", record.promptTokens())
-                              .with("output_tokens", record.completionTokens())));
+      assertThat(gate.releasedWith())
+          .containsExactly(
+              Cost.requests(1)
+                  .with("input_tokens", record.promptTokens())
+                  .with("output_tokens", record.completionTokens()));
     }
   }
 
   @Test
   void aStreamCancelledWhileTheMockIsStillWritingReleasesTheReportedInput() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(3_000, 3_000)
-            .completionTokens(new CompletionTokens.Fixed(40))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.slowly(3_000, 40));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client = client(provider);
       long reportedInput;

@@ -5,13 +5,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.client.Dialect;
+import io.backpressure.client.Dialects;
 import io.backpressure.client.ProviderCall;
 import io.backpressure.client.StreamTally;
 import io.backpressure.client.Usage;
+import io.backpressure.tokens.CharsPerToken;
+import io.backpressure.tokens.TokenCounter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.bedrockruntime.model.ContentBlock;
@@ -65,6 +67,9 @@ public final class BedrockRuntime implements Dialect {
           "/textGenerationConfig/maxTokenCount",
           "/inferenceConfig/max_new_tokens");
 
+  /** About 4 characters a token, rounded up: Bedrock's models have no tokenizer for Java. */
+  static final TokenCounter ESTIMATE = CharsPerToken.GENERAL;
+
   private BedrockRuntime() {}
 
   @Override
@@ -78,10 +83,7 @@ public final class BedrockRuntime implements Dialect {
 
   @Override
   public ProviderCall read(ObjectNode body) {
-    JsonNode model = body.path("modelId");
-    if (!model.isTextual() || model.asText().isBlank()) {
-      throw new IllegalArgumentException("modelId must be a non-empty string");
-    }
+    String model = Dialects.requireText(body, "modelId", "in the request");
     boolean stream = body.path("stream").asBoolean(false);
     if (body.has("invoke")) {
       JsonNode invoke = body.path("invoke");
@@ -93,17 +95,19 @@ public final class BedrockRuntime implements Dialect {
           break;
         }
       }
-      return new ProviderCall(model.asText(), estimate(stringChars(invoke)), maxTokens, stream);
+      StringBuilder strings = new StringBuilder();
+      appendStrings(invoke, strings);
+      return new ProviderCall(model, ESTIMATE.count(strings.toString()), maxTokens, stream);
     }
-    long chars = 0;
+    StringBuilder text = new StringBuilder();
     for (JsonNode message : body.path("messages")) {
-      chars += textChars(message.path("content"));
+      text.append(Dialects.texts(message.path("content")));
     }
-    chars += textChars(body.path("system"));
+    text.append(Dialects.texts(body.path("system")));
     JsonNode maxTokens = body.path("inferenceConfig").path("maxTokens");
     return new ProviderCall(
-        model.asText(),
-        estimate(chars),
+        model,
+        ESTIMATE.count(text.toString()),
         maxTokens.canConvertToLong() ? Math.max(0, maxTokens.asLong()) : null,
         stream);
   }
@@ -115,15 +119,7 @@ public final class BedrockRuntime implements Dialect {
 
   @Override
   public Optional<Usage> usage(JsonNode answer) {
-    JsonNode usage = answer.path("usage");
-    if (!usage.path("inputTokens").canConvertToLong()
-        || !usage.path("outputTokens").canConvertToLong()) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        new Usage(
-            Math.max(0, usage.path("inputTokens").asLong()),
-            Math.max(0, usage.path("outputTokens").asLong())));
+    return Dialects.usage(answer.path("usage"), "inputTokens", "outputTokens");
   }
 
   /**
@@ -134,11 +130,6 @@ public final class BedrockRuntime implements Dialect {
   @Override
   public StreamTally tally(ProviderCall call) {
     return new BedrockStreamTally(call);
-  }
-
-  /** About 4 characters a token, rounded up. */
-  static long estimate(long chars) {
-    return (chars + 3) / 4;
   }
 
   /** The JSON {@link #read} reads for a Converse or ConverseStream request. */
@@ -206,32 +197,13 @@ public final class BedrockRuntime implements Dialect {
     return body.toString().getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Characters of the {@code text} fields of a list of content blocks. */
-  static long textChars(JsonNode blocks) {
-    long chars = 0;
-    for (JsonNode block : blocks) {
-      if (block.path("text").isTextual()) {
-        chars += block.path("text").asText().length();
-      }
-    }
-    return chars;
-  }
-
-  /** Characters of every string in {@code node}, however deep. */
-  private static long stringChars(JsonNode node) {
+  /** Appends every string in {@code node}, however deep, to {@code out}. */
+  private static void appendStrings(JsonNode node, StringBuilder out) {
     if (node.isTextual()) {
-      return node.asText().length();
+      out.append(node.asText());
     }
-    long chars = 0;
-    if (node.isObject()) {
-      for (Map.Entry<String, JsonNode> field : node.properties()) {
-        chars += stringChars(field.getValue());
-      }
-    } else if (node.isArray()) {
-      for (JsonNode element : node) {
-        chars += stringChars(element);
-      }
+    for (JsonNode element : node) {
+      appendStrings(element, out);
     }
-    return chars;
   }
 }

@@ -1,9 +1,9 @@
 package io.backpressure.bedrock;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.backpressure.client.Dialects;
+import io.backpressure.client.JsonStreamTally;
 import io.backpressure.client.ProviderCall;
-import io.backpressure.client.StreamTally;
-import io.backpressure.client.Usage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -28,51 +28,34 @@ import org.jspecify.annotations.Nullable;
  * A stream cut or cancelled before its usage is released with the prompt's estimate and the
  * streamed text's (4 characters a token). One stream; not thread-safe.
  */
-final class BedrockStreamTally implements StreamTally {
+final class BedrockStreamTally extends JsonStreamTally {
 
   private static final Set<String> TEXT_FIELDS = Set.of("text", "generation", "outputText");
   private static final String METRICS = "amazon-bedrock-invocationMetrics";
 
-  private final ProviderCall call;
-  private long streamedChars;
-  private @Nullable Usage reported;
-
   BedrockStreamTally(ProviderCall call) {
-    this.call = call;
+    super(call, BedrockRuntime.ESTIMATE);
   }
 
   @Override
-  public void onEvent(@Nullable String event, String data) {
-    JsonNode payload = parse(data);
+  protected void onJson(@Nullable String event, JsonNode payload) {
     if ("metadata".equals(event)) {
-      BedrockRuntime.INSTANCE.usage(payload).ifPresent(usage -> reported = usage);
+      BedrockRuntime.INSTANCE.usage(payload).ifPresent(this::report);
     } else if ("contentBlockDelta".equals(event)) {
       JsonNode text = payload.path("delta").path("text");
-      streamedChars += text.isTextual() ? text.asText().length() : 0;
+      if (text.isTextual()) {
+        streamed(text.asText());
+      }
     } else if ("chunk".equals(event) && payload.path("bytes").isTextual()) {
       JsonNode chunk =
           parse(
               new String(
                   Base64.getDecoder().decode(payload.path("bytes").asText()),
                   StandardCharsets.UTF_8));
-      JsonNode metrics = chunk.path(METRICS);
-      if (metrics.path("inputTokenCount").canConvertToLong()
-          && metrics.path("outputTokenCount").canConvertToLong()) {
-        reported =
-            new Usage(
-                Math.max(0, metrics.path("inputTokenCount").asLong()),
-                Math.max(0, metrics.path("outputTokenCount").asLong()));
-      }
-      streamedChars += textChars(chunk);
+      Dialects.usage(chunk.path(METRICS), "inputTokenCount", "outputTokenCount")
+          .ifPresent(this::report);
+      streamText(chunk);
     }
-  }
-
-  @Override
-  public Usage usage(boolean complete) {
-    if (reported != null) {
-      return reported;
-    }
-    return new Usage(call.promptTokens(), BedrockRuntime.estimate(streamedChars));
   }
 
   private static JsonNode parse(String json) {
@@ -83,21 +66,20 @@ final class BedrockStreamTally implements StreamTally {
     }
   }
 
-  private static long textChars(JsonNode node) {
-    long chars = 0;
+  /** Hands over the strings of the fields named in {@link #TEXT_FIELDS}, however deep. */
+  private void streamText(JsonNode node) {
     for (var field : node.properties()) {
       JsonNode value = field.getValue();
       if (value.isTextual() && TEXT_FIELDS.contains(field.getKey())) {
-        chars += value.asText().length();
+        streamed(value.asText());
       } else if (value.isContainerNode()) {
-        chars += textChars(value);
+        streamText(value);
       }
     }
     if (node.isArray()) {
       for (JsonNode element : node) {
-        chars += textChars(element);
+        streamText(element);
       }
     }
-    return chars;
   }
 }

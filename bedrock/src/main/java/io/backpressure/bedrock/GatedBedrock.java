@@ -1,12 +1,6 @@
 package io.backpressure.bedrock;
 
-import io.backpressure.client.Admitter;
-import io.backpressure.client.CallerResolver;
-import io.backpressure.client.ClientGate;
-import io.backpressure.client.CostModel;
-import io.backpressure.client.ModelRoutes;
-import io.backpressure.client.ProviderFeedback;
-import io.backpressure.core.Gate;
+import io.backpressure.client.GatedClientBuilder;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeAsyncClient;
@@ -43,56 +37,20 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClientBuilde
  * not override, the ones the SDK adds later included.
  *
  * <p><b>The SDK's retries are off</b> ({@code AwsRetryStrategy.doNotRetry()}): the SDK retries a
- * {@code ThrottlingException} up to three times on its own, each an unadmitted request. Not
- * thread-safe; build once.
+ * {@code ThrottlingException} up to three times on its own, each an unadmitted request.
+ *
+ * <p>The gate options are {@link GatedClientBuilder}'s: routes go by model id (or inference
+ * profile), and the default cost model, requests and tokens, charges what Bedrock's tokens per
+ * minute counts (input and output together). Not thread-safe; build once.
  */
-public final class GatedBedrock {
+public final class GatedBedrock extends GatedClientBuilder<GatedBedrock> {
 
-  private final ClientGate.Builder gate = ClientGate.builder(BedrockRuntime.INSTANCE);
-
-  private GatedBedrock() {}
+  private GatedBedrock() {
+    super(BedrockRuntime.INSTANCE);
+  }
 
   public static GatedBedrock builder() {
     return new GatedBedrock();
-  }
-
-  /** Every call goes to {@code gate}. */
-  public GatedBedrock gate(Gate gate) {
-    this.gate.gate(gate);
-    return this;
-  }
-
-  /** Each call goes to the gate its model id (or inference profile) is routed to. */
-  public GatedBedrock routes(ModelRoutes routes) {
-    gate.routes(routes);
-    return this;
-  }
-
-  /** {@link Admitter#direct()} by default. */
-  public GatedBedrock admitter(Admitter admitter) {
-    gate.admitter(admitter);
-    return this;
-  }
-
-  /** Who a call is for; the thread's {@code GateContext} by default. */
-  public GatedBedrock callerResolver(CallerResolver resolver) {
-    gate.callerResolver(resolver);
-    return this;
-  }
-
-  /** Where every answer's status, headers and refusal body go; nowhere by default. */
-  public GatedBedrock feedback(ProviderFeedback feedback) {
-    gate.feedback(feedback);
-    return this;
-  }
-
-  /**
-   * The dimensions calls are charged in; requests and tokens by default (Bedrock counts input and
-   * output together in its tokens per minute).
-   */
-  public GatedBedrock costModel(CostModel costModel) {
-    gate.costModel(costModel);
-    return this;
   }
 
   /** The gated synchronous client; {@code builder}'s own override configuration is kept. */
@@ -107,8 +65,13 @@ public final class GatedBedrock {
 
   private ClientOverrideConfiguration gated(ClientOverrideConfiguration configuration) {
     return configuration.toBuilder()
-        .addExecutionInterceptor(new GateInterceptor(gate.build()))
+        .addExecutionInterceptor(new GateInterceptor(clientGate()))
         .retryStrategy(AwsRetryStrategy.doNotRetry())
         .build();
+  }
+
+  @Override
+  protected GatedBedrock self() {
+    return this;
   }
 }

@@ -2,24 +2,19 @@ package io.backpressure.bedrock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.tuple;
 
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.ProviderResponse;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.URI;
@@ -72,13 +67,7 @@ class GatedBedrockStreamTest {
   private final List<ProviderResponse> answers = new CopyOnWriteArrayList<>();
 
   private RecordingGate gate() {
-    Policy policy =
-        Policy.builder("bedrock/us-east-1/claude-3-5-haiku")
-            .dimension("requests", 100, 100)
-            .tokensPerSecond(100_000)
-            .priority("P1", 1)
-            .build();
-    return new RecordingGate(InMemoryGate.create(policy, clock));
+    return TestGates.recording("bedrock/us-east-1/claude-3-5-haiku", 100, 100_000, clock);
   }
 
   private static StaticCredentialsProvider credentials() {
@@ -120,12 +109,6 @@ class GatedBedrockStreamTest {
                 .endpointOverride(URI.create(provider.url())));
   }
 
-  private static MockProviderConfig.Builder mock() {
-    return MockProviderConfig.builder()
-        .latencyMs(0, 0)
-        .completionTokens(new CompletionTokens.Fixed(25));
-  }
-
   private static ConverseStreamRequest converse(String text) {
     return ConverseStreamRequest.builder()
         .modelId(MODEL)
@@ -151,7 +134,7 @@ class GatedBedrockStreamTest {
   @Test
   void converseStreamIsReleasedWithItsMetadataUsage() throws Exception {
     RecordingGate gate = gate();
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeAsyncClient bedrock = async(gate, provider)) {
       StringBuilder text = new StringBuilder();
@@ -181,12 +164,8 @@ class GatedBedrockStreamTest {
       RequestRecord record = provider.records().get(0);
       assertThat(usage[0].totalTokens())
           .isEqualTo((int) (record.promptTokens() + record.completionTokens()));
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              r ->
-                  assertThat(r.actual())
-                      .isEqualTo(Cost.requests(1).tokens(usage[0].totalTokens())));
+      assertThat(gate.releasedWith())
+          .containsExactly(Cost.requests(1).tokens(usage[0].totalTokens()));
       assertThat(answers).singleElement().satisfies(a -> assertThat(a.statusCode()).isEqualTo(200));
     }
   }
@@ -203,8 +182,8 @@ class GatedBedrockStreamTest {
   void anExceptionMessageInAConverseStreamIsHeardAsTheAnswerItStandsFor() throws Exception {
     RecordingGate gate = gate();
     // eight pieces of text, one every half second: room to switch the fault on
-    MockProviderConfig config = mock().latencyMs(4_000, 4_000).build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider =
+            MockProvider.start(MockAnswers.atOnce(25).latencyMs(4_000, 4_000).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeAsyncClient bedrock =
             GatedBedrock.builder()
@@ -230,11 +209,7 @@ class GatedBedrockStreamTest {
       assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
           .hasCauseInstanceOf(ServiceUnavailableException.class);
       awaitReleased(gate);
-      assertThat(gate.signals())
-          .extracting(ProviderSignal::status, ProviderSignal::meaning)
-          .containsExactly(
-              tuple(200, ProviderSignal.Meaning.ANSWERED),
-              tuple(503, ProviderSignal.Meaning.OVERLOADED));
+      TestGates.assertHeardMidStream(gate, 503, ProviderSignal.Meaning.OVERLOADED);
       assertThat(answers.get(1).header("x-amzn-ErrorType"))
           .isEqualTo("ServiceUnavailableException");
       assertThat(gate.releases()).hasSize(1);
@@ -248,12 +223,7 @@ class GatedBedrockStreamTest {
     RecordingGate gate = gate();
     // 40 completion tokens (the call's maxTokens) streamed in 8 pieces over 2 s: the caller
     // cancels after the first.
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(2_000, 2_000)
-            .completionTokens(new CompletionTokens.Fixed(200))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.slowly(2_000, 200));
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeAsyncClient bedrock = async(gate, provider)) {
       StringBuilder text = new StringBuilder();
@@ -296,9 +266,7 @@ class GatedBedrockStreamTest {
 
       // One piece of eight: 20 characters, 5 tokens; the prompt's estimate, 4.
       assertThat(text).hasSize(20);
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(r -> assertThat(r.actual()).isEqualTo(Cost.requests(1).tokens(4 + 5)));
+      assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(4 + 5));
       assertThat(gate.outstanding()).isZero();
     }
   }
@@ -306,9 +274,8 @@ class GatedBedrockStreamTest {
   @Test
   void aThrottledConverseStreamReachesTheCallerOnceAndTheFeedbackAsA429() throws Exception {
     RecordingGate gate = gate();
-    MockProviderConfig config =
-        mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(1))).build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider =
+            MockProvider.start(MockAnswers.oneRequestPer(Duration.ofMinutes(1), 25));
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeAsyncClient bedrock = async(gate, provider)) {
       ConverseStreamResponseHandler ignore =
@@ -331,7 +298,7 @@ class GatedBedrockStreamTest {
   @Test
   void invokeModelIsReleasedWithTheTokenCountHeaders() throws Exception {
     RecordingGate gate = gate();
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeClient bedrock =
             GatedBedrock.builder()
@@ -361,22 +328,14 @@ class GatedBedrockStreamTest {
                 assertThat(r.cost()).isEqualTo(Cost.requests(1).tokens(9));
                 assertThat(r.maxTokens()).isEqualTo(40L);
               });
-      RequestRecord record = provider.records().get(0);
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              r ->
-                  assertThat(r.actual())
-                      .isEqualTo(
-                          Cost.requests(1)
-                              .tokens(record.promptTokens() + record.completionTokens())));
+      TestGates.assertReleasedAsCounted(gate, provider);
     }
   }
 
   @Test
   void invokeModelWithResponseStreamIsReleasedWithItsInvocationMetrics() throws Exception {
     RecordingGate gate = gate();
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeAsyncClient bedrock = async(gate, provider)) {
       List<String> chunks = new CopyOnWriteArrayList<>();
@@ -398,15 +357,7 @@ class GatedBedrockStreamTest {
 
       assertThat(chunks.get(0)).contains("\"type\":\"message_start\"");
       assertThat(chunks.get(chunks.size() - 1)).contains("amazon-bedrock-invocationMetrics");
-      RequestRecord record = provider.records().get(0);
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              r ->
-                  assertThat(r.actual())
-                      .isEqualTo(
-                          Cost.requests(1)
-                              .tokens(record.promptTokens() + record.completionTokens())));
+      TestGates.assertReleasedAsCounted(gate, provider);
       assertThat(answers).singleElement().satisfies(a -> assertThat(a.statusCode()).isEqualTo(200));
     }
   }

@@ -6,17 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.ProviderResponse;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.feedback.ProviderSignals;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
@@ -55,13 +53,7 @@ class GatedBedrockTest {
   private final List<ProviderResponse> answers = new CopyOnWriteArrayList<>();
 
   private RecordingGate gate() {
-    Policy policy =
-        Policy.builder("bedrock/us-east-1/claude-3-5-haiku")
-            .dimension("requests", 100, 100)
-            .tokensPerSecond(100_000)
-            .priority("P1", 1)
-            .build();
-    return new RecordingGate(InMemoryGate.create(policy, clock));
+    return TestGates.recording("bedrock/us-east-1/claude-3-5-haiku", 100, 100_000, clock);
   }
 
   private GatedBedrock gated(RecordingGate gate) {
@@ -94,16 +86,10 @@ class GatedBedrockTest {
         .build();
   }
 
-  private static MockProviderConfig.Builder mock() {
-    return MockProviderConfig.builder()
-        .latencyMs(0, 0)
-        .completionTokens(new CompletionTokens.Fixed(25));
-  }
-
   @Test
   void converseIsAdmittedBeforeItIsSentAndReleasedWithItsUsage() throws Exception {
     RecordingGate gate = gate();
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeClient bedrock = sync(gated(gate), provider)) {
 
@@ -121,12 +107,8 @@ class GatedBedrockTest {
       RequestRecord record = provider.records().get(0);
       assertThat(reply.usage().totalTokens())
           .isEqualTo((int) (record.promptTokens() + record.completionTokens()));
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              r ->
-                  assertThat(r.actual())
-                      .isEqualTo(Cost.requests(1).tokens(reply.usage().totalTokens())));
+      assertThat(gate.releasedWith())
+          .containsExactly(Cost.requests(1).tokens(reply.usage().totalTokens()));
       assertThat(answers).singleElement().satisfies(a -> assertThat(a.statusCode()).isEqualTo(200));
     }
   }
@@ -134,9 +116,8 @@ class GatedBedrockTest {
   @Test
   void aThrottlingExceptionReachesTheCallerOnceAndTheFeedbackAsA429() throws Exception {
     RecordingGate gate = gate();
-    MockProviderConfig config =
-        mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(1))).build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider =
+            MockProvider.start(MockAnswers.oneRequestPer(Duration.ofMinutes(1), 25));
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeAsyncClient bedrock =
             gated(gate)
@@ -173,9 +154,11 @@ class GatedBedrockTest {
   @Test
   void aCallThatCanNeverFitIsAValidationExceptionNotACapacitySignal() throws Exception {
     RecordingGate gate = gate();
-    MockProviderConfig config =
-        mock().tokens(LimitSpec.of(WindowModel.FIXED, 20, Duration.ofMinutes(1))).build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider =
+            MockProvider.start(
+                MockAnswers.atOnce(25)
+                    .tokens(LimitSpec.of(WindowModel.FIXED, 20, Duration.ofMinutes(1)))
+                    .build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeClient bedrock =
             sync(
@@ -210,7 +193,7 @@ class GatedBedrockTest {
   @Test
   void eachErrorReachesTheCallerAsItsAwsExceptionAndTheGateAsItsMeaning() throws Exception {
     RecordingGate gate = gate();
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeClient bedrock =
             sync(

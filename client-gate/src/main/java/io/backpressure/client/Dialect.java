@@ -7,8 +7,9 @@ import java.util.Optional;
 
 /**
  * One provider API's request and answer shapes: which endpoints are gated, what a request costs,
- * where the answer reports its usage. Implemented by the {@code openai} and {@code anthropic}
- * modules; stateless and thread-safe.
+ * where the answer reports its usage. Implemented by the {@code openai}, {@code anthropic}, {@code
+ * gemini} and {@code bedrock} modules, with what they read alike in {@link Dialects} and {@link
+ * JsonStreamTally}; stateless and thread-safe.
  */
 public interface Dialect {
 

@@ -3,6 +3,7 @@ package io.backpressure.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.InMemoryGate;
@@ -226,16 +227,7 @@ class GatedCallTest {
    */
   @Test
   void a429InsideTheCallBecomesADeferralThroughTheGate() {
-    GatedCall roomy =
-        GatedCall.of(
-            new RecordingGate(
-                InMemoryGate.create(
-                    Policy.builder("openai/gpt-4o")
-                        .requestsPerSecond(100)
-                        .tokensPerSecond(100_000)
-                        .priority("P1", 1)
-                        .build(),
-                    clock)));
+    GatedCall roomy = GatedCall.of(TestGates.recording("openai/gpt-4o", 100, 100_000, clock));
     RecordingGate recording = (RecordingGate) roomy.gate();
 
     assertThatThrownBy(

@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -67,15 +66,7 @@ class TapTest {
   }
 
   private final TestDialect dialect = new TestDialect();
-  private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("t")
-                  .requestsPerSecond(100)
-                  .tokensPerSecond(10_000)
-                  .priority("P1", 1)
-                  .build(),
-              new ManualClock()));
+  private final RecordingGate gate = TestGates.recording("t", 100, 10_000, new ManualClock());
   private final ClientGate clientGate = ClientGate.builder(dialect).gate(gate).build();
 
   private Exchange admit(String body) {

@@ -4,13 +4,7 @@ import com.google.genai.Client;
 import com.google.genai.types.ClientOptions;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
-import io.backpressure.client.Admitter;
-import io.backpressure.client.CallerResolver;
-import io.backpressure.client.ClientGate;
-import io.backpressure.client.CostModel;
-import io.backpressure.client.ModelRoutes;
-import io.backpressure.client.ProviderFeedback;
-import io.backpressure.core.Gate;
+import io.backpressure.client.GatedClientBuilder;
 import java.util.Objects;
 import java.util.function.Consumer;
 import okhttp3.OkHttpClient;
@@ -39,67 +33,24 @@ import okhttp3.OkHttpClient;
  * <p>The gate sees each call at the {@code OkHttpClient} the SDK sends through ({@link
  * GatedInterceptor}), not at {@code Models}: only there are the 429's {@code RetryInfo} and {@code
  * QuotaFailure} details readable (the SDK's {@code ClientException} keeps the message and the
- * status alone), and the synchronous, asynchronous and streaming calls all pass there. Not
- * thread-safe; build once.
+ * status alone), and the synchronous, asynchronous and streaming calls all pass there.
+ *
+ * <p>The gate options are {@link GatedClientBuilder}'s: the gate is the one of the project (and
+ * model) the client calls, and the Gemini API meters input tokens per minute, which {@code
+ * costModel(CostModel.of("requests", "input_tokens"))} charges. Not thread-safe; build once.
  */
-public final class GatedGemini {
+public final class GatedGemini extends GatedClientBuilder<GatedGemini> {
 
-  private final ClientGate.Builder gate = ClientGate.builder(GeminiGenerate.INSTANCE);
   private OkHttpClient transport;
   private Consumer<Client.Builder> client = builder -> {};
   private Consumer<HttpOptions.Builder> httpOptions = options -> {};
 
-  private GatedGemini() {}
+  private GatedGemini() {
+    super(GeminiGenerate.INSTANCE);
+  }
 
   public static GatedGemini builder() {
     return new GatedGemini();
-  }
-
-  /** Every call goes to {@code gate}: the gate of the project (and model) the client calls. */
-  public GatedGemini gate(Gate gate) {
-    this.gate.gate(gate);
-    return this;
-  }
-
-  /** Each call goes to the gate its model is routed to. */
-  public GatedGemini routes(ModelRoutes routes) {
-    gate.routes(routes);
-    return this;
-  }
-
-  /**
-   * {@link Admitter#direct()} by default; {@code ActivityAdmitter.create()} inside Temporal
-   * activities.
-   */
-  public GatedGemini admitter(Admitter admitter) {
-    gate.admitter(admitter);
-    return this;
-  }
-
-  /** Who a call is for; the thread's {@code GateContext} by default. */
-  public GatedGemini callerResolver(CallerResolver resolver) {
-    gate.callerResolver(resolver);
-    return this;
-  }
-
-  /**
-   * Where every answer's status, headers and refusal body go; nowhere by default. {@code
-   * ProviderFeedback.toGate(gate)} hands them to the gate, which reads the Gemini API's {@code
-   * RetryInfo} and {@code QuotaFailure}.
-   */
-  public GatedGemini feedback(ProviderFeedback feedback) {
-    gate.feedback(feedback);
-    return this;
-  }
-
-  /**
-   * The dimensions calls are charged in; requests and tokens by default. The Gemini API meters
-   * input tokens per minute: {@code CostModel.of("requests", "input_tokens")} charges what it
-   * counts.
-   */
-  public GatedGemini costModel(CostModel costModel) {
-    gate.costModel(costModel);
-    return this;
   }
 
   /** The {@code OkHttpClient} under the gate (its pool, proxy, timeouts); a new one by default. */
@@ -124,7 +75,7 @@ public final class GatedGemini {
   public Client build() {
     OkHttpClient base = transport == null ? new OkHttpClient() : transport;
     OkHttpClient gated =
-        base.newBuilder().addInterceptor(new GatedInterceptor(gate.build())).build();
+        base.newBuilder().addInterceptor(new GatedInterceptor(clientGate())).build();
     HttpOptions.Builder options = HttpOptions.builder();
     httpOptions.accept(options);
     options.retryOptions(HttpRetryOptions.builder().attempts(1).build());
@@ -134,5 +85,10 @@ public final class GatedGemini {
         .httpOptions(options.build())
         .clientOptions(ClientOptions.builder().customHttpClient(gated).build())
         .build();
+  }
+
+  @Override
+  protected GatedGemini self() {
+    return this;
   }
 }

@@ -3,9 +3,12 @@ package io.backpressure.gemini;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.client.Dialect;
+import io.backpressure.client.Dialects;
 import io.backpressure.client.ProviderCall;
 import io.backpressure.client.StreamTally;
 import io.backpressure.client.Usage;
+import io.backpressure.tokens.CharsPerToken;
+import io.backpressure.tokens.TokenCounter;
 import java.util.List;
 import java.util.Optional;
 
@@ -43,6 +46,9 @@ public final class GeminiGenerate implements Dialect {
 
   static final String STREAM = ":streamGenerateContent";
 
+  /** About 4 characters per token, rounded up: the estimate Google documents for Gemini. */
+  static final TokenCounter ESTIMATE = CharsPerToken.GENERAL;
+
   private GeminiGenerate() {}
 
   @Override
@@ -56,20 +62,13 @@ public final class GeminiGenerate implements Dialect {
 
   @Override
   public ProviderCall read(ObjectNode body) {
-    JsonNode model = body.path("model");
-    if (!model.isTextual() || model.asText().isBlank()) {
-      throw new IllegalArgumentException("model must be named in the request path");
-    }
+    String model = Dialects.requireText(body, "model", "in the request path");
     JsonNode request = body.path("request");
-    JsonNode contents = request.path("contents");
-    if (!contents.isArray()) {
-      throw new IllegalArgumentException("contents must be an array in the request body");
+    StringBuilder text = new StringBuilder();
+    for (JsonNode content : Dialects.requireArray(request, "contents")) {
+      text.append(partsText(content));
     }
-    long chars = 0;
-    for (JsonNode content : contents) {
-      chars += partsChars(content);
-    }
-    chars += partsChars(request.path("systemInstruction"));
+    text.append(partsText(request.path("systemInstruction")));
     JsonNode config = request.path("generationConfig");
     Long maxTokens = null;
     if (config.path("maxOutputTokens").canConvertToLong()) {
@@ -80,7 +79,7 @@ public final class GeminiGenerate implements Dialect {
       maxTokens = Math.max(0, config.path("maxOutputTokens").asLong()) * candidates;
     }
     return new ProviderCall(
-        model.asText(), estimateTokens(chars), maxTokens, body.path("stream").asBoolean(false));
+        model, ESTIMATE.count(text.toString()), maxTokens, body.path("stream").asBoolean(false));
   }
 
   /** Unwraps the request: what is sent is the caller's body alone. */
@@ -108,22 +107,11 @@ public final class GeminiGenerate implements Dialect {
 
   @Override
   public StreamTally tally(ProviderCall call) {
-    return new GeminiStreamTally(call, this);
+    return new GeminiStreamTally(call);
   }
 
-  /** About 4 characters per token, rounded up: the estimate Google documents for Gemini. */
-  static long estimateTokens(long chars) {
-    return (chars + 3) / 4;
-  }
-
-  /** Characters of the text parts of one {@code Content}. */
-  static long partsChars(JsonNode content) {
-    long chars = 0;
-    for (JsonNode part : content.path("parts")) {
-      if (part.path("text").isTextual()) {
-        chars += part.path("text").asText().length();
-      }
-    }
-    return chars;
+  /** The text parts of one {@code Content}, joined. */
+  static String partsText(JsonNode content) {
+    return Dialects.texts(content.path("parts"));
   }
 }

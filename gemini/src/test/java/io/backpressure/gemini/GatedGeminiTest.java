@@ -12,20 +12,17 @@ import com.google.genai.types.GenerateContentConfig;
 import com.google.genai.types.GenerateContentResponse;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderResponse;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.feedback.ProviderSignals;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
@@ -43,13 +40,7 @@ class GatedGeminiTest {
   private final List<ProviderResponse> answers = new CopyOnWriteArrayList<>();
 
   private RecordingGate gate() {
-    Policy policy =
-        Policy.builder("gemini/my-project")
-            .dimension("requests", 100, 100)
-            .tokensPerSecond(100_000)
-            .priority("P1", 1)
-            .build();
-    return new RecordingGate(InMemoryGate.create(policy, clock));
+    return TestGates.recording("gemini/my-project", 100, 100_000, clock);
   }
 
   private Client client(MockProvider provider, RecordingGate gate) {
@@ -61,12 +52,6 @@ class GatedGeminiTest {
         .build();
   }
 
-  private static MockProviderConfig.Builder mock() {
-    return MockProviderConfig.builder()
-        .latencyMs(0, 0)
-        .completionTokens(new CompletionTokens.Fixed(25));
-  }
-
   private static GenerateContentConfig config() {
     return GenerateContentConfig.builder().maxOutputTokens(40).build();
   }
@@ -74,7 +59,7 @@ class GatedGeminiTest {
   @Test
   void admitsBeforeSendingAndReleasesWithTheUsageMetadata() throws Exception {
     RecordingGate gate = gate();
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       Client client = client(provider, gate);
 
@@ -95,13 +80,8 @@ class GatedGeminiTest {
       assertThat(record.status()).isEqualTo(200);
       long used = record.promptTokens() + record.completionTokens();
       assertThat(reply.usageMetadata().orElseThrow().totalTokenCount()).contains((int) used);
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release -> {
-                assertThat(release.applied()).isTrue();
-                assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(used));
-              });
+      assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(used));
+      assertThat(gate.releases()).allMatch(RecordingGate.Release::applied);
       assertThat(answers).singleElement().satisfies(a -> assertThat(a.model()).isEqualTo(MODEL));
     }
   }
@@ -109,7 +89,7 @@ class GatedGeminiTest {
   @Test
   void aStreamIsReleasedWithTheUsageOfItsLastChunk() throws Exception {
     RecordingGate gate = gate();
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       Client client = client(provider, gate);
 
@@ -122,15 +102,7 @@ class GatedGeminiTest {
       }
 
       assertThat(text).hasSize(25 * 4);
-      RequestRecord record = provider.records().get(0);
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release ->
-                  assertThat(release.actual())
-                      .isEqualTo(
-                          Cost.requests(1)
-                              .tokens(record.promptTokens() + record.completionTokens())));
+      TestGates.assertReleasedAsCounted(gate, provider);
     }
   }
 
@@ -145,12 +117,7 @@ class GatedGeminiTest {
   @Test
   void anOverloadUnderWayEndsTheStreamAndIsChargedWhatItDelivered() throws Exception {
     RecordingGate gate = gate();
-    MockProviderConfig slow =
-        MockProviderConfig.builder()
-            .latencyMs(4_000, 4_000)
-            .completionTokens(new CompletionTokens.Fixed(40))
-            .build();
-    try (MockProvider provider = MockProvider.start(slow);
+    try (MockProvider provider = MockProvider.start(MockAnswers.slowly(4_000, 40));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       Client client = client(provider, gate);
       try (ResponseStream<GenerateContentResponse> stream =
@@ -160,12 +127,7 @@ class GatedGeminiTest {
           // up to the first text
         }
         provider.setFaults(new Faults(false, 1, true));
-        assertThatThrownBy(
-                () -> {
-                  while (chunks.hasNext()) {
-                    chunks.next();
-                  }
-                })
+        assertThatThrownBy(() -> chunks.forEachRemaining(next -> {}))
             .isInstanceOfSatisfying(
                 ServerException.class, e -> assertThat(e.code()).isEqualTo(503));
       }
@@ -176,18 +138,9 @@ class GatedGeminiTest {
       ProviderSignal signal =
           ProviderSignals.parse(503, Map.of(), answers.get(1).body(), Instant.now(), true);
       assertThat(signal.meaning()).isEqualTo(ProviderSignal.Meaning.OVERLOADED);
-      RequestRecord record = provider.records().get(0);
-      assertThat(record.status()).isEqualTo(200);
+      RequestRecord record = TestGates.assertReleasedAsCounted(gate, provider);
       assertThat(record.completionTokens()).isBetween(1L, 39L);
       assertThat(provider.summary().completionTokens()).isEqualTo(record.completionTokens());
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release ->
-                  assertThat(release.actual())
-                      .isEqualTo(
-                          Cost.requests(1)
-                              .tokens(record.promptTokens() + record.completionTokens())));
       assertThat(gate.outstanding()).isZero();
     }
   }
@@ -195,8 +148,7 @@ class GatedGeminiTest {
   @Test
   void a429ReachesTheCallerOnceAndItsRetryInfoTheFeedback() throws Exception {
     RecordingGate gate = gate();
-    MockProviderConfig config =
-        mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(1))).build();
+    MockProviderConfig config = MockAnswers.oneRequestPer(Duration.ofMinutes(1), 25);
     try (MockProvider provider = MockProvider.start(config);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       Client client = client(provider, gate);
@@ -226,8 +178,7 @@ class GatedGeminiTest {
   @Test
   void aPerDayQuotaIsAStopUntilMidnightPacific() throws Exception {
     RecordingGate gate = gate();
-    MockProviderConfig config =
-        mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofDays(1))).build();
+    MockProviderConfig config = MockAnswers.oneRequestPer(Duration.ofDays(1), 25);
     try (MockProvider provider = MockProvider.start(config);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       Client client = client(provider, gate);

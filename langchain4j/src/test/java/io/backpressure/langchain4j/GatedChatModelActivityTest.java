@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.backpressure.client.GateContext;
-import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
@@ -41,15 +39,7 @@ class GatedChatModelActivityTest {
   @Test
   void aDeferralEndsTheActivityWithTheDeferredFailureCarryingDelta() throws Exception {
     ManualClock clock = new ManualClock();
-    RecordingGate gate =
-        new RecordingGate(
-            InMemoryGate.create(
-                Policy.builder("openai/gpt-4o-mini")
-                    .dimension("requests", 1, 1)
-                    .tokensPerSecond(10_000)
-                    .priority("P1", 1)
-                    .build(),
-                clock));
+    RecordingGate gate = TestGates.recording("openai/gpt-4o-mini", 1, 10_000, clock);
     try (MockProvider provider =
         MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
       ChatModel model =
@@ -84,10 +74,7 @@ class GatedChatModelActivityTest {
                 assertThat(retryAfterMillis).isBetween(1L, 1_000L);
               });
       assertThat(provider.records()).hasSize(1);
-      var record = provider.records().get(0);
-      assertThat(gate.releasedWith())
-          .containsExactly(
-              Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
+      TestGates.assertReleasedAsCounted(gate, provider);
     }
   }
 }

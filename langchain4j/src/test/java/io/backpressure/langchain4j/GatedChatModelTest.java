@@ -13,6 +13,7 @@ import dev.langchain4j.service.AiServices;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.RejectedException;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
@@ -83,20 +84,8 @@ class GatedChatModelTest {
     String answer = GateContext.of("acme", "P1").call(() -> model.chat(PROMPT));
 
     assertThat(answer).isNotEmpty();
-    RequestRecord record = provider.records().get(0);
-    assertThat(record.status()).isEqualTo(200);
-    assertThat(gate.requests())
-        .singleElement()
-        .satisfies(
-            request -> {
-              assertThat(request.tenant()).isEqualTo("acme");
-              assertThat(request.priority()).isEqualTo("P1");
-              assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(100));
-              assertThat(request.maxTokens()).isEqualTo(50L);
-            });
-    assertThat(gate.releasedWith())
-        .containsExactly(
-            Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
+    RequestRecord record = TestGates.assertReleasedAsCounted(gate, provider);
+    TestGates.assertAskedOnce(gate, "acme", "P1", Cost.requests(1).tokens(100), 50L);
     assertThat(record.completionTokens()).isEqualTo(30);
   }
 
@@ -171,10 +160,7 @@ class GatedChatModelTest {
               assertThat(r.tenant() + "/" + r.priority()).isEqualTo("acme/P2");
               assertThat(r.cost()).isEqualTo(Cost.requests(1).tokens(100));
             });
-    RequestRecord record = provider.records().get(0);
-    assertThat(gate.releasedWith())
-        .containsExactly(
-            Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
+    TestGates.assertReleasedAsCounted(gate, provider);
   }
 
   @Test

@@ -7,17 +7,12 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.googleai.GoogleAiGeminiChatModel;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
-import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -29,14 +24,7 @@ class GatedGeminiChatModelTest {
   private static final String PROMPT = "x".repeat(400);
 
   private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("gemini/my-project")
-                  .requestsPerSecond(10)
-                  .tokensPerSecond(10_000)
-                  .priority("P1", 1)
-                  .build(),
-              new ManualClock()));
+      TestGates.recording("gemini/my-project", 10, 10_000, new ManualClock());
 
   private static ChatModel gemini(MockProvider provider) {
     return GoogleAiGeminiChatModel.builder()
@@ -51,19 +39,13 @@ class GatedGeminiChatModelTest {
 
   @Test
   void admitsBeforeTheCallAndReleasesWithTheUsageMetadata() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(30))
-            .build();
-    try (MockProvider provider = MockProvider.start(config)) {
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(30).build())) {
       ChatModel model = GatedChatModel.builder(gemini(provider), gate).build();
 
       String answer = GateContext.of("acme", "P1").call(() -> model.chat(PROMPT));
 
       assertThat(answer).isNotEmpty();
-      RequestRecord record = provider.records().get(0);
-      assertThat(record.status()).isEqualTo(200);
+      RequestRecord record = TestGates.assertReleasedAsCounted(gate, provider);
       assertThat(record.completionTokens()).isEqualTo(30);
       assertThat(gate.requests())
           .singleElement()
@@ -72,9 +54,6 @@ class GatedGeminiChatModelTest {
                 assertThat(request.tenant()).isEqualTo("acme");
                 assertThat(request.maxTokens()).isEqualTo(50L);
               });
-      assertThat(gate.releasedWith())
-          .containsExactly(
-              Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     }
   }
 
@@ -85,12 +64,8 @@ class GatedGeminiChatModelTest {
    */
   @Test
   void a429IsSentOnceHeardByTheGateAndTheNextCallDeferred() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10)))
-            .build();
-    try (MockProvider provider = MockProvider.start(config)) {
+    try (MockProvider provider =
+        MockProvider.start(MockAnswers.oneRequestPer(Duration.ofMinutes(10)))) {
       ChatModel model =
           GatedChatModel.builder(gemini(provider), gate)
               .defaultContext(GateContext.of("acme", "P1"))
@@ -99,12 +74,7 @@ class GatedGeminiChatModelTest {
       model.chat("first");
       assertThatThrownBy(() -> model.chat("second")).isInstanceOf(DeferredException.class);
 
-      assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
-      assertThat(gate.signals())
-          .singleElement()
-          .satisfies(s -> assertThat(s.status()).isEqualTo(429));
-      assertThat(gate.releases()).hasSize(2);
-      assertThat(gate.outstanding()).isZero();
+      TestGates.assertThe429Heard(gate, provider);
     }
   }
 }

@@ -11,10 +11,9 @@ import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import dev.langchain4j.model.output.TokenUsage;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
@@ -28,15 +27,7 @@ import org.junit.jupiter.api.Test;
 
 class GatedStreamingChatModelTest {
   private final ManualClock clock = new ManualClock();
-  private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("openai/gpt-4o-mini")
-                  .dimension("requests", 1, 1)
-                  .tokensPerSecond(10_000)
-                  .priority("P1", 1)
-                  .build(),
-              clock));
+  private final RecordingGate gate = TestGates.recording("openai/gpt-4o-mini", 1, 10_000, clock);
 
   /** A provider that streams two parts and reports its usage on the final response. */
   private static final StreamingChatModel TWO_PARTS =

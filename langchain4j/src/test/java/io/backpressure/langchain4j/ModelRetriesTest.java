@@ -9,29 +9,18 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
-import io.backpressure.mock.RequestRecord;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** A gated LangChain4j model never retries on its own: the gate replaces those retries. */
 class ModelRetriesTest {
   private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("openai/gpt-4o-mini")
-                  .requestsPerSecond(100)
-                  .tokensPerSecond(100_000)
-                  .priority("P1", 1)
-                  .build(),
-              new ManualClock()));
+      TestGates.recording("openai/gpt-4o-mini", 100, 100_000, new ManualClock());
 
   private static OpenAiChatModel.OpenAiChatModelBuilder openAi(String baseUrl) {
     return OpenAiChatModel.builder()
@@ -72,12 +61,8 @@ class ModelRetriesTest {
 
   @Test
   void aGatedCallAnswered429ReachesTheProviderOnceAndTheCallerAsADeferral() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10)))
-            .build();
-    try (MockProvider provider = MockProvider.start(config)) {
+    try (MockProvider provider =
+        MockProvider.start(MockAnswers.oneRequestPer(Duration.ofMinutes(10)))) {
       ChatModel model =
           GatedChatModel.builder(openAi(provider.baseUrl()).maxRetries(0).build(), gate)
               .defaultContext(GateContext.of("acme", "P1"))
@@ -87,12 +72,8 @@ class ModelRetriesTest {
       // The 429 goes to the gate, which holds the cap, so asking again defers the call.
       assertThatThrownBy(() -> model.chat("second")).isInstanceOf(DeferredException.class);
 
-      assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
-      assertThat(gate.signals())
-          .singleElement()
-          .satisfies(s -> assertThat(s.status()).isEqualTo(429));
+      TestGates.assertThe429Heard(gate, provider);
       assertThat(gate.requests()).hasSize(3);
-      assertThat(gate.releases()).hasSize(2);
     }
   }
 }

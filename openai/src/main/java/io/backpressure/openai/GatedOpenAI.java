@@ -5,13 +5,7 @@ import com.openai.client.OpenAIClientImpl;
 import com.openai.client.okhttp.OkHttpClient;
 import com.openai.core.ClientOptions;
 import com.openai.core.http.HttpClient;
-import io.backpressure.client.Admitter;
-import io.backpressure.client.CallerResolver;
-import io.backpressure.client.ClientGate;
-import io.backpressure.client.CostModel;
-import io.backpressure.client.ModelRoutes;
-import io.backpressure.client.ProviderFeedback;
-import io.backpressure.core.Gate;
+import io.backpressure.client.GatedClientBuilder;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -32,57 +26,21 @@ import java.util.function.Consumer;
  * so it always holds). openai-java retries a 429 twice on its own, with waits capped at a few
  * seconds, which spends two more requests of the cap and holds the caller's thread; with the gate
  * in front, a call waits for its turn before it is sent, and a 429 that still happens reaches the
- * caller (and the provider feedback) at once. Not thread-safe; build once.
+ * caller (and the provider feedback) at once.
+ *
+ * <p>The gate options are {@link GatedClientBuilder}'s. Not thread-safe; build once.
  */
-public final class GatedOpenAI {
+public final class GatedOpenAI extends GatedClientBuilder<GatedOpenAI> {
 
-  private final ClientGate.Builder gate = ClientGate.builder(OpenAiChat.INSTANCE);
   private HttpClient transport;
   private Consumer<ClientOptions.Builder> clientOptions = options -> {};
 
-  private GatedOpenAI() {}
+  private GatedOpenAI() {
+    super(OpenAiChat.INSTANCE);
+  }
 
   public static GatedOpenAI builder() {
     return new GatedOpenAI();
-  }
-
-  /** Every call goes to {@code gate}. */
-  public GatedOpenAI gate(Gate gate) {
-    this.gate.gate(gate);
-    return this;
-  }
-
-  /** Each call goes to the gate its model is routed to. */
-  public GatedOpenAI routes(ModelRoutes routes) {
-    gate.routes(routes);
-    return this;
-  }
-
-  /**
-   * {@link Admitter#direct()} by default; {@code ActivityAdmitter.create()} inside Temporal
-   * activities.
-   */
-  public GatedOpenAI admitter(Admitter admitter) {
-    gate.admitter(admitter);
-    return this;
-  }
-
-  /** Who a call is for; the thread's {@code GateContext} by default. */
-  public GatedOpenAI callerResolver(CallerResolver resolver) {
-    gate.callerResolver(resolver);
-    return this;
-  }
-
-  /** Where every answer's status and rate-limit headers go; nowhere by default. */
-  public GatedOpenAI feedback(ProviderFeedback feedback) {
-    gate.feedback(feedback);
-    return this;
-  }
-
-  /** The dimensions calls are charged in; requests and tokens by default. */
-  public GatedOpenAI costModel(CostModel costModel) {
-    gate.costModel(costModel);
-    return this;
   }
 
   /** The HTTP transport under the gate; openai-java's {@code OkHttpClient} by default. */
@@ -103,7 +61,7 @@ public final class GatedOpenAI {
    */
   public GatedHttpClient httpClient() {
     return new GatedHttpClient(
-        transport == null ? OkHttpClient.builder().build() : transport, gate.build());
+        transport == null ? OkHttpClient.builder().build() : transport, clientGate());
   }
 
   /** The gated client. Closing it closes the transport. */
@@ -112,5 +70,10 @@ public final class GatedOpenAI {
     clientOptions.accept(options);
     options.maxRetries(0);
     return new OpenAIClientImpl(options.build());
+  }
+
+  @Override
+  protected GatedOpenAI self() {
+    return this;
   }
 }

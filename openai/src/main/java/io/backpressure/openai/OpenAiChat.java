@@ -3,6 +3,7 @@ package io.backpressure.openai;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.client.Dialect;
+import io.backpressure.client.Dialects;
 import io.backpressure.client.ProviderCall;
 import io.backpressure.client.StreamTally;
 import io.backpressure.client.Usage;
@@ -38,24 +39,14 @@ public final class OpenAiChat implements Dialect {
 
   @Override
   public boolean gates(String method, List<String> pathSegments) {
-    int n = pathSegments.size();
-    return method.equals("POST")
-        && n >= 2
-        && pathSegments.get(n - 2).equals("chat")
-        && pathSegments.get(n - 1).equals("completions");
+    return Dialects.postTo(method, pathSegments, "chat", "completions");
   }
 
   @Override
   public ProviderCall read(ObjectNode body) {
-    JsonNode model = body.path("model");
-    if (!model.isTextual() || model.asText().isBlank()) {
-      throw new IllegalArgumentException("model must be a non-empty string in the request body");
-    }
-    JsonNode messages = body.path("messages");
-    if (!messages.isArray()) {
-      throw new IllegalArgumentException("messages must be an array in the request body");
-    }
-    TokenCounter counter = TokenCounter.forModel(model.asText());
+    String model = Dialects.requireText(body, "model", "in the request body");
+    JsonNode messages = Dialects.requireArray(body, "messages");
+    TokenCounter counter = TokenCounter.forModel(model);
     List<ChatMessage> chat = new ArrayList<>(messages.size());
     for (JsonNode message : messages) {
       JsonNode name = message.path("name");
@@ -67,10 +58,7 @@ public final class OpenAiChat implements Dialect {
     }
     Long maxTokens = limit(body);
     return new ProviderCall(
-        model.asText(),
-        ChatTokens.count(counter, chat),
-        maxTokens,
-        body.path("stream").asBoolean(false));
+        model, ChatTokens.count(counter, chat), maxTokens, body.path("stream").asBoolean(false));
   }
 
   @Override
@@ -90,37 +78,17 @@ public final class OpenAiChat implements Dialect {
 
   @Override
   public Optional<Usage> usage(JsonNode answer) {
-    JsonNode usage = answer.path("usage");
-    if (!usage.path("prompt_tokens").canConvertToLong()
-        || !usage.path("completion_tokens").canConvertToLong()) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        new Usage(
-            Math.max(0, usage.path("prompt_tokens").asLong()),
-            Math.max(0, usage.path("completion_tokens").asLong())));
+    return Dialects.usage(answer.path("usage"), "prompt_tokens", "completion_tokens");
   }
 
   @Override
   public StreamTally tally(ProviderCall call) {
-    return new OpenAiStreamTally(call, this);
+    return new OpenAiStreamTally(call);
   }
 
   /** The text of a message's {@code content}: a string, or the text parts of an array. */
-  static String text(JsonNode content) {
-    if (content.isTextual()) {
-      return content.asText();
-    }
-    if (!content.isArray()) {
-      return "";
-    }
-    StringBuilder text = new StringBuilder();
-    for (JsonNode part : content) {
-      if (part.path("text").isTextual()) {
-        text.append(part.path("text").asText());
-      }
-    }
-    return text.toString();
+  private static String text(JsonNode content) {
+    return content.isTextual() ? content.asText() : Dialects.texts(content);
   }
 
   private static Long limit(ObjectNode body) {

@@ -1,15 +1,10 @@
 package io.backpressure.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.backpressure.client.JsonStreamTally;
 import io.backpressure.client.ProviderCall;
-import io.backpressure.client.StreamTally;
-import io.backpressure.client.Usage;
 import io.backpressure.tokens.TokenCounter;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -19,43 +14,31 @@ import org.jspecify.annotations.Nullable;
  * {@code error} object in place of a chunk (OpenAI's and Azure OpenAI's way of ending a stream
  * begun with a 200) is a {@link #refusal}. One stream; not thread-safe.
  */
-final class OpenAiStreamTally implements StreamTally {
-
-  private static final ObjectMapper JSON = new ObjectMapper();
+final class OpenAiStreamTally extends JsonStreamTally {
 
   /** The error types and codes of a rate limit or an exhausted quota. */
   private static final Set<String> RATE_LIMITS =
       Set.of("requests", "tokens", "rate_limit_exceeded", "insufficient_quota", "429");
 
-  private final ProviderCall call;
-  private final OpenAiChat dialect;
-  private final StringBuilder streamed = new StringBuilder();
-  private Usage reported;
+  OpenAiStreamTally(ProviderCall call) {
+    super(call, TokenCounter.forModel(call.model()));
+  }
 
-  OpenAiStreamTally(ProviderCall call, OpenAiChat dialect) {
-    this.call = call;
-    this.dialect = dialect;
+  /** Each chunk, skipping the {@code [DONE]} that ends the stream. */
+  @Override
+  public void onEvent(@Nullable String event, String data) {
+    if (!data.equals("[DONE]")) {
+      super.onEvent(event, data);
+    }
   }
 
   @Override
-  public void onEvent(@Nullable String event, String data) {
-    if (data.equals("[DONE]")) {
-      return;
-    }
-    JsonNode chunk;
-    try {
-      chunk = JSON.readTree(data);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    Optional<Usage> usage = dialect.usage(chunk);
-    if (usage.isPresent()) {
-      reported = usage.get();
-    }
+  protected void onJson(@Nullable String event, JsonNode chunk) {
+    OpenAiChat.INSTANCE.usage(chunk).ifPresent(this::report);
     for (JsonNode choice : chunk.path("choices")) {
       JsonNode content = choice.path("delta").path("content");
       if (content.isTextual()) {
-        streamed.append(content.asText());
+        streamed(content.asText());
       }
     }
   }
@@ -68,16 +51,8 @@ final class OpenAiStreamTally implements StreamTally {
    * invalid_request_error}, else 500. Null for a chunk.
    */
   @Override
-  public @Nullable Integer refusal(@Nullable String event, String data) {
-    if (data.equals("[DONE]")) {
-      return null;
-    }
-    JsonNode error;
-    try {
-      error = JSON.readTree(data).path("error");
-    } catch (IOException e) {
-      return null;
-    }
+  protected @Nullable Integer refusal(@Nullable String event, JsonNode data) {
+    JsonNode error = data.path("error");
     if (!error.isObject()) {
       return null;
     }
@@ -92,14 +67,5 @@ final class OpenAiStreamTally implements StreamTally {
       return 503;
     }
     return type.equals("invalid_request_error") ? 400 : 500;
-  }
-
-  @Override
-  public Usage usage(boolean complete) {
-    if (reported != null) {
-      return reported;
-    }
-    long output = TokenCounter.forModel(call.model()).count(streamed.toString());
-    return new Usage(call.promptTokens(), output);
   }
 }

@@ -17,6 +17,7 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ModelRoutes;
 import io.backpressure.client.ProviderResponse;
+import io.backpressure.client.test.MockAnswers;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
@@ -24,13 +25,9 @@ import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.feedback.ProviderSignals;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
@@ -77,16 +74,10 @@ class GatedAzureOpenAITest {
         .build();
   }
 
-  private static MockProviderConfig.Builder mock() {
-    return MockProviderConfig.builder()
-        .latencyMs(0, 0)
-        .completionTokens(new CompletionTokens.Fixed(25));
-  }
-
   @Test
   void theDeploymentRoutesTheCallAndTheAnswersUsageReleasesIt() throws Exception {
     RecordingGate gate = gate();
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider, gate);
       try {
@@ -99,9 +90,7 @@ class GatedAzureOpenAITest {
             .singleElement()
             .satisfies(r -> assertThat(r.status()).isEqualTo(200));
         long total = reply.usage().orElseThrow().totalTokens();
-        assertThat(gate.releases())
-            .singleElement()
-            .satisfies(r -> assertThat(r.actual()).isEqualTo(Cost.requests(1).tokens(total)));
+        assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(total));
         assertThat(answers)
             .singleElement()
             .satisfies(a -> assertThat(a.target()).isEqualTo("azure/my-resource/" + DEPLOYMENT));
@@ -114,9 +103,8 @@ class GatedAzureOpenAITest {
   @Test
   void a429sRetryAfterMsAndItsDimensionReachTheFeedback() throws Exception {
     RecordingGate gate = gate();
-    MockProviderConfig config =
-        mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofSeconds(10))).build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider =
+            MockProvider.start(MockAnswers.oneRequestPer(Duration.ofSeconds(10), 25));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider, gate);
       try {
@@ -150,12 +138,7 @@ class GatedAzureOpenAITest {
   @Test
   void anOverloadUnderWayEndsTheStreamWithAzuresError() throws Exception {
     RecordingGate gate = gate();
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(4_000, 4_000)
-            .completionTokens(new CompletionTokens.Fixed(40))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.slowly(4_000, 40));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider, gate);
       try (StreamResponse<ChatCompletionChunk> stream =
@@ -166,12 +149,7 @@ class GatedAzureOpenAITest {
           // up to the first text
         }
         provider.setFaults(new Faults(false, 1, true));
-        assertThatThrownBy(
-                () -> {
-                  while (chunks.hasNext()) {
-                    chunks.next();
-                  }
-                })
+        assertThatThrownBy(() -> chunks.forEachRemaining(next -> {}))
             .isInstanceOf(SseException.class);
       } finally {
         client.close();

@@ -10,10 +10,9 @@ import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.test.LoopbackResponder;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
 import java.time.Duration;
 import java.util.Iterator;
@@ -43,14 +42,7 @@ class GatedOpenAIStreamTest {
           + "\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3,\"total_tokens\":15}}";
 
   private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("openai/gpt-4o-mini")
-                  .requestsPerSecond(10)
-                  .tokensPerSecond(100_000)
-                  .priority("P1", 1)
-                  .build(),
-              new ManualClock()));
+      TestGates.recording("openai/gpt-4o-mini", 10, 100_000, new ManualClock());
 
   private OpenAIClient client(LoopbackResponder responder) {
     return GatedOpenAI.builder()
@@ -101,10 +93,7 @@ class GatedOpenAIStreamTest {
       JsonNode sent = JSON.readTree(responder.requests().get(0));
       assertThat(sent.path("stream").asBoolean()).isTrue();
       assertThat(sent.path("stream_options").path("include_usage").asBoolean()).isTrue();
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(15)));
+      assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(15));
     }
   }
 
@@ -135,10 +124,7 @@ class GatedOpenAIStreamTest {
                   .asBoolean())
           .isFalse();
       // No usage reported: released with the prompt estimate and the streamed text's tokens.
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 1)));
+      assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(9 + 1));
     }
   }
 
@@ -160,10 +146,7 @@ class GatedOpenAIStreamTest {
       }
       // The provider stalled; closing the stream released 9 prompt tokens (estimate) and the two
       // tokens "Hello world" streamed so far.
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 2)));
+      assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(9 + 2));
       assertThat(gate.outstanding()).isZero();
     }
   }
@@ -181,10 +164,7 @@ class GatedOpenAIStreamTest {
       } finally {
         client.close();
       }
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(9 + 2)));
+      assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(9 + 2));
     }
   }
 }

@@ -13,6 +13,8 @@ import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.ProviderResponse;
 import io.backpressure.client.RejectedException;
 import io.backpressure.client.test.LoopbackResponder;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
@@ -20,11 +22,7 @@ import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -69,40 +67,21 @@ class GatedOpenAITest {
         .build();
   }
 
-  private static MockProviderConfig.Builder mock() {
-    return MockProviderConfig.builder()
-        .latencyMs(0, 0)
-        .completionTokens(new CompletionTokens.Fixed(25));
-  }
-
   @Test
   void admitsBeforeSendingAndReleasesWithTheAnswersUsage() throws Exception {
     RecordingGate gate = gate("openai/gpt-4o-mini", 10);
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider.baseUrl(), GatedOpenAI.builder().gate(gate));
       try {
         ChatCompletion reply =
             client.chat().completions().create(params("gpt-4o-mini", "hello world"));
 
-        assertThat(gate.requests())
-            .singleElement()
-            .satisfies(
-                request -> {
-                  assertThat(request.tenant()).isEqualTo("acme");
-                  assertThat(request.priority()).isEqualTo("P1");
-                  // 3 framing + "user" + "hello world" + 3 priming, in o200k_base
-                  assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(9));
-                  assertThat(request.maxTokens()).isEqualTo(40L);
-                });
+        // 3 framing + "user" + "hello world" + 3 priming, in o200k_base
+        TestGates.assertAskedOnce(gate, "acme", "P1", Cost.requests(1).tokens(9), 40L);
         long total = reply.usage().orElseThrow().totalTokens();
-        assertThat(gate.releases())
-            .singleElement()
-            .satisfies(
-                release -> {
-                  assertThat(release.applied()).isTrue();
-                  assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(total));
-                });
+        assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(total));
+        assertThat(gate.releases()).allMatch(RecordingGate.Release::applied);
         assertThat(answers)
             .singleElement()
             .satisfies(
@@ -120,7 +99,7 @@ class GatedOpenAITest {
   @Test
   void aDeferredCallIsNotSentAndItsRetryRedeemsTheBooking() throws Exception {
     RecordingGate gate = gate("openai/gpt-4o-mini", 1);
-    try (MockProvider provider = MockProvider.start(mock().build())) {
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build())) {
       OpenAIClient client = client(provider.baseUrl(), GatedOpenAI.builder().gate(gate));
       try (GateContext.Scope scope = GateContext.of("acme", "P2").open()) {
         client.chat().completions().create(params("gpt-4o-mini", "first"));
@@ -150,9 +129,8 @@ class GatedOpenAITest {
   @Test
   void a429WithHeadersReachesTheFeedbackOnceAndTheCallerAsADeferral() throws Exception {
     RecordingGate gate = gate("openai/gpt-4o-mini", 100);
-    MockProviderConfig config =
-        mock().requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10))).build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider =
+            MockProvider.start(MockAnswers.oneRequestPer(Duration.ofMinutes(10), 25));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider.baseUrl(), GatedOpenAI.builder().gate(gate));
       try {
@@ -201,10 +179,7 @@ class GatedOpenAITest {
                   assertThat(answer.header("retry-after")).isNull();
                   assertThat(answer.header("x-ratelimit-remaining-requests")).isNull();
                 });
-        assertThat(gate.releases())
-            .singleElement()
-            .satisfies(
-                release -> assertThat(release.actual()).isEqualTo(Cost.requests(1).tokens(0)));
+        assertThat(gate.releasedWith()).containsExactly(Cost.requests(1).tokens(0));
       } finally {
         client.close();
       }
@@ -217,7 +192,7 @@ class GatedOpenAITest {
     RecordingGate other = gate("openai/gpt-4.1", 10);
     ModelRoutes routes =
         ModelRoutes.builder().route("gpt-4o-mini*", mini).route("gpt-4.1*", other).build();
-    try (MockProvider provider = MockProvider.start(mock().build());
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider.baseUrl(), GatedOpenAI.builder().routes(routes));
       try {
@@ -246,7 +221,7 @@ class GatedOpenAITest {
   @Test
   void refusesACallWithNoCallerWithoutSendingIt() throws Exception {
     RecordingGate gate = gate("openai/gpt-4o-mini", 10);
-    try (MockProvider provider = MockProvider.start(mock().build())) {
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build())) {
       OpenAIClient client = client(provider.baseUrl(), GatedOpenAI.builder().gate(gate));
       try {
         assertThatThrownBy(() -> client.chat().completions().create(params("gpt-4o-mini", "hi")))
@@ -270,7 +245,7 @@ class GatedOpenAITest {
   @Test
   void theAsyncClientTakesItsCallerFromHeadersAndADeferralFailsItsFuture() throws Exception {
     RecordingGate gate = gate("openai/gpt-4o-mini", 1);
-    try (MockProvider provider = MockProvider.start(mock().build())) {
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build())) {
       OpenAIClient shared = client(provider.baseUrl(), GatedOpenAI.builder().gate(gate));
       OpenAIClient client =
           shared.withOptions(o -> GateContext.of("acme", "P1").headers().forEach(o::putHeader));
@@ -278,13 +253,8 @@ class GatedOpenAITest {
         ChatCompletion reply =
             client.async().chat().completions().create(params("gpt-4o-mini", "first")).get();
         assertThat(gate.requests().get(0).tenant()).isEqualTo("acme");
-        assertThat(gate.releases())
-            .singleElement()
-            .satisfies(
-                release ->
-                    assertThat(release.actual())
-                        .isEqualTo(
-                            Cost.requests(1).tokens(reply.usage().orElseThrow().totalTokens())));
+        assertThat(gate.releasedWith())
+            .containsExactly(Cost.requests(1).tokens(reply.usage().orElseThrow().totalTokens()));
 
         var second = client.async().chat().completions().create(params("gpt-4o-mini", "second"));
         assertThatThrownBy(second::get).hasCauseInstanceOf(DeferredException.class);
@@ -298,7 +268,7 @@ class GatedOpenAITest {
   @Test
   void aResolverCanNameTheCallerInsteadOfTheContext() throws Exception {
     RecordingGate gate = gate("openai/gpt-4o-mini", 10);
-    try (MockProvider provider = MockProvider.start(mock().build())) {
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build())) {
       OpenAIClient client =
           client(
               provider.baseUrl(),

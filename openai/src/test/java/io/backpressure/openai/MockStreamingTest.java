@@ -2,7 +2,6 @@ package io.backpressure.openai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.tuple;
 
 import com.openai.client.OpenAIClient;
 import com.openai.core.http.StreamResponse;
@@ -11,16 +10,13 @@ import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
-import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import java.time.Duration;
 import java.util.Iterator;
@@ -30,14 +26,7 @@ import org.junit.jupiter.api.Test;
 class MockStreamingTest {
 
   private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("openai/gpt-4o-mini")
-                  .requestsPerSecond(10)
-                  .tokensPerSecond(100_000)
-                  .priority("P1", 1)
-                  .build(),
-              new ManualClock()));
+      TestGates.recording("openai/gpt-4o-mini", 10, 100_000, new ManualClock());
 
   private OpenAIClient client(MockProvider provider) {
     return GatedOpenAI.builder()
@@ -61,12 +50,7 @@ class MockStreamingTest {
 
   @Test
   void releasesWithTheUsageTheMockStreamsAtTheEnd() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(40))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(40).build());
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider);
       try (StreamResponse<ChatCompletionChunk> stream =
@@ -75,15 +59,7 @@ class MockStreamingTest {
       } finally {
         client.close();
       }
-      RequestRecord record = provider.records().get(0);
-      assertThat(gate.releases())
-          .singleElement()
-          .satisfies(
-              release ->
-                  assertThat(release.actual())
-                      .isEqualTo(
-                          Cost.requests(1)
-                              .tokens(record.promptTokens() + record.completionTokens())));
+      RequestRecord record = TestGates.assertReleasedAsCounted(gate, provider);
       assertThat(record.completionTokens()).isEqualTo(40);
     }
   }
@@ -100,12 +76,7 @@ class MockStreamingTest {
    */
   @Test
   void anOverloadUnderWayEndsTheStreamWithAnErrorChunkChargedWhatItDelivered() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(4_000, 4_000)
-            .completionTokens(new CompletionTokens.Fixed(40))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.slowly(4_000, 40));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider);
       try (StreamResponse<ChatCompletionChunk> stream =
@@ -116,12 +87,7 @@ class MockStreamingTest {
           // up to the first text
         }
         provider.setFaults(new Faults(false, 1, true));
-        assertThatThrownBy(
-                () -> {
-                  while (chunks.hasNext()) {
-                    chunks.next();
-                  }
-                })
+        assertThatThrownBy(() -> chunks.forEachRemaining(next -> {}))
             .isInstanceOf(SseException.class)
             .hasMessageContaining("overloaded");
         stream.close();
@@ -132,11 +98,7 @@ class MockStreamingTest {
       } finally {
         client.close();
       }
-      assertThat(gate.signals())
-          .extracting(ProviderSignal::status, ProviderSignal::meaning)
-          .containsExactly(
-              tuple(200, ProviderSignal.Meaning.ANSWERED),
-              tuple(503, ProviderSignal.Meaning.OVERLOADED));
+      TestGates.assertHeardMidStream(gate, 503, ProviderSignal.Meaning.OVERLOADED);
       assertThat(provider.records()).hasSize(1);
       RequestRecord record = provider.records().get(0);
       assertThat(record.status()).isEqualTo(200);
@@ -156,12 +118,7 @@ class MockStreamingTest {
 
   @Test
   void aStreamCancelledWhileTheMockIsStillWritingReleasesOnce() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(3_000, 3_000)
-            .completionTokens(new CompletionTokens.Fixed(40))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.slowly(3_000, 40));
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client = client(provider);
       try (StreamResponse<ChatCompletionChunk> stream =

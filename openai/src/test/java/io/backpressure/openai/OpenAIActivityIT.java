@@ -6,13 +6,12 @@ import com.openai.client.OpenAIClient;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.ActivityAdmitter;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.test.MockAnswers;
 import io.backpressure.core.Admission;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.temporal.Backpressure;
 import io.backpressure.temporal.BackpressureInterceptor;
 import io.temporal.activity.ActivityInterface;
@@ -132,12 +131,7 @@ class OpenAIActivityIT {
             .build();
     RecordingGate gate = new RecordingGate(InMemoryGate.create(policy));
     List<Long> answeredAt = new CopyOnWriteArrayList<>();
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(5))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(5).build());
         TestWorkflowEnvironment env =
             TestWorkflowEnvironment.newInstance(
                 TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build())) {

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -87,12 +86,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
   private final int order;
 
   private BackpressureAdvisor(Builder builder) {
-    GatedCall.Builder gated =
-        GatedCall.builder(builder.gate).activityMaxWait(builder.activityMaxWait);
-    if (builder.maxWait != null) {
-      gated.maxWait(builder.maxWait);
-    }
-    this.gatedCall = gated.build();
+    this.gatedCall = builder.gatedCall.build();
     this.estimator = builder.estimator;
     this.defaultContext = builder.defaultContext;
     this.feedback = builder.feedback;
@@ -256,16 +250,14 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
 
   /** Options of a {@link BackpressureAdvisor}; not thread-safe. */
   public static final class Builder {
-    private final Gate gate;
+    private final GatedCall.Builder gatedCall;
     private TokenEstimator estimator = TokenEstimator.charsPerToken();
     private GateContext defaultContext;
     private RateLimitFeedback feedback = RateLimitFeedback.NONE;
-    private Duration activityMaxWait = Duration.ofMinutes(10);
-    private @Nullable Duration maxWait;
     private int order = DEFAULT_ORDER;
 
     private Builder(Gate gate) {
-      this.gate = Objects.requireNonNull(gate, "gate");
+      this.gatedCall = GatedCall.builder(Objects.requireNonNull(gate, "gate"));
     }
 
     /** How prompt tokens are estimated before the call (default: four characters per token). */
@@ -291,7 +283,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
 
     /** Inside a Temporal activity, the bound on a server-timed wait (default 10 min). */
     public Builder activityMaxWait(Duration maxWait) {
-      this.activityMaxWait = Objects.requireNonNull(maxWait, "maxWait");
+      gatedCall.activityMaxWait(maxWait);
       return this;
     }
 
@@ -302,8 +294,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
      * default a deferral throws {@code DeferredException} at once.
      */
     public Builder maxWait(Duration maxWait) {
-      GatedCall.builder(gate).maxWait(maxWait); // checks the range now, naming it
-      this.maxWait = maxWait;
+      gatedCall.maxWait(maxWait);
       return this;
     }
 

@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.openai.azure.AzureOpenAIServiceVersion;
 import io.backpressure.client.DeferredException;
-import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
@@ -32,14 +27,7 @@ class AzureOpenAiAdvisorTest {
   private static final String DEPLOYMENT = "gpt-4o-prod";
 
   private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("azure/my-resource/" + DEPLOYMENT)
-                  .requestsPerSecond(100)
-                  .tokensPerSecond(100_000)
-                  .priority("P1", 1)
-                  .build(),
-              new ManualClock()));
+      TestGates.recording("azure/my-resource/" + DEPLOYMENT, 100, 100_000, new ManualClock());
 
   private ChatClient chat(MockProvider provider) {
     OpenAiChatModel azure =
@@ -74,12 +62,7 @@ class AzureOpenAiAdvisorTest {
 
   @Test
   void theDeploymentIsCalledByItsPathAndTheGrantReleasedWithItsUsage() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(30))
-            .build();
-    try (MockProvider provider = MockProvider.start(config)) {
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(30).build())) {
       ChatResponse reply =
           chat(provider)
               .prompt("x".repeat(400))
@@ -93,15 +76,11 @@ class AzureOpenAiAdvisorTest {
       // The mock's Azure dialect answers with the deployment of the path, not the body's model.
       assertThat(reply.getMetadata().getModel()).isEqualTo(DEPLOYMENT);
 
-      RequestRecord record = provider.records().get(0);
-      assertThat(record.status()).isEqualTo(200);
+      RequestRecord record = TestGates.assertReleasedAsCounted(gate, provider);
       assertThat(record.completionTokens()).isEqualTo(30);
       assertThat(gate.requests())
           .singleElement()
           .satisfies(request -> assertThat(request.maxTokens()).isEqualTo(50L));
-      assertThat(gate.releasedWith())
-          .containsExactly(
-              Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     }
   }
 
@@ -112,23 +91,14 @@ class AzureOpenAiAdvisorTest {
    */
   @Test
   void a429IsSentOnceHeardByTheGateAndTheNextCallDeferred() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10)))
-            .build();
-    try (MockProvider provider = MockProvider.start(config)) {
+    try (MockProvider provider =
+        MockProvider.start(MockAnswers.oneRequestPer(Duration.ofMinutes(10)))) {
       ChatClient chat = chat(provider);
 
       ask(chat);
       assertThatThrownBy(() -> ask(chat)).isInstanceOf(DeferredException.class);
 
-      assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
-      assertThat(gate.signals())
-          .singleElement()
-          .satisfies(s -> assertThat(s.status()).isEqualTo(429));
-      assertThat(gate.releases()).hasSize(2);
-      assertThat(gate.outstanding()).isZero();
+      TestGates.assertThe429Heard(gate, provider);
     }
   }
 }

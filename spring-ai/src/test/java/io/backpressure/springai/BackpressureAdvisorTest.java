@@ -6,16 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.RejectedException;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.Faults;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import java.time.Duration;
 import java.util.List;
@@ -42,12 +42,7 @@ class BackpressureAdvisorTest {
 
   @BeforeEach
   void start() throws Exception {
-    provider =
-        MockProvider.start(
-            MockProviderConfig.builder()
-                .latencyMs(0, 0)
-                .completionTokens(new CompletionTokens.Fixed(30))
-                .build());
+    provider = MockProvider.start(MockAnswers.atOnce(30).build());
     gate =
         new RecordingGate(
             InMemoryGate.create(
@@ -99,20 +94,9 @@ class BackpressureAdvisorTest {
     String answer = ask("acme", "P1");
 
     assertThat(answer).isNotEmpty();
-    RequestRecord record = provider.records().get(0);
-    assertThat(gate.requests())
-        .singleElement()
-        .satisfies(
-            request -> {
-              assertThat(request.tenant()).isEqualTo("acme");
-              assertThat(request.priority()).isEqualTo("P1");
-              assertThat(request.cost()).isEqualTo(Cost.requests(1).tokens(100));
-              assertThat(request.maxTokens()).isEqualTo(50L);
-            });
+    RequestRecord record = TestGates.assertReleasedAsCounted(gate, provider);
+    TestGates.assertAskedOnce(gate, "acme", "P1", Cost.requests(1).tokens(100), 50L);
     assertThat(record.completionTokens()).isEqualTo(30);
-    assertThat(gate.releasedWith())
-        .containsExactly(
-            Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     assertThat(feedbackTargets).containsExactly("openai/gpt-4o-mini");
   }
 

@@ -8,17 +8,12 @@ import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.RateLimits;
-import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
@@ -33,15 +28,7 @@ import org.springframework.core.retry.RetryTemplate;
  */
 class GoogleGenAiAdvisorTest {
   private final ManualClock clock = new ManualClock();
-  private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("gemini/my-project")
-                  .requestsPerSecond(100)
-                  .tokensPerSecond(100_000)
-                  .priority("P1", 1)
-                  .build(),
-              clock));
+  private final RecordingGate gate = TestGates.recording("gemini/my-project", 100, 100_000, clock);
 
   private ChatClient chat(MockProvider provider) {
     Client genAi =
@@ -81,23 +68,14 @@ class GoogleGenAiAdvisorTest {
 
   @Test
   void admitsBeforeTheCallAndReleasesWithTheUsageMetadata() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(30))
-            .build();
-    try (MockProvider provider = MockProvider.start(config)) {
+    try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(30).build())) {
       assertThat(ask(chat(provider))).isNotEmpty();
 
-      RequestRecord record = provider.records().get(0);
-      assertThat(record.status()).isEqualTo(200);
+      RequestRecord record = TestGates.assertReleasedAsCounted(gate, provider);
       assertThat(record.completionTokens()).isEqualTo(30);
       assertThat(gate.requests())
           .singleElement()
           .satisfies(request -> assertThat(request.maxTokens()).isEqualTo(50L));
-      assertThat(gate.releasedWith())
-          .containsExactly(
-              Cost.requests(1).tokens(record.promptTokens() + record.completionTokens()));
     }
   }
 
@@ -109,27 +87,15 @@ class GoogleGenAiAdvisorTest {
    */
   @Test
   void a429IsSentOnceHeardByTheGateAndTheNextCallDeferred() throws Exception {
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10)))
-            .build();
-    try (MockProvider provider = MockProvider.start(config)) {
+    try (MockProvider provider =
+        MockProvider.start(MockAnswers.oneRequestPer(Duration.ofMinutes(10)))) {
       ChatClient chat = chat(provider);
 
       ask(chat);
       assertThatThrownBy(() -> ask(chat)).isInstanceOf(DeferredException.class);
 
-      assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
-      assertThat(gate.signals())
-          .singleElement()
-          .satisfies(
-              s -> {
-                assertThat(s.status()).isEqualTo(429);
-                assertThat(s.retryAfter()).isEqualTo(RateLimits.ASSUMED_RETRY_AFTER);
-              });
-      assertThat(gate.releases()).hasSize(2);
-      assertThat(gate.outstanding()).isZero();
+      TestGates.assertThe429Heard(gate, provider);
+      assertThat(gate.signals().get(0).retryAfter()).isEqualTo(RateLimits.ASSUMED_RETRY_AFTER);
     }
   }
 }

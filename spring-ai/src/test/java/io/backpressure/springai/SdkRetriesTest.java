@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.backpressure.client.DeferredException;
-import io.backpressure.core.InMemoryGate;
+import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.TestGates;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
-import io.backpressure.mock.RequestRecord;
-import io.backpressure.mock.limit.LimitSpec;
-import io.backpressure.mock.limit.WindowModel;
 import io.backpressure.springai.test.MockOpenAi;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -26,21 +22,9 @@ class SdkRetriesTest {
 
   @Test
   void aGatedCallAnswered429ReachesTheProviderOnce() throws Exception {
-    RecordingGate gate =
-        new RecordingGate(
-            InMemoryGate.create(
-                Policy.builder("openai/gpt-4o-mini")
-                    .requestsPerSecond(100)
-                    .tokensPerSecond(100_000)
-                    .priority("P1", 1)
-                    .build(),
-                new ManualClock()));
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .requests(LimitSpec.of(WindowModel.FIXED, 1, Duration.ofMinutes(10)))
-            .build();
-    try (MockProvider provider = MockProvider.start(config)) {
+    RecordingGate gate = TestGates.recording("openai/gpt-4o-mini", 100, 100_000, new ManualClock());
+    try (MockProvider provider =
+        MockProvider.start(MockAnswers.oneRequestPer(Duration.ofMinutes(10)))) {
       ChatClient chat =
           ChatClient.builder(MockOpenAi.chatModel(provider, Duration.ofSeconds(20)))
               .defaultAdvisors(BackpressureAdvisor.builder(gate).build())
@@ -49,12 +33,8 @@ class SdkRetriesTest {
       ask(chat);
       assertThatThrownBy(() -> ask(chat)).isInstanceOf(DeferredException.class);
 
-      assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
-      assertThat(gate.signals())
-          .singleElement()
-          .satisfies(s -> assertThat(s.status()).isEqualTo(429));
+      TestGates.assertThe429Heard(gate, provider);
       assertThat(gate.requests()).hasSize(3);
-      assertThat(gate.releases()).hasSize(2);
     }
   }
 
