@@ -1,6 +1,7 @@
 package io.backpressure.core;
 
 import io.backpressure.core.spi.DerivedPolicy;
+import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,10 +17,18 @@ import org.jspecify.annotations.Nullable;
  * the bucket goes into debt now, so nothing taken later can use the capacity that refills until
  * {@code t}, and the call that comes back at {@code t} finds it held. Both are O(1) per dimension.
  *
- * <p><b>P1.</b> Whatever the order of takes, in any interval of length {@code T} the takes dated in
+ * <p><b>P1.</b> Whatever the order of holds, in any interval of length {@code T} the holds dated in
  * it sum to at most {@code r_d·T + B_d}: each raises {@code TAT_d} by its cost over {@code r_d} and
  * none is allowed while {@code TAT_d} is more than {@code τ_d} past its date. The safe window adds
- * that the amounts dated in any period {@code P} sum to at most {@code r_d·P}.
+ * that the amounts sent in any period {@code P} sum to at most {@code r_d·P}: nothing is recorded
+ * in it unless it fits.
+ *
+ * <p><b>Held slots and the window.</b> The window counts a call when it is sent, as the provider
+ * does, so a firm slot's cost is not in it until its caller comes back. Until then the slot is
+ * <em>pending</em>: every fit asks the window for its cost plus all pending costs, so nothing sent
+ * meanwhile takes the room the held calls will need, and the next firm slot comes after the room
+ * for those before it. A pending cost whose caller is more than one period late is dropped (the
+ * caller is gone, or will ask the window again when it comes).
  *
  * <p>Not thread-safe.
  */
@@ -30,12 +39,33 @@ final class CapLayer {
   private final double[] tolerance;
   private final @Nullable SlidingWindow[] windows;
 
+  /** Per dimension, the costs held for firm slots and not yet sent. */
+  private final double[] pending;
+
+  /** The firm slots not yet sent, about in slot order. */
+  private final ArrayDeque<Held> held = new ArrayDeque<>();
+
+  private long period;
+
+  /** A firm slot's cost, held until its caller comes back and sends it. */
+  static final class Held {
+    final long at;
+    final double[] cost;
+    boolean open = true;
+
+    Held(long at, double[] cost) {
+      this.at = at;
+      this.cost = cost.clone();
+    }
+  }
+
   CapLayer(int dims) {
     this.dims = dims;
     this.tat = new double[dims];
     this.rate = new double[dims];
     this.tolerance = new double[dims];
     this.windows = new SlidingWindow[dims];
+    this.pending = new double[dims];
     java.util.Arrays.fill(tat, Double.NEGATIVE_INFINITY);
   }
 
@@ -51,6 +81,7 @@ final class CapLayer {
       }
       rate[d] = next;
       tolerance[d] = derived.burst(d) / next;
+      period = derived.safeWindowMicros();
       if (!derived.hasSafeWindow()) {
         windows[d] = null;
       } else if (windows[d] == null) {
@@ -80,6 +111,7 @@ final class CapLayer {
    * all), if nothing else is taken meanwhile.
    */
   long fitsAt(long now, double[] cost, double[] room) {
+    expireHeld(now);
     double at = now;
     for (int d = 0; d < dims; d++) {
       if (cost[d] <= 0) {
@@ -90,39 +122,89 @@ final class CapLayer {
       SlidingWindow window = windows[d];
       if (window != null) {
         window.expire(now);
-        at = Math.max(at, window.fitsAt(now, Math.min(need, window.allowance())));
+        at = Math.max(at, window.fitsAt(now, Math.min(need + pending[d], window.allowance())));
       }
     }
     return (long) Math.ceil(at);
   }
 
-  /**
-   * Takes {@code cost} at {@code at} (now, or a firm slot after now), recording in {@code entries}
-   * the safe window's entries so that {@link #correct} can reconcile them.
-   */
-  void take(long at, double[] cost, SlidingWindow.@Nullable Entry[] entries) {
+  /** Takes {@code cost} now: the buckets and the safe window (its entries in {@code entries}). */
+  void take(long now, double[] cost, SlidingWindow.@Nullable Entry[] entries) {
+    debit(now, cost);
+    send(now, cost, entries, null);
+  }
+
+  private void debit(long at, double[] cost) {
     for (int d = 0; d < dims; d++) {
-      if (cost[d] <= 0) {
-        continue;
-      }
-      tat[d] = Math.max(tat[d], at) + cost[d] / rate[d];
-      SlidingWindow window = windows[d];
-      if (window != null) {
-        entries[d] = window.add(at, cost[d]);
+      if (cost[d] > 0) {
+        tat[d] = Math.max(tat[d], at) + cost[d] / rate[d];
       }
     }
   }
 
   /**
-   * Moves a firm slot's window entries to {@code now}, when its call comes back after the slot: the
-   * provider counts a call when it is sent, so the window must hold it one period from then.
+   * Holds {@code cost} in the buckets at {@code at}, a firm slot after now: nothing taken later can
+   * use the capacity that refills until then. With a safe window the cost is pending until it is
+   * {@link #send sent}, since the provider counts it then; the returned hold is given back there.
    */
-  void redate(long now, double[] cost, SlidingWindow.@Nullable Entry[] entries) {
+  @Nullable Held hold(long at, double[] cost) {
+    debit(at, cost);
+    if (windows[0] == null) {
+      return null;
+    }
+    Held slot = new Held(at, cost);
+    held.addLast(slot);
+    for (int d = 0; d < dims; d++) {
+      pending[d] += slot.cost[d];
+    }
+    return slot;
+  }
+
+  /** Drops the pending costs of firm slots more than one period past. */
+  private void expireHeld(long now) {
+    while (!held.isEmpty() && held.peekFirst().at < now - period) {
+      close(held.pollFirst());
+    }
+  }
+
+  private void close(Held slot) {
+    if (slot.open) {
+      slot.open = false;
+      for (int d = 0; d < dims; d++) {
+        pending[d] = Math.max(0, pending[d] - slot.cost[d]);
+      }
+    }
+  }
+
+  /**
+   * The earliest time at or after {@code now} at which the safe window holds {@code cost}: for a
+   * call back at its firm slot, whose cost the buckets already hold.
+   */
+  long sendableAt(long now, double[] cost) {
+    expireHeld(now);
+    long at = now;
     for (int d = 0; d < dims; d++) {
       SlidingWindow window = windows[d];
-      SlidingWindow.Entry entry = entries[d];
-      if (window != null && entry != null) {
-        entries[d] = window.redate(entry, now);
+      if (window != null && cost[d] > 0) {
+        window.expire(now);
+        at = Math.max(at, window.fitsAt(now, Math.min(cost[d], window.allowance())));
+      }
+    }
+    return at;
+  }
+
+  /**
+   * Records {@code cost} sent at {@code now} in the safe window; the firm slot it was held for, if
+   * any, is no longer pending.
+   */
+  void send(long now, double[] cost, SlidingWindow.@Nullable Entry[] entries, @Nullable Held slot) {
+    if (slot != null) {
+      close(slot);
+    }
+    for (int d = 0; d < dims; d++) {
+      SlidingWindow window = windows[d];
+      if (window != null && cost[d] > 0) {
+        entries[d] = window.add(now, cost[d]);
       }
     }
   }

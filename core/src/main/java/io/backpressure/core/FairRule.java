@@ -14,9 +14,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li><b>Its turn</b> (both tags have come): admitted if the cap layer holds its cost now; else
- *       it is given a <em>firm slot</em>, the cap layer's next free time for its cost, taken at
+ *       it is given a <em>firm slot</em>, the cap layer's next free time for its cost, held at
  *       once, and deferred exactly to it. A call back at its firm slot is admitted without asking
- *       again (its safe-window entry moves to when it is really sent).
+ *       again, once the safe window holds it (a caller back later than its slot may find the
+ *       window's room taken in the meantime, and waits for it once more).
  *   <li><b>Its queue's turn, not its class's</b> (the class is past its entitled share): admitted
  *       if the cap holds its cost and still leaves room for the calls of others — what the calls
  *       served at their turn use in {@link #ISOLATION_MICROS}, and one average call of every other
@@ -168,10 +169,14 @@ final class FairRule implements AdmissionRule {
     advance(now);
     OrderLayer.Queue q = order.touch(now, tenant, k, policy.tenantWeight(tenant));
     if (booking.lined) {
-      if (now > booking.readyAt) {
-        cap.redate(now, booking.debit, booking.entries);
+      long at = Math.max(booking.readyAt, cap.sendableAt(now, booking.debit));
+      if (at > now) {
+        booking.readyAt = at;
+        return Math.max(MIN_DEFER_MICROS, at - now);
       }
-      return now >= booking.readyAt ? 0 : Math.max(MIN_DEFER_MICROS, booking.readyAt - now);
+      cap.send(now, booking.debit, booking.entries, booking.held);
+      booking.held = null;
+      return 0;
     }
     double[] cost = booking.paced;
     for (int d = 0; d < dims; d++) {
@@ -212,7 +217,7 @@ final class FairRule implements AdmissionRule {
       if (maxWaitMicros >= 0 && wait > maxWaitMicros) {
         return expired(q, booking, fresh, classPaidNow, sigma, share, wait);
       }
-      cap.take(slot, cost, booking.entries);
+      booking.held = cap.hold(slot, cost);
       served(k, cost, sigma);
       booking.lined = true;
       booking.readyAt = slot;

@@ -65,19 +65,6 @@ final class SlidingWindow {
     add(now, allowance);
   }
 
-  /**
-   * Moves an amount recorded at an earlier time to {@code now}: it is taken out where it was and
-   * recorded anew, so it leaves the window one period from {@code now}. Returns the new entry.
-   */
-  Entry redate(Entry entry, long now) {
-    double amount = entry.amount;
-    if (entry.at > now - period) {
-      sum -= amount;
-    }
-    entry.amount = 0;
-    return add(now, amount);
-  }
-
   /** Corrects an admitted amount by {@code delta} if it is still inside the window. */
   void adjust(Entry entry, long now, double delta) {
     if (entry.at > now - period) {
