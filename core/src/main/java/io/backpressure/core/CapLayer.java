@@ -1,7 +1,6 @@
 package io.backpressure.core;
 
 import io.backpressure.core.spi.DerivedPolicy;
-import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,41 +22,26 @@ import org.jspecify.annotations.Nullable;
  * that the amounts sent in any period {@code P} sum to at most {@code r_d·P}: nothing is recorded
  * in it unless it fits.
  *
- * <p><b>Held slots and the window.</b> The window counts a call when it is sent, as the provider
- * does, so a firm slot's cost is not in it until its caller comes back. Until then the slot is
- * <em>pending</em>: every fit asks the window for its cost plus all pending costs, so nothing sent
- * meanwhile takes the room the held calls will need, and the next firm slot comes after the room
- * for those before it. A pending cost whose caller is more than one period late is dropped (the
- * caller is gone, or will ask the window again when it comes).
+ * <p><b>Firm slots and the window.</b> The window counts a call when it is sent, as the provider
+ * does; until then a firm slot's cost is held in it for its time ({@link SlidingWindow#hold}), so
+ * every later fit leaves it its room and the next firm slot goes after it. Callers come back late
+ * (timers fire late, workers are busy): a held cost is planned to leave the window the callers'
+ * recent lateness after its period, so that a caller back that late does not push the next slot's
+ * caller out. The lateness is the largest seen, decaying by {@link #LATENESS_WEIGHT} per caller
+ * back sooner.
  *
  * <p>Not thread-safe.
  */
 final class CapLayer {
+  /** The weight of a caller back sooner in the decaying largest lateness (about the last 20). */
+  static final double LATENESS_WEIGHT = 0.05;
+
   private final int dims;
   private final double[] tat;
   private final double[] rate;
   private final double[] tolerance;
   private final @Nullable SlidingWindow[] windows;
-
-  /** Per dimension, the costs held for firm slots and not yet sent. */
-  private final double[] pending;
-
-  /** The firm slots not yet sent, about in slot order. */
-  private final ArrayDeque<Held> held = new ArrayDeque<>();
-
-  private long period;
-
-  /** A firm slot's cost, held until its caller comes back and sends it. */
-  static final class Held {
-    final long at;
-    final double[] cost;
-    boolean open = true;
-
-    Held(long at, double[] cost) {
-      this.at = at;
-      this.cost = cost.clone();
-    }
-  }
+  private double lateness;
 
   CapLayer(int dims) {
     this.dims = dims;
@@ -65,7 +49,6 @@ final class CapLayer {
     this.rate = new double[dims];
     this.tolerance = new double[dims];
     this.windows = new SlidingWindow[dims];
-    this.pending = new double[dims];
     java.util.Arrays.fill(tat, Double.NEGATIVE_INFINITY);
   }
 
@@ -81,7 +64,6 @@ final class CapLayer {
       }
       rate[d] = next;
       tolerance[d] = derived.burst(d) / next;
-      period = derived.safeWindowMicros();
       if (!derived.hasSafeWindow()) {
         windows[d] = null;
       } else if (windows[d] == null) {
@@ -111,7 +93,6 @@ final class CapLayer {
    * all), if nothing else is taken meanwhile.
    */
   long fitsAt(long now, double[] cost, double[] room) {
-    expireHeld(now);
     double at = now;
     for (int d = 0; d < dims; d++) {
       if (cost[d] <= 0) {
@@ -122,7 +103,7 @@ final class CapLayer {
       SlidingWindow window = windows[d];
       if (window != null) {
         window.expire(now);
-        at = Math.max(at, window.fitsAt(now, Math.min(need + pending[d], window.allowance())));
+        at = Math.max(at, window.fitsAt(now, Math.min(need, window.allowance()), (long) lateness));
       }
     }
     return (long) Math.ceil(at);
@@ -131,7 +112,23 @@ final class CapLayer {
   /** Takes {@code cost} now: the buckets and the safe window (its entries in {@code entries}). */
   void take(long now, double[] cost, SlidingWindow.@Nullable Entry[] entries) {
     debit(now, cost);
-    send(now, cost, entries, null);
+    for (int d = 0; d < dims; d++) {
+      SlidingWindow window = windows[d];
+      entries[d] = window != null && cost[d] > 0 ? window.add(now, cost[d]) : null;
+    }
+  }
+
+  /**
+   * Holds {@code cost} at {@code at}, a firm slot after now: in the buckets, nothing taken later
+   * can use the capacity that refills until then; in the safe window, its room is kept until it is
+   * {@link #send sent} (the held entries in {@code entries}).
+   */
+  void hold(long at, double[] cost, SlidingWindow.@Nullable Entry[] entries) {
+    debit(at, cost);
+    for (int d = 0; d < dims; d++) {
+      SlidingWindow window = windows[d];
+      entries[d] = window != null && cost[d] > 0 ? window.hold(at, cost[d]) : null;
+    }
   }
 
   private void debit(long at, double[] cost) {
@@ -143,70 +140,35 @@ final class CapLayer {
   }
 
   /**
-   * Holds {@code cost} in the buckets at {@code at}, a firm slot after now: nothing taken later can
-   * use the capacity that refills until then. With a safe window the cost is pending until it is
-   * {@link #send sent}, since the provider counts it then; the returned hold is given back there.
-   */
-  @Nullable Held hold(long at, double[] cost) {
-    debit(at, cost);
-    if (windows[0] == null) {
-      return null;
-    }
-    Held slot = new Held(at, cost);
-    held.addLast(slot);
-    for (int d = 0; d < dims; d++) {
-      pending[d] += slot.cost[d];
-    }
-    return slot;
-  }
-
-  /** Drops the pending costs of firm slots more than one period past. */
-  private void expireHeld(long now) {
-    while (!held.isEmpty() && held.peekFirst().at < now - period) {
-      close(held.pollFirst());
-    }
-  }
-
-  private void close(Held slot) {
-    if (slot.open) {
-      slot.open = false;
-      for (int d = 0; d < dims; d++) {
-        pending[d] = Math.max(0, pending[d] - slot.cost[d]);
-      }
-    }
-  }
-
-  /**
    * The earliest time at or after {@code now} at which the safe window holds {@code cost}: for a
    * call back at its firm slot, whose cost the buckets already hold.
    */
   long sendableAt(long now, double[] cost) {
-    expireHeld(now);
     long at = now;
     for (int d = 0; d < dims; d++) {
       SlidingWindow window = windows[d];
       if (window != null && cost[d] > 0) {
         window.expire(now);
-        at = Math.max(at, window.fitsAt(now, Math.min(cost[d], window.allowance())));
+        at = Math.max(at, window.sendableAt(now, Math.min(cost[d], window.allowance())));
       }
     }
     return at;
   }
 
   /**
-   * Records {@code cost} sent at {@code now} in the safe window; the firm slot it was held for, if
-   * any, is no longer pending.
+   * Records the firm slot held in {@code entries} for {@code slot} as sent at {@code now}, and
+   * learns how late its caller came.
    */
-  void send(long now, double[] cost, SlidingWindow.@Nullable Entry[] entries, @Nullable Held slot) {
-    if (slot != null) {
-      close(slot);
-    }
+  void send(long now, long slot, SlidingWindow.@Nullable Entry[] entries) {
     for (int d = 0; d < dims; d++) {
       SlidingWindow window = windows[d];
-      if (window != null && cost[d] > 0) {
-        entries[d] = window.add(now, cost[d]);
+      SlidingWindow.Entry promised = entries[d];
+      if (window != null && promised != null) {
+        entries[d] = window.send(promised, now);
       }
     }
+    double late = Math.max(0, now - slot);
+    lateness = late >= lateness ? late : lateness + LATENESS_WEIGHT * (late - lateness);
   }
 
   /**

@@ -174,8 +174,7 @@ final class FairRule implements AdmissionRule {
         booking.readyAt = at;
         return Math.max(MIN_DEFER_MICROS, at - now);
       }
-      cap.send(now, booking.debit, booking.entries, booking.held);
-      booking.held = null;
+      cap.send(now, booking.readyAt, booking.entries);
       return 0;
     }
     double[] cost = booking.paced;
@@ -217,7 +216,7 @@ final class FairRule implements AdmissionRule {
       if (maxWaitMicros >= 0 && wait > maxWaitMicros) {
         return expired(q, booking, fresh, classPaidNow, sigma, share, wait);
       }
-      booking.held = cap.hold(slot, cost);
+      cap.hold(slot, cost, booking.entries);
       served(k, cost, sigma);
       booking.lined = true;
       booking.readyAt = slot;

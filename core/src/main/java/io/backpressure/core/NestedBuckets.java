@@ -1633,9 +1633,6 @@ final class NestedBuckets implements AdmissionRule {
     double[] debit;
     SlidingWindow.Entry[] entries;
 
-    /** {@link FairRule}: its firm slot's cost, held at the cap layer until it is sent. */
-    CapLayer.@Nullable Held held;
-
     /** The queue of its last attempt (null before the first). */
     private @Nullable Queue queue;
 
@@ -1661,7 +1658,6 @@ final class NestedBuckets implements AdmissionRule {
       classStart = 0;
       classPaid = false;
       queueStart = 0;
-      held = null;
       readyAt = 0;
       expiresAt = 0;
       queue = null;

@@ -58,6 +58,10 @@ final class OrderLayer {
   private final double[] omega;
   private final double[] classFinish;
   private final double[] weightSum;
+
+  /** Per class, the weight of every queue it remembers (active or resting within the idle TTL). */
+  private final double[] knownWeight;
+
   private final int[] activeQueues;
   private final Map<String, Queue>[] active;
   private final Map<String, Queue>[] resting;
@@ -73,6 +77,7 @@ final class OrderLayer {
     this.classFinish = new double[classes];
     Arrays.fill(classFinish, Double.NEGATIVE_INFINITY);
     this.weightSum = new double[classes];
+    this.knownWeight = new double[classes];
     this.activeQueues = new int[classes];
     this.active = new Map[classes];
     this.resting = new Map[classes];
@@ -106,10 +111,15 @@ final class OrderLayer {
     }
     for (int k = 0; k < classes; k++) {
       for (Iterator<Queue> it = resting[k].values().iterator(); it.hasNext(); ) {
-        if (it.next().seen >= now - idleTtl) {
+        Queue q = it.next();
+        if (q.seen >= now - idleTtl) {
           break;
         }
+        knownWeight[k] -= q.weight;
         it.remove();
+      }
+      if (active[k].isEmpty() && resting[k].isEmpty()) {
+        knownWeight[k] = 0;
       }
     }
   }
@@ -121,7 +131,9 @@ final class OrderLayer {
       q = resting[k].remove(tenant);
       if (q == null) {
         q = new Queue(tenant, k);
+        q.weight = 0;
       }
+      knownWeight[k] += weight - q.weight;
       q.weight = weight;
       weightSum[k] += weight;
       activeQueues[k]++;
@@ -133,6 +145,7 @@ final class OrderLayer {
     }
     if (q.weight != weight) {
       weightSum[k] += weight - q.weight;
+      knownWeight[k] += weight - q.weight;
       q.weight = weight;
     }
     if (until > q.seen) {
@@ -154,15 +167,23 @@ final class OrderLayer {
     return activeQueues[k] > 0;
   }
 
-  /** {@code g_k}: class {@code k}'s entitled share of the cap among the active classes. */
+  /**
+   * {@code g_k}: class {@code k}'s entitled share of the cap among the active classes, {@code ω_k
+   * K_k / Σ_j ω_j K_j}: a queue's weight in the whole target is {@code ω_k · w_t} (the weighted
+   * dominant-resource fair share of SPEC P2), and a class is entitled to the weight of the queues
+   * it remembers, {@code K_k}, since a queue stays in the fair-share sums for the idle TTL after it
+   * last asked ({@link Policy#idleTtl()}): a class of sparse tenants, each asking every few
+   * seconds, keeps the share of all of them.
+   */
   double entitled(int k) {
-    double sum = omega[k];
+    double mine = omega[k] * knownWeight[k];
+    double sum = mine;
     for (int j = 0; j < classes; j++) {
       if (j != k && activeQueues[j] > 0) {
-        sum += omega[j];
+        sum += omega[j] * knownWeight[j];
       }
     }
-    return omega[k] / sum;
+    return sum > 0 ? mine / sum : 1;
   }
 
   /** {@code S_k} of a call of class {@code k} whose queue's turn came at {@code now}. */

@@ -9,7 +9,13 @@ import java.util.Iterator;
  * plus its cost stays within {@code C·P}, so no window of length {@code P} — the provider's,
  * however it is aligned — ever sees more than the cap. Unlike a bucket with a lowered rate, it
  * wastes nothing when callers come back late: whatever the last {@code P} did not use is still
- * there. Not thread-safe.
+ * there.
+ *
+ * <p><b>Held amounts.</b> An amount promised for a later time (a firm slot of {@link CapLayer}) is
+ * <em>held</em>: it is not in the window yet, since the provider counts it when it is sent, but
+ * every fit counts it, as if sent at its time and left one period (plus the callers' measured
+ * lateness) later. So nothing admitted meanwhile takes its room, and the next promise goes after
+ * it. A held amount whose caller is a whole period late is dropped. Not thread-safe.
  */
 final class SlidingWindow {
   /** One admitted amount; the grant keeps it so that release can correct it in place. */
@@ -24,9 +30,14 @@ final class SlidingWindow {
   }
 
   private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+
+  /** The held amounts, about in time order (the cap layer promises them in its buckets' order). */
+  private final ArrayDeque<Entry> held = new ArrayDeque<>();
+
   private long period;
   private double allowance;
   private double sum;
+  private double heldSum;
 
   SlidingWindow(long periodMicros, double allowance) {
     resize(periodMicros, allowance);
@@ -42,7 +53,10 @@ final class SlidingWindow {
     return allowance;
   }
 
-  /** Drops the amounts older than one period before {@code now}. */
+  /**
+   * Drops the amounts older than one period before {@code now}, and the held amounts a period
+   * overdue.
+   */
   void expire(long now) {
     while (!entries.isEmpty() && entries.peekFirst().at <= now - period) {
       sum -= entries.pollFirst().amount;
@@ -50,6 +64,31 @@ final class SlidingWindow {
     if (entries.isEmpty()) {
       sum = 0;
     }
+    while (!held.isEmpty() && held.peekFirst().at <= now - period) {
+      heldSum -= held.pollFirst().amount;
+    }
+    if (held.isEmpty()) {
+      heldSum = 0;
+    }
+  }
+
+  /** Holds {@code amount} for a call to be sent at {@code at}, after now. */
+  Entry hold(long at, double amount) {
+    Entry entry = new Entry(at, amount);
+    held.addLast(entry);
+    heldSum += amount;
+    return entry;
+  }
+
+  /**
+   * Records a held amount as sent at {@code now} (if it was dropped meanwhile, it is recorded all
+   * the same): the entry release corrects.
+   */
+  Entry send(Entry promised, long now) {
+    if (held.peekFirst() == promised ? held.pollFirst() != null : held.remove(promised)) {
+      heldSum = held.isEmpty() ? 0 : heldSum - promised.amount;
+    }
+    return add(now, promised.amount);
   }
 
   /** Records an admitted amount. */
@@ -78,7 +117,48 @@ final class SlidingWindow {
    * oldest amounts have left the window.
    */
   long fitsAt(long now, double amount) {
-    double excess = sum + amount - allowance;
+    return fitsAt(now, amount, 0);
+  }
+
+  /**
+   * The earliest time at which {@code amount} fits beside the sent and the held amounts, if nothing
+   * else is admitted: when enough of the oldest have left the window, a held amount {@code
+   * lateness} after its period since its caller may send it that late.
+   */
+  long fitsAt(long now, double amount, long lateness) {
+    double excess = sum + heldSum + amount - allowance;
+    long sent = leaves(now, excess);
+    if (sent != Long.MIN_VALUE || held.isEmpty()) {
+      return sent != Long.MIN_VALUE ? sent : now + period;
+    }
+    double freed = sum;
+    long at = now;
+    for (Iterator<Entry> it = held.iterator(); it.hasNext(); ) {
+      Entry entry = it.next();
+      freed += entry.amount;
+      at = Math.max(at, entry.at + period + lateness);
+      if (freed >= excess - NestedBuckets.EPSILON) {
+        return at;
+      }
+    }
+    return Math.max(at, now + period);
+  }
+
+  /**
+   * The earliest time at which a held {@code amount} may be sent: when the sent amounts leave it
+   * room (the other held amounts were promised with its room counted).
+   */
+  long sendableAt(long now, double amount) {
+    long at = leaves(now, sum + amount - allowance);
+    return at != Long.MIN_VALUE ? at : now + period;
+  }
+
+  /**
+   * When the sent amounts have freed {@code excess}: {@code now} if nothing needs to leave, the
+   * time the last of the oldest amounts needed leaves, or {@link Long#MIN_VALUE} when all of them
+   * do not free it.
+   */
+  private long leaves(long now, double excess) {
     if (excess <= NestedBuckets.EPSILON) {
       return now;
     }
@@ -90,6 +170,6 @@ final class SlidingWindow {
         return entry.at + period;
       }
     }
-    return now + period;
+    return Long.MIN_VALUE;
   }
 }

@@ -50,17 +50,19 @@ class CapLayerTest {
     long now = 0;
     for (long gap : gaps) {
       now += gap;
-      sendHeld(cap, held, now, amount, entries, sends);
+      sendHeld(cap, held, now, amount, sends);
       long at = cap.fitsAt(now, amount, none);
       assertThat(at).isGreaterThanOrEqualTo(now);
       if (at == now) {
         cap.take(now, amount, entries);
         sends.add(now);
       } else {
-        held.add(new Slot(at, cap.hold(at, amount)));
+        SlidingWindow.Entry[] promised = new SlidingWindow.Entry[1];
+        cap.hold(at, amount, promised);
+        held.add(new Slot(at, at, promised));
       }
     }
-    sendHeld(cap, held, Long.MAX_VALUE, amount, entries, sends);
+    sendHeld(cap, held, Long.MAX_VALUE, amount, sends);
     for (int i = 0; i < sends.size(); i++) {
       for (int j = i; j < sends.size(); j++) {
         double sum = cost * (j - i + 1.0);
@@ -75,26 +77,22 @@ class CapLayerTest {
 
   /** Sends the held slots due by {@code until}, in time order, each once the window holds it. */
   private static void sendHeld(
-      CapLayer cap,
-      PriorityQueue<Slot> held,
-      long until,
-      double[] amount,
-      SlidingWindow.Entry[] entries,
-      List<Long> sends) {
+      CapLayer cap, PriorityQueue<Slot> held, long until, double[] amount, List<Long> sends) {
     while (!held.isEmpty() && held.peek().at <= until) {
       Slot slot = held.poll();
       long sendable = cap.sendableAt(slot.at, amount);
       if (sendable > slot.at) {
-        held.add(new Slot(sendable, slot.hold));
+        held.add(new Slot(sendable, slot.promised, slot.entries));
         continue;
       }
-      cap.send(slot.at, amount, entries, slot.hold);
+      cap.send(slot.at, slot.promised, slot.entries);
       sends.add(slot.at);
     }
   }
 
   /** A firm slot the property's callers come back at. */
-  private record Slot(long at, CapLayer.@Nullable Held hold) implements Comparable<Slot> {
+  private record Slot(long at, long promised, SlidingWindow.@Nullable Entry[] entries)
+      implements Comparable<Slot> {
     @Override
     public int compareTo(Slot other) {
       return Long.compare(at, other.at);
@@ -110,7 +108,7 @@ class CapLayerTest {
     cap.take(0, ten, entries);
     long slot = cap.fitsAt(0, ten, none);
     assertThat(slot).isEqualTo(100_000); // 10 units at 100/s
-    cap.hold(slot, ten);
+    cap.hold(slot, ten, new SlidingWindow.Entry[1]);
     // Nothing else fits before the slot's caller has had its capacity.
     assertThat(cap.fitsAt(50_000, new double[] {1}, none)).isGreaterThan(slot);
   }
@@ -120,9 +118,9 @@ class CapLayerTest {
     CapLayer cap = layer(true, RATE);
     double[] all = {RATE};
     SlidingWindow.Entry[] entries = new SlidingWindow.Entry[1];
-    CapLayer.Held hold = cap.hold(0, all);
+    cap.hold(0, all, entries);
     assertThat(cap.sendableAt(400_000, all)).isEqualTo(400_000);
-    cap.send(400_000, all, entries, hold);
+    cap.send(400_000, 0, entries);
     // Sent at 0.4 s, the window's allowance is spent until 1.4 s.
     assertThat(cap.sendableAt(1_000_000, new double[] {1})).isEqualTo(1_400_000);
   }
@@ -134,10 +132,11 @@ class CapLayerTest {
     double[] none = {0};
     SlidingWindow.Entry[] entries = new SlidingWindow.Entry[1];
     cap.take(0, half, entries);
-    CapLayer.Held hold = cap.hold(200_000, half);
+    SlidingWindow.Entry[] promised = new SlidingWindow.Entry[1];
+    cap.hold(200_000, half, promised);
     // The bucket has room, but the window's other half belongs to the held slot.
     assertThat(cap.fitsAt(100_000, new double[] {1}, none)).isEqualTo(PERIOD);
-    cap.send(200_000, half, entries, hold);
+    cap.send(200_000, 200_000, promised);
     assertThat(cap.fitsAt(300_000, new double[] {1}, none)).isEqualTo(PERIOD);
   }
 

@@ -117,6 +117,31 @@ class FairRuleTest {
     assertThat(first + second).isGreaterThan(0.95 * 40);
   }
 
+  /**
+   * P2 with classes of unequal size: a queue weighs {@code ω_k · w_t} in the whole target, so two
+   * tenants of one class and six of another, all of equal weights, each get an eighth of the cap.
+   */
+  @Test
+  void queuesWeighTheirClassTimesTheirOwnWeight() {
+    Policy policy =
+        Policy.builder("t")
+            .requestsPerSecond(40)
+            .priority("P1", 0.5)
+            .priority("P2", 0.5)
+            .safeWindow(Duration.ofSeconds(1))
+            .build();
+    String[] tenants = new String[8];
+    int[] classes = new int[8];
+    for (int i = 0; i < 8; i++) {
+      tenants[i] = "t" + i;
+      classes[i] = i < 2 ? 0 : 1;
+    }
+    Outcome outcome = run(policy, tenants, classes);
+    for (int i = 0; i < 8; i++) {
+      assertThat(outcome.perSecond(i)).as(tenants[i]).isBetween(0.8 * 5, 1.2 * 5);
+    }
+  }
+
   /** P6: a class far below its share is admitted at once beside a backlogged one. */
   @Test
   void aClassBelowItsShareIsAdmittedAtOnce() {
