@@ -1,29 +1,24 @@
 package io.backpressure.anthropic;
 
+import static io.backpressure.client.test.DailyQuotas.assertNothingCut;
+import static io.backpressure.client.test.DailyQuotas.assertStopped;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.within;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.errors.BadRequestException;
 import com.anthropic.models.messages.MessageCreateParams;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
-import io.backpressure.client.RejectedException;
+import io.backpressure.client.test.DailyQuotas;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
-import io.backpressure.core.RejectReason;
-import io.backpressure.core.feedback.FeedbackState;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.DailyCaps;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -65,21 +60,8 @@ class DailyQuotaTest {
    */
   @Test
   void aReachedUsageLimitStopsTheTargetUntilAccessComesBack() throws Exception {
-    Policy policy =
-        Policy.builder("anthropic/claude-haiku")
-            .requestsPerSecond(10)
-            .tokensPerSecond(100_000)
-            .priority("P1", 1)
-            .build();
-    InMemoryGate gate = InMemoryGate.create(policy, clock, clock);
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(25))
-            .wallClock(clock.asClock())
-            .daily(DailyCaps.utc(1L, null))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    InMemoryGate gate = DailyQuotas.gate("anthropic/claude-haiku", clock);
+    try (MockProvider provider = DailyQuotas.mock(DailyCaps.utc(1L, null), clock);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       AnthropicClient client =
           GatedAnthropic.builder()
@@ -114,13 +96,7 @@ class DailyQuotaTest {
                     assertThat(e.getMessage())
                         .contains("You have reached your specified API usage limits"));
         now();
-        assertThatThrownBy(() -> client.messages().create(params()))
-            .isInstanceOfSatisfying(
-                RejectedException.class,
-                e -> {
-                  assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
-                  assertThat(e.resetAt()).isCloseTo(midnight, within(10, ChronoUnit.SECONDS));
-                });
+        assertStopped(() -> client.messages().create(params()), midnight, Duration.ofSeconds(10));
         assertThat(provider.records())
             .extracting(RequestRecord::status)
             .as("the third call is refused before it is sent")
@@ -134,14 +110,5 @@ class DailyQuotaTest {
         client.close();
       }
     }
-  }
-
-  private static void assertNothingCut(FeedbackState state) {
-    assertThat(state.decreases()).isZero();
-    state
-        .dimensions()
-        .forEach(
-            (name, dimension) ->
-                assertThat(dimension.effective()).as(name).isEqualTo(dimension.configured()));
   }
 }

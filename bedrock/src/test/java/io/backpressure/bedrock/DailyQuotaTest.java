@@ -1,21 +1,19 @@
 package io.backpressure.bedrock;
 
+import static io.backpressure.client.test.DailyQuotas.assertNothingCut;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.RejectedException;
+import io.backpressure.client.test.DailyQuotas;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.RejectReason;
-import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.spi.EffectiveCaps;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.DailyCaps;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import java.net.URI;
 import java.time.Instant;
@@ -61,21 +59,8 @@ class DailyQuotaTest {
    */
   @Test
   void aSpentDailyTokenQuotaStopsTheTargetWithoutCuttingItsCaps() throws Exception {
-    Policy policy =
-        Policy.builder("bedrock/us-east-1/claude-3-5-haiku")
-            .requestsPerSecond(10)
-            .tokensPerSecond(100_000)
-            .priority("P1", 1)
-            .build();
-    InMemoryGate gate = InMemoryGate.create(policy, clock, clock);
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(25))
-            .wallClock(clock.asClock())
-            .daily(DailyCaps.utc(null, 40L))
-            .build();
-    try (MockProvider provider = MockProvider.start(config);
+    InMemoryGate gate = DailyQuotas.gate("bedrock/us-east-1/claude-3-5-haiku", clock);
+    try (MockProvider provider = DailyQuotas.mock(DailyCaps.utc(null, 40L), clock);
         GateContext.Scope scope = GateContext.of("acme", "P1").open();
         BedrockRuntimeClient bedrock =
             GatedBedrock.builder()
@@ -121,14 +106,5 @@ class DailyQuotaTest {
       }
     }
     throw new AssertionError("not a refusal of the gate", thrown);
-  }
-
-  private static void assertNothingCut(FeedbackState state) {
-    assertThat(state.decreases()).isZero();
-    state
-        .dimensions()
-        .forEach(
-            (name, dimension) ->
-                assertThat(dimension.effective()).as(name).isEqualTo(dimension.configured()));
   }
 }

@@ -1,5 +1,6 @@
 package io.backpressure.eval;
 
+import io.backpressure.core.spi.Redaction;
 import io.backpressure.eval.real.RealOptions;
 import io.backpressure.eval.real.RealRunner;
 import io.backpressure.eval.real.RedisLocation;
@@ -402,9 +403,12 @@ public final class EvalCommand implements Callable<Integer> {
     writer.flush();
   }
 
-  /** {@code url} with any user and password replaced by {@code ***}, for the recorded command. */
+  /**
+   * {@code url} with any user and password replaced by {@code ***}, for the recorded command,
+   * whatever characters the password holds ({@link Redaction#url}).
+   */
   static String redacted(String url) {
-    return url.replaceFirst("^(rediss?://)[^@/]*@", "$1***@");
+    return Redaction.url(url);
   }
 
   static void write(Summary summary, Workload workload, Path dir, String command)

@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -173,6 +174,33 @@ class EvalCommandTest {
     assertThat(EvalCommand.redacted("rediss://user:s3cret@host:6380"))
         .isEqualTo("rediss://***@host:6380");
     assertThat(EvalCommand.redacted("redis://127.0.0.1:6379")).isEqualTo("redis://127.0.0.1:6379");
+  }
+
+  /**
+   * A password holding a character URL parsers split at, raw or percent-encoded, is masked whole:
+   * none of its pieces is left in the recorded command.
+   */
+  @Test
+  void theRecordedCommandHoldsNoPieceOfAPasswordWithURLSpecialCharacters() {
+    String specials = " !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+    for (int i = 0; i < specials.length(); i++) {
+      char c = specials.charAt(i);
+      String password = "QXZJ" + c + "QKVJ";
+      String encoded = "QXZJ%" + String.format("%02X", (int) c) + "QKVJ";
+      for (String written : List.of(password, encoded)) {
+        for (String url :
+            List.of(
+                "redis://:" + written + "@10.0.0.5:6379/0",
+                "rediss://user:" + written + "@host:6380",
+                "redis-sentinel://:" + written + "@127.0.0.1:26379/0#mymaster")) {
+          assertThat(EvalCommand.redacted(url))
+              .as("recorded for %s", url)
+              .doesNotContain("QXZJ")
+              .doesNotContain("QKVJ")
+              .contains("***@");
+        }
+      }
+    }
   }
 
   @Test

@@ -1,27 +1,22 @@
 package io.backpressure.gemini;
 
+import static io.backpressure.client.test.DailyQuotas.assertNothingCut;
+import static io.backpressure.client.test.DailyQuotas.assertStopped;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.within;
 
 import com.google.genai.Client;
 import com.google.genai.types.GenerateContentConfig;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
-import io.backpressure.client.RejectedException;
+import io.backpressure.client.test.DailyQuotas;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
-import io.backpressure.core.RejectReason;
-import io.backpressure.core.feedback.FeedbackState;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.DailyCaps;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.temporal.ChronoUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +29,12 @@ class DailyQuotaTest {
 
   private static final String MODEL = "gemini-2.5-flash";
   private static final ZoneId PACIFIC = ZoneId.of("America/Los_Angeles");
+
+  /**
+   * How near the gate's reset is to the next midnight Pacific: the parser reads it after the answer
+   * arrived, on the wall clock, which this test's clock started from.
+   */
+  private static final Duration NEAR = Duration.ofSeconds(10);
 
   /**
    * The gate's and the mock's clock, kept at the wall clock's time until the test moves it past the
@@ -53,22 +54,9 @@ class DailyQuotaTest {
 
   @Test
   void aSpentPerDayQuotaStopsTheTargetUntilMidnightPacific() throws Exception {
-    Policy policy =
-        Policy.builder("gemini/my-project")
-            .requestsPerSecond(10)
-            .tokensPerSecond(100_000)
-            .priority("P1", 1)
-            .build();
-    InMemoryGate gate = InMemoryGate.create(policy, clock, clock);
-    MockProviderConfig config =
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(25))
-            .wallClock(clock.asClock())
-            .daily(DailyCaps.utc(1L, null).in(PACIFIC))
-            .build();
+    InMemoryGate gate = DailyQuotas.gate("gemini/my-project", clock);
     GenerateContentConfig generation = GenerateContentConfig.builder().maxOutputTokens(40).build();
-    try (MockProvider provider = MockProvider.start(config);
+    try (MockProvider provider = DailyQuotas.mock(DailyCaps.utc(1L, null).in(PACIFIC), clock);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       Client client =
           GatedGemini.builder()
@@ -85,13 +73,15 @@ class DailyQuotaTest {
 
       client.models.generateContent(MODEL, "first", generation);
       now();
-      assertStopped(() -> client.models.generateContent(MODEL, "second", generation), midnight);
+      assertStopped(
+          () -> client.models.generateContent(MODEL, "second", generation), midnight, NEAR);
       assertThat(provider.records())
           .extracting(RequestRecord::status)
           .as("the refused call is not sent again")
           .containsExactly(200, 429);
       now();
-      assertStopped(() -> client.models.generateContent(MODEL, "third", generation), midnight);
+      assertStopped(
+          () -> client.models.generateContent(MODEL, "third", generation), midnight, NEAR);
       assertThat(provider.records()).as("refused before it is sent").hasSize(2);
       assertNothingCut(gate.feedbackState());
 
@@ -99,28 +89,5 @@ class DailyQuotaTest {
       client.models.generateContent(MODEL, "the next day", generation);
       assertThat(provider.records()).extracting(RequestRecord::status).endsWith(200);
     }
-  }
-
-  /**
-   * The reset the gate gives is the next midnight Pacific after the answer arrived, read on the
-   * wall clock, which this test's clock started from: within ten seconds of it.
-   */
-  private static void assertStopped(Runnable call, Instant midnight) {
-    assertThatThrownBy(call::run)
-        .isInstanceOfSatisfying(
-            RejectedException.class,
-            e -> {
-              assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
-              assertThat(e.resetAt()).isCloseTo(midnight, within(10, ChronoUnit.SECONDS));
-            });
-  }
-
-  private static void assertNothingCut(FeedbackState state) {
-    assertThat(state.decreases()).isZero();
-    state
-        .dimensions()
-        .forEach(
-            (name, dimension) ->
-                assertThat(dimension.effective()).as(name).isEqualTo(dimension.configured()));
   }
 }

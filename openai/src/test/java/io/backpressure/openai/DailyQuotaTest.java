@@ -1,7 +1,8 @@
 package io.backpressure.openai;
 
+import static io.backpressure.client.test.DailyQuotas.assertNothingCut;
+import static io.backpressure.client.test.DailyQuotas.assertStopped;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.openai.azure.AzureOpenAIServiceVersion;
 import com.openai.azure.AzureUrlPathMode;
@@ -11,17 +12,12 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ModelRoutes;
 import io.backpressure.client.ProviderFeedback;
-import io.backpressure.client.RejectedException;
+import io.backpressure.client.test.DailyQuotas;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
-import io.backpressure.core.RejectReason;
-import io.backpressure.core.feedback.FeedbackState;
 import io.backpressure.core.spi.EffectiveCaps;
-import io.backpressure.mock.CompletionTokens;
 import io.backpressure.mock.DailyCaps;
 import io.backpressure.mock.MockProvider;
-import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,26 +37,6 @@ class DailyQuotaTest {
   private static final Instant LATE = Instant.parse("2026-12-07T22:00:00Z");
 
   private final ManualClock clock = new ManualClock(LATE.getEpochSecond() * 1_000_000_000L);
-
-  private InMemoryGate gate(String target) {
-    Policy policy =
-        Policy.builder(target)
-            .requestsPerSecond(10)
-            .tokensPerSecond(100_000)
-            .priority("P1", 1)
-            .build();
-    return InMemoryGate.create(policy, clock, clock);
-  }
-
-  private MockProvider mock(DailyCaps daily) throws Exception {
-    return MockProvider.start(
-        MockProviderConfig.builder()
-            .latencyMs(0, 0)
-            .completionTokens(new CompletionTokens.Fixed(25))
-            .wallClock(clock.asClock())
-            .daily(daily)
-            .build());
-  }
 
   private static OpenAIClient client(
       InMemoryGate gate, String model, Consumer<com.openai.core.ClientOptions.Builder> options) {
@@ -91,8 +67,8 @@ class DailyQuotaTest {
   @Test
   void openAisRequestsPerDayStopsTheTargetUntilMidnight() throws Exception {
     String model = "gpt-4o-mini";
-    InMemoryGate gate = gate("openai/" + model);
-    try (MockProvider provider = mock(DailyCaps.utc(2L, null));
+    InMemoryGate gate = DailyQuotas.gate("openai/" + model, clock);
+    try (MockProvider provider = DailyQuotas.mock(DailyCaps.utc(2L, null), clock);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client =
           client(gate, model, o -> o.baseUrl(provider.baseUrl()).apiKey("sk-test"));
@@ -131,8 +107,8 @@ class DailyQuotaTest {
   @Test
   void azuresInsufficientQuotaStopsTheTargetForTheDefaultHold() throws Exception {
     String deployment = "gpt-4o-prod";
-    InMemoryGate gate = gate("azure/my-resource/" + deployment);
-    try (MockProvider provider = mock(DailyCaps.utc(null, 40L));
+    InMemoryGate gate = DailyQuotas.gate("azure/my-resource/" + deployment, clock);
+    try (MockProvider provider = DailyQuotas.mock(DailyCaps.utc(null, 40L), clock);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
       OpenAIClient client =
           client(
@@ -156,25 +132,5 @@ class DailyQuotaTest {
         client.close();
       }
     }
-  }
-
-  private static void assertStopped(Runnable call, Instant resetAt) {
-    assertThatThrownBy(call::run)
-        .isInstanceOfSatisfying(
-            RejectedException.class,
-            e -> {
-              assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
-              assertThat(e.resetAt()).isEqualTo(resetAt);
-            });
-  }
-
-  /** No effective cap was cut: the stop taught the per-second caps nothing. */
-  private static void assertNothingCut(FeedbackState state) {
-    assertThat(state.decreases()).isZero();
-    state
-        .dimensions()
-        .forEach(
-            (name, dimension) ->
-                assertThat(dimension.effective()).as(name).isEqualTo(dimension.configured()));
   }
 }

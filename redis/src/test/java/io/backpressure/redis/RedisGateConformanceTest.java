@@ -14,11 +14,13 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * The core's conformance suite, unchanged, on the Redis state: virtual time reaches the scripts as
  * the caller's time, and every gate gets a key prefix of its own.
  *
- * <p>Its tests run two at a time (the module's surefire configuration caps the threads at two):
- * each runs on a clock and a key prefix of its own, so none can see another's state, and every step
- * waits for a round trip, which leaves the client's and the server's core idle in turn when one
- * test runs alone. The jqwik properties run one after another, as jqwik runs them.
+ * <p>This class runs the suite's JUnit tests, two at a time (the module's surefire configuration
+ * caps the threads at two): each runs on a clock and a key prefix of its own, so none can see
+ * another's state, and every step waits for a round trip, which leaves the client's and the
+ * server's core idle in turn when one test runs alone. The suite's jqwik properties run in {@link
+ * RedisGateConformancePropertiesTest}, so that the other test JVM runs them meanwhile.
  */
+@OneEngine("junit-jupiter")
 @Execution(ExecutionMode.CONCURRENT)
 class RedisGateConformanceTest extends GateConformanceSuite {
 
