@@ -64,6 +64,16 @@ class FairRuleTest {
     return new Outcome(answered, deferrals);
   }
 
+  /** 40 requests/s shared by classes P1 and P2 of the weights given. */
+  private static Policy twoClasses(double first, double second) {
+    return Policy.builder("t")
+        .requestsPerSecond(40)
+        .priority("P1", first)
+        .priority("P2", second)
+        .safeWindow(Duration.ofSeconds(1))
+        .build();
+  }
+
   /** P8: one call each, tenants of weights 1, 2, 4 and 8 are served in proportion to weight. */
   @Test
   void singleCallTenantsAreServedByWeight() {
@@ -90,13 +100,7 @@ class FairRuleTest {
   /** P2 across classes: two backlogged classes of weights 3 and 1 share the cap 3 : 1. */
   @Test
   void backloggedClassesShareByWeight() {
-    Policy policy =
-        Policy.builder("t")
-            .requestsPerSecond(40)
-            .priority("P1", 0.75)
-            .priority("P2", 0.25)
-            .safeWindow(Duration.ofSeconds(1))
-            .build();
+    Policy policy = twoClasses(0.75, 0.25);
     String[] tenants = new String[40];
     int[] classes = new int[40];
     for (int i = 0; i < 40; i++) {
@@ -123,13 +127,7 @@ class FairRuleTest {
    */
   @Test
   void queuesWeighTheirClassTimesTheirOwnWeight() {
-    Policy policy =
-        Policy.builder("t")
-            .requestsPerSecond(40)
-            .priority("P1", 0.5)
-            .priority("P2", 0.5)
-            .safeWindow(Duration.ofSeconds(1))
-            .build();
+    Policy policy = twoClasses(0.5, 0.5);
     String[] tenants = new String[8];
     int[] classes = new int[8];
     for (int i = 0; i < 8; i++) {
@@ -145,13 +143,7 @@ class FairRuleTest {
   /** P6: a class far below its share is admitted at once beside a backlogged one. */
   @Test
   void aClassBelowItsShareIsAdmittedAtOnce() {
-    Policy policy =
-        Policy.builder("t")
-            .requestsPerSecond(40)
-            .priority("P1", 0.5)
-            .priority("P2", 0.5)
-            .safeWindow(Duration.ofSeconds(1))
-            .build();
+    Policy policy = twoClasses(0.5, 0.5);
     FairRule rule = new FairRule(policy);
     double[] one = {1};
     long now = 0;
