@@ -25,6 +25,7 @@ final class ReadmeExample {
     ChatModel model =
         GatedChatModel.builder(
                 OpenAiChatModel.builder()
+                    .httpClientBuilder(SendCheckingHttpClientBuilder.create()) // the send check
                     .baseUrl(baseUrl)
                     .apiKey("sk-mock")
                     .modelName("gpt-4o-mini")
