@@ -4,9 +4,10 @@ import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.metrics.MeteredGate;
+import io.backpressure.redis.ResilientRedisGate;
 import io.micrometer.core.instrument.MeterRegistry;
 
-/** The example of {@code docs/metrics.md}, run by {@link MetricsExamplesTest}. */
+/** The examples of {@code docs/metrics.md}, run by {@link MetricsExamplesTest}. */
 final class MetricsExamples {
   private MetricsExamples() {}
 
@@ -15,5 +16,16 @@ final class MetricsExamples {
     Gate gate = MeteredGate.builder(InMemoryGate.create(policy), registry).build();
     // metered: end
     return gate;
+  }
+
+  /** {@code gate} metered; the caller keeps {@code gate} to close it. */
+  static Gate meteredRedis(ResilientRedisGate gate, Policy policy, MeterRegistry registry) {
+    // metered-redis: begin
+    Gate metered =
+        MeteredGate.builder(gate.failOpen(), registry) // counts the calls decided without Redis
+            .policy(() -> gate.connected() ? gate.redisGate().policy() : policy)
+            .build();
+    // metered-redis: end
+    return metered;
   }
 }

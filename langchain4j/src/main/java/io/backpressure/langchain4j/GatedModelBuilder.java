@@ -60,9 +60,9 @@ abstract class GatedModelBuilder<B extends GatedModelBuilder<B>> {
 
   /**
    * The time a call's send bound is measured in ({@link GatedCall.Builder#ticker}); the system's by
-   * default.
+   * default. A test that moves its gate's clock by hand passes the same clock here.
    */
-  B ticker(Ticker ticker) {
+  public B ticker(Ticker ticker) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     return self();
   }

@@ -37,19 +37,37 @@ class ConnectFailureIT {
     }
   }
 
+  /**
+   * How long a connection may take where the server answers: a TLS handshake (an RSA key exchange)
+   * and the first commands can take seconds on a loaded machine, and each failure tested here comes
+   * as soon as the server has answered, so only a silent server waits this out.
+   */
+  private static final Duration ANSWERED_WITHIN = Duration.ofSeconds(30);
+
+  /** The timeout of the silent server's test, which waits it out. */
+  private static final Duration SILENT_FOR = Duration.ofMillis(800);
+
   private static RedisGateConfig config(String url, TlsFiles tls) {
+    return config(url, tls, ANSWERED_WITHIN);
+  }
+
+  private static RedisGateConfig config(String url, TlsFiles tls, Duration timeout) {
     return RedisGateConfig.builder(url)
         .target("connect/model")
-        .connectTimeout(Duration.ofMillis(800))
-        .commandTimeout(Duration.ofMillis(800))
+        .connectTimeout(timeout)
+        .commandTimeout(timeout)
         .tls(tls)
         .build();
   }
 
   private static String failure(String url, TlsFiles tls) {
+    return failure(config(url, tls));
+  }
+
+  private static String failure(RedisGateConfig config) {
     Throwable thrown =
         org.assertj.core.api.Assertions.catchThrowable(
-            () -> RedisPolicyStore.connect(config(url, tls)).close());
+            () -> RedisPolicyStore.connect(config).close());
     assertThat(thrown).isInstanceOf(RedisConnectionException.class);
     return thrown.getMessage();
   }
@@ -86,7 +104,8 @@ class ConnectFailureIT {
               });
       acceptor.setDaemon(true);
       acceptor.start();
-      assertThat(failure("redis://127.0.0.1:" + silent.getLocalPort(), null)).contains("timed out");
+      assertThat(failure(config("redis://127.0.0.1:" + silent.getLocalPort(), null, SILENT_FOR)))
+          .contains("timed out");
     }
   }
 
@@ -217,7 +236,7 @@ class ConnectFailureIT {
             .redirectOutput(dir.resolve("redis.log").toFile())
             .start();
     servers.add(p);
-    long deadline = System.nanoTime() + 10_000_000_000L;
+    long deadline = System.nanoTime() + ANSWERED_WITHIN.toNanos();
     while (true) {
       try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
         return port;

@@ -79,11 +79,16 @@ public final class TestRedis {
     return url;
   }
 
-  /** A configuration for this server with a fresh key prefix (target and policy still to set). */
+  /**
+   * A configuration for this server with a fresh key prefix (target and policy still to set). The
+   * handshake may take 30 s: on a loaded machine it took longer than the default 2 s ("Connection
+   * initialization timed out after 2 second(s)"), and it is not what these tests measure.
+   */
   RedisGateConfig.Builder config() {
     return RedisGateConfig.builder(url)
         .keyPrefix(freshPrefix())
-        .commandTimeout(java.time.Duration.ofSeconds(5));
+        .commandTimeout(java.time.Duration.ofSeconds(5))
+        .connectTimeout(java.time.Duration.ofSeconds(30));
   }
 
   /** One connection the tests of this JVM share (gates over it do not close it). */

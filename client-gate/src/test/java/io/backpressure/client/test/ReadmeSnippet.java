@@ -9,9 +9,9 @@ import java.util.List;
 
 /**
  * The example a README shows, read from the compiled source file it comes from: the lines between
- * {@code // example:start} and {@code // example:end}, with their common indentation removed. A
- * test runs the example's code and checks that the README shows exactly these lines, so the two
- * cannot drift apart. For tests only.
+ * {@code // example:start} and {@code // example:end} (or another region's markers), with their
+ * common indentation removed. A test runs the example's code and checks that the README shows
+ * exactly these lines, so the two cannot drift apart. For tests only.
  */
 public final class ReadmeSnippet {
 
@@ -19,9 +19,17 @@ public final class ReadmeSnippet {
 
   /** The example lines of {@code source}, relative to the module's directory. */
   public static String of(String source) throws IOException {
+    return of(source, "example");
+  }
+
+  /**
+   * The lines of {@code source} between {@code // name:start} and {@code // name:end} (an example's
+   * imports, say), with their common indentation removed.
+   */
+  public static String of(String source, String name) throws IOException {
     List<String> lines = Files.readAllLines(Path.of(source));
-    int start = indexOf(lines, "// example:start", source) + 1;
-    int end = indexOf(lines, "// example:end", source);
+    int start = indexOf(lines, "// " + name + ":start", source) + 1;
+    int end = indexOf(lines, "// " + name + ":end", source);
     List<String> body = lines.subList(start, end);
     int indent =
         body.stream()
@@ -39,6 +47,11 @@ public final class ReadmeSnippet {
   /** Asserts that the module's README shows the example lines of {@code source}. */
   public static void assertShown(String source) throws IOException {
     assertThat(readme()).contains(of(source));
+  }
+
+  /** Asserts that the module's README shows the lines of {@code source}'s region {@code name}. */
+  public static void assertShown(String source, String name) throws IOException {
+    assertThat(readme()).contains(of(source, name));
   }
 
   /** The module's README. */

@@ -1,11 +1,14 @@
 package io.backpressure.spring.boot;
 
+import dev.langchain4j.http.client.HttpClientBuilder;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.TokenEstimator;
+import io.backpressure.core.Ticker;
 import io.backpressure.langchain4j.GatedChatModel;
 import io.backpressure.langchain4j.GatedStreamingChatModel;
+import io.backpressure.langchain4j.SendCheckingHttpClientBuilder;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -14,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Wraps every LangChain4j {@link ChatModel} and {@link StreamingChatModel} bean in its gated
@@ -21,6 +25,15 @@ import org.springframework.context.annotation.Bean;
  * are on the class path; a deferred call waits up to {@code backpressure.max-wait} for its turn.
  * Off with {@code backpressure.langchain4j.decorate-models=false}. A wrapped bean is injectable as
  * {@code ChatModel} (no longer as its concrete class).
+ *
+ * <p>Every LangChain4j {@link HttpClientBuilder} bean is wrapped in a {@link
+ * SendCheckingHttpClientBuilder}, so that a model built from it checks that each admitted call
+ * leaves within its gate's {@code sendWithin()} of its admission, else asks the gate again. The
+ * models of LangChain4j's Spring Boot starters are built that way (each from its own builder bean,
+ * {@code openAiChatModelHttpClientBuilder} for one); a model the application builds itself in a
+ * {@code @Bean} method gets the check from {@code
+ * .httpClientBuilder(SendCheckingHttpClientBuilder.create())}. A wrapped builder bean is injectable
+ * as {@code HttpClientBuilder} (no longer as its concrete class).
  */
 @AutoConfiguration(after = BackpressureAutoConfiguration.class)
 @ConditionalOnClass({GatedChatModel.class, ChatModel.class})
@@ -35,7 +48,8 @@ public class LangChain4jBackpressureAutoConfiguration {
   static BeanPostProcessor backpressureChatModelDecorator(
       ObjectProvider<BackpressureGates> gates,
       ObjectProvider<BackpressureProperties> properties,
-      ObjectProvider<TokenEstimator> estimator) {
+      ObjectProvider<TokenEstimator> estimator,
+      ObjectProvider<Ticker> clock) {
     return new BeanPostProcessor() {
       @Override
       public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -46,7 +60,8 @@ public class LangChain4jBackpressureAutoConfiguration {
           GatedChatModel.Builder builder =
               GatedChatModel.builder(model, gates.getObject().defaultGate())
                   .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
-                  .activityMaxWait(properties.getObject().getActivityMaxWait());
+                  .activityMaxWait(properties.getObject().getActivityMaxWait())
+                  .ticker(clock.getIfAvailable(Ticker::system));
           Duration maxWait = Contexts.maxWait(properties.getObject());
           if (maxWait != null) {
             builder.maxWait(maxWait);
@@ -58,7 +73,8 @@ public class LangChain4jBackpressureAutoConfiguration {
           GatedStreamingChatModel.Builder builder =
               GatedStreamingChatModel.builder(model, gates.getObject().defaultGate())
                   .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
-                  .activityMaxWait(properties.getObject().getActivityMaxWait());
+                  .activityMaxWait(properties.getObject().getActivityMaxWait())
+                  .ticker(clock.getIfAvailable(Ticker::system));
           Duration maxWait = Contexts.maxWait(properties.getObject());
           if (maxWait != null) {
             builder.maxWait(maxWait);
@@ -69,5 +85,28 @@ public class LangChain4jBackpressureAutoConfiguration {
         return bean;
       }
     };
+  }
+
+  /**
+   * With LangChain4j's HTTP client SPI on the class path, every {@link HttpClientBuilder} bean
+   * applies the send check ({@link SendCheckingHttpClientBuilder}); a builder bean that already
+   * does is left as it is.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.langchain4j.http.client.HttpClientBuilder")
+  static class SendCheckConfiguration {
+    @Bean
+    static BeanPostProcessor backpressureHttpClientBuilderSendCheck() {
+      return new BeanPostProcessor() {
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+          if (bean instanceof HttpClientBuilder builder
+              && !(bean instanceof SendCheckingHttpClientBuilder)) {
+            return SendCheckingHttpClientBuilder.around(builder);
+          }
+          return bean;
+        }
+      };
+    }
   }
 }

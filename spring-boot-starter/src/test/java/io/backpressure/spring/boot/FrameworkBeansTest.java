@@ -3,7 +3,11 @@ package io.backpressure.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.langchain4j.http.client.HttpClientBuilder;
+import dev.langchain4j.http.client.jdk.JdkHttpClient;
 import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.listener.ChatModelListener;
+import dev.langchain4j.model.chat.listener.ChatModelRequestContext;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.ExpiredException;
@@ -11,7 +15,9 @@ import io.backpressure.client.TokenEstimator;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Ticker;
+import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.langchain4j.GatedChatModel;
+import io.backpressure.langchain4j.SendCheckingHttpClientBuilder;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.RequestRecord;
@@ -27,9 +33,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
 
 /**
  * The starter's framework beans around the real Spring AI and LangChain4j OpenAI models and the
@@ -167,6 +178,73 @@ class FrameworkBeansTest {
                   .hasSize(1)
                   .allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
             });
+  }
+
+  /**
+   * A model built as LangChain4j's Spring Boot starters build theirs, from an HTTP client builder
+   * bean of its own. Mutation tried: the builder bean left unwrapped (the late call is sent).
+   */
+  @Test
+  void aModelBuiltFromAnHttpClientBuilderBeanAsksAgainWhenItsCallLeavesLate() {
+    runner
+        .withPropertyValues(
+            "backpressure.targets.openai.safe-window=1s", "mock.base-url=" + provider.baseUrl())
+        .withUserConfiguration(ModelFromAnHttpClientBuilderBean.class)
+        .run(
+            context -> {
+              assertThat(context.getBean("openAiChatModelHttpClientBuilder"))
+                  .isInstanceOf(SendCheckingHttpClientBuilder.class);
+              ChatModel model = context.getBean(ChatModel.class);
+              assertThat(model).isInstanceOf(GatedChatModel.class);
+
+              // Admitted, then 100 ms pass (the bound is 50 ms) and the provider asks for a pause:
+              // asked again before it leaves, the call is deferred and nothing is sent.
+              assertThatThrownBy(() -> model.chat("hello")).isInstanceOf(DeferredException.class);
+              assertThat(provider.records()).isEmpty();
+            });
+  }
+
+  /**
+   * The beans of LangChain4j's OpenAI starter, in its shape; a listener, which runs after the
+   * admission and before the request is built, lets 100 ms of the gate's clock pass and reports a
+   * provider's pause to the gate.
+   */
+  @Configuration(proxyBeanMethods = false)
+  static class ModelFromAnHttpClientBuilderBean {
+    @Bean("openAiChatModelHttpClientBuilder")
+    HttpClientBuilder openAiChatModelHttpClientBuilder() {
+      return JdkHttpClient.builder();
+    }
+
+    @Bean
+    ChatModel openAiChatModel(
+        @Qualifier("openAiChatModelHttpClientBuilder") HttpClientBuilder http,
+        Environment environment,
+        ObjectProvider<ChatModelListener> listeners) {
+      return OpenAiChatModel.builder()
+          .httpClientBuilder(http)
+          .baseUrl(environment.getRequiredProperty("mock.base-url"))
+          .apiKey("sk-mock")
+          .modelName("gpt-4o-mini")
+          .maxRetries(0)
+          .timeout(Duration.ofSeconds(20))
+          .listeners(listeners.orderedStream().toList())
+          .build();
+    }
+
+    @Bean
+    ChatModelListener slowAndPaused(Ticker clock, ObjectProvider<BackpressureGates> gates) {
+      return new ChatModelListener() {
+        @Override
+        public void onRequest(ChatModelRequestContext request) {
+          ((ManualClock) clock).advance(Duration.ofMillis(100));
+          gates
+              .getObject()
+              .defaultGate()
+              .feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(2)));
+        }
+      };
+    }
   }
 
   @Test

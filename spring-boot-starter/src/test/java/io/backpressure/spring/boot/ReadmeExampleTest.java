@@ -2,8 +2,10 @@ package io.backpressure.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.langchain4j.model.chat.ChatModel;
 import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
+import io.backpressure.langchain4j.GatedChatModel;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.springai.test.MockOpenAi;
@@ -37,16 +39,56 @@ class ReadmeExampleTest {
         .toArray(String[]::new);
   }
 
-  @Test
-  void theReadmeShowsTheCompiledConfiguration() throws Exception {
+  /** The lines of a configuration class between its {@code README:begin} and {@code end}. */
+  private static String example(String className) throws Exception {
     String source =
         Files.readString(
-            Path.of("src/test/java/io/backpressure/spring/boot/ChatConfiguration.java"));
-    String example =
-        source.substring(
-            source.indexOf("// README:begin\n") + "// README:begin\n".length(),
-            source.indexOf("// README:end"));
-    assertThat(readme()).contains(example);
+            Path.of("src/test/java/io/backpressure/spring/boot/" + className + ".java"));
+    return source.substring(
+        source.indexOf("// README:begin\n") + "// README:begin\n".length(),
+        source.indexOf("// README:end"));
+  }
+
+  @Test
+  void theReadmeShowsTheCompiledConfiguration() throws Exception {
+    assertThat(readme()).contains(example("ChatConfiguration"));
+  }
+
+  @Test
+  void theReadmeShowsTheCompiledLangChain4jConfiguration() throws Exception {
+    assertThat(readme()).contains(example("LangChain4jConfiguration"));
+  }
+
+  /**
+   * The README's properties and its LangChain4j configuration class: the model bean is gated, and a
+   * call through it is answered.
+   */
+  @Test
+  void theReadmePropertiesGateTheLangChain4jModelBean() throws Exception {
+    try (MockProvider provider =
+        MockProvider.start(MockProviderConfig.builder().latencyMs(0, 0).build())) {
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  BackpressureAutoConfiguration.class,
+                  LangChain4jBackpressureAutoConfiguration.class))
+          .withPropertyValues(readmeProperties())
+          .withPropertyValues("openai.base-url=" + provider.baseUrl())
+          .withUserConfiguration(LangChain4jConfiguration.class)
+          .run(
+              context -> {
+                assertThat(context).hasNotFailed();
+                ChatModel model = context.getBean(ChatModel.class);
+                assertThat(model).isInstanceOf(GatedChatModel.class);
+
+                String answer = GateContext.of("acme", "P1").call(() -> model.chat("Hello"));
+
+                assertThat(answer).isNotEmpty();
+                assertThat(provider.records())
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.status()).isEqualTo(200));
+              });
+    }
   }
 
   @Test

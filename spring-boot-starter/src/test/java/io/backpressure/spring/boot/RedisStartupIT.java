@@ -10,6 +10,7 @@ import io.backpressure.mock.RequestRecord;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import io.backpressure.redis.ResilientRedisGate;
+import io.backpressure.redis.TestRedis;
 import io.backpressure.springai.BackpressureAdvisor;
 import io.backpressure.springai.OpenAiSendCheck;
 import java.net.ServerSocket;
@@ -31,6 +32,7 @@ import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -43,9 +45,10 @@ import org.springframework.core.env.Environment;
  * Redis gate connects in the background and the default fail mode (LOCAL) decides until Redis
  * answers. Forty concurrent calls of two tenants through a cold Spring AI {@code ChatClient} with
  * the advisor, against a provider that answers at most five requests in each one-second window:
- * none fails, no 429 reaches the application, and the first class is answered before the third. In
- * real time: start-up waits out the first connection for up to ten seconds, and the calls take the
- * eight seconds the cap needs.
+ * none fails, no 429 reaches the application, and the first class is answered before the third.
+ * With Redis up at start-up the same calls, gated in Redis, meet the same. In real time: start-up
+ * waits out the first connection for up to ten seconds, and the calls take the eight seconds the
+ * cap needs.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RedisStartupIT {
@@ -99,75 +102,150 @@ class RedisStartupIT {
                 assertThat(gate).isInstanceOf(ResilientRedisGate.class);
                 ResilientRedisGate resilient = (ResilientRedisGate) gate;
                 assertThat(resilient.connected()).isFalse();
-                ChatClient chat =
-                    ChatClient.builder(context.getBean(ChatModel.class))
-                        .defaultAdvisors(context.getBean(BackpressureAdvisor.class))
-                        .build();
+                ColdRun run =
+                    coldCalls(context, provider, "Spring Boot cold start, Redis down at start-up");
 
-                List<Answer> answers = new CopyOnWriteArrayList<>();
-                List<String> errors = new CopyOnWriteArrayList<>();
-                CountDownLatch go = new CountDownLatch(1);
-                ExecutorService callers = Executors.newFixedThreadPool(CALLS);
-                long start = System.nanoTime();
-                try {
-                  for (int i = 0; i < CALLS; i++) {
-                    boolean acme = i % 2 == 0;
-                    GateContext caller =
-                        GateContext.of(acme ? "acme" : "globex", acme ? "P1" : "P3");
-                    String prompt = "question " + i;
-                    callers.execute(
-                        () -> {
-                          try {
-                            go.await();
-                            chat.prompt(prompt)
-                                .advisors(a -> a.param(GateContext.KEY, caller))
-                                .call()
-                                .content();
-                            answers.add(new Answer(caller.priority(), System.nanoTime() - start));
-                          } catch (Throwable e) {
-                            errors.add(caller.priority() + ": " + e);
-                          }
-                        });
-                  }
-                  go.countDown();
-                } finally {
-                  callers.shutdown();
-                  assertThat(callers.awaitTermination(2, TimeUnit.MINUTES))
-                      .as("every call came back within two minutes")
-                      .isTrue();
-                }
-                double seconds = (System.nanoTime() - start) / 1e9;
-
-                List<RequestRecord> records = provider.records();
-                long answered = records.stream().filter(r -> r.status() == 200).count();
-                long throttled = records.stream().filter(r -> r.status() == 429).count();
-                List<Long> p1 = times(answers, "P1");
-                List<Long> p3 = times(answers, "P3");
-                System.out.printf(
-                    Locale.ROOT,
-                    "Spring Boot cold start, Redis down at start-up: %d calls, %d errors, %.1f s;"
-                        + " provider: %d answered, %d 429s absorbed; %d calls decided without"
-                        + " Redis; P1 median %.1f s, last %.1f s; P3 median %.1f s, last %.1f s%n",
-                    CALLS,
-                    errors.size(),
-                    seconds,
-                    answered,
-                    throttled,
-                    resilient.failOpen().ungatedDecisions(),
-                    median(p1) / 1e9,
-                    last(p1) / 1e9,
-                    median(p3) / 1e9,
-                    last(p3) / 1e9);
-
-                assertThat(errors).as("errors that reached the application").isEmpty();
-                assertThat(answered).as("calls the provider answered").isEqualTo(CALLS);
+                assertThat(run.errors()).as("errors that reached the application").isEmpty();
+                assertThat(run.answered()).as("calls the provider answered").isEqualTo(CALLS);
                 assertThat(resilient.failOpen().ungatedDecisions())
                     .as("calls decided by the local gate")
                     .isGreaterThanOrEqualTo(CALLS);
-                assertThat(median(p1)).as("P1's median answer before P3's").isLessThan(median(p3));
-                assertThat(last(p1)).as("P1's last answer before P3's").isLessThan(last(p3));
+                assertThat(median(run.p1()))
+                    .as("P1's median answer before P3's")
+                    .isLessThan(median(run.p3()));
+                assertThat(last(run.p1()))
+                    .as("P1's last answer before P3's")
+                    .isLessThan(last(run.p3()));
               });
     }
+  }
+
+  /**
+   * The same application with Redis up at start-up: it logs the policy in force and connects, and
+   * the forty cold calls are gated in Redis with the same outcome.
+   */
+  @Test
+  void redisUpAtStartUp_coldCallsMeetNo429WithP1First(CapturedOutput output) throws Exception {
+    try (MockProvider provider =
+        MockProvider.start(
+            MockProviderConfig.builder()
+                .requests(LimitSpec.perSecond(WindowModel.FIXED, REQUESTS_PER_SECOND))
+                .latencyMs(50, 150)
+                .build())) {
+      runner
+          .withPropertyValues(
+              "backpressure.redis.url=" + TestRedis.shared().url(),
+              "backpressure.redis.key-prefix=" + TestRedis.freshPrefix(),
+              "backpressure.targets.openai.policy-file=classpath:cold-start-policy.yaml")
+          .withPropertyValues("mock.base-url=" + provider.baseUrl())
+          .withUserConfiguration(ColdChatModel.class)
+          .run(
+              context -> {
+                assertThat(context).hasNotFailed();
+                ResilientRedisGate resilient = (ResilientRedisGate) context.getBean(Gate.class);
+                // Start-up waits up to 10 s for the first connection, and logs the policy in
+                // force either way; on a loaded machine the connection may come after it.
+                assertThat(output.getErr() + output.getOut())
+                    .as("the policy in force, logged at start-up")
+                    .containsPattern(
+                        "target openai/gpt-4o-mini: (gating by the configured policy, as stored in"
+                            + " Redis|Redis not reached yet; deciding LOCAL by the configured"
+                            + " policy)");
+                assertThat(resilient.awaitConnected(Duration.ofSeconds(30)))
+                    .as("connected to Redis within 30 s")
+                    .isTrue();
+
+                ColdRun run =
+                    coldCalls(context, provider, "Spring Boot cold start, Redis up at start-up");
+
+                assertThat(run.errors()).as("errors that reached the application").isEmpty();
+                assertThat(run.answered()).as("calls the provider answered").isEqualTo(CALLS);
+                assertThat(median(run.p1()))
+                    .as("P1's median answer before P3's")
+                    .isLessThan(median(run.p3()));
+                assertThat(last(run.p1()))
+                    .as("P1's last answer before P3's")
+                    .isLessThan(last(run.p3()));
+              });
+    }
+  }
+
+  /**
+   * What {@link #coldCalls} saw: the errors that reached the callers, the provider's answers of
+   * 200, and the times (from the start of the run, sorted) at which the P1 and the P3 calls were
+   * answered.
+   */
+  record ColdRun(List<String> errors, long answered, List<Long> p1, List<Long> p3) {}
+
+  /**
+   * Sends {@link #CALLS} calls at once through a {@code ChatClient} with the starter's advisor over
+   * the context's cold {@code ChatModel}, half of tenant acme in P1 and half of globex in P3;
+   * prints what they met, headed by {@code label}.
+   */
+  private static ColdRun coldCalls(
+      AssertableApplicationContext context, MockProvider provider, String label)
+      throws InterruptedException {
+    ChatClient chat =
+        ChatClient.builder(context.getBean(ChatModel.class))
+            .defaultAdvisors(context.getBean(BackpressureAdvisor.class))
+            .build();
+
+    List<Answer> answers = new CopyOnWriteArrayList<>();
+    List<String> errors = new CopyOnWriteArrayList<>();
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService callers = Executors.newFixedThreadPool(CALLS);
+    long start = System.nanoTime();
+    try {
+      for (int i = 0; i < CALLS; i++) {
+        boolean acme = i % 2 == 0;
+        GateContext caller = GateContext.of(acme ? "acme" : "globex", acme ? "P1" : "P3");
+        String prompt = "question " + i;
+        callers.execute(
+            () -> {
+              try {
+                go.await();
+                chat.prompt(prompt)
+                    .advisors(a -> a.param(GateContext.KEY, caller))
+                    .call()
+                    .content();
+                answers.add(new Answer(caller.priority(), System.nanoTime() - start));
+              } catch (Throwable e) {
+                errors.add(caller.priority() + ": " + e);
+              }
+            });
+      }
+      go.countDown();
+    } finally {
+      callers.shutdown();
+      assertThat(callers.awaitTermination(2, TimeUnit.MINUTES))
+          .as("every call came back within two minutes")
+          .isTrue();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+
+    List<RequestRecord> records = provider.records();
+    long answered = records.stream().filter(r -> r.status() == 200).count();
+    long throttled = records.stream().filter(r -> r.status() == 429).count();
+    List<Long> p1 = times(answers, "P1");
+    List<Long> p3 = times(answers, "P3");
+    ResilientRedisGate resilient = (ResilientRedisGate) context.getBean(Gate.class);
+    System.out.printf(
+        Locale.ROOT,
+        "%s: %d calls, %d errors, %.1f s; provider: %d answered, %d 429s absorbed; %d calls"
+            + " decided without Redis; P1 median %.1f s, last %.1f s; P3 median %.1f s, last %.1f"
+            + " s%n",
+        label,
+        CALLS,
+        errors.size(),
+        seconds,
+        answered,
+        throttled,
+        resilient.failOpen().ungatedDecisions(),
+        median(p1) / 1e9,
+        last(p1) / 1e9,
+        median(p3) / 1e9,
+        last(p3) / 1e9);
+    return new ColdRun(errors, answered, p1, p3);
   }
 
   /**

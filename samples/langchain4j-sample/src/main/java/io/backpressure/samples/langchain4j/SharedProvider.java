@@ -2,12 +2,12 @@ package io.backpressure.samples.langchain4j;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
-import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 import io.backpressure.langchain4j.GatedChatModel;
+import io.backpressure.langchain4j.SendCheckingHttpClientBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +17,9 @@ import java.util.concurrent.Future;
 
 /**
  * Three tenants, one per priority class, each make ten calls at once through one gated LangChain4j
- * {@code ChatModel}; a deferred call sleeps out Δ and retries with its booking. Prints, per tenant,
- * the calls answered, the deferrals and the provider's errors (429s), which should be none.
+ * {@code ChatModel}; a deferred call waits for its turn on its thread, in line (up to a minute).
+ * Prints, per tenant, the calls answered and the errors that reached the caller (a provider 429
+ * among them), which should be none.
  *
  * <pre>
  * ./backpressure mock-llm --port 8080 --requests-per-s 5 --tokens-per-s 2000
@@ -31,8 +32,7 @@ public final class SharedProvider {
   private SharedProvider() {}
 
   /** What one tenant saw. */
-  record Tally(
-      String tenant, String priority, int answered, int deferrals, int errors, long millis) {}
+  record Tally(String tenant, String priority, int answered, int errors, long millis) {}
 
   public static void main(String[] args) throws Exception {
     String baseUrl = args.length > 0 ? args[0] : "http://127.0.0.1:8080/v1";
@@ -50,6 +50,7 @@ public final class SharedProvider {
     ChatModel model =
         GatedChatModel.builder(
                 OpenAiChatModel.builder()
+                    .httpClientBuilder(SendCheckingHttpClientBuilder.create()) // the send check
                     .baseUrl(baseUrl)
                     .apiKey("sk-mock")
                     .modelName("gpt-4o-mini")
@@ -57,6 +58,7 @@ public final class SharedProvider {
                     .timeout(Duration.ofSeconds(30))
                     .build(),
                 gate)
+            .maxWait(Duration.ofMinutes(1)) // a deferred call waits here, in line
             .build();
 
     ExecutorService pool = Executors.newFixedThreadPool(3);
@@ -64,47 +66,34 @@ public final class SharedProvider {
     tallies.add(pool.submit(() -> run(model, GateContext.of("acme", "P1"))));
     tallies.add(pool.submit(() -> run(model, GateContext.of("globex", "P2"))));
     tallies.add(pool.submit(() -> run(model, GateContext.of("initech", "P3"))));
-    System.out.printf(
-        "%-8s %-4s %9s %10s %7s %8s%n",
-        "tenant", "cls", "answered", "deferrals", "errors", "seconds");
+    System.out.printf("%-8s %-4s %9s %7s %8s%n", "tenant", "cls", "answered", "errors", "seconds");
     for (Future<Tally> future : tallies) {
       Tally t = future.get();
       System.out.printf(
-          "%-8s %-4s %9d %10d %7d %8.1f%n",
-          t.tenant(), t.priority(), t.answered(), t.deferrals(), t.errors(), t.millis() / 1000.0);
+          "%-8s %-4s %9d %7d %8.1f%n",
+          t.tenant(), t.priority(), t.answered(), t.errors(), t.millis() / 1000.0);
     }
     pool.shutdown();
   }
 
   /** One tenant's calls, one after another. */
-  private static Tally run(ChatModel model, GateContext context) throws InterruptedException {
+  private static Tally run(ChatModel model, GateContext context) {
     long start = System.nanoTime();
     int answered = 0;
-    int deferrals = 0;
     int errors = 0;
     for (int i = 0; i < CALLS_PER_TENANT; i++) {
       String prompt = "Summarise ticket " + context.tenant() + "-" + i;
-      GateContext attempt = context;
-      while (true) {
-        try {
-          attempt.call(() -> model.chat(prompt));
-          answered++;
-          break;
-        } catch (DeferredException deferred) {
-          deferrals++;
-          Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
-          attempt = context.withBooking(deferred.booking());
-        } catch (Exception providerError) {
-          errors++;
-          break;
-        }
+      try {
+        context.call(() -> model.chat(prompt));
+        answered++;
+      } catch (Exception error) {
+        errors++;
       }
     }
     return new Tally(
         context.tenant(),
         context.priority(),
         answered,
-        deferrals,
         errors,
         (System.nanoTime() - start) / 1_000_000);
   }

@@ -1,6 +1,5 @@
 package io.backpressure.samples.springai;
 
-import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.springai.BackpressureAdvisor;
 import java.util.ArrayList;
@@ -17,8 +16,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * Three tenants, one per priority class, each make ten calls at once through one {@code ChatClient}
  * that carries the starter's {@link BackpressureAdvisor}; the gate comes from {@code
- * application.properties}. A deferred call sleeps out Δ and retries with its booking. Prints, per
- * tenant, the calls answered, the deferrals and the provider's errors (429s), which should be none.
+ * application.properties}. A deferred call waits for its turn on its thread, in line (up to {@code
+ * backpressure.max-wait}). Prints, per tenant, the calls answered and the errors that reached the
+ * caller (a provider 429 among them), which should be none.
  *
  * <pre>
  * ./backpressure mock-llm --port 8080 --requests-per-s 5 --tokens-per-s 2000
@@ -47,8 +47,7 @@ public class SharedProviderApplication {
       rows.add(pool.submit(() -> run(chat, GateContext.of("globex", "P2"))));
       rows.add(pool.submit(() -> run(chat, GateContext.of("initech", "P3"))));
       System.out.printf(
-          "%-8s %-4s %9s %10s %7s %8s%n",
-          "tenant", "cls", "answered", "deferrals", "errors", "seconds");
+          "%-8s %-4s %9s %7s %8s%n", "tenant", "cls", "answered", "errors", "seconds");
       for (Future<String> row : rows) {
         System.out.println(row.get());
       }
@@ -57,37 +56,21 @@ public class SharedProviderApplication {
   }
 
   /** One tenant's calls, one after another; the context travels as an advisor parameter. */
-  private static String run(ChatClient chat, GateContext context) throws InterruptedException {
+  private static String run(ChatClient chat, GateContext context) {
     long start = System.nanoTime();
     int answered = 0;
-    int deferrals = 0;
     int errors = 0;
     for (int i = 0; i < CALLS_PER_TENANT; i++) {
       String prompt = "Summarise ticket " + context.tenant() + "-" + i;
-      GateContext attempt = context;
-      while (true) {
-        GateContext current = attempt;
-        try {
-          chat.prompt(prompt).advisors(a -> a.param(GateContext.KEY, current)).call().content();
-          answered++;
-          break;
-        } catch (DeferredException deferred) {
-          deferrals++;
-          Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));
-          attempt = context.withBooking(deferred.booking());
-        } catch (RuntimeException providerError) {
-          errors++;
-          break;
-        }
+      try {
+        chat.prompt(prompt).advisors(a -> a.param(GateContext.KEY, context)).call().content();
+        answered++;
+      } catch (RuntimeException error) {
+        errors++;
       }
     }
     return String.format(
-        "%-8s %-4s %9d %10d %7d %8.1f",
-        context.tenant(),
-        context.priority(),
-        answered,
-        deferrals,
-        errors,
-        (System.nanoTime() - start) / 1e9);
+        "%-8s %-4s %9d %7d %8.1f",
+        context.tenant(), context.priority(), answered, errors, (System.nanoTime() - start) / 1e9);
   }
 }

@@ -1,18 +1,27 @@
-package io.backpressure.langchain4j;
+package io.backpressure.langchain4j.example;
 
+// imports:start
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.langchain4j.GatedChatModel;
+import io.backpressure.langchain4j.SendCheckingHttpClientBuilder;
 import java.time.Duration;
 
-/** The README's example, compiled and run by {@link ReadmeExampleTest}. */
-final class ReadmeExample {
+// imports:end
+
+/**
+ * The README's example with its imports, compiled and run by {@code ReadmeExampleTest}; in a
+ * package of its own, so that it imports what an application imports.
+ */
+public final class ReadmeExample {
   private ReadmeExample() {}
 
-  static String answer(String baseUrl) throws Exception {
+  /** Sends one call through the example's gated model to {@code baseUrl}. */
+  public static String answer(String baseUrl) throws Exception {
     // example:start
     Gate gate =
         InMemoryGate.create(
@@ -25,6 +34,7 @@ final class ReadmeExample {
     ChatModel model =
         GatedChatModel.builder(
                 OpenAiChatModel.builder()
+                    .httpClientBuilder(SendCheckingHttpClientBuilder.create()) // the send check
                     .baseUrl(baseUrl)
                     .apiKey("sk-mock")
                     .modelName("gpt-4o-mini")
