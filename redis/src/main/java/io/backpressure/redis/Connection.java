@@ -341,6 +341,23 @@ final class Connection implements AutoCloseable {
    * had already terminated, which Netty logs at ERROR with a stack trace ("Failed to submit a
    * listener notification task. Event loop shut down?") while Redis was merely down.
    */
+  /**
+   * Lettuce's own {@code shutdown} waits for its future without a bound; a cluster client whose
+   * topology refresh was handed to the computation threads stopped above never completes it.
+   */
+  private static void awaitClientShutdown(AbstractRedisClient client) {
+    try {
+      client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      LOG.warn("interrupted while the Redis client shut down");
+    } catch (TimeoutException e) {
+      LOG.warn("the Redis client did not shut down within 3 s");
+    } catch (ExecutionException e) {
+      LOG.warn("the Redis client did not shut down cleanly", e.getCause());
+    }
+  }
+
   private static void shutDown(@Nullable AbstractRedisClient client, ClientResources resources) {
     boolean interrupted = Thread.interrupted();
     try {
@@ -352,7 +369,7 @@ final class Connection implements AutoCloseable {
         LOG.warn("the Redis client's computation threads did not shut down within 3 s");
       }
       if (client != null) {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        awaitClientShutdown(client);
       }
       var loops = resources.shutdown(0, 2, TimeUnit.SECONDS);
       if (!loops.awaitUninterruptibly(3, TimeUnit.SECONDS)) {
