@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.anthropic.client.AnthropicClient;
-import com.anthropic.errors.BadRequestException;
 import com.anthropic.models.messages.MessageCreateParams;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
@@ -28,9 +27,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Anthropic's usage limit reached, through the real anthropic-java client and the mock provider:
- * the 400 that says when access comes back reaches the caller as the SDK's exception and the gate
- * as a stop until that instant, which refuses the target's next calls before they are sent, cuts no
- * effective cap, and ends at the instant the message named.
+ * the 400 that says when access comes back reaches the gate as a stop until that instant, and the
+ * caller as the gate's terminal refusal with that instant, on the call that met it (not as the
+ * SDK's {@code BadRequestException}) as on the next ones, which are refused before they are sent;
+ * no effective cap is cut, and the stop ends at the instant the message named.
  */
 class DailyQuotaTest {
 
@@ -60,8 +60,9 @@ class DailyQuotaTest {
   }
 
   /**
-   * Mutation tried: the parser reading the usage limit's 400 as a bad request (the next call is
-   * sent, and meets the 400 again).
+   * Mutations tried: the parser reading the usage limit's 400 as a bad request (the next call is
+   * sent, and meets the 400 again); the gated transport handing the 400 to the SDK (the first
+   * refusal is a {@code BadRequestException}).
    */
   @Test
   void aReachedUsageLimitStopsTheTargetUntilAccessComesBack() throws Exception {
@@ -107,20 +108,13 @@ class DailyQuotaTest {
 
         now();
 
-        assertThatThrownBy(() -> client.messages().create(params()))
-            .isInstanceOfSatisfying(
-                BadRequestException.class,
-                e ->
-                    assertThat(e.getMessage())
-                        .contains("You have reached your specified API usage limits"));
+        assertStopped(() -> client.messages().create(params()), midnight);
+        assertThat(provider.records())
+            .extracting(RequestRecord::status)
+            .as("the call that met the limit is not sent again")
+            .containsExactly(200, 400);
         now();
-        assertThatThrownBy(() -> client.messages().create(params()))
-            .isInstanceOfSatisfying(
-                RejectedException.class,
-                e -> {
-                  assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
-                  assertThat(e.resetAt()).isCloseTo(midnight, within(10, ChronoUnit.SECONDS));
-                });
+        assertStopped(() -> client.messages().create(params()), midnight);
         assertThat(provider.records())
             .extracting(RequestRecord::status)
             .as("the third call is refused before it is sent")
@@ -134,6 +128,20 @@ class DailyQuotaTest {
         client.close();
       }
     }
+  }
+
+  /**
+   * The call ends in the gate's terminal refusal until the instant the usage limit's message named
+   * (its minute: the parser reads it against the wall clock).
+   */
+  private static void assertStopped(Runnable call, Instant midnight) {
+    assertThatThrownBy(call::run)
+        .isInstanceOfSatisfying(
+            RejectedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
+              assertThat(e.resetAt()).isCloseTo(midnight, within(10, ChronoUnit.SECONDS));
+            });
   }
 
   private static void assertNothingCut(FeedbackState state) {
