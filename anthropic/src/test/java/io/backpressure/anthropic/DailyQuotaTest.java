@@ -3,10 +3,8 @@ package io.backpressure.anthropic;
 import static io.backpressure.client.test.DailyQuotas.assertNothingCut;
 import static io.backpressure.client.test.DailyQuotas.assertStopped;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.anthropic.client.AnthropicClient;
-import com.anthropic.errors.BadRequestException;
 import com.anthropic.models.messages.MessageCreateParams;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
@@ -23,9 +21,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Anthropic's usage limit reached, through the real anthropic-java client and the mock provider:
- * the 400 that says when access comes back reaches the caller as the SDK's exception and the gate
- * as a stop until that instant, which refuses the target's next calls before they are sent, cuts no
- * effective cap, and ends at the instant the message named.
+ * the 400 that says when access comes back reaches the gate as a stop until that instant, and the
+ * caller as the gate's terminal refusal with that instant, on the call that met it (not as the
+ * SDK's {@code BadRequestException}) as on the next ones, which are refused before they are sent;
+ * no effective cap is cut, and the stop ends at the instant the message named.
  */
 class DailyQuotaTest {
 
@@ -55,8 +54,9 @@ class DailyQuotaTest {
   }
 
   /**
-   * Mutation tried: the parser reading the usage limit's 400 as a bad request (the next call is
-   * sent, and meets the 400 again).
+   * Mutations tried: the parser reading the usage limit's 400 as a bad request (the next call is
+   * sent, and meets the 400 again); the gated transport handing the 400 to the SDK (the first
+   * refusal is a {@code BadRequestException}).
    */
   @Test
   void aReachedUsageLimitStopsTheTargetUntilAccessComesBack() throws Exception {
@@ -89,12 +89,11 @@ class DailyQuotaTest {
 
         now();
 
-        assertThatThrownBy(() -> client.messages().create(params()))
-            .isInstanceOfSatisfying(
-                BadRequestException.class,
-                e ->
-                    assertThat(e.getMessage())
-                        .contains("You have reached your specified API usage limits"));
+        assertStopped(() -> client.messages().create(params()), midnight, Duration.ofSeconds(10));
+        assertThat(provider.records())
+            .extracting(RequestRecord::status)
+            .as("the call that met the limit is not sent again")
+            .containsExactly(200, 400);
         now();
         assertStopped(() -> client.messages().create(params()), midnight, Duration.ofSeconds(10));
         assertThat(provider.records())

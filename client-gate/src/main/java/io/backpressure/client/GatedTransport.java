@@ -1,5 +1,7 @@
 package io.backpressure.client;
 
+import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.feedback.ProviderSignals;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -7,6 +9,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -106,20 +109,21 @@ public final class GatedTransport<Q, R> {
   }
 
   /**
-   * How many 429 answers in a row one call is sent again through the gate before the last is handed
-   * to the SDK; with provider feedback on (the default) the gate defers the call until the
-   * provider's retry-after instead, so this bounds only a gate that does not hear the provider.
+   * How many 429 (or stop) answers in a row one call is sent again through the gate before the last
+   * is handed to the SDK; with provider feedback on (the default) the gate defers the call until
+   * the provider's retry-after instead, so this bounds only a gate that does not hear the provider.
    */
   static final int MAX_RESENDS_AFTER_429 = 3;
 
   /**
    * Sends {@code request} through {@code send} on the calling thread, admitted first when it is
-   * gated. An answer of 429 is not handed back when the feedback tells the gate ({@link
-   * ProviderFeedback#tellsTheGate()}, the default): it goes to the feedback, its grant is released,
-   * and the call asks the gate again, which defers it until the provider's retry-after (the
-   * admitter then throws, waits or expires it) or admits it and sends it again. Asking again, the
-   * call presents no booking: the one it came with (its header or context) was redeemed by its
-   * first admission.
+   * gated. An answer of 429, or one that says a spend limit or a daily quota is reached, is not
+   * handed back when the feedback tells the gate ({@link ProviderFeedback#tellsTheGate()}, the
+   * default): it goes to the feedback, its grant is released, and the call asks the gate again,
+   * which defers it until the provider's retry-after (the admitter then throws, waits or expires
+   * it), refuses it until a stop's reset (the admitter throws {@link RejectedException}), or admits
+   * it and sends it again. Asking again, the call presents no booking: the one it came with (its
+   * header or context) was redeemed by its first admission.
    *
    * @throws NotAdmittedException outside Temporal, when the gate does not admit the call (nothing
    *     more was sent)
@@ -138,8 +142,9 @@ public final class GatedTransport<Q, R> {
         exchange.failed(e);
         throw e;
       }
-      if (!throttled(exchange, response, resends)) {
-        return tapped(exchange, response);
+      R answer = answerOrAskAgain(exchange, response, resends);
+      if (answer != null) {
+        return answer;
       }
       exchange = inTime(gate.again(exchange));
     }
@@ -190,30 +195,53 @@ public final class GatedTransport<Q, R> {
                         ? r
                         : new CompletionException(failure);
                   }
-                  return throttled(exchange, response, resends)
+                  R handed = answerOrAskAgain(exchange, response, resends);
+                  return handed == null
                       ? sendAsync(request, () -> gate.again(exchange), send, resends + 1)
-                      : CompletableFuture.completedFuture(tapped(exchange, response));
+                      : CompletableFuture.completedFuture(handed);
                 })
             .thenCompose(next -> next);
     return answer;
   }
 
   /**
-   * Whether {@code response} is a 429 to ask the gate again about: then it has been reported (the
-   * feedback hears it, the grant is released) and closed.
+   * The answer to hand the SDK, reported first to the feedback (an answer of 400 or more with its
+   * body, which the SDK then reads unchanged); or null when the call is to ask the gate again
+   * instead: the answer is a 429 or says that a spend limit or a daily quota is reached ({@link
+   * ProviderSignal.Meaning#STOP_UNTIL_RESET}: Anthropic's usage-limit 400, a per-day 403), the
+   * feedback tells the gate, and fewer than {@link #MAX_RESENDS_AFTER_429} resends were made. Then
+   * the answer has been reported (its grant released) and closed, and the gate, told, defers the
+   * call until the retry-after or refuses it with the reset instant, so the caller meets a stop as
+   * the gate's terminal refusal on the first call that hits it, as on every later one.
    */
-  private boolean throttled(Exchange exchange, R response, int resends) {
+  private @Nullable R answerOrAskAgain(Exchange exchange, R response, int resends) {
     AnswerView answer = sdk.answer(response);
-    if (answer.status() != 429
-        || resends >= MAX_RESENDS_AFTER_429
-        || !gate.feedback().tellsTheGate()) {
-      return false;
+    Map<String, List<String>> headers = headers(answer);
+    int status = answer.status();
+    if (status < 400) {
+      exchange.answered(status, headers);
+      return sdk.tapped(response, new TappedBody(answer.body(), answer.close(), exchange));
     }
+    // A refusal's body says why (the Gemini API and Bedrock say nothing else): read it for the
+    // feedback, and hand the SDK the same bytes.
     byte[] refusal = errorBody(answer.body().get());
-    exchange.answered(
-        answer.status(), headers(answer), new String(refusal, StandardCharsets.UTF_8));
-    answer.close().run();
-    return true;
+    String text = new String(refusal, StandardCharsets.UTF_8);
+    exchange.answered(status, headers, text);
+    if (resends < MAX_RESENDS_AFTER_429
+        && gate.feedback().tellsTheGate()
+        && (status == 429 || stops(status, headers, text))) {
+      answer.close().run();
+      return null;
+    }
+    return sdk.tapped(
+        response,
+        new TappedBody(() -> new ByteArrayInputStream(refusal), answer.close(), exchange));
+  }
+
+  /** Whether a refusal other than a 429 says that nothing helps until a reset. */
+  private static boolean stops(int status, Map<String, List<String>> headers, String body) {
+    return ProviderSignals.parse(status, headers, body, Instant.now()).meaning()
+        == ProviderSignal.Meaning.STOP_UNTIL_RESET;
   }
 
   /**
@@ -259,23 +287,6 @@ public final class GatedTransport<Q, R> {
       headers.put(name.toLowerCase(Locale.ROOT), answer.header().apply(name));
     }
     return headers;
-  }
-
-  private R tapped(Exchange exchange, R response) {
-    AnswerView answer = sdk.answer(response);
-    Map<String, List<String>> headers = headers(answer);
-    int status = answer.status();
-    if (status < 400) {
-      exchange.answered(status, headers);
-      return sdk.tapped(response, new TappedBody(answer.body(), answer.close(), exchange));
-    }
-    // A refusal's body says why (the Gemini API and Bedrock say nothing else): read it for the
-    // feedback, and hand the SDK the same bytes.
-    byte[] refusal = errorBody(answer.body().get());
-    exchange.answered(status, headers, new String(refusal, StandardCharsets.UTF_8));
-    return sdk.tapped(
-        response,
-        new TappedBody(() -> new ByteArrayInputStream(refusal), answer.close(), exchange));
   }
 
   /** An error answer's whole body; what was read when reading it fails. */

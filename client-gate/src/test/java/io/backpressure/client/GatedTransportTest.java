@@ -14,6 +14,7 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
+import io.backpressure.core.RejectReason;
 import io.backpressure.core.Ticker;
 import io.backpressure.core.testing.RecordingGate;
 import java.io.ByteArrayInputStream;
@@ -22,6 +23,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,6 +94,10 @@ class GatedTransportTest {
     return ((Admission.Deferred) deferred).booking();
   }
 
+  private static Sent unbooked() {
+    return new Sent(GateContext.of("acme", "P1").headers(), BODY);
+  }
+
   private static Sent request(String booking) {
     Map<String, String> headers = new LinkedHashMap<>(GateContext.of("acme", "P1").headers());
     headers.put(GateContext.BOOKING_HEADER, booking);
@@ -159,6 +165,61 @@ class GatedTransportTest {
     assertThat(gate.requests().get(last - 1).booking()).isEqualTo(second);
     assertThat(gate.requests().get(last).booking()).isNull();
     assertThat(gate.outstanding()).isZero();
+  }
+
+  /**
+   * A refusal that says nothing helps until a reset (Anthropic's usage-limit 400) reaches the
+   * caller as the gate's terminal refusal on the call that met it, not as the SDK's error, and the
+   * call is not sent again; a 400 about the request itself reaches the SDK with its body. Mutation
+   * tried: asking again after a 429 only (the caller gets the 400).
+   */
+  @Test
+  void aStopReachesTheCallerAsTheGatesRefusalEitherSyncOrAsync() {
+    assertThatThrownBy(() -> transport.execute(unbooked(), this::usageLimited))
+        .isInstanceOfSatisfying(
+            RejectedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
+              assertThat(e.resetAt()).isAfter(Instant.ofEpochSecond(0, clock.epochNanos()));
+            });
+    assertThat(sent).hasSize(1);
+    Throwable failure =
+        catchThrowable(
+            transport.executeAsync(
+                    unbooked(), r -> CompletableFuture.completedFuture(usageLimited(r)))
+                ::join);
+    assertThat(failure.getCause()).isInstanceOf(RejectedException.class);
+    assertThat(sent).as("refused before it is sent").hasSize(1);
+    assertThat(gate.outstanding()).isZero();
+
+    clock.advance(Duration.ofDays(2));
+    Answer bad = transport.execute(unbooked(), this::badRequest);
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(new String(bad.body(), StandardCharsets.UTF_8)).contains("max_tokens");
+    assertThat(gate.outstanding()).isZero();
+  }
+
+  private Answer usageLimited(Sent request) {
+    sent.add(request);
+    return new Answer(
+        400,
+        Map.of(),
+        """
+        {"type":"error","error":{"type":"invalid_request_error","message":"You have reached \
+        your specified API usage limits. You will regain access on 2099-01-01 at 00:00 UTC."}}\
+        """
+            .getBytes(StandardCharsets.UTF_8));
+  }
+
+  private Answer badRequest(Sent request) {
+    sent.add(request);
+    return new Answer(
+        400,
+        Map.of(),
+        """
+        {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: \
+        Field required"}}"""
+            .getBytes(StandardCharsets.UTF_8));
   }
 
   private Answer ok(Sent request) {

@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code scopeLeases}: scope → leases</td><td>hash {@code limits}, fields {@code
  *       in:k:<class>} and {@code in:t:<tenant>}</td></tr>
  *   <tr><td>{@link #expiredLeases()}</td><td>hash {@code limits}, field {@code expired}</td></tr>
- *   <tr><td>{@code adaptiveLimit}, {@code lastDecrease}</td><td>hash {@code limits}, field {@code
- *       adaptive}: "limit last_decrease"</td></tr>
+ *   <tr><td>{@code adaptiveLimit}, {@code lastDecrease}, {@code slowSeen}</td><td>hash {@code
+ *       limits}, field {@code adaptive}: "limit last_decrease slow_seen"</td></tr>
+ *   <tr><td>{@link #overdue}</td><td>{@code limits_overdue}</td></tr>
  *   <tr><td>{@link #overload}</td><td>{@code limits_decrease} (overload.lua)</td></tr>
  * </table>
  *
@@ -46,7 +47,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Under an {@linkplain Limits.Adaptive adaptive} limit the target's limit is the one its law
  * keeps here ({@link #limitOf}): each release of a leased call is a latency sample (admission to
- * release, on the calendar clock), each {@link #overload} a decrease.
+ * release, on the calendar clock), and so is the oldest call still in flight past the latency
+ * target, once ({@link #overdue}); each {@link #overload} is a decrease.
  *
  * <p>Not thread-safe: its owner calls it under its lock. Times are µs since the epoch.
  */
@@ -82,6 +84,13 @@ final class LimitLedger {
   private long lastDecrease;
 
   /**
+   * The expiry of the latest lease counted as a slow sample while still in flight ({@link
+   * #overdue}); a lease expiring no later has been counted, and its release gives no sample. 0:
+   * none.
+   */
+  private long slowSeen;
+
+  /**
    * What the limits say of a call: let the rule decide ({@link #PASS}), wait {@code waitMicros}, or
    * {@code rejected}.
    *
@@ -100,7 +109,8 @@ final class LimitLedger {
 
   /**
    * Whether the call of {@code plan} may be admitted at {@code now} as far as the limits go. A
-   * counter of a past window counts as zero. Changes nothing but the expired leases.
+   * counter of a past window counts as zero. Changes nothing but the expired leases and, under an
+   * adaptive limit, the limit when the oldest call in flight is overdue ({@link #overdue}).
    */
   public Verdict check(LimitPlan plan, long now) {
     Admission.Rejected terminal = null;
@@ -133,6 +143,10 @@ final class LimitLedger {
     }
     if (plan.concurrency() != null) {
       expireLeases(now);
+      Limits.Adaptive adaptive = plan.concurrency().adaptive();
+      if (adaptive != null) {
+        overdue(adaptive, plan.concurrency().leaseTtl().toNanos() / 1_000, now);
+      }
       if (full(limitOf(plan.concurrency()), plan.scopes())) {
         long untilExpiry = leaseExpiries.peek().getValue() - now;
         long lease = untilExpiry < LimitPlan.POLL_MICROS ? untilExpiry : LimitPlan.POLL_MICROS;
@@ -197,7 +211,7 @@ final class LimitLedger {
     if (lease == null) {
       return;
     }
-    if (adaptive != null) {
+    if (adaptive != null && lease.expiresAt() > slowSeen) {
       int limit = adaptive.current(adaptiveLimit);
       if (now - d.admittedAt() > adaptive.latencyTargetMicros()) {
         decrease(adaptive, limit, now);
@@ -207,6 +221,26 @@ final class LimitLedger {
     }
     leases.remove(grant);
     leave(lease);
+  }
+
+  /**
+   * The oldest call in flight under the {@code adaptive} limit, admitted more than its latency
+   * target before {@code now}, is a slow sample before it is released: the limit decreases (at most
+   * once per latency target), and the call is counted once, here and not at its release. A lease's
+   * admission is its expiry less {@code leaseTtlMicros}, the lease TTL in force. Without this, a
+   * provider that slows to a latency L would be noticed only when the first slow call comes back, L
+   * after the slowdown instead of one latency target.
+   */
+  private void overdue(Limits.Adaptive adaptive, long leaseTtlMicros, long now) {
+    Map.Entry<String, Long> oldest = leaseExpiries.peek();
+    if (oldest == null) {
+      return;
+    }
+    long expiry = oldest.getValue();
+    if (expiry > slowSeen && now - (expiry - leaseTtlMicros) > adaptive.latencyTargetMicros()) {
+      slowSeen = expiry;
+      decrease(adaptive, adaptive.current(adaptiveLimit), now);
+    }
   }
 
   /**
@@ -227,11 +261,11 @@ final class LimitLedger {
   }
 
   /**
-   * What the adaptive limit's state holds: {@code {limit, last decrease µs}}, zeros when it was
-   * never moved. For the differential tests.
+   * What the adaptive limit's state holds: {@code {limit, last decrease µs, expiry µs of the latest
+   * lease counted slow in flight}}, zeros when it was never moved. For the differential tests.
    */
   public long[] adaptiveState() {
-    return new long[] {adaptiveLimit, lastDecrease};
+    return new long[] {adaptiveLimit, lastDecrease, slowSeen};
   }
 
   private void decrease(Limits.Adaptive adaptive, int limit, long now) {

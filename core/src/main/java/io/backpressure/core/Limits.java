@@ -300,8 +300,10 @@ public record Limits(
    *       half the limit was in flight raises {@code L} by one, up to {@code max} ({@link
    *       #increased}). A limit mostly unused does not grow: it would only grow without bound and
    *       then be wrong when the load comes.
-   *   <li><b>Multiplicative decrease</b>: a call released after more than {@code latencyTarget}, or
-   *       an overload answer (a timeout or no answer, a 5xx, Anthropic's 529: {@link
+   *   <li><b>Multiplicative decrease</b>: a call released after more than {@code latencyTarget},
+   *       the oldest call still in flight once it has been so for more than {@code latencyTarget}
+   *       (seen by the next admission, and counted once: its release is then no sample), or an
+   *       overload answer (a timeout or no answer, a 5xx, Anthropic's 529: {@link
    *       io.backpressure.core.feedback.ProviderSignal.Meaning#OVERLOADED} and {@link
    *       io.backpressure.core.feedback.ProviderSignal.Meaning#PROVIDER_ERROR}), halves {@code L},
    *       down to {@code min} ({@link #decreased}) — but at most once per {@code latencyTarget}
@@ -311,10 +313,12 @@ public record Limits(
    * </ul>
    *
    * <p>A worked example, {@code min 4, max 256, latencyTarget 1s}: calls of 0.2 s fill the limit
-   * and raise it by one each, from 4 to 64 after 60 releases. The provider slows to 2 s: the first
-   * slow release halves it to 32, the next halving waits one second (16), then 8, then 4; calls
-   * still in flight past the limit finish, and no new call goes until the in-flight count is below
-   * {@code L}. When the provider recovers, each fast release adds one again.
+   * and raise it by one each, from 4 to 64 after 60 releases. The provider slows to 2 s: one second
+   * later the oldest call is still in flight past the target and halves it to 32 (waiting for the
+   * first slow release would take the whole 2 s, and a provider slowed to 20 s would be noticed
+   * after 20 s), the next halving waits one second (16), then 8, then 4; calls still in flight past
+   * the limit finish, and no new call goes until the in-flight count is below {@code L}. When the
+   * provider recovers, each fast release adds one again.
    *
    * <p>The limit is shared through the state, as the leases are: the in-memory gate keeps it in its
    * ledger, the Redis gate in the limits hash, read and written by the same script call that checks

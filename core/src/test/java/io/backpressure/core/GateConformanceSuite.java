@@ -1673,6 +1673,59 @@ public abstract class GateConformanceSuite {
     assertThat(concurrencyLimit(gate)).isEqualTo(1);
   }
 
+  /**
+   * A call still in flight past the latency target is a slow sample at the next admission, before
+   * its release: the limit halves then, not when the slow call comes back; each such call counts
+   * once (its release is no sample), and a call admitted with it (the same expiry) counts with it.
+   * Mutation tried: the sample taken at release only (the limit stays at 4 until d comes back).
+   */
+  @Test
+  void limits_adaptiveConcurrencyHalvesWhenTheOldestCallIsOverdue_countingItOnce() {
+    ManualClock clock = new ManualClock(BEFORE_LA_MIDNIGHT);
+    Gate gate =
+        newGate(
+            requestsAndTokens()
+                .priority("P1", 1)
+                .adaptiveConcurrency(1, 8, Duration.ofSeconds(1), Duration.ofSeconds(60))
+                .build(),
+            clock);
+    Duration fast = Duration.ofMillis(100);
+    Admission.Admitted a = (Admission.Admitted) gate.admit("a", "P1", ONE);
+    clock.advance(fast);
+    assertThat(gate.release(a.grant(), ONE)).isTrue();
+    Admission.Admitted b = (Admission.Admitted) gate.admit("b", "P1", ONE);
+    Admission.Admitted c = (Admission.Admitted) gate.admit("c", "P1", ONE);
+    clock.advance(fast);
+    assertThat(gate.release(b.grant(), ONE)).isTrue();
+    Admission.Admitted d = (Admission.Admitted) gate.admit("d", "P1", ONE);
+    Admission.Admitted e = (Admission.Admitted) gate.admit("e", "P1", ONE);
+    clock.advance(fast);
+    assertThat(gate.release(c.grant(), ONE)).isTrue();
+    Admission.Admitted f = (Admission.Admitted) gate.admit("f", "P1", ONE);
+    gate.admit("g", "P1", ONE);
+    assertThat(concurrencyLimit(gate)).isEqualTo(4);
+
+    // d and e have been in flight 1.3 s, past the 1 s target: the next admission halves the limit.
+    clock.advance(Duration.ofMillis(1_200));
+    assertDeferred(gate.admit("h", "P1", ONE), 250);
+    assertThat(concurrencyLimit(gate)).as("halved before any slow call came back").isEqualTo(2);
+
+    // A latency target later, d comes back slow: counted already, it halves nothing; nor does e,
+    // admitted with it.
+    clock.advance(Duration.ofMillis(1_100));
+    assertThat(gate.release(d.grant(), ONE)).isTrue();
+    assertThat(concurrencyLimit(gate)).as("d was counted in flight").isEqualTo(2);
+    assertDeferred(gate.admit("h", "P1", ONE), 250);
+    assertThat(concurrencyLimit(gate)).as("e counts with d").isEqualTo(2);
+    assertThat(gate.release(e.grant(), ONE)).isTrue();
+    assertThat(concurrencyLimit(gate)).isEqualTo(2);
+
+    // f, admitted later and overdue too, is the next sample.
+    assertDeferred(gate.admit("h", "P1", ONE), 250);
+    assertThat(concurrencyLimit(gate)).isEqualTo(1);
+    assertThat(gate.release(f.grant(), ONE)).isTrue();
+  }
+
   private static void assertDeferred(Admission answer, long millis) {
     assertThat(answer)
         .isInstanceOfSatisfying(

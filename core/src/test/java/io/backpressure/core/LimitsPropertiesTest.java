@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
+import java.time.zone.ZoneOffsetTransition;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,21 +22,39 @@ import net.jqwik.api.statistics.Statistics;
 
 /**
  * A per-day limit and a concurrency limit on the in-memory gate, driven by random sequences of
- * admissions, releases and clock steps around New York's DST changes, against a model that counts
- * admissions per local calendar date and leases by their expiry. Every answer must be the model's:
- * admitted while the day has room and a lease is free; deferred, for the time until the earliest
- * lease expires but at most 250 ms, while {@code max_in_flight} leases are held; rejected as {@link
- * RejectReason#LIMIT_REACHED} with the next local midnight as its reset once the day holds {@code
- * per_day} admissions, and admitted again from that midnight on. So no more than {@code
- * max_in_flight} calls are ever in flight and no more than {@code per_day} are admitted in one
- * local day, 23- and 25-hour days included.
+ * admissions, releases and clock steps around the DST changes of four zones (New York, Paris,
+ * Sydney, Lord Howe Island), against a model that counts admissions per local calendar date and
+ * leases by their expiry. Every answer must be the model's: admitted while the day has room and a
+ * lease is free; deferred, for the time until the earliest lease expires but at most 250 ms, while
+ * {@code max_in_flight} leases are held; rejected as {@link RejectReason#LIMIT_REACHED} with the
+ * next local midnight as its reset once the day holds {@code per_day} admissions, and admitted
+ * again from that midnight on. So no more than {@code max_in_flight} calls are ever in flight and
+ * no more than {@code per_day} are admitted in one local day, days of 23, 23.5, 24.5 and 25 hours
+ * included.
  */
 class LimitsPropertiesTest {
-  private static final ZoneId NEW_YORK = ZoneId.of("America/New_York");
+  /**
+   * Zones whose clocks change in 2026, each way: north and south of the equator, by an hour and
+   * (Lord Howe Island) by half an hour, so that days last 23, 23.5, 24.5 or 25 hours.
+   */
+  private static final List<ZoneId> ZONES =
+      List.of(
+          ZoneId.of("America/New_York"),
+          ZoneId.of("Europe/Paris"),
+          ZoneId.of("Australia/Sydney"),
+          ZoneId.of("Australia/Lord_Howe"));
 
-  /** Clocks go forward at 2026-03-08 02:00 local and back at 2026-11-01 02:00 local. */
-  private static final List<Instant> DST_CHANGES =
-      List.of(Instant.parse("2026-03-08T07:00:00Z"), Instant.parse("2026-11-01T06:00:00Z"));
+  /** The instants in 2026 at which {@code zone}'s clocks change. */
+  private static List<Instant> dstChanges(ZoneId zone) {
+    List<Instant> changes = new ArrayList<>();
+    Instant from = Instant.parse("2026-01-01T00:00:00Z");
+    for (ZoneOffsetTransition t = zone.getRules().nextTransition(from);
+        t != null && t.getInstant().isBefore(Instant.parse("2027-01-01T00:00:00Z"));
+        t = zone.getRules().nextTransition(t.getInstant())) {
+      changes.add(t.getInstant());
+    }
+    return changes;
+  }
 
   private static final Duration POLL = Duration.ofMillis(250);
 
@@ -56,7 +75,12 @@ class LimitsPropertiesTest {
 
   /** A run: where it starts, the limits, and its steps. */
   record Scenario(
-      Instant start, int perDay, int maxInFlight, Duration leaseTtl, List<Step> steps) {}
+      ZoneId zone,
+      Instant start,
+      int perDay,
+      int maxInFlight,
+      Duration leaseTtl,
+      List<Step> steps) {}
 
   /** A call admitted in the model. */
   private record Held(Grant grant, long leaseExpiry) {}
@@ -72,7 +96,7 @@ class LimitsPropertiesTest {
                 .priority("P1", 1)
                 .perDay(Dimension.REQUESTS, s.perDay())
                 .concurrency(s.maxInFlight(), s.leaseTtl())
-                .timeZone(NEW_YORK)
+                .timeZone(s.zone())
                 .build(),
             clock,
             clock);
@@ -85,12 +109,12 @@ class LimitsPropertiesTest {
     for (Step step : s.steps()) {
       long now = clock.nanoTime();
       if (step instanceof Admit admit) {
-        LocalDate today = Instant.ofEpochSecond(0, now).atZone(NEW_YORK).toLocalDate();
+        LocalDate today = Instant.ofEpochSecond(0, now).atZone(s.zone()).toLocalDate();
         int count = admittedOn.getOrDefault(today, 0);
         List<Held> inForce = held.stream().filter(h -> h.leaseExpiry() > now).toList();
         Admission answer = gate.admit(admit.tenant(), "P1", Cost.requests(1));
         if (count >= s.perDay()) {
-          Instant nextMidnight = today.plusDays(1).atStartOfDay(NEW_YORK).toInstant();
+          Instant nextMidnight = today.plusDays(1).atStartOfDay(s.zone()).toInstant();
           assertThat(answer)
               .as("the %s admission of %s", count + 1, today)
               .isInstanceOfSatisfying(
@@ -100,7 +124,9 @@ class LimitsPropertiesTest {
                     assertThat(r.resetAt()).isEqualTo(nextMidnight);
                   });
           rejected = true;
-          rejectedOnADstDay |= Duration.between(dayStart(today), nextMidnight).toHours() != 24;
+          rejectedOnADstDay |=
+              Duration.between(today.atStartOfDay(s.zone()).toInstant(), nextMidnight).toMinutes()
+                  != 24 * 60;
           lastRejectedOn = today;
         } else if (inForce.size() >= s.maxInFlight()) {
           long earliest = inForce.stream().mapToLong(Held::leaseExpiry).min().orElseThrow();
@@ -121,7 +147,7 @@ class LimitsPropertiesTest {
           }
         }
         double[] counter = gate.limitCounter("d:requests:day");
-        if (counter != null && counter[0] == micros(today.atStartOfDay(NEW_YORK).toInstant())) {
+        if (counter != null && counter[0] == micros(today.atStartOfDay(s.zone()).toInstant())) {
           assertThat(counter[1])
               .as("the day's counter")
               .isEqualTo((double) admittedOn.getOrDefault(today, 0));
@@ -134,9 +160,9 @@ class LimitsPropertiesTest {
       } else if (step instanceof Advance advance) {
         clock.advance(Duration.ofMillis(advance.millis()));
       } else if (step instanceof ToMidnight midnight) {
-        LocalDate today = Instant.ofEpochSecond(0, now).atZone(NEW_YORK).toLocalDate();
+        LocalDate today = Instant.ofEpochSecond(0, now).atZone(s.zone()).toLocalDate();
         long target =
-            nanos(today.plusDays(1).atStartOfDay(NEW_YORK).toInstant())
+            nanos(today.plusDays(1).atStartOfDay(s.zone()).toInstant())
                 + Duration.ofMillis(midnight.offsetMillis()).toNanos();
         clock.set(Math.max(now, target));
       }
@@ -158,11 +184,6 @@ class LimitsPropertiesTest {
 
   @Provide
   Arbitrary<Scenario> scenarios() {
-    Arbitrary<Instant> start =
-        Combinators.combine(
-                Arbitraries.of(DST_CHANGES),
-                Arbitraries.longs().between(-36 * 3_600_000L, 12 * 3_600_000L))
-            .as(Instant::plusMillis);
     Arbitrary<Step> step =
         Arbitraries.frequencyOf(
             Tuple.of(5, Arbitraries.of("a", "b", "c").map(Admit::new)),
@@ -171,17 +192,21 @@ class LimitsPropertiesTest {
             Tuple.of(1, Arbitraries.longs().between(60_000, 3_600_000).map(Advance::new)),
             Tuple.of(1, Arbitraries.longs().between(3_600_000, 8 * 3_600_000L).map(Advance::new)),
             Tuple.of(1, Arbitraries.longs().between(-1, 1).map(ToMidnight::new)));
-    return Combinators.combine(
-            start,
-            Arbitraries.integers().between(1, 8),
-            Arbitraries.integers().between(1, 4),
-            Arbitraries.longs().between(1, 30).map(Duration::ofSeconds),
-            step.list().ofMinSize(20).ofMaxSize(150))
-        .as(Scenario::new);
-  }
-
-  private static Instant dayStart(LocalDate day) {
-    return day.atStartOfDay(NEW_YORK).toInstant();
+    return Arbitraries.of(ZONES)
+        .flatMap(
+            zone ->
+                Combinators.combine(
+                        Combinators.combine(
+                                Arbitraries.of(dstChanges(zone)),
+                                Arbitraries.longs().between(-36 * 3_600_000L, 12 * 3_600_000L))
+                            .as(Instant::plusMillis),
+                        Arbitraries.integers().between(1, 8),
+                        Arbitraries.integers().between(1, 4),
+                        Arbitraries.longs().between(1, 30).map(Duration::ofSeconds),
+                        step.list().ofMinSize(20).ofMaxSize(150))
+                    .as(
+                        (start, perDay, maxInFlight, ttl, steps) ->
+                            new Scenario(zone, start, perDay, maxInFlight, ttl, steps)));
   }
 
   private static long nanos(Instant instant) {

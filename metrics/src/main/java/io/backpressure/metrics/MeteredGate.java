@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -44,8 +45,9 @@ import org.jspecify.annotations.Nullable;
  * admissions by outcome ({@code admitted}, {@code deferred}, {@code rejected} with its reason,
  * {@code failed_open} for an admitted grant that {@link Grant#failedOpen() failed open}, and {@code
  * error} when the delegate throws); cost admitted, reconciled, refunded and overrun per dimension;
- * releases applied or ignored; the distribution of Δ; admission latency; and, read at scrape time
- * only, caps, bucket levels, utilisation and active queues.
+ * releases applied or ignored; the distribution of Δ; the time from each terminal refusal by a
+ * calendar limit, a provider's stop or a quota to its reset; admission latency; and, read at scrape
+ * time only, caps, bucket levels, utilisation and active queues.
  *
  * <p>Cardinality is bounded by default: tags are the target, the policy's classes and dimensions,
  * outcomes and reasons; a priority the policy does not name is tagged {@code _unknown}. The tenant
@@ -91,9 +93,11 @@ public final class MeteredGate implements Gate, AutoCloseable {
   private final Map<String, Boolean> knownTenants = new ConcurrentHashMap<>();
   private final Queue<Meter> meters = new ConcurrentLinkedQueue<>();
   private final FeedbackMeters feedback;
+  private final Clock clock;
 
   private MeteredGate(Builder b, Policy policy) {
     this.delegate = b.delegate;
+    this.clock = b.clock;
     this.registry = b.registry;
     this.targetTags = Tags.of(TARGET, delegate.target());
     this.dimensions = policy.dimensionNames();
@@ -209,7 +213,11 @@ public final class MeteredGate implements Gate, AutoCloseable {
     } else if (answer instanceof Admission.Deferred d) {
       m.deferred(d.retryAfter());
     } else if (answer instanceof Admission.Rejected r) {
-      m.rejected(r.reason());
+      if (r.resetAt() == null) {
+        m.rejected(r.reason());
+      } else {
+        m.refusedUntil(r.reason(), Duration.between(clock.instant(), r.resetAt()));
+      }
     }
     return answer;
   }
@@ -326,6 +334,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
     private boolean tenantTag;
     private int maxTaggedTenants = 1_000;
     private Duration levelsMaxAge = Duration.ofSeconds(1);
+    private Clock clock = Clock.systemUTC();
 
     private Builder(Gate delegate, MeterRegistry registry) {
       this.delegate = Objects.requireNonNull(delegate, "gate");
@@ -447,6 +456,16 @@ public final class MeteredGate implements Gate, AutoCloseable {
             "levelsMaxAge must be in the range (0, 1h], got " + maxAge);
       }
       this.levelsMaxAge = maxAge;
+      return this;
+    }
+
+    /**
+     * The clock the gate's reset instants are read against, for the time from a terminal refusal to
+     * its reset ({@code backpressure.limit.reset.delay}): the gate's own epoch clock. Default: the
+     * system clock.
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 

@@ -26,6 +26,21 @@ final class QueueMeters {
   static final Duration[] DEFER_BUCKETS =
       millis(1, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000);
 
+  /**
+   * Histogram boundaries of the wait until a terminal refusal's reset: a minute to a month (a
+   * provider's stop, a day's or a month's window).
+   */
+  static final Duration[] RESET_BUCKETS = {
+    Duration.ofMinutes(1),
+    Duration.ofMinutes(10),
+    Duration.ofHours(1),
+    Duration.ofHours(6),
+    Duration.ofHours(12),
+    Duration.ofHours(25),
+    Duration.ofDays(7),
+    Duration.ofDays(31)
+  };
+
   private final Counter admitted;
   private final Counter deferred;
   private final Counter failedOpen;
@@ -38,6 +53,8 @@ final class QueueMeters {
   private final Counter releasesApplied;
   private final Counter releasesIgnored;
   private final Timer deferDelay;
+  private final Timer limitReset;
+  private final Timer quotaReset;
   private final List<String> dimensions;
 
   /**
@@ -83,6 +100,8 @@ final class QueueMeters {
                 .tags(tags)
                 .serviceLevelObjectives(DEFER_BUCKETS)
                 .register(registry));
+    limitReset = m.reset(RejectReason.LIMIT_REACHED);
+    quotaReset = m.reset(RejectReason.QUOTA_EXHAUSTED);
   }
 
   void admitted(Cost debited) {
@@ -106,6 +125,16 @@ final class QueueMeters {
 
   void rejected(RejectReason reason) {
     rejected[reason.ordinal()].increment();
+  }
+
+  /**
+   * A terminal refusal until a reset ({@link RejectReason#LIMIT_REACHED} by a calendar limit or a
+   * provider's stop, {@link RejectReason#QUOTA_EXHAUSTED}): counted with what it said to wait.
+   */
+  void refusedUntil(RejectReason reason, Duration untilReset) {
+    rejected(reason);
+    Timer reset = reason == RejectReason.QUOTA_EXHAUSTED ? quotaReset : limitReset;
+    reset.record(untilReset.isNegative() ? 0 : untilReset.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   void error() {
@@ -161,6 +190,18 @@ final class QueueMeters {
               .description(description)
               .tags(tags)
               .tag(DIMENSION, dimension)
+              .register(registry));
+    }
+
+    Timer reset(RejectReason reason) {
+      return add(
+          Timer.builder(LIMIT_RESET_DELAY)
+              .description(
+                  "Time from a terminal refusal until its reset: a calendar limit's window or a"
+                      + " provider's stop (limit_reached), a quota's window (quota_exhausted)")
+              .tags(tags)
+              .tag(REASON, reason.name().toLowerCase(Locale.ROOT))
+              .serviceLevelObjectives(RESET_BUCKETS)
               .register(registry));
     }
 

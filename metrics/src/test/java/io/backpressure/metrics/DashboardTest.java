@@ -115,7 +115,7 @@ class DashboardTest {
       assertThat(row.group(2)).as("Prometheus name of " + row.group(1)).startsWith(prometheus);
       documented.add(row.group(2));
     }
-    assertThat(documented).hasSize(30);
+    assertThat(documented).hasSize(31);
     Set<String> families = new TreeSet<>();
     for (String name : scraped) {
       families.add(name.replaceAll("_(bucket|count|sum|max)$", ""));

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -109,6 +110,83 @@ class LimitMetersTest {
     assertThat(gauge("backpressure.limit.concurrency", null)).isEqualTo(3);
     gate.feedback(null, new ProviderSignal(529, Set.of(), Map.of(), null, null, 0, false));
     assertThat(gauge("backpressure.limit.concurrency", null)).isEqualTo(2);
+    gate.close();
+  }
+
+  /**
+   * Each terminal refusal until a reset is timed to its reset: a day's calendar cap and a
+   * provider's stop as {@code limit_reached}, a class's quota as {@code quota_exhausted}; a refusal
+   * that no wait undoes (a cost above the day's whole cap) is counted only as an admission.
+   * Mutation tried: the time read from the system clock instead of the gate's (the noon-to-midnight
+   * wait is off).
+   */
+  @Test
+  void terminalRefusalsAreTimedToTheirReset() {
+    Policy policy =
+        Policy.builder(TARGET)
+            .dimension("requests", 100, 100)
+            .dimension("tokens", 100_000, 100_000)
+            .priority("P1", 0.5)
+            .priority("P2", 0.5)
+            .perDay("requests", 2)
+            .classQuota("P2", Limits.Quota.tokensPerMonth(100))
+            .build();
+    MeteredGate gate =
+        MeteredGate.builder(InMemoryGate.create(policy, clock, clock), registry)
+            .clock(clock.asClock())
+            .build();
+
+    admitted(gate.admit("acme", "P1", Cost.requests(1).tokens(10)));
+    admitted(gate.admit("acme", "P1", Cost.requests(1).tokens(10)));
+    assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(10)))
+        .isInstanceOf(Admission.Rejected.class);
+    assertThat(gate.admit("acme", "P2", Cost.requests(1).tokens(200)))
+        .as("above the whole quota: never fits")
+        .isInstanceOf(Admission.Rejected.class);
+
+    var dayLimited = registry.get("backpressure.limit.reset.delay").tags("priority", "P1");
+    assertThat(dayLimited.tags("reason", "limit_reached").timer().count()).isEqualTo(1);
+    assertThat(dayLimited.tags("reason", "limit_reached").timer().max(TimeUnit.HOURS))
+        .as("noon to midnight")
+        .isEqualTo(12);
+    assertThat(
+            registry
+                .get("backpressure.limit.reset.delay")
+                .tags("priority", "P2", "reason", "quota_exhausted")
+                .timer()
+                .count())
+        .as("a cost above the whole quota waits for no reset")
+        .isZero();
+
+    clock.advance(Duration.ofDays(1));
+    gate.feedback(
+        null,
+        new ProviderSignal(
+            400,
+            Set.of(),
+            Map.of(),
+            Duration.ofHours(3),
+            null,
+            0,
+            false,
+            ProviderSignal.Meaning.STOP_UNTIL_RESET));
+    assertThat(gate.admit("acme", "P1", Cost.requests(1).tokens(10)))
+        .isInstanceOf(Admission.Rejected.class);
+    assertThat(dayLimited.tags("reason", "limit_reached").timer().count()).isEqualTo(2);
+    assertThat(dayLimited.tags("reason", "limit_reached").timer().totalTime(TimeUnit.HOURS))
+        .isEqualTo(15);
+    clock.advance(Duration.ofHours(3));
+    admitted(gate.admit("acme", "P2", Cost.requests(1).tokens(90)));
+    assertThat(gate.admit("acme", "P2", Cost.requests(1).tokens(20)))
+        .isInstanceOf(Admission.Rejected.class);
+    var quotaExhausted =
+        registry
+            .get("backpressure.limit.reset.delay")
+            .tags("priority", "P2", "reason", "quota_exhausted")
+            .timer();
+    assertThat(quotaExhausted.count()).isEqualTo(1);
+    assertThat(quotaExhausted.max(TimeUnit.HOURS)).as("1 July 15:00 to 1 August").isEqualTo(729);
+
     gate.close();
   }
 

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.Verdict;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
@@ -94,25 +97,58 @@ final class AzureDialect implements Dialect {
   }
 
   /**
-   * A spent daily quota: a 429 whose {@code code} is {@code insufficient_quota}, with no {@code
-   * retry-after}, since no wait short of the next day helps; the message says when that starts.
+   * A spent daily quota. Azure OpenAI itself caps tokens and requests per minute only; a daily
+   * quota in front of a deployment is Azure API Management's: {@code azure-openai-token-limit} with
+   * {@code token-quota} and {@code token-quota-period="Daily"} for tokens, the {@code quota-by-key}
+   * policy for calls. Both answer 403 with {@code retry-after} (seconds until the period renews)
+   * and API Management's own body: {@code {"statusCode": 403, "message": "Token quota is exceeded.
+   * Try again in 2 hours, 5 minutes and 3 seconds."}}, or for calls "Out of call volume quota.
+   * Quota will be replenished in 02:05:03.".
    */
   @Override
   public ObjectNode dayLimited(
       HttpFields.Mutable headers, ParsedCall call, DayWindows.Refusal refusal, Instant now) {
-    return error(
-        "insufficient_quota",
-        "Requests to the ChatCompletions_Create Operation under Azure OpenAI API have exceeded the"
-            + (refusal.requests() ? " daily request quota" : " daily token quota")
-            + " of your current OpenAI S0 pricing tier: Limit "
-            + refusal.limit()
-            + ", Used "
-            + refusal.used()
-            + ", Requested "
-            + refusal.requested()
-            + ". The quota resets at "
-            + refusal.resetAt()
-            + ".");
+    long seconds = RateLimitFormat.ceilSeconds(refusal.nanosUntilReset(now));
+    headers.put("retry-after", Long.toString(seconds));
+    ObjectNode root = JSON.objectNode();
+    root.put("statusCode", 403);
+    root.put(
+        "message",
+        refusal.requests()
+            ? "Out of call volume quota. Quota will be replenished in " + clock(seconds) + "."
+            : "Token quota is exceeded. Try again in " + spelled(seconds) + ".");
+    return root;
+  }
+
+  @Override
+  public int dayLimitedStatus() {
+    return 403;
+  }
+
+  /** API Management's renewal clock: {@code hh:mm:ss}, with {@code d.} before it past a day. */
+  static String clock(long seconds) {
+    long days = seconds / 86_400;
+    String time =
+        String.format(
+            Locale.ROOT, "%02d:%02d:%02d", seconds / 3600 % 24, seconds / 60 % 60, seconds % 60);
+    return days > 0 ? days + "." + time : time;
+  }
+
+  /** API Management's spelled wait: "2 hours, 5 minutes and 3 seconds", zero parts left out. */
+  static String spelled(long seconds) {
+    List<String> parts = new ArrayList<>();
+    long[] values = {seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60};
+    String[] names = {"day", "hour", "minute", "second"};
+    for (int i = 0; i < values.length; i++) {
+      if (values[i] > 0) {
+        parts.add(values[i] + " " + names[i] + (values[i] == 1 ? "" : "s"));
+      }
+    }
+    if (parts.isEmpty()) {
+      return "0 seconds";
+    }
+    String last = parts.remove(parts.size() - 1);
+    return parts.isEmpty() ? last : String.join(", ", parts) + " and " + last;
   }
 
   @Override

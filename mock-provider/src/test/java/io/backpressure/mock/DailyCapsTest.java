@@ -187,9 +187,11 @@ class DailyCapsTest {
           .isEqualTo("Too many tokens per day, please wait before trying again.");
 
       Http.Answer azure = http.post(AZURE, Http.chat("a", null));
-      assertThat(azure.status()).isEqualTo(429);
-      assertThat(azure.body().get("error").get("code").asText()).isEqualTo("insufficient_quota");
-      assertThat(azure.header("retry-after")).isNull();
+      assertThat(azure.status()).isEqualTo(403);
+      assertThat(azure.body().get("statusCode").asInt()).isEqualTo(403);
+      assertThat(azure.body().get("message").asText())
+          .isEqualTo("Token quota is exceeded. Try again in 2 hours.");
+      assertThat(azure.header("retry-after")).isEqualTo("7200");
     }
   }
 
@@ -221,6 +223,8 @@ class DailyCapsTest {
       assertThat(anthropic.retryAfter()).isEqualTo(Duration.ofHours(2));
       assertThat(bedrock.exhausted()).containsExactly("tokens");
       assertThat(gemini.exhausted()).containsExactly("input_tokens");
+      assertThat(azure.exhausted()).containsExactly("tokens");
+      assertThat(azure.retryAfter()).isEqualTo(Duration.ofHours(2));
     }
   }
 

@@ -15,7 +15,6 @@ import io.backpressure.client.ProviderFeedback;
 import io.backpressure.client.test.DailyQuotas;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.spi.EffectiveCaps;
 import io.backpressure.mock.DailyCaps;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.RequestRecord;
@@ -28,8 +27,8 @@ import org.junit.jupiter.api.Test;
  * A provider's daily quota spent, through the real openai-java client and the mock provider: the
  * answer reaches the gate as a stop, which refuses the target's calls with the reset instant until
  * the day ends, sends nothing meanwhile, and cuts no effective cap; the next day the calls go
- * through again. OpenAI answers with its requests-per-day 429, Azure OpenAI with {@code
- * insufficient_quota}.
+ * through again. OpenAI answers with its requests-per-day 429; a daily quota in front of Azure
+ * OpenAI is API Management's, which answers 403.
  */
 class DailyQuotaTest {
 
@@ -37,6 +36,8 @@ class DailyQuotaTest {
   private static final Instant LATE = Instant.parse("2026-12-07T22:00:00Z");
 
   private final ManualClock clock = new ManualClock(LATE.getEpochSecond() * 1_000_000_000L);
+
+
 
   private static OpenAIClient client(
       InMemoryGate gate, String model, Consumer<com.openai.core.ClientOptions.Builder> options) {
@@ -101,11 +102,17 @@ class DailyQuotaTest {
   }
 
   /**
-   * Azure OpenAI's {@code insufficient_quota} says no reset: the gate holds the target for its
-   * default stop, {@link EffectiveCaps#STOP_HOLD}, and cuts nothing.
+   * A daily token quota in front of Azure OpenAI (API Management's {@code azure-openai-token-limit}
+   * with a daily {@code token-quota}), through openai-java in Azure mode: the 403 that says when
+   * the quota renews reaches the caller as the gate's refusal with that instant, on the call that
+   * met it (not as the SDK's {@code PermissionDeniedException}) and on the next, which is not sent;
+   * no effective cap is cut.
+   *
+   * <p>Mutation tried: the parser reading API Management's 403 as not about capacity (the first
+   * refusal reaches the caller as the SDK's exception, and the next call is sent).
    */
   @Test
-  void azuresInsufficientQuotaStopsTheTargetForTheDefaultHold() throws Exception {
+  void azuresDailyTokenQuotaStopsTheDeploymentUntilItRenews() throws Exception {
     String deployment = "gpt-4o-prod";
     InMemoryGate gate = DailyQuotas.gate("azure/my-resource/" + deployment, clock);
     try (MockProvider provider = DailyQuotas.mock(DailyCaps.utc(null, 40L), clock);
@@ -119,18 +126,25 @@ class DailyQuotaTest {
                       .credential(AzureApiKeyCredential.create("azure-test-key"))
                       .azureServiceVersion(AzureOpenAIServiceVersion.fromString("2024-10-21"))
                       .azureUrlPathMode(AzureUrlPathMode.LEGACY));
+      Instant midnight = Instant.parse("2026-12-08T00:00:00Z");
       try {
         client.chat().completions().create(params(deployment));
-        Instant refusedAt = Instant.ofEpochSecond(0, clock.epochNanos());
 
-        assertStopped(
-            () -> client.chat().completions().create(params(deployment)),
-            refusedAt.plus(EffectiveCaps.STOP_HOLD));
-        assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 429);
+        assertStopped(() -> client.chat().completions().create(params(deployment)), midnight);
+        assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 403);
+        assertThat(provider.records().get(1).boundDimension()).isEqualTo("tokens_per_day");
+        assertStopped(() -> client.chat().completions().create(params(deployment)), midnight);
+        assertThat(provider.records()).as("refused before it is sent").hasSize(2);
         assertNothingCut(gate.feedbackState());
+
+        clock.set(midnight.getEpochSecond() * 1_000_000_000L);
+        client.chat().completions().create(params(deployment));
+        assertThat(provider.records()).extracting(RequestRecord::status).endsWith(200);
       } finally {
         client.close();
       }
     }
   }
+
+
 }

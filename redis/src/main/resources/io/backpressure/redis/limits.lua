@@ -11,8 +11,10 @@
 -- Keys (the last three of the step's KEYS when the client sends a plan):
 --   limits   hash: counter field -> "start used held" (µs, and the counter's units, '%.17g'),
 --            'expired' -> leases expired unreleased, and each concurrency scope holding leases
---            ('in:k:<class>', 'in:t:<tenant>') -> how many, 'adaptive' -> "limit last_decrease"
---            (µs; Limits.Adaptive: the adaptive limit as last stored, and when it last decreased)
+--            ('in:k:<class>', 'in:t:<tenant>') -> how many, 'adaptive' -> "limit last_decrease
+--            slow_seen" (µs; Limits.Adaptive: the adaptive limit as last stored, when it last
+--            decreased, and the expiry of the latest lease counted slow while in flight; a value
+--            of two fields, as an older client wrote it, has none counted)
 --   lg:<id>  string: the admitted grant's lease (its member of leases, or ''), counters and
 --            admission time (µs), for its release (cmsgpack), PX = grant TTL
 --   leases   zset: cmsgpack({grant key, class scope, tenant scope}) -> lease expiry (µs)
@@ -77,32 +79,40 @@ local function limits_expire_leases(limits_key, leases_key, now)
 end
 
 -- The adaptive limit (Limits.Adaptive.current): the stored one within [min, max], min when none is
--- stored; and when it last decreased (0: never).
+-- stored; when it last decreased (0: never); and the expiry of the latest lease counted slow while
+-- in flight (LimitLedger.slowSeen; 0: none).
 local function adaptive_state(limits_key, min, max)
   local raw = call('HGET', limits_key, 'adaptive')
-  local limit, last = 0, 0
+  local limit, last, seen = 0, 0, 0
   if raw then
-    local l, t = string.match(raw, '^(%S+) (%S+)$')
+    local l, t, v = string.match(raw, '^(%S+) (%S+) ?(%S*)$')
     limit, last = l * 1, t * 1
+    if v ~= '' then
+      seen = v * 1
+    end
   end
   if limit < min then
     limit = min
   elseif limit > max then
     limit = max
   end
-  return limit, last
+  return limit, last, seen
+end
+
+local function adaptive_store(limits_key, limit, last, seen)
+  call('HSET', limits_key, 'adaptive', fmt(limit) .. ' ' .. fmt(last) .. ' ' .. fmt(seen))
 end
 
 -- LimitLedger.decrease (Limits.Adaptive.mayDecrease and decreased): the limit halved, down to
 -- min, unless it decreased less than a latency target ago.
 local function limits_decrease(limits_key, now, min, max, target)
-  local limit, last = adaptive_state(limits_key, min, max)
+  local limit, last, seen = adaptive_state(limits_key, min, max)
   if last == 0 or now - last >= target then
     local next = math.floor(limit * 0.5)
     if next < min then
       next = min
     end
-    call('HSET', limits_key, 'adaptive', fmt(next) .. ' ' .. fmt(now))
+    adaptive_store(limits_key, next, now, seen)
   end
 end
 
@@ -115,11 +125,28 @@ local function limits_adapt(limits_key, a, now, admitted, in_flight)
     limits_decrease(limits_key, now, min, max, target)
     return
   end
-  local limit, last = adaptive_state(limits_key, min, max)
+  local limit, last, seen = adaptive_state(limits_key, min, max)
   if 2 * in_flight >= limit and limit < max then
     limit = limit + 1
   end
-  call('HSET', limits_key, 'adaptive', fmt(limit) .. ' ' .. fmt(last))
+  adaptive_store(limits_key, limit, last, seen)
+end
+
+-- LimitLedger.overdue: the oldest lease in force, admitted (its expiry less the lease TTL of ARGV
+-- L+2) more than the latency target before now, is a slow sample while still in flight, counted
+-- once (slow_seen); the adaptive limit of plan ARGV s+5..s+7 (min, max, target) decreases.
+local function limits_overdue(L, s, now, limits_key, leases_key)
+  local oldest = call('ZRANGE', leases_key, 0, 0, 'WITHSCORES')
+  if #oldest == 0 then
+    return
+  end
+  local expiry = oldest[2] * 1
+  local min, max, target = ARGV[s + 5] * 1, ARGV[s + 6] * 1, ARGV[s + 7] * 1
+  local limit, last, seen = adaptive_state(limits_key, min, max)
+  if expiry > seen and now - (expiry - ARGV[L + 2] * 1) > target then
+    adaptive_store(limits_key, limit, last, expiry)
+    limits_decrease(limits_key, now, min, max, target)
+  end
 end
 
 -- LimitLedger.full: whether the target or one of the call's scopes (plan ARGV from s) holds as
@@ -171,7 +198,11 @@ local function limits_check(L, now, limits_key, leases_key)
   local max_in_flight = ARGV[L + 1] * 1
   if max_in_flight > 0 then
     limits_expire_leases(limits_key, leases_key, now)
-    if limits_full(limits_key, leases_key, max_in_flight, L + 11 + n * LIMIT_FIELDS) then
+    local s = L + 11 + n * LIMIT_FIELDS
+    if ARGV[s + 5] * 1 > 0 then
+      limits_overdue(L, s, now, limits_key, leases_key)
+    end
+    if limits_full(limits_key, leases_key, max_in_flight, s) then
       local earliest = call('ZRANGE', leases_key, 0, 0, 'WITHSCORES')
       local lease = earliest[2] * 1 - now
       if lease > LIMITS_POLL_MICROS then
@@ -236,9 +267,15 @@ local function limits_release(actual, limits_key, lg_key, leases_key, now, a)
   if lease ~= '' then
     limits_expire_leases(limits_key, leases_key, now)
   end
-  if lease ~= '' and call('ZSCORE', leases_key, lease) then
-    if admitted and ARGV[a + 1] * 1 > 0 then
-      limits_adapt(limits_key, a, now, admitted, call('ZCARD', leases_key))
+  local expiry = lease ~= '' and call('ZSCORE', leases_key, lease)
+  if expiry then
+    local min = ARGV[a + 1] * 1
+    if admitted and min > 0 then
+      local _, _, seen = adaptive_state(limits_key, min, ARGV[a + 2] * 1)
+      -- a lease counted slow while in flight (LimitLedger.overdue) gives no sample at its release
+      if expiry * 1 > seen then
+        limits_adapt(limits_key, a, now, admitted, call('ZCARD', leases_key))
+      end
     end
     call('ZREM', leases_key, lease)
     local scopes = cmsgpack.unpack(lease)

@@ -26,9 +26,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * can wait for the load to run instead of guessing how long a JVM takes to start.
  *
  * <p>Arguments: url keyPrefix target seconds threads outputFile [calls], where calls is {@code
- * mixed} (the default, {@link MultiProcessCapIT}: random calls of 16 tenants in three classes) or
+ * mixed} (the default, {@link MultiProcessCapIT}: random calls of 16 tenants in three classes),
  * {@code steady} ({@link FeedbackTwoProcessIT}: one request at a time of tenant {@code child} in
- * {@code P1}).
+ * {@code P1}) or {@code leases:MIN:MAX} ({@link LeasesMultiProcessIT}: calls of 16 tenants in
+ * {@code P1}, each held for a random MIN to MAX milliseconds before its release, so that it holds
+ * its concurrency lease that long).
  */
 public final class AdmitLoad {
   /** How long a process may take, from the start of {@code main}, to admit its first call. */
@@ -57,6 +59,12 @@ public final class AdmitLoad {
     int threads = Integer.parseInt(args[4]);
     Path out = Path.of(args[5]);
     boolean steady = args.length > 6 && args[6].equals("steady");
+    long[] hold = {0, 0};
+    if (args.length > 6 && args[6].startsWith("leases:")) {
+      String[] range = args[6].split(":");
+      hold[0] = Long.parseLong(range[1]);
+      hold[1] = Long.parseLong(range[2]);
+    }
     List<String> lines = new ArrayList<>();
     AtomicBoolean started = new AtomicBoolean();
     try (RedisGate gate = RedisGate.connect(config)) {
@@ -65,7 +73,7 @@ public final class AdmitLoad {
         Thread caller =
             new Thread(
                 () -> {
-                  List<String> mine = run(gate, until, runNanos, steady, out, started);
+                  List<String> mine = run(gate, until, runNanos, steady, hold, out, started);
                   synchronized (lines) {
                     lines.addAll(mine);
                   }
@@ -85,6 +93,7 @@ public final class AdmitLoad {
       AtomicLong until,
       long runNanos,
       boolean steady,
+      long[] hold,
       Path out,
       AtomicBoolean started) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -95,10 +104,12 @@ public final class AdmitLoad {
         request =
             steady
                 ? AdmissionRequest.of("child", "P1", Cost.requests(1))
-                : AdmissionRequest.of(
-                    "tenant-" + random.nextInt(16),
-                    "P" + (1 + random.nextInt(3)),
-                    Cost.requests(1).tokens(50 + random.nextInt(300)));
+                : hold[1] > 0
+                    ? AdmissionRequest.of("tenant-" + random.nextInt(16), "P1", Cost.requests(1))
+                    : AdmissionRequest.of(
+                        "tenant-" + random.nextInt(16),
+                        "P" + (1 + random.nextInt(3)),
+                        Cost.requests(1).tokens(50 + random.nextInt(300)));
       }
       RedisGate.Decision decision = gate.decide(request).join();
       if (decision.admission() instanceof Admission.Admitted a) {
@@ -109,6 +120,14 @@ public final class AdmitLoad {
                 + debited.amount("requests")
                 + " "
                 + debited.amount("tokens"));
+        if (hold[1] > 0) {
+          try {
+            Thread.sleep(random.nextLong(hold[0], hold[1] + 1));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return admitted;
+          }
+        }
         gate.release(a.grant(), debited);
         request = null;
         if (started.compareAndSet(false, true)) {

@@ -59,6 +59,11 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>Azure OpenAI</td><td>429 {@code error.code "429"}, message "exceeded token rate
  *       limit" / "exceeded call rate limit"</td><td>slow down</td>
  *       <td>tokens / requests; {@code retry-after-ms}, {@code retry-after}</td></tr>
+ *   <tr><td>Azure OpenAI behind API Management</td><td>403 {@code {"statusCode": 403, "message":
+ *       "Token quota is exceeded. Try again in …"}} ({@code azure-openai-token-limit}'s {@code
+ *       token-quota}, per day or another period) or "Out of call volume quota. Quota will be
+ *       replenished in …" (its {@code quota} policies)</td><td>stop until a reset</td>
+ *       <td>tokens / requests; {@code retry-after}, else the wait the message names</td></tr>
  *   <tr><td>OpenAI, Azure OpenAI</td><td>5xx whose message says "overloaded" (OpenAI's 503
  *       {@code server_error} "The engine is currently overloaded"), {@code error.code
  *       "ServiceUnavailable"} (Azure's 503); also as the {@code error} object in place of a chunk
@@ -153,6 +158,14 @@ public final class ProviderSignals {
   private static final Pattern REGAIN_ACCESS =
       Pattern.compile("regain access on (\\d{4}-\\d{2}-\\d{2}) at (\\d{2}:\\d{2}) UTC");
 
+  /** Azure API Management's quota renewal as a clock: {@code [d.]hh:mm:ss}. */
+  private static final Pattern QUOTA_RENEWS_AT =
+      Pattern.compile("replenished in (?:(\\d{1,4})\\.)?(\\d{1,2}):(\\d{2}):(\\d{2})");
+
+  /** One part of Azure API Management's "Try again in 2 hours, 5 minutes and 3 seconds". */
+  private static final Pattern QUOTA_RENEWS_IN =
+      Pattern.compile("(\\d{1,6}) (day|hour|minute|second)s?\\b");
+
   private static final LongAdder IGNORED = new LongAdder();
   private static final AtomicLong NEXT_LOG = new AtomicLong(System.nanoTime());
 
@@ -234,6 +247,9 @@ public final class ProviderSignals {
       meaning = openAiOrAnthropic(error, retryAfter != null || midStream, meaning, exhausted);
       if (meaning == ProviderSignal.Meaning.STOP_UNTIL_RESET && retryAfter == null) {
         retryAfter = regainAccess(message(error), receivedAt);
+      }
+      if (meaning == ProviderSignal.Meaning.STOP_UNTIL_RESET && retryAfter == null) {
+        retryAfter = quotaRenewsIn(message(error));
       }
     }
     if (meaning == ProviderSignal.Meaning.SLOW_DOWN && exhausted.isEmpty()) {
@@ -350,6 +366,41 @@ public final class ProviderSignals {
   }
 
   /**
+   * The wait an Azure API Management quota message names, for an answer without {@code
+   * retry-after}: "Token quota is exceeded. Try again in 21 minutes and 33 seconds." or "Out of
+   * call volume quota. Quota will be replenished in 1.03:20:00." (days, then hh:mm:ss); null when
+   * it names none.
+   */
+  static @Nullable Duration quotaRenewsIn(String message) {
+    Matcher clock = QUOTA_RENEWS_AT.matcher(message);
+    if (clock.find()) {
+      long days = clock.group(1) == null ? 0 : Long.parseLong(clock.group(1));
+      return Duration.ofDays(days)
+          .plusHours(Long.parseLong(clock.group(2)))
+          .plusMinutes(Long.parseLong(clock.group(3)))
+          .plusSeconds(Long.parseLong(clock.group(4)));
+    }
+    int from = message.indexOf("Try again in ");
+    if (from < 0) {
+      return null;
+    }
+    Duration wait = Duration.ZERO;
+    boolean named = false;
+    for (Matcher part = QUOTA_RENEWS_IN.matcher(message.substring(from)); part.find(); ) {
+      long n = Long.parseLong(part.group(1));
+      wait =
+          switch (part.group(2)) {
+            case "day" -> wait.plusDays(n);
+            case "hour" -> wait.plusHours(n);
+            case "minute" -> wait.plusMinutes(n);
+            default -> wait.plusSeconds(n);
+          };
+      named = true;
+    }
+    return named ? wait : null;
+  }
+
+  /**
    * How long from {@code now} until the next midnight in Pacific time, when the Gemini API's
    * per-day quotas reset.
    */
@@ -380,6 +431,21 @@ public final class ProviderSignals {
     }
     if (type.equals("overloaded_error")) {
       return ProviderSignal.Meaning.OVERLOADED;
+    }
+    if (byStatus == ProviderSignal.Meaning.NOT_CAPACITY
+        && root.path("statusCode").value() instanceof Number apim
+        && apim.intValue() == 403) {
+      // Azure API Management's quotas in front of Azure OpenAI (azure-openai-token-limit's
+      // token-quota, the quota and quota-by-key policies): a 403 until the period renews
+      String message = message(root);
+      if (message.startsWith("Token quota is exceeded")) {
+        exhausted.add(Dimension.TOKENS);
+        return ProviderSignal.Meaning.STOP_UNTIL_RESET;
+      }
+      if (message.startsWith("Out of call volume quota")) {
+        exhausted.add(Dimension.REQUESTS);
+        return ProviderSignal.Meaning.STOP_UNTIL_RESET;
+      }
     }
     if (byStatus == ProviderSignal.Meaning.PROVIDER_ERROR
         && (code.equals("ServiceUnavailable")

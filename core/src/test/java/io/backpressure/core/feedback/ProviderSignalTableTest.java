@@ -217,6 +217,61 @@ class ProviderSignalTableTest {
   }
 
   /**
+   * A daily token quota in front of Azure OpenAI is API Management's ({@code
+   * azure-openai-token-limit} with {@code token-quota-period="Daily"}): a 403 with its own body,
+   * until the retry-after.
+   */
+  @Test
+  void azureApiManagementTokenQuotaIsStopOnTokensUntilTheRetryAfter() {
+    ProviderSignal s =
+        parse(
+            403,
+            Map.of("retry-after", List.of("1293")),
+            """
+            {"statusCode": 403, "message": "Token quota is exceeded. Try again in 21 minutes             and 33 seconds."}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(s.exhausted()).containsExactly("tokens");
+    assertThat(s.retryAfter()).isEqualTo(Duration.ofSeconds(1293));
+  }
+
+  /** Without a retry-after, the wait API Management's message names ends the stop. */
+  @Test
+  void azureApiManagementQuotasWithoutRetryAfterStopForTheWaitTheirMessageNames() {
+    ProviderSignal tokens =
+        parse(
+            403,
+            Map.of(),
+            """
+            {"statusCode": 403, "message": "Token quota is exceeded. Try again in 2 hours,             21 minutes and 33 seconds."}""");
+    ProviderSignal calls =
+        parse(
+            403,
+            Map.of(),
+            """
+            {"statusCode": 403, "message": "Out of call volume quota. Quota will be             replenished in 1.02:05:00."}""");
+
+    assertThat(tokens.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(tokens.retryAfter()).isEqualTo(Duration.parse("PT2H21M33S"));
+    assertThat(calls.meaning()).isEqualTo(Meaning.STOP_UNTIL_RESET);
+    assertThat(calls.exhausted()).containsExactly("requests");
+    assertThat(calls.retryAfter()).isEqualTo(Duration.parse("PT26H5M"));
+  }
+
+  /** A 403 of Azure OpenAI's own (a key without access) says nothing of capacity. */
+  @Test
+  void azureForbiddenWithoutAQuotaMessageIsNotACapacitySignal() {
+    ProviderSignal s =
+        parse(
+            403,
+            Map.of(),
+            """
+            {"statusCode": 403, "message": "Access denied due to Virtual Network/Firewall             rules."}""");
+
+    assertThat(s.meaning()).isEqualTo(Meaning.NOT_CAPACITY);
+  }
+
+  /**
    * Azure OpenAI's 503 {@code ServiceUnavailable}, which also ends a stream under way as the {@code
    * error} object in place of a chunk (no headers of its own there).
    */

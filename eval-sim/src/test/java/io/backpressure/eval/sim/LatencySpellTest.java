@@ -14,12 +14,26 @@ import org.junit.jupiter.api.Test;
  * The {@code latency-spell} workload side by side: bp with its adaptive concurrency limit, and the
  * same gate with its rate cap alone ({@code bp-no-concurrency}). The provider's latency rises
  * tenfold from t = 40 s to t = 70 s; the calls in flight are read from the recorded upstream
- * attempts, averaged over each second.
+ * attempts, averaged over each second. The calls sent and then timed out are counted by when they
+ * were sent: before the spell, in its first latency target (before any call in it can be overdue,
+ * so no gate that reads the latency can hold them), or later.
  */
 class LatencySpellTest {
   private static final long SECOND = 1_000_000_000L;
   private static final int SPELL_START = 40;
   private static final int SPELL_END = 70;
+
+  /** The workload's adaptive latency target: no call can be overdue sooner into the spell. */
+  private static final long LATENCY_TARGET = SECOND;
+
+  /** Calls sent and timed out: sent before the spell (in flight when it starts). */
+  private static final int IN_FLIGHT_AT_START = 0;
+
+  /** Sent in the spell's first latency target, before any call in it could be overdue. */
+  private static final int BEFORE_OVERDUE = 1;
+
+  /** Sent later: the calls a gate that reads the latency could have held back. */
+  private static final int LATER = 2;
 
   @Test
   void adaptiveConcurrencyShedsTheSlowSpellAndRecovers_theRateCapAloneSendsIntoIt()
@@ -39,8 +53,12 @@ class LatencySpellTest {
     assertThat(adaptive.spellAfter5s()).isLessThan(fixed.spellAfter5s() / 5);
     // Back to the load's level within 10 s of the recovery.
     assertThat(adaptive.recoveredWithin()).isLessThanOrEqualTo(10);
-    // Fewer calls sent into the spell and timing out there; the rest shed before they were sent.
-    assertThat(adaptive.sentThenTimedOut()).isLessThan(fixed.sentThenTimedOut() / 5);
+    // The calls sent before any call in the spell could be overdue are sent by both gates alike;
+    // of those sent later, which a gate reading the latency could hold back, far fewer time out
+    // (the rest are shed before they are sent).
+    assertThat(adaptive.timedOut(BEFORE_OVERDUE)).isEqualTo(fixed.timedOut(BEFORE_OVERDUE));
+    assertThat(adaptive.timedOut(IN_FLIGHT_AT_START)).isZero();
+    assertThat(adaptive.timedOut(LATER)).isLessThan(fixed.timedOut(LATER) / 8);
   }
 
   private static Workload workload() throws IOException {
@@ -65,13 +83,17 @@ class LatencySpellTest {
         inFlight[(int) s] += (to - from) / (double) SECOND;
       }
     }
-    long sentThenTimedOut = 0;
+    long[] sentThenTimedOut = new long[3];
     long shed = 0;
     long ok = 0;
     for (Recording.Call c : r.calls()) {
       if (c.outcome() == Recording.Outcome.EXPIRED) {
         if (c.attempts() > 0) {
-          sentThenTimedOut++;
+          long sent = c.firstAttemptNanos();
+          sentThenTimedOut[
+              sent < SPELL_START * SECOND
+                  ? IN_FLIGHT_AT_START
+                  : sent < SPELL_START * SECOND + LATENCY_TARGET ? BEFORE_OVERDUE : LATER]++;
         } else {
           shed++;
         }
@@ -83,10 +105,16 @@ class LatencySpellTest {
   }
 
   /** One run's numbers. */
-  record Measured(String name, double[] inFlight, long sentThenTimedOut, long shed, long ok) {
+  record Measured(String name, double[] inFlight, long[] sentThenTimedOut, long shed, long ok) {
     static final String HEADER =
         "| config | in flight before | peak in spell | at +5 s | mean +5..+30 s | recovered within"
-            + " | sent, timed out | shed unsent | answered in time |\n|---|---|---|---|---|---|---|---|---|\n";
+            + " | sent, timed out: in flight at start / in the first 1 s / later | shed unsent"
+            + " | answered in time |\n|---|---|---|---|---|---|---|---|---|\n";
+
+    /** Calls sent and timed out, of one of the three kinds. */
+    long timedOut(int kind) {
+      return sentThenTimedOut[kind];
+    }
 
     /** Mean calls in flight over [20 s, 40 s). */
     double before() {
@@ -130,14 +158,16 @@ class LatencySpellTest {
     @Override
     public String toString() {
       return String.format(
-          "| %s | %.1f | %.1f | %.1f | %.1f | %d s | %d | %d | %d |%n",
+          "| %s | %.1f | %.1f | %.1f | %.1f | %d s | %d / %d / %d | %d | %d |%n",
           name,
           before(),
           spellPeak(),
           at(SPELL_START + 5),
           spellAfter5s(),
           recoveredWithin(),
-          sentThenTimedOut,
+          sentThenTimedOut[IN_FLIGHT_AT_START],
+          sentThenTimedOut[BEFORE_OVERDUE],
+          sentThenTimedOut[LATER],
           shed,
           ok);
     }
