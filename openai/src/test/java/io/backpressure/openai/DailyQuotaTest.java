@@ -37,8 +37,6 @@ class DailyQuotaTest {
 
   private final ManualClock clock = new ManualClock(LATE.getEpochSecond() * 1_000_000_000L);
 
-
-
   private static OpenAIClient client(
       InMemoryGate gate, String model, Consumer<com.openai.core.ClientOptions.Builder> options) {
     return GatedOpenAI.builder()
@@ -145,6 +143,4 @@ class DailyQuotaTest {
       }
     }
   }
-
-
 }
