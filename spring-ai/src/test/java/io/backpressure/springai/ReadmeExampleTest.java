@@ -4,15 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.client.test.OneCall;
 import io.backpressure.client.test.ReadmeSnippet;
+import io.backpressure.springai.example.ReadmeExample;
 import io.backpressure.springai.test.MockOpenAi;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class ReadmeExampleTest {
 
+  private static final String EXAMPLE =
+      "src/test/java/io/backpressure/springai/example/ReadmeExample.java";
+
   @Test
-  void theReadmeShowsTheCompiledExample() throws Exception {
-    ReadmeSnippet.assertShown("src/test/java/io/backpressure/springai/ReadmeExample.java");
+  void theReadmeShowsTheCompiledExampleAndItsImports() throws Exception {
+    ReadmeSnippet.assertShown(EXAMPLE);
+    ReadmeSnippet.assertShown(EXAMPLE, "imports");
   }
 
   @Test

@@ -1,17 +1,25 @@
-package io.backpressure.springai;
+package io.backpressure.springai.example;
 
+// imports:start
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.springai.BackpressureAdvisor;
 import java.time.Duration;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ChatModel;
 
-/** The README's example, compiled and run by {@link ReadmeExampleTest}. */
-final class ReadmeExample {
+// imports:end
+
+/**
+ * The README's example with its imports, compiled and run by {@code ReadmeExampleTest}; in a
+ * package of its own, so that it imports what an application imports.
+ */
+public final class ReadmeExample {
   private ReadmeExample() {}
 
-  static String answer(ChatModel openAi) {
+  /** Asks {@code openAi} one question through the example's advisor. */
+  public static String answer(ChatModel openAi) {
     // example:start
     Gate gate =
         InMemoryGate.create(
