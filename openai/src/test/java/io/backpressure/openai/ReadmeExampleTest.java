@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.openai.models.chat.completions.ChatCompletion;
 import io.backpressure.client.test.OneCall;
 import io.backpressure.client.test.ReadmeSnippet;
+import io.backpressure.openai.example.ReadmeExample;
 import org.junit.jupiter.api.Test;
 
 class ReadmeExampleTest {
@@ -17,8 +18,10 @@ class ReadmeExampleTest {
   }
 
   @Test
-  void theReadmeShowsTheExampleAsCompiled() throws Exception {
-    ReadmeSnippet.assertShown("src/test/java/io/backpressure/openai/ReadmeExample.java");
+  void theReadmeShowsTheExampleAsCompiledWithItsImports() throws Exception {
+    String example = "src/test/java/io/backpressure/openai/example/ReadmeExample.java";
+    ReadmeSnippet.assertShown(example);
+    ReadmeSnippet.assertShown(example, "imports");
   }
 
   @Test

@@ -1,5 +1,6 @@
-package io.backpressure.openai;
+package io.backpressure.openai.example;
 
+// imports:start
 import com.openai.client.OpenAIClient;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
@@ -7,13 +8,20 @@ import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.openai.GatedOpenAI;
 
-/** The example of this module's README, compiled and run by {@code ReadmeExampleTest}. */
-final class ReadmeExample {
+// imports:end
+
+/**
+ * The example of this module's README with its imports, compiled and run by {@code
+ * ReadmeExampleTest}; in a package of its own, so that it imports what an application imports.
+ */
+public final class ReadmeExample {
 
   private ReadmeExample() {}
 
-  static ChatCompletion ask(String baseUrl, String apiKey) {
+  /** Asks the provider at {@code baseUrl} one question through the example's gated client. */
+  public static ChatCompletion ask(String baseUrl, String apiKey) {
     // example:start
     Gate gate =
         InMemoryGate.create(
