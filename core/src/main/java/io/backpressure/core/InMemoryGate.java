@@ -619,4 +619,9 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
       it.remove();
     }
   }
+
+  /** The rule this gate decides with (its state's read-out, {@link FairRuleSchema#read}). */
+  AdmissionRule rule() {
+    return buckets;
+  }
 }
