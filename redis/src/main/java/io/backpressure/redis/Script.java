@@ -1,5 +1,6 @@
 package io.backpressure.redis;
 
+import io.backpressure.core.FairRuleSchema;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -69,6 +70,31 @@ record Script(String text, String sha, @Nullable String function) {
    */
   static final Script ADAPTIVE_RESET = load(BUCKETS, LIMITS, "adaptive_reset.lua");
 
+  /**
+   * The rebuilt rule's state schema and its twin ({@code FairRuleSchema.lua()} and fair_rule.lua),
+   * after the shared parameters, config, time and ramp functions of the bucket arithmetic.
+   */
+  private static final String FAIR_RULE =
+      read(BUCKETS) + FairRuleSchema.lua() + read("fair_rule.lua");
+
+  /**
+   * An admission with the rebuilt rule ({@code RedisGateConfig.fairQueuing}): the rule, the guards,
+   * the limits, then fair_admit.lua. Run with {@code EVALSHA}.
+   */
+  static final Script FAIR_ADMIT = fair("guards.lua", LIMITS, "fair_admit.lua");
+
+  /** A release with the rebuilt rule: the rule, the guards, the limits, then fair_release.lua. */
+  static final Script FAIR_RELEASE = fair("guards.lua", LIMITS, "fair_release.lua");
+
+  /** A hand-back with the rebuilt rule: the rule, the guards, then fair_charge.lua. */
+  static final Script FAIR_CHARGE = fair("guards.lua", "fair_charge.lua");
+
+  /** What feedback.lua learned, applied to the rebuilt rule's state: fair_feedback.lua. */
+  static final Script FAIR_FEEDBACK = fair("fair_feedback.lua");
+
+  /** The rebuilt rule's whole state, read by its schema's names: fair_state.lua. */
+  static final Script FAIR_STATE = fair("fair_state.lua");
+
   /** One worker's heartbeat; answers the number of live workers. */
   static final Script ALIVE = load("alive.lua");
 
@@ -89,6 +115,11 @@ record Script(String text, String sha, @Nullable String function) {
    * next.
    */
   static final String LIBRARY = library(ADMIT, RELEASE);
+
+  private static Script fair(String... resources) {
+    String text = FAIR_RULE + read(resources);
+    return new Script(text, sha1(text), null);
+  }
 
   static Script load(String... resources) {
     String text = read(resources);
