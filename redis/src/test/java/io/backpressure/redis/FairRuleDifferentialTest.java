@@ -21,6 +21,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -42,6 +43,10 @@ class FairRuleDifferentialTest {
   private static final int STEPS = 1_500;
   private static final Map<FairRuleProbe.Branch, Integer> BRANCHES =
       new EnumMap<>(FairRuleProbe.Branch.class);
+
+  /** How many of the parameterized traces ran (a run filtered to other tests runs none). */
+  private static int traces;
+
   private int deltas;
   private int sameMicros;
 
@@ -168,14 +173,75 @@ class FairRuleDifferentialTest {
       }
     }
     probe.counts().forEach((branch, n) -> BRANCHES.merge(branch, n, Integer::sum));
+    traces++;
     assertThat(expired).as("calls that expired").isGreaterThan(0);
     assertThat(admitted).isGreaterThan(STEPS / 10);
     assertThat(sameMicros).as("Δ equal to the µs").isGreaterThanOrEqualTo(deltas * 99 / 100);
   }
 
+  /**
+   * State lost (every key of the target deleted, as by a FLUSHALL or a restart without
+   * persistence): the Redis gate writes its policy back and its rule starts as {@code FairRule}
+   * does after {@code startAfterLoss}, the cap empty and the safe window spent, and then decides
+   * and remembers as the in-memory rule does.
+   */
+  @Test
+  void afterLostStateBothStartEmptyWithTheWindowSpent() {
+    Random random = new Random(12);
+    Policy policy = DifferentialTest.randomPolicy(random, true, 2, 3, false, false);
+    ManualClock clock = new ManualClock(1_000_000_000L * random.nextInt(1000));
+    RedisGate redis =
+        RedisGate.over(
+            TestRedis.shared().connection(),
+            false,
+            TestRedis.shared()
+                .config()
+                .policy(policy)
+                .timeSource(TimeSource.caller(clock))
+                .fairQueuing(true)
+                .build());
+    for (int i = 0; i < 50; i++) {
+      clock.advance(DifferentialTest.randomGap(random));
+      redis.admit(DifferentialTest.randomRequest(random, policy));
+    }
+    Connection connection = redis.connection();
+    List<String> lost =
+        connection.await(
+            connection.commands().keys(redis.keys().base() + "*").toCompletableFuture());
+    connection.await(connection.commands().del(lost.toArray(String[]::new)).toCompletableFuture());
+
+    FairRuleProbe probe = FairRuleProbe.probe(policy);
+    probe.startAfterLoss();
+    InMemoryGate memory = probe.gate(clock);
+    List<Grant[]> grants = new ArrayList<>();
+    int admitted = 0;
+    for (int step = 0; step < 300; step++) {
+      clock.advance(DifferentialTest.randomGap(random));
+      if (random.nextInt(4) == 0 && !grants.isEmpty()) {
+        Grant[] pair = grants.remove(random.nextInt(grants.size()));
+        Cost actual = DifferentialTest.randomActual(random, pair[0].debited());
+        assertThat(redis.release(pair[1], actual)).isEqualTo(memory.release(pair[0], actual));
+      } else {
+        AdmissionRequest request = DifferentialTest.randomRequest(random, policy);
+        Admission a = memory.admit(request);
+        Admission b = redis.admit(request);
+        compare(step, "admit after the loss", a, b);
+        if (a instanceof Admission.Admitted aa) {
+          grants.add(new Grant[] {aa.grant(), ((Admission.Admitted) b).grant()});
+          admitted++;
+        }
+      }
+      compareState(step, "after the loss", probe.state(), state(redis));
+    }
+    assertThat(admitted).as("admitted once the spent window has passed").isPositive();
+  }
+
   /** Every branch of the rule ran in the traces, as the probe counted them. */
   @AfterAll
   static void everyBranchRan() {
+    if (traces == 0) {
+      return;
+    }
     assertThat(BRANCHES.keySet())
         .as("branches that ran: %s", BRANCHES)
         .containsAll(Set.of(FairRuleProbe.Branch.values()));
