@@ -221,4 +221,21 @@ final class CapLayer {
   double rate(int d) {
     return rate[d];
   }
+
+  /** Writes the layer's state under {@link FairRuleSchema}'s names. */
+  void readState(java.util.Map<String, Double> out) {
+    out.put("lateness", lateness);
+    for (int d = 0; d < dims; d++) {
+      out.put(FairRuleSchema.key("tat", d), tat[d]);
+      out.put(FairRuleSchema.key("rate", d), rate[d]);
+      out.put(FairRuleSchema.key("tolerance", d), tolerance[d]);
+      SlidingWindow window = windows[d];
+      if (window == null) {
+        out.put(FairRuleSchema.key("sum", d), 0.0);
+        out.put(FairRuleSchema.key("heldSum", d), 0.0);
+      } else {
+        window.readState(d, out);
+      }
+    }
+  }
 }

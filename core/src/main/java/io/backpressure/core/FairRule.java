@@ -409,4 +409,22 @@ final class FairRule implements AdmissionRule {
     return new QueueState(
         last - q.finish, 0, q.weight * servedRate[k] * 1e6 / weights, q.weight, q.seen);
   }
+
+  /** Writes the rule's whole state under {@link FairRuleSchema}'s names. */
+  void readState(java.util.Map<String, Double> out) {
+    out.put("last", last == Long.MIN_VALUE ? Double.NEGATIVE_INFINITY : (double) last);
+    for (int d = 0; d < dims; d++) {
+      out.put(FairRuleSchema.key("turnUse", d), turnUse[d]);
+    }
+    for (int k = 0; k < classes; k++) {
+      out.put(FairRuleSchema.key("servedRate", k), servedRate[k]);
+      for (int d = 0; d < dims; d++) {
+        out.put(FairRuleSchema.key("correction", k, d), correction[k][d]);
+        out.put(FairRuleSchema.key("meanCall", k, d), meanCall[k][d]);
+        out.put(FairRuleSchema.key("use", k, d), use[k][d]);
+      }
+    }
+    cap.readState(out);
+    order.readState(out);
+  }
 }

@@ -619,4 +619,17 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
       it.remove();
     }
   }
+
+  /**
+   * A gate on {@code clock} that decides with {@code rule}, as {@link #createFairQueuing} does with
+   * a new {@link FairRule}: for tests that watch a rule's decisions.
+   */
+  static InMemoryGate createWith(Policy policy, Ticker clock, AdmissionRule rule) {
+    return new InMemoryGate(policy, clock, null, rule);
+  }
+
+  /** The rule this gate decides with (its state's read-out, {@link FairRuleSchema#read}). */
+  AdmissionRule rule() {
+    return buckets;
+  }
 }

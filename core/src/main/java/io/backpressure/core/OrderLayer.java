@@ -252,4 +252,25 @@ final class OrderLayer {
   double weightSum(int k) {
     return weightSum[k];
   }
+
+  /** Writes the layer's state under {@link FairRuleSchema}'s names. */
+  void readState(Map<String, Double> out) {
+    out.put("touches", (double) touches);
+    for (int k = 0; k < classes; k++) {
+      out.put(FairRuleSchema.key("classFinish", k), classFinish[k]);
+      out.put(FairRuleSchema.key("weightSum", k), weightSum[k]);
+      out.put(FairRuleSchema.key("activeQueues", k), (double) activeQueues[k]);
+      out.put(FairRuleSchema.key("knownWeight", k), knownWeight[k]);
+      out.put(FairRuleSchema.key("restingQueues", k), (double) resting[k].size());
+      for (int pass = 0; pass < 2; pass++) {
+        for (Queue q : (pass == 0 ? active[k] : resting[k]).values()) {
+          out.put(FairRuleSchema.queueKey(k, q.tenant, "weight"), q.weight);
+          out.put(FairRuleSchema.queueKey(k, q.tenant, "finish"), q.finish);
+          out.put(FairRuleSchema.queueKey(k, q.tenant, "seen"), (double) q.seen);
+          out.put(FairRuleSchema.queueKey(k, q.tenant, "order"), (double) q.order);
+          out.put(FairRuleSchema.queueKey(k, q.tenant, "active"), pass == 0 ? 1.0 : 0.0);
+        }
+      }
+    }
+  }
 }

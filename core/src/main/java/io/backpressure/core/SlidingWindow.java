@@ -172,4 +172,22 @@ final class SlidingWindow {
     }
     return Long.MIN_VALUE;
   }
+
+  /** Writes the window of dimension {@code d} under {@link FairRuleSchema}'s names. */
+  void readState(int d, java.util.Map<String, Double> out) {
+    out.put(FairRuleSchema.key("sum", d), sum);
+    out.put(FairRuleSchema.key("heldSum", d), heldSum);
+    int h = 0;
+    for (Entry entry : held) {
+      out.put(FairRuleSchema.heldKey(d, h, "at"), (double) entry.at);
+      out.put(FairRuleSchema.heldKey(d, h, "amount"), entry.amount);
+      h++;
+    }
+    int i = 0;
+    for (Entry entry : entries) {
+      out.put(FairRuleSchema.entryKey(d, i, "at"), (double) entry.at);
+      out.put(FairRuleSchema.entryKey(d, i, "amount"), entry.amount);
+      i++;
+    }
+  }
 }

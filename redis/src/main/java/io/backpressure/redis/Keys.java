@@ -11,6 +11,7 @@ package io.backpressure.redis;
  *   bp:{openai/gpt-4o}:queues    hash    "&lt;class&gt;:&lt;tenant&gt;" → one L3 queue (cmsgpack)
  *   bp:{openai/gpt-4o}:seen      zset    the same fields by last-seen time (idle eviction)
  *   bp:{openai/gpt-4o}:window    hash    with a safe window: the admissions of the last period
+ *   bp:{openai/gpt-4o}:resting   zset    the rebuilt rule's resting queues by last-seen time
  *   bp:{openai/gpt-4o}:g:&lt;id&gt;    string  one unreleased grant, PX = grant TTL
  *   bp:{openai/gpt-4o}:b:&lt;id&gt;    string  one deferred call's booking, PX = grant TTL
  *   bp:{openai/gpt-4o}:feedback  string  what feedback.lua learned: E_d, cooldowns, outside traffic (cmsgpack)
@@ -38,6 +39,18 @@ record Keys(String config, String state, String queues, String seen, String wind
     keys[3] = seen;
     keys[4] = window;
     System.arraycopy(more, 0, keys, 5, more.length);
+    return keys;
+  }
+
+  /**
+   * The keys every step of the rebuilt rule reads and writes (fair_rule.lua): those of {@link
+   * #step} and the resting queues, then {@code more}.
+   */
+  String[] fairStep(String... more) {
+    String[] keys = new String[6 + more.length];
+    System.arraycopy(step(), 0, keys, 0, 5);
+    keys[5] = base + "resting";
+    System.arraycopy(more, 0, keys, 6, more.length);
     return keys;
   }
 

@@ -28,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * admission is one {@code EVALSHA} of {@code admit.lua} and each release one of {@code
  * release.lua}: the whole decision of {@code NestedBuckets} (refill, the three layers, Δ, booking,
  * debit) runs inside the server, atomically, with the same arithmetic as the in-memory reference.
+ * With {@link RedisGateConfig#fairQueuing()} the decision is the rebuilt rule's instead ({@code
+ * FairRule}, as {@code InMemoryGate.createFairQueuing}): {@code fair_admit.lua}, {@code
+ * fair_release.lua} and {@code fair_charge.lua} over {@code fair_rule.lua}, each one round trip,
+ * and after each provider answer {@code fair_feedback.lua} applies what it taught to the rule.
  *
  * <p>This is the strict gate: it throws when Redis does not answer. Applications build it through
  * {@link ResilientRedisGate#open}, which connects in the background and decides by its fail mode
@@ -76,6 +80,10 @@ public final class RedisGate implements Gate, AutoCloseable {
   private final Ids ids = new Ids();
   private final ServerClock serverClock = ServerClock.system();
   private final long giveUpNanos;
+
+  /** Whether this gate decides with the rebuilt rule ({@link RedisGateConfig#fairQueuing()}). */
+  private final boolean fair;
+
   private volatile RedisPolicyStore.Stored live;
 
   private RedisGate(
@@ -92,6 +100,7 @@ public final class RedisGate implements Gate, AutoCloseable {
     this.target = config.target();
     this.timeSource = config.timeSource();
     this.giveUpNanos = config.commandTimeout().toNanos();
+    this.fair = config.fairQueuing();
     this.live = live;
   }
 
@@ -217,7 +226,10 @@ public final class RedisGate implements Gate, AutoCloseable {
       args[2 + d] = Double.toString(amounts[d]);
     }
     return connection
-        .run(Script.CHARGE, keys.step(), withGiveUp(args))
+        .run(
+            fair ? Script.FAIR_CHARGE : Script.CHARGE,
+            fair ? keys.fairStep() : keys.step(),
+            withGiveUp(args))
         .thenCompose(
             reply -> {
               long code = (Long) reply.get(0);
@@ -254,6 +266,11 @@ public final class RedisGate implements Gate, AutoCloseable {
   public void feedback(@Nullable Grant grant, ProviderSignal signal) {
     Objects.requireNonNull(signal, "signal");
     connection.await(feedback(grant, signal, live, 0));
+    if (fair) {
+      connection.await(
+          connection.run(
+              Script.FAIR_FEEDBACK, keys.fairStep(keys.feedback()), live.version(), now()));
+    }
     Limits.Concurrency concurrency = live.policy().limits().concurrency();
     Limits.Adaptive adaptive = concurrency == null ? null : concurrency.adaptive();
     if (adaptive != null && Limits.Adaptive.decreasesOn(signal)) {
@@ -331,10 +348,18 @@ public final class RedisGate implements Gate, AutoCloseable {
     String grantKey = keys.grant(grantId);
     String bookingKey = keys.booking(bookingId);
     String line = keys.waiting(check.priorityIndex());
-    String[] scriptKeys =
-        presented != null
-            ? keys.step(grantKey, bookingKey, line, keys.booking(presented))
-            : keys.step(grantKey, bookingKey, line);
+    String[] scriptKeys;
+    if (fair) {
+      scriptKeys =
+          presented != null
+              ? keys.fairStep(grantKey, bookingKey, line, keys.booking(presented))
+              : keys.fairStep(grantKey, bookingKey, line);
+    } else {
+      scriptKeys =
+          presented != null
+              ? keys.step(grantKey, bookingKey, line, keys.booking(presented))
+              : keys.step(grantKey, bookingKey, line);
+    }
     Duration maxWait = check.maxWait(policy, request);
     LimitPlan plan = LimitPlan.of(policy, tenant, check.priorityIndex(), estimate, reserve);
     if (!plan.isEmpty()) {
@@ -360,7 +385,7 @@ public final class RedisGate implements Gate, AutoCloseable {
       args = withPlan(args, plan);
     }
     return connection
-        .run(Script.ADMIT, scriptKeys, withGiveUp(args))
+        .run(fair ? Script.FAIR_ADMIT : Script.ADMIT, scriptKeys, withGiveUp(args))
         .thenCompose(
             reply -> {
               long code = (Long) reply.get(0);
@@ -416,21 +441,25 @@ public final class RedisGate implements Gate, AutoCloseable {
     if (grant.failedOpen() || !Ids.isGrant(grant.id())) {
       return CompletableFuture.completedFuture(false);
     }
-    String[] scriptKeys =
-        policy.limits().any()
-            ? withLimitKeys(keys.step(keys.grant(grant.id())), grant.id())
-            : keys.step(keys.grant(grant.id()));
-    String[] args = new String[2 + amounts.length + (policy.limits().any() ? 3 : 0)];
+    String grantKey = keys.grant(grant.id());
+    String[] stepKeys = fair ? keys.fairStep(grantKey) : keys.step(grantKey);
+    String[] scriptKeys = policy.limits().any() ? withLimitKeys(stepKeys, grant.id()) : stepKeys;
+    // The rebuilt rule's release also takes the tenant's weight, after the time.
+    int first = fair ? 3 : 2;
+    String[] args = new String[first + amounts.length + (policy.limits().any() ? 3 : 0)];
     args[0] = stored.version();
     args[1] = now();
+    if (fair) {
+      args[2] = Double.toString(policy.tenantWeight(grant.tenant()));
+    }
     for (int d = 0; d < amounts.length; d++) {
-      args[2 + d] = Double.toString(amounts[d]);
+      args[first + d] = Double.toString(amounts[d]);
     }
     if (policy.limits().any()) {
-      putAdaptive(args, 2 + amounts.length, policy.limits().concurrency());
+      putAdaptive(args, first + amounts.length, policy.limits().concurrency());
     }
     return connection
-        .run(Script.RELEASE, scriptKeys, withGiveUp(args))
+        .run(fair ? Script.FAIR_RELEASE : Script.RELEASE, scriptKeys, withGiveUp(args))
         .thenCompose(
             reply -> {
               long code = (Long) reply.get(0);

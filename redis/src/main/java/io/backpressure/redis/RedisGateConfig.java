@@ -50,6 +50,10 @@ import org.jspecify.annotations.Nullable;
  *     worker's share of the caps (LOCAL, the default; see {@link ResilientRedisGate#share}),
  *     admitted ungated (OPEN) or deferred (CLOSED)
  * @param tls CA and client certificate files for {@code rediss://}, or null for the JVM's defaults
+ * @param fairQueuing whether the gate decides with the rebuilt rule of SPEC §3.7 (a cap layer, an
+ *     order layer and the defer protocol, as {@code InMemoryGate.createFairQueuing}) instead of the
+ *     nested buckets; every gate of a target must decide with the same rule, since each keeps its
+ *     own state under the target's keys
  */
 public record RedisGateConfig(
     String url,
@@ -63,7 +67,8 @@ public record RedisGateConfig(
     List<String> clusterSeeds,
     PolicyOwnership ownership,
     FailOpenGate.Mode whenUnavailable,
-    @Nullable TlsFiles tls) {
+    @Nullable TlsFiles tls,
+    boolean fairQueuing) {
 
   /** {@code HOST:PORT}, the host a name, an IPv4 address or a bracketed IPv6 address. */
   private static final Pattern SEED =
@@ -219,7 +224,8 @@ public record RedisGateConfig(
         clusterSeeds,
         PolicyOwnership.CREATE_IF_ABSENT,
         whenUnavailable,
-        tls);
+        tls,
+        fairQueuing);
   }
 
   private static void positive(String field, Duration value) {
@@ -245,6 +251,7 @@ public record RedisGateConfig(
     private PolicyOwnership ownership = PolicyOwnership.CREATE_IF_ABSENT;
     private FailOpenGate.Mode whenUnavailable = FailOpenGate.Mode.LOCAL;
     private @Nullable TlsFiles tls;
+    private boolean fairQueuing;
 
     private Builder(@Nullable String url) {
       this.url = url;
@@ -298,6 +305,16 @@ public record RedisGateConfig(
      */
     public Builder tls(TlsFiles files) {
       this.tls = files;
+      return this;
+    }
+
+    /**
+     * Whether the gate decides with the rebuilt rule of SPEC §3.7, as {@code
+     * InMemoryGate.createFairQueuing} does in memory (default: false, the nested buckets). Every
+     * gate of one target must decide with the same rule.
+     */
+    public Builder fairQueuing(boolean fairQueuing) {
+      this.fairQueuing = fairQueuing;
       return this;
     }
 
@@ -392,7 +409,8 @@ public record RedisGateConfig(
           seedUrls,
           ownership,
           whenUnavailable,
-          tls);
+          tls,
+          fairQueuing);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.backpressure.redis;
 
+import io.backpressure.core.FairRuleSchema;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -69,6 +70,32 @@ record Script(String text, String sha, @Nullable String function) {
    */
   static final Script ADAPTIVE_RESET = load(BUCKETS, LIMITS, "adaptive_reset.lua");
 
+  /**
+   * The rebuilt rule's state schema and its twin ({@code FairRuleSchema.lua()} and fair_rule.lua),
+   * after the shared parameters, config, time and ramp functions of the bucket arithmetic.
+   */
+  private static final String FAIR_RULE =
+      read(BUCKETS) + FairRuleSchema.lua() + read("fair_rule.lua");
+
+  /**
+   * An admission with the rebuilt rule ({@code RedisGateConfig.fairQueuing}): the rule, the guards,
+   * the limits, then fair_admit.lua; in the library as well.
+   */
+  static final Script FAIR_ADMIT = fairStep("fair_admit", "guards.lua", LIMITS, "fair_admit.lua");
+
+  /** A release with the rebuilt rule: the rule, the guards, the limits, then fair_release.lua. */
+  static final Script FAIR_RELEASE =
+      fairStep("fair_release", "guards.lua", LIMITS, "fair_release.lua");
+
+  /** A hand-back with the rebuilt rule: the rule, the guards, then fair_charge.lua. */
+  static final Script FAIR_CHARGE = fair("guards.lua", "fair_charge.lua");
+
+  /** What feedback.lua learned, applied to the rebuilt rule's state: fair_feedback.lua. */
+  static final Script FAIR_FEEDBACK = fair("fair_feedback.lua");
+
+  /** The rebuilt rule's whole state, read by its schema's names: fair_state.lua. */
+  static final Script FAIR_STATE = fair("fair_state.lua");
+
   /** One worker's heartbeat; answers the number of live workers. */
   static final Script ALIVE = load("alive.lua");
 
@@ -79,16 +106,27 @@ record Script(String text, String sha, @Nullable String function) {
   static final Script QUEUE = load(BUCKETS, "queue.lua");
 
   /**
-   * The admission and release steps as one Redis function library, named by a digest of its text so
-   * that clients of different versions load theirs side by side. An {@code EVALSHA} runs its whole
-   * script at every call: it defines every function of nested_buckets.lua again and decodes the
-   * policy's parameters. The library runs nested_buckets.lua and the steps' functions once, at the
-   * first call after it is loaded (Redis's standard libraries are not there while a library loads),
-   * and keeps those functions, the tables they reuse and the parameters they decoded between calls;
-   * each call starts with {@code begin_call} (guards.lua), so no state of a call survives into the
-   * next.
+   * The admission and release steps, of both rules, as one Redis function library, named by a
+   * digest of its text so that clients of different versions load theirs side by side. An {@code
+   * EVALSHA} runs its whole script at every call: it defines every function of nested_buckets.lua
+   * again and decodes the policy's parameters. The library runs nested_buckets.lua and the steps'
+   * functions once, at the first call after it is loaded (Redis's standard libraries are not there
+   * while a library loads), and keeps those functions, the tables they reuse and the parameters
+   * they decoded between calls; each call starts with {@code begin_call} (guards.lua), so no state
+   * of a call survives into the next.
    */
-  static final String LIBRARY = library(ADMIT, RELEASE);
+  static final String LIBRARY = library(ADMIT, RELEASE, FAIR_ADMIT, FAIR_RELEASE);
+
+  /** A step of the rebuilt rule, also in the library under a name made by its digest. */
+  private static Script fairStep(String name, String... resources) {
+    String text = FAIR_RULE + read(resources);
+    return new Script(text, sha1(text), "backpressure_" + name + "_" + LIBRARY_DIGEST);
+  }
+
+  private static Script fair(String... resources) {
+    String text = FAIR_RULE + read(resources);
+    return new Script(text, sha1(text), null);
+  }
 
   static Script load(String... resources) {
     String text = read(resources);
@@ -104,18 +142,23 @@ record Script(String text, String sha, @Nullable String function) {
     return new Script(text, sha1(text), "backpressure_" + name + "_" + LIBRARY_DIGEST);
   }
 
-  private static String library(Script admit, Script release) {
+  private static String library(
+      Script admit, Script release, Script fairAdmit, Script fairRelease) {
     return "#!lua name=backpressure_"
         + LIBRARY_DIGEST
         + "\n"
         + LIBRARY_CODE
         + register(Objects.requireNonNull(admit.function()), "admit")
-        + register(Objects.requireNonNull(release.function()), "release");
+        + register(Objects.requireNonNull(release.function()), "release")
+        + register(Objects.requireNonNull(fairAdmit.function()), "fair_admit")
+        + register(Objects.requireNonNull(fairRelease.function()), "fair_release");
   }
 
   private static String libraryCode() {
     String admitStep = read("admit.lua");
     String releaseStep = read("release.lua");
+    String fairAdmit = read("fair_admit.lua");
+    String fairRelease = read("fair_release.lua");
     String body =
         "local KEYS, ARGV\n"
             + "local steps\n"
@@ -133,7 +176,20 @@ record Script(String text, String sha, @Nullable String function) {
             + read("guards.lua")
             + mainBody(releaseStep)
             + "end\n"
-            + "return { admit = admit, release = release }\n"
+            + FairRuleSchema.lua()
+            + read("fair_rule.lua")
+            + functions(fairAdmit)
+            + "local fair_admit = function()\n"
+            + read("guards.lua")
+            + mainBody(fairAdmit)
+            + "end\n"
+            + functions(fairRelease)
+            + "local fair_release = function()\n"
+            + read("guards.lua")
+            + mainBody(fairRelease)
+            + "end\n"
+            + "return { admit = admit, release = release, fair_admit = fair_admit,"
+            + " fair_release = fair_release }\n"
             + "end\n";
     return body;
   }

@@ -337,7 +337,7 @@ class DifferentialTest {
     }
   }
 
-  private static Policy randomPolicy(
+  static Policy randomPolicy(
       Random random,
       boolean safeWindow,
       int dims,
@@ -375,7 +375,7 @@ class DifferentialTest {
     return b.build();
   }
 
-  private static Policy hotUpdate(Random random, Policy policy) {
+  static Policy hotUpdate(Random random, Policy policy) {
     return switch (random.nextInt(3)) {
       case 0 -> {
         Dimension d = policy.dimensions().get(random.nextInt(policy.dimensions().size()));
@@ -391,7 +391,7 @@ class DifferentialTest {
     };
   }
 
-  private static Duration randomGap(Random random) {
+  static Duration randomGap(Random random) {
     int kind = random.nextInt(100);
     if (kind < 20) {
       return Duration.ZERO;
@@ -402,7 +402,7 @@ class DifferentialTest {
     return Duration.ofMillis(1_000 + random.nextInt(4_000));
   }
 
-  private static AdmissionRequest randomRequest(Random random, Policy policy) {
+  static AdmissionRequest randomRequest(Random random, Policy policy) {
     String tenant = "t" + random.nextInt(8);
     String priority = policy.priorityNames().get(random.nextInt(policy.priorities().size()));
     double burst = policy.dimensions().get(policy.dimensionIndex(Dimension.TOKENS)).burst();
@@ -424,7 +424,7 @@ class DifferentialTest {
    * What a released call used: mostly between a fifth of its debit and a tenth above it, and one
    * time in ten no tokens at all (a refused call, which teaches the corrections nothing).
    */
-  private static Cost randomActual(Random random, Cost debited) {
+  static Cost randomActual(Random random, Cost debited) {
     if (random.nextInt(10) == 0) {
       return debited.with(Dimension.TOKENS, 0);
     }

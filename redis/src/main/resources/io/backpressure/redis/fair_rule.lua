@@ -1,0 +1,886 @@
+-- The rebuilt admission rule of io.backpressure.core.FairRule (SPEC §3.7), transcribed for Redis: the
+-- cap layer (CapLayer, SlidingWindow), the order layer (OrderLayer) and the defer protocol (FairRule),
+-- in that order, each function named as the Java method it mirrors (Layer.method) and keeping its
+-- arithmetic in the same order, so that both backends take the same decisions on the same trace. The
+-- essays at the top of those Java classes explain the rule; this file explains only how its state is
+-- kept in Redis.
+--
+-- The client prepends nested_buckets.lua (for the parameters, the config, the time and the ramp:
+-- load_config, current_time, follow_ramp, fmt) and the state schema SCHEMA (FairRuleSchema.lua(),
+-- generated from FairRuleSchema.java: every field, what it is kept per, its first value, and the
+-- constants). Nothing here declares a field or a constant of its own.
+--
+-- Keys (the target's hash tag in every one):
+--   KEYS[1] config hash (as for nested_buckets.lua)
+--   KEYS[2] state: the schema's global, per-dimension, per-class and per-class-and-dimension fields,
+--           one struct-packed array of doubles in SCHEMA order (S below; FIELD[name] is where a
+--           field starts, its value for class k and dimension d at FIELD[name] + at(k, d))
+--   KEYS[3] queues hash: "<class index from 0>:<tenant>" -> struct of the schema's queue fields
+--   KEYS[4] the active queues (zset scored by seen)
+--   KEYS[5] window hash: 'm' -> struct {head[d], next[d], held head[d], held next[d], held count[d]}
+--           per dimension, the bounds of the deques below; 'e<d>:<id>' -> struct {at, amount}, an entry
+--           of dimension d's SlidingWindow; 'h<d>:<id>' -> struct {at, amount, sent}, an entry it holds
+--           for a firm slot (sent: taken out of the held deque, as Java's held.remove)
+--   KEYS[6] the resting queues (zset scored by seen): out of the active set, kept until their idle TTL
+--
+-- Conventions where Lua and Java differ: a Java name that is a Lua keyword ends in '_' here (until_);
+-- classes are indexed from 1 here (k = Java's k + 1) and
+-- dimensions likewise; a Java object reference (a booking's firm slot, a grant's window entries) is
+-- the id of its record here, and a record whose id is below its deque's head is gone; a held entry
+-- sent is the booking's debit, which is its amount. The
+-- queues that leave the active set in one step are taken in (seen, order) order, as SeenHeap gives
+-- them, so that W_k is decremented in the same order.
+
+local C = SCHEMA.constants
+local FIELD, QUEUE_FIELDS, STATE_SIZE = {}, {}, 0
+-- The state of this step (loaded by FairRule.load) and the records it read, written back by
+-- FairRule.save: the window's deque bounds, the queues, the window entries and the held slots (a
+-- record it changed is marked dirty; 'gone' once it left its deque, false when it is not stored).
+local S, BOUNDS, QUEUES, ENTRIES, HELD
+local CapLayer, SlidingWindow, OrderLayer, FairRule = {}, {}, {}, {}
+-- The weight w_t of the step's tenant, from the step's arguments (Java: policy.tenantWeight).
+local TENANT_WEIGHT
+
+-- The flat layout of SCHEMA for D dimensions and K classes.
+local function lay_out()
+  STATE_SIZE, QUEUE_FIELDS = 0, {}
+  for _, f in ipairs(SCHEMA.fields) do
+    local size = ({ global = 1, dimension = D, class = K, class_dimension = K * D })[f[2]]
+    if size then
+      FIELD[f[1]] = STATE_SIZE
+      STATE_SIZE = STATE_SIZE + size
+    elseif f[2] == 'queue' then
+      QUEUE_FIELDS[#QUEUE_FIELDS + 1] = f[1]
+    end
+  end
+end
+
+local function doubles(n)
+  return '<' .. string.rep('d', n)
+end
+
+-- ---------------------------------------------------------------------------------------------
+-- SlidingWindow, one per dimension d: its entries are the records 'e<d>:<id>' from BOUNDS.head[d]
+-- to BOUNDS.next[d] − 1, its sum is S[FIELD.sum + d].
+
+local function entry_field(d, id)
+  return 'e' .. d .. ':' .. fmt(id)
+end
+
+function SlidingWindow.entry(d, id)
+  local field = entry_field(d, id)
+  local e = ENTRIES[field]
+  if e == nil then
+    local raw = call('HGET', KEYS[5], field)
+    e = false
+    if raw then
+      local at, amount = struct_unpack('<dd', raw)
+      e = { at = at, amount = amount }
+    end
+    ENTRIES[field] = e
+  end
+  return e
+end
+
+local function held_field(d, id)
+  return 'h' .. d .. ':' .. fmt(id)
+end
+
+function SlidingWindow.heldEntry(d, id)
+  local field = held_field(d, id)
+  local e = HELD[field]
+  if e == nil then
+    local at, amount, sent = struct_unpack('<ddd', call('HGET', KEYS[5], field))
+    e = { at = at, amount = amount, sent = sent == 1 }
+    HELD[field] = e
+  end
+  return e
+end
+
+function SlidingWindow.expire(d, now)
+  while BOUNDS.head[d] < BOUNDS.next[d] do
+    local e = SlidingWindow.entry(d, BOUNDS.head[d])
+    if e.at > now - P.period then
+      break
+    end
+    S[FIELD.sum + d] = S[FIELD.sum + d] - e.amount
+    ENTRIES[entry_field(d, BOUNDS.head[d])] = 'gone'
+    BOUNDS.head[d] = BOUNDS.head[d] + 1
+  end
+  if BOUNDS.head[d] == BOUNDS.next[d] then
+    S[FIELD.sum + d] = 0
+  end
+  while BOUNDS.held_head[d] < BOUNDS.held_next[d] do
+    local e = SlidingWindow.heldEntry(d, BOUNDS.held_head[d])
+    if not e.sent then
+      if e.at > now - P.period then
+        break
+      end
+      S[FIELD.heldSum + d] = S[FIELD.heldSum + d] - e.amount
+      BOUNDS.held_count[d] = BOUNDS.held_count[d] - 1
+    end
+    HELD[held_field(d, BOUNDS.held_head[d])] = 'gone'
+    BOUNDS.held_head[d] = BOUNDS.held_head[d] + 1
+  end
+  if BOUNDS.held_count[d] == 0 then
+    S[FIELD.heldSum + d] = 0
+  end
+end
+
+function SlidingWindow.hold(d, at, amount)
+  local id = BOUNDS.held_next[d]
+  HELD[held_field(d, id)] = { at = at, amount = amount, sent = false, dirty = true }
+  BOUNDS.held_next[d] = id + 1
+  BOUNDS.held_count[d] = BOUNDS.held_count[d] + 1
+  S[FIELD.heldSum + d] = S[FIELD.heldSum + d] + amount
+  return id
+end
+
+-- (amount: the promised entry's, the booking's debit in d.)
+function SlidingWindow.send(d, promised, amount, now)
+  if promised >= BOUNDS.held_head[d] then
+    local e = SlidingWindow.heldEntry(d, promised)
+    if not e.sent then
+      e.sent, e.dirty = true, true
+      BOUNDS.held_count[d] = BOUNDS.held_count[d] - 1
+      if BOUNDS.held_count[d] == 0 then
+        S[FIELD.heldSum + d] = 0
+      else
+        S[FIELD.heldSum + d] = S[FIELD.heldSum + d] - e.amount
+      end
+    end
+  end
+  return SlidingWindow.add(d, now, amount)
+end
+
+function SlidingWindow.add(d, now, amount)
+  local id = BOUNDS.next[d]
+  ENTRIES[entry_field(d, id)] = { at = now, amount = amount, dirty = true }
+  BOUNDS.next[d] = id + 1
+  S[FIELD.sum + d] = S[FIELD.sum + d] + amount
+  return id
+end
+
+function SlidingWindow.fill(d, now)
+  SlidingWindow.add(d, now, P.allowance[d])
+end
+
+function SlidingWindow.adjust(d, id, now, delta)
+  if id < BOUNDS.head[d] then
+    return
+  end
+  local e = SlidingWindow.entry(d, id)
+  if e and e.at > now - P.period then
+    e.amount = e.amount + delta
+    e.dirty = true
+    S[FIELD.sum + d] = S[FIELD.sum + d] + delta
+  end
+end
+
+function SlidingWindow.fitsAt(d, now, amount, lateness)
+  local excess = S[FIELD.sum + d] + S[FIELD.heldSum + d] + amount - P.allowance[d]
+  local sent = SlidingWindow.leaves(d, now, excess)
+  if sent or BOUNDS.held_count[d] == 0 then
+    return sent or now + P.period
+  end
+  local freed = S[FIELD.sum + d]
+  local at = now
+  for id = BOUNDS.held_head[d], BOUNDS.held_next[d] - 1 do
+    local e = SlidingWindow.heldEntry(d, id)
+    if not e.sent then
+      freed = freed + e.amount
+      at = max(at, e.at + P.period + lateness)
+      if freed >= excess - C.EPSILON then
+        return at
+      end
+    end
+  end
+  return max(at, now + P.period)
+end
+
+function SlidingWindow.sendableAt(d, now, amount)
+  return SlidingWindow.leaves(d, now, S[FIELD.sum + d] + amount - P.allowance[d]) or now + P.period
+end
+
+-- (nil where Java returns Long.MIN_VALUE.)
+function SlidingWindow.leaves(d, now, excess)
+  if excess <= C.EPSILON then
+    return now
+  end
+  local freed = 0
+  for id = BOUNDS.head[d], BOUNDS.next[d] - 1 do
+    local e = SlidingWindow.entry(d, id)
+    freed = freed + e.amount
+    if freed >= excess - C.EPSILON then
+      return e.at + P.period
+    end
+  end
+  return nil
+end
+
+-- ---------------------------------------------------------------------------------------------
+-- CapLayer: tat, rate, tolerance per dimension and lateness; a window per dimension while
+-- P.period > 0 (Java: windows[d] != null).
+
+local function has_window()
+  return P.period > 0
+end
+
+function CapLayer.configure(now)
+  for d = 1, D do
+    local next = P.rate[d] / 1e6
+    local tat = S[FIELD.tat + d]
+    if S[FIELD.rate + d] > 0 and tat > now then
+      S[FIELD.tat + d] = now + (tat - now) * S[FIELD.rate + d] / next
+    end
+    S[FIELD.rate + d] = next
+    S[FIELD.tolerance + d] = P.burst[d] / next
+    if not has_window() then
+      BOUNDS.head[d], BOUNDS.held_head[d], BOUNDS.held_count[d] = BOUNDS.next[d], BOUNDS.held_next[d], 0
+      S[FIELD.sum + d], S[FIELD.heldSum + d] = 0, 0
+    end
+  end
+end
+
+-- Whether the caps P decides with differ from those the layer was configured with (the rule is then
+-- configured again, at its last step's time, as Java's configure runs at a hot update).
+function CapLayer.changed()
+  for d = 1, D do
+    local next = P.rate[d] / 1e6
+    if S[FIELD.rate + d] ~= next or S[FIELD.tolerance + d] ~= P.burst[d] / next then
+      return true
+    end
+  end
+  return false
+end
+
+function CapLayer.empty(now, spent)
+  for d = 1, D do
+    S[FIELD.tat + d] = max(S[FIELD.tat + d], now + S[FIELD.tolerance + d])
+    if spent and has_window() then
+      SlidingWindow.fill(d, now)
+    end
+  end
+end
+
+function CapLayer.fitsAt(now, cost, room)
+  local at = now
+  for d = 1, D do
+    if cost[d] > 0 then
+      local rate, tolerance = S[FIELD.rate + d], S[FIELD.tolerance + d]
+      local need = min(cost[d] + room[d], rate * tolerance)
+      at = max(at, max(S[FIELD.tat + d], now) + need / rate - tolerance)
+      if has_window() then
+        SlidingWindow.expire(d, now)
+        at = max(at, SlidingWindow.fitsAt(d, now, min(need, P.allowance[d]), math.floor(S[FIELD.lateness + 1])))
+      end
+    end
+  end
+  return ceil(at)
+end
+
+function CapLayer.take(now, cost, entries)
+  CapLayer.debit(now, cost)
+  for d = 1, D do
+    entries[d] = has_window() and cost[d] > 0 and SlidingWindow.add(d, now, cost[d]) or 0
+  end
+end
+
+function CapLayer.hold(at, cost, entries)
+  CapLayer.debit(at, cost)
+  for d = 1, D do
+    entries[d] = has_window() and cost[d] > 0 and SlidingWindow.hold(d, at, cost[d]) or 0
+  end
+end
+
+function CapLayer.debit(at, cost)
+  for d = 1, D do
+    if cost[d] > 0 then
+      S[FIELD.tat + d] = max(S[FIELD.tat + d], at) + cost[d] / S[FIELD.rate + d]
+    end
+  end
+end
+
+function CapLayer.sendableAt(now, cost)
+  local at = now
+  for d = 1, D do
+    if has_window() and cost[d] > 0 then
+      SlidingWindow.expire(d, now)
+      at = max(at, SlidingWindow.sendableAt(d, now, min(cost[d], P.allowance[d])))
+    end
+  end
+  return at
+end
+
+-- (cost: the booking's debit, the amounts its entries promised.)
+function CapLayer.send(now, slot, entries, cost)
+  for d = 1, D do
+    if has_window() and entries[d] > 0 then
+      entries[d] = SlidingWindow.send(d, entries[d], cost[d], now)
+    end
+  end
+  local late = max(0, now - slot)
+  local lateness = S[FIELD.lateness + 1]
+  if late >= lateness then
+    S[FIELD.lateness + 1] = late
+  else
+    S[FIELD.lateness + 1] = lateness + C.LATENESS_WEIGHT * (late - lateness)
+  end
+end
+
+function CapLayer.correct(now, delta, entries)
+  for d = 1, D do
+    if delta[d] ~= 0 then
+      S[FIELD.tat + d] = max(S[FIELD.tat + d] + delta[d] / S[FIELD.rate + d], now - S[FIELD.tolerance + d])
+      if has_window() and entries[d] > 0 then
+        SlidingWindow.adjust(d, entries[d], now, delta[d])
+      end
+    end
+  end
+end
+
+function CapLayer.charge(now, spent)
+  for d = 1, D do
+    local tat, tolerance = S[FIELD.tat + d], S[FIELD.tolerance + d]
+    local limit = now + 2 * tolerance
+    S[FIELD.tat + d] = max(min(max(tat, now) + spent[d] / S[FIELD.rate + d], limit), tat)
+  end
+end
+
+function CapLayer.closeUntil(d, until_)
+  S[FIELD.tat + d] = max(S[FIELD.tat + d], until_ + S[FIELD.tolerance + d])
+end
+
+function CapLayer.burst(d)
+  return S[FIELD.rate + d] * S[FIELD.tolerance + d]
+end
+
+function CapLayer.rate(d)
+  return S[FIELD.rate + d]
+end
+
+-- ---------------------------------------------------------------------------------------------
+-- OrderLayer: classFinish, weightSum, activeQueues, knownWeight, restingQueues (the size of Java's
+-- resting map) per class and touches in S; a queue is the record
+-- under its field, in the active zset or the resting one. omega is P.weight, the anticipation time A
+-- P.horizon_micros, the idle TTL max(P.idle, A).
+
+local function queue_field(tenant, k)
+  return (k - 1) .. ':' .. tenant
+end
+
+function OrderLayer.load(tenant, k)
+  local field = queue_field(tenant, k)
+  local q = QUEUES[field]
+  if q == nil then
+    local raw = call('HGET', KEYS[3], field)
+    q = false
+    if raw then
+      local v = { struct_unpack(doubles(#QUEUE_FIELDS), raw) }
+      q = { tenant = tenant, priority = k, field = field }
+      for i, name in ipairs(QUEUE_FIELDS) do
+        q[name] = v[i]
+      end
+    end
+    QUEUES[field] = q
+  end
+  return q
+end
+
+local function idle_ttl()
+  return max(P.idle, P.horizon_micros)
+end
+
+function OrderLayer.expire(now)
+  local leaving = {}
+  for _, field in ipairs(call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(now - P.horizon_micros))) do
+    local k, tenant = string.match(field, '^(%d+):(.*)$')
+    leaving[#leaving + 1] = OrderLayer.load(tenant, k + 1)
+  end
+  table.sort(leaving, function(a, b)
+    if a.seen ~= b.seen then
+      return a.seen < b.seen
+    end
+    return a.order < b.order
+  end)
+  for _, q in ipairs(leaving) do
+    call('ZREM', KEYS[4], q.field)
+    local k = q.priority
+    S[FIELD.activeQueues + k] = S[FIELD.activeQueues + k] - 1
+    if S[FIELD.activeQueues + k] == 0 then
+      S[FIELD.weightSum + k] = 0
+    else
+      S[FIELD.weightSum + k] = S[FIELD.weightSum + k] - q.weight
+    end
+    q.active = 0
+    S[FIELD.restingQueues + k] = S[FIELD.restingQueues + k] + 1
+    call('ZADD', KEYS[6], fmt(q.seen), q.field)
+  end
+  -- Forgotten class by class, each in the order it came to rest, as Java's loops take them.
+  local forgotten = {}
+  for _, field in ipairs(call('ZRANGEBYSCORE', KEYS[6], '-inf', '(' .. fmt(now - idle_ttl()))) do
+    local k, tenant = string.match(field, '^(%d+):(.*)$')
+    forgotten[#forgotten + 1] = OrderLayer.load(tenant, k + 1)
+  end
+  table.sort(forgotten, function(a, b)
+    if a.priority ~= b.priority then
+      return a.priority < b.priority
+    end
+    if a.seen ~= b.seen then
+      return a.seen < b.seen
+    end
+    return a.order < b.order
+  end)
+  for _, q in ipairs(forgotten) do
+    local k = q.priority
+    S[FIELD.knownWeight + k] = S[FIELD.knownWeight + k] - q.weight
+    S[FIELD.restingQueues + k] = S[FIELD.restingQueues + k] - 1
+    call('ZREM', KEYS[6], q.field)
+    call('HDEL', KEYS[3], q.field)
+    QUEUES[q.field] = false
+  end
+  for k = 1, K do
+    if S[FIELD.activeQueues + k] == 0 and S[FIELD.restingQueues + k] == 0 then
+      S[FIELD.knownWeight + k] = 0
+    end
+  end
+end
+
+function OrderLayer.touch(until_, tenant, k, weight)
+  local q = OrderLayer.load(tenant, k)
+  if not q or q.active == 0 then
+    if q then
+      call('ZREM', KEYS[6], q.field)
+      S[FIELD.restingQueues + k] = S[FIELD.restingQueues + k] - 1
+    else
+      q = { tenant = tenant, priority = k, field = queue_field(tenant, k) }
+      for _, f in ipairs(SCHEMA.fields) do
+        if f[2] == 'queue' then
+          q[f[1]] = f[3]
+        end
+      end
+      QUEUES[q.field] = q
+    end
+    S[FIELD.knownWeight + k] = S[FIELD.knownWeight + k] + (weight - q.weight)
+    q.weight = weight
+    q.active = 1
+    S[FIELD.weightSum + k] = S[FIELD.weightSum + k] + weight
+    S[FIELD.activeQueues + k] = S[FIELD.activeQueues + k] + 1
+    q.seen = until_
+    S[FIELD.touches + 1] = S[FIELD.touches + 1] + 1
+    q.order = S[FIELD.touches + 1]
+    call('ZADD', KEYS[4], fmt(q.seen), q.field)
+    return q
+  end
+  if q.weight ~= weight then
+    S[FIELD.weightSum + k] = S[FIELD.weightSum + k] + (weight - q.weight)
+    S[FIELD.knownWeight + k] = S[FIELD.knownWeight + k] + (weight - q.weight)
+    q.weight = weight
+  end
+  if until_ > q.seen then
+    q.seen = until_
+    S[FIELD.touches + 1] = S[FIELD.touches + 1] + 1
+    q.order = S[FIELD.touches + 1]
+    call('ZADD', KEYS[4], fmt(q.seen), q.field)
+  end
+  return q
+end
+
+function OrderLayer.classActive(k)
+  return S[FIELD.activeQueues + k] > 0
+end
+
+function OrderLayer.entitled(k)
+  local mine = P.weight[k] * S[FIELD.knownWeight + k]
+  local sum = mine
+  for j = 1, K do
+    if j ~= k and S[FIELD.activeQueues + j] > 0 then
+      sum = sum + P.weight[j] * S[FIELD.knownWeight + j]
+    end
+  end
+  if sum > 0 then
+    return mine / sum
+  end
+  return 1
+end
+
+function OrderLayer.classStart(k, now)
+  return max(S[FIELD.classFinish + k], now)
+end
+
+function OrderLayer.queueStart(q, now)
+  return max(q.finish, now)
+end
+
+function OrderLayer.withinShare(k, now)
+  return S[FIELD.classFinish + k] <= now
+end
+
+function OrderLayer.payQueue(q, queueStart, sigma, rate)
+  q.finish = queueStart + sigma / OrderLayer.queueShare(q, rate)
+end
+
+function OrderLayer.forgive(q, now, sigma, rate)
+  q.finish = min(q.finish, now + sigma / OrderLayer.queueShare(q, rate))
+end
+
+function OrderLayer.payClass(k, classStart, sigma, g)
+  S[FIELD.classFinish + k] = classStart + sigma / g
+end
+
+function OrderLayer.unpayClassIfLast(k, classStart, sigma, g)
+  if S[FIELD.classFinish + k] == classStart + sigma / g then
+    S[FIELD.classFinish + k] = classStart
+  end
+end
+
+function OrderLayer.queueShare(q, rate)
+  return rate * q.weight / max(S[FIELD.weightSum + q.priority], q.weight)
+end
+
+function OrderLayer.correct(q, sigma, g, rate)
+  S[FIELD.classFinish + q.priority] = S[FIELD.classFinish + q.priority] + sigma / g
+  q.finish = q.finish + sigma / OrderLayer.queueShare(q, rate)
+end
+
+-- ---------------------------------------------------------------------------------------------
+-- FairRule: turnUse, servedRate, correction, meanCall, use and last in S. A booking is a table of
+-- the Java Booking's fields (held: a slot id or nil; entries: an entry id per dimension, 0: none).
+
+function FairRule.sigma(cost)
+  local sigma = 0
+  for d = 1, D do
+    sigma = max(sigma, cost[d] / CapLayer.rate(d))
+  end
+  return sigma
+end
+
+function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicros)
+  FairRule.advance(now)
+  local q = OrderLayer.touch(now, tenant, k, FairRule.tenantWeight(tenant))
+  if booking.lined then
+    local at = max(booking.readyAt, CapLayer.sendableAt(now, booking.debit))
+    if at > now then
+      booking.readyAt = at
+      return max(C.MIN_DEFER_MICROS, at - now)
+    end
+    CapLayer.send(now, booking.readyAt, booking.entries, booking.debit)
+    return 0
+  end
+  local cost = {}
+  for d = 1, D do
+    if reserve then
+      cost[d] = reserve[d]
+    else
+      cost[d] = min(P.largest[d], estimate[d] + S[FIELD.correction + at(k, d)])
+    end
+  end
+  booking.estimate = estimate
+  booking.debit = cost
+  local sigma = FairRule.sigma(cost)
+  local share = P.strict and 1 or OrderLayer.entitled(k)
+  local classRate = max(S[FIELD.servedRate + k], share)
+  local fresh = not booking.paid
+  if fresh then
+    booking.queueStart = OrderLayer.queueStart(q, now)
+    OrderLayer.payQueue(q, booking.queueStart, sigma, classRate)
+    booking.paid = true
+    booking.paidShare = sigma
+  end
+  local queueTurn = booking.queueStart <= now
+  local classPaidNow = queueTurn and not booking.classPaid
+  if classPaidNow then
+    booking.classStart = OrderLayer.classStart(k, now)
+    OrderLayer.payClass(k, booking.classStart, sigma, share)
+    booking.classPaid = true
+  end
+  local classTurn
+  if P.strict then
+    classTurn = not FairRule.higherActive(k)
+  else
+    classTurn = booking.classPaid and booking.classStart <= now
+  end
+  if classTurn and queueTurn then
+    for d = 1, D do
+      S[FIELD.turnUse + d] = S[FIELD.turnUse + d] + cost[d] / P.horizon_micros
+    end
+    local slot = CapLayer.fitsAt(now, cost, FairRule.noRoom())
+    if slot <= now then
+      return FairRule.admitted(now, k, booking, cost, sigma)
+    end
+    local wait = slot - now
+    if maxWaitMicros >= 0 and wait > maxWaitMicros then
+      return FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, wait)
+    end
+    CapLayer.hold(slot, cost, booking.entries)
+    FairRule.served(k, cost, sigma)
+    booking.lined = true
+    booking.readyAt = slot
+    OrderLayer.touch(slot, tenant, k, q.weight)
+    return max(C.MIN_DEFER_MICROS, wait)
+  end
+  local room
+  if queueTurn then
+    room = FairRule.roomFor(k, now, classTurn)
+  else
+    room = FairRule.full(cost)
+  end
+  local slot = CapLayer.fitsAt(now, cost, room)
+  if slot <= now then
+    if booking.classPaid then
+      OrderLayer.unpayClassIfLast(k, booking.classStart, sigma, share)
+    end
+    OrderLayer.forgive(q, now, sigma, classRate)
+    return FairRule.admitted(now, k, booking, cost, sigma)
+  end
+  -- Strict mode has no class turn to wait for while a higher class is active: the call comes back
+  -- when the cap has the room it must leave.
+  local turn
+  if queueTurn and P.strict then
+    turn = huge
+  elseif queueTurn then
+    turn = booking.classStart - now
+  else
+    turn = booking.queueStart - now
+  end
+  local wait
+  if queueTurn and not P.strict then
+    wait = max(C.MIN_DEFER_MICROS, ceil(turn))
+  else
+    wait = max(C.MIN_DEFER_MICROS, min(ceil(turn), slot - now))
+  end
+  if maxWaitMicros >= 0 and wait > maxWaitMicros then
+    return FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, wait)
+  end
+  booking.readyAt = now + wait
+  OrderLayer.touch(now + wait, tenant, k, q.weight)
+  return wait
+end
+
+function FairRule.noRoom()
+  local room = {}
+  for d = 1, D do
+    room[d] = 0
+  end
+  return room
+end
+
+function FairRule.full(cost)
+  local room = {}
+  for d = 1, D do
+    room[d] = CapLayer.burst(d) - 2 * cost[d]
+  end
+  return room
+end
+
+function FairRule.higherActive(k)
+  for j = 1, k - 1 do
+    if OrderLayer.classActive(j) then
+      return true
+    end
+  end
+  return false
+end
+
+function FairRule.roomFor(k, now, classTurn)
+  local room = {}
+  for d = 1, D do
+    room[d] = S[FIELD.turnUse + d] * C.ISOLATION_MICROS
+  end
+  for j = 1, K do
+    local owed
+    if j == k then
+      owed = classTurn
+    elseif P.strict then
+      owed = OrderLayer.classActive(j) and j < k
+    else
+      owed = OrderLayer.classActive(j) and OrderLayer.withinShare(j, now)
+    end
+    if owed then
+      for d = 1, D do
+        room[d] = room[d] + S[FIELD.meanCall + at(j, d)]
+      end
+    end
+  end
+  return room
+end
+
+function FairRule.admitted(now, k, booking, cost, s)
+  CapLayer.take(now, cost, booking.entries)
+  FairRule.served(k, cost, s)
+  booking.readyAt = now
+  return 0
+end
+
+function FairRule.served(k, cost, s)
+  S[FIELD.servedRate + k] = S[FIELD.servedRate + k] + s / P.horizon_micros
+  for d = 1, D do
+    local kd = at(k, d)
+    S[FIELD.meanCall + kd] = S[FIELD.meanCall + kd] + C.CALL_WEIGHT * (cost[d] - S[FIELD.meanCall + kd])
+    S[FIELD.use + kd] = S[FIELD.use + kd] + cost[d] / (P.horizon_micros / 1e6)
+  end
+end
+
+function FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, wait)
+  if fresh then
+    q.finish = booking.queueStart
+    booking.paid = false
+  end
+  if classPaidNow then
+    OrderLayer.unpayClassIfLast(q.priority, booking.classStart, sigma, share)
+    booking.classPaid = false
+  end
+  return -wait
+end
+
+function FairRule.tenantWeight(tenant)
+  return TENANT_WEIGHT
+end
+
+function FairRule.release(now, grant, actual)
+  FairRule.advance(now)
+  local k = grant.priority
+  local ran = true
+  local delta = {}
+  for d = 1, D do
+    delta[d] = actual[d] - grant.debit[d]
+    ran = ran and (grant.estimate[d] <= 0 or actual[d] > 0)
+  end
+  CapLayer.correct(now, delta, grant.entries)
+  local q = OrderLayer.touch(now, grant.tenant, k, FairRule.tenantWeight(grant.tenant))
+  local share = P.strict and 1 or OrderLayer.entitled(k)
+  OrderLayer.correct(q, FairRule.sigma(actual) - grant.paidShare, share, max(S[FIELD.servedRate + k], share))
+  for d = 1, D do
+    local kd = at(k, d)
+    S[FIELD.use + kd] = max(0, S[FIELD.use + kd] + delta[d] / (P.horizon_micros / 1e6))
+    if ran then
+      local shortfall = max(0, actual[d] - grant.estimate[d])
+      S[FIELD.correction + kd] = S[FIELD.correction + kd] + C.CORRECTION_WEIGHT * (shortfall - S[FIELD.correction + kd])
+    end
+  end
+end
+
+function FairRule.charge(now, spent)
+  FairRule.advance(now)
+  CapLayer.charge(now, spent)
+end
+
+function FairRule.spent(d, until_)
+  CapLayer.closeUntil(d, until_)
+end
+
+function FairRule.advance(now)
+  local last = S[FIELD.last + 1]
+  if now > last then
+    local keep = exp(-(now - last) / P.horizon_micros)
+    for d = 1, D do
+      S[FIELD.turnUse + d] = S[FIELD.turnUse + d] * keep
+    end
+    for k = 1, K do
+      S[FIELD.servedRate + k] = S[FIELD.servedRate + k] * keep
+      for d = 1, D do
+        S[FIELD.use + at(k, d)] = S[FIELD.use + at(k, d)] * keep
+      end
+    end
+    S[FIELD.last + 1] = now
+  end
+  OrderLayer.expire(now)
+end
+
+-- The state as the step's FairRule finds it: loaded, or (no state key: a new target, a new layout,
+-- or state lost) made from the schema's first values as a new FairRule is, at its first step
+-- (FairRule.advance's start: last ← now, the caps configured, and after a loss the cap empty and
+-- the safe window spent). Otherwise configured again at its last step's time when the caps changed
+-- since (a hot update, feedback, the ramp) — where Java's configure ran, when they changed — unless
+-- configure is false (a release: Java's release leaves a running ramp's caps as they are). Marks
+-- the target started (guards.lua: 'started'). Returns whether the state was there.
+function FairRule.load(now, configure)
+  QUEUES, ENTRIES, HELD = {}, {}, {}
+  lay_out()
+  local raw = call('GET', KEYS[2])
+  if raw then
+    if not P.started then
+      call('HSET', KEYS[1], 'started', '1')
+      P.started = true
+    end
+  elseif P.started then
+    START_EMPTY = true
+  end
+  if raw and #raw == 8 * STATE_SIZE then
+    S = { struct_unpack(doubles(STATE_SIZE), raw) }
+    local meta = call('HGET', KEYS[5], 'm')
+    FairRule.bounds()
+    if meta then
+      local v = { struct_unpack(doubles(5 * D), meta) }
+      for d = 1, D do
+        BOUNDS.head[d], BOUNDS.next[d], BOUNDS.held_head[d], BOUNDS.held_next[d], BOUNDS.held_count[d] =
+            v[d], v[D + d], v[2 * D + d], v[3 * D + d], v[4 * D + d]
+      end
+    end
+    if configure and CapLayer.changed() then
+      CapLayer.configure(S[FIELD.last + 1])
+    end
+    return true
+  end
+  call('UNLINK', KEYS[3], KEYS[4], KEYS[5], KEYS[6])
+  S = {}
+  for _, f in ipairs(SCHEMA.fields) do
+    local start = FIELD[f[1]]
+    if start then
+      for i = 1, ({ global = 1, dimension = D, class = K, class_dimension = K * D })[f[2]] do
+        S[start + i] = f[3]
+      end
+    end
+  end
+  FairRule.bounds()
+  if now then
+    S[FIELD.last + 1] = now
+    CapLayer.configure(now)
+    if START_EMPTY then
+      CapLayer.empty(now, true)
+    end
+  end
+  return false
+end
+
+-- The bounds of empty deques.
+function FairRule.bounds()
+  BOUNDS = { head = {}, next = {}, held_head = {}, held_next = {}, held_count = {} }
+  for d = 1, D do
+    BOUNDS.head[d], BOUNDS.next[d], BOUNDS.held_head[d], BOUNDS.held_next[d], BOUNDS.held_count[d] = 1, 1, 1, 1, 0
+  end
+end
+
+-- Writes back the state, the deque bounds and every record the step read or made.
+function FairRule.save()
+  call('SET', KEYS[2], struct_pack(doubles(STATE_SIZE), unpack(S, 1, STATE_SIZE)))
+  local m = {}
+  for d = 1, D do
+    m[d], m[D + d], m[2 * D + d], m[3 * D + d], m[4 * D + d] =
+        BOUNDS.head[d], BOUNDS.next[d], BOUNDS.held_head[d], BOUNDS.held_next[d], BOUNDS.held_count[d]
+  end
+  call('HSET', KEYS[5], 'm', struct_pack(doubles(5 * D), unpack(m, 1, 5 * D)))
+  for field, q in pairs(QUEUES) do
+    if q then
+      local v = {}
+      for i, name in ipairs(QUEUE_FIELDS) do
+        v[i] = q[name]
+      end
+      call('HSET', KEYS[3], field, struct_pack(doubles(#QUEUE_FIELDS), unpack(v, 1, #QUEUE_FIELDS)))
+    end
+  end
+  for field, e in pairs(ENTRIES) do
+    if e == 'gone' then
+      call('HDEL', KEYS[5], field)
+    elseif e and e.dirty then
+      call('HSET', KEYS[5], field, struct_pack('<dd', e.at, e.amount))
+    end
+  end
+  for field, slot in pairs(HELD) do
+    if slot == 'gone' then
+      call('HDEL', KEYS[5], field)
+    elseif slot.dirty then
+      call('HSET', KEYS[5], field, struct_pack('<ddd', slot.at, slot.amount, slot.sent and 1 or 0))
+    end
+  end
+end
