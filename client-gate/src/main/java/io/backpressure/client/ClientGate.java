@@ -32,8 +32,10 @@ import org.jspecify.annotations.Nullable;
  *       admitter's exception goes to the caller and nothing is sent;
  *   <li>hand every answer's status and headers to {@link ProviderFeedback} (by default the call's
  *       gate, which learns its effective caps and the provider's retry-after from them);
- *   <li>a 429 is not handed to the caller: the transport asks the gate again (see {@link
- *       GatedTransport#execute}), so the call is deferred, waits, or expires as the admitter says;
+ *   <li>a 429, or a refusal the provider's signals read as a stop (a daily quota or spend limit
+ *       spent), is not handed to the caller: the transport asks the gate again (see {@link
+ *       GatedTransport#execute}), so the call is deferred, waits, expires or is refused with the
+ *       limit's reset as the admitter says;
  *   <li>release the grant exactly once: with the answer's usage when its body is read to the end or
  *       closed, with what a cut or cancelled stream proves, with one request and no tokens when the
  *       provider answered an error or the transport failed.
@@ -137,10 +139,10 @@ public final class ClientGate {
 
   /**
    * Admits the call of {@code earlier} again, after its grant was given back unused ({@link
-   * Exchange#unsent()}) or released on a 429: the same gate, caller, cost and body, as a first
-   * attempt. The booking the caller presented (its request header or context) was redeemed by the
-   * earlier admission, so it is not presented again; a deferral of this admission carries a booking
-   * of its own.
+   * Exchange#unsent()}) or released on a 429 or a stop: the same gate, caller, cost and body, as a
+   * first attempt. The booking the caller presented (its request header or context) was redeemed by
+   * the earlier admission, so it is not presented again; a deferral of this admission carries a
+   * booking of its own.
    *
    * @return the admitted exchange, whose {@link Exchange#body()} is to be sent
    * @throws RuntimeException the admitter's exception when the call must not be sent now
