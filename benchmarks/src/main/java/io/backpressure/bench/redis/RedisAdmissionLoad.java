@@ -87,6 +87,14 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
       description = "Outstanding calls in the throughput run")
   int inFlight;
 
+  @Option(
+      names = "--rule",
+      defaultValue = "nested-buckets",
+      description =
+          "The admission rule the script runs: nested-buckets or fair-queuing (SPEC §3.7,"
+              + " RedisGateConfig.Builder.fairQueuing)")
+  String rule;
+
   @Mixin RedisTlsOptions tls = new RedisTlsOptions();
 
   @Option(
@@ -120,6 +128,7 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
               .commandTimeout(Duration.ofSeconds(5))
               // Measures the strict gates: no LOCAL heartbeat adding commands to the load.
               .whenUnavailable(FailOpenGate.Mode.OPEN)
+              .fairQueuing(rule.equals("fair-queuing"))
               .tls(tls.files());
       seedUrls = options.target("bench").build().clusterSeeds();
     } catch (IllegalArgumentException e) {
@@ -130,10 +139,11 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
       return 2;
     }
     System.out.printf(
-        "%s, %d target%s over one connection, %d in flight, %.0f s per measurement%n",
+        "%s, rule %s, %d target%s over one connection, %d in flight, %.0f s per measurement%n",
         cluster
             ? "Redis Cluster from " + String.join(",", clusterSeeds)
             : "Redis at " + Redaction.url(url),
+        rule,
         targets,
         targets == 1 ? "" : "s",
         inFlight,
@@ -178,6 +188,12 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
     }
     if ((url == null) == (clusterSeeds == null)) {
       return "give either --url or --redis-cluster";
+    }
+    if (!rule.equals("nested-buckets") && !rule.equals("fair-queuing")) {
+      return "--rule must be nested-buckets or fair-queuing, got " + rule;
+    }
+    if (profile > 0 && !rule.equals("nested-buckets")) {
+      return "--profile times the nested-buckets script's phases; give it without --rule";
     }
     if (targets < 1 || targets > 10_000) {
       return "--targets must be in [1, 10000], got " + targets;
