@@ -4,9 +4,9 @@ import io.backpressure.core.spi.DerivedPolicy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The admission rule as three parts (SPEC §3.7): the {@link CapLayer} says whether a cost may be
- * sent now, the {@link OrderLayer} whose turn it is, and this class, the defer protocol, turns the
- * two into an answer.
+ * The admission rule as three parts: the {@link CapLayer} says whether a cost may be sent now, the
+ * {@link OrderLayer} whose turn it is, and this class, the defer protocol, turns the two into an
+ * answer.
  *
  * <p><b>The protocol.</b> A call's first attempt pays its queue's tag; once its queue's turn has
  * come it pays its class's tag, which places it in its class's entitled share of the cap. Its

@@ -170,10 +170,10 @@ final class OrderLayer {
   /**
    * {@code g_k}: class {@code k}'s entitled share of the cap among the active classes, {@code ω_k
    * K_k / Σ_j ω_j K_j}: a queue's weight in the whole target is {@code ω_k · w_t} (the weighted
-   * dominant-resource fair share of SPEC P2), and a class is entitled to the weight of the queues
-   * it remembers, {@code K_k}, since a queue stays in the fair-share sums for the idle TTL after it
-   * last asked ({@link Policy#idleTtl()}): a class of sparse tenants, each asking every few
-   * seconds, keeps the share of all of them.
+   * dominant-resource fair share of <i>Dominant Resource Fairness</i>, Ghodsi et al.), and a class
+   * is entitled to the weight of the queues it remembers, {@code K_k}, since a queue stays in the
+   * fair-share sums for the idle TTL after it last asked ({@link Policy#idleTtl()}): a class of
+   * sparse tenants, each asking every few seconds, keeps the share of all of them.
    */
   double entitled(int k) {
     double mine = omega[k] * knownWeight[k];

@@ -50,10 +50,10 @@ import org.jspecify.annotations.Nullable;
  *     worker's share of the caps (LOCAL, the default; see {@link ResilientRedisGate#share}),
  *     admitted ungated (OPEN) or deferred (CLOSED)
  * @param tls CA and client certificate files for {@code rediss://}, or null for the JVM's defaults
- * @param fairQueuing whether the gate decides with the rebuilt rule of SPEC §3.7 (a cap layer, an
- *     order layer and the defer protocol, as {@code InMemoryGate.createFairQueuing}) instead of the
- *     nested buckets; every gate of a target must decide with the same rule, since each keeps its
- *     own state under the target's keys
+ * @param fairQueuing whether the gate decides with the rebuilt rule ({@code FairRule}: a cap layer,
+ *     an order layer and the defer protocol, as {@code InMemoryGate.createFairQueuing}) instead of
+ *     the nested buckets; every gate of a target must decide with the same rule, since each keeps
+ *     its own state under the target's keys
  */
 public record RedisGateConfig(
     String url,
@@ -309,7 +309,7 @@ public record RedisGateConfig(
     }
 
     /**
-     * Whether the gate decides with the rebuilt rule of SPEC §3.7, as {@code
+     * Whether the gate decides with the rebuilt rule ({@code FairRule}), as {@code
      * InMemoryGate.createFairQueuing} does in memory (default: false, the nested buckets). Every
      * gate of one target must decide with the same rule.
      */

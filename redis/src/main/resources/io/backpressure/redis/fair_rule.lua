@@ -1,4 +1,4 @@
--- The rebuilt admission rule of io.backpressure.core.FairRule (SPEC §3.7), transcribed for Redis: the
+-- The rebuilt admission rule of io.backpressure.core.FairRule (a cap layer, an order layer and the defer protocol), transcribed for Redis: the
 -- cap layer (CapLayer, SlidingWindow), the order layer (OrderLayer) and the defer protocol (FairRule),
 -- in that order, each function named as the Java method it mirrors (Layer.method) and keeping its
 -- arithmetic in the same order, so that both backends take the same decisions on the same trace. The

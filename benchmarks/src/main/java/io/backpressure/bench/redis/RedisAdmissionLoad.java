@@ -91,7 +91,7 @@ public final class RedisAdmissionLoad implements Callable<Integer> {
       names = "--rule",
       defaultValue = "nested-buckets",
       description =
-          "The admission rule the script runs: nested-buckets or fair-queuing (SPEC §3.7,"
+          "The admission rule the script runs: nested-buckets or fair-queuing (the rebuilt rule,"
               + " RedisGateConfig.Builder.fairQueuing)")
   String rule;
 

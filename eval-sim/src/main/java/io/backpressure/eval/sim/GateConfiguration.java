@@ -109,8 +109,8 @@ public final class GateConfiguration implements Configuration {
     NO_CONCURRENCY("bp-no-concurrency"),
     /**
      * bp deciding with the fair-queuing rule ({@link InMemoryGate#createFairQueuing}): a cap layer,
-     * an order layer and the defer protocol (SPEC §3.7). Simulator only until the Redis backend and
-     * the real worker run it.
+     * an order layer and the defer protocol ({@code FairRule}). Simulator only until the Redis
+     * backend and the real worker run it.
      */
     FAIR_QUEUING("bp-fq");
 
