@@ -1,5 +1,8 @@
 package io.backpressure.bench;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.Result;
@@ -21,7 +24,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description =
         "Admissions per second and bytes allocated per call of the in-memory gate (JMH -prof gc), "
-            + "at 10 and 10 000 tenants; and two targets on two threads against one thread.")
+            + "at 10 and 10 000 tenants, with each rule; and two targets on two threads against one thread.")
 public final class BenchCommand implements Callable<Integer> {
 
   @Option(
@@ -59,10 +62,11 @@ public final class BenchCommand implements Callable<Integer> {
           "bench: --threads, --iterations and --seconds must be ≥ 1 and --forks ≥ 0");
       return 2;
     }
-    java.util.List<String> summary = new java.util.ArrayList<>();
+    List<String> summary = new ArrayList<>();
     summary.add(
         String.format(
-            "%-26s %-8s %-8s %21s %12s", "benchmark", "threads", "tenants", "ops/s", "B/op"));
+            "%-26s %-15s %-8s %-8s %21s %12s",
+            "benchmark", "rule", "threads", "tenants", "ops/s", "B/op"));
     for (RunResult result : run(InMemoryAdmissionBenchmark.class, threads)) {
       summary.add(line(result, threads));
     }
@@ -86,8 +90,7 @@ public final class BenchCommand implements Callable<Integer> {
     return 0;
   }
 
-  private java.util.Collection<RunResult> run(Class<?> benchmark, int threadCount)
-      throws RunnerException {
+  private Collection<RunResult> run(Class<?> benchmark, int threadCount) throws RunnerException {
     Options options =
         new OptionsBuilder()
             .include(benchmark.getName() + "\\.")
@@ -109,9 +112,11 @@ public final class BenchCommand implements Callable<Integer> {
   private static String line(RunResult result, int threadCount) {
     Result<?> allocation = result.getSecondaryResults().get("gc.alloc.rate.norm");
     String tenants = result.getParams().getParam("tenants");
+    String rule = result.getParams().getParam("rule");
     return String.format(
-        "%-26s %-8d %-8s %,12.0f ± %,-8.0f %10s",
+        "%-26s %-15s %-8d %-8s %,12.0f ± %,-8.0f %10s",
         result.getParams().getBenchmark().replaceAll(".*\\.", ""),
+        rule == null ? "nested-buckets" : rule,
         threadCount,
         tenants == null ? "10" : tenants,
         result.getPrimaryResult().getScore(),

@@ -19,10 +19,11 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Admissions per second of the in-memory gate on the system clock, with 10 or 10 000 active tenants
- * spread over three classes. Each operation is one admission plus, when admitted, its release with
- * a different true cost, as a worker would do; a deferral is retried with its booking by the next
- * operation of the same tenant. The caps are set high enough that most calls are admitted, so the
- * grant bookkeeping is exercised as well as the decision.
+ * spread over three classes, deciding with the nested-buckets rule or the fair-queuing rule ({@code
+ * rule}). Each operation is one admission plus, when admitted, its release with a different true
+ * cost, as a worker would do; a deferral is retried with its booking by the next operation of the
+ * same tenant. The caps are set high enough that most calls are admitted, so the grant bookkeeping
+ * is exercised as well as the decision.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -32,6 +33,9 @@ public class InMemoryAdmissionBenchmark {
   @Param({"10", "10000"})
   int tenants;
 
+  @Param({"nested-buckets", "fair-queuing"})
+  String rule;
+
   InMemoryGate gate;
   InMemoryGate admitOnly;
   AdmissionRequest[] requests;
@@ -39,8 +43,8 @@ public class InMemoryAdmissionBenchmark {
 
   @Setup
   public void setUp() {
-    gate = InMemoryGate.create(policy(Duration.ofMinutes(15)));
-    admitOnly = InMemoryGate.create(policy(Duration.ofSeconds(1)));
+    gate = gate(policy(Duration.ofMinutes(15)));
+    admitOnly = gate(policy(Duration.ofSeconds(1)));
     requests = new AdmissionRequest[tenants];
     String[] classes = {"P1", "P2", "P3"};
     for (int t = 0; t < tenants; t++) {
@@ -49,6 +53,12 @@ public class InMemoryAdmissionBenchmark {
               "tenant-" + t, classes[t % 3], Cost.requests(1).tokens(100 + t % 400));
     }
     actual = Cost.requests(1).tokens(250);
+  }
+
+  private InMemoryGate gate(Policy policy) {
+    return rule.equals("fair-queuing")
+        ? InMemoryGate.createFairQueuing(policy, System::nanoTime)
+        : InMemoryGate.create(policy);
   }
 
   private static Policy policy(Duration grantTtl) {

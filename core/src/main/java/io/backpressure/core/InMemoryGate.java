@@ -117,8 +117,8 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
   /**
    * A gate on the given clock that decides with the fair-queuing rule ({@link FairRule}: a cap
    * layer, an order layer and the defer protocol) instead of {@link NestedBuckets}: for the
-   * evaluation's side-by-side runs of the two rules. The Redis backend decides with {@link
-   * NestedBuckets} only.
+   * evaluation's side-by-side runs of the two rules. The Redis backend's twin of this rule is
+   * selected with its configuration's {@code fairQueuing} option.
    */
   public static InMemoryGate createFairQueuing(Policy policy, Ticker clock) {
     return new InMemoryGate(
