@@ -108,6 +108,12 @@ public final class GateConfiguration implements Configuration {
     /** bp without the workload's {@code gate.concurrency}: its caps and shares alone. */
     NO_CONCURRENCY("bp-no-concurrency"),
     /**
+     * bp without the workload's calendar limits and quotas ({@code gate.per_day}, {@code
+     * gate.per_month}, {@code gate.quotas}): what the gate does when only the provider counts per
+     * day, and the baseline a quota is measured against.
+     */
+    NO_LIMITS("bp-no-limits"),
+    /**
      * bp deciding with the fair-queuing rule ({@link InMemoryGate#createFairQueuing}): a cap layer,
      * an order layer and the defer protocol ({@code FairRule}). Simulator only until the Redis
      * backend and the real worker run it.
@@ -217,7 +223,7 @@ public final class GateConfiguration implements Configuration {
     if (given != null) {
       List<String> dims = given.dimensionNames();
       return new Gated(
-          InMemoryGate.create(given, context.clock()),
+          InMemoryGate.create(given, context.clock(), context.calendar()),
           context,
           workload,
           dims.contains(Dimension.TOKENS),
@@ -227,8 +233,8 @@ public final class GateConfiguration implements Configuration {
     Policy policy = policy(workload, variant);
     Gate gate =
         variant == Variant.FAIR_QUEUING
-            ? InMemoryGate.createFairQueuing(policy, context.clock())
-            : InMemoryGate.create(policy, context.clock());
+            ? InMemoryGate.createFairQueuing(policy, context.clock(), context.calendar())
+            : InMemoryGate.create(policy, context.clock(), context.calendar());
     return new Gated(
         gate,
         context,
@@ -279,6 +285,19 @@ public final class GateConfiguration implements Configuration {
         builder.concurrency(concurrency.maxInFlight(), concurrency.leaseTtl());
       }
     }
+    Limits limits = workload.gate().limits();
+    if (variant != Variant.NO_LIMITS) {
+      limits.calendar().forEach(c -> calendar(builder, c));
+      builder.timeZone(limits.timeZone());
+      if (limits.price() != null) {
+        builder.price(limits.price().inputPerMillion(), limits.price().outputPerMillion());
+      }
+      limits.tenantQuotas().forEach(builder::tenantQuota);
+      if (limits.defaultTenantQuota() != null) {
+        builder.defaultTenantQuota(limits.defaultTenantQuota());
+      }
+      limits.classQuotas().forEach(builder::classQuota);
+    }
     Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
     builder.safeWindow(variant == Variant.NO_SAFE_WINDOW ? null : period);
     builder.feedback(
@@ -286,6 +305,14 @@ public final class GateConfiguration implements Configuration {
             ? FeedbackPolicy.DISABLED
             : FeedbackPolicy.DEFAULT.toBuilder().period(period).build());
     return builder.build();
+  }
+
+  private static void calendar(Policy.Builder builder, Limits.Calendar c) {
+    if (c.period() == Limits.Period.DAY) {
+      builder.perDay(c.dimension(), c.limit());
+    } else {
+      builder.perMonth(c.dimension(), c.limit());
+    }
   }
 
   /** The largest token amount one admission can debit: the least the token burst may be. */
@@ -315,6 +342,11 @@ public final class GateConfiguration implements Configuration {
       boolean requests, double requestAmount, boolean tokens, double tokenAmount) {
     Cost cost = requests ? Cost.requests(requestAmount) : Cost.none();
     return tokens ? cost.tokens(tokenAmount) : cost;
+  }
+
+  /** Whether {@code reply} is the provider's refusal by a cap per day ({@link SimUpstream}). */
+  static boolean dayLimited(ActivityContext.Reply reply) {
+    return reply.boundDimension() != null && reply.boundDimension().endsWith(SimUpstream.PER_DAY);
   }
 
   /**
@@ -417,7 +449,13 @@ public final class GateConfiguration implements Configuration {
         context.send(
             call,
             reply -> {
-              if (reply.status() == 429) {
+              if (reply.status() == 429 && dayLimited(reply)) {
+                // the provider's cap per day refused it and counted nothing: all goes back, and
+                // the gate hears that the day is spent
+                gate.release(admitted.grant(), cost(requests, 0, tokens, 0));
+                gate.feedback(admitted.grant(), signal(reply, 0).withUsage(Cost.none()));
+                context.retry(call);
+              } else if (reply.status() == 429) {
                 gate.release(
                     admitted.grant(),
                     holdsRejected
@@ -442,8 +480,15 @@ public final class GateConfiguration implements Configuration {
       } else if (admission instanceof Admission.Expired) {
         call.booking = null;
         context.expire(call);
-      } else {
-        context.fail(call);
+      } else if (admission instanceof Admission.Rejected rejected) {
+        context.reject(
+            call,
+            rejected.reason(),
+            rejected.resetAt() == null
+                ? -1
+                : Duration.between(Instant.EPOCH, rejected.resetAt()).toNanos()
+                    - context.calendar().epochNanos()
+                    + context.now());
       }
     }
   }
