@@ -31,9 +31,11 @@ import java.util.Map;
  * never by a sleep on the slot. <b>Deferred</b>: the activity ends at once, freeing the slot, and
  * the workflow sleeps {@code retryAfter} on a durable timer, then dispatches the activity again,
  * which presents the booking. <b>Expired</b>: the call's turn would come after its deadline; the
- * call ends expired at once. <b>Rejected</b>: the call fails (it can never fit). A 500 from the
- * provider is released like a 200 (the provider counted the call) and the activity is retried
- * through the gate.
+ * call ends expired at once. <b>Rejected</b>: the call fails, with the reason and, for a calendar
+ * window or a quota, the reset instant ({@link ActivityContext#reject}). A 500 from the provider is
+ * released like a 200 (the provider counted the call) and the activity is retried through the gate;
+ * so is the provider's per-day 429, released at zero cost (the provider counted nothing), and the
+ * gate, told of the spent day, then refuses the retry until the day's end.
  *
  * <p>Feedback: after every answer, once the grant is released, the activity tells the gate what the
  * provider said ({@link Gate#feedback}): the answer's status, rate-limit headers and error body
@@ -72,6 +74,12 @@ import java.util.Map;
  *       reserved in reservation mode. The estimate ablations ({@code bp-oracle}, {@code
  *       bp-mean-estimate}, {@code bp-reserve-tight}) change only this, as {@link TokenEstimate}
  *       describes; {@code bp-429-held} changes only what a 429 is released with.
+ *   <li>Limits beyond the caps: {@code gate.concurrency}, and the calendar windows ({@code
+ *       gate.per_day}, {@code gate.per_month}) in {@code gate.time_zone} with the quotas and price
+ *       of {@code gate.quotas}, as the policy's own ({@code bp-no-concurrency}: no concurrency
+ *       limit; {@code bp-no-limits}: no calendar windows or quotas). The gate's calendar is the
+ *       workload's {@code start_at} advanced by the virtual clock ({@link
+ *       ActivityContext#calendar}).
  *   <li>Feedback: the defaults of {@link FeedbackPolicy} with the provider's accounting period
  *       {@code upstream.period_s} ({@code bp-static}: {@link FeedbackPolicy#DISABLED}).
  * </ul>
