@@ -125,6 +125,18 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
         policy, clock, null, new FairRule(Objects.requireNonNull(policy, "policy")));
   }
 
+  /**
+   * {@link #createFairQueuing(Policy, Ticker)} whose calendar windows and leases ({@link Limits})
+   * follow {@code calendar}, as {@link #create(Policy, Ticker, EpochClock)}'s do.
+   */
+  public static InMemoryGate createFairQueuing(Policy policy, Ticker clock, EpochClock calendar) {
+    return new InMemoryGate(
+        policy,
+        clock,
+        Objects.requireNonNull(calendar, "calendar"),
+        new FairRule(Objects.requireNonNull(policy, "policy")));
+  }
+
   /** The system's time now, advanced by {@code clock} from now on. */
   private static EpochClock following(Ticker clock) {
     long epochAtStart = EpochClock.unix().epochNanos();

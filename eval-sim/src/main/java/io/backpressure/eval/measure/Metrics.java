@@ -1,6 +1,7 @@
 package io.backpressure.eval.measure;
 
 import io.backpressure.core.Dimension;
+import io.backpressure.core.RejectReason;
 import io.backpressure.eval.workload.Workload;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -60,6 +61,11 @@ import java.util.function.Function;
  *       goodput_rps} ({@code _by_priority}): successful calls answered within their deadline (every
  *       successful call when there is none), per second of the window.
  *   <li>{@code calls_failed}: calls that ended in an error other than expiry.
+ *   <li>{@code calls_rejected_by_reason.{LIMIT_REACHED, QUOTA_EXHAUSTED}} and {@code
+ *       limit_reset_s.{reason}} (only for a workload with calendar limits, quotas or the provider's
+ *       caps per day): the calls the gate refused until a calendar limit or a quota resets (part of
+ *       {@code calls_failed}), and the earliest reset instant they were given, in seconds after the
+ *       run's start (undefined when none was refused).
  *   <li>{@code upstream_max_per_window.{dim}}: the most the provider saw in any window of its
  *       period ({@link UpstreamWindows}): from the attempts in sim, from the provider's own records
  *       in real mode.
@@ -219,6 +225,9 @@ public final class Metrics {
         "http_p95_latency_ms_by_priority",
         new RunMetrics.ByKey(p95ByClass(workload, byClass, httpLatencies)));
     values.put("calls_failed", scalar(failed));
+    if (workload.followsCalendar()) {
+      terminal(values, recording);
+    }
     if (recording.measured() != null) {
       measured(values, recording, slotNanos);
     } else {
@@ -245,6 +254,36 @@ public final class Metrics {
       }
     }
     return new RunMetrics(values, heat, usage, bin);
+  }
+
+  /** The reasons a calendar limit or a quota refuses a call until its reset. */
+  private static final List<RejectReason> UNTIL_RESET =
+      List.of(RejectReason.LIMIT_REACHED, RejectReason.QUOTA_EXHAUSTED);
+
+  /**
+   * {@code calls_rejected_by_reason} and {@code limit_reset_s}: the calls the gate refused until a
+   * calendar limit or a quota resets, by reason, and the earliest reset instant they were given.
+   */
+  private static void terminal(Map<String, RunMetrics.Value> values, Recording recording) {
+    Map<String, Double> count = new LinkedHashMap<>();
+    Map<String, Double> reset = new LinkedHashMap<>();
+    for (RejectReason reason : UNTIL_RESET) {
+      count.put(reason.name(), 0.0);
+      reset.put(reason.name(), Double.NaN);
+    }
+    for (Recording.Call call : recording.calls()) {
+      if (call.rejectReason() == null || !UNTIL_RESET.contains(call.rejectReason())) {
+        continue;
+      }
+      String reason = call.rejectReason().name();
+      count.merge(reason, 1.0, Double::sum);
+      if (call.resetAtNanos() >= 0) {
+        double at = call.resetAtNanos() / 1e9;
+        reset.merge(reason, at, (a, b) -> Double.isNaN(a) ? b : Math.min(a, b));
+      }
+    }
+    values.put("calls_rejected_by_reason", new RunMetrics.ByKey(count));
+    values.put("limit_reset_s", new RunMetrics.ByKey(reset));
   }
 
   private static double[] perSecond(double[] counts, double window) {

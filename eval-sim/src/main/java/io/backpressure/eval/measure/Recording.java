@@ -1,5 +1,6 @@
 package io.backpressure.eval.measure;
 
+import io.backpressure.core.RejectReason;
 import java.util.List;
 import java.util.Map;
 
@@ -82,6 +83,8 @@ public record Recording(
    * @param tokens the tokens the call carried (prompt plus completion)
    * @param counted whether the upstream counted it against its window (every 200; a 429 only with
    *     {@code rejected_count})
+   * @param promptTokens the prompt's share of {@code tokens} (the rest is the completion), or -1
+   *     when the run did not record it
    */
   public record Attempt(
       int queue,
@@ -90,7 +93,20 @@ public record Recording(
       int status,
       String boundDimension,
       double tokens,
-      boolean counted) {
+      boolean counted,
+      double promptTokens) {
+
+    /** An attempt whose prompt and completion tokens were not told apart. */
+    public Attempt(
+        int queue,
+        long startNanos,
+        long endNanos,
+        int status,
+        String boundDimension,
+        double tokens,
+        boolean counted) {
+      this(queue, startNanos, endNanos, status, boundDimension, tokens, counted, -1);
+    }
 
     public boolean ok() {
       return status == 200;
@@ -112,6 +128,10 @@ public record Recording(
    * @param deferrals how many times the gate deferred it onto a timer
    * @param attempts how many upstream attempts it made
    * @param firstAttemptNanos when its first upstream attempt was sent, or -1 if it made none
+   * @param rejectReason why the gate refused it for good ({@link Outcome#FAILED} with the gate's
+   *     {@code Admission.Rejected}), or null
+   * @param resetAtNanos for a call the gate refused until a limit resets ({@link
+   *     RejectReason#LIMIT_REACHED}, {@link RejectReason#QUOTA_EXHAUSTED}), when it resets; else -1
    */
   public record Call(
       int queue,
@@ -121,5 +141,31 @@ public record Recording(
       long slotHeldNanos,
       int deferrals,
       int attempts,
-      long firstAttemptNanos) {}
+      long firstAttemptNanos,
+      RejectReason rejectReason,
+      long resetAtNanos) {
+
+    /** A call the gate did not refuse for good. */
+    public Call(
+        int queue,
+        long submittedNanos,
+        long finishedNanos,
+        Outcome outcome,
+        long slotHeldNanos,
+        int deferrals,
+        int attempts,
+        long firstAttemptNanos) {
+      this(
+          queue,
+          submittedNanos,
+          finishedNanos,
+          outcome,
+          slotHeldNanos,
+          deferrals,
+          attempts,
+          firstAttemptNanos,
+          null,
+          -1);
+    }
+  }
 }

@@ -39,7 +39,8 @@ public final class Format {
           "slot_ms_per_ok",
           "upstream_max_per_window",
           "upstream_window_bound",
-          "calls_failed" ->
+          "calls_failed",
+          "calls_rejected_by_reason" ->
           String.format(Locale.ROOT, "%.0f", v);
       case "deferrals_per_ok",
           "deferred_calls_per_ok",

@@ -164,6 +164,15 @@ public final class ReportMarkdown {
             TimeModel.DISPATCH_NANOS / 1_000_000,
             TimeModel.TIMER_LATE_MIN_NANOS / 1_000_000,
             TimeModel.TIMER_LATE_MAX_NANOS / 1_000_000));
+    if (workload.followsCalendar()) {
+      md.append("- The run starts at ")
+          .append(workload.startAt())
+          .append(
+              " (`start_at`); `calls_rejected_by_reason` counts the calls the gate refused until a"
+                  + " calendar window or a quota resets (`LIMIT_REACHED`, `QUOTA_EXHAUSTED`; part of"
+                  + " `calls_failed`), and `limit_reset_s` is the earliest reset instant they were"
+                  + " given, in seconds after the start.\n");
+    }
     md.append("- bp policy for this workload: ").append(policyNote(workload)).append('\n');
     return md.toString();
   }

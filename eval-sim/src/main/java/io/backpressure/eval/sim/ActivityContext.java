@@ -1,5 +1,7 @@
 package io.backpressure.eval.sim;
 
+import io.backpressure.core.EpochClock;
+import io.backpressure.core.RejectReason;
 import io.backpressure.core.Ticker;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -15,6 +17,12 @@ interface ActivityContext {
 
   /** The virtual clock, for a gate driven in virtual time. */
   Ticker clock();
+
+  /**
+   * The calendar in virtual time: the workload's {@code start_at} advanced by the virtual clock, in
+   * nanoseconds since the Unix epoch, for a gate's calendar windows and quotas.
+   */
+  EpochClock calendar();
 
   /**
    * Runs {@code action} after {@code delayNanos} (the slot stays held: an in-activity wait). If the
@@ -34,6 +42,14 @@ interface ActivityContext {
 
   /** The call failed for good: the activity ends, its slot is freed, its workflow moves on. */
   void fail(SimCall call);
+
+  /**
+   * The gate refused the call for good ({@code Admission.Rejected}) with {@code reason}: the
+   * activity ends, its slot is freed, the call has failed and its workflow moves on.
+   *
+   * @param resetAtNanos when the limit that refused it resets, in virtual time; -1 when never
+   */
+  void reject(SimCall call, RejectReason reason, long resetAtNanos);
 
   /**
    * The gate refused the call for its deadline ({@code Admission.Expired}): the activity ends, its

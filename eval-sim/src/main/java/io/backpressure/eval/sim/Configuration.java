@@ -33,6 +33,7 @@ public sealed interface Configuration
           "bp-429-held",
           "bp-reserve-tight",
           "bp-no-concurrency",
+          "bp-no-limits",
           "bp-fq");
 
   /** The name used on the command line and as the JSON key. */
@@ -73,6 +74,7 @@ public sealed interface Configuration
       case "bp-429-held" -> new GateConfiguration(GateConfiguration.Variant.REJECTED_HELD);
       case "bp-reserve-tight" -> new GateConfiguration(GateConfiguration.Variant.TIGHT_RESERVATION);
       case "bp-no-concurrency" -> new GateConfiguration(GateConfiguration.Variant.NO_CONCURRENCY);
+      case "bp-no-limits" -> new GateConfiguration(GateConfiguration.Variant.NO_LIMITS);
       case "bp-fq" -> new GateConfiguration(GateConfiguration.Variant.FAIR_QUEUING);
       default ->
           throw new IllegalArgumentException(

@@ -31,9 +31,11 @@ import java.util.Map;
  * never by a sleep on the slot. <b>Deferred</b>: the activity ends at once, freeing the slot, and
  * the workflow sleeps {@code retryAfter} on a durable timer, then dispatches the activity again,
  * which presents the booking. <b>Expired</b>: the call's turn would come after its deadline; the
- * call ends expired at once. <b>Rejected</b>: the call fails (it can never fit). A 500 from the
- * provider is released like a 200 (the provider counted the call) and the activity is retried
- * through the gate.
+ * call ends expired at once. <b>Rejected</b>: the call fails, with the reason and, for a calendar
+ * window or a quota, the reset instant ({@link ActivityContext#reject}). A 500 from the provider is
+ * released like a 200 (the provider counted the call) and the activity is retried through the gate;
+ * so is the provider's per-day 429, released at zero cost (the provider counted nothing), and the
+ * gate, told of the spent day, then refuses the retry until the day's end.
  *
  * <p>Feedback: after every answer, once the grant is released, the activity tells the gate what the
  * provider said ({@link Gate#feedback}): the answer's status, rate-limit headers and error body
@@ -72,6 +74,12 @@ import java.util.Map;
  *       reserved in reservation mode. The estimate ablations ({@code bp-oracle}, {@code
  *       bp-mean-estimate}, {@code bp-reserve-tight}) change only this, as {@link TokenEstimate}
  *       describes; {@code bp-429-held} changes only what a 429 is released with.
+ *   <li>Limits beyond the caps: {@code gate.concurrency}, and the calendar windows ({@code
+ *       gate.per_day}, {@code gate.per_month}) in {@code gate.time_zone} with the quotas and price
+ *       of {@code gate.quotas}, as the policy's own ({@code bp-no-concurrency}: no concurrency
+ *       limit; {@code bp-no-limits}: no calendar windows or quotas). The gate's calendar is the
+ *       workload's {@code start_at} advanced by the virtual clock ({@link
+ *       ActivityContext#calendar}).
  *   <li>Feedback: the defaults of {@link FeedbackPolicy} with the provider's accounting period
  *       {@code upstream.period_s} ({@code bp-static}: {@link FeedbackPolicy#DISABLED}).
  * </ul>
@@ -107,6 +115,12 @@ public final class GateConfiguration implements Configuration {
     TIGHT_RESERVATION("bp-reserve-tight", TokenEstimate.TIGHT_RESERVATION, false),
     /** bp without the workload's {@code gate.concurrency}: its caps and shares alone. */
     NO_CONCURRENCY("bp-no-concurrency"),
+    /**
+     * bp without the workload's calendar limits and quotas ({@code gate.per_day}, {@code
+     * gate.per_month}, {@code gate.quotas}): what the gate does when only the provider counts per
+     * day, and the baseline a quota is measured against.
+     */
+    NO_LIMITS("bp-no-limits"),
     /**
      * bp deciding with the fair-queuing rule ({@link InMemoryGate#createFairQueuing}): a cap layer,
      * an order layer and the defer protocol ({@code FairRule}). Simulator only until the Redis
@@ -217,7 +231,7 @@ public final class GateConfiguration implements Configuration {
     if (given != null) {
       List<String> dims = given.dimensionNames();
       return new Gated(
-          InMemoryGate.create(given, context.clock()),
+          InMemoryGate.create(given, context.clock(), context.calendar()),
           context,
           workload,
           dims.contains(Dimension.TOKENS),
@@ -227,8 +241,8 @@ public final class GateConfiguration implements Configuration {
     Policy policy = policy(workload, variant);
     Gate gate =
         variant == Variant.FAIR_QUEUING
-            ? InMemoryGate.createFairQueuing(policy, context.clock())
-            : InMemoryGate.create(policy, context.clock());
+            ? InMemoryGate.createFairQueuing(policy, context.clock(), context.calendar())
+            : InMemoryGate.create(policy, context.clock(), context.calendar());
     return new Gated(
         gate,
         context,
@@ -279,6 +293,19 @@ public final class GateConfiguration implements Configuration {
         builder.concurrency(concurrency.maxInFlight(), concurrency.leaseTtl());
       }
     }
+    Limits limits = workload.gate().limits();
+    if (variant != Variant.NO_LIMITS) {
+      limits.calendar().forEach(c -> calendar(builder, c));
+      builder.timeZone(limits.timeZone());
+      if (limits.price() != null) {
+        builder.price(limits.price().inputPerMillion(), limits.price().outputPerMillion());
+      }
+      limits.tenantQuotas().forEach(builder::tenantQuota);
+      if (limits.defaultTenantQuota() != null) {
+        builder.defaultTenantQuota(limits.defaultTenantQuota());
+      }
+      limits.classQuotas().forEach(builder::classQuota);
+    }
     Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));
     builder.safeWindow(variant == Variant.NO_SAFE_WINDOW ? null : period);
     builder.feedback(
@@ -286,6 +313,14 @@ public final class GateConfiguration implements Configuration {
             ? FeedbackPolicy.DISABLED
             : FeedbackPolicy.DEFAULT.toBuilder().period(period).build());
     return builder.build();
+  }
+
+  private static void calendar(Policy.Builder builder, Limits.Calendar c) {
+    if (c.period() == Limits.Period.DAY) {
+      builder.perDay(c.dimension(), c.limit());
+    } else {
+      builder.perMonth(c.dimension(), c.limit());
+    }
   }
 
   /** The largest token amount one admission can debit: the least the token burst may be. */
@@ -315,6 +350,11 @@ public final class GateConfiguration implements Configuration {
       boolean requests, double requestAmount, boolean tokens, double tokenAmount) {
     Cost cost = requests ? Cost.requests(requestAmount) : Cost.none();
     return tokens ? cost.tokens(tokenAmount) : cost;
+  }
+
+  /** Whether {@code reply} is the provider's refusal by a cap per day ({@link SimUpstream}). */
+  static boolean dayLimited(ActivityContext.Reply reply) {
+    return reply.boundDimension() != null && reply.boundDimension().endsWith(SimUpstream.PER_DAY);
   }
 
   /**
@@ -417,7 +457,13 @@ public final class GateConfiguration implements Configuration {
         context.send(
             call,
             reply -> {
-              if (reply.status() == 429) {
+              if (reply.status() == 429 && dayLimited(reply)) {
+                // the provider's cap per day refused it and counted nothing: all goes back, and
+                // the gate hears that the day is spent
+                gate.release(admitted.grant(), cost(requests, 0, tokens, 0));
+                gate.feedback(admitted.grant(), signal(reply, 0).withUsage(Cost.none()));
+                context.retry(call);
+              } else if (reply.status() == 429) {
                 gate.release(
                     admitted.grant(),
                     holdsRejected
@@ -442,8 +488,15 @@ public final class GateConfiguration implements Configuration {
       } else if (admission instanceof Admission.Expired) {
         call.booking = null;
         context.expire(call);
-      } else {
-        context.fail(call);
+      } else if (admission instanceof Admission.Rejected rejected) {
+        context.reject(
+            call,
+            rejected.reason(),
+            rejected.resetAt() == null
+                ? -1
+                : Duration.between(Instant.EPOCH, rejected.resetAt()).toNanos()
+                    - context.calendar().epochNanos()
+                    + context.now());
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.backpressure.eval.sim;
 
+import io.backpressure.core.RejectReason;
 import io.backpressure.eval.measure.Recording;
 import io.backpressure.eval.workload.Workload;
 
@@ -48,6 +49,12 @@ final class SimCall {
 
   /** The gate's booking from its last deferral, presented on the retry. */
   String booking;
+
+  /** Why the gate refused it for good, or null. */
+  RejectReason rejectReason;
+
+  /** When the limit that refused it resets (virtual time), or -1. */
+  long resetAtNanos = -1;
 
   SimCall(
       int queue,

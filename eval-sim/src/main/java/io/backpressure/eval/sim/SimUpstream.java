@@ -1,13 +1,17 @@
 package io.backpressure.eval.sim;
 
 import io.backpressure.core.Dimension;
+import io.backpressure.core.Limits;
 import io.backpressure.eval.workload.Workload;
 import io.backpressure.mock.OpenAiRateLimitHeaders;
+import io.backpressure.mock.RateLimitFormat;
 import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.UpstreamLimiter;
 import io.backpressure.mock.limit.Verdict;
 import io.backpressure.mock.limit.WindowModel;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -33,6 +37,18 @@ import java.util.SplittableRandom;
  * the limiter's. A 429's body names the exhausted dimension in OpenAI's {@code error.type}. A 500
  * carries no rate-limit headers. As with the HTTP mock, the headers of a 200 describe the moment
  * the call was decided, not the moment its answer arrives.
+ *
+ * <h2>Caps per day</h2>
+ *
+ * With {@code upstream.per_day} the provider also counts the calls and tokens of each calendar day
+ * of its zone, as the mock provider's {@code DailyCaps} do: the run's instant is {@code start_at}
+ * plus the virtual time, a day runs from one midnight to the next ({@link Limits.Period#DAY}), its
+ * counters start at zero, and a call is refused before the per-period limiter is asked when one
+ * more request, or its tokens, would pass the day's cap (requests checked first). The refusal is
+ * OpenAI's per-day 429: {@code error.type} the dimension, a message naming "requests per day (RPD)"
+ * or "tokens per day (TPD)", and {@code retry-after(-ms)} until the next midnight; it is charged
+ * nothing, in the day or in the limiter, whatever {@code rejected_count} says. A call the limiter
+ * admits is counted in its day.
  */
 final class SimUpstream {
   private final Workload.Upstream spec;
@@ -46,13 +62,30 @@ final class SimUpstream {
   private Workload.Caps caps;
   private int nextChange;
 
+  /** The calendar instant at virtual time 0. */
+  private final Instant startAt;
+
+  /** The start of the day the day counters hold, or null before the first call. */
+  private Instant dayStart;
+
+  /** When that day ends: the next midnight of the zone. */
+  private Instant dayEnd;
+
+  private double dayRequests;
+  private double dayTokens;
+
   /**
+   * @param startAt the calendar instant at virtual time 0 ({@code start_at})
    * @param latencyRandom the stream of service latencies
    * @param errorRandom the stream that decides which admitted calls get a 500
    */
   SimUpstream(
-      Workload.Upstream spec, SplittableRandom latencyRandom, SplittableRandom errorRandom) {
+      Workload.Upstream spec,
+      Instant startAt,
+      SplittableRandom latencyRandom,
+      SplittableRandom errorRandom) {
     this.spec = spec;
+    this.startAt = startAt;
     this.latencyRandom = latencyRandom;
     this.errorRandom = errorRandom;
     this.model = WindowModel.parse(spec.window());
@@ -92,7 +125,16 @@ final class SimUpstream {
    * @param headers the answer's rate-limit headers, names in lower case (none on a 500)
    * @param body on a 429 the error body, else null
    */
-  record Answer(int status, Verdict verdict, Map<String, String> headers, String body) {}
+  record Answer(int status, Verdict verdict, Map<String, String> headers, String body) {
+
+    /** Whether this is the refusal of a cap per day (charged nothing). */
+    boolean dayLimited() {
+      return verdict.boundDimension() != null && verdict.boundDimension().endsWith(PER_DAY);
+    }
+  }
+
+  /** What the bound dimension of a refusal per day ends with, as the mock provider records it. */
+  static final String PER_DAY = "_per_day";
 
   /** A call of {@code tokens} tokens arrives at {@code now}: the provider's answer (and debit). */
   Answer arrive(long now, double tokens) {
@@ -106,7 +148,15 @@ final class SimUpstream {
       caps = spec.capsAt(schedule.get(nextChange - 1).atS());
       limiter = limiter(spec, caps);
     }
+    Answer dayRefusal = dayRefusal(now, tokens);
+    if (dayRefusal != null) {
+      return dayRefusal;
+    }
     Verdict verdict = limiter.tryAcquire(now, tokens);
+    if (verdict.admitted() && dayStart != null) {
+      dayRequests++;
+      dayTokens += tokens;
+    }
     if (!verdict.admitted()) {
       return new Answer(
           429, verdict, headers(now, verdict), rateLimitedBody(verdict.boundDimension()));
@@ -115,6 +165,64 @@ final class SimUpstream {
     return error
         ? new Answer(500, verdict, Map.of(), null)
         : new Answer(200, verdict, headers(now, verdict), null);
+  }
+
+  /**
+   * The refusal of a call of {@code tokens} tokens at {@code now} by a cap per day, or null when
+   * the day has room for it (or there is no cap per day). Rolls the day counters to {@code now}'s
+   * day.
+   */
+  private Answer dayRefusal(long now, double tokens) {
+    Workload.DayCaps perDay = spec.perDay();
+    if (!perDay.any()) {
+      return null;
+    }
+    Instant instant = startAt.plusNanos(now);
+    if (dayStart == null || !instant.isBefore(dayEnd)) {
+      dayStart = Limits.Period.DAY.start(instant, perDay.zone());
+      dayEnd = Limits.Period.DAY.end(instant, perDay.zone());
+      dayRequests = 0;
+      dayTokens = 0;
+    }
+    String dimension;
+    double limit;
+    double used;
+    double requested;
+    if (perDay.requests() != null && dayRequests + 1 > perDay.requests()) {
+      dimension = Dimension.REQUESTS;
+      limit = perDay.requests();
+      used = dayRequests;
+      requested = 1;
+    } else if (perDay.tokens() != null && dayTokens + tokens > perDay.tokens()) {
+      dimension = Dimension.TOKENS;
+      limit = perDay.tokens();
+      used = dayTokens;
+      requested = tokens;
+    } else {
+      return null;
+    }
+    long wait = Duration.between(instant, dayEnd).toNanos();
+    Verdict verdict = new Verdict(false, dimension + PER_DAY, wait, 0, 0, wait, wait);
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("retry-after", Long.toString(RateLimitFormat.ceilSeconds(wait)));
+    headers.put("retry-after-ms", Long.toString(RateLimitFormat.ceilMillis(wait)));
+    String body =
+        "{\"error\":{\"message\":\"Rate limit reached for sim in organization org-sim on "
+            + (Dimension.REQUESTS.equals(dimension)
+                ? "requests per day (RPD)"
+                : "tokens per day (TPD)")
+            + ": Limit "
+            + Math.round(limit)
+            + ", Used "
+            + Math.round(used)
+            + ", Requested "
+            + Math.round(requested)
+            + ". Please try again in "
+            + RateLimitFormat.duration(wait)
+            + ".\",\"type\":\""
+            + dimension
+            + "\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}";
+    return new Answer(429, verdict, headers, body);
   }
 
   /** A 429's body in OpenAI's shape, naming the exhausted dimension in {@code error.type}. */

@@ -1,11 +1,15 @@
 package io.backpressure.eval.sim;
 
+import io.backpressure.core.EpochClock;
+import io.backpressure.core.RejectReason;
 import io.backpressure.core.Ticker;
 import io.backpressure.eval.measure.Recorder;
 import io.backpressure.eval.measure.Recording;
 import io.backpressure.eval.workload.TraceArrivals;
 import io.backpressure.eval.workload.Workload;
 import io.backpressure.mock.limit.Verdict;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -27,7 +31,10 @@ import java.util.function.IntConsumer;
  * {@link ActivityBehaviour} decides what happens: send upstream, sleep on the slot, defer onto a
  * durable timer (freeing the slot), succeed. The upstream is the mock provider's limiter with the
  * workload's latency ({@link SimUpstream}); timing constants are in {@link TimeModel}. A tenant
- * with {@code deadline_s} gives each call up at its deadline ({@link #giveUp}).
+ * with {@code deadline_s} gives each call up at its deadline ({@link #giveUp}). A closed-loop
+ * workflow whose call the gate refused until a limit resets (a calendar window or a quota: {@code
+ * Admission.Rejected} with its reset instant) sleeps until that instant before its next call, as a
+ * workflow that chooses to wait for the reset does; an open-loop tenant's arrivals go on.
  *
  * <h2>Determinism</h2>
  *
@@ -49,6 +56,12 @@ final class Simulation implements ActivityContext {
   /** The gate's clock: virtual time, which moves only from one event to the next. */
   private final Ticker clock = () -> nanos;
 
+  /** The workload's {@code start_at}, in nanoseconds since the Unix epoch. */
+  private final long startEpochNanos;
+
+  /** The calendar: {@code start_at} advanced by the virtual clock. */
+  private final EpochClock calendar;
+
   private final PriorityQueue<Event> events = new PriorityQueue<>();
   private final Recorder recorder;
   private final SimUpstream upstream;
@@ -66,6 +79,8 @@ final class Simulation implements ActivityContext {
 
   Simulation(Workload workload, Configuration configuration, long seed) {
     this.endNanos = Workload.nanos(workload.durationS());
+    this.startEpochNanos = Duration.between(Instant.EPOCH, workload.startAt()).toNanos();
+    this.calendar = () -> startEpochNanos + nanos;
     this.recorder = new Recorder(workload.tenants().size());
     SplittableRandom root = new SplittableRandom(seed);
     SplittableRandom latencyRandom = root.split();
@@ -78,7 +93,8 @@ final class Simulation implements ActivityContext {
           new QueueState(
               i, tenant, workload.classIndex(tenant.priority()), root.split(), root.split());
     }
-    this.upstream = new SimUpstream(workload.upstream(), latencyRandom, root.split());
+    this.upstream =
+        new SimUpstream(workload.upstream(), workload.startAt(), latencyRandom, root.split());
     this.freeSlots = workload.slots();
     this.dispatch = configuration.dispatch(workload);
     this.behaviour = configuration.behaviour(workload, this);
@@ -135,7 +151,9 @@ final class Simulation implements ActivityContext {
               call.slotHeldNanos,
               call.deferrals,
               call.attempts,
-              call.firstAttemptNanos));
+              call.firstAttemptNanos,
+              call.rejectReason,
+              call.resetAtNanos));
     }
     return recorder.finish(endNanos);
   }
@@ -150,6 +168,11 @@ final class Simulation implements ActivityContext {
   @Override
   public Ticker clock() {
     return clock;
+  }
+
+  @Override
+  public EpochClock calendar() {
+    return calendar;
   }
 
   @Override
@@ -179,20 +202,28 @@ final class Simulation implements ActivityContext {
     double tokens = call.totalTokens();
     SimUpstream.Answer answer = upstream.arrive(now, tokens);
     Verdict verdict = answer.verdict();
-    boolean counted = verdict.admitted() || upstream.rejectedCount();
+    boolean counted = verdict.admitted() || (upstream.rejectedCount() && !answer.dayLimited());
     if (verdict.admitted()) {
       long done = plus(now, upstream.latencyNanos(now));
       if (answer.status() != 200) {
         call.rejections++;
       }
       recorder.attempt(
-          new Recording.Attempt(call.queue, now, done, answer.status(), null, tokens, counted));
+          new Recording.Attempt(
+              call.queue, now, done, answer.status(), null, tokens, counted, call.promptTokens));
       at(done, () -> onReply.accept(new Reply(answer.status(), 0, null, answer.headers(), null)));
     } else {
       call.rejections++;
       recorder.attempt(
           new Recording.Attempt(
-              call.queue, now, now, 429, verdict.boundDimension(), tokens, counted));
+              call.queue,
+              now,
+              now,
+              429,
+              verdict.boundDimension(),
+              tokens,
+              counted,
+              call.promptTokens));
       Reply reply =
           new Reply(
               429,
@@ -211,6 +242,15 @@ final class Simulation implements ActivityContext {
 
   @Override
   public void fail(SimCall call) {
+    finish(call, Recording.Outcome.FAILED);
+  }
+
+  @Override
+  public void reject(SimCall call, RejectReason reason, long resetAtNanos) {
+    if (!call.ended()) {
+      call.rejectReason = reason;
+      call.resetAtNanos = resetAtNanos;
+    }
     finish(call, Recording.Outcome.FAILED);
   }
 
@@ -340,6 +380,18 @@ final class Simulation implements ActivityContext {
       return;
     }
     workflow.callsLeft--;
+    if (call.resetAtNanos > now()) {
+      // refused until a limit resets: the workflow sleeps until then on a durable timer
+      at(call.resetAtNanos, () -> next(q, workflow));
+    } else {
+      next(q, workflow);
+    }
+  }
+
+  /**
+   * {@code workflow} submits its next call, or ends when it has none left or its tenant stopped.
+   */
+  private void next(QueueState q, Workflow workflow) {
     boolean stopped = q.tenant.stopS() != null && now() >= Workload.nanos(q.tenant.stopS());
     if (workflow.callsLeft > 0 && !stopped) {
       submit(q, workflow);

@@ -2,7 +2,12 @@ package io.backpressure.eval.workload;
 
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Limits;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -13,6 +18,8 @@ import java.util.Objects;
  * @param description what it models and which parameters were chosen, and why
  * @param durationS the run length in virtual seconds, warm-up included
  * @param warmupS the start of the contention window
+ * @param startAt the calendar instant at t = 0 ({@code start_at}): where the run stands against the
+ *     midnights of the gate's calendar windows and quotas and of the provider's caps per day
  * @param upstream the provider's caps, window model and latency
  * @param priorities the classes, highest first, with their weights {@code ω_k}
  * @param slots the number of worker slots shared by every activity
@@ -25,6 +32,7 @@ public record Workload(
     String description,
     double durationS,
     double warmupS,
+    Instant startAt,
     Upstream upstream,
     List<PriorityWeight> priorities,
     int slots,
@@ -32,8 +40,12 @@ public record Workload(
     List<Tenant> tenants,
     double scale) {
 
+  /** The calendar instant at t = 0 of a workload that gives no {@code start_at}. */
+  public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
+
   public Workload {
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(startAt, "startAt");
     priorities = List.copyOf(priorities);
     tenants = List.copyOf(tenants);
   }
@@ -45,16 +57,28 @@ public record Workload(
           "the duration must exceed the workload's warmup_s (" + warmupS + " s), got " + seconds);
     }
     return new Workload(
-        name, description, seconds, warmupS, upstream, priorities, slots, gate, tenants, scale);
+        name,
+        description,
+        seconds,
+        warmupS,
+        startAt,
+        upstream,
+        priorities,
+        slots,
+        gate,
+        tenants,
+        scale);
   }
 
   /**
    * This workload scaled down by {@code divisor}, keeping its shape: the caps, the open-loop rates,
    * the worker slots and every closed-loop tenant's workflows are divided by it (counts rounded, at
    * least 1), and a trace's arrivals are spread over {@code divisor} times as long (its rate
-   * divided likewise), so offered load, entitlements and contention keep their proportions while
-   * the engine handles {@code divisor} times fewer calls per second. Call sizes, latency, durations
-   * and weights are unchanged. Scaling an already scaled workload multiplies the divisors.
+   * divided likewise); so are the provider's caps per day and the gate's calendar limits and quotas
+   * (each tenant submits {@code divisor} times less), so offered load, entitlements and contention
+   * keep their proportions while the engine handles {@code divisor} times fewer calls per second.
+   * Call sizes, latency, durations and weights are unchanged. Scaling an already scaled workload
+   * multiplies the divisors.
    *
    * @param divisor in [1, 1000]
    * @throws IllegalArgumentException out of range
@@ -85,6 +109,7 @@ public record Workload(
         description,
         durationS,
         warmupS,
+        startAt,
         up,
         priorities,
         (int) Math.max(1, Math.round(slots / divisor)),
@@ -109,8 +134,11 @@ public record Workload(
    * <p>{@link #scaled} divides the caps but not the call sizes: each call becomes {@code divisor}
    * times larger against the window, which changes the workload when calls are large.
    *
+   * <p>A workload that {@link #followsCalendar follows the calendar} cannot be stretched: its day
+   * ends at a midnight of the clock, which no factor moves.
+   *
    * @param factor in [1, 1000]
-   * @throws IllegalArgumentException out of range
+   * @throws IllegalArgumentException out of range, or for a workload that follows the calendar
    */
   public Workload stretched(double factor) {
     if (!(factor >= 1 && factor <= 1000)) {
@@ -118,6 +146,13 @@ public record Workload(
     }
     if (factor == 1) {
       return this;
+    }
+    if (followsCalendar()) {
+      throw new IllegalArgumentException(
+          "--time-scale cannot stretch workload "
+              + name
+              + ": its gate.per_day, gate.per_month, gate.quotas or upstream.per_day count per"
+              + " calendar day or month, whose midnights no time scale moves");
     }
     Upstream up = reshapedUpstream(factor, factor);
     List<PriorityWeight> classes =
@@ -135,6 +170,7 @@ public record Workload(
         description,
         durationS * factor,
         warmupS * factor,
+        startAt,
         up,
         classes,
         slots,
@@ -163,7 +199,8 @@ public record Workload(
         upstream.errorRate(),
         upstream.latencySchedule().stream()
             .map(c -> new LatencyChange(c.atS() * time, c.minMs() * time, c.maxMs() * time))
-            .toList());
+            .toList(),
+        upstream.perDay().divided(rates));
   }
 
   /**
@@ -187,13 +224,51 @@ public record Workload(
         t.trace() == null ? null : t.trace().stretched(rates));
   }
 
-  /** The gate options with the configured caps divided by {@code rates}. */
+  /**
+   * The gate options with the configured caps, calendar limits and quotas divided by {@code rates}
+   * (a workload that is stretched has no calendar limits or quotas).
+   */
   private GateOptions gateDividedBy(double rates) {
     return new GateOptions(
         gate.reservation(),
         gate.defaultMaxTokens(),
         gate.caps() == null ? null : gate.caps().divided(rates),
-        gate.concurrency());
+        dividedLimits(gate.limits(), rates));
+  }
+
+  /** {@code limits} with every calendar limit and quota amount divided by {@code divisor}. */
+  private static Limits dividedLimits(Limits limits, double divisor) {
+    Map<String, Limits.Quota> tenants = new HashMap<>();
+    limits.tenantQuotas().forEach((t, q) -> tenants.put(t, divided(q, divisor)));
+    Map<String, Limits.Quota> classes = new HashMap<>();
+    limits.classQuotas().forEach((k, q) -> classes.put(k, divided(q, divisor)));
+    return new Limits(
+        limits.concurrency(),
+        limits.calendar().stream()
+            .map(c -> new Limits.Calendar(c.dimension(), c.period(), c.limit() / divisor))
+            .toList(),
+        limits.timeZone(),
+        limits.price(),
+        tenants,
+        limits.defaultTenantQuota() == null ? null : divided(limits.defaultTenantQuota(), divisor),
+        classes);
+  }
+
+  private static Limits.Quota divided(Limits.Quota quota, double divisor) {
+    return new Limits.Quota(quota.amount() / divisor, quota.unit(), quota.period());
+  }
+
+  /**
+   * Whether the run counts anything per calendar day or month: the gate's {@code per_day}, {@code
+   * per_month} or {@code quotas}, or the provider's {@code per_day}.
+   */
+  public boolean followsCalendar() {
+    Limits limits = gate.limits();
+    return !limits.calendar().isEmpty()
+        || !limits.tenantQuotas().isEmpty()
+        || limits.defaultTenantQuota() != null
+        || !limits.classQuotas().isEmpty()
+        || upstream.perDay().any();
   }
 
   /**
@@ -287,6 +362,37 @@ public record Workload(
   public record LatencyChange(double atS, double minMs, double maxMs) {}
 
   /**
+   * The provider's caps per calendar day, beside its per-period caps, as the mock provider counts
+   * them ({@code DailyCaps}): at most {@code requests} calls and {@code tokens} tokens (each call's
+   * prompt plus completion) between two midnights of {@code zone}, counted exactly from the run's
+   * start; a call that does not fit is refused with OpenAI's per-day 429 until the next midnight.
+   *
+   * @param requests calls per day, or null for no cap
+   * @param tokens tokens per day, or null for no cap
+   * @param zone where a day starts and ends
+   */
+  public record DayCaps(Double requests, Double tokens, ZoneId zone) {
+    /** No cap per day. */
+    public static final DayCaps NONE = new DayCaps(null, null, ZoneOffset.UTC);
+
+    public DayCaps {
+      Objects.requireNonNull(zone, "zone");
+    }
+
+    /** Whether a dimension is capped per day. */
+    public boolean any() {
+      return requests != null || tokens != null;
+    }
+
+    DayCaps divided(double divisor) {
+      return new DayCaps(
+          requests == null ? null : requests / divisor,
+          tokens == null ? null : tokens / divisor,
+          zone);
+    }
+  }
+
+  /**
    * The provider.
    *
    * @param window {@code fixed}, {@code sliding} or {@code bucket}
@@ -303,6 +409,7 @@ public record Workload(
    * @param errorRate the share of answers that are 500s unrelated to rate limits, in [0, 1)
    * @param latencySchedule changes of the service latency over the run, by increasing {@code atS};
    *     empty for a latency that never changes
+   * @param perDay the caps per calendar day ({@link DayCaps#NONE} for none)
    */
   public record Upstream(
       String window,
@@ -315,12 +422,14 @@ public record Workload(
       List<CapChange> schedule,
       Caps outside,
       double errorRate,
-      List<LatencyChange> latencySchedule) {
+      List<LatencyChange> latencySchedule,
+      DayCaps perDay) {
 
     public Upstream {
       schedule = List.copyOf(schedule);
       latencySchedule = List.copyOf(latencySchedule);
       Objects.requireNonNull(outside, "outside");
+      Objects.requireNonNull(perDay, "perDay");
     }
 
     /** A provider whose caps never change, with no outside traffic and no errors. */
@@ -343,7 +452,8 @@ public record Workload(
           List.of(),
           Caps.NONE,
           0,
-          List.of());
+          List.of(),
+          DayCaps.NONE);
     }
 
     /**
@@ -423,10 +533,20 @@ public record Workload(
    *     max_tokens}
    * @param caps the caps the operator configured in the gate, or null for the upstream's caps at t
    *     = 0; a dimension not given takes the upstream's
-   * @param concurrency the gate's limit on calls in flight (fixed or adaptive), or null for none
+   * @param limits the gate's limits beyond its caps: its limit on calls in flight (fixed or
+   *     adaptive), its calendar windows per day or month with their time zone, and the tenants' and
+   *     classes' quotas with the model's price; {@link Limits#NONE} for none
    */
-  public record GateOptions(
-      boolean reservation, long defaultMaxTokens, Caps caps, Limits.Concurrency concurrency) {
+  public record GateOptions(boolean reservation, long defaultMaxTokens, Caps caps, Limits limits) {
+
+    public GateOptions {
+      Objects.requireNonNull(limits, "limits");
+    }
+
+    /** The gate's limit on calls in flight, or null for none. */
+    public Limits.Concurrency concurrency() {
+      return limits.concurrency();
+    }
 
     /** The gate's configured caps for {@code upstream}. */
     public Caps configuredCaps(Upstream upstream) {

@@ -11,8 +11,13 @@ import io.backpressure.core.InvalidPolicyException;
 import io.backpressure.core.Limits;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -38,6 +43,12 @@ public final class WorkloadReader {
   static final long UNBOUNDED_CALLS = 1_000_000;
 
   private static final double MAX_SECONDS = 86_400;
+
+  /** The first second of the year 10000: {@code start_at} must come before it. */
+  private static final long MAX_EPOCH_SECOND = 253_402_300_800L;
+
+  /** The largest calendar limit, quota or cap per day, as the policy allows. */
+  private static final double MAX_CALENDAR = 1e15;
 
   private WorkloadReader() {}
 
@@ -105,6 +116,7 @@ public final class WorkloadReader {
             "description",
             "duration_s",
             "warmup_s",
+            "start_at",
             "upstream",
             "priorities",
             "worker",
@@ -118,6 +130,7 @@ public final class WorkloadReader {
       throw new WorkloadException(
           "warmup_s", "warmup_s must be in [0, duration_s) = [0, " + duration + "), got " + warmup);
     }
+    Instant startAt = startAt(root);
     Workload.Upstream upstream = upstream(mapping(root, "upstream", "upstream", true), duration);
     List<Workload.PriorityWeight> priorities =
         priorities(mapping(root, "priorities", "priorities", true));
@@ -147,8 +160,98 @@ public final class WorkloadReader {
         tenants.add(tenant);
       }
     }
+    for (String priority : gate.limits().classQuotas().keySet()) {
+      if (workloadClass(priorities, priority) < 0) {
+        throw new WorkloadException(
+            "gate.quotas.classes." + priority,
+            "gate.quotas.classes."
+                + priority
+                + " is a quota on a class the workload does not have; its classes: "
+                + priorities.stream().map(Workload.PriorityWeight::name).toList());
+      }
+    }
+    for (String tenant : gate.limits().tenantQuotas().keySet()) {
+      if (!names.contains(tenant)) {
+        throw new WorkloadException(
+            "gate.quotas.tenants." + tenant,
+            "gate.quotas.tenants."
+                + tenant
+                + " is a quota of a tenant the workload does not have; its tenants: "
+                + new TreeSet<>(names));
+      }
+    }
     return new Workload(
-        name, description, duration, warmup, upstream, priorities, slots, gate, tenants, 1);
+        name,
+        description,
+        duration,
+        warmup,
+        startAt,
+        upstream,
+        priorities,
+        slots,
+        gate,
+        tenants,
+        1);
+  }
+
+  private static int workloadClass(List<Workload.PriorityWeight> priorities, String name) {
+    for (int k = 0; k < priorities.size(); k++) {
+      if (priorities.get(k).name().equals(name)) {
+        return k;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * {@code start_at}: the calendar instant at t = 0, an ISO-8601 date and time with its offset
+   * ({@code 2026-03-07T23:59:30-08:00}, {@code 2026-03-08T07:59:30Z}); {@link
+   * Workload#DEFAULT_START} when absent.
+   */
+  private static Instant startAt(JsonNode root) {
+    JsonNode value = root.get("start_at");
+    if (value == null || value.isNull()) {
+      return Workload.DEFAULT_START;
+    }
+    try {
+      if (value.isTextual()) {
+        Instant at = OffsetDateTime.parse(value.asText()).toInstant();
+        if (at.getEpochSecond() >= 0 && at.getEpochSecond() < MAX_EPOCH_SECOND) {
+          return at;
+        }
+      }
+    } catch (DateTimeException e) {
+      // answered below, naming the field
+    }
+    throw new WorkloadException(
+        "start_at",
+        "start_at must be a date and time with its offset between 1970 and 9999, such as"
+            + " 2026-03-07T23:59:30-08:00 or 2026-03-08T07:59:30Z, got "
+            + value);
+  }
+
+  /**
+   * A time zone named at {@code field}: a region ID of the tz database or an offset; UTC when
+   * absent.
+   */
+  private static ZoneId zone(JsonNode node, String key, String field) {
+    JsonNode value = node.get(key);
+    if (value == null || value.isNull()) {
+      return ZoneId.of("UTC");
+    }
+    if (!value.isTextual()) {
+      throw new WorkloadException(
+          field,
+          field
+              + " must be a region ID of the tz database (such as UTC or America/Los_Angeles) or an"
+              + " offset such as +01:00, got "
+              + value);
+    }
+    try {
+      return Limits.zone(value.asText());
+    } catch (InvalidPolicyException e) {
+      throw new WorkloadException(field, field + e.getMessage().substring("time_zone".length()));
+    }
   }
 
   private static Workload.Upstream upstream(JsonNode node, double duration) {
@@ -165,7 +268,8 @@ public final class WorkloadReader {
             "schedule",
             "outside",
             "error_rate",
-            "latency_schedule"));
+            "latency_schedule",
+            "per_day"));
     String window = text(node, "window", "upstream.window", "fixed");
     if (!Set.of("fixed", "sliding", "bucket").contains(window)) {
       throw new WorkloadException(
@@ -221,9 +325,38 @@ public final class WorkloadReader {
             schedule,
             outside,
             errorRate,
-            latencySchedule(node.get("latency_schedule"), duration));
+            latencySchedule(node.get("latency_schedule"), duration),
+            upstreamPerDay(mapping(node, "per_day", "upstream.per_day", false)));
     roomEverywhere(upstream);
     return upstream;
+  }
+
+  /**
+   * {@code upstream.per_day}: {@code {requests, tokens, time_zone}}, each cap a whole number in [1,
+   * 1e15] or absent, at least one given; the zone UTC by default.
+   */
+  private static Workload.DayCaps upstreamPerDay(JsonNode node) {
+    if (node == null) {
+      return Workload.DayCaps.NONE;
+    }
+    onlyKeys(node, "upstream.per_day.", Set.of("requests", "tokens", "time_zone"));
+    Double requests = null;
+    Double tokens = null;
+    if (node.has("requests") && !node.get("requests").isNull()) {
+      requests =
+          (double)
+              integer(node, "requests", "upstream.per_day.requests", null, 1, (long) MAX_CALENDAR);
+    }
+    if (node.has("tokens") && !node.get("tokens").isNull()) {
+      tokens =
+          (double) integer(node, "tokens", "upstream.per_day.tokens", null, 1, (long) MAX_CALENDAR);
+    }
+    if (requests == null && tokens == null) {
+      throw new WorkloadException(
+          "upstream.per_day", "upstream.per_day must cap at least one of requests, tokens");
+    }
+    return new Workload.DayCaps(
+        requests, tokens, zone(node, "time_zone", "upstream.per_day.time_zone"));
   }
 
   /**
@@ -356,9 +489,20 @@ public final class WorkloadReader {
 
   private static Workload.GateOptions gate(JsonNode node, Workload.Upstream upstream) {
     if (node == null) {
-      return new Workload.GateOptions(false, 1024, null, null);
+      return new Workload.GateOptions(false, 1024, null, Limits.NONE);
     }
-    onlyKeys(node, "gate.", Set.of("reservation", "default_max_tokens", "caps", "concurrency"));
+    onlyKeys(
+        node,
+        "gate.",
+        Set.of(
+            "reservation",
+            "default_max_tokens",
+            "caps",
+            "concurrency",
+            "time_zone",
+            "per_day",
+            "per_month",
+            "quotas"));
     boolean reservation = bool(node, "reservation", "gate.reservation", false);
     long defaultMax =
         integer(node, "default_max_tokens", "gate.default_max_tokens", 1024L, 1, 10_000_000);
@@ -381,11 +525,157 @@ public final class WorkloadReader {
               + " s), got "
               + caps.requestsPerS());
     }
-    return new Workload.GateOptions(
-        reservation,
-        defaultMax,
-        caps,
-        concurrency(mapping(node, "concurrency", "gate.concurrency", false)));
+    Workload.Caps configured =
+        new Workload.GateOptions(reservation, defaultMax, caps, Limits.NONE)
+            .configuredCaps(upstream);
+    List<Limits.Calendar> calendar = new ArrayList<>();
+    for (Limits.Period period : Limits.Period.values()) {
+      calendar.addAll(calendar(node, period, configured, upstream));
+    }
+    JsonNode quotas = mapping(node, "quotas", "gate.quotas", false);
+    Limits.Price price = null;
+    Map<String, Limits.Quota> tenantQuotas = new HashMap<>();
+    Limits.Quota defaultTenantQuota = null;
+    Map<String, Limits.Quota> classQuotas = new HashMap<>();
+    if (quotas != null) {
+      onlyKeys(quotas, "gate.quotas.", Set.of("price", "tenants", "default_tenant", "classes"));
+      if (upstream.tokensPerS() == null) {
+        throw new WorkloadException(
+            "gate.quotas",
+            "gate.quotas count tokens, and the gate meters none: upstream.tokens_per_s is null");
+      }
+      price = price(mapping(quotas, "price", "gate.quotas.price", false));
+      quotaMap(quotas, "tenants", price, tenantQuotas);
+      JsonNode fallback = quotas.get("default_tenant");
+      if (fallback != null && !fallback.isNull()) {
+        defaultTenantQuota = quota(fallback, "gate.quotas.default_tenant", price);
+      }
+      quotaMap(quotas, "classes", price, classQuotas);
+    }
+    Limits.Concurrency concurrency =
+        concurrency(mapping(node, "concurrency", "gate.concurrency", false));
+    ZoneId zone = zone(node, "time_zone", "gate.time_zone");
+    try {
+      return new Workload.GateOptions(
+          reservation,
+          defaultMax,
+          caps,
+          new Limits(
+              concurrency, calendar, zone, price, tenantQuotas, defaultTenantQuota, classQuotas));
+    } catch (InvalidPolicyException e) {
+      throw new WorkloadException("gate." + e.field(), "gate." + e.getMessage());
+    }
+  }
+
+  /**
+   * {@code gate.per_day} or {@code gate.per_month}: {@code {requests, tokens}}, each a number in
+   * (0, 1e15] on a dimension the gate meters.
+   */
+  private static List<Limits.Calendar> calendar(
+      JsonNode gate, Limits.Period period, Workload.Caps configured, Workload.Upstream upstream) {
+    String path = "gate." + period.yamlName();
+    JsonNode node = mapping(gate, period.yamlName(), path, false);
+    if (node == null) {
+      return List.of();
+    }
+    onlyKeys(node, path + ".", Set.of("requests", "tokens"));
+    List<Limits.Calendar> out = new ArrayList<>();
+    for (String dimension : List.of(Dimension.REQUESTS, Dimension.TOKENS)) {
+      if (!node.has(dimension) || node.get(dimension).isNull()) {
+        continue;
+      }
+      String field = path + "." + dimension;
+      boolean metered =
+          Dimension.REQUESTS.equals(dimension)
+              ? configured.requestsPerS() != null
+              : upstream.tokensPerS() != null;
+      if (!metered) {
+        throw new WorkloadException(
+            field,
+            field
+                + " is given, but the gate meters no "
+                + dimension
+                + ": upstream."
+                + dimension
+                + "_per_s is null");
+      }
+      out.add(
+          new Limits.Calendar(
+              dimension, period, number(node, dimension, field, null, 0, false, MAX_CALENDAR)));
+    }
+    if (out.isEmpty()) {
+      throw new WorkloadException(path, path + " must limit at least one of requests, tokens");
+    }
+    return out;
+  }
+
+  /**
+   * {@code gate.quotas.price}: {@code {input_per_million, output_per_million}}, both required, each
+   * in [0, 1e6]; null when absent.
+   */
+  private static Limits.Price price(JsonNode node) {
+    if (node == null) {
+      return null;
+    }
+    onlyKeys(node, "gate.quotas.price.", Set.of("input_per_million", "output_per_million"));
+    double[] values = new double[2];
+    String[] keys = {"input_per_million", "output_per_million"};
+    for (int i = 0; i < 2; i++) {
+      values[i] =
+          number(node, keys[i], "gate.quotas.price." + keys[i], null, 0, true, Limits.MAX_PRICE);
+    }
+    return new Limits.Price(values[0], values[1]);
+  }
+
+  /**
+   * {@code gate.quotas.tenants} or {@code gate.quotas.classes}: name to quota, into {@code out}.
+   */
+  private static void quotaMap(
+      JsonNode quotas, String key, Limits.Price price, Map<String, Limits.Quota> out) {
+    JsonNode node = mapping(quotas, key, "gate.quotas." + key, false);
+    if (node == null) {
+      return;
+    }
+    for (Map.Entry<String, JsonNode> e : node.properties()) {
+      out.put(e.getKey(), quota(e.getValue(), "gate.quotas." + key + "." + e.getKey(), price));
+    }
+  }
+
+  /**
+   * One quota: exactly one of {@code tokens} or {@code currency}, a number in (0, 1e15], and {@code
+   * per: day} or {@code per: month}; in currency only with {@code gate.quotas.price}.
+   */
+  private static Limits.Quota quota(JsonNode node, String path, Limits.Price price) {
+    if (!node.isObject()) {
+      throw new WorkloadException(
+          path, path + " must be a mapping {tokens or currency: amount, per: day or month}");
+    }
+    onlyKeys(node, path + ".", Set.of("tokens", "currency", "per"));
+    boolean tokens = node.has("tokens") && !node.get("tokens").isNull();
+    boolean currency = node.has("currency") && !node.get("currency").isNull();
+    if (tokens == currency) {
+      throw new WorkloadException(
+          path, path + " must give exactly one of tokens and currency, got " + node);
+    }
+    if (currency && price == null) {
+      throw new WorkloadException(
+          path + ".currency",
+          path + ".currency needs gate.quotas.price to convert the calls' tokens into money");
+    }
+    String per = text(node, "per", path + ".per", null);
+    Limits.Period period =
+        switch (per) {
+          case "day" -> Limits.Period.DAY;
+          case "month" -> Limits.Period.MONTH;
+          default ->
+              throw new WorkloadException(
+                  path + ".per", path + ".per must be one of day, month, got '" + per + "'");
+        };
+    String unit = tokens ? "tokens" : "currency";
+    return new Limits.Quota(
+        number(node, unit, path + "." + unit, null, 0, false, MAX_CALENDAR),
+        tokens ? Limits.QuotaUnit.TOKENS : Limits.QuotaUnit.CURRENCY,
+        period);
   }
 
   /**

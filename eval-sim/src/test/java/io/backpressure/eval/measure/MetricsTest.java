@@ -3,6 +3,7 @@ package io.backpressure.eval.measure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.backpressure.core.RejectReason;
 import io.backpressure.eval.workload.Workload;
 import io.backpressure.eval.workload.WorkloadReader;
 import java.util.List;
@@ -297,6 +298,46 @@ class MetricsTest {
     Recording never = new Recording(s(10), attempts.subList(0, 5), List.of(), new long[] {-1});
     assertThat(keyed(Metrics.compute(w, never).values(), "cap_recovery_s"))
         .containsEntry("requests", 6.0);
+  }
+
+  @Test
+  void callsRefusedUntilAResetAreCountedByReasonWithTheEarliestReset() {
+    Workload calendar =
+        WorkloadReader.parse(
+            """
+        name: calendar
+        duration_s: 10
+        upstream: {requests_per_s: 10, tokens_per_s: 1000}
+        priorities: {P1: 1}
+        worker: {slots: 2}
+        gate:
+          per_day: {tokens: 5000}
+          quotas: {tenants: {a: {tokens: 100, per: day}}}
+        tenants:
+          - {name: a, priority: P1, workflows: 1}
+        """);
+    List<Recording.Call> calls =
+        List.of(
+            call(0, 1, 2, Recording.Outcome.OK, 100, 0),
+            refused(0, 3, RejectReason.QUOTA_EXHAUSTED, s(9)),
+            refused(0, 4, RejectReason.LIMIT_REACHED, s(8)),
+            refused(0, 5, RejectReason.LIMIT_REACHED, s(7)),
+            refused(0, 6, RejectReason.NEVER_FITS, -1));
+    Recording r = new Recording(s(10), List.of(), calls, new long[] {-1});
+    Map<String, RunMetrics.Value> v = Metrics.compute(calendar, r).values();
+    assertThat(keyed(v, "calls_rejected_by_reason"))
+        .containsExactly(Map.entry("LIMIT_REACHED", 2.0), Map.entry("QUOTA_EXHAUSTED", 1.0));
+    assertThat(keyed(v, "limit_reset_s"))
+        .containsExactly(Map.entry("LIMIT_REACHED", 7.0), Map.entry("QUOTA_EXHAUSTED", 9.0));
+    assertThat(scalar(v, "calls_failed")).isEqualTo(4.0);
+    assertThat(Metrics.compute(TINY, handMade()).values())
+        .doesNotContainKeys("calls_rejected_by_reason", "limit_reset_s");
+  }
+
+  private static Recording.Call refused(
+      int queue, double at, RejectReason reason, long resetAtNanos) {
+    return new Recording.Call(
+        queue, s(at), s(at), Recording.Outcome.FAILED, 0, 0, 0, -1, reason, resetAtNanos);
   }
 
   private static double scalar(Map<String, RunMetrics.Value> v, String name) {

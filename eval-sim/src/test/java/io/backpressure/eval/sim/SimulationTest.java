@@ -344,7 +344,10 @@ class SimulationTest {
         """);
     SimUpstream upstream =
         new SimUpstream(
-            w.upstream(), new java.util.SplittableRandom(1), new java.util.SplittableRandom(2));
+            w.upstream(),
+            w.startAt(),
+            new java.util.SplittableRandom(1),
+            new java.util.SplittableRandom(2));
     // A quarter into the window the outside traffic has spent 2.5 requests and 250 tokens.
     SimUpstream.Answer first = upstream.arrive(250_000_000L, 100);
     assertThat(first.status()).isEqualTo(200);

@@ -53,6 +53,7 @@ class WorkloadFuzzTest {
           new Field("name", "", "name", "fuzz", Kind.TEXT),
           new Field("duration_s", "", "duration_s", "30", Kind.NUMBER),
           new Field("warmup_s", "", "warmup_s", "2", Kind.NUMBER),
+          new Field("start_at", "", "start_at", "2026-12-07T23:59:30-08:00", Kind.TEXT),
           new Field("upstream", "", "upstream", "", Kind.MAPPING_HEADER),
           new Field("upstream.window", "  ", "window", "fixed", Kind.WINDOW),
           new Field("upstream.period_s", "  ", "period_s", "1", Kind.NUMBER),
@@ -61,6 +62,10 @@ class WorkloadFuzzTest {
           new Field("upstream.rejected_count", "  ", "rejected_count", "false", Kind.BOOL),
           new Field("upstream.latency_ms", "  ", "latency_ms", "[50, 150]", Kind.LATENCY),
           new Field("upstream.error_rate", "  ", "error_rate", "0.01", Kind.NUMBER),
+          new Field("upstream.per_day", "  ", "per_day", "", Kind.MAPPING_HEADER),
+          new Field("upstream.per_day.requests", "    ", "requests", "100000", Kind.INTEGER),
+          new Field("upstream.per_day.tokens", "    ", "tokens", "9000000", Kind.INTEGER),
+          new Field("upstream.per_day.time_zone", "    ", "time_zone", "UTC", Kind.TEXT),
           new Field("priorities", "", "priorities", "", Kind.MAPPING_HEADER),
           new Field("priorities.P1", "  ", "P1", "0.5", Kind.NUMBER),
           new Field("priorities.P2", "  ", "P2", "", Kind.MAPPING_HEADER),
@@ -71,6 +76,34 @@ class WorkloadFuzzTest {
           new Field("gate", "", "gate", "", Kind.MAPPING_HEADER),
           new Field("gate.reservation", "  ", "reservation", "false", Kind.BOOL),
           new Field("gate.default_max_tokens", "  ", "default_max_tokens", "1024", Kind.INTEGER),
+          new Field("gate.time_zone", "  ", "time_zone", "America/Los_Angeles", Kind.TEXT),
+          new Field("gate.per_day", "  ", "per_day", "", Kind.MAPPING_HEADER),
+          new Field("gate.per_day.requests", "    ", "requests", "50000", Kind.NUMBER),
+          new Field("gate.per_day.tokens", "    ", "tokens", "900000", Kind.NUMBER),
+          new Field("gate.per_month", "  ", "per_month", "", Kind.MAPPING_HEADER),
+          new Field("gate.per_month.tokens", "    ", "tokens", "20000000", Kind.NUMBER),
+          new Field("gate.quotas", "  ", "quotas", "", Kind.MAPPING_HEADER),
+          new Field("gate.quotas.price", "    ", "price", "", Kind.MAPPING_HEADER),
+          new Field(
+              "gate.quotas.price.input_per_million",
+              "      ",
+              "input_per_million",
+              "2.5",
+              Kind.NUMBER),
+          new Field(
+              "gate.quotas.price.output_per_million",
+              "      ",
+              "output_per_million",
+              "10",
+              Kind.NUMBER),
+          new Field("gate.quotas.tenants", "    ", "tenants", "", Kind.MAPPING_HEADER),
+          new Field("gate.quotas.tenants.a", "      ", "a", "", Kind.MAPPING_HEADER),
+          new Field("gate.quotas.tenants.a.currency", "        ", "currency", "1.5", Kind.NUMBER),
+          new Field("gate.quotas.tenants.a.per", "        ", "per", "day", Kind.TEXT),
+          new Field("gate.quotas.classes", "    ", "classes", "", Kind.MAPPING_HEADER),
+          new Field("gate.quotas.classes.P2", "      ", "P2", "", Kind.MAPPING_HEADER),
+          new Field("gate.quotas.classes.P2.tokens", "        ", "tokens", "500000", Kind.NUMBER),
+          new Field("gate.quotas.classes.P2.per", "        ", "per", "month", Kind.TEXT),
           new Field("tenants", "", "tenants", "", Kind.MAPPING_HEADER),
           new Field("tenants[0].name", "  - ", "name", "a", Kind.TEXT),
           new Field("tenants[0].priority", "    ", "priority", "P1", Kind.TEXT),
@@ -128,9 +161,9 @@ class WorkloadFuzzTest {
       expectRefused(duplicated(i), "(document)", "duplicate " + f.path());
       refused++;
       if (f.kind() == Kind.MAPPING_HEADER && !f.path().equals("tenants")) {
-        String unknown =
-            file(-1, "")
-                .replace(f.key() + ":\n", f.key() + ":\n" + f.indent() + "  colour: blue\n");
+        List<String> lines = new ArrayList<>(List.of(file(-1, "").split("\n")));
+        lines.add(i + 1, f.indent() + "  colour: blue");
+        String unknown = String.join("\n", lines) + "\n";
         expectRefused(unknown, f.path() + ".colour", "unknown key under " + f.path());
         refused++;
       }

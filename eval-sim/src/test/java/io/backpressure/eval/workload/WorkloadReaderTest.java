@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.backpressure.core.Limits;
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class WorkloadReaderTest {
@@ -244,6 +245,130 @@ class WorkloadReaderTest {
     assertThatThrownBy(
             () -> WorkloadReader.parse(MINIMAL + "gate: {concurrency: {max_in_flight: 0}}\n"))
         .hasMessageContaining("gate.concurrency.max_in_flight must be a whole number in [1,");
+  }
+
+  private static final String METERED =
+      MINIMAL.replace("{requests_per_s: 60}", "{requests_per_s: 60, tokens_per_s: 6000}");
+
+  @Test
+  void calendarWindowsQuotasAndTheStartInstantAreRead() {
+    Workload w =
+        WorkloadReader.parse(
+            METERED.replace(
+                    "tokens_per_s: 6000}",
+                    "tokens_per_s: 6000,"
+                        + " per_day: {tokens: 900000, time_zone: America/Los_Angeles}}")
+                + "start_at: 2026-03-07T23:59:30-08:00\n"
+                + "gate:\n"
+                + "  time_zone: America/Los_Angeles\n"
+                + "  per_day: {requests: 5000, tokens: 800000}\n"
+                + "  per_month: {tokens: 20000000}\n"
+                + "  quotas:\n"
+                + "    price: {input_per_million: 2.5, output_per_million: 10}\n"
+                + "    tenants: {a: {currency: 1.5, per: day}}\n"
+                + "    default_tenant: {tokens: 100000, per: month}\n"
+                + "    classes: {P2: {tokens: 300000, per: day}}\n");
+    assertThat(w.startAt()).isEqualTo(Instant.parse("2026-03-08T07:59:30Z"));
+    assertThat(w.upstream().perDay())
+        .isEqualTo(
+            new Workload.DayCaps(null, 900_000.0, java.time.ZoneId.of("America/Los_Angeles")));
+    Limits limits = w.gate().limits();
+    assertThat(limits.timeZone()).isEqualTo(java.time.ZoneId.of("America/Los_Angeles"));
+    assertThat(limits.calendar())
+        .containsExactly(
+            new Limits.Calendar("requests", Limits.Period.DAY, 5000),
+            new Limits.Calendar("tokens", Limits.Period.DAY, 800_000),
+            new Limits.Calendar("tokens", Limits.Period.MONTH, 20_000_000));
+    assertThat(limits.price()).isEqualTo(new Limits.Price(2.5, 10));
+    assertThat(limits.tenantQuotas()).containsEntry("a", Limits.Quota.currencyPerDay(1.5));
+    assertThat(limits.defaultTenantQuota()).isEqualTo(Limits.Quota.tokensPerMonth(100_000));
+    assertThat(limits.classQuotas()).containsEntry("P2", Limits.Quota.tokensPerDay(300_000));
+    assertThat(w.followsCalendar()).isTrue();
+    assertThat(WorkloadReader.parse(MINIMAL).followsCalendar()).isFalse();
+    assertThat(WorkloadReader.parse(MINIMAL).startAt()).isEqualTo(Workload.DEFAULT_START);
+    // scaling divides what a day or a quota holds as it divides the rates
+    Workload half = w.scaled(2);
+    assertThat(half.upstream().perDay().tokens()).isEqualTo(450_000.0);
+    assertThat(half.gate().limits().calendar().get(1).limit()).isEqualTo(400_000.0);
+    assertThat(half.gate().limits().tenantQuotas().get("a").amount()).isEqualTo(0.75);
+    assertThatThrownBy(() -> w.stretched(2))
+        .hasMessageContaining("--time-scale cannot stretch workload w");
+  }
+
+  @Test
+  void badCalendarWindowsAndQuotasNameTheField() {
+    assertThatThrownBy(() -> WorkloadReader.parse(METERED + "start_at: 2026-03-07T23:59:30\n"))
+        .hasMessageContaining("start_at must be a date and time with its offset");
+    assertThatThrownBy(() -> WorkloadReader.parse(METERED + "gate: {time_zone: Mars/Olympus}\n"))
+        .satisfies(e -> assertThat(((WorkloadException) e).field()).isEqualTo("gate.time_zone"))
+        .hasMessageContaining("gate.time_zone must be a region ID of the tz database");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    METERED.replace(
+                        "tokens_per_s: 6000}",
+                        "tokens_per_s: 6000, per_day: {tokens: 10, time_zone: Nowhere}}")))
+        .hasMessageContaining("upstream.per_day.time_zone must be a region ID");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    METERED.replace("tokens_per_s: 6000}", "tokens_per_s: 6000, per_day: {}}")))
+        .hasMessageContaining("upstream.per_day must cap at least one of requests, tokens");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    METERED.replace(
+                        "tokens_per_s: 6000}", "tokens_per_s: 6000, per_day: {tokens: 0}}")))
+        .hasMessageContaining("upstream.per_day.tokens must be a whole number in [1,");
+    assertThatThrownBy(() -> WorkloadReader.parse(METERED + "gate: {per_day: {tokens: 0}}\n"))
+        .hasMessageContaining("gate.per_day.tokens must be a number in (0, 1000000000000000]");
+    assertThatThrownBy(() -> WorkloadReader.parse(MINIMAL + "gate: {per_day: {tokens: 10}}\n"))
+        .hasMessageContaining(
+            "gate.per_day.tokens is given, but the gate meters no tokens: upstream.tokens_per_s"
+                + " is null");
+    assertThatThrownBy(() -> WorkloadReader.parse(METERED + "gate: {per_month: {calls: 10}}\n"))
+        .hasMessageContaining("unknown key 'gate.per_month.calls'");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    MINIMAL + "gate: {quotas: {tenants: {a: {tokens: 5, per: day}}}}\n"))
+        .hasMessageContaining("gate.quotas count tokens, and the gate meters none");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    METERED + "gate: {quotas: {tenants: {a: {currency: 5, per: day}}}}\n"))
+        .hasMessageContaining("gate.quotas.tenants.a.currency needs gate.quotas.price");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    METERED
+                        + "gate: {quotas: {price: {input_per_million: -1, output_per_million: 1}}}\n"))
+        .hasMessageContaining(
+            "gate.quotas.price.input_per_million must be a number in [0, 1000000]");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    METERED
+                        + "gate: {quotas: {tenants: {a: {tokens: 5, currency: 1, per: day}}}}\n"))
+        .hasMessageContaining("gate.quotas.tenants.a must give exactly one of tokens and currency");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    METERED + "gate: {quotas: {tenants: {a: {tokens: 5, per: week}}}}\n"))
+        .hasMessageContaining("gate.quotas.tenants.a.per must be one of day, month, got 'week'");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    METERED + "gate: {quotas: {tenants: {zed: {tokens: 5, per: day}}}}\n"))
+        .hasMessageContaining(
+            "gate.quotas.tenants.zed is a quota of a tenant the workload does not have");
+    assertThatThrownBy(
+            () ->
+                WorkloadReader.parse(
+                    METERED + "gate: {quotas: {classes: {P9: {tokens: 5, per: day}}}}\n"))
+        .satisfies(
+            e -> assertThat(((WorkloadException) e).field()).isEqualTo("gate.quotas.classes.P9"))
+        .hasMessageContaining("is a quota on a class the workload does not have");
   }
 
   @Test

@@ -387,8 +387,9 @@ public final class RealRunner implements Runner {
    * error rate; completions as asked. (The schedule is applied on the run's clock: {@link
    * ProviderSchedule}.)
    *
-   * @throws IllegalArgumentException for a {@code latency_schedule}, which only the simulator
-   *     models
+   * @throws IllegalArgumentException for a {@code latency_schedule} or calendar limits (the gate's
+   *     {@code per_day}, {@code per_month} or {@code quotas}, the provider's {@code per_day}),
+   *     which only the simulator models
    */
   static MockProviderConfig mockConfig(Workload workload, long seed) {
     Workload.Upstream up = workload.upstream();
@@ -396,6 +397,12 @@ public final class RealRunner implements Runner {
       throw new IllegalArgumentException(
           "upstream.latency_schedule is modelled by the simulator only (--mode sim); the mock"
               + " provider's latency does not change during a run");
+    }
+    if (workload.followsCalendar()) {
+      throw new IllegalArgumentException(
+          "gate.per_day, gate.per_month, gate.quotas and upstream.per_day are modelled by the"
+              + " simulator only (--mode sim), whose clock starts at start_at; a real run's"
+              + " calendar is the wall clock's");
     }
     WindowModel model = WindowModel.parse(up.window());
     Duration period = Duration.ofNanos(Math.round(up.periodS() * 1e9));

@@ -1,6 +1,7 @@
 package io.backpressure.eval.real;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.backpressure.core.Admission;
@@ -45,6 +46,16 @@ class RealDriftWiringTest {
     assertThat(config.errorRate()).isEqualTo(0.1);
     assertThat(RealRunner.mockConfig(Workloads.load("cross-priority"), 1).outside())
         .isEqualTo(OutsideTraffic.NONE);
+  }
+
+  @Test
+  void workloadsThatCountPerCalendarDayAreLeftToTheSimulator() {
+    for (String name : List.of("daily-token-window", "quota-exhausted")) {
+      Workload w = Workloads.load(name);
+      assertThatThrownBy(() -> RealRunner.mockConfig(w, 1))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("modelled by the simulator only (--mode sim)");
+    }
   }
 
   @Test
