@@ -1,6 +1,7 @@
 package io.backpressure.core;
 
 import io.backpressure.core.spi.DerivedPolicy;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * caller out. The lateness is the largest seen, decaying by {@link #LATENESS_WEIGHT} per caller
  * back sooner.
  *
- * <p>Not thread-safe.
+ * <p>The essay {@code docs/admission-rule.md} explains the layer beside the other two. Not
+ * thread-safe.
  */
 final class CapLayer {
   /** The weight of a caller back sooner in the decaying largest lateness (about the last 20). */
@@ -42,8 +44,15 @@ final class CapLayer {
   private final double[] tolerance;
   private final @Nullable SlidingWindow[] windows;
   private double lateness;
+  private final boolean plansLateness;
 
   CapLayer(int dims) {
+    this(dims, FairRule.ALL);
+  }
+
+  /** A layer with the {@code mechanisms} of {@link FairRule.Mechanism} given only. */
+  CapLayer(int dims, Set<FairRule.Mechanism> mechanisms) {
+    this.plansLateness = mechanisms.contains(FairRule.Mechanism.LATENESS);
     this.dims = dims;
     this.tat = new double[dims];
     this.rate = new double[dims];
@@ -167,7 +176,7 @@ final class CapLayer {
         entries[d] = window.send(promised, now);
       }
     }
-    double late = Math.max(0, now - slot);
+    double late = plansLateness ? Math.max(0, now - slot) : 0;
     lateness = late >= lateness ? late : lateness + LATENESS_WEIGHT * (late - lateness);
   }
 

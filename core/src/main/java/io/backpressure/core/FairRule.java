@@ -1,6 +1,10 @@
 package io.backpressure.core;
 
 import io.backpressure.core.spi.DerivedPolicy;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,9 +44,77 @@ import org.jspecify.annotations.Nullable;
  * <p>Strict mode is the same layers with the class order strict: a class's turn is never while a
  * higher class is active, and room is left for every higher active class.
  *
+ * <p>The rule's design, the source of each mechanism, the proof sketches of its properties and a
+ * worked example are in the essay {@code docs/admission-rule.md}.
+ *
  * <p>Not thread-safe: used under its gate's lock.
  */
 final class FairRule implements AdmissionRule {
+  /**
+   * The mechanisms of the order layer, the defer protocol and the cap layer that the evaluation
+   * switches off one at a time ({@code bp-fq-no-NAME}, NAME its {@link #label}) to measure what
+   * each buys; the rule runs with all of them ({@link #ALL}).
+   */
+  enum Mechanism {
+    /** A call waits for its queue's start tag (eligibility at the tenant level). */
+    QUEUE_TURN,
+    /** A call at its queue's turn waits for its class's start tag (eligibility at class level). */
+    CLASS_TURN,
+    /** A start tag is {@code max(F, now)}; without it, an idle queue's or class's old {@code F}. */
+    LIFT,
+    /** A queue stays active for the anticipation time after it was last seen; without it, 0. */
+    ANTICIPATION,
+    /**
+     * A class is entitled by the weight of the queues it remembers; without it, its active ones.
+     */
+    REMEMBERED_WEIGHT,
+    /** A queue's tags move at its part of its class's served rate; without it, of its share. */
+    SERVED_RATE,
+    /** Release moves the class and queue tags by the true dominant cost. */
+    TAG_CORRECTION,
+    /** A call served ahead of its turn is counted as if it had started now. */
+    FORGIVE,
+    /** A call at its turn that the cap does not hold is given a firm slot, held at once. */
+    FIRM_SLOT,
+    /** A call at its queue's turn, not its class's, is admitted if it leaves others their room. */
+    BORROWING,
+    /** A call ahead of its queue's turn is admitted when the cap would otherwise fill up. */
+    FILL,
+    /** A borrowing call leaves room for the calls at their turn and the classes within share. */
+    ROOM,
+    /** A call is counted at its estimate plus its class's mean shortfall. */
+    ESTIMATE_CORRECTION,
+    /** The safe window plans a held slot to leave the callers' recent lateness after its period. */
+    LATENESS;
+
+    /** Its name in configurations: lower case, words joined by {@code -}. */
+    String label() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /**
+     * The mechanism labelled {@code label}.
+     *
+     * @throws IllegalArgumentException naming the label and listing the known ones
+     */
+    static Mechanism labelled(String label) {
+      for (Mechanism m : values()) {
+        if (m.label().equals(label)) {
+          return m;
+        }
+      }
+      StringBuilder known = new StringBuilder();
+      for (Mechanism m : values()) {
+        known.append(known.length() == 0 ? "" : ", ").append(m.label());
+      }
+      throw new IllegalArgumentException(
+          "unknown mechanism '" + label + "' of the fair-queuing rule; allowed: " + known);
+    }
+  }
+
+  /** Every mechanism: the rule as it is meant to run. */
+  static final Set<Mechanism> ALL = Collections.unmodifiableSet(EnumSet.allOf(Mechanism.class));
+
   /** The shortest deferral, µs: a timer shorter than this is not worth a round trip. */
   static final long MIN_DEFER_MICROS = 1_000L;
 
@@ -83,12 +155,23 @@ final class FairRule implements AdmissionRule {
   private boolean emptyAtStart;
   private boolean spentAtStart;
 
-  @SuppressWarnings("NullAway.Init") // configure sets policy, derived and largest
+  /** The mechanisms switched on (never changed). */
+  private final Set<Mechanism> on;
+
   FairRule(Policy policy) {
+    this(policy, ALL);
+  }
+
+  /** A rule that runs with the {@code mechanisms} given only (an ablation); {@link #ALL}: all. */
+  @SuppressWarnings("NullAway.Init") // configure sets policy, derived and largest
+  FairRule(Policy policy, Set<Mechanism> mechanisms) {
+    EnumSet<Mechanism> switched = EnumSet.noneOf(Mechanism.class);
+    switched.addAll(mechanisms);
+    this.on = Collections.unmodifiableSet(switched);
     this.dims = policy.dimensions().size();
     this.classes = policy.priorities().size();
-    this.cap = new CapLayer(dims);
-    this.order = new OrderLayer(classes);
+    this.cap = new CapLayer(dims, on);
+    this.order = new OrderLayer(classes, on);
     this.correction = new double[classes][dims];
     this.meanCall = new double[classes][dims];
     this.use = new double[classes][dims];
@@ -188,7 +271,7 @@ final class FairRule implements AdmissionRule {
     }
     double sigma = sigma(cost);
     double share = strict ? 1 : order.entitled(k);
-    double classRate = Math.max(servedRate[k], share);
+    double classRate = on.contains(Mechanism.SERVED_RATE) ? Math.max(servedRate[k], share) : share;
     boolean fresh = !booking.paid;
     if (fresh) {
       booking.queueStart = order.queueStart(q, now);
@@ -196,14 +279,18 @@ final class FairRule implements AdmissionRule {
       booking.paid = true;
       booking.paidShare = sigma;
     }
-    boolean queueTurn = booking.queueStart <= now;
+    boolean queueTurn = !on.contains(Mechanism.QUEUE_TURN) || booking.queueStart <= now;
     boolean classPaidNow = queueTurn && !booking.classPaid;
     if (classPaidNow) {
       booking.classStart = order.classStart(k, now);
       order.payClass(k, booking.classStart, sigma, share);
       booking.classPaid = true;
     }
-    boolean classTurn = strict ? !higherActive(k) : booking.classPaid && booking.classStart <= now;
+    boolean classTurn =
+        strict
+            ? !higherActive(k)
+            : booking.classPaid
+                && (!on.contains(Mechanism.CLASS_TURN) || booking.classStart <= now);
     if (classTurn && queueTurn) {
       for (int d = 0; d < dims; d++) {
         turnUse[d] += cost[d] / horizonMicros;
@@ -216,19 +303,28 @@ final class FairRule implements AdmissionRule {
       if (maxWaitMicros >= 0 && wait > maxWaitMicros) {
         return expired(q, booking, fresh, classPaidNow, sigma, share, wait);
       }
-      cap.hold(slot, cost, booking.entries);
-      served(k, cost, sigma);
-      booking.lined = true;
+      if (on.contains(Mechanism.FIRM_SLOT)) {
+        cap.hold(slot, cost, booking.entries);
+        served(k, cost, sigma);
+        booking.lined = true;
+      }
       booking.readyAt = slot;
       order.touch(slot, tenant, k, q.weight);
       return Math.max(MIN_DEFER_MICROS, wait);
     }
-    long slot = cap.fitsAt(now, cost, queueTurn ? roomFor(k, now, classTurn) : full(cost));
+    boolean early =
+        queueTurn ? strict || on.contains(Mechanism.BORROWING) : on.contains(Mechanism.FILL);
+    long slot =
+        early
+            ? cap.fitsAt(now, cost, queueTurn ? roomFor(k, now, classTurn) : full(cost))
+            : (long) Math.ceil(queueTurn ? booking.classStart : booking.queueStart);
     if (slot <= now) {
       if (booking.classPaid) {
         order.unpayClassIfLast(k, booking.classStart, sigma, share);
       }
-      order.forgive(q, now, sigma, classRate);
+      if (on.contains(Mechanism.FORGIVE)) {
+        order.forgive(q, now, sigma, classRate);
+      }
       return admitted(now, k, booking, cost, sigma);
     }
     // Strict mode has no class turn to wait for while a higher class is active: the call comes back
@@ -275,6 +371,9 @@ final class FairRule implements AdmissionRule {
    * the class is within its share.
    */
   private double[] roomFor(int k, long now, boolean classTurn) {
+    if (!on.contains(Mechanism.ROOM)) {
+      return noRoom;
+    }
     for (int d = 0; d < dims; d++) {
       room[d] = turnUse[d] * ISOLATION_MICROS;
     }
@@ -337,10 +436,13 @@ final class FairRule implements AdmissionRule {
     cap.correct(now, delta, grant.entries);
     OrderLayer.Queue q = order.touch(now, grant.tenant, k, policy.tenantWeight(grant.tenant));
     double share = strict ? 1 : order.entitled(k);
-    order.correct(q, sigma(actual) - grant.paidShare, share, Math.max(servedRate[k], share));
+    if (on.contains(Mechanism.TAG_CORRECTION)) {
+      double rate = on.contains(Mechanism.SERVED_RATE) ? Math.max(servedRate[k], share) : share;
+      order.correct(q, sigma(actual) - grant.paidShare, share, rate);
+    }
     for (int d = 0; d < dims; d++) {
       use[k][d] = Math.max(0, use[k][d] + delta[d] / (horizonMicros / 1e6));
-      if (ran) {
+      if (ran && on.contains(Mechanism.ESTIMATE_CORRECTION)) {
         double shortfall = Math.max(0, actual[d] - grant.estimate[d]);
         correction[k][d] += CORRECTION_WEIGHT * (shortfall - correction[k][d]);
       }

@@ -8,7 +8,9 @@ import io.backpressure.core.spi.RequestCheck;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -16,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,15 +129,36 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
   }
 
   /**
-   * {@link #createFairQueuing(Policy, Ticker)} whose calendar windows and leases ({@link Limits})
-   * follow {@code calendar}, as {@link #create(Policy, Ticker, EpochClock)}'s do.
+   * {@link #createFairQueuing} on a calendar ({@link #create(Policy, Ticker, EpochClock)}'s), with
+   * the rule's mechanisms named in {@code off} switched off: for the evaluation, whose ablations
+   * measure what each mechanism buys. The names are those of {@link #fairQueuingMechanisms()}; an
+   * empty set is the whole rule.
+   *
+   * @throws IllegalArgumentException naming an unknown mechanism and listing the known ones
    */
-  public static InMemoryGate createFairQueuing(Policy policy, Ticker clock, EpochClock calendar) {
+  public static InMemoryGate createFairQueuingWithout(
+      Policy policy, Ticker clock, EpochClock calendar, Set<String> off) {
+    Set<FairRule.Mechanism> on = EnumSet.copyOf(FairRule.ALL);
+    for (String name : off) {
+      on.remove(FairRule.Mechanism.labelled(name));
+    }
     return new InMemoryGate(
         policy,
         clock,
         Objects.requireNonNull(calendar, "calendar"),
-        new FairRule(Objects.requireNonNull(policy, "policy")));
+        new FairRule(Objects.requireNonNull(policy, "policy"), on));
+  }
+
+  /**
+   * The names of the fair-queuing rule's mechanisms that {@link #createFairQueuingWithout} can
+   * switch off, order layer first, then the defer protocol, then the cap layer.
+   */
+  public static List<String> fairQueuingMechanisms() {
+    List<String> names = new ArrayList<>();
+    for (FairRule.Mechanism m : FairRule.Mechanism.values()) {
+      names.add(m.label());
+    }
+    return List.copyOf(names);
   }
 
   /** The system's time now, advanced by {@code clock} from now on. */

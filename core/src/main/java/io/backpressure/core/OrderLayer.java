@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,8 +36,8 @@ import org.jspecify.annotations.Nullable;
  * until the idle TTL, so leaving and coming back never clears a debt. The active queues are ordered
  * by when they were last seen ({@link SeenHeap}); a class is active while one of its queues is.
  *
- * <p>Every step is O(classes) plus O(log n) in the active queues; nothing scans them. Not
- * thread-safe.
+ * <p>Every step is O(classes) plus O(log n) in the active queues; nothing scans them. The essay
+ * {@code docs/admission-rule.md} gives the sources and the proof sketches. Not thread-safe.
  */
 final class OrderLayer {
   /** One tenant's queue in one class. */
@@ -69,9 +70,20 @@ final class OrderLayer {
   private long anticipation;
   private long idleTtl;
   private long touches;
+  private final boolean lift;
+  private final boolean anticipating;
+  private final boolean remembered;
 
-  @SuppressWarnings({"unchecked", "rawtypes"}) // generic arrays are created raw
   OrderLayer(int classes) {
+    this(classes, FairRule.ALL);
+  }
+
+  /** A layer with the {@code mechanisms} of {@link FairRule.Mechanism} given only. */
+  @SuppressWarnings({"unchecked", "rawtypes"}) // generic arrays are created raw
+  OrderLayer(int classes, Set<FairRule.Mechanism> mechanisms) {
+    this.lift = mechanisms.contains(FairRule.Mechanism.LIFT);
+    this.anticipating = mechanisms.contains(FairRule.Mechanism.ANTICIPATION);
+    this.remembered = mechanisms.contains(FairRule.Mechanism.REMEMBERED_WEIGHT);
     this.classes = classes;
     this.omega = new double[classes];
     this.classFinish = new double[classes];
@@ -94,7 +106,7 @@ final class OrderLayer {
 
   void configure(double[] classWeights, long anticipationMicros, long idleTtlMicros) {
     System.arraycopy(classWeights, 0, omega, 0, classes);
-    this.anticipation = anticipationMicros;
+    this.anticipation = anticipating ? anticipationMicros : 0;
     this.idleTtl = Math.max(idleTtlMicros, anticipationMicros);
   }
 
@@ -176,11 +188,11 @@ final class OrderLayer {
    * sparse tenants, each asking every few seconds, keeps the share of all of them.
    */
   double entitled(int k) {
-    double mine = omega[k] * knownWeight[k];
+    double mine = omega[k] * (remembered ? knownWeight[k] : weightSum[k]);
     double sum = mine;
     for (int j = 0; j < classes; j++) {
       if (j != k && activeQueues[j] > 0) {
-        sum += omega[j] * knownWeight[j];
+        sum += omega[j] * (remembered ? knownWeight[j] : weightSum[j]);
       }
     }
     return sum > 0 ? mine / sum : 1;
@@ -188,12 +200,14 @@ final class OrderLayer {
 
   /** {@code S_k} of a call of class {@code k} whose queue's turn came at {@code now}. */
   double classStart(int k, long now) {
-    return Math.max(classFinish[k], now);
+    return lift || classFinish[k] == Double.NEGATIVE_INFINITY
+        ? Math.max(classFinish[k], now)
+        : classFinish[k];
   }
 
   /** {@code S_q} of a fresh call of queue {@code q} at {@code now}. */
   double queueStart(Queue q, long now) {
-    return Math.max(q.finish, now);
+    return lift || q.finish == Double.NEGATIVE_INFINITY ? Math.max(q.finish, now) : q.finish;
   }
 
   /** Whether class {@code k}'s next call at {@code now} would be within its share. */

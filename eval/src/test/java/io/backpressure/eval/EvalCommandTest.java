@@ -232,5 +232,15 @@ class EvalCommandTest {
     assertThat(GateConfiguration.Variant.FULL.simulatedOnly()).isFalse();
     assertThat(GateConfiguration.Variant.NO_SAFE_WINDOW.simulatedOnly()).isFalse();
     assertThat(GateConfiguration.Variant.REJECTED_HELD.simulatedOnly()).isTrue();
+    assertThat(
+            eval(
+                "--workload",
+                "cross-priority",
+                "--mode",
+                "real",
+                "--configs",
+                "bp-fq-no-firm-slot"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("bp-fq-no-firm-slot is an ablation of the simulator only");
   }
 }

@@ -1,10 +1,12 @@
 package io.backpressure.eval.sim;
 
+import io.backpressure.core.InMemoryGate;
 import io.backpressure.eval.workload.Workload;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * One way of running the same workload (eval/README.md, configurations): how waiting activities
@@ -17,24 +19,33 @@ public sealed interface Configuration
         GatewayConfiguration,
         GateConfiguration {
 
+  /**
+   * The prefix of the rebuilt rule's ablations: {@code bp-fq-no-NAME} is {@code bp-fq} with the
+   * mechanism NAME switched off, one per {@link InMemoryGate#fairQueuingMechanisms()}.
+   */
+  String FAIR_QUEUING_WITHOUT = "bp-fq-no-";
+
   /** Every configuration's name, in report order. */
   List<String> NAMES =
-      List.of(
-          "naive",
-          "tn",
-          "gateway",
-          "bp",
-          "bp-static",
-          "bp-no-drf",
-          "bp-no-priority",
-          "bp-no-safe-window",
-          "bp-oracle",
-          "bp-mean-estimate",
-          "bp-429-held",
-          "bp-reserve-tight",
-          "bp-no-concurrency",
-          "bp-no-limits",
-          "bp-fq");
+      Stream.concat(
+              Stream.of(
+                  "naive",
+                  "tn",
+                  "gateway",
+                  "bp",
+                  "bp-static",
+                  "bp-no-drf",
+                  "bp-no-priority",
+                  "bp-no-safe-window",
+                  "bp-oracle",
+                  "bp-mean-estimate",
+                  "bp-429-held",
+                  "bp-reserve-tight",
+                  "bp-no-concurrency",
+                  "bp-no-limits",
+                  "bp-fq"),
+              InMemoryGate.fairQueuingMechanisms().stream().map(m -> FAIR_QUEUING_WITHOUT + m))
+          .toList();
 
   /** The name used on the command line and as the JSON key. */
   String name();
@@ -76,9 +87,13 @@ public sealed interface Configuration
       case "bp-no-concurrency" -> new GateConfiguration(GateConfiguration.Variant.NO_CONCURRENCY);
       case "bp-no-limits" -> new GateConfiguration(GateConfiguration.Variant.NO_LIMITS);
       case "bp-fq" -> new GateConfiguration(GateConfiguration.Variant.FAIR_QUEUING);
-      default ->
-          throw new IllegalArgumentException(
-              "unknown configuration '" + name + "'; allowed: " + String.join(", ", NAMES));
+      default -> {
+        if (name.startsWith(FAIR_QUEUING_WITHOUT) && NAMES.contains(name)) {
+          yield GateConfiguration.fairQueuingWithout(name.substring(FAIR_QUEUING_WITHOUT.length()));
+        }
+        throw new IllegalArgumentException(
+            "unknown configuration '" + name + "'; allowed: " + String.join(", ", NAMES));
+      }
     };
   }
 

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code bp} and its ablations: the real {@link InMemoryGate}, on the simulator's virtual clock, in
@@ -159,6 +160,9 @@ public final class GateConfiguration implements Configuration {
   private final Variant variant;
   private final String name;
 
+  /** The rebuilt rule's mechanisms this configuration switches off (bp-fq's ablations). */
+  private final Set<String> without;
+
   /** The operator's policy this configuration runs as given, or null to derive one per workload. */
   private final Policy given;
 
@@ -166,12 +170,39 @@ public final class GateConfiguration implements Configuration {
     this.variant = variant;
     this.name = variant.label;
     this.given = null;
+    this.without = Set.of();
   }
 
   private GateConfiguration(String name, Policy policy) {
     this.variant = Variant.FULL;
     this.name = name;
     this.given = policy;
+    this.without = Set.of();
+  }
+
+  private GateConfiguration(String mechanism) {
+    this.variant = Variant.FAIR_QUEUING;
+    this.name = Configuration.FAIR_QUEUING_WITHOUT + mechanism;
+    this.given = null;
+    this.without = Set.of(mechanism);
+  }
+
+  /**
+   * {@code bp-fq} with one mechanism of the rebuilt rule switched off ({@link
+   * InMemoryGate#createFairQueuingWithout}), named {@code bp-fq-no-MECHANISM}: an ablation of the
+   * simulator only.
+   *
+   * @throws IllegalArgumentException if the rule has no such mechanism
+   */
+  public static GateConfiguration fairQueuingWithout(String mechanism) {
+    if (!InMemoryGate.fairQueuingMechanisms().contains(mechanism)) {
+      throw new IllegalArgumentException(
+          "unknown mechanism '"
+              + mechanism
+              + "' of bp-fq; allowed: "
+              + String.join(", ", InMemoryGate.fairQueuingMechanisms()));
+    }
+    return new GateConfiguration(mechanism);
   }
 
   /**
@@ -241,7 +272,8 @@ public final class GateConfiguration implements Configuration {
     Policy policy = policy(workload, variant);
     Gate gate =
         variant == Variant.FAIR_QUEUING
-            ? InMemoryGate.createFairQueuing(policy, context.clock(), context.calendar())
+            ? InMemoryGate.createFairQueuingWithout(
+                policy, context.clock(), context.calendar(), without)
             : InMemoryGate.create(policy, context.clock(), context.calendar());
     return new Gated(
         gate,

@@ -1,7 +1,9 @@
 package io.backpressure.eval.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.core.InMemoryGate;
 import io.backpressure.eval.Evaluation;
 import io.backpressure.eval.ProgressBar;
 import io.backpressure.eval.measure.Metrics;
@@ -127,6 +129,34 @@ class SimulationTest {
     long naiveSmall =
         run(w, "naive", 3).calls().stream().filter(c -> c.queue() == 0 && c.attempts() > 0).count();
     assertThat(naiveSmall).isGreaterThan(200);
+  }
+
+  /**
+   * Each mechanism of the rebuilt rule has its ablation {@code bp-fq-no-NAME}, of the simulator
+   * only, and the name reaches the gate: without the queue's turn, cross-priority's calls are
+   * deferred otherwise than under {@code bp-fq}.
+   */
+  @Test
+  void everyMechanismOfTheRebuiltRuleHasAnAblationThatReachesTheGate() {
+    List<String> mechanisms = InMemoryGate.fairQueuingMechanisms();
+    assertThat(mechanisms).contains("firm-slot", "anticipation", "lift");
+    for (String m : mechanisms) {
+      Configuration c = Configuration.named("bp-fq-no-" + m);
+      assertThat(c.name()).isEqualTo("bp-fq-no-" + m);
+      assertThat(Configuration.NAMES).contains(c.name());
+      assertThat(((GateConfiguration) c).variant().simulatedOnly()).as(c.name()).isTrue();
+    }
+    assertThatThrownBy(() -> Configuration.named("bp-fq-no-patience"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown configuration 'bp-fq-no-patience'")
+        .hasMessageContaining("bp-fq-no-firm-slot");
+    Workload w = Workloads.load("cross-priority").withDuration(12);
+    assertThat(deferrals(run(w, "bp-fq-no-queue-turn", 1)))
+        .isNotEqualTo(deferrals(run(w, "bp-fq", 1)));
+  }
+
+  private static long deferrals(Recording r) {
+    return r.calls().stream().mapToLong(Recording.Call::deferrals).sum();
   }
 
   @Test
