@@ -3,7 +3,6 @@ package io.backpressure.bedrock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.backpressure.client.ClientGate;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.test.MockAnswers;
@@ -20,7 +19,6 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -37,10 +35,10 @@ import software.amazon.awssdk.services.bedrockruntime.model.Message;
  * The Bedrock runtime client with the gate's interceptor, against the mock provider's Bedrock
  * dialect: a call must leave within its gate's {@code sendWithin()} (a twentieth of the 1 s safe
  * window: 50 ms of virtual time). An interceptor of the application's, whose {@code
- * modifyHttpRequest} runs before the gate's, lets virtual time pass as a slow client would: a call
- * that reaches the gate's hook late gives its grant back unused and is admitted again before it is
- * signed and sent; one in time is admitted once; one not admitted the second time fails with the
- * gate's answer and is not sent.
+ * modifyHttpRequest} runs before the gate's (which {@link GatedBedrock} adds after the builder's
+ * own), lets virtual time pass as a slow client would: a call that reaches the gate's hook late
+ * gives its grant back unused and is admitted again before it is signed and sent; one in time is
+ * admitted once; one not admitted the second time fails with the gate's answer and is not sent.
  */
 class SendCheckTest {
   private static final String MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0";
@@ -76,23 +74,19 @@ class SendCheckTest {
         }
       };
 
-  /** The client as {@link GatedBedrock} builds it, its send bound measured on {@link #clock}. */
+  /** The gated client, its send bound measured on {@link #clock}, with the slow interceptor. */
   private BedrockRuntimeClient client(MockProvider provider) {
-    GateInterceptor gated =
-        new GateInterceptor(
-            ClientGate.builder(BedrockRuntime.INSTANCE).gate(gate).ticker(clock).build());
-    return BedrockRuntimeClient.builder()
-        .region(Region.US_EAST_1)
-        .credentialsProvider(
-            StaticCredentialsProvider.create(
-                AwsBasicCredentials.create("AKIDEXAMPLE", "secret-example")))
-        .endpointOverride(URI.create(provider.url()))
-        .overrideConfiguration(
-            c ->
-                c.addExecutionInterceptor(slow)
-                    .addExecutionInterceptor(gated)
-                    .retryStrategy(AwsRetryStrategy.doNotRetry()))
-        .build();
+    return GatedBedrock.builder()
+        .gate(gate)
+        .ticker(clock)
+        .build(
+            BedrockRuntimeClient.builder()
+                .region(Region.US_EAST_1)
+                .credentialsProvider(
+                    StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create("AKIDEXAMPLE", "secret-example")))
+                .endpointOverride(URI.create(provider.url()))
+                .overrideConfiguration(c -> c.addExecutionInterceptor(slow)));
   }
 
   private static ConverseRequest request() {
