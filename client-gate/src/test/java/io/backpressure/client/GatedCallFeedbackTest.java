@@ -65,8 +65,8 @@ class GatedCallFeedbackTest {
   }
 
   /**
-   * Mutation tried: the thrown 429 told to the gate again (two signals, and the one-second guess
-   * replacing the provider's 300 ms).
+   * The client's own exception for the 429 is not one {@link RateLimits} recognises: the call asks
+   * again because the gate heard the 429.
    */
   @Test
   void a429HeardWithItsRetryAfterIsToldOnceAndTheCallIsDeferredByIt() {

@@ -86,7 +86,6 @@ class ProviderFeedbackTest {
             });
   }
 
-  /** Mutation tried: the decorator's client hands no answer to the gate (signals stay 0). */
   @Test
   void langChain4j_anAnswersHeadersMoveTheSignalsAndTheEffectiveCap() {
     runner.run(
