@@ -28,8 +28,12 @@ import java.util.function.Consumer;
  * <p><b>The SDK's own retries are off</b> ({@code maxRetries(0)}, set after {@link #clientOptions}
  * so it always holds). anthropic-java retries a 429 twice on its own, with waits capped at a few
  * seconds, which spends two more requests of the cap and holds the caller's thread; with the gate
- * in front, a call waits for its turn before it is sent, and a 429 that still happens reaches the
- * caller (and the provider feedback) at once.
+ * in front, a call waits for its turn before it is sent, and a refusal that still happens (a 429,
+ * or one the provider's signals read as a stop: Anthropic's usage-limit 400) goes to the gate and
+ * the call asks it again ({@link io.backpressure.client.GatedTransport#execute}): it is deferred
+ * until the provider's retry-after, or refused until the stop's reset, instead of reaching the
+ * caller as the provider's error (with the default provider feedback; with {@code
+ * ProviderFeedback.NONE} the refusal reaches the caller as it is).
  *
  * <p>The gate options are {@link GatedClientBuilder}'s; {@code
  * costModel(CostModel.SEPARATE_INPUT_OUTPUT)} charges Anthropic's separate input and output token

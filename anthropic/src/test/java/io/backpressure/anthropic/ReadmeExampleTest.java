@@ -3,6 +3,7 @@ package io.backpressure.anthropic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.anthropic.models.messages.Message;
+import io.backpressure.anthropic.example.ReadmeExample;
 import io.backpressure.client.test.OneCall;
 import io.backpressure.client.test.ReadmeSnippet;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,9 @@ class ReadmeExampleTest {
   }
 
   @Test
-  void theReadmeShowsTheExampleAsCompiled() throws Exception {
-    ReadmeSnippet.assertShown("src/test/java/io/backpressure/anthropic/ReadmeExample.java");
+  void theReadmeShowsTheExampleAsCompiledWithItsImports() throws Exception {
+    String example = "src/test/java/io/backpressure/anthropic/example/ReadmeExample.java";
+    ReadmeSnippet.assertShown(example);
+    ReadmeSnippet.assertShown(example, "imports");
   }
 }

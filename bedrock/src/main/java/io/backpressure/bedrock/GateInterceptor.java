@@ -22,6 +22,7 @@ import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttribute;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.services.bedrockruntime.model.ConverseRequest;
 import software.amazon.awssdk.services.bedrockruntime.model.ConverseResponse;
@@ -37,6 +38,12 @@ import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelWithRespo
  * <ul>
  *   <li>{@link #beforeExecution}: the call is admitted before it is marshalled and signed (a wait
  *       for admission does not age the SigV4 signature), its cost read from the modelled request;
+ *   <li>{@link #modifyHttpRequest}: the last hook before the request is signed and sent; a call
+ *       that reaches it later than its gate's {@code sendWithin()} after its admission (a cold
+ *       client's first call, a thread that was descheduled) gives its grant back unused and is
+ *       admitted again ({@link ClientGate#inTime}), so that calls admitted in different windows of
+ *       the provider do not arrive in one; a call not admitted the second time fails with the
+ *       admitter's exception and is not sent. The request itself is not changed;
  *   <li>{@link #afterExecution} (whole answers): the status and headers go to the provider
  *       feedback, and the grant is released with Converse's {@code usage}, or InvokeModel's {@code
  *       x-amzn-bedrock-input-token-count} and {@code -output-token-count} headers;
@@ -71,6 +78,16 @@ public final class GateInterceptor implements ExecutionInterceptor {
     if (call != null) {
       attributes.putAttribute(EXCHANGE, gate.admit(call));
     }
+  }
+
+  @Override
+  public SdkHttpRequest modifyHttpRequest(
+      Context.ModifyHttpRequest context, ExecutionAttributes attributes) {
+    Exchange exchange = attributes.getAttribute(EXCHANGE);
+    if (exchange != null && !exchange.released()) {
+      attributes.putAttribute(EXCHANGE, gate.inTime(exchange));
+    }
+    return context.httpRequest();
   }
 
   /** What {@link BedrockRuntime#read} reads of {@code request}; null when it is not gated. */

@@ -65,6 +65,7 @@ class DailyQuotaTest {
         BedrockRuntimeClient bedrock =
             GatedBedrock.builder()
                 .gate(gate)
+                .ticker(clock)
                 .feedback(ProviderFeedback.TO_CALLS_GATE)
                 .build(
                     BedrockRuntimeClient.builder()

@@ -100,6 +100,7 @@ class GatedBedrockStreamTest {
   private BedrockRuntimeAsyncClient async(RecordingGate gate, MockProvider provider) {
     return GatedBedrock.builder()
         .gate(gate)
+        .ticker(clock)
         .feedback(answers::add)
         .buildAsync(
             BedrockRuntimeAsyncClient.builder()
@@ -188,6 +189,7 @@ class GatedBedrockStreamTest {
         BedrockRuntimeAsyncClient bedrock =
             GatedBedrock.builder()
                 .gate(gate)
+                .ticker(clock)
                 .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add))
                 .buildAsync(
                     BedrockRuntimeAsyncClient.builder()
@@ -303,6 +305,7 @@ class GatedBedrockStreamTest {
         BedrockRuntimeClient bedrock =
             GatedBedrock.builder()
                 .gate(gate)
+                .ticker(clock)
                 .feedback(answers::add)
                 .build(
                     BedrockRuntimeClient.builder()

@@ -57,7 +57,7 @@ class GatedBedrockTest {
   }
 
   private GatedBedrock gated(RecordingGate gate) {
-    return GatedBedrock.builder().gate(gate).feedback(answers::add);
+    return GatedBedrock.builder().gate(gate).ticker(clock).feedback(answers::add);
   }
 
   /** The official client on the mock, gated by {@code gated}. */
@@ -164,6 +164,7 @@ class GatedBedrockTest {
             sync(
                 GatedBedrock.builder()
                     .gate(gate)
+                    .ticker(clock)
                     .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add)),
                 provider)) {
       // 4 input tokens plus 40 reserved for the output: more than the 20 a minute allows.
@@ -199,6 +200,7 @@ class GatedBedrockTest {
             sync(
                 GatedBedrock.builder()
                     .gate(gate)
+                    .ticker(clock)
                     .feedback(ProviderFeedback.TO_CALLS_GATE.andThen(answers::add)),
                 provider)) {
       InvokeModelRequest titan =

@@ -2,6 +2,7 @@ package io.backpressure.bedrock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.backpressure.bedrock.example.ReadmeExample;
 import io.backpressure.client.test.OneCall;
 import io.backpressure.client.test.ReadmeSnippet;
 import java.net.URI;
@@ -30,7 +31,9 @@ class ReadmeExampleTest {
   }
 
   @Test
-  void theReadmeShowsTheExampleAsCompiled() throws Exception {
-    ReadmeSnippet.assertShown("src/test/java/io/backpressure/bedrock/ReadmeExample.java");
+  void theReadmeShowsTheExampleAsCompiledWithItsImports() throws Exception {
+    String example = "src/test/java/io/backpressure/bedrock/example/ReadmeExample.java";
+    ReadmeSnippet.assertShown(example);
+    ReadmeSnippet.assertShown(example, "imports");
   }
 }

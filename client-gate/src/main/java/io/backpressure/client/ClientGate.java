@@ -153,6 +153,26 @@ public final class ClientGate {
     return new Exchange(this, earlier.gate(), request, grant, earlier.call(), earlier.body());
   }
 
+  /**
+   * {@code exchange} when it is still in time to be sent: admitted at most its gate's {@link
+   * Gate#sendWithin()} ago. Otherwise (a thread that was descheduled, a cold client slow to build
+   * its request) its grant is given back unused and the call is admitted again ({@link #again},
+   * without the booking its first admission redeemed), once: an adapter calls this at the last
+   * point before the request leaves that it can see, and sends the exchange returned right after.
+   *
+   * @return {@code exchange}, or the exchange of the second admission, whose grant is the one to
+   *     release
+   * @throws RuntimeException the admitter's exception when the second admission does not admit the
+   *     call (nothing is to be sent; the first grant was released)
+   */
+  public Exchange inTime(Exchange exchange) {
+    if (!exchange.late()) {
+      return exchange;
+    }
+    exchange.unsent();
+    return again(exchange);
+  }
+
   Dialect dialect() {
     return dialect;
   }
@@ -254,8 +274,11 @@ public final class ClientGate {
       return this;
     }
 
-    /** The time the send bound ({@link Gate#sendWithin()}) is measured in; the system's. */
-    Builder ticker(Ticker ticker) {
+    /**
+     * The time the send bound ({@link Gate#sendWithin()}) is measured in: how long after its
+     * admission a call reached {@link #inTime}. The system's by default; a test moves its own.
+     */
+    public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }

@@ -8,7 +8,11 @@ import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
 import io.backpressure.core.Ticker;
 import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.feedback.ProviderSignals;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -46,6 +50,16 @@ import org.slf4j.LoggerFactory;
  * deferred (thrown, waited for, or a durable timer in an activity) like any other; only after
  * {@value #MAX_RESENDS_AFTER_429} such resends does the provider's exception surface.
  *
+ * <p><b>Provider feedback.</b> An HTTP-layer hook that sees the provider's answers (Spring AI's
+ * {@code OpenAiSendCheck}, LangChain4j's {@code SendCheckingHttpClientBuilder}) hands each to
+ * {@link #answered}, and the gate hears it as a gated SDK client's gate does ({@link
+ * ProviderFeedback#toGate}): the rate-limit headers adjust its effective caps, a 429's retry-after
+ * holds the exhausted dimension as long as the provider says, and a refusal that says a quota or a
+ * spend limit is spent (Anthropic's usage-limit 400, a per-day 403) stops the target until its
+ * reset. A call whose 429 or stop was heard so is sent again through the gate like a 429 that
+ * {@link RateLimits} recognises, and a stop then reaches the caller as the gate's {@link
+ * RejectedException} with the reset. On by default; {@link Builder#providerFeedback} turns it off.
+ *
  * <p><b>One wait budget per call.</b> With {@link Builder#maxWait}, the call must be sent by its
  * deadline: the moment {@link #call} began plus the wait budget ({@code maxWait}, or the context's
  * own {@link GateContext#maxWait()} if smaller). Every admission of the call, the resends after a
@@ -77,6 +91,9 @@ public final class GatedCall {
 
   private final RateLimits rateLimits;
 
+  /** Whether answers heard by {@link #answered} go to the gate. */
+  private final boolean providerFeedback;
+
   /** The time the send bound is measured in (tests move it by hand). */
   private final Ticker ticker;
 
@@ -90,6 +107,7 @@ public final class GatedCall {
     this.activity =
         temporalAvailable() ? ActivityAdmitter.withMaxWait(gate, builder.activityMaxWait) : null;
     this.rateLimits = builder.rateLimits;
+    this.providerFeedback = builder.providerFeedback;
     this.ticker = builder.ticker;
   }
 
@@ -155,13 +173,13 @@ public final class GatedCall {
         reply = call.call();
       } catch (RuntimeException | Error e) {
         sending.refusal();
-        if (failed(admitter, sending.grant, e, resends)) {
+        if (failed(admitter, sending, e, resends)) {
           continue; // ask the gate again: it defers the call until the provider's retry-after
         }
         throw e;
       } catch (Exception e) {
         sending.refusal();
-        if (failed(admitter, sending.grant, e, resends)) {
+        if (failed(admitter, sending, e, resends)) {
           continue;
         }
         throw new IllegalStateException(e);
@@ -197,6 +215,46 @@ public final class GatedCall {
     Sending sending = SENDING.get();
     if (sending != null) {
       sending.owner().checkSendBy(sending);
+    }
+  }
+
+  /**
+   * Called by an HTTP-layer hook on the thread that sent, with the provider's answer to the call
+   * this thread runs through {@link #call}: unless the step was built with {@link
+   * Builder#providerFeedback providerFeedback(false)}, the gate hears it ({@link Gate#feedback},
+   * with the call's grant) as {@link ProviderFeedback#toGate} hands it a gated SDK client's
+   * answers, parsed by {@link ProviderSignals#parse}; a 429 that states no retry-after is taken as
+   * one of {@link RateLimits#ASSUMED_RETRY_AFTER}. A 429 or a stop heard so is not told to the gate
+   * again when the call throws it; the call asks the gate again. Does nothing on a thread that runs
+   * no gated call; never throws.
+   *
+   * @param status the answer's HTTP status
+   * @param headers the answer's headers, names in lower case
+   * @param body the body of an answer of 400 or more, where providers say why they refused; null
+   *     for a success
+   */
+  public static void answered(
+      int status, Map<String, List<String>> headers, @Nullable String body) {
+    Sending sending = SENDING.get();
+    if (sending != null) {
+      sending.owner().hear(sending, status, headers, body);
+    }
+  }
+
+  private void hear(
+      Sending sending, int status, Map<String, List<String>> headers, @Nullable String body) {
+    if (!providerFeedback) {
+      return;
+    }
+    try {
+      ProviderSignal signal =
+          RateLimits.withRetryAfter(ProviderSignals.parse(status, headers, body, Instant.now()));
+      gate.feedback(sending.grant, signal);
+      if (signal.rateLimited() || signal.meaning() == ProviderSignal.Meaning.STOP_UNTIL_RESET) {
+        sending.refusalHeard = true;
+      }
+    } catch (RuntimeException e) {
+      log.warn("provider feedback failed for target {}", gate.target(), e);
     }
   }
 
@@ -267,6 +325,10 @@ public final class GatedCall {
 
     long admittedAt = ticker.nanoTime();
     boolean sent;
+
+    /** Whether {@link #answered} heard a 429 or a stop for this admission and told the gate. */
+    boolean refusalHeard;
+
     @Nullable RuntimeException refused;
 
     Sending(Admitter admitter, AdmissionRequest request, long deadline, Grant grant) {
@@ -297,13 +359,21 @@ public final class GatedCall {
   }
 
   /**
-   * Releases the grant of a call that threw {@code failure}; when that is a provider 429 (and the
-   * call has resends left), tells the gate, which holds the exhausted dimension until the
-   * provider's retry-after, and answers true: ask the gate again. Never throws.
+   * Releases the grant of a call that threw {@code failure}; when the call has resends left and
+   * that is a 429 or a stop the gate heard from the HTTP layer ({@link #answered}), or a provider
+   * 429 that {@link RateLimits} recognises (then told to the gate now, which holds the exhausted
+   * dimension until the provider's retry-after), answers true: ask the gate again. Never throws.
    */
-  private boolean failed(Admitter admitter, Grant grant, Throwable failure, int resends) {
+  private boolean failed(Admitter admitter, Sending sending, Throwable failure, int resends) {
+    Grant grant = sending.grant;
     admitter.release(gate, grant, failureUsage(grant.debited()));
-    ProviderSignal throttled = resends < MAX_RESENDS_AFTER_429 ? rateLimits.signal(failure) : null;
+    if (resends >= MAX_RESENDS_AFTER_429) {
+      return false;
+    }
+    if (sending.refusalHeard) {
+      return true;
+    }
+    ProviderSignal throttled = rateLimits.signal(failure);
     if (throttled == null) {
       return false;
     }
@@ -445,6 +515,7 @@ public final class GatedCall {
     private @Nullable Duration maxWait;
     private RateLimits rateLimits = RateLimits.byName();
     private Ticker ticker = Ticker.system();
+    private boolean providerFeedback = true;
 
     private Builder(Gate gate) {
       this.gate = Objects.requireNonNull(gate, "gate");
@@ -483,6 +554,16 @@ public final class GatedCall {
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /**
+     * Whether the provider's answers that an HTTP-layer hook hands to {@link #answered} go to the
+     * gate: on by default. Off, the gate hears only the 429s that calls throw, as {@link
+     * RateLimits} recognises them, each with {@link RateLimits#ASSUMED_RETRY_AFTER}.
+     */
+    public Builder providerFeedback(boolean on) {
+      this.providerFeedback = on;
       return this;
     }
 

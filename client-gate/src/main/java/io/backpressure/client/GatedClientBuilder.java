@@ -1,6 +1,7 @@
 package io.backpressure.client;
 
 import io.backpressure.core.Gate;
+import io.backpressure.core.Ticker;
 
 /**
  * The gate options that every gated SDK client's builder shares ({@code GatedOpenAI}, {@code
@@ -64,6 +65,17 @@ public abstract class GatedClientBuilder<B extends GatedClientBuilder<B>> {
    */
   public final B costModel(CostModel costModel) {
     gate.costModel(costModel);
+    return self();
+  }
+
+  /**
+   * The time a call's send bound ({@link Gate#sendWithin()}) is measured in: how long after its
+   * admission the call reached the client's last hook before it is sent ({@link
+   * ClientGate#inTime}). The system's by default; a test that moves its gate's clock by hand passes
+   * the same clock here.
+   */
+  public final B ticker(Ticker ticker) {
+    gate.ticker(ticker);
     return self();
   }
 

@@ -133,7 +133,7 @@ public final class GatedTransport<Q, R> {
     if (!gated(view)) {
       return send.apply(withoutGateHeaders(request, view));
     }
-    Exchange exchange = inTime(admit(view));
+    Exchange exchange = gate.inTime(admit(view));
     for (int resends = 0; ; resends++) {
       R response;
       try {
@@ -146,7 +146,7 @@ public final class GatedTransport<Q, R> {
       if (answer != null) {
         return answer;
       }
-      exchange = inTime(gate.again(exchange));
+      exchange = gate.inTime(gate.again(exchange));
     }
   }
 
@@ -174,7 +174,7 @@ public final class GatedTransport<Q, R> {
       int resends) {
     Exchange exchange;
     try {
-      exchange = inTime(admission.get());
+      exchange = gate.inTime(admission.get());
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -242,20 +242,6 @@ public final class GatedTransport<Q, R> {
   private static boolean stops(int status, Map<String, List<String>> headers, String body) {
     return ProviderSignals.parse(status, headers, body, Instant.now()).meaning()
         == ProviderSignal.Meaning.STOP_UNTIL_RESET;
-  }
-
-  /**
-   * {@code exchange} when it is still in time to be sent; else (admitted longer than its gate's
-   * {@link io.backpressure.core.Gate#sendWithin()} ago, a thread that was descheduled) its grant is
-   * released unused and the call is admitted again ({@link ClientGate#again}, without the booking
-   * its first admission redeemed), once: the request leaves right after.
-   */
-  private Exchange inTime(Exchange exchange) {
-    if (!exchange.late()) {
-      return exchange;
-    }
-    exchange.unsent();
-    return gate.again(exchange);
   }
 
   private boolean gated(RequestView request) {

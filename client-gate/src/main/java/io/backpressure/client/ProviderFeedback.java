@@ -65,8 +65,10 @@ public interface ProviderFeedback {
 
   /**
    * Whether this feedback hands answers to the call's gate ({@link #TO_CALLS_GATE}, {@link
-   * #toGate}, or a chain with one of them). Only then does the gated transport turn a 429 into a
-   * new admission (the gate, told, defers the call); otherwise the 429 reaches the SDK as it is.
+   * #toGate}, or a chain with one of them). Only then does the gated transport turn a 429, or a
+   * refusal the provider's signals read as a stop (a spent daily quota or spend limit), into a new
+   * admission (the gate, told, defers the call or refuses it until the reset); otherwise the
+   * refusal reaches the SDK as it is.
    */
   default boolean tellsTheGate() {
     return false;

@@ -28,7 +28,12 @@ import okhttp3.OkHttpClient;
  * {@link #httpOptions} so it always holds). google-genai retries 429s and 5xx itself by default,
  * inside the {@code OkHttpClient}, where the gate does not see them: each would spend a request of
  * the quota that was not admitted. With the gate in front, a call waits for its turn before it is
- * sent, and a 429 that still happens reaches the caller (and the provider feedback) at once.
+ * sent, and a refusal that still happens (a 429, or one the provider's signals read as a stop: a
+ * spent per-day quota) goes to the gate and the call asks it again ({@link
+ * io.backpressure.client.GatedTransport#execute}): it is deferred until the provider's retry-after,
+ * or refused until the stop's reset, instead of reaching the caller as the provider's error (with
+ * the default provider feedback; with {@code ProviderFeedback.NONE} it reaches the caller as it
+ * is).
  *
  * <p>The gate sees each call at the {@code OkHttpClient} the SDK sends through ({@link
  * GatedInterceptor}), not at {@code Models}: only there are the 429's {@code RetryInfo} and {@code

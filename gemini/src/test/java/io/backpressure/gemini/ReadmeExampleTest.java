@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.genai.types.GenerateContentResponse;
 import io.backpressure.client.test.OneCall;
 import io.backpressure.client.test.ReadmeSnippet;
+import io.backpressure.gemini.example.ReadmeExample;
 import org.junit.jupiter.api.Test;
 
 class ReadmeExampleTest {
@@ -17,7 +18,9 @@ class ReadmeExampleTest {
   }
 
   @Test
-  void theReadmeShowsTheExampleAsCompiled() throws Exception {
-    ReadmeSnippet.assertShown("src/test/java/io/backpressure/gemini/ReadmeExample.java");
+  void theReadmeShowsTheExampleAsCompiledWithItsImports() throws Exception {
+    String example = "src/test/java/io/backpressure/gemini/example/ReadmeExample.java";
+    ReadmeSnippet.assertShown(example);
+    ReadmeSnippet.assertShown(example, "imports");
   }
 }

@@ -11,8 +11,8 @@ import java.util.Objects;
 /**
  * The options {@link GatedChatModel.Builder} and {@link GatedStreamingChatModel.Builder} share: the
  * gate, how prompt tokens are estimated, the context of calls that carry none, how long a deferred
- * call may wait on the calling thread, and the bound on a server-timed wait inside a Temporal
- * activity. Not thread-safe.
+ * call may wait on the calling thread, the bound on a server-timed wait inside a Temporal activity,
+ * and whether the provider's answers go to the gate. Not thread-safe.
  *
  * @param <B> the concrete builder, returned by every option for chaining
  */
@@ -23,6 +23,7 @@ abstract class GatedModelBuilder<B extends GatedModelBuilder<B>> {
   private Duration activityMaxWait = Duration.ofMinutes(10);
   private Duration maxWait;
   private Ticker ticker = Ticker.system();
+  private boolean providerFeedback = true;
 
   GatedModelBuilder(Gate gate) {
     this.gate = Objects.requireNonNull(gate, "gate");
@@ -67,12 +68,25 @@ abstract class GatedModelBuilder<B extends GatedModelBuilder<B>> {
     return self();
   }
 
+  /**
+   * Whether each answer's status and rate-limit headers, heard by the model's HTTP client ({@link
+   * SendCheckingHttpClientBuilder}), go to the gate ({@link GatedCall#answered}); on by default.
+   * Off, the gate hears only the 429s the model throws, each taken as a one-second hold.
+   */
+  public B providerFeedback(boolean on) {
+    this.providerFeedback = on;
+    return self();
+  }
+
   abstract B self();
 
   /** The admit, call, release step around the gate. */
   GatedCall gatedCall() {
     GatedCall.Builder gated =
-        GatedCall.builder(gate).activityMaxWait(activityMaxWait).ticker(ticker);
+        GatedCall.builder(gate)
+            .activityMaxWait(activityMaxWait)
+            .ticker(ticker)
+            .providerFeedback(providerFeedback);
     if (maxWait != null) {
       gated.maxWait(maxWait);
     }

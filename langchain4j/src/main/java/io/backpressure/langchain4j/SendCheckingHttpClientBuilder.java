@@ -1,5 +1,6 @@
 package io.backpressure.langchain4j;
 
+import dev.langchain4j.exception.HttpException;
 import dev.langchain4j.http.client.HttpClient;
 import dev.langchain4j.http.client.HttpClientBuilder;
 import dev.langchain4j.http.client.HttpClientBuilderLoader;
@@ -9,6 +10,10 @@ import dev.langchain4j.http.client.sse.ServerSentEventListener;
 import dev.langchain4j.http.client.sse.ServerSentEventParser;
 import io.backpressure.client.GatedCall;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -35,10 +40,16 @@ import java.util.Objects;
  * ChatModel model = GatedChatModel.builder(openAi, gate).build();
  * }</pre>
  *
- * A model built without it is sent unchecked, however long it takes after its admission. Only the
- * first request of a call is checked; requests of threads that run no gated call pass as they are.
- * Not thread-safe while it is configured (as any builder); the clients it builds are as thread-safe
- * as the ones they wrap.
+ * <p>The same client hands each answer of a gated call to the gate ({@link GatedCall#answered}):
+ * its status and headers ({@code x-ratelimit-remaining-*}, {@code retry-after}), or a refusal's
+ * status and body as LangChain4j's {@code HttpException} keeps them, so that the gate follows the
+ * provider's own count and retry-after and reads a quota or spend limit as a stop (the decorators'
+ * {@code providerFeedback(false)} turns it off).
+ *
+ * <p>A model built without it is sent unchecked, however long it takes after its admission. Only
+ * the first request of a call is checked; requests of threads that run no gated call pass as they
+ * are. Not thread-safe while it is configured (as any builder); the clients it builds are as
+ * thread-safe as the ones they wrap.
  */
 public final class SendCheckingHttpClientBuilder implements HttpClientBuilder {
   private final HttpClientBuilder delegate;
@@ -84,12 +95,24 @@ public final class SendCheckingHttpClientBuilder implements HttpClientBuilder {
     return new SendChecking(delegate.build());
   }
 
-  /** {@code delegate} with {@link GatedCall#beforeSend()} before every request. */
+  /**
+   * {@code delegate} with {@link GatedCall#beforeSend()} before every request, and a call's answer
+   * handed to {@link GatedCall#answered} after it.
+   */
   private record SendChecking(HttpClient delegate) implements HttpClient {
     @Override
     public SuccessfulHttpResponse execute(HttpRequest request) {
       GatedCall.beforeSend();
-      return delegate.execute(request);
+      SuccessfulHttpResponse response;
+      try {
+        response = delegate.execute(request);
+      } catch (HttpException refused) {
+        // LangChain4j keeps a refusal's status and body, not its headers.
+        GatedCall.answered(refused.statusCode(), Map.of(), refused.getMessage());
+        throw refused;
+      }
+      GatedCall.answered(response.statusCode(), lowerCase(response.headers()), null);
+      return response;
     }
 
     @Override
@@ -104,5 +127,14 @@ public final class SendCheckingHttpClientBuilder implements HttpClientBuilder {
       GatedCall.beforeSend();
       delegate.execute(request, parser, listener);
     }
+  }
+
+  /** {@code headers} with their names in lower case, as the gate's header parsing reads them. */
+  private static Map<String, List<String>> lowerCase(Map<String, List<String>> headers) {
+    Map<String, List<String>> lower = new LinkedHashMap<>();
+    if (headers != null) {
+      headers.forEach((name, values) -> lower.put(name.toLowerCase(Locale.ROOT), values));
+    }
+    return lower;
   }
 }

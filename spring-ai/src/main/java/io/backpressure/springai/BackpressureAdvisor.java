@@ -57,7 +57,12 @@ import reactor.core.publisher.SignalType;
  * the booking) and a stream fails with it, without reaching the provider. Inside an activity a
  * stream is run to its end on the activity thread and then replayed, so the grant is released
  * within the attempt. After each answer the {@link RateLimitFeedback} hears the provider's
- * rate-limit report.
+ * rate-limit report as Spring AI parsed it.
+ *
+ * <p>The gate itself hears the provider at the HTTP layer, on by default ({@link
+ * Builder#providerFeedback}): with {@link OpenAiSendCheck} on the OpenAI model's client, each
+ * answer's status and rate-limit headers ({@code x-ratelimit-remaining-*}, {@code retry-after})
+ * reach the gate, which follows the provider's own count and waits out its retry-after.
  *
  * <p>A provider's 429 is recognised by {@code RateLimits.byName()}: by the exception's class name
  * (openai-java's, anthropic-java's) or by the HTTP status it exposes (google-genai's {@code
@@ -278,6 +283,16 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
     /** Who hears the provider's rate-limit reports (default: {@link RateLimitFeedback#NONE}). */
     public Builder feedback(RateLimitFeedback feedback) {
       this.feedback = Objects.requireNonNull(feedback, "feedback");
+      return this;
+    }
+
+    /**
+     * Whether the provider's answers heard at the HTTP layer ({@link OpenAiSendCheck} on Spring
+     * AI's OpenAI model) go to the gate, their rate-limit headers and retry-after with them; on by
+     * default. Off, the gate hears only the 429s the model throws, each taken as a one-second hold.
+     */
+    public Builder providerFeedback(boolean on) {
+      gatedCall.providerFeedback(on);
       return this;
     }
 

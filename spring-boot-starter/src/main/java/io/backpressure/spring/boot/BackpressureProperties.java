@@ -464,12 +464,26 @@ public class BackpressureProperties {
     /** Whether to wrap every ChatModel and StreamingChatModel bean in its gated decorator. */
     private boolean decorateModels = true;
 
+    /**
+     * Whether each answer's status and rate-limit headers, heard by the models' HTTP clients, go to
+     * the gate, which then follows the provider's own count and retry-after.
+     */
+    private boolean providerFeedback = true;
+
     public boolean isDecorateModels() {
       return decorateModels;
     }
 
     public void setDecorateModels(boolean decorateModels) {
       this.decorateModels = decorateModels;
+    }
+
+    public boolean isProviderFeedback() {
+      return providerFeedback;
+    }
+
+    public void setProviderFeedback(boolean providerFeedback) {
+      this.providerFeedback = providerFeedback;
     }
   }
 
@@ -482,12 +496,26 @@ public class BackpressureProperties {
      */
     private boolean checkModelRetries = true;
 
+    /**
+     * Whether each answer's status and rate-limit headers, heard by the OpenAI model's HTTP client,
+     * go to the gate, which then follows the provider's own count and retry-after.
+     */
+    private boolean providerFeedback = true;
+
     public boolean isCheckModelRetries() {
       return checkModelRetries;
     }
 
     public void setCheckModelRetries(boolean checkModelRetries) {
       this.checkModelRetries = checkModelRetries;
+    }
+
+    public boolean isProviderFeedback() {
+      return providerFeedback;
+    }
+
+    public void setProviderFeedback(boolean providerFeedback) {
+      this.providerFeedback = providerFeedback;
     }
   }
 

@@ -33,7 +33,9 @@ import org.springframework.context.annotation.Configuration;
  * {@code openAiChatModelHttpClientBuilder} for one); a model the application builds itself in a
  * {@code @Bean} method gets the check from {@code
  * .httpClientBuilder(SendCheckingHttpClientBuilder.create())}. A wrapped builder bean is injectable
- * as {@code HttpClientBuilder} (no longer as its concrete class).
+ * as {@code HttpClientBuilder} (no longer as its concrete class). The same client hands each
+ * answer's status and headers to the gate, which then follows the provider's own count and
+ * retry-after; off with {@code backpressure.langchain4j.provider-feedback=false}.
  */
 @AutoConfiguration(after = BackpressureAutoConfiguration.class)
 @ConditionalOnClass({GatedChatModel.class, ChatModel.class})
@@ -61,7 +63,8 @@ public class LangChain4jBackpressureAutoConfiguration {
               GatedChatModel.builder(model, gates.getObject().defaultGate())
                   .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
                   .activityMaxWait(properties.getObject().getActivityMaxWait())
-                  .ticker(clock.getIfAvailable(Ticker::system));
+                  .ticker(clock.getIfAvailable(Ticker::system))
+                  .providerFeedback(properties.getObject().getLangchain4j().isProviderFeedback());
           Duration maxWait = Contexts.maxWait(properties.getObject());
           if (maxWait != null) {
             builder.maxWait(maxWait);
@@ -74,7 +77,8 @@ public class LangChain4jBackpressureAutoConfiguration {
               GatedStreamingChatModel.builder(model, gates.getObject().defaultGate())
                   .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
                   .activityMaxWait(properties.getObject().getActivityMaxWait())
-                  .ticker(clock.getIfAvailable(Ticker::system));
+                  .ticker(clock.getIfAvailable(Ticker::system))
+                  .providerFeedback(properties.getObject().getLangchain4j().isProviderFeedback());
           Duration maxWait = Contexts.maxWait(properties.getObject());
           if (maxWait != null) {
             builder.maxWait(maxWait);

@@ -24,8 +24,11 @@ import org.springframework.context.annotation.Configuration;
  * backpressure-spring-ai} are on the class path; a deferred call waits up to {@code
  * backpressure.max-wait} for its turn. Add it to a {@code ChatClient} with {@code
  * builder.defaultAdvisors(advisor)}. A {@link TokenEstimator} bean replaces the default estimate, a
- * {@link RateLimitFeedback} bean hears the provider's rate-limit reports. Start-up fails when a
- * {@code ChatModel} bean retries failed calls on its own ({@link SpringAiModelRetries}).
+ * {@link RateLimitFeedback} bean hears the provider's rate-limit reports. The gate hears each
+ * answer's status and rate-limit headers through the OpenAI model's HTTP client ({@link
+ * OpenAiSendCheck}); off with {@code backpressure.spring-ai.provider-feedback=false}. Start-up
+ * fails when a {@code ChatModel} bean retries failed calls on its own ({@link
+ * SpringAiModelRetries}).
  */
 @AutoConfiguration(after = BackpressureAutoConfiguration.class)
 @ConditionalOnClass({BackpressureAdvisor.class, CallAdvisor.class})
@@ -43,7 +46,8 @@ public class SpringAiBackpressureAutoConfiguration {
         BackpressureAdvisor.builder(gates.defaultGate())
             .estimator(estimator.getIfAvailable(TokenEstimator::charsPerToken))
             .feedback(feedback.getIfAvailable(() -> RateLimitFeedback.NONE))
-            .activityMaxWait(properties.getActivityMaxWait());
+            .activityMaxWait(properties.getActivityMaxWait())
+            .providerFeedback(properties.getSpringAi().isProviderFeedback());
     GateContext context = Contexts.defaultContext(properties);
     if (context != null) {
       builder.defaultContext(context);

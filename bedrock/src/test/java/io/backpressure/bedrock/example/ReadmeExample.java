@@ -1,5 +1,7 @@
-package io.backpressure.bedrock;
+package io.backpressure.bedrock.example;
 
+// imports:start
+import io.backpressure.bedrock.GatedBedrock;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.ProviderFeedback;
 import io.backpressure.core.Gate;
@@ -13,16 +15,23 @@ import software.amazon.awssdk.services.bedrockruntime.model.ConverseRequest;
 import software.amazon.awssdk.services.bedrockruntime.model.ConverseResponse;
 import software.amazon.awssdk.services.bedrockruntime.model.Message;
 
-/** The example of this module's README, compiled and run by {@code ReadmeExampleTest}. */
-final class ReadmeExample {
+// imports:end
+
+/**
+ * The example of this module's README with its imports, compiled and run by {@code
+ * ReadmeExampleTest}; in a package of its own, so that it imports what an application imports.
+ */
+public final class ReadmeExample {
 
   private ReadmeExample() {}
 
   /**
+   * Asks Bedrock one question through the example's gated client.
+   *
    * @param runtime {@code BedrockRuntimeClient.builder().region(Region.US_EAST_1)} and whatever
    *     else the application sets (the test points it at the mock)
    */
-  static ConverseResponse ask(BedrockRuntimeClientBuilder runtime) {
+  public static ConverseResponse ask(BedrockRuntimeClientBuilder runtime) {
     // example:start
     Gate gate =
         InMemoryGate.create(

@@ -1,20 +1,27 @@
-package io.backpressure.anthropic;
+package io.backpressure.anthropic.example;
 
+// imports:start
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
+import io.backpressure.anthropic.GatedAnthropic;
 import io.backpressure.client.CostModel;
 import io.backpressure.client.GateContext;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
 
-/** The example of this module's README, compiled and run by {@code ReadmeExampleTest}. */
-final class ReadmeExample {
+// imports:end
+
+/**
+ * The example of this module's README with its imports, compiled and run by {@code
+ * ReadmeExampleTest}; in a package of its own, so that it imports what an application imports.
+ */
+public final class ReadmeExample {
 
   private ReadmeExample() {}
 
-  static Message ask(String baseUrl, String apiKey) {
+  public static Message ask(String baseUrl, String apiKey) {
     // example:start
     Gate gate =
         InMemoryGate.create(

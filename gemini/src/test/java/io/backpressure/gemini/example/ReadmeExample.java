@@ -1,5 +1,6 @@
-package io.backpressure.gemini;
+package io.backpressure.gemini.example;
 
+// imports:start
 import com.google.genai.Client;
 import com.google.genai.types.GenerateContentConfig;
 import com.google.genai.types.GenerateContentResponse;
@@ -9,13 +10,19 @@ import io.backpressure.client.ProviderFeedback;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.gemini.GatedGemini;
 
-/** The example of this module's README, compiled and run by {@code ReadmeExampleTest}. */
-final class ReadmeExample {
+// imports:end
+
+/**
+ * The example of this module's README with its imports, compiled and run by {@code
+ * ReadmeExampleTest}; in a package of its own, so that it imports what an application imports.
+ */
+public final class ReadmeExample {
 
   private ReadmeExample() {}
 
-  static GenerateContentResponse ask(String baseUrl, String apiKey) {
+  public static GenerateContentResponse ask(String baseUrl, String apiKey) {
     // example:start
     Gate gate =
         InMemoryGate.create(
