@@ -51,9 +51,9 @@ if P.ramp then
   follow_ramp(now)
 end
 local tenant = ARGV[3]
-local k = tonumber(ARGV[4]) + 1
-TENANT_WEIGHT = tonumber(ARGV[5])
-local max_wait = tonumber(ARGV[8])
+local k = (NUMBERS[ARGV[4]] or number(ARGV[4])) + 1
+TENANT_WEIGHT = NUMBERS[ARGV[5]] or number(ARGV[5])
+local max_wait = NUMBERS[ARGV[8]] or number(ARGV[8])
 local estimate = {}
 local reserve
 for d = 1, D do

@@ -27,7 +27,7 @@ local g = cmsgpack.unpack(raw)
 if g[3] <= now or g[4] ~= P.generation then
   return { 0 }
 end
-TENANT_WEIGHT = tonumber(ARGV[3])
+TENANT_WEIGHT = NUMBERS[ARGV[3]] or number(ARGV[3])
 local grant = { tenant = g[1], priority = g[2], paidShare = g[5], debit = {}, estimate = {}, entries = {} }
 local actual = {}
 for d = 1, D do

@@ -16,11 +16,14 @@
 --           one struct-packed array of doubles in SCHEMA order (S below; FIELD[name] is where a
 --           field starts, its value for class k and dimension d at FIELD[name] + at(k, d))
 --   KEYS[3] queues hash: "<class index from 0>:<tenant>" -> struct of the schema's queue fields
---   KEYS[4] the active queues (zset scored by seen)
+--   KEYS[4] the active queues (zset scored by a time at most their seen: the seen they had when
+--           they last became active or were last found still active; OrderLayer.expire reads a
+--           queue's record before it takes it out, so a queue seen again costs no write here)
 --   KEYS[5] window hash: 'm' -> struct {head[d], next[d], held head[d], held next[d], held count[d]}
---           per dimension, the bounds of the deques below; 'e<d>:<id>' -> struct {at, amount}, an entry
---           of dimension d's SlidingWindow; 'h<d>:<id>' -> struct {at, amount, sent}, an entry it holds
---           for a firm slot (sent: taken out of the held deque, as Java's held.remove)
+--           per dimension, the bounds of the deques below (none: all empty, at 1); 'e<d>:<id>' ->
+--           struct {at, amount}, an entry of dimension d's SlidingWindow; 'h<d>:<id>' -> struct
+--           {at, amount, sent}, an entry it holds for a firm slot (sent: taken out of the held
+--           deque, as Java's held.remove)
 --   KEYS[6] the resting queues (zset scored by seen): out of the active set, kept until their idle TTL
 --
 -- Conventions where Lua and Java differ: a Java name that is a Lua keyword ends in '_' here (until_);
@@ -33,30 +36,80 @@
 
 local C = SCHEMA.constants
 local FIELD, QUEUE_FIELDS, STATE_SIZE = {}, {}, 0
+-- What lay_out computes besides, for the dimensions and classes it last laid out (LAID.d, LAID.k):
+-- the struct formats of the state, of a queue record and of the window's meta record (LAID.state,
+-- LAID.queue, LAID.meta), the meta record of empty deques (LAID.empty) and a new queue's values
+-- in QUEUE_FIELDS order (LAID.initial).
+local LAID = {}
 -- The state of this step (loaded by FairRule.load) and the records it read, written back by
 -- FairRule.save: the window's deque bounds, the queues, the window entries and the held slots (a
 -- record it changed is marked dirty; 'gone' once it left its deque, false when it is not stored).
-local S, BOUNDS, QUEUES, ENTRIES, HELD
+-- BOUNDS is read on demand (SlidingWindow.bounds): META is the meta record as read (LAID.empty when
+-- there is none), nil while it is not read.
+local S, QUEUES, ENTRIES, HELD, META
+local BOUNDS = { head = {}, next = {}, held_head = {}, held_next = {}, held_count = {} }
+-- The state each step of the function library saved last, by state key (KEPT.states), at most 64
+-- of them (KEPT.count): {packed, S, active, resting}, where active and resting are at most the
+-- lowest score in the active and the resting zset. A step whose state key holds exactly what was
+-- saved there reuses that S and those scores: no other step has changed the state since, and every
+-- step that adds to a zset changes the state (touches, restingQueues). Taken out when read and put
+-- back by FairRule.save, so a step that fails halfway leaves none behind.
+local KEPT = { states = {}, count = 0 }
+-- At most the lowest score of this step's active zset and of its resting zset (-huge: not known;
+-- OrderLayer.expire reads a zset only when its cutoff is above this).
+local LOWEST = { active = -huge, resting = -huge }
+-- Tables the steps fill afresh at every call instead of building new ones: FairRule.admit's cost and
+-- room, FairRule.release's delta, and what FairRule.save packs and writes.
+local SCRATCH = { cost = {}, room = {}, delta = {}, values = {}, writes = {}, deletes = {} }
 local CapLayer, SlidingWindow, OrderLayer, FairRule = {}, {}, {}, {}
 -- The weight w_t of the step's tenant, from the step's arguments (Java: policy.tenantWeight).
 local TENANT_WEIGHT
 
--- The flat layout of SCHEMA for D dimensions and K classes.
+local function doubles(n)
+  return '<' .. string.rep('d', n)
+end
+
+-- The flat layout of SCHEMA for D dimensions and K classes, and its struct formats; a step that finds
+-- them laid out for the same D and K (in the function library, where they outlive the call) keeps
+-- them.
 local function lay_out()
+  if LAID.d == D and LAID.k == K then
+    return
+  end
   STATE_SIZE, QUEUE_FIELDS = 0, {}
+  local initial = {}
+  local sizes = { global = 1, dimension = D, class = K, class_dimension = K * D }
   for _, f in ipairs(SCHEMA.fields) do
-    local size = ({ global = 1, dimension = D, class = K, class_dimension = K * D })[f[2]]
+    local size = sizes[f[2]]
     if size then
       FIELD[f[1]] = STATE_SIZE
       STATE_SIZE = STATE_SIZE + size
     elseif f[2] == 'queue' then
       QUEUE_FIELDS[#QUEUE_FIELDS + 1] = f[1]
+      initial[#QUEUE_FIELDS] = f[3]
     end
   end
+  local empty = {}
+  for d = 1, D do
+    empty[d], empty[D + d], empty[2 * D + d], empty[3 * D + d], empty[4 * D + d] = 1, 1, 1, 1, 0
+  end
+  LAID = { d = D, k = K, state = doubles(STATE_SIZE), queue = doubles(#QUEUE_FIELDS),
+    meta = doubles(5 * D), initial = initial }
+  LAID.empty = struct_pack(LAID.meta, unpack(empty, 1, 5 * D))
 end
 
-local function doubles(n)
-  return '<' .. string.rep('d', n)
+-- Reads the window's deque bounds (KEYS[5] 'm'; empty deques when it is not there) unless this step
+-- has them.
+function SlidingWindow.bounds()
+  if META ~= nil then
+    return
+  end
+  META = call('HGET', KEYS[5], 'm') or LAID.empty
+  local v = { struct_unpack(LAID.meta, META) }
+  for d = 1, D do
+    BOUNDS.head[d], BOUNDS.next[d], BOUNDS.held_head[d], BOUNDS.held_next[d], BOUNDS.held_count[d] =
+        v[d], v[D + d], v[2 * D + d], v[3 * D + d], v[4 * D + d]
+  end
 end
 
 -- ---------------------------------------------------------------------------------------------
@@ -227,6 +280,9 @@ local function has_window()
 end
 
 function CapLayer.configure(now)
+  if not has_window() then
+    SlidingWindow.bounds()
+  end
   for d = 1, D do
     local next = P.rate[d] / 1e6
     local tat = S[FIELD.tat + d]
@@ -369,6 +425,15 @@ local function queue_field(tenant, k)
   return (k - 1) .. ':' .. tenant
 end
 
+-- Sets q's fields from a queue record's values (struct.unpack's, passed on without a table).
+function OrderLayer.fill(q, ...)
+  for i = 1, #QUEUE_FIELDS do
+    q[QUEUE_FIELDS[i]] = (select(i, ...))
+  end
+  return q
+end
+
+-- (q.raw: the record as read, which FairRule.save does not write again unchanged.)
 function OrderLayer.load(tenant, k)
   local field = queue_field(tenant, k)
   local q = QUEUES[field]
@@ -376,11 +441,8 @@ function OrderLayer.load(tenant, k)
     local raw = call('HGET', KEYS[3], field)
     q = false
     if raw then
-      local v = { struct_unpack(doubles(#QUEUE_FIELDS), raw) }
-      q = { tenant = tenant, priority = k, field = field }
-      for i, name in ipairs(QUEUE_FIELDS) do
-        q[name] = v[i]
-      end
+      q = OrderLayer.fill({ tenant = tenant, priority = k, field = field, raw = raw },
+        struct_unpack(LAID.queue, raw))
     end
     QUEUES[field] = q
   end
@@ -391,53 +453,94 @@ local function idle_ttl()
   return max(P.idle, P.horizon_micros)
 end
 
-function OrderLayer.expire(now)
-  local leaving = {}
-  for _, field in ipairs(call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. fmt(now - P.horizon_micros))) do
-    local k, tenant = string.match(field, '^(%d+):(.*)$')
-    leaving[#leaving + 1] = OrderLayer.load(tenant, k + 1)
+-- The fields of the members of zset key scored below cutoff, lowest score first, and the lowest score
+-- of the others (huge: none). Reads the lowest four with their scores; only when all four are below
+-- the cutoff, all that are and then the lowest of the others.
+function OrderLayer.below(key, cutoff)
+  local page = call('ZRANGEBYSCORE', key, '-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, 4)
+  local fields = {}
+  for i = 1, #page, 2 do
+    local score = page[i + 1] * 1
+    if score >= cutoff then
+      return fields, score
+    end
+    fields[#fields + 1] = page[i]
   end
-  table.sort(leaving, function(a, b)
-    if a.seen ~= b.seen then
-      return a.seen < b.seen
+  if #page < 8 then
+    return fields, huge
+  end
+  local at = fmt(cutoff)
+  local rest = call('ZRANGEBYSCORE', key, at, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  return call('ZRANGEBYSCORE', key, '-inf', '(' .. at), rest[2] and rest[2] * 1 or huge
+end
+
+-- The orders in which the queues that leave the active set and those forgotten are taken.
+function OrderLayer.bySeen(a, b)
+  if a.seen ~= b.seen then
+    return a.seen < b.seen
+  end
+  return a.order < b.order
+end
+
+function OrderLayer.byClassSeen(a, b)
+  if a.priority ~= b.priority then
+    return a.priority < b.priority
+  end
+  return OrderLayer.bySeen(a, b)
+end
+
+-- (A zset is read only when its lowest score may be below the cutoff.)
+function OrderLayer.expire(now)
+  local cutoff = now - P.horizon_micros
+  if LOWEST.active < cutoff then
+    local fields
+    fields, LOWEST.active = OrderLayer.below(KEYS[4], cutoff)
+    local leaving = {}
+    for _, field in ipairs(fields) do
+      local k, tenant = string.match(field, '^(%d+):(.*)$')
+      local q = OrderLayer.load(tenant, k + 1)
+      if q.seen < cutoff then
+        leaving[#leaving + 1] = q
+      else
+        call('ZADD', KEYS[4], fmt(q.seen), field)
+        LOWEST.active = min(LOWEST.active, q.seen)
+      end
     end
-    return a.order < b.order
-  end)
-  for _, q in ipairs(leaving) do
-    call('ZREM', KEYS[4], q.field)
-    local k = q.priority
-    S[FIELD.activeQueues + k] = S[FIELD.activeQueues + k] - 1
-    if S[FIELD.activeQueues + k] == 0 then
-      S[FIELD.weightSum + k] = 0
-    else
-      S[FIELD.weightSum + k] = S[FIELD.weightSum + k] - q.weight
+    table.sort(leaving, OrderLayer.bySeen)
+    for _, q in ipairs(leaving) do
+      call('ZREM', KEYS[4], q.field)
+      local k = q.priority
+      S[FIELD.activeQueues + k] = S[FIELD.activeQueues + k] - 1
+      if S[FIELD.activeQueues + k] == 0 then
+        S[FIELD.weightSum + k] = 0
+      else
+        S[FIELD.weightSum + k] = S[FIELD.weightSum + k] - q.weight
+      end
+      q.active = 0
+      S[FIELD.restingQueues + k] = S[FIELD.restingQueues + k] + 1
+      call('ZADD', KEYS[6], fmt(q.seen), q.field)
+      LOWEST.resting = min(LOWEST.resting, q.seen)
     end
-    q.active = 0
-    S[FIELD.restingQueues + k] = S[FIELD.restingQueues + k] + 1
-    call('ZADD', KEYS[6], fmt(q.seen), q.field)
   end
   -- Forgotten class by class, each in the order it came to rest, as Java's loops take them.
-  local forgotten = {}
-  for _, field in ipairs(call('ZRANGEBYSCORE', KEYS[6], '-inf', '(' .. fmt(now - idle_ttl()))) do
-    local k, tenant = string.match(field, '^(%d+):(.*)$')
-    forgotten[#forgotten + 1] = OrderLayer.load(tenant, k + 1)
-  end
-  table.sort(forgotten, function(a, b)
-    if a.priority ~= b.priority then
-      return a.priority < b.priority
+  cutoff = now - idle_ttl()
+  if LOWEST.resting < cutoff then
+    local fields
+    fields, LOWEST.resting = OrderLayer.below(KEYS[6], cutoff)
+    local forgotten = {}
+    for i, field in ipairs(fields) do
+      local k, tenant = string.match(field, '^(%d+):(.*)$')
+      forgotten[i] = OrderLayer.load(tenant, k + 1)
     end
-    if a.seen ~= b.seen then
-      return a.seen < b.seen
+    table.sort(forgotten, OrderLayer.byClassSeen)
+    for _, q in ipairs(forgotten) do
+      local k = q.priority
+      S[FIELD.knownWeight + k] = S[FIELD.knownWeight + k] - q.weight
+      S[FIELD.restingQueues + k] = S[FIELD.restingQueues + k] - 1
+      call('ZREM', KEYS[6], q.field)
+      call('HDEL', KEYS[3], q.field)
+      QUEUES[q.field] = false
     end
-    return a.order < b.order
-  end)
-  for _, q in ipairs(forgotten) do
-    local k = q.priority
-    S[FIELD.knownWeight + k] = S[FIELD.knownWeight + k] - q.weight
-    S[FIELD.restingQueues + k] = S[FIELD.restingQueues + k] - 1
-    call('ZREM', KEYS[6], q.field)
-    call('HDEL', KEYS[3], q.field)
-    QUEUES[q.field] = false
   end
   for k = 1, K do
     if S[FIELD.activeQueues + k] == 0 and S[FIELD.restingQueues + k] == 0 then
@@ -453,12 +556,8 @@ function OrderLayer.touch(until_, tenant, k, weight)
       call('ZREM', KEYS[6], q.field)
       S[FIELD.restingQueues + k] = S[FIELD.restingQueues + k] - 1
     else
-      q = { tenant = tenant, priority = k, field = queue_field(tenant, k) }
-      for _, f in ipairs(SCHEMA.fields) do
-        if f[2] == 'queue' then
-          q[f[1]] = f[3]
-        end
-      end
+      q = OrderLayer.fill({ tenant = tenant, priority = k, field = queue_field(tenant, k) },
+        unpack(LAID.initial, 1, #QUEUE_FIELDS))
       QUEUES[q.field] = q
     end
     S[FIELD.knownWeight + k] = S[FIELD.knownWeight + k] + (weight - q.weight)
@@ -470,6 +569,7 @@ function OrderLayer.touch(until_, tenant, k, weight)
     S[FIELD.touches + 1] = S[FIELD.touches + 1] + 1
     q.order = S[FIELD.touches + 1]
     call('ZADD', KEYS[4], fmt(q.seen), q.field)
+    LOWEST.active = min(LOWEST.active, q.seen)
     return q
   end
   if q.weight ~= weight then
@@ -481,7 +581,6 @@ function OrderLayer.touch(until_, tenant, k, weight)
     q.seen = until_
     S[FIELD.touches + 1] = S[FIELD.touches + 1] + 1
     q.order = S[FIELD.touches + 1]
-    call('ZADD', KEYS[4], fmt(q.seen), q.field)
   end
   return q
 end
@@ -567,7 +666,7 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
     CapLayer.send(now, booking.readyAt, booking.entries, booking.debit)
     return 0
   end
-  local cost = {}
+  local cost = SCRATCH.cost
   for d = 1, D do
     if reserve then
       cost[d] = reserve[d]
@@ -658,7 +757,7 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
 end
 
 function FairRule.noRoom()
-  local room = {}
+  local room = SCRATCH.room
   for d = 1, D do
     room[d] = 0
   end
@@ -666,7 +765,7 @@ function FairRule.noRoom()
 end
 
 function FairRule.full(cost)
-  local room = {}
+  local room = SCRATCH.room
   for d = 1, D do
     room[d] = CapLayer.burst(d) - 2 * cost[d]
   end
@@ -683,7 +782,7 @@ function FairRule.higherActive(k)
 end
 
 function FairRule.roomFor(k, now, classTurn)
-  local room = {}
+  local room = SCRATCH.room
   for d = 1, D do
     room[d] = S[FIELD.turnUse + d] * C.ISOLATION_MICROS
   end
@@ -741,7 +840,7 @@ function FairRule.release(now, grant, actual)
   FairRule.advance(now)
   local k = grant.priority
   local ran = true
-  local delta = {}
+  local delta = SCRATCH.delta
   for d = 1, D do
     delta[d] = actual[d] - grant.debit[d]
     ran = ran and (grant.estimate[d] <= 0 or actual[d] > 0)
@@ -795,8 +894,12 @@ end
 -- configure is false (a release: Java's release leaves a running ramp's caps as they are). Marks
 -- the target started (guards.lua: 'started'). Returns whether the state was there.
 function FairRule.load(now, configure)
-  QUEUES, ENTRIES, HELD = {}, {}, {}
+  QUEUES, ENTRIES, HELD, META = {}, {}, {}, nil
   lay_out()
+  local kept = KEPT.states[KEYS[2]]
+  if kept then
+    KEPT.states[KEYS[2]], KEPT.count = nil, KEPT.count - 1
+  end
   local raw = call('GET', KEYS[2])
   if raw then
     if not P.started then
@@ -807,15 +910,13 @@ function FairRule.load(now, configure)
     START_EMPTY = true
   end
   if raw and #raw == 8 * STATE_SIZE then
-    S = { struct_unpack(doubles(STATE_SIZE), raw) }
-    local meta = call('HGET', KEYS[5], 'm')
-    FairRule.bounds()
-    if meta then
-      local v = { struct_unpack(doubles(5 * D), meta) }
-      for d = 1, D do
-        BOUNDS.head[d], BOUNDS.next[d], BOUNDS.held_head[d], BOUNDS.held_next[d], BOUNDS.held_count[d] =
-            v[d], v[D + d], v[2 * D + d], v[3 * D + d], v[4 * D + d]
-      end
+    if kept and kept[1] == raw then
+      S, LOWEST.active, LOWEST.resting = kept[2], kept[3], kept[4]
+    else
+      S, LOWEST.active, LOWEST.resting = { struct_unpack(LAID.state, raw) }, -huge, -huge
+    end
+    if has_window() then
+      SlidingWindow.bounds()
     end
     if configure and CapLayer.changed() then
       CapLayer.configure(S[FIELD.last + 1])
@@ -823,6 +924,7 @@ function FairRule.load(now, configure)
     return true
   end
   call('UNLINK', KEYS[3], KEYS[4], KEYS[5], KEYS[6])
+  LOWEST.active, LOWEST.resting = huge, huge
   S = {}
   for _, f in ipairs(SCHEMA.fields) do
     local start = FIELD[f[1]]
@@ -845,42 +947,73 @@ end
 
 -- The bounds of empty deques.
 function FairRule.bounds()
-  BOUNDS = { head = {}, next = {}, held_head = {}, held_next = {}, held_count = {} }
+  META = LAID.empty
   for d = 1, D do
     BOUNDS.head[d], BOUNDS.next[d], BOUNDS.held_head[d], BOUNDS.held_next[d], BOUNDS.held_count[d] = 1, 1, 1, 1, 0
   end
 end
 
--- Writes back the state, the deque bounds and every record the step read or made.
-function FairRule.save()
-  call('SET', KEYS[2], struct_pack(doubles(STATE_SIZE), unpack(S, 1, STATE_SIZE)))
-  local m = {}
-  for d = 1, D do
-    m[d], m[D + d], m[2 * D + d], m[3 * D + d], m[4 * D + d] =
-        BOUNDS.head[d], BOUNDS.next[d], BOUNDS.held_head[d], BOUNDS.held_next[d], BOUNDS.held_count[d]
+-- Runs command on key with the first n values of args, at most 512 of them per call.
+function FairRule.write(command, key, args, n)
+  for i = 1, n, 512 do
+    call(command, key, unpack(args, i, min(n, i + 511)))
   end
-  call('HSET', KEYS[5], 'm', struct_pack(doubles(5 * D), unpack(m, 1, 5 * D)))
-  for field, q in pairs(QUEUES) do
-    if q then
-      local v = {}
-      for i, name in ipairs(QUEUE_FIELDS) do
-        v[i] = q[name]
-      end
-      call('HSET', KEYS[3], field, struct_pack(doubles(#QUEUE_FIELDS), unpack(v, 1, #QUEUE_FIELDS)))
+end
+
+-- Writes back the state, the deque bounds and every record the step read or made, except those it
+-- read and left as they were.
+function FairRule.save()
+  local values, writes, deletes = SCRATCH.values, SCRATCH.writes, SCRATCH.deletes
+  local packed = struct_pack(LAID.state, unpack(S, 1, STATE_SIZE))
+  call('SET', KEYS[2], packed)
+  local nwrites, ndeletes = 0, 0
+  if META ~= nil then
+    for d = 1, D do
+      values[d], values[D + d], values[2 * D + d], values[3 * D + d], values[4 * D + d] =
+          BOUNDS.head[d], BOUNDS.next[d], BOUNDS.held_head[d], BOUNDS.held_next[d], BOUNDS.held_count[d]
+    end
+    local m = struct_pack(LAID.meta, unpack(values, 1, 5 * D))
+    if m ~= META then
+      writes[1], writes[2], nwrites = 'm', m, 2
     end
   end
   for field, e in pairs(ENTRIES) do
     if e == 'gone' then
-      call('HDEL', KEYS[5], field)
+      ndeletes = ndeletes + 1
+      deletes[ndeletes] = field
     elseif e and e.dirty then
-      call('HSET', KEYS[5], field, struct_pack('<dd', e.at, e.amount))
+      writes[nwrites + 1], writes[nwrites + 2], nwrites =
+          field, struct_pack('<dd', e.at, e.amount), nwrites + 2
     end
   end
   for field, slot in pairs(HELD) do
     if slot == 'gone' then
-      call('HDEL', KEYS[5], field)
+      ndeletes = ndeletes + 1
+      deletes[ndeletes] = field
     elseif slot.dirty then
-      call('HSET', KEYS[5], field, struct_pack('<ddd', slot.at, slot.amount, slot.sent and 1 or 0))
+      writes[nwrites + 1], writes[nwrites + 2], nwrites =
+          field, struct_pack('<ddd', slot.at, slot.amount, slot.sent and 1 or 0), nwrites + 2
     end
   end
+  FairRule.write('HSET', KEYS[5], writes, nwrites)
+  FairRule.write('HDEL', KEYS[5], deletes, ndeletes)
+  nwrites = 0
+  local n = #QUEUE_FIELDS
+  for field, q in pairs(QUEUES) do
+    if q then
+      for i = 1, n do
+        values[i] = q[QUEUE_FIELDS[i]]
+      end
+      local record = struct_pack(LAID.queue, unpack(values, 1, n))
+      if record ~= q.raw then
+        writes[nwrites + 1], writes[nwrites + 2], nwrites = field, record, nwrites + 2
+      end
+    end
+  end
+  FairRule.write('HSET', KEYS[3], writes, nwrites)
+  if KEPT.count >= 64 then
+    KEPT.states, KEPT.count = {}, 0
+  end
+  KEPT.states[KEYS[2]] = { packed, S, LOWEST.active, LOWEST.resting }
+  KEPT.count = KEPT.count + 1
 end
