@@ -32,7 +32,9 @@ import org.jspecify.annotations.Nullable;
  *       wasted, and the queue is then counted as if the call had started now (no debt for using
  *       it). Else deferred to its queue's turn, or to when the cap fills up, whichever comes first.
  *   <li><b>Deadline</b>: when the wait passes the call's {@code maxWait}, the answer is {@code
- *       Expired} at once, and what this attempt paid is taken back.
+ *       Expired} at once, and what the call paid on its queue's and its class's tags is taken back:
+ *       it was never served, so it leaves its queue no debt (a queue whose calls keep expiring
+ *       would otherwise pay for calls that never ran, and starve).
  * </ul>
  *
  * <p>So an answered call is deferred at most once for its queue's turn, once for its class's and
@@ -301,7 +303,7 @@ final class FairRule implements AdmissionRule {
       }
       long wait = slot - now;
       if (maxWaitMicros >= 0 && wait > maxWaitMicros) {
-        return expired(q, booking, fresh, classPaidNow, sigma, share, wait);
+        return expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait);
       }
       if (on.contains(Mechanism.FIRM_SLOT)) {
         cap.hold(slot, cost, booking.entries);
@@ -340,7 +342,7 @@ final class FairRule implements AdmissionRule {
                 ? (long) Math.ceil(turn)
                 : Math.min((long) Math.ceil(turn), slot - now));
     if (maxWaitMicros >= 0 && wait > maxWaitMicros) {
-      return expired(q, booking, fresh, classPaidNow, sigma, share, wait);
+      return expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait);
     }
     booking.readyAt = now + wait;
     order.touch(now + wait, tenant, k, q.weight);
@@ -412,14 +414,19 @@ final class FairRule implements AdmissionRule {
       boolean classPaidNow,
       double sigma,
       double share,
+      double classRate,
       long wait) {
     if (fresh) {
       q.finish = booking.queueStart;
       booking.paid = false;
+    } else {
+      order.refundQueue(q, booking.paidShare, classRate);
     }
     if (classPaidNow) {
       order.unpayClassIfLast(q.priority, booking.classStart, sigma, share);
       booking.classPaid = false;
+    } else if (booking.classPaid) {
+      order.refundClass(q.priority, booking.paidShare, share);
     }
     return -wait;
   }

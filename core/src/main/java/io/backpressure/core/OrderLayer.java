@@ -244,6 +244,16 @@ final class OrderLayer {
     }
   }
 
+  /** Takes back what an expired call paid on its queue's tag: it was never served. */
+  void refundQueue(Queue q, double sigma, double rate) {
+    q.finish -= sigma / queueShare(q, rate);
+  }
+
+  /** Takes back what an expired call paid on its class's tag at entitled share {@code g}. */
+  void refundClass(int k, double sigma, double g) {
+    classFinish[k] -= sigma / g;
+  }
+
   /** {@code e_q = rate · w_t / W_k}: the queue's weighted part of its class's rate. */
   double queueShare(Queue q, double rate) {
     return rate * q.weight / Math.max(weightSum[q.priority], q.weight);

@@ -161,4 +161,47 @@ class FairRuleTest {
       }
     }
   }
+
+  /**
+   * P2 with deadlines: two classes of equal weight, both flooding the cap open-loop, the first with
+   * callers who give up after 2 s, the second after 5 s. A call that cannot make its deadline is
+   * answered {@code Expired} and what it paid on the tags is taken back, so each class still gets
+   * its half; were an expired call's payment kept, the class with the shorter deadline would pay
+   * for calls that never ran and starve.
+   */
+  @Test
+  void classesWhoseCallsExpireKeepTheirShare() {
+    FairRule rule = new FairRule(twoClasses(0.5, 0.5));
+    SplittableRandom random = new SplittableRandom(1);
+    record Attempt(long at, long deadline, int caller, NestedBuckets.Booking booking) {}
+    PriorityQueue<Attempt> attempts = new PriorityQueue<>((a, b) -> Long.compare(a.at, b.at));
+    String[] tenants = {"p1-a", "p1-b", "p2-a", "p2-b"};
+    long[] patience = {2_000_000, 2_000_000, 5_000_000, 5_000_000};
+    // Each tenant sends 25 calls/s: 100 calls/s against the cap of 40.
+    for (int i = 0; i < tenants.length; i++) {
+      for (long at = random.nextLong(40_000); at < RUN; at += 40_000) {
+        attempts.add(
+            new Attempt(at, at + patience[i], i, new NestedBuckets.Booking(tenants[i], i / 2, 1)));
+      }
+    }
+    double[] one = {1};
+    double[] answered = new double[2];
+    while (!attempts.isEmpty()) {
+      Attempt a = attempts.poll();
+      long wait =
+          rule.admit(
+              a.at, tenants[a.caller], a.caller / 2, one, null, a.booking, a.deadline - a.at);
+      if (wait == 0) {
+        rule.release(a.at, a.booking, one);
+        answered[a.caller / 2] += a.at > WARM_UP ? 1 : 0;
+      } else if (wait > 0) {
+        attempts.add(
+            new Attempt(
+                a.at + wait + random.nextLong(TIMER_LATE), a.deadline, a.caller, a.booking));
+      }
+    }
+    double seconds = (RUN - WARM_UP) / 1e6;
+    assertThat(answered[0] / seconds).as("first class, 2 s deadlines").isBetween(16.0, 24.0);
+    assertThat(answered[1] / seconds).as("second class, 5 s deadlines").isBetween(16.0, 24.0);
+  }
 }

@@ -633,6 +633,14 @@ function OrderLayer.unpayClassIfLast(k, classStart, sigma, g)
   end
 end
 
+function OrderLayer.refundQueue(q, sigma, rate)
+  q.finish = q.finish - sigma / OrderLayer.queueShare(q, rate)
+end
+
+function OrderLayer.refundClass(k, sigma, g)
+  S[FIELD.classFinish + k] = S[FIELD.classFinish + k] - sigma / g
+end
+
 function OrderLayer.queueShare(q, rate)
   return rate * q.weight / max(S[FIELD.weightSum + q.priority], q.weight)
 end
@@ -709,7 +717,7 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
     end
     local wait = slot - now
     if maxWaitMicros >= 0 and wait > maxWaitMicros then
-      return FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, wait)
+      return FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait)
     end
     CapLayer.hold(slot, cost, booking.entries)
     FairRule.served(k, cost, sigma)
@@ -749,7 +757,7 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
     wait = max(C.MIN_DEFER_MICROS, min(ceil(turn), slot - now))
   end
   if maxWaitMicros >= 0 and wait > maxWaitMicros then
-    return FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, wait)
+    return FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait)
   end
   booking.readyAt = now + wait
   OrderLayer.touch(now + wait, tenant, k, q.weight)
@@ -820,14 +828,18 @@ function FairRule.served(k, cost, s)
   end
 end
 
-function FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, wait)
+function FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait)
   if fresh then
     q.finish = booking.queueStart
     booking.paid = false
+  else
+    OrderLayer.refundQueue(q, booking.paidShare, classRate)
   end
   if classPaidNow then
     OrderLayer.unpayClassIfLast(q.priority, booking.classStart, sigma, share)
     booking.classPaid = false
+  elseif booking.classPaid then
+    OrderLayer.refundClass(q.priority, booking.paidShare, share)
   end
   return -wait
 end
