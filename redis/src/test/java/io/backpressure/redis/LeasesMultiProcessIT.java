@@ -62,6 +62,7 @@ class LeasesMultiProcessIT {
       Thread.sleep(2);
     }
     assertThat(doomedStarted).exists();
+    long killedAt = System.nanoTime();
     processes.get(2).destroyForcibly().waitFor(30, TimeUnit.SECONDS);
     // The survivors run on, through the killed worker's leases' expiry.
     while (processes.get(0).isAlive() || processes.get(1).isAlive()) {
@@ -80,8 +81,11 @@ class LeasesMultiProcessIT {
 
     assertThat(samples).as("readings of the calls in flight").isGreaterThan(500);
     assertThat(maxInFlight).as("the most calls in flight at one reading").isEqualTo(LIMIT);
-    // Every lease taken was released or has expired; an admission sweeps the expired ones.
-    Thread.sleep(LEASE_TTL.toMillis());
+    // Every lease taken was released or has expired (the killed worker took its last before it was
+    // killed, so all of its leases have expired one TTL after that, which the survivors' run has
+    // mostly outlasted); an admission sweeps the expired ones.
+    long expiredBy = killedAt + LEASE_TTL.toNanos() + TimeUnit.MILLISECONDS.toNanos(50);
+    TimeUnit.NANOSECONDS.sleep(Math.max(0, expiredBy - System.nanoTime()));
     Admission last = gate.admit("sweeper", "P1", Cost.requests(1));
     assertThat(last).isInstanceOf(Admission.Admitted.class);
     gate.release(((Admission.Admitted) last).grant(), Cost.requests(1));
