@@ -15,8 +15,11 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The loopback test server keeps real time: a durable timer takes its whole duration. */
-class LoopbackTestServerTest {
+/**
+ * The loopback test server keeps real time: a durable timer takes its whole duration. A wall-clock
+ * test over gRPC to a server of its own, so an integration test.
+ */
+class LoopbackTestServerIT {
 
   @WorkflowInterface
   public interface Sleeper {
