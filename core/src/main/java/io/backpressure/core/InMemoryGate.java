@@ -37,7 +37,13 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
   /** Most entries the in-memory audit trail keeps. */
   public static final int AUDIT_ENTRIES = 1_000;
 
-  private static final Logger AUDIT = LoggerFactory.getLogger("io.backpressure.audit");
+  /**
+   * The audit log, looked up at its first line: loading this class (to list the rule's mechanisms,
+   * say) must not start the application's logging backend before the application configures it.
+   */
+  private static final class Audit {
+    static final Logger LOG = LoggerFactory.getLogger("io.backpressure.audit");
+  }
 
   /** Most released bookings a gate keeps for reuse. */
   private static final int SPARE_BOOKINGS = 64;
@@ -582,7 +588,7 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
       audit.pollFirst();
     }
     audit.addLast(entry);
-    AUDIT.info("{}", entry.line());
+    Audit.LOG.info("{}", entry.line());
   }
 
   /** The calendar's time now. */
