@@ -25,23 +25,29 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Its queue's turn, not its class's</b> (the class is past its entitled share): admitted
  *       if the cap holds its cost and still leaves room for the calls of others — what the calls
  *       served at their turn use in {@link #ISOLATION_MICROS}, and one average call of every other
- *       active class within its share — so it borrows only what the others leave; else deferred to
- *       its class's turn.
+ *       active class within its share — so it borrows only what the others leave. Else, when the
+ *       cap is booked past its class's turn (its next free time for the cost is no sooner), it is
+ *       given its firm slot at once: waiting for the class's turn would find the cap no emptier,
+ *       and a class can be booked this way only as far ahead as the cap is, which is its share of
+ *       the booked time (eligibility against the cap's booked time instead of now). Else deferred
+ *       to its class's turn.
  *   <li><b>Ahead of its queue's turn</b>: admitted only when the cap would otherwise fill up (it
  *       holds the cost and a burst less one more such call): capacity nobody asks for is not
  *       wasted, and the queue is then counted as if the call had started now (no debt for using
- *       it). Else deferred to its queue's turn, or to when the cap fills up, whichever comes first.
+ *       it). Else deferred to its queue's turn — at its first attempt, to when the cap fills up if
+ *       that comes first (once: a later wake-up would find the capacity taken by as many callers as
+ *       before, a round trip each).
  *   <li><b>Deadline</b>: when the wait passes the call's {@code maxWait}, the answer is {@code
  *       Expired} at once, and what the call paid on its queue's and its class's tags is taken back:
  *       it was never served, so it leaves its queue no debt (a queue whose calls keep expiring
  *       would otherwise pay for calls that never ran, and starve).
  * </ul>
  *
- * <p>So an answered call is deferred at most once for its queue's turn, once for its class's and
- * once for its firm slot. The cost a call is counted at is its estimate plus its class's mean
- * shortfall (what released calls cost beyond their estimates, an exponential average), or in
- * reservation mode its reservation; release reconciles the cap layer and the tags with the true
- * cost.
+ * <p>So an answered call is deferred at most twice before its queue's turn (once to when the cap
+ * fills up, once to the turn), once for its class's and once for its firm slot. The cost a call is
+ * counted at is its estimate plus its class's mean shortfall (what released calls cost beyond their
+ * estimates, an exponential average), or in reservation mode its reservation; release reconciles
+ * the cap layer and the tags with the true cost.
  *
  * <p>Strict mode is the same layers with the class order strict: a class's turn is never while a
  * higher class is active, and room is left for every higher active class.
@@ -78,6 +84,11 @@ final class FairRule implements AdmissionRule {
     FORGIVE,
     /** A call at its turn that the cap does not hold is given a firm slot, held at once. */
     FIRM_SLOT,
+    /**
+     * A call at its queue's turn whose class's turn the cap is booked past is given its firm slot
+     * at once.
+     */
+    BOOKED_TURN,
     /** A call at its queue's turn, not its class's, is admitted if it leaves others their room. */
     BORROWING,
     /** A call ahead of its queue's turn is admitted when the cap would otherwise fill up. */
@@ -306,9 +317,7 @@ final class FairRule implements AdmissionRule {
         return expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait);
       }
       if (on.contains(Mechanism.FIRM_SLOT)) {
-        cap.hold(slot, cost, booking.entries);
-        served(k, cost, sigma);
-        booking.lined = true;
+        return firmSlot(q, booking, cost, sigma, slot, wait);
       }
       booking.readyAt = slot;
       order.touch(slot, tenant, k, q.weight);
@@ -329,24 +338,48 @@ final class FairRule implements AdmissionRule {
       }
       return admitted(now, k, booking, cost, sigma);
     }
+    if (queueTurn && !strict && on.contains(Mechanism.BOOKED_TURN)) {
+      long firm = cap.fitsAt(now, cost, noRoom);
+      long wait = firm - now;
+      if (firm >= booking.classStart && (maxWaitMicros < 0 || wait <= maxWaitMicros)) {
+        return firmSlot(q, booking, cost, sigma, firm, wait);
+      }
+    }
     // Strict mode has no class turn to wait for while a higher class is active: the call comes back
     // when the cap has the room it must leave.
     double turn =
         queueTurn && strict
             ? Double.MAX_VALUE
             : (queueTurn ? booking.classStart : booking.queueStart) - now;
+    // A call ahead of its queue's turn is woken when the cap would fill up at its first attempt
+    // only: a later one would find the capacity taken by as many callers as before.
+    boolean toTurn = queueTurn ? !strict : !fresh;
     long wait =
         Math.max(
             MIN_DEFER_MICROS,
-            queueTurn && !strict
-                ? (long) Math.ceil(turn)
-                : Math.min((long) Math.ceil(turn), slot - now));
+            toTurn ? (long) Math.ceil(turn) : Math.min((long) Math.ceil(turn), slot - now));
     if (maxWaitMicros >= 0 && wait > maxWaitMicros) {
       return expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait);
     }
     booking.readyAt = now + wait;
     order.touch(now + wait, tenant, k, q.weight);
     return wait;
+  }
+
+  /** Holds the call's firm slot at {@code slot} and defers it to it. */
+  private long firmSlot(
+      OrderLayer.Queue q,
+      NestedBuckets.Booking booking,
+      double[] cost,
+      double sigma,
+      long slot,
+      long wait) {
+    cap.hold(slot, cost, booking.entries);
+    served(q.priority, cost, sigma);
+    booking.lined = true;
+    booking.readyAt = slot;
+    order.touch(slot, q.tenant, q.priority, q.weight);
+    return Math.max(MIN_DEFER_MICROS, wait);
   }
 
   /** The room that leaves the cap no fuller than one call short of its burst. */

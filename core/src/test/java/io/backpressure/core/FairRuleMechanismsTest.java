@@ -253,6 +253,27 @@ class FairRuleMechanismsTest {
   }
 
   /**
+   * Booked turn: a call at its queue's turn, not its class's, while the cap is booked past its
+   * class's turn is given its firm slot at once, so a call of another class asking next goes after
+   * it; without it, the call waits for its class's turn unheld and the next call is given the same
+   * slot.
+   */
+  @Test
+  void bookedTurnHoldsTheSlotOfACallTheCapIsBookedPast() {
+    for (boolean booked : new boolean[] {true, false}) {
+      FairRule rule =
+          new FairRule(
+              requests(10, 1, 1, 1), booked ? FairRule.ALL : without(Mechanism.BOOKED_TURN));
+      assertThat(admit(rule, 0, "a", 0)).isZero();
+      NestedBuckets.Booking second = new NestedBuckets.Booking("b", 0, 1);
+      // Class P1 paid 100 ms at the whole cap: its turn and the cap's next free time are 100 ms on.
+      assertThat(rule.admit(0, "b", 0, ONE, null, second, -1)).isEqualTo(100_000);
+      assertThat(second.lined).isEqualTo(booked);
+      assertThat(admit(rule, 0, "c", 1)).isEqualTo(booked ? 200_000 : 100_000);
+    }
+  }
+
+  /**
    * Borrowing: a second tenant of a class past its share is admitted from the capacity nobody else
    * asks for; without borrowing, it waits for its class's turn.
    */

@@ -719,12 +719,7 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
     if maxWaitMicros >= 0 and wait > maxWaitMicros then
       return FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait)
     end
-    CapLayer.hold(slot, cost, booking.entries)
-    FairRule.served(k, cost, sigma)
-    booking.lined = true
-    booking.readyAt = slot
-    OrderLayer.touch(slot, tenant, k, q.weight)
-    return max(C.MIN_DEFER_MICROS, wait)
+    return FairRule.firmSlot(q, booking, cost, sigma, slot, wait)
   end
   local room
   if queueTurn then
@@ -740,6 +735,13 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
     OrderLayer.forgive(q, now, sigma, classRate)
     return FairRule.admitted(now, k, booking, cost, sigma)
   end
+  if queueTurn and not P.strict then
+    local firm = CapLayer.fitsAt(now, cost, FairRule.noRoom())
+    local wait = firm - now
+    if firm >= booking.classStart and (maxWaitMicros < 0 or wait <= maxWaitMicros) then
+      return FairRule.firmSlot(q, booking, cost, sigma, firm, wait)
+    end
+  end
   -- Strict mode has no class turn to wait for while a higher class is active: the call comes back
   -- when the cap has the room it must leave.
   local turn
@@ -750,8 +752,9 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
   else
     turn = booking.queueStart - now
   end
+  -- A call ahead of its queue's turn is woken when the cap would fill up at its first attempt only.
   local wait
-  if queueTurn and not P.strict then
+  if (queueTurn and not P.strict) or (not queueTurn and not fresh) then
     wait = max(C.MIN_DEFER_MICROS, ceil(turn))
   else
     wait = max(C.MIN_DEFER_MICROS, min(ceil(turn), slot - now))
@@ -762,6 +765,15 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
   booking.readyAt = now + wait
   OrderLayer.touch(now + wait, tenant, k, q.weight)
   return wait
+end
+
+function FairRule.firmSlot(q, booking, cost, sigma, slot, wait)
+  CapLayer.hold(slot, cost, booking.entries)
+  FairRule.served(q.priority, cost, sigma)
+  booking.lined = true
+  booking.readyAt = slot
+  OrderLayer.touch(slot, q.tenant, q.priority, q.weight)
+  return max(C.MIN_DEFER_MICROS, wait)
 end
 
 function FairRule.noRoom()

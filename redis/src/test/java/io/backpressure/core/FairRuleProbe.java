@@ -18,6 +18,7 @@ public final class FairRuleProbe implements AdmissionRule {
     LINED_DEFERRED_AGAIN,
     TURN_ADMITTED,
     FIRM_SLOT_GIVEN,
+    BOOKED_FIRM_SLOT_GIVEN,
     TURN_EXPIRED,
     BORROW_ADMITTED,
     DEFERRED_TO_CLASS_TURN,
@@ -73,7 +74,7 @@ public final class FairRuleProbe implements AdmissionRule {
     if (lined) {
       branch = wait == 0 ? Branch.LINED_SENT : Branch.LINED_DEFERRED_AGAIN;
     } else if (booking.lined) {
-      branch = Branch.FIRM_SLOT_GIVEN;
+      branch = classTurn(k, now, booking) ? Branch.FIRM_SLOT_GIVEN : Branch.BOOKED_FIRM_SLOT_GIVEN;
     } else {
       boolean queueTurn = booking.queueStart <= now;
       boolean classTurn = queueTurn && classTurn(k, now, booking);
