@@ -14,11 +14,11 @@ import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.test.SlowSend;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
@@ -49,20 +49,14 @@ class SendCheckTest {
   private InMemoryGate inMemory;
   private RecordingGate gate;
 
-  /** Virtual time the next request takes to reach its HTTP client. */
-  private volatile Duration slowness = Duration.ZERO;
-
-  /** Whether the provider asks for a pause (to the gate) while the next call is on its way. */
-  private volatile boolean pauseMeanwhile;
+  /** Runs in a model listener: after the admission, before the model builds its request. */
+  private SlowSend slowSend;
 
   private final ChatModelListener slow =
       new ChatModelListener() {
         @Override
         public void onRequest(ChatModelRequestContext context) {
-          clock.advance(slowness);
-          if (pauseMeanwhile) {
-            gate.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(2)));
-          }
+          slowSend.run();
         }
       };
 
@@ -75,16 +69,9 @@ class SendCheckTest {
                 .requests(LimitSpec.perSecond(WindowModel.FIXED, 1_000))
                 .completionTokens(new CompletionTokens.Fixed(30))
                 .build());
-    inMemory =
-        InMemoryGate.create(
-            Policy.builder("openai/gpt-4o-mini")
-                .dimension("requests", 5, 5)
-                .tokensPerSecond(10_000)
-                .priority("P1", 1)
-                .safeWindow(Duration.ofSeconds(1))
-                .build(),
-            clock);
+    inMemory = InMemoryGate.create(SlowSend.policy("openai/gpt-4o-mini"), clock);
     gate = new RecordingGate(inMemory);
+    slowSend = new SlowSend(gate, clock);
   }
 
   @AfterEach
@@ -116,7 +103,7 @@ class SendCheckTest {
 
   @Test
   void aCallInTimeIsAdmittedOnce() throws Exception {
-    slowness = Duration.ofMillis(50);
+    slowSend.takes(Duration.ofMillis(50));
 
     String answer = GateContext.of("acme", "P1").call(() -> model().chat(PROMPT));
 
@@ -130,7 +117,7 @@ class SendCheckTest {
   /** Mutation tried: the decorator's model built without the send check (the call goes as is). */
   @Test
   void aSlowCallGivesItsGrantBackUnusedAndIsAdmittedAgainBeforeItLeaves() throws Exception {
-    slowness = Duration.ofMillis(51);
+    slowSend.takes(Duration.ofMillis(51));
 
     String answer = GateContext.of("acme", "P1").call(() -> model().chat(PROMPT));
 
@@ -148,8 +135,8 @@ class SendCheckTest {
 
   @Test
   void aSlowCallThatIsNotAdmittedAgainFailsWithTheGatesAnswerAndIsNotSent() {
-    slowness = Duration.ofMillis(100);
-    pauseMeanwhile = true;
+    slowSend.takes(Duration.ofMillis(100));
+    slowSend.providerPausesMeanwhile();
 
     assertThatThrownBy(() -> GateContext.of("acme", "P1").call(() -> model().chat(PROMPT)))
         .isInstanceOf(DeferredException.class);
@@ -206,7 +193,7 @@ class SendCheckTest {
 
   @Test
   void aSlowStreamIsAdmittedAgainAndReleasesTheSecondGrantWithItsUsage() throws Exception {
-    slowness = Duration.ofMillis(51);
+    slowSend.takes(Duration.ofMillis(51));
 
     assertThat(stream(streamingModel()).aiMessage().text()).isNotEmpty();
 
