@@ -13,15 +13,14 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
+import io.backpressure.springai.test.MockOpenAi;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.openai.OpenAiChatModel;
-import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
 
 /**
@@ -63,17 +62,7 @@ class OpenAiSendCheckTest {
 
   private ChatResponse call() {
     OpenAiChatModel model =
-        OpenAiChatModel.builder()
-            .options(
-                OpenAiChatOptions.builder()
-                    .baseUrl(provider.baseUrl())
-                    .apiKey("sk-mock")
-                    .model("gpt-4o-mini")
-                    .maxRetries(0)
-                    .timeout(Duration.ofSeconds(20))
-                    .build())
-            .httpClientBuilderCustomizers(List.of(new OpenAiSendCheck(), slow))
-            .build();
+        MockOpenAi.chatModel(provider, Duration.ofSeconds(20), new OpenAiSendCheck(), slow);
     return gated.call(
         GateContext.of("acme", "P1"),
         Cost.requests(1).tokens(100),
