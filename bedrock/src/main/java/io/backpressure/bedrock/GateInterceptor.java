@@ -37,7 +37,9 @@ import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelWithRespo
  *
  * <ul>
  *   <li>{@link #beforeExecution}: the call is admitted before it is marshalled and signed (a wait
- *       for admission does not age the SigV4 signature), its cost read from the modelled request;
+ *       for admission does not age the SigV4 signature), its cost read from the modelled request; a
+ *       call that a client {@link GatedBedrock} built sends again after a refusal comes with the
+ *       gate's new grant, which is used instead;
  *   <li>{@link #modifyHttpRequest}: the last hook before the request is signed and sent; a call
  *       that reaches it later than its gate's {@code sendWithin()} after its admission (a cold
  *       client's first call, a thread that was descheduled) gives its grant back unused and is
@@ -54,7 +56,9 @@ import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelWithRespo
  *       amazon-bedrock-invocationMetrics}, or, when the stream breaks or is cancelled, with what it
  *       proved;
  *   <li>{@link #onExecutionFailure}: a refusal ({@code ThrottlingException} and the others) goes to
- *       the feedback with its status, headers and body, and the grant is released as failed.
+ *       the feedback with its status, headers and body, and the grant is released as failed; a
+ *       client {@link GatedBedrock} built then asks the gate again after a 429 or a stop, and sends
+ *       the call again when admitted.
  * </ul>
  *
  * Other operations pass through. Thread-safe; one instance serves every call of its client.
@@ -63,6 +67,8 @@ public final class GateInterceptor implements ExecutionInterceptor {
 
   private static final ExecutionAttribute<Exchange> EXCHANGE =
       new ExecutionAttribute<>("io.backpressure.bedrock.Exchange");
+  private static final ExecutionAttribute<Resending.Attempt> ATTEMPT =
+      new ExecutionAttribute<>("io.backpressure.bedrock.Attempt");
   private static final ExecutionAttribute<EventStreamTap> TAP =
       new ExecutionAttribute<>("io.backpressure.bedrock.EventStreamTap");
 
@@ -74,9 +80,17 @@ public final class GateInterceptor implements ExecutionInterceptor {
 
   @Override
   public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+    Resending.Attempt attempt = Resending.take();
     byte[] call = call(context.request());
-    if (call != null) {
-      attributes.putAttribute(EXCHANGE, gate.admit(call));
+    if (call == null) {
+      return;
+    }
+    Exchange readmitted = attempt == null ? null : attempt.readmitted();
+    Exchange exchange = readmitted == null ? gate.admit(call) : readmitted;
+    attributes.putAttribute(EXCHANGE, exchange);
+    if (attempt != null) {
+      attempt.sending(exchange);
+      attributes.putAttribute(ATTEMPT, attempt);
     }
   }
 
@@ -85,7 +99,12 @@ public final class GateInterceptor implements ExecutionInterceptor {
       Context.ModifyHttpRequest context, ExecutionAttributes attributes) {
     Exchange exchange = attributes.getAttribute(EXCHANGE);
     if (exchange != null && !exchange.released()) {
-      attributes.putAttribute(EXCHANGE, gate.inTime(exchange));
+      Exchange inTime = gate.inTime(exchange);
+      attributes.putAttribute(EXCHANGE, inTime);
+      Resending.Attempt attempt = attributes.getAttribute(ATTEMPT);
+      if (attempt != null) {
+        attempt.sending(inTime);
+      }
     }
     return context.httpRequest();
   }
@@ -193,7 +212,8 @@ public final class GateInterceptor implements ExecutionInterceptor {
     }
   }
 
-  private static Map<String, List<String>> headers(SdkHttpResponse response) {
+  /** The headers of {@code response}, names in lower case. */
+  static Map<String, List<String>> headers(SdkHttpResponse response) {
     Map<String, List<String>> headers = new LinkedHashMap<>();
     response
         .headers()

@@ -1,5 +1,6 @@
 package io.backpressure.bedrock;
 
+import io.backpressure.client.ClientGate;
 import io.backpressure.client.GatedClientBuilder;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
@@ -33,11 +34,26 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClientBuilde
  * signed bytes), admits before the request is signed (a long wait would otherwise age the SigV4
  * signature), and sees the modelled answer, its headers and, for the asynchronous streams, the raw
  * bytes of the event stream for the release. A wrapping {@code SdkHttpClient} sees only signed
- * bytes, once per attempt; a wrapping {@code BedrockRuntimeClient} misses every operation it does
- * not override, the ones the SDK adds later included.
+ * bytes, once per attempt; a wrapping {@code BedrockRuntimeClient} written by hand misses every
+ * operation it does not override, the ones the SDK adds later included.
  *
- * <p><b>The SDK's retries are off</b> ({@code AwsRetryStrategy.doNotRetry()}): the SDK retries a
- * {@code ThrottlingException} up to three times on its own, each an unadmitted request.
+ * <p><b>A 429 does not reach the caller.</b> The SDK's retries are off ({@code
+ * AwsRetryStrategy.doNotRetry()}): the SDK retries a {@code ThrottlingException} up to three times
+ * on its own, each an unadmitted request that the gate does not hear of. Instead, the clients built
+ * here are proxies of the SDK's client interface: when the provider refuses a gated call with a 429
+ * ({@code ThrottlingException}) or a stop (a daily quota spent), the interceptor hands the refusal
+ * to the feedback and releases the grant, and the proxy asks the gate again ({@link
+ * ClientGate#resends}, {@link ClientGate#again}). The gate, told, decides the wait: the call is
+ * sent again once admitted, and when the gate defers it past what the admitter waits for, or
+ * refuses it until a stop's reset, the caller gets the admitter's exception ({@code
+ * DeferredException}, {@code ExpiredException}, {@code RejectedException}), not the provider's
+ * refusal. The proxy passes every method through and only sends again what the interceptor
+ * admitted; the interceptor cannot send a call again itself, and the SDK's retry strategy, which
+ * could, sees neither the grant nor the gate's answer: it would send again after a backoff of its
+ * own, without asking the gate. A stream is sent again only on a refusal before its first event,
+ * which is where Bedrock sends a 429. With a feedback that does not tell the gate ({@link
+ * io.backpressure.client.ProviderFeedback#NONE}), the refusal reaches the caller as the SDK's
+ * exception.
  *
  * <p>The gate options are {@link GatedClientBuilder}'s: routes go by model id (or inference
  * profile), and the default cost model, requests and tokens, charges what Bedrock's tokens per
@@ -53,19 +69,36 @@ public final class GatedBedrock extends GatedClientBuilder<GatedBedrock> {
     return new GatedBedrock();
   }
 
-  /** The gated synchronous client; {@code builder}'s own override configuration is kept. */
+  /**
+   * The gated synchronous client; {@code builder}'s own override configuration is kept. A call the
+   * provider refuses with a 429 asks the gate again on the calling thread, so {@code
+   * Admitter.waiting(maxWait)} waits there for its turn.
+   */
   public BedrockRuntimeClient build(BedrockRuntimeClientBuilder builder) {
-    return builder.overrideConfiguration(gated(builder.overrideConfiguration())).build();
+    ClientGate gate = clientGate();
+    return Resending.proxy(
+        BedrockRuntimeClient.class,
+        builder.overrideConfiguration(gated(builder.overrideConfiguration(), gate)).build(),
+        gate);
   }
 
-  /** The gated asynchronous client; {@code builder}'s own override configuration is kept. */
+  /**
+   * The gated asynchronous client; {@code builder}'s own override configuration is kept. A call the
+   * provider refuses with a 429 asks the gate again on the thread that completes its answer: keep
+   * the default {@code Admitter.direct()}, whose deferral fails the call's future at once.
+   */
   public BedrockRuntimeAsyncClient buildAsync(BedrockRuntimeAsyncClientBuilder builder) {
-    return builder.overrideConfiguration(gated(builder.overrideConfiguration())).build();
+    ClientGate gate = clientGate();
+    return Resending.proxy(
+        BedrockRuntimeAsyncClient.class,
+        builder.overrideConfiguration(gated(builder.overrideConfiguration(), gate)).build(),
+        gate);
   }
 
-  private ClientOverrideConfiguration gated(ClientOverrideConfiguration configuration) {
+  private static ClientOverrideConfiguration gated(
+      ClientOverrideConfiguration configuration, ClientGate gate) {
     return configuration.toBuilder()
-        .addExecutionInterceptor(new GateInterceptor(clientGate()))
+        .addExecutionInterceptor(new GateInterceptor(gate))
         .retryStrategy(AwsRetryStrategy.doNotRetry())
         .build();
   }

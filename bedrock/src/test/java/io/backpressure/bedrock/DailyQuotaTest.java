@@ -26,13 +26,13 @@ import software.amazon.awssdk.services.bedrockruntime.model.ContentBlock;
 import software.amazon.awssdk.services.bedrockruntime.model.ConversationRole;
 import software.amazon.awssdk.services.bedrockruntime.model.ConverseRequest;
 import software.amazon.awssdk.services.bedrockruntime.model.Message;
-import software.amazon.awssdk.services.bedrockruntime.model.ThrottlingException;
 
 /**
  * Bedrock's daily token quota spent, through the AWS SDK v2's Bedrock runtime client and the mock
- * provider: the {@code ThrottlingException} "Too many tokens per day" reaches the caller as the
- * SDK's exception and the gate as a stop, which refuses the target's next calls before they are
- * sent, for its default hold since Bedrock names no reset, and cuts no effective cap.
+ * provider: the {@code ThrottlingException} "Too many tokens per day" reaches the gate as a stop,
+ * which refuses the call that met it (asked again, not sent again) and the target's next calls
+ * before they are sent, for its default hold since Bedrock names no reset, and cuts no effective
+ * cap; the caller meets the gate's refusal, not the SDK's exception.
  */
 class DailyQuotaTest {
 
@@ -79,24 +79,25 @@ class DailyQuotaTest {
       Instant refusedAt = clock.asClock().instant();
 
       assertThatThrownBy(() -> bedrock.converse(request("second")))
-          .isInstanceOfSatisfying(
-              ThrottlingException.class,
-              e ->
-                  assertThat(e.awsErrorDetails().errorMessage())
-                      .isEqualTo("Too many tokens per day, please wait before trying again."));
+          .isInstanceOfSatisfying(RejectedException.class, e -> assertStoppedUntil(e, refusedAt));
+      assertThat(provider.records())
+          .extracting(RequestRecord::status)
+          .as("the refused call is not sent again")
+          .containsExactly(200, 429);
+      assertThat(provider.records().get(1).boundDimension()).isEqualTo("tokens_per_day");
       assertThatThrownBy(() -> bedrock.converse(request("third")))
-          .satisfies(
-              e -> {
-                RejectedException rejected = rejected(e);
-                assertThat(rejected.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
-                assertThat(rejected.resetAt()).isEqualTo(refusedAt.plus(EffectiveCaps.STOP_HOLD));
-              });
+          .satisfies(e -> assertStoppedUntil(rejected(e), refusedAt));
       assertThat(provider.records())
           .extracting(RequestRecord::status)
           .as("the third call is refused before it is sent")
           .containsExactly(200, 429);
       assertNothingCut(gate.feedbackState());
     }
+  }
+
+  private static void assertStoppedUntil(RejectedException rejected, Instant refusedAt) {
+    assertThat(rejected.reason()).isEqualTo(RejectReason.LIMIT_REACHED);
+    assertThat(rejected.resetAt()).isEqualTo(refusedAt.plus(EffectiveCaps.STOP_HOLD));
   }
 
   /** The {@link RejectedException} that {@code thrown} is, or that the SDK wrapped. */

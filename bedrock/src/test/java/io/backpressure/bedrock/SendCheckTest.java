@@ -6,12 +6,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.SlowSend;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
-import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
 import java.net.URI;
@@ -44,32 +42,17 @@ class SendCheckTest {
   private static final String MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0";
 
   private final ManualClock clock = new ManualClock();
-  private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("bedrock/us-east-1/claude-3-5-haiku")
-                  .dimension("requests", 5, 5)
-                  .tokensPerSecond(10_000)
-                  .priority("P1", 1)
-                  .safeWindow(Duration.ofSeconds(1))
-                  .build(),
-              clock));
+  private final RecordingGate gate = SlowSend.gate("bedrock/us-east-1/claude-3-5-haiku", clock);
 
-  /** Virtual time the next request takes from its admission to the gate's last hook. */
-  private volatile Duration slowness = Duration.ZERO;
-
-  /** Whether the provider asks for a pause (to the gate) while the next call is on its way. */
-  private volatile boolean pauseMeanwhile;
+  /** Runs from the admission to the gate's last hook. */
+  private final SlowSend slowSend = new SlowSend(gate, clock);
 
   private final ExecutionInterceptor slow =
       new ExecutionInterceptor() {
         @Override
         public SdkHttpRequest modifyHttpRequest(
             Context.ModifyHttpRequest context, ExecutionAttributes attributes) {
-          clock.advance(slowness);
-          if (pauseMeanwhile) {
-            gate.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(2)));
-          }
+          slowSend.run();
           return context.httpRequest();
         }
       };
@@ -108,7 +91,7 @@ class SendCheckTest {
 
   @Test
   void aCallInTimeIsAdmittedOnce() throws Exception {
-    slowness = Duration.ofMillis(50);
+    slowSend.takes(Duration.ofMillis(50));
     try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         BedrockRuntimeClient bedrock = client(provider);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
@@ -126,7 +109,7 @@ class SendCheckTest {
   /** Mutation tried: no {@code modifyHttpRequest} in the gate's interceptor (sent as is). */
   @Test
   void aSlowCallGivesItsGrantBackUnusedAndIsAdmittedAgainBeforeItIsSent() throws Exception {
-    slowness = Duration.ofMillis(51);
+    slowSend.takes(Duration.ofMillis(51));
     try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         BedrockRuntimeClient bedrock = client(provider);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {
@@ -148,8 +131,8 @@ class SendCheckTest {
 
   @Test
   void aSlowCallThatIsNotAdmittedAgainFailsWithTheGatesAnswerAndIsNotSent() throws Exception {
-    slowness = Duration.ofMillis(100);
-    pauseMeanwhile = true;
+    slowSend.takes(Duration.ofMillis(100));
+    slowSend.providerPausesMeanwhile();
     try (MockProvider provider = MockProvider.start(MockAnswers.atOnce(25).build());
         BedrockRuntimeClient bedrock = client(provider);
         GateContext.Scope scope = GateContext.of("acme", "P1").open()) {

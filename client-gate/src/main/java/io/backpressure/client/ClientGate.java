@@ -9,8 +9,12 @@ import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
 import io.backpressure.core.RejectReason;
 import io.backpressure.core.Ticker;
+import io.backpressure.core.feedback.ProviderSignal;
+import io.backpressure.core.feedback.ProviderSignals;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -46,6 +50,13 @@ import org.jspecify.annotations.Nullable;
 public final class ClientGate {
 
   static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * How many refusals in a row ({@link #resends}) one call is sent again through the gate before
+   * the last reaches the caller; with provider feedback on, the gate defers the call until the
+   * provider's retry-after instead, so this bounds only a gate that does not hear the provider.
+   */
+  public static final int MAX_RESENDS_AFTER_429 = 3;
 
   private final Dialect dialect;
   private final ModelRoutes routes;
@@ -139,18 +150,42 @@ public final class ClientGate {
 
   /**
    * Admits the call of {@code earlier} again, after its grant was given back unused ({@link
-   * Exchange#unsent()}) or released on a 429 or a stop: the same gate, caller, cost and body, as a
-   * first attempt. The booking the caller presented (its request header or context) was redeemed by
-   * the earlier admission, so it is not presented again; a deferral of this admission carries a
-   * booking of its own.
+   * Exchange#unsent()}) or released on a 429 or a stop ({@link #resends}): the same gate, caller,
+   * cost and body, as a first attempt. The booking the caller presented (its request header or
+   * context) was redeemed by the earlier admission, so it is not presented again; a deferral of
+   * this admission carries a booking of its own.
    *
    * @return the admitted exchange, whose {@link Exchange#body()} is to be sent
    * @throws RuntimeException the admitter's exception when the call must not be sent now
    */
-  Exchange again(Exchange earlier) {
+  public Exchange again(Exchange earlier) {
     AdmissionRequest request = GatedCall.fresh(earlier.request());
     Grant grant = admitter.admit(earlier.gate(), request);
     return new Exchange(this, earlier.gate(), request, grant, earlier.call(), earlier.body());
+  }
+
+  /**
+   * Whether a call the provider refused with this answer is to ask the gate again ({@link #again})
+   * and be sent again when admitted, instead of the refusal reaching the caller: the answer is a
+   * 429 or says that a spend limit or a daily quota is reached ({@link
+   * ProviderSignal.Meaning#STOP_UNTIL_RESET}: Anthropic's usage-limit 400, a per-day 403), the
+   * feedback tells the gate ({@link ProviderFeedback#tellsTheGate()}, the default), and the call
+   * was sent again fewer than {@value #MAX_RESENDS_AFTER_429} times. The gate, told of the refusal
+   * by {@link Exchange#answered}, then defers the call until the provider's retry-after or refuses
+   * it until the reset, so the caller meets the gate's answer, not the provider's refusal.
+   *
+   * @param headers the refusal's headers, names in lower case
+   * @param body the refusal's body, or null when it has none
+   * @param resends how many times the call was already sent again after such a refusal
+   */
+  public boolean resends(
+      int status, Map<String, List<String>> headers, @Nullable String body, int resends) {
+    return resends < MAX_RESENDS_AFTER_429
+        && feedback.tellsTheGate()
+        && (status == 429
+            || (status >= 400
+                && ProviderSignals.parse(status, headers, body, Instant.now()).meaning()
+                    == ProviderSignal.Meaning.STOP_UNTIL_RESET));
   }
 
   /**

@@ -235,10 +235,43 @@ public final class GatedCall {
    */
   public static void answered(
       int status, Map<String, List<String>> headers, @Nullable String body) {
+    hearing().answered(status, headers, body);
+  }
+
+  /**
+   * Where the provider's answers to the call this thread runs through {@link #call} or {@link
+   * #stream} go, for an HTTP-layer hook that receives them on another thread: a stream's answer
+   * (its status and headers, or its refusal) arrives on the HTTP client's threads, after the
+   * calling thread has left the client. Take it on the calling thread, when the request is sent;
+   * each answer handed to it is heard as {@link #answered} hears it, from any thread. On a thread
+   * that runs no gated call, it ignores what it is handed.
+   */
+  public static Hearing hearing() {
     Sending sending = SENDING.get();
-    if (sending != null) {
-      sending.owner().hear(sending, status, headers, body);
+    if (sending == null) {
+      return Hearing.NONE;
     }
+    return (status, headers, body) -> sending.owner().hear(sending, status, headers, body);
+  }
+
+  /**
+   * The provider's answers to one gated call, heard by its gate ({@link #hearing()}). Thread-safe;
+   * never throws.
+   */
+  @FunctionalInterface
+  public interface Hearing {
+
+    /** Hears nothing: the hearing of a thread that runs no gated call. */
+    Hearing NONE = (status, headers, body) -> {};
+
+    /**
+     * The provider answered the call, as {@link GatedCall#answered}.
+     *
+     * @param status the answer's HTTP status
+     * @param headers the answer's headers, names in lower case
+     * @param body the body of an answer of 400 or more; null for a success
+     */
+    void answered(int status, Map<String, List<String>> headers, @Nullable String body);
   }
 
   private void hear(
@@ -313,7 +346,7 @@ public final class GatedCall {
   /**
    * One admission of a {@link #call} or a {@link #stream} while its call runs: the grant in force
    * (replaced when {@link #beforeSend} asks again) and when it was admitted. Confined to the
-   * calling thread, but for the grant of a stream.
+   * calling thread, but for the grant and the refusal heard of a stream.
    */
   private final class Sending {
     final Admitter admitter;
@@ -326,8 +359,11 @@ public final class GatedCall {
     long admittedAt = ticker.nanoTime();
     boolean sent;
 
-    /** Whether {@link #answered} heard a 429 or a stop for this admission and told the gate. */
-    boolean refusalHeard;
+    /**
+     * Whether {@link #answered} heard a 429 or a stop for this admission and told the gate; a
+     * stream's answer is heard on the client's threads.
+     */
+    volatile boolean refusalHeard;
 
     @Nullable RuntimeException refused;
 

@@ -1,7 +1,5 @@
 package io.backpressure.client;
 
-import io.backpressure.core.feedback.ProviderSignal;
-import io.backpressure.core.feedback.ProviderSignals;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -9,7 +7,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -109,13 +106,6 @@ public final class GatedTransport<Q, R> {
   }
 
   /**
-   * How many 429 (or stop) answers in a row one call is sent again through the gate before the last
-   * is handed to the SDK; with provider feedback on (the default) the gate defers the call until
-   * the provider's retry-after instead, so this bounds only a gate that does not hear the provider.
-   */
-  static final int MAX_RESENDS_AFTER_429 = 3;
-
-  /**
    * Sends {@code request} through {@code send} on the calling thread, admitted first when it is
    * gated. An answer of 429, or one that says a spend limit or a daily quota is reached, is not
    * handed back when the feedback tells the gate ({@link ProviderFeedback#tellsTheGate()}, the
@@ -207,12 +197,11 @@ public final class GatedTransport<Q, R> {
   /**
    * The answer to hand the SDK, reported first to the feedback (an answer of 400 or more with its
    * body, which the SDK then reads unchanged); or null when the call is to ask the gate again
-   * instead: the answer is a 429 or says that a spend limit or a daily quota is reached ({@link
-   * ProviderSignal.Meaning#STOP_UNTIL_RESET}: Anthropic's usage-limit 400, a per-day 403), the
-   * feedback tells the gate, and fewer than {@link #MAX_RESENDS_AFTER_429} resends were made. Then
-   * the answer has been reported (its grant released) and closed, and the gate, told, defers the
-   * call until the retry-after or refuses it with the reset instant, so the caller meets a stop as
-   * the gate's terminal refusal on the first call that hits it, as on every later one.
+   * instead ({@link ClientGate#resends}: a 429 or a stop, heard by a feedback that tells the gate,
+   * fewer than {@link ClientGate#MAX_RESENDS_AFTER_429} resends made). Then the answer has been
+   * reported (its grant released) and closed, and the gate, told, defers the call until the
+   * retry-after or refuses it with the reset instant, so the caller meets a stop as the gate's
+   * terminal refusal on the first call that hits it, as on every later one.
    */
   private @Nullable R answerOrAskAgain(Exchange exchange, R response, int resends) {
     AnswerView answer = sdk.answer(response);
@@ -227,21 +216,13 @@ public final class GatedTransport<Q, R> {
     byte[] refusal = errorBody(answer.body().get());
     String text = new String(refusal, StandardCharsets.UTF_8);
     exchange.answered(status, headers, text);
-    if (resends < MAX_RESENDS_AFTER_429
-        && gate.feedback().tellsTheGate()
-        && (status == 429 || stops(status, headers, text))) {
+    if (gate.resends(status, headers, text, resends)) {
       answer.close().run();
       return null;
     }
     return sdk.tapped(
         response,
         new TappedBody(() -> new ByteArrayInputStream(refusal), answer.close(), exchange));
-  }
-
-  /** Whether a refusal other than a 429 says that nothing helps until a reset. */
-  private static boolean stops(int status, Map<String, List<String>> headers, String body) {
-    return ProviderSignals.parse(status, headers, body, Instant.now()).meaning()
-        == ProviderSignal.Meaning.STOP_UNTIL_RESET;
   }
 
   private boolean gated(RequestView request) {

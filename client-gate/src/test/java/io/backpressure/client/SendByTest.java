@@ -3,9 +3,9 @@ package io.backpressure.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.backpressure.client.test.SlowSend;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.ProviderSignal;
@@ -20,16 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class SendByTest {
   private final ManualClock clock = new ManualClock();
-  private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("openai/gpt-4o")
-                  .dimension("requests", 5, 5)
-                  .tokensPerSecond(10_000)
-                  .priority("P1", 1)
-                  .safeWindow(Duration.ofSeconds(1))
-                  .build(),
-              clock));
+  private final RecordingGate gate = SlowSend.gate("openai/gpt-4o", clock);
   private final GatedCall gated = GatedCall.builder(gate).ticker(clock).build();
   private final GateContext acme = GateContext.of("acme", "P1");
   private final Cost estimate = Cost.requests(1).tokens(100);

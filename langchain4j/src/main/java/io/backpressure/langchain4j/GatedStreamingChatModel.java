@@ -34,9 +34,11 @@ import java.util.concurrent.ExecutionException;
  * gets the {@link NotAdmittedException} in {@code onError} (a deferral carries Δ and the booking).
  * A stream must leave within its gate's {@code sendWithin()} of its admission, checked when the
  * wrapped model is built with a {@link SendCheckingHttpClientBuilder}: one that leaves later is
- * admitted again first (see there). Inside a Temporal activity, {@code chat} streams to the handler
- * as usual but returns only when the stream has ended, so that the grant is released within the
- * attempt, and a deferral ends the activity as {@code ActivityGate} does. Thread-safe when the
+ * admitted again first (see there); the same client hands the stream's answer (its status and
+ * rate-limit headers when it opens, before the first chunk, or its refusal) to the gate's provider
+ * feedback, as for {@link GatedChatModel}. Inside a Temporal activity, {@code chat} streams to the
+ * handler as usual but returns only when the stream has ended, so that the grant is released within
+ * the attempt, and a deferral ends the activity as {@code ActivityGate} does. Thread-safe when the
  * wrapped model is.
  */
 public final class GatedStreamingChatModel implements StreamingChatModel {

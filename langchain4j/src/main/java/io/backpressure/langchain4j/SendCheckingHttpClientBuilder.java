@@ -6,6 +6,8 @@ import dev.langchain4j.http.client.HttpClientBuilder;
 import dev.langchain4j.http.client.HttpClientBuilderLoader;
 import dev.langchain4j.http.client.HttpRequest;
 import dev.langchain4j.http.client.SuccessfulHttpResponse;
+import dev.langchain4j.http.client.sse.ServerSentEvent;
+import dev.langchain4j.http.client.sse.ServerSentEventContext;
 import dev.langchain4j.http.client.sse.ServerSentEventListener;
 import dev.langchain4j.http.client.sse.ServerSentEventParser;
 import io.backpressure.client.GatedCall;
@@ -44,7 +46,8 @@ import java.util.Objects;
  * its status and headers ({@code x-ratelimit-remaining-*}, {@code retry-after}), or a refusal's
  * status and body as LangChain4j's {@code HttpException} keeps them, so that the gate follows the
  * provider's own count and retry-after and reads a quota or spend limit as a stop (the decorators'
- * {@code providerFeedback(false)} turns it off).
+ * {@code providerFeedback(false)} turns it off). A stream's answer is heard when it opens, before
+ * its first event, on the thread the HTTP client delivers it on.
  *
  * <p>A model built without it is sent unchecked, however long it takes after its admission. Only
  * the first request of a call is checked; requests of threads that run no gated call pass as they
@@ -118,14 +121,51 @@ public final class SendCheckingHttpClientBuilder implements HttpClientBuilder {
     @Override
     public void execute(HttpRequest request, ServerSentEventListener listener) {
       GatedCall.beforeSend();
-      delegate.execute(request, listener);
+      delegate.execute(request, new Heard(listener, GatedCall.hearing()));
     }
 
     @Override
     public void execute(
         HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
       GatedCall.beforeSend();
-      delegate.execute(request, parser, listener);
+      delegate.execute(request, parser, new Heard(listener, GatedCall.hearing()));
+    }
+  }
+
+  /**
+   * {@code listener}, with the stream's answer handed to {@code hearing} first: its status and
+   * headers when it opens (before its first event), or a refusal's status and body as LangChain4j's
+   * {@code HttpException} keeps them. The events go to {@code listener} as they come.
+   */
+  private record Heard(ServerSentEventListener listener, GatedCall.Hearing hearing)
+      implements ServerSentEventListener {
+    @Override
+    public void onOpen(SuccessfulHttpResponse response) {
+      hearing.answered(response.statusCode(), lowerCase(response.headers()), null);
+      listener.onOpen(response);
+    }
+
+    @Override
+    public void onEvent(ServerSentEvent event, ServerSentEventContext context) {
+      listener.onEvent(event, context);
+    }
+
+    @Override
+    public void onEvent(ServerSentEvent event) {
+      listener.onEvent(event);
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      if (error instanceof HttpException refused) {
+        hearing.answered(refused.statusCode(), Map.of(), refused.getMessage());
+      }
+      listener.onError(error);
+    }
+
+    @Override
+    public void onClose() {
+      listener.onClose();
     }
   }
 

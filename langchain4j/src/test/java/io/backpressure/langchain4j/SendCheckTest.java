@@ -14,11 +14,11 @@ import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
+import io.backpressure.client.test.SlowSend;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.CompletionTokens;
@@ -46,22 +46,17 @@ class SendCheckTest {
 
   private final ManualClock clock = new ManualClock();
   private MockProvider provider;
+  private InMemoryGate inMemory;
   private RecordingGate gate;
 
-  /** Virtual time the next request takes to reach its HTTP client. */
-  private volatile Duration slowness = Duration.ZERO;
-
-  /** Whether the provider asks for a pause (to the gate) while the next call is on its way. */
-  private volatile boolean pauseMeanwhile;
+  /** Runs in a model listener: after the admission, before the model builds its request. */
+  private SlowSend slowSend;
 
   private final ChatModelListener slow =
       new ChatModelListener() {
         @Override
         public void onRequest(ChatModelRequestContext context) {
-          clock.advance(slowness);
-          if (pauseMeanwhile) {
-            gate.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(2)));
-          }
+          slowSend.run();
         }
       };
 
@@ -74,16 +69,9 @@ class SendCheckTest {
                 .requests(LimitSpec.perSecond(WindowModel.FIXED, 1_000))
                 .completionTokens(new CompletionTokens.Fixed(30))
                 .build());
-    gate =
-        new RecordingGate(
-            InMemoryGate.create(
-                Policy.builder("openai/gpt-4o-mini")
-                    .dimension("requests", 5, 5)
-                    .tokensPerSecond(10_000)
-                    .priority("P1", 1)
-                    .safeWindow(Duration.ofSeconds(1))
-                    .build(),
-                clock));
+    inMemory = InMemoryGate.create(SlowSend.policy("openai/gpt-4o-mini"), clock);
+    gate = new RecordingGate(inMemory);
+    slowSend = new SlowSend(gate, clock);
   }
 
   @AfterEach
@@ -115,7 +103,7 @@ class SendCheckTest {
 
   @Test
   void aCallInTimeIsAdmittedOnce() throws Exception {
-    slowness = Duration.ofMillis(50);
+    slowSend.takes(Duration.ofMillis(50));
 
     String answer = GateContext.of("acme", "P1").call(() -> model().chat(PROMPT));
 
@@ -129,7 +117,7 @@ class SendCheckTest {
   /** Mutation tried: the decorator's model built without the send check (the call goes as is). */
   @Test
   void aSlowCallGivesItsGrantBackUnusedAndIsAdmittedAgainBeforeItLeaves() throws Exception {
-    slowness = Duration.ofMillis(51);
+    slowSend.takes(Duration.ofMillis(51));
 
     String answer = GateContext.of("acme", "P1").call(() -> model().chat(PROMPT));
 
@@ -147,8 +135,8 @@ class SendCheckTest {
 
   @Test
   void aSlowCallThatIsNotAdmittedAgainFailsWithTheGatesAnswerAndIsNotSent() {
-    slowness = Duration.ofMillis(100);
-    pauseMeanwhile = true;
+    slowSend.takes(Duration.ofMillis(100));
+    slowSend.providerPausesMeanwhile();
 
     assertThatThrownBy(() -> GateContext.of("acme", "P1").call(() -> model().chat(PROMPT)))
         .isInstanceOf(DeferredException.class);
@@ -160,26 +148,27 @@ class SendCheckTest {
     assertThat(gate.outstanding()).isZero();
   }
 
-  @Test
-  void aSlowStreamIsAdmittedAgainAndReleasesTheSecondGrantWithItsUsage() throws Exception {
-    slowness = Duration.ofMillis(51);
-    StreamingChatModel model =
-        GatedStreamingChatModel.builder(
-                OpenAiStreamingChatModel.builder()
-                    .baseUrl(provider.baseUrl())
-                    .apiKey("sk-mock")
-                    .modelName("gpt-4o-mini")
-                    .maxTokens(50)
-                    .timeout(Duration.ofSeconds(20))
-                    .httpClientBuilder(
-                        SendCheckingHttpClientBuilder.around(JdkHttpClient.builder()))
-                    .listeners(slow)
-                    .build(),
-                gate)
-            .ticker(clock)
-            .build();
-    CompletableFuture<ChatResponse> end = new CompletableFuture<>();
+  private StreamingChatModel streamingModel() {
+    return GatedStreamingChatModel.builder(
+            OpenAiStreamingChatModel.builder()
+                .baseUrl(provider.baseUrl())
+                .apiKey("sk-mock")
+                .modelName("gpt-4o-mini")
+                .maxTokens(50)
+                .timeout(Duration.ofSeconds(20))
+                .httpClientBuilder(SendCheckingHttpClientBuilder.around(JdkHttpClient.builder()))
+                .listeners(slow)
+                .build(),
+            gate)
+        .ticker(clock)
+        .build();
+  }
 
+  /**
+   * Streams {@code PROMPT} through {@code model} as P1 of acme; the final response, or its error.
+   */
+  private static ChatResponse stream(StreamingChatModel model) throws Exception {
+    CompletableFuture<ChatResponse> end = new CompletableFuture<>();
     GateContext.of("acme", "P1")
         .run(
             () ->
@@ -199,8 +188,15 @@ class SendCheckTest {
                         end.completeExceptionally(error);
                       }
                     }));
+    return end.get(20, TimeUnit.SECONDS);
+  }
 
-    assertThat(end.get(20, TimeUnit.SECONDS).aiMessage().text()).isNotEmpty();
+  @Test
+  void aSlowStreamIsAdmittedAgainAndReleasesTheSecondGrantWithItsUsage() throws Exception {
+    slowSend.takes(Duration.ofMillis(51));
+
+    assertThat(stream(streamingModel()).aiMessage().text()).isNotEmpty();
+
     assertThat(gate.admissions())
         .hasSize(2)
         .allSatisfy(a -> assertThat(a).isInstanceOf(Admission.Admitted.class));
@@ -210,6 +206,36 @@ class SendCheckTest {
     assertThat(gate.releases().get(1).grant()).isEqualTo(second.grant());
     assertThat(gate.releases().get(1).actual().amount("requests")).isEqualTo(1);
     assertThat(provider.records()).hasSize(1);
+    assertThat(gate.outstanding()).isZero();
+  }
+
+  /**
+   * A stream's answer carries the provider's rate-limit headers before its first chunk: the gate
+   * hears them, with the stream's grant, as it hears a whole answer's. Mutation tried: the stream's
+   * listener passed to the HTTP client as it is (the gate hears nothing).
+   */
+  @Test
+  void aStreamsRateLimitHeadersReachTheGate() throws Exception {
+    assertThat(inMemory.feedbackState().signals()).isZero();
+    assertThat(inMemory.feedbackState().dimensions().get("requests").limit()).isNaN();
+
+    stream(streamingModel());
+
+    assertThat(gate.signals())
+        .singleElement()
+        .satisfies(
+            signal -> {
+              assertThat(signal.status()).isEqualTo(200);
+              assertThat(signal.meaning()).isEqualTo(ProviderSignal.Meaning.ANSWERED);
+              // The mock limits requests alone; its header says 1 000, this call the first.
+              assertThat(signal.limits()).containsOnlyKeys("requests");
+              assertThat(signal.limits().get("requests").limit()).isEqualTo(1_000.0);
+              assertThat(signal.limits().get("requests").remaining()).isEqualTo(999.0);
+            });
+    assertThat(inMemory.feedbackState().signals()).isEqualTo(1);
+    assertThat(inMemory.feedbackState().dimensions().get("requests").limit())
+        .as("OpenAI's limit headers count a minute: 1 000 a minute, per second")
+        .isEqualTo(1_000.0 / 60);
     assertThat(gate.outstanding()).isZero();
   }
 }

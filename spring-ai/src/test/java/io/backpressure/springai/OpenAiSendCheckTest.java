@@ -7,23 +7,20 @@ import io.backpressure.client.DeferredException;
 import io.backpressure.client.GateContext;
 import io.backpressure.client.GatedCall;
 import io.backpressure.client.test.MockAnswers;
+import io.backpressure.client.test.SlowSend;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
-import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
-import io.backpressure.core.Policy;
-import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
+import io.backpressure.springai.test.MockOpenAi;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.openai.OpenAiChatModel;
-import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
 
 /**
@@ -37,35 +34,19 @@ import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomiz
  */
 class OpenAiSendCheckTest {
   private final ManualClock clock = new ManualClock();
-  private final RecordingGate gate =
-      new RecordingGate(
-          InMemoryGate.create(
-              Policy.builder("openai/gpt-4o-mini")
-                  .dimension("requests", 5, 5)
-                  .tokensPerSecond(10_000)
-                  .priority("P1", 1)
-                  .safeWindow(Duration.ofSeconds(1))
-                  .build(),
-              clock));
+  private final RecordingGate gate = SlowSend.gate("openai/gpt-4o-mini", clock);
   private final GatedCall gated = GatedCall.builder(gate).ticker(clock).build();
   private MockProvider provider;
 
-  /** Virtual time the next call takes after the check's interceptor, before its body is written. */
-  private volatile Duration slowness = Duration.ZERO;
-
-  /** Whether the provider asks for a pause (to the gate) while the next call is on its way. */
-  private volatile boolean pauseMeanwhile;
+  /** Runs after the check's interceptor, before the body is written. */
+  private final SlowSend slowSend = new SlowSend(gate, clock);
 
   /** An interceptor after the check's: what runs there comes before the body is written. */
   private final OpenAiHttpClientBuilderCustomizer slow =
       builder ->
           builder.interceptor(
               chain -> {
-                clock.advance(slowness);
-                if (pauseMeanwhile) {
-                  gate.feedback(
-                      null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(2)));
-                }
+                slowSend.run();
                 return chain.proceed(chain.request());
               });
 
@@ -81,17 +62,7 @@ class OpenAiSendCheckTest {
 
   private ChatResponse call() {
     OpenAiChatModel model =
-        OpenAiChatModel.builder()
-            .options(
-                OpenAiChatOptions.builder()
-                    .baseUrl(provider.baseUrl())
-                    .apiKey("sk-mock")
-                    .model("gpt-4o-mini")
-                    .maxRetries(0)
-                    .timeout(Duration.ofSeconds(20))
-                    .build())
-            .httpClientBuilderCustomizers(List.of(new OpenAiSendCheck(), slow))
-            .build();
+        MockOpenAi.chatModel(provider, Duration.ofSeconds(20), new OpenAiSendCheck(), slow);
     return gated.call(
         GateContext.of("acme", "P1"),
         Cost.requests(1).tokens(100),
@@ -102,7 +73,7 @@ class OpenAiSendCheckTest {
 
   @Test
   void aCallWrittenInTimeIsAdmittedOnce() {
-    slowness = Duration.ofMillis(50);
+    slowSend.takes(Duration.ofMillis(50));
 
     ChatResponse reply = call();
 
@@ -118,7 +89,7 @@ class OpenAiSendCheckTest {
    */
   @Test
   void aCallWrittenLateGivesItsGrantBackUnusedAndIsAdmittedAgainFirst() {
-    slowness = Duration.ofMillis(51);
+    slowSend.takes(Duration.ofMillis(51));
 
     ChatResponse reply = call();
 
@@ -136,8 +107,8 @@ class OpenAiSendCheckTest {
 
   @Test
   void aLateCallThatIsNotAdmittedAgainFailsWithTheGatesAnswerAndIsNeverCounted() {
-    slowness = Duration.ofMillis(100);
-    pauseMeanwhile = true;
+    slowSend.takes(Duration.ofMillis(100));
+    slowSend.providerPausesMeanwhile();
 
     assertThatThrownBy(this::call).isInstanceOf(DeferredException.class);
 

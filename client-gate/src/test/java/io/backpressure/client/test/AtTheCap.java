@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.backpressure.client.GateContext;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.feedback.FeedbackPolicy;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.MockProviderConfig;
 import io.backpressure.mock.limit.LimitSpec;
@@ -49,7 +50,9 @@ public final class AtTheCap {
 
   /**
    * The gate of {@code openai/gpt-4o-mini}: the provider's cap under a one-second safe window
-   * widened by the send margin, one priority {@code P1}.
+   * widened by the send margin, one priority {@code P1}. Its provider feedback counts the
+   * provider's {@code limit} and {@code remaining} headers per second, as the mock counts them (by
+   * default a gate reads them per minute, as OpenAI counts).
    */
   public static InMemoryGate gate() {
     return InMemoryGate.create(
@@ -59,6 +62,7 @@ public final class AtTheCap {
             .priority("P1", 1)
             .safeWindow(Duration.ofSeconds(1))
             .sendMargin(SEND_MARGIN)
+            .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build())
             .build());
   }
 

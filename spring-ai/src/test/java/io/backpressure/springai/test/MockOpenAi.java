@@ -2,8 +2,10 @@ package io.backpressure.springai.test;
 
 import io.backpressure.mock.MockProvider;
 import java.time.Duration;
+import java.util.List;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.OpenAiChatOptions;
+import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
 
 /**
  * Spring AI's OpenAI chat model pointed at the mock provider, model {@code gpt-4o-mini}, with its
@@ -13,8 +15,12 @@ public final class MockOpenAi {
 
   private MockOpenAi() {}
 
-  /** The model calling {@code provider}, each call giving up after {@code timeout}. */
-  public static OpenAiChatModel chatModel(MockProvider provider, Duration timeout) {
+  /**
+   * The model calling {@code provider}, each call giving up after {@code timeout}, its HTTP client
+   * built with {@code customizers} in order ({@code OpenAiSendCheck}, say), if any.
+   */
+  public static OpenAiChatModel chatModel(
+      MockProvider provider, Duration timeout, OpenAiHttpClientBuilderCustomizer... customizers) {
     return OpenAiChatModel.builder()
         .options(
             OpenAiChatOptions.builder()
@@ -24,6 +30,7 @@ public final class MockOpenAi {
                 .maxRetries(0)
                 .timeout(timeout)
                 .build())
+        .httpClientBuilderCustomizers(List.of(customizers))
         .build();
   }
 }

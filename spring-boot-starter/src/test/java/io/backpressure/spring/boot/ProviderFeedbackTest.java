@@ -10,6 +10,7 @@ import io.backpressure.mock.limit.LimitSpec;
 import io.backpressure.mock.limit.WindowModel;
 import io.backpressure.springai.BackpressureAdvisor;
 import io.backpressure.springai.OpenAiSendCheck;
+import io.backpressure.springai.test.MockOpenAi;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -19,7 +20,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.openai.OpenAiChatModel;
-import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -115,17 +115,8 @@ class ProviderFeedbackTest {
    */
   private void springAiCall(AssertableApplicationContext context) {
     OpenAiChatModel model =
-        OpenAiChatModel.builder()
-            .options(
-                OpenAiChatOptions.builder()
-                    .baseUrl(provider.baseUrl())
-                    .apiKey("sk-mock")
-                    .model("gpt-4o-mini")
-                    .maxRetries(0)
-                    .timeout(Duration.ofSeconds(20))
-                    .build())
-            .httpClientBuilderCustomizer(context.getBean(OpenAiSendCheck.class))
-            .build();
+        MockOpenAi.chatModel(
+            provider, Duration.ofSeconds(20), context.getBean(OpenAiSendCheck.class));
     ChatClient chat =
         ChatClient.builder(model)
             .defaultAdvisors(context.getBean(BackpressureAdvisor.class))
