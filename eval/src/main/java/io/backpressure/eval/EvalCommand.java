@@ -297,7 +297,7 @@ public final class EvalCommand implements Callable<Integer> {
       for (Workload w : workloads) {
         for (Configuration c : configurations) {
           c.validate(w);
-          if (real && c instanceof GateConfiguration gate && gate.variant().simulatedOnly()) {
+          if (real && c instanceof GateConfiguration gate && gate.simulatedOnly()) {
             throw new IllegalArgumentException(
                 c.name() + " is an ablation of the simulator only: run it with --mode sim");
           }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.backpressure.eval.sim.Configuration;
 import io.backpressure.eval.sim.GateConfiguration;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -232,6 +233,7 @@ class EvalCommandTest {
     assertThat(GateConfiguration.Variant.FULL.simulatedOnly()).isFalse();
     assertThat(GateConfiguration.Variant.NO_SAFE_WINDOW.simulatedOnly()).isFalse();
     assertThat(GateConfiguration.Variant.REJECTED_HELD.simulatedOnly()).isTrue();
+    assertThat(((GateConfiguration) Configuration.named("bp-fq")).simulatedOnly()).isFalse();
     assertThat(
             eval(
                 "--workload",

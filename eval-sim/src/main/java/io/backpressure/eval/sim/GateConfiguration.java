@@ -124,8 +124,8 @@ public final class GateConfiguration implements Configuration {
     NO_LIMITS("bp-no-limits"),
     /**
      * bp deciding with the fair-queuing rule ({@link InMemoryGate#createFairQueuing}): a cap layer,
-     * an order layer and the defer protocol ({@code FairRule}). Simulator only until the Redis
-     * backend and the real worker run it.
+     * an order layer and the defer protocol ({@code FairRule}); the real worker's gate, in memory
+     * or on Redis ({@code RedisGateConfig.Builder.fairQueuing}), decides with it too.
      */
     FAIR_QUEUING("bp-fq");
 
@@ -153,7 +153,7 @@ public final class GateConfiguration implements Configuration {
      * Whether only the simulator's activity models this variant (the real worker asks as bp does).
      */
     public boolean simulatedOnly() {
-      return estimate != TokenEstimate.PROMPT || holdsRejected || this == FAIR_QUEUING;
+      return estimate != TokenEstimate.PROMPT || holdsRejected;
     }
   }
 
@@ -225,6 +225,14 @@ public final class GateConfiguration implements Configuration {
 
   public Variant variant() {
     return variant;
+  }
+
+  /**
+   * Whether only the simulator runs this configuration: its variant is modelled by the simulator's
+   * activity alone, or it switches mechanisms of the rebuilt rule off.
+   */
+  public boolean simulatedOnly() {
+    return variant.simulatedOnly() || !without.isEmpty();
   }
 
   /** Whether {@code variant} meters tokens on {@code workload}. */

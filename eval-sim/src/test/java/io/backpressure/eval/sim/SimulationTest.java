@@ -144,7 +144,7 @@ class SimulationTest {
       Configuration c = Configuration.named("bp-fq-no-" + m);
       assertThat(c.name()).isEqualTo("bp-fq-no-" + m);
       assertThat(Configuration.NAMES).contains(c.name());
-      assertThat(((GateConfiguration) c).variant().simulatedOnly()).as(c.name()).isTrue();
+      assertThat(((GateConfiguration) c).simulatedOnly()).as(c.name()).isTrue();
     }
     assertThatThrownBy(() -> Configuration.named("bp-fq-no-patience"))
         .isInstanceOf(IllegalArgumentException.class)

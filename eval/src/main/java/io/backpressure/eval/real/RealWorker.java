@@ -3,6 +3,7 @@ package io.backpressure.eval.real;
 import io.backpressure.core.Gate;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
+import io.backpressure.core.Ticker;
 import io.backpressure.eval.sim.Configuration;
 import io.backpressure.eval.sim.GateConfiguration;
 import io.backpressure.eval.sim.GatewayConfiguration;
@@ -221,6 +222,7 @@ final class RealWorker implements AutoCloseable {
     AutoCloseable closeGate = () -> {};
     if (spec.gated()) {
       Policy policy = PolicyYaml.parse(spec.policyYaml());
+      boolean fair = GateConfiguration.Variant.FAIR_QUEUING.label.equals(spec.config());
       Gate gate;
       if (spec.redisUrl() != null) {
         RedisGateConfig config =
@@ -228,6 +230,7 @@ final class RealWorker implements AutoCloseable {
                 .target(policy.target())
                 .policy(policy)
                 .keyPrefix(spec.redisPrefix())
+                .fairQueuing(fair)
                 .build();
         // The gate users are told to build: fails as --when-unavailable says, also at start-up (a
         // replacement worker may start while Redis is down).
@@ -237,7 +240,10 @@ final class RealWorker implements AutoCloseable {
         ledger.failedOpenFrom(resilient.failOpen()::ungatedDecisions);
         gate = resilient;
       } else {
-        gate = InMemoryGate.create(policy);
+        gate =
+            fair
+                ? InMemoryGate.createFairQueuing(policy, Ticker.system())
+                : InMemoryGate.create(policy);
       }
       if (registry != null) {
         gate = MeteredGate.builder(gate, registry).policy(() -> policy).build();
