@@ -109,7 +109,9 @@ class StalledClientsIT {
           "{\"model\":\"m\",\"stream\":true,"
               + "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
 
-      assertThat(http.post("/v1/chat/completions", Http.chat("hi", null)).status()).isEqualTo(200);
+      // The whole answer and the streamed one wait out their latencies side by side.
+      CompletableFuture<Http.Answer> whole =
+          http.postAsync("/v1/chat/completions", Http.chat("hi", null));
       // 4 pieces 1.25 s apart, each gap longer than the idle timeout.
       String answer;
       try (Socket socket = RawHttp.open(provider)) {
@@ -124,6 +126,7 @@ class StalledClientsIT {
                     .getBytes(StandardCharsets.ISO_8859_1));
         answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       }
+      assertThat(whole.join().status()).isEqualTo(200);
       assertThat(RawHttp.status(answer)).isEqualTo(200);
       assertThat(answer).contains("data: [DONE]");
       assertThat(provider.records()).extracting(RequestRecord::status).containsExactly(200, 200);
