@@ -309,7 +309,8 @@ public final class FailOpenGate implements Gate, AutoCloseable {
                     request.cost(),
                     request.maxTokens(),
                     booking,
-                    request.maxWait()));
+                    request.maxWait(),
+                    request.deadline()));
     if (answer instanceof Admission.Admitted a) {
       Grant g = a.grant();
       return new Admission.Admitted(

@@ -325,7 +325,11 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
       // The limits (Limits, LimitLedger): checked before the rule decides, debited once it admits.
       long epoch = plan.isEmpty() ? 0 : calendar.epochNanos() / 1_000;
       if (!plan.isEmpty()) {
-        LimitLedger.Verdict verdict = limits.check(plan, epoch);
+        LimitLedger.Verdict verdict =
+            limits.check(
+                plan,
+                epoch,
+                request.deadline() == null ? -1 : request.deadline().toNanos() / 1_000);
         if (!verdict.passes()) {
           return limitAnswer(verdict, request, maxWait);
         }
@@ -458,11 +462,16 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
     return new Admission.Deferred(Duration.ofNanos(waitMicros * 1_000), booking);
   }
 
-  /** The answer for a call the limits hold: their rejection, or a {@link #deferral}. */
+  /**
+   * The answer for a call the limits hold: their rejection, their expiry, or a {@link #deferral}.
+   */
   private Admission limitAnswer(
       LimitLedger.Verdict verdict, AdmissionRequest request, @Nullable Duration maxWait) {
     if (verdict.rejected() != null) {
       return verdict.rejected();
+    }
+    if (verdict.expired() != null) {
+      return verdict.expired();
     }
     return deferral(verdict.waitMicros(), request, maxWait);
   }
@@ -480,6 +489,14 @@ public final class InMemoryGate implements Gate, QuotaAdmin {
   public synchronized int concurrencyLimit() {
     Limits.Concurrency concurrency = policy.limits().concurrency();
     return concurrency == null ? 0 : limits.limitOf(concurrency);
+  }
+
+  /**
+   * The latency the adaptive concurrency limit measured last at the target ({@link
+   * Limits.Adaptive}: the one a call's deadline must cover), in µs; 0 when none is measured.
+   */
+  public synchronized long measuredLatencyMicros() {
+    return limits.adaptiveState()[3];
   }
 
   /** Calls in flight under the policy's concurrency limit now (0 without one). */

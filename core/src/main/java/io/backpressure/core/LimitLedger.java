@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code scopeLeases}: scope → leases</td><td>hash {@code limits}, fields {@code
  *       in:k:<class>} and {@code in:t:<tenant>}</td></tr>
  *   <tr><td>{@link #expiredLeases()}</td><td>hash {@code limits}, field {@code expired}</td></tr>
- *   <tr><td>{@code adaptiveLimit}, {@code lastDecrease}, {@code slowSeen}</td><td>hash {@code
- *       limits}, field {@code adaptive}: "limit last_decrease slow_seen"</td></tr>
+ *   <tr><td>{@code adaptiveLimit}, {@code lastDecrease}, {@code slowSeen}, {@code
+ *       latency}</td><td>hash {@code limits}, field {@code adaptive}: "limit last_decrease
+ *       slow_seen latency"</td></tr>
  *   <tr><td>{@link #overdue}</td><td>{@code limits_overdue}</td></tr>
  *   <tr><td>{@link #overload}</td><td>{@code limits_decrease} (overload.lua)</td></tr>
  * </table>
@@ -48,7 +49,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Under an {@linkplain Limits.Adaptive adaptive} limit the target's limit is the one its law
  * keeps here ({@link #limitOf}): each release of a leased call is a latency sample (admission to
  * release, on the calendar clock), and so is the oldest call still in flight past the latency
- * target, once ({@link #overdue}); each {@link #overload} is a decrease.
+ * target, once ({@link #overdue}); each {@link #overload} is a decrease. The last sample is also
+ * the target's measured latency, which a call's deadline must cover for the call to be sent ({@link
+ * Limits.Adaptive#spare}).
  *
  * <p>Not thread-safe: its owner calls it under its lock. Times are µs since the epoch.
  */
@@ -91,34 +94,48 @@ final class LimitLedger {
   private long slowSeen;
 
   /**
-   * What the limits say of a call: let the rule decide ({@link #PASS}), wait {@code waitMicros}, or
-   * {@code rejected}.
+   * The latency the target's calls take, as last measured (µs; 0: not yet): the last released
+   * leased call's, from its admission to its release, or the age of the oldest call in flight when
+   * it was found overdue and that was longer ({@link #overdue}).
+   */
+  private long latency;
+
+  /**
+   * What the limits say of a call: let the rule decide ({@link #PASS}), wait {@code waitMicros},
+   * {@code rejected}, or {@code expired}.
    *
    * @param rejected the terminal answer, or null
-   * @param waitMicros how long the call must wait when not rejected; 0 when the limits let it pass
+   * @param expired the answer for a call its deadline leaves no time to be answered in ({@link
+   *     Limits.Adaptive#spare}), or null
+   * @param waitMicros how long the call must wait when neither; 0 when the limits let it pass
    */
-  public record Verdict(Admission.@Nullable Rejected rejected, long waitMicros) {
+  public record Verdict(
+      Admission.@Nullable Rejected rejected, Admission.@Nullable Expired expired, long waitMicros) {
     /** The limits let the call pass to the rule. */
-    public static final Verdict PASS = new Verdict(null, 0);
+    public static final Verdict PASS = new Verdict(null, null, 0);
 
     /** Whether the limits let the call pass to the rule. */
     public boolean passes() {
-      return rejected == null && waitMicros == 0;
+      return rejected == null && expired == null && waitMicros == 0;
     }
   }
 
   /**
    * Whether the call of {@code plan} may be admitted at {@code now} as far as the limits go. A
-   * counter of a past window counts as zero. Changes nothing but the expired leases and, under an
-   * adaptive limit, the limit when the oldest call in flight is overdue ({@link #overdue}).
+   * counter of a past window counts as zero. Under an adaptive limit, a call with a deadline
+   * ({@code deadlineMicros} from now; negative: none) is expired at once when the deadline does not
+   * cover the measured latency and another call is in flight, or when the lease it waits for would
+   * come later than its deadline less that latency ({@link Limits.Adaptive#spare}). Changes nothing
+   * but the expired leases and, under an adaptive limit, the limit when the oldest call in flight
+   * is overdue ({@link #overdue}).
    */
-  public Verdict check(LimitPlan plan, long now) {
+  public Verdict check(LimitPlan plan, long now, long deadlineMicros) {
     Admission.Rejected terminal = null;
     long terminalReset = 0;
     long wait = 0;
     for (LimitPlan.Counter c : plan.counters()) {
       if (c.cost() > c.limit()) {
-        return new Verdict(LimitPlan.neverFits(c), 0);
+        return new Verdict(LimitPlan.neverFits(c), null, 0);
       }
       long[] window = plan.window(c.period(), now);
       Count count = counters.get(c.field());
@@ -139,21 +156,29 @@ final class LimitLedger {
       }
     }
     if (terminal != null) {
-      return new Verdict(terminal, 0);
+      return new Verdict(terminal, null, 0);
     }
     if (plan.concurrency() != null) {
       expireLeases(now);
       Limits.Adaptive adaptive = plan.concurrency().adaptive();
+      long spare = Long.MAX_VALUE;
       if (adaptive != null) {
         overdue(adaptive, plan.concurrency().leaseTtl().toNanos() / 1_000, now);
+        spare = Limits.Adaptive.spare(deadlineMicros, latency);
+        if (spare < 0 && !leases.isEmpty()) {
+          return new Verdict(null, Limits.Adaptive.late(deadlineMicros, latency, 0), 0);
+        }
       }
       if (full(limitOf(plan.concurrency()), plan.scopes())) {
         long untilExpiry = leaseExpiries.peek().getValue() - now;
         long lease = untilExpiry < LimitPlan.POLL_MICROS ? untilExpiry : LimitPlan.POLL_MICROS;
+        if (lease > spare) {
+          return new Verdict(null, Limits.Adaptive.late(deadlineMicros, latency, lease), 0);
+        }
         wait = wait > lease ? wait : lease;
       }
     }
-    return wait > 0 ? new Verdict(null, wait) : Verdict.PASS;
+    return wait > 0 ? new Verdict(null, null, wait) : Verdict.PASS;
   }
 
   /**
@@ -211,6 +236,9 @@ final class LimitLedger {
     if (lease == null) {
       return;
     }
+    if (adaptive != null) {
+      latency = now - d.admittedAt();
+    }
     if (adaptive != null && lease.expiresAt() > slowSeen) {
       int limit = adaptive.current(adaptiveLimit);
       if (now - d.admittedAt() > adaptive.latencyTargetMicros()) {
@@ -226,10 +254,11 @@ final class LimitLedger {
   /**
    * The oldest call in flight under the {@code adaptive} limit, admitted more than its latency
    * target before {@code now}, is a slow sample before it is released: the limit decreases (at most
-   * once per latency target), and the call is counted once, here and not at its release. A lease's
-   * admission is its expiry less {@code leaseTtlMicros}, the lease TTL in force. Without this, a
-   * provider that slows to a latency L would be noticed only when the first slow call comes back, L
-   * after the slowdown instead of one latency target.
+   * once per latency target), the measured latency becomes at least the call's age, and the call is
+   * counted once, here and not at its release. A lease's admission is its expiry less {@code
+   * leaseTtlMicros}, the lease TTL in force. Without this, a provider that slows to a latency L
+   * would be noticed only when the first slow call comes back, L after the slowdown instead of one
+   * latency target.
    */
   private void overdue(Limits.Adaptive adaptive, long leaseTtlMicros, long now) {
     Map.Entry<String, Long> oldest = leaseExpiries.peek();
@@ -237,8 +266,10 @@ final class LimitLedger {
       return;
     }
     long expiry = oldest.getValue();
-    if (expiry > slowSeen && now - (expiry - leaseTtlMicros) > adaptive.latencyTargetMicros()) {
+    long age = now - (expiry - leaseTtlMicros);
+    if (expiry > slowSeen && age > adaptive.latencyTargetMicros()) {
       slowSeen = expiry;
+      latency = latency > age ? latency : age;
       decrease(adaptive, adaptive.current(adaptiveLimit), now);
     }
   }
@@ -262,10 +293,11 @@ final class LimitLedger {
 
   /**
    * What the adaptive limit's state holds: {@code {limit, last decrease µs, expiry µs of the latest
-   * lease counted slow in flight}}, zeros when it was never moved. For the differential tests.
+   * lease counted slow in flight, measured latency µs}}, zeros when it was never moved. For the
+   * differential tests.
    */
   public long[] adaptiveState() {
-    return new long[] {adaptiveLimit, lastDecrease, slowSeen};
+    return new long[] {adaptiveLimit, lastDecrease, slowSeen, latency};
   }
 
   private void decrease(Limits.Adaptive adaptive, int limit, long now) {

@@ -320,9 +320,30 @@ public record Limits(
    * the limit finish, and no new call goes until the in-flight count is below {@code L}. When the
    * provider recovers, each fast release adds one again.
    *
-   * <p>The limit is shared through the state, as the leases are: the in-memory gate keeps it in its
-   * ledger, the Redis gate in the limits hash, read and written by the same script call that checks
-   * or releases a lease. A value.
+   * <h2>Deadlines: a call is sent only if it can be answered in time</h2>
+   *
+   * A slow provider is slow for every call sent to it, and a call answered after its caller gave up
+   * wastes the capacity that is scarce ("queue only up to the point where a request could still
+   * meet its deadline", {@code 002_9413b6b30a4881b0}). So the gate keeps the latency it has
+   * measured at the target, {@code M}: the last released call's, from its admission to its release,
+   * or the age of the oldest call in flight once it is overdue, if that is longer. A call whose
+   * request gives a {@linkplain AdmissionRequest#deadline() deadline} {@code D} may wait for a
+   * lease only {@link #spare D − M}; when that is negative the call is not sent but answered {@link
+   * Admission.Expired} at once, unless no call at all is in flight at the target: then it goes as
+   * the one probe that measures the provider again (TCP's loss window of one segment after a
+   * retransmission timeout, RFC 5681 §3.1), since a gate that sent nothing would never learn that
+   * the provider recovered. The floor {@code min} thus holds only for calls whose deadline covers
+   * the measured latency; a call without a deadline, or before any latency is measured, is not held
+   * by this rule.
+   *
+   * <p>In the worked example, callers that give up after 2 s: once a 2.2 s call is released, a new
+   * call with its whole 2 s ahead is answered {@code Expired} at once while another call is in
+   * flight; when the last one is released, the next call goes alone, and its latency decides
+   * whether the others go again.
+   *
+   * <p>The limit and the latency are shared through the state, as the leases are: the in-memory
+   * gate keeps them in its ledger, the Redis gate in the limits hash, read and written by the same
+   * script call that checks or releases a lease. A value.
    *
    * @param min the lowest limit and the first, in {@code [1, 1000000]}
    * @param max the highest limit, in {@code [min, 1000000]}
@@ -397,6 +418,37 @@ public record Limits(
     public int decreased(int limit) {
       int next = (int) Math.floor(limit * BACKOFF);
       return next < min ? min : next;
+    }
+
+    /**
+     * How long a call with {@code deadlineMicros} left may still wait for a lease and be answered
+     * in time when the target's calls take {@code latencyMicros} (µs): the difference; {@link
+     * Long#MAX_VALUE} (no bound) when the call has no deadline (negative) or no latency is measured
+     * yet (0). A negative result means the call cannot be answered in time even if sent now.
+     */
+    public static long spare(long deadlineMicros, long latencyMicros) {
+      if (deadlineMicros < 0 || latencyMicros <= 0) {
+        return Long.MAX_VALUE;
+      }
+      return deadlineMicros - latencyMicros;
+    }
+
+    /**
+     * The answer for a call whose deadline ({@code deadlineMicros} left) does not cover the
+     * target's measured latency ({@code latencyMicros}) after the {@code waitMicros} its lease
+     * would take (µs).
+     */
+    public static Admission.Expired late(long deadlineMicros, long latencyMicros, long waitMicros) {
+      return new Admission.Expired(
+          Duration.ofNanos(waitMicros * 1_000),
+          "the call could not be answered within its deadline of "
+              + deadlineMicros / 1_000
+              + " ms: the target's calls take "
+              + latencyMicros / 1_000
+              + " ms (the latency last measured)"
+              + (waitMicros > 0
+                  ? " and its turn for a lease comes in " + waitMicros / 1_000 + " ms"
+                  : " and another call is in flight"));
     }
 
     /**

@@ -1726,6 +1726,97 @@ public abstract class GateConformanceSuite {
     assertThat(gate.release(f.grant(), ONE)).isTrue();
   }
 
+  /**
+   * A call is sent only if its deadline covers the latency the gate measured last: until a latency
+   * is measured, or without a deadline, the rule holds nothing; past it, a call is expired at once
+   * while another is in flight and goes alone as the probe when none is; a call held for a lease
+   * waits only while its deadline less the latency still covers the wait. Mutation tried: the rule
+   * left out of the limits check (the 1.5 s call is admitted beside the one in flight).
+   */
+  @Test
+  void limits_aCallWhoseDeadlineTheMeasuredLatencyExceedsIsNotSent_butForOneProbe() {
+    ManualClock clock = new ManualClock(1_700_000_000L * 1_000_000_000L);
+    Gate gate =
+        newGate(
+            Policy.builder("test/model")
+                .dimension(Dimension.REQUESTS, 100_000, 100_000)
+                .priority("P1", 1)
+                .adaptiveConcurrency(4, 64, Duration.ofSeconds(1))
+                .build(),
+            clock);
+    AdmissionRequest call = AdmissionRequest.of("t", "P1", Cost.requests(1));
+    Duration short1500 = Duration.ofMillis(1_500);
+
+    // Nothing measured yet: a deadline shorter than any latency holds nothing.
+    Grant first = admitted(gate.admit(call.withDeadline(Duration.ofMillis(100))));
+    clock.advance(Duration.ofSeconds(2));
+    gate.release(first, Cost.requests(1));
+
+    // Measured 2 s. One call in flight: a 1.5 s deadline is not sent, a 5 s one or none is.
+    Grant inFlight = admitted(gate.admit(call.withDeadline(Duration.ofSeconds(5))));
+    Admission late = gate.admit(call.withDeadline(short1500));
+    assertThat(late).isInstanceOf(Admission.Expired.class);
+    assertThat(((Admission.Expired) late).turnIn()).isZero();
+    assertThat(((Admission.Expired) late).message())
+        .contains("deadline of 1500 ms")
+        .contains("take 2000 ms");
+    Grant noDeadline = admitted(gate.admit(call));
+    gate.release(noDeadline, Cost.requests(1));
+    clock.advance(Duration.ofMillis(300));
+    gate.release(inFlight, Cost.requests(1));
+
+    // The last release measured 0.3 s, and a 1.5 s deadline covers it.
+    Grant covered = admitted(gate.admit(call.withDeadline(short1500)));
+    clock.advance(Duration.ofMillis(2_500));
+    gate.release(covered, Cost.requests(1));
+
+    // Measured 2.5 s, nothing in flight: the next call goes alone as the probe, the one after not.
+    Grant probe = admitted(gate.admit(call.withDeadline(short1500)));
+    assertThat(gate.admit(call.withDeadline(short1500))).isInstanceOf(Admission.Expired.class);
+    clock.advance(Duration.ofMillis(2_500));
+    gate.release(probe, Cost.requests(1));
+
+    // Measured 2.5 s again; the limit (4, its floor) full of calls with long deadlines: a call
+    // waits for a lease (Δ = the 250 ms poll) only while its deadline less 2.5 s covers the wait.
+    for (int i = 0; i < concurrencyLimit(gate); i++) {
+      admitted(gate.admit(call.withDeadline(Duration.ofSeconds(10))));
+    }
+    Admission tooLate = gate.admit(call.withDeadline(Duration.ofMillis(2_700)));
+    assertThat(tooLate).isInstanceOf(Admission.Expired.class);
+    assertThat(((Admission.Expired) tooLate).turnIn()).isEqualTo(Duration.ofMillis(250));
+    assertThat(gate.admit(call.withDeadline(Duration.ofMillis(2_750))))
+        .isInstanceOf(Admission.Deferred.class);
+  }
+
+  @Test
+  void limits_aDeadlineBoundsTheWaitForATurn_andANegativeOneIsRefused() {
+    ManualClock clock = new ManualClock(1_700_000_000L * 1_000_000_000L);
+    Gate gate =
+        newGate(
+            Policy.builder("test/model")
+                .dimension(Dimension.REQUESTS, 1, 1)
+                .priority("P1", 1)
+                .build(),
+            clock);
+    AdmissionRequest call = AdmissionRequest.of("t", "P1", Cost.requests(1));
+    admitted(gate.admit(call));
+    // The next turn comes in about 1 s: a 5 s maxWait alone defers, a 0.5 s deadline expires.
+    assertThat(gate.admit(call.withMaxWait(Duration.ofSeconds(5))))
+        .isInstanceOf(Admission.Deferred.class);
+    assertThat(
+            gate.admit(
+                call.withMaxWait(Duration.ofSeconds(5)).withDeadline(Duration.ofMillis(500))))
+        .isInstanceOf(Admission.Expired.class);
+    Admission negative = gate.admit(call.withDeadline(Duration.ofMillis(-1)));
+    assertThat(negative).isInstanceOf(Admission.Rejected.class);
+    assertThat(((Admission.Rejected) negative).message()).contains("deadline");
+  }
+
+  private static Grant admitted(Admission answer) {
+    assertThat(answer).isInstanceOf(Admission.Admitted.class);
+    return ((Admission.Admitted) answer).grant();
+  }
+
   private static void assertDeferred(Admission answer, long millis) {
     assertThat(answer)
         .isInstanceOfSatisfying(

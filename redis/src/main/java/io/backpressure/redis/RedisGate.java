@@ -61,7 +61,7 @@ public final class RedisGate implements Gate, AutoCloseable {
 
   /**
    * admit.lua's answer when a limit (limits.lua) or the provider's retry-after defers the call; 6
-   * and 7 reject it by a limit, 8 by the provider's stop.
+   * and 7 reject it by a limit, 8 by the provider's stop, 9 expire it by the measured latency.
    */
   private static final long LIMIT_DEFERRED = 5;
 
@@ -70,6 +70,12 @@ public final class RedisGate implements Gate, AutoCloseable {
 
   /** admit.lua's answer while the provider's stop lasts (EffectiveCaps.stoppedUntil). */
   private static final long PROVIDER_STOPPED = 8;
+
+  /**
+   * admit.lua's answer when the call's deadline does not cover the adaptive concurrency limit's
+   * measured latency (limits.lua).
+   */
+  private static final long LIMIT_LATE = 9;
 
   private final Connection connection;
   private final boolean ownsConnection;
@@ -382,7 +388,9 @@ public final class RedisGate implements Gate, AutoCloseable {
       }
     }
     if (!plan.isEmpty()) {
-      args = withPlan(args, plan);
+      args =
+          withPlan(
+              args, plan, request.deadline() == null ? -1 : request.deadline().toNanos() / 1_000);
     }
     return connection
         .run(fair ? Script.FAIR_ADMIT : Script.ADMIT, scriptKeys, withGiveUp(args))
@@ -489,7 +497,7 @@ public final class RedisGate implements Gate, AutoCloseable {
    * database; the script picks the window that holds its own time), the counters, and the
    * concurrency scopes.
    */
-  private String[] withPlan(String[] args, LimitPlan plan) {
+  private String[] withPlan(String[] args, LimitPlan plan, long deadlineMicros) {
     List<LimitPlan.Counter> counters = plan.counters();
     String[] all =
         Arrays.copyOf(
@@ -498,7 +506,7 @@ public final class RedisGate implements Gate, AutoCloseable {
                 + 11
                 + 9 * counters.size()
                 + 2 * plan.scopes().size()
-                + (plan.concurrency() == null ? 0 : 3));
+                + (plan.concurrency() == null ? 0 : 4));
     int at = args.length;
     Limits.Concurrency concurrency = plan.concurrency();
     all[at++] = concurrency == null ? "0" : Integer.toString(concurrency.maxInFlight());
@@ -527,6 +535,7 @@ public final class RedisGate implements Gate, AutoCloseable {
     }
     if (concurrency != null) {
       putAdaptive(all, at, concurrency);
+      all[at + 3] = Long.toString(deadlineMicros);
     }
     return all;
   }
@@ -547,7 +556,9 @@ public final class RedisGate implements Gate, AutoCloseable {
    * (by a limit, or by the provider's retry-after; {@code Expired} when past {@code maxWait}) that
    * keeps the presented booking (or carries one no state stands behind), {@code {6, counter, reset
    * µs, used}} a limit's rejection until the reset, {@code {7, counter}} a cost above the whole
-   * limit, {@code {8, reset µs, now}} the provider's stop until its reset.
+   * limit, {@code {8, reset µs, now}} the provider's stop until its reset, {@code {9, wait µs,
+   * deadline µs, latency µs}} a call whose deadline does not cover the adaptive limit's measured
+   * latency ({@link Limits.Adaptive#spare}).
    */
   private Decision limitDecision(
       List<Object> reply, LimitPlan plan, String booking, @Nullable Duration maxWait) {
@@ -558,6 +569,10 @@ public final class RedisGate implements Gate, AutoCloseable {
         return new Decision(Admission.Expired.of(wait, maxWait), (Long) reply.get(2));
       }
       return new Decision(new Admission.Deferred(wait, booking), (Long) reply.get(2));
+    }
+    if (code == LIMIT_LATE) {
+      return new Decision(
+          Limits.Adaptive.late((Long) reply.get(2), (Long) reply.get(3), (Long) reply.get(1)), -1);
     }
     if (code == PROVIDER_STOPPED) {
       return new Decision(LimitPlan.providerStopped(target, (Long) reply.get(1)), -1);

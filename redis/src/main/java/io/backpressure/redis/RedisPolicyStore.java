@@ -590,6 +590,19 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   }
 
   /**
+   * The latency the adaptive concurrency limit measured last at the target, as every worker shares
+   * it ({@link Limits.Adaptive}: the one a call's deadline must cover), in µs; 0 when none is
+   * measured.
+   */
+  public long measuredLatencyMicros() {
+    String raw =
+        connection.await(
+            connection.commands().hget(keys.limits(), "adaptive").toCompletableFuture());
+    String[] fields = raw == null ? new String[0] : raw.split(" ");
+    return fields.length < 4 ? 0 : (long) Double.parseDouble(fields[3]);
+  }
+
+  /**
    * Concurrency leases that expired unreleased, as the admission steps counted them: a lease past
    * its expiry is counted by the next admission that checks the concurrency limit.
    */

@@ -17,7 +17,8 @@
 -- {2, live version} the caller's policy version is stale (nothing changed);
 -- {5, Δ µs, now} deferred by a limit or by the provider's retry-after, {6, counter, reset µs, used}
 -- or {7, counter} rejected by a limit (limits.lua), {8, reset µs, now} refused while the provider's
--- stop lasts (nothing debited, no booking stored).
+-- stop lasts, {9, wait µs, deadline µs, latency µs} expired because the call's deadline does not
+-- cover the adaptive limit's measured latency (limits.lua) (nothing debited, no booking stored).
 
 -- NestedBuckets.touch: finds or creates the queue (q is what load_queue found), refills it, and
 -- replaces its contribution to the class sums (D_k,d, U_k,d) with one based on this call's paced

@@ -12,9 +12,10 @@
 --   limits   hash: counter field -> "start used held" (µs, and the counter's units, '%.17g'),
 --            'expired' -> leases expired unreleased, and each concurrency scope holding leases
 --            ('in:k:<class>', 'in:t:<tenant>') -> how many, 'adaptive' -> "limit last_decrease
---            slow_seen" (µs; Limits.Adaptive: the adaptive limit as last stored, when it last
---            decreased, and the expiry of the latest lease counted slow while in flight; a value
---            of two fields, as an older client wrote it, has none counted)
+--            slow_seen latency" (µs; Limits.Adaptive: the adaptive limit as last stored, when it
+--            last decreased, the expiry of the latest lease counted slow while in flight, and the
+--            latency last measured; a value of two or three fields, as an older client wrote it,
+--            has none counted and none measured)
 --   lg:<id>  string: the admitted grant's lease (its member of leases, or ''), counters and
 --            admission time (µs), for its release (cmsgpack), PX = grant TTL
 --   leases   zset: cmsgpack({grant key, class scope, tenant scope}) -> lease expiry (µs)
@@ -23,7 +24,8 @@
 --   counter 9 values: field, period (1 day, 2 month), limit, dimension (from 1), input price per
 --   million ('' when the counter counts its dimension), output price, estimate, cost, hold; then,
 --   with a concurrency limit, the class scope's field and limit (0: none) and the tenant scope's,
---   then the adaptive limit's min (0: a fixed limit), max and latency target in µs.
+--   then the adaptive limit's min (0: a fixed limit), max and latency target in µs, and the call's
+--   deadline in µs from now (-1: none).
 
 local LIMIT_FIELDS = 9
 local LIMITS_POLL_MICROS = 250000
@@ -79,16 +81,20 @@ local function limits_expire_leases(limits_key, leases_key, now)
 end
 
 -- The adaptive limit (Limits.Adaptive.current): the stored one within [min, max], min when none is
--- stored; when it last decreased (0: never); and the expiry of the latest lease counted slow while
--- in flight (LimitLedger.slowSeen; 0: none).
+-- stored; when it last decreased (0: never); the expiry of the latest lease counted slow while in
+-- flight (LimitLedger.slowSeen; 0: none); and the latency last measured (LimitLedger.latency, µs;
+-- 0: none).
 local function adaptive_state(limits_key, min, max)
   local raw = call('HGET', limits_key, 'adaptive')
-  local limit, last, seen = 0, 0, 0
+  local limit, last, seen, latency = 0, 0, 0, 0
   if raw then
-    local l, t, v = string.match(raw, '^(%S+) (%S+) ?(%S*)$')
+    local l, t, v, m = string.match(raw, '^(%S+) (%S+) ?(%S*) ?(%S*)$')
     limit, last = l * 1, t * 1
     if v ~= '' then
       seen = v * 1
+    end
+    if m ~= '' then
+      latency = m * 1
     end
   end
   if limit < min then
@@ -96,45 +102,52 @@ local function adaptive_state(limits_key, min, max)
   elseif limit > max then
     limit = max
   end
-  return limit, last, seen
+  return limit, last, seen, latency
 end
 
-local function adaptive_store(limits_key, limit, last, seen)
-  call('HSET', limits_key, 'adaptive', fmt(limit) .. ' ' .. fmt(last) .. ' ' .. fmt(seen))
+local function adaptive_store(limits_key, limit, last, seen, latency)
+  call('HSET', limits_key, 'adaptive',
+    fmt(limit) .. ' ' .. fmt(last) .. ' ' .. fmt(seen) .. ' ' .. fmt(latency))
 end
 
 -- LimitLedger.decrease (Limits.Adaptive.mayDecrease and decreased): the limit halved, down to
 -- min, unless it decreased less than a latency target ago.
 local function limits_decrease(limits_key, now, min, max, target)
-  local limit, last, seen = adaptive_state(limits_key, min, max)
+  local limit, last, seen, latency = adaptive_state(limits_key, min, max)
   if last == 0 or now - last >= target then
     local next = math.floor(limit * 0.5)
     if next < min then
       next = min
     end
-    adaptive_store(limits_key, next, now, seen)
+    adaptive_store(limits_key, next, now, seen, latency)
   end
 end
 
 -- LimitLedger.release's latency sample: the call admitted at admitted and released at now, with
--- in_flight leases held (its own included), moves the adaptive limit of ARGV a+1..a+3 (min, max,
--- latency target µs): a decrease past the target, else an increase (Limits.Adaptive.increased).
-local function limits_adapt(limits_key, a, now, admitted, in_flight)
+-- in_flight leases held (its own included), is the latency measured; unless it was counted slow in
+-- flight already (sample false), it moves the adaptive limit of ARGV a+1..a+3 (min, max, latency
+-- target µs): a decrease past the target, else an increase (Limits.Adaptive.increased).
+local function limits_adapt(limits_key, a, now, admitted, in_flight, sample)
   local min, max, target = ARGV[a + 1] * 1, ARGV[a + 2] * 1, ARGV[a + 3] * 1
+  local limit, last, seen = adaptive_state(limits_key, min, max)
+  adaptive_store(limits_key, limit, last, seen, now - admitted)
+  if not sample then
+    return
+  end
   if now - admitted > target then
     limits_decrease(limits_key, now, min, max, target)
     return
   end
-  local limit, last, seen = adaptive_state(limits_key, min, max)
   if 2 * in_flight >= limit and limit < max then
     limit = limit + 1
   end
-  adaptive_store(limits_key, limit, last, seen)
+  adaptive_store(limits_key, limit, last, seen, now - admitted)
 end
 
 -- LimitLedger.overdue: the oldest lease in force, admitted (its expiry less the lease TTL of ARGV
 -- L+2) more than the latency target before now, is a slow sample while still in flight, counted
--- once (slow_seen); the adaptive limit of plan ARGV s+5..s+7 (min, max, target) decreases.
+-- once (slow_seen); the latency measured becomes at least its age, and the adaptive limit of plan
+-- ARGV s+5..s+7 (min, max, target) decreases.
 local function limits_overdue(L, s, now, limits_key, leases_key)
   local oldest = call('ZRANGE', leases_key, 0, 0, 'WITHSCORES')
   if #oldest == 0 then
@@ -142,9 +155,10 @@ local function limits_overdue(L, s, now, limits_key, leases_key)
   end
   local expiry = oldest[2] * 1
   local min, max, target = ARGV[s + 5] * 1, ARGV[s + 6] * 1, ARGV[s + 7] * 1
-  local limit, last, seen = adaptive_state(limits_key, min, max)
-  if expiry > seen and now - (expiry - ARGV[L + 2] * 1) > target then
-    adaptive_store(limits_key, limit, last, expiry)
+  local limit, last, seen, latency = adaptive_state(limits_key, min, max)
+  local age = now - (expiry - ARGV[L + 2] * 1)
+  if expiry > seen and age > target then
+    adaptive_store(limits_key, limit, last, expiry, latency > age and latency or age)
     limits_decrease(limits_key, now, min, max, target)
   end
 end
@@ -170,8 +184,11 @@ end
 
 -- LimitLedger.check: nil when the call may go to the rule; else the step's answer: {5, wait µs,
 -- now} deferred by a limit (no booking stored), {6, counter, reset µs, used} rejected until the
--- reset, {7, counter} a cost above the counter's whole limit. A counter whose stored window has
--- passed restarts at zero (written at debit).
+-- reset, {7, counter} a cost above the counter's whole limit, {9, wait µs, deadline µs, latency
+-- µs} expired: under an adaptive limit, the call's deadline does not cover the latency measured
+-- after the wait for its lease, or not at all while another call is in flight
+-- (Limits.Adaptive.spare). A counter whose stored window has passed restarts at zero (written at
+-- debit).
 local function limits_check(L, now, limits_key, leases_key)
   local n = ARGV[L + 11] * 1
   local terminal, terminal_reset, terminal_used = nil, nil, nil
@@ -199,14 +216,27 @@ local function limits_check(L, now, limits_key, leases_key)
   if max_in_flight > 0 then
     limits_expire_leases(limits_key, leases_key, now)
     local s = L + 11 + n * LIMIT_FIELDS
+    local deadline, latency, spare = -1, 0, nil
     if ARGV[s + 5] * 1 > 0 then
       limits_overdue(L, s, now, limits_key, leases_key)
+      deadline = ARGV[s + 8] * 1
+      local _, _, _, measured = adaptive_state(limits_key, ARGV[s + 5] * 1, ARGV[s + 6] * 1)
+      latency = measured
+      if deadline >= 0 and latency > 0 then
+        spare = deadline - latency
+        if spare < 0 and call('ZCARD', leases_key) > 0 then
+          return { 9, 0, deadline, latency }
+        end
+      end
     end
     if limits_full(limits_key, leases_key, max_in_flight, s) then
       local earliest = call('ZRANGE', leases_key, 0, 0, 'WITHSCORES')
       local lease = earliest[2] * 1 - now
       if lease > LIMITS_POLL_MICROS then
         lease = LIMITS_POLL_MICROS
+      end
+      if spare and lease > spare then
+        return { 9, lease, deadline, latency }
       end
       if lease > wait then
         wait = lease
@@ -272,10 +302,9 @@ local function limits_release(actual, limits_key, lg_key, leases_key, now, a)
     local min = ARGV[a + 1] * 1
     if admitted and min > 0 then
       local _, _, seen = adaptive_state(limits_key, min, ARGV[a + 2] * 1)
-      -- a lease counted slow while in flight (LimitLedger.overdue) gives no sample at its release
-      if expiry * 1 > seen then
-        limits_adapt(limits_key, a, now, admitted, call('ZCARD', leases_key))
-      end
+      -- a lease counted slow while in flight (LimitLedger.overdue) gives no sample at its release,
+      -- but its latency is measured
+      limits_adapt(limits_key, a, now, admitted, call('ZCARD', leases_key), expiry * 1 > seen)
     end
     call('ZREM', leases_key, lease)
     local scopes = cmsgpack.unpack(lease)

@@ -93,6 +93,10 @@ class DifferentialTest {
     int increases = 0;
     int decreases = 0;
     AdmissionRequest touched = null;
+    // Under an adaptive limit, half the calls give a deadline the measured latency may exceed; a
+    // random source of their own leaves the other traces as they were.
+    Random deadlines = new Random(seed);
+    int late = 0;
     for (int step = 0; step < STEPS; step++) {
       clock.advance(randomGap(random));
       int op = random.nextInt(100);
@@ -150,11 +154,18 @@ class DifferentialTest {
         }
       } else {
         AdmissionRequest request = randomRequest(random, policy);
+        if (concurrency.equals("adaptive") && deadlines.nextBoolean()) {
+          request = request.withDeadline(Duration.ofMillis(deadlines.nextInt(1_500)));
+        }
         Admission a = memory.admit(request);
         Admission b = redis.admit(request);
         compare(step, a, b);
         touched = request;
         expired += a instanceof Admission.Expired ? 1 : 0;
+        late +=
+            a instanceof Admission.Expired e && e.message().contains("could not be answered")
+                ? 1
+                : 0;
         limitRejections += a instanceof Admission.Rejected r && r.resetAt() != null ? 1 : 0;
         if (a instanceof Admission.Deferred da) {
           deferred.add(new Pending(request, da.booking(), ((Admission.Deferred) b).booking()));
@@ -181,6 +192,7 @@ class DifferentialTest {
       if (concurrency.equals("adaptive")) {
         assertThat(increases).as("adaptive limit increases").isGreaterThan(0);
         assertThat(decreases).as("adaptive limit decreases").isGreaterThan(0);
+        assertThat(late).as("calls whose deadline the measured latency exceeded").isGreaterThan(0);
       }
     }
     assertThat(expired).as("calls that expired").isGreaterThan(0);
@@ -196,7 +208,8 @@ class DifferentialTest {
 
   /**
    * What both remember of the limits after a step: the calls in flight, the expired leases, the
-   * concurrency limit in force, and the quota use of the tenant and the class last touched.
+   * concurrency limit in force and the latency it measured, and the quota use of the tenant and the
+   * class last touched.
    */
   private static void compareLimits(
       int step, InMemoryGate memory, RedisGate redis, AdmissionRequest touched) {
@@ -208,6 +221,9 @@ class DifferentialTest {
     assertThat(store.concurrencyLimit())
         .as("concurrency limit after step %d (%s)", step, lastOp)
         .isEqualTo(memory.concurrencyLimit());
+    assertThat(store.measuredLatencyMicros())
+        .as("measured latency after step %d (%s)", step, lastOp)
+        .isEqualTo(memory.measuredLatencyMicros());
     List<QuotaHolder> holders = new ArrayList<>();
     if (touched.tenant() != null && !touched.tenant().isEmpty()) {
       holders.add(QuotaHolder.tenant(touched.tenant()));

@@ -68,6 +68,11 @@ public record RequestCheck(
           RejectReason.INVALID_REQUEST,
           "maxWait must be zero or a positive duration, got " + request.maxWait());
     }
+    if (request.deadline() != null && request.deadline().isNegative()) {
+      return reject(
+          RejectReason.INVALID_REQUEST,
+          "deadline must be zero or a positive duration, got " + request.deadline());
+    }
     double[] reserve = null;
     int tokens = policy.reservation() ? policy.dimensionIndex(Dimension.TOKENS) : -1;
     if (tokens >= 0) {
@@ -98,12 +103,16 @@ public record RequestCheck(
 
   /**
    * The wait limit that applies to {@code request}: its own {@code maxWait}, else its class's
-   * {@code max_wait}, else null (no limit).
+   * {@code max_wait}, else null (no limit); never longer than its {@code deadline}, when it gives
+   * one (a turn after the deadline could not be answered in time).
    */
   public @Nullable Duration maxWait(Policy policy, AdmissionRequest request) {
-    return request.maxWait() != null
-        ? request.maxWait()
-        : policy.priorities().get(priorityIndex).maxWait();
+    Duration wait =
+        request.maxWait() != null
+            ? request.maxWait()
+            : policy.priorities().get(priorityIndex).maxWait();
+    Duration deadline = request.deadline();
+    return deadline != null && (wait == null || deadline.compareTo(wait) < 0) ? deadline : wait;
   }
 
   /**

@@ -49,10 +49,12 @@ import java.util.Set;
  * deadline, so it asks with {@code maxWait} = what is left of its budget less the provider's
  * expected latency ({@code submitted + deadline_s − now − p95}, at least 0, where {@code p95} is
  * the 95th percentile of the workload's latency model, {@link Workload.Upstream#p95LatencyMs}); a
- * turn that comes later could only be answered after the caller has given up. A call without a
- * deadline asks with its class's {@code max_wait_s} when the workload's {@code priorities} give one
- * (the request's default, standing in for the policy's per-class {@code max_wait}), else with no
- * limit.
+ * turn that comes later could only be answered after the caller has given up. It also gives the
+ * gate what is left of the deadline itself ({@code AdmissionRequest.deadline}), so that under an
+ * adaptive concurrency limit the gate keeps back the latency it measures instead of the fixed p95
+ * (it does not send a call whose deadline that latency exceeds). A call without a deadline asks
+ * with its class's {@code max_wait_s} when the workload's {@code priorities} give one (the
+ * request's default, standing in for the policy's per-class {@code max_wait}), else with no limit.
  *
  * <h2>The policy, derived from the workload (the documented bp choices)</h2>
  *
@@ -412,6 +414,17 @@ public final class GateConfiguration implements Configuration {
   }
 
   /**
+   * How much longer the caller of {@code call} waits for its answer at {@code now}: what is left of
+   * its deadline, at least 0; null when it has none.
+   */
+  static Duration deadline(SimCall call, long now) {
+    if (call.deadlineNanos == Long.MAX_VALUE) {
+      return null;
+    }
+    return Duration.ofNanos(Math.max(0, call.deadlineNanos - now));
+  }
+
+  /**
    * What a caller with a deadline keeps back from its budget for the provider's answer: the
    * workload's p95 service latency, in nanoseconds (the real mode passes the same figure).
    */
@@ -486,7 +499,8 @@ public final class GateConfiguration implements Configuration {
                   estimate.tokens(workload, call.tenant, call.promptTokens, call.totalTokens())),
               estimate.maxTokens(call.tenant, call.completionTokens),
               call.booking,
-              maxWait(workload, call, context.now()));
+              maxWait(workload, call, context.now()),
+              deadline(call, context.now()));
       Admission admission = gate.admit(request);
       if (call.ended()) {
         handBack(call, admission);

@@ -44,6 +44,17 @@ public record CallInput(
     return classMaxWaitMillis > 0 ? Duration.ofMillis(classMaxWaitMillis) : null;
   }
 
+  /**
+   * How much longer the caller waits for the call's answer at {@code nowEpochMillis}: what is left
+   * of its deadline, at least 0; null when it has none. The gate keeps back from it the latency it
+   * measures (under an adaptive concurrency limit), as in the simulator.
+   */
+  Duration deadline(long nowEpochMillis) {
+    return deadlineEpochMillis > 0
+        ? Duration.ofMillis(Math.max(0, deadlineEpochMillis - nowEpochMillis))
+        : null;
+  }
+
   /** What the provider counts for this call: prompt plus completion. */
   long totalTokens() {
     return promptTokens + completionTokens;

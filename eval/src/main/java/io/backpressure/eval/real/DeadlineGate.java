@@ -16,12 +16,12 @@ import java.util.function.Supplier;
  * reads from the request body, which here are the prompt counted at 4 characters per token plus the
  * message overheads and the completion the mock is told to write. So the activity runs its gated
  * call {@link #within} the call's {@link Terms} and this gate puts them on every admission made
- * meanwhile on the activity's thread: the caller's remaining wait budget, and the workload's own
- * estimate and {@code max_tokens}, so the gate decides exactly as in the simulator. Decisions are
- * the delegate's; an {@link Admission.Expired} is answered as such, and the activity gate turns it
- * into the non-retryable {@code BackpressureExpired} failure (thrown here, it would reach the
- * activity gate's fail-open wrapper as an outage, and the call would be admitted). Thread-safe (the
- * terms are per thread).
+ * meanwhile on the activity's thread: the caller's remaining wait budget and deadline, and the
+ * workload's own estimate and {@code max_tokens}, so the gate decides exactly as in the simulator.
+ * Decisions are the delegate's; an {@link Admission.Expired} is answered as such, and the activity
+ * gate turns it into the non-retryable {@code BackpressureExpired} failure (thrown here, it would
+ * reach the activity gate's fail-open wrapper as an outage, and the call would be admitted).
+ * Thread-safe (the terms are per thread).
  */
 public final class DeadlineGate implements Gate {
   private final Gate gate;
@@ -38,11 +38,12 @@ public final class DeadlineGate implements Gate {
    * What every admission of one call carries.
    *
    * @param maxWait how much longer the caller waits for the call's turn, or null for no limit
+   * @param deadline how much longer the caller waits for the call's answer, or null for none
    * @param cost the call's estimated cost, or null to keep the request's
    * @param maxTokens the call's reservation bound (the workload's {@code max_tokens}), or null for
    *     none; used only with a {@code cost}
    */
-  public record Terms(Duration maxWait, Cost cost, Long maxTokens) {}
+  public record Terms(Duration maxWait, Duration deadline, Cost cost, Long maxTokens) {}
 
   /** Runs {@code call} with every admission on this thread given {@code callTerms}. */
   public <R> R within(Terms callTerms, Supplier<R> call) {
@@ -77,8 +78,12 @@ public final class DeadlineGate implements Gate {
                 terms.cost(),
                 terms.maxTokens(),
                 request.booking(),
-                request.maxWait());
-    return terms.maxWait() == null || r.maxWait() != null ? r : r.withMaxWait(terms.maxWait());
+                request.maxWait(),
+                request.deadline());
+    if (terms.maxWait() != null && r.maxWait() == null) {
+      r = r.withMaxWait(terms.maxWait());
+    }
+    return terms.deadline() == null || r.deadline() != null ? r : r.withDeadline(terms.deadline());
   }
 
   @Override

@@ -80,13 +80,15 @@ public final class UpstreamActivitiesImpl implements UpstreamActivities {
 
   /**
    * The call through the gated openai-java client ({@link OpenAiProvider}): admitted with the
-   * workload's estimate and {@code max_tokens} and the call's remaining wait ({@link
+   * workload's estimate and {@code max_tokens} and the call's remaining wait and deadline ({@link
    * DeadlineGate.Terms}), sent once, and released by the client with the answer's usage.
    */
   private int gated(CallInput call, CallMode.Gated gated) {
+    long now = System.currentTimeMillis();
     DeadlineGate.Terms terms =
         new DeadlineGate.Terms(
-            call.maxWait(System.currentTimeMillis()),
+            call.maxWait(now),
+            call.deadline(now),
             cost(gated, call.promptTokens()),
             call.maxTokens());
     ProviderClient.Reply reply;
