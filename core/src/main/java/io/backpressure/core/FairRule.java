@@ -98,7 +98,11 @@ final class FairRule implements AdmissionRule {
     /** A call is counted at its estimate plus its class's mean shortfall. */
     ESTIMATE_CORRECTION,
     /** The safe window plans a held slot to leave the callers' recent lateness after its period. */
-    LATENESS;
+    LATENESS,
+    /**
+     * An expired call gets back what it paid at earlier attempts on its queue's and class's tags.
+     */
+    EXPIRY_REFUND;
 
     /** Its name in configurations: lower case, words joined by {@code -}. */
     String label() {
@@ -452,13 +456,13 @@ final class FairRule implements AdmissionRule {
     if (fresh) {
       q.finish = booking.queueStart;
       booking.paid = false;
-    } else {
+    } else if (on.contains(Mechanism.EXPIRY_REFUND)) {
       order.refundQueue(q, booking.paidShare, classRate);
     }
     if (classPaidNow) {
       order.unpayClassIfLast(q.priority, booking.classStart, sigma, share);
       booking.classPaid = false;
-    } else if (booking.classPaid) {
+    } else if (booking.classPaid && on.contains(Mechanism.EXPIRY_REFUND)) {
       order.refundClass(q.priority, booking.paidShare, share);
     }
     return -wait;

@@ -274,6 +274,23 @@ class FairRuleMechanismsTest {
   }
 
   /**
+   * Expiry refund: with callers who give up after 2 s in one class and 5 s in the other, both
+   * classes keep about their half; without it, a call that expires after waiting for its turn
+   * leaves what it paid on the tags, and the class that gives up sooner pays for calls that never
+   * ran.
+   */
+  @Test
+  void expiryRefundKeepsTheShareOfAClassWhoseCallersGiveUpSooner() {
+    Policy policy = FairRuleTest.twoClasses(0.5, 0.5);
+    double[] refunded = FairRuleTest.answeredWithDeadlines(new FairRule(policy));
+    double[] kept =
+        FairRuleTest.answeredWithDeadlines(new FairRule(policy, without(Mechanism.EXPIRY_REFUND)));
+    assertThat(refunded[0]).isBetween(16.0, 24.0);
+    assertThat(kept[0]).isLessThan(refunded[0] / 2);
+    assertThat(kept[1]).isGreaterThan(refunded[1]);
+  }
+
+  /**
    * Borrowing: a second tenant of a class past its share is admitted from the capacity nobody else
    * asks for; without borrowing, it waits for its class's turn.
    */
