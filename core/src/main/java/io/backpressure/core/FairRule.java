@@ -85,8 +85,8 @@ final class FairRule implements AdmissionRule {
     /** A call at its turn that the cap does not hold is given a firm slot, held at once. */
     FIRM_SLOT,
     /**
-     * A call at its queue's turn whose class's turn the cap is booked past is given its firm slot
-     * at once.
+     * A class's turn is measured against the cap's booked time (the later of now and the call's
+     * firm slot); without it, against now.
      */
     BOOKED_TURN,
     /** A call at its queue's turn, not its class's, is admitted if it leaves others their room. */
@@ -303,35 +303,46 @@ final class FairRule implements AdmissionRule {
       order.payClass(k, booking.classStart, sigma, share);
       booking.classPaid = true;
     }
-    boolean classTurn =
-        strict
-            ? !higherActive(k)
-            : booking.classPaid
-                && (!on.contains(Mechanism.CLASS_TURN) || booking.classStart <= now);
-    if (classTurn && queueTurn) {
+    // The firm slot: the earliest the cap takes the call leaving no room. A class's turn is
+    // measured
+    // against the cap's booked time, not now: a call whose class's turn the cap is booked past
+    // would
+    // find the cap no emptier at that turn (docs/admission-rule.md, "Booked turn").
+    long firm = queueTurn ? cap.fitsAt(now, cost, noRoom) : Long.MAX_VALUE;
+    long turnBy = on.contains(Mechanism.BOOKED_TURN) ? Math.max(now, firm) : now;
+    boolean atTurn =
+        queueTurn
+            && (strict
+                ? !higherActive(k)
+                : booking.classPaid
+                    && (!on.contains(Mechanism.CLASS_TURN) || booking.classStart <= turnBy));
+    if (atTurn) {
       for (int d = 0; d < dims; d++) {
         turnUse[d] += cost[d] / horizonMicros;
       }
-      long slot = cap.fitsAt(now, cost, noRoom);
-      if (slot <= now) {
+      if (firm <= now) {
         return admitted(now, k, booking, cost, sigma);
       }
-      long wait = slot - now;
+      long wait = firm - now;
       if (maxWaitMicros >= 0 && wait > maxWaitMicros) {
         return expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait);
       }
       if (on.contains(Mechanism.FIRM_SLOT)) {
-        return firmSlot(q, booking, cost, sigma, slot, wait);
+        return firmSlot(q, booking, cost, sigma, firm, wait);
       }
-      booking.readyAt = slot;
-      order.touch(slot, tenant, k, q.weight);
+      booking.readyAt = firm;
+      order.touch(firm, tenant, k, q.weight);
       return Math.max(MIN_DEFER_MICROS, wait);
     }
+    // Borrowing needs the room others are owed on top of the firm slot's, so it cannot succeed
+    // while the firm slot is later than now.
     boolean early =
-        queueTurn ? strict || on.contains(Mechanism.BORROWING) : on.contains(Mechanism.FILL);
+        queueTurn
+            ? strict || (on.contains(Mechanism.BORROWING) && firm <= now)
+            : on.contains(Mechanism.FILL);
     long slot =
         early
-            ? cap.fitsAt(now, cost, queueTurn ? roomFor(k, now, classTurn) : full(cost))
+            ? cap.fitsAt(now, cost, queueTurn ? roomFor(k, now) : full(cost))
             : (long) Math.ceil(queueTurn ? booking.classStart : booking.queueStart);
     if (slot <= now) {
       if (booking.classPaid) {
@@ -341,13 +352,6 @@ final class FairRule implements AdmissionRule {
         order.forgive(q, now, sigma, classRate);
       }
       return admitted(now, k, booking, cost, sigma);
-    }
-    if (queueTurn && !strict && on.contains(Mechanism.BOOKED_TURN)) {
-      long firm = cap.fitsAt(now, cost, noRoom);
-      long wait = firm - now;
-      if (firm >= booking.classStart && (maxWaitMicros < 0 || wait <= maxWaitMicros)) {
-        return firmSlot(q, booking, cost, sigma, firm, wait);
-      }
     }
     // Strict mode has no class turn to wait for while a higher class is active: the call comes back
     // when the cap has the room it must leave.
@@ -405,11 +409,10 @@ final class FairRule implements AdmissionRule {
   }
 
   /**
-   * The room a call of class {@code k} ahead of its turn leaves: one average call of every other
-   * active class within its share (strict: of every higher active class), and of its own class when
-   * the class is within its share.
+   * The room a call of class {@code k} ahead of its class's turn leaves: one average call of every
+   * other active class within its share (strict: of every higher active class).
    */
-  private double[] roomFor(int k, long now, boolean classTurn) {
+  private double[] roomFor(int k, long now) {
     if (!on.contains(Mechanism.ROOM)) {
       return noRoom;
     }
@@ -417,8 +420,7 @@ final class FairRule implements AdmissionRule {
       room[d] = turnUse[d] * ISOLATION_MICROS;
     }
     for (int j = 0; j < classes; j++) {
-      boolean owed =
-          j == k ? classTurn : order.classActive(j) && (strict ? j < k : order.withinShare(j, now));
+      boolean owed = j != k && order.classActive(j) && (strict ? j < k : order.withinShare(j, now));
       if (owed) {
         for (int d = 0; d < dims; d++) {
           room[d] += meanCall[j][d];

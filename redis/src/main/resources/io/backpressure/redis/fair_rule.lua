@@ -701,46 +701,49 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
     OrderLayer.payClass(k, booking.classStart, sigma, share)
     booking.classPaid = true
   end
-  local classTurn
-  if P.strict then
-    classTurn = not FairRule.higherActive(k)
-  else
-    classTurn = booking.classPaid and booking.classStart <= now
+  -- The firm slot: the earliest the cap takes the call leaving no room. A class's turn is measured
+  -- against the cap's booked time, not now (docs/admission-rule.md, "Booked turn").
+  local firm = huge
+  if queueTurn then
+    firm = CapLayer.fitsAt(now, cost, FairRule.noRoom())
   end
-  if classTurn and queueTurn then
+  local atTurn = false
+  if queueTurn then
+    if P.strict then
+      atTurn = not FairRule.higherActive(k)
+    else
+      atTurn = booking.classPaid and booking.classStart <= max(now, firm)
+    end
+  end
+  if atTurn then
     for d = 1, D do
       S[FIELD.turnUse + d] = S[FIELD.turnUse + d] + cost[d] / P.horizon_micros
     end
-    local slot = CapLayer.fitsAt(now, cost, FairRule.noRoom())
-    if slot <= now then
+    if firm <= now then
       return FairRule.admitted(now, k, booking, cost, sigma)
     end
-    local wait = slot - now
+    local wait = firm - now
     if maxWaitMicros >= 0 and wait > maxWaitMicros then
       return FairRule.expired(q, booking, fresh, classPaidNow, sigma, share, classRate, wait)
     end
-    return FairRule.firmSlot(q, booking, cost, sigma, slot, wait)
+    return FairRule.firmSlot(q, booking, cost, sigma, firm, wait)
   end
-  local room
-  if queueTurn then
-    room = FairRule.roomFor(k, now, classTurn)
+  -- Borrowing needs the room others are owed on top of the firm slot's, so it cannot succeed while
+  -- the firm slot is later than now.
+  local slot
+  if not queueTurn then
+    slot = CapLayer.fitsAt(now, cost, FairRule.full(cost))
+  elseif P.strict or firm <= now then
+    slot = CapLayer.fitsAt(now, cost, FairRule.roomFor(k, now))
   else
-    room = FairRule.full(cost)
+    slot = ceil(booking.classStart)
   end
-  local slot = CapLayer.fitsAt(now, cost, room)
   if slot <= now then
     if booking.classPaid then
       OrderLayer.unpayClassIfLast(k, booking.classStart, sigma, share)
     end
     OrderLayer.forgive(q, now, sigma, classRate)
     return FairRule.admitted(now, k, booking, cost, sigma)
-  end
-  if queueTurn and not P.strict then
-    local firm = CapLayer.fitsAt(now, cost, FairRule.noRoom())
-    local wait = firm - now
-    if firm >= booking.classStart and (maxWaitMicros < 0 or wait <= maxWaitMicros) then
-      return FairRule.firmSlot(q, booking, cost, sigma, firm, wait)
-    end
   end
   -- Strict mode has no class turn to wait for while a higher class is active: the call comes back
   -- when the cap has the room it must leave.
@@ -801,19 +804,19 @@ function FairRule.higherActive(k)
   return false
 end
 
-function FairRule.roomFor(k, now, classTurn)
+function FairRule.roomFor(k, now)
   local room = SCRATCH.room
   for d = 1, D do
     room[d] = S[FIELD.turnUse + d] * C.ISOLATION_MICROS
   end
   for j = 1, K do
-    local owed
-    if j == k then
-      owed = classTurn
-    elseif P.strict then
-      owed = OrderLayer.classActive(j) and j < k
-    else
-      owed = OrderLayer.classActive(j) and OrderLayer.withinShare(j, now)
+    local owed = false
+    if j ~= k and OrderLayer.classActive(j) then
+      if P.strict then
+        owed = j < k
+      else
+        owed = OrderLayer.withinShare(j, now)
+      end
     end
     if owed then
       for d = 1, D do
