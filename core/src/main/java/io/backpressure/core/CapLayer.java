@@ -26,24 +26,35 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Firm slots and the window.</b> The window counts a call when it is sent, as the provider
  * does; until then a firm slot's cost is held in it for its time ({@link SlidingWindow#hold}), so
  * every later fit leaves it its room and the next firm slot goes after it. Callers come back late
- * (timers fire late, workers are busy): a held cost is planned to leave the window the callers'
- * recent lateness after its period, so that a caller back that late does not push the next slot's
- * caller out. The lateness is the largest seen, decaying by {@link #LATENESS_WEIGHT} per caller
- * back sooner.
+ * (timers fire late, workers are busy). Callers all as late as each other shift the whole plan and
+ * need nothing from it: a held cost leaves the window its caller's lateness after its period, just
+ * as the next slot's caller comes back. What the plan must leave is how much later one caller may
+ * be than the next: a held cost is planned to leave the window {@link #LATE_SPREAD_FACTOR} mean
+ * deviations of the callers' lateness after its period, as TCP's retransmission timer keeps four
+ * mean deviations of the round trip above its mean (<i>Computing TCP's Retransmission Timer</i>,
+ * RFC 6298, with its weights). Planning for the lateness itself would space the slots a period plus
+ * that lateness apart, and lose that part of the cap.
  *
  * <p>The essay {@code docs/admission-rule.md} explains the layer beside the other two. Not
  * thread-safe.
  */
 final class CapLayer {
-  /** The weight of a caller back sooner in the decaying largest lateness (about the last 20). */
-  static final double LATENESS_WEIGHT = 0.05;
+  /** The weight of a caller's lateness in their mean lateness (RFC 6298's α). */
+  static final double LATE_MEAN_WEIGHT = 0.125;
+
+  /** The weight of a caller's deviation in the mean deviation of their lateness (RFC 6298's β). */
+  static final double LATE_SPREAD_WEIGHT = 0.25;
+
+  /** How many mean deviations of lateness a held cost is planned to stay (RFC 6298's K). */
+  static final double LATE_SPREAD_FACTOR = 4;
 
   private final int dims;
   private final double[] tat;
   private final double[] rate;
   private final double[] tolerance;
   private final @Nullable SlidingWindow[] windows;
-  private double lateness;
+  private double lateMean;
+  private double lateSpread;
   private final boolean plansLateness;
 
   CapLayer(int dims) {
@@ -112,7 +123,13 @@ final class CapLayer {
       SlidingWindow window = windows[d];
       if (window != null) {
         window.expire(now);
-        at = Math.max(at, window.fitsAt(now, Math.min(need, window.allowance()), (long) lateness));
+        at =
+            Math.max(
+                at,
+                window.fitsAt(
+                    now,
+                    Math.min(need, window.allowance()),
+                    (long) (LATE_SPREAD_FACTOR * lateSpread)));
       }
     }
     return (long) Math.ceil(at);
@@ -177,7 +194,8 @@ final class CapLayer {
       }
     }
     double late = plansLateness ? Math.max(0, now - slot) : 0;
-    lateness = late >= lateness ? late : lateness + LATENESS_WEIGHT * (late - lateness);
+    lateSpread += LATE_SPREAD_WEIGHT * (Math.abs(late - lateMean) - lateSpread);
+    lateMean += LATE_MEAN_WEIGHT * (late - lateMean);
   }
 
   /**
@@ -233,7 +251,8 @@ final class CapLayer {
 
   /** Writes the layer's state under {@link FairRuleSchema}'s names. */
   void readState(java.util.Map<String, Double> out) {
-    out.put("lateness", lateness);
+    out.put("lateMean", lateMean);
+    out.put("lateSpread", lateSpread);
     for (int d = 0; d < dims; d++) {
       out.put(FairRuleSchema.key("tat", d), tat[d]);
       out.put(FairRuleSchema.key("rate", d), rate[d]);

@@ -97,7 +97,10 @@ final class FairRule implements AdmissionRule {
     ROOM,
     /** A call is counted at its estimate plus its class's mean shortfall. */
     ESTIMATE_CORRECTION,
-    /** The safe window plans a held slot to leave the callers' recent lateness after its period. */
+    /**
+     * The safe window plans a held slot to leave the spread of the callers' lateness after its
+     * period; without it, at its period.
+     */
     LATENESS,
     /**
      * An expired call gets back what it paid at earlier attempts on its queue's and class's tags.

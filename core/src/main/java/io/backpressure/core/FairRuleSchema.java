@@ -53,7 +53,8 @@ public final class FairRuleSchema {
           new Field("tat", Per.DIMENSION, Double.NEGATIVE_INFINITY),
           new Field("rate", Per.DIMENSION, 0),
           new Field("tolerance", Per.DIMENSION, 0),
-          new Field("lateness", Per.GLOBAL, 0),
+          new Field("lateMean", Per.GLOBAL, 0),
+          new Field("lateSpread", Per.GLOBAL, 0),
           // SlidingWindow, one per dimension
           new Field("sum", Per.DIMENSION, 0),
           new Field("heldSum", Per.DIMENSION, 0),
@@ -90,7 +91,9 @@ public final class FairRuleSchema {
     c.put("CALL_WEIGHT", FairRule.CALL_WEIGHT);
     c.put("ISOLATION_MICROS", (double) FairRule.ISOLATION_MICROS);
     c.put("EPSILON", NestedBuckets.EPSILON);
-    c.put("LATENESS_WEIGHT", CapLayer.LATENESS_WEIGHT);
+    c.put("LATE_MEAN_WEIGHT", CapLayer.LATE_MEAN_WEIGHT);
+    c.put("LATE_SPREAD_WEIGHT", CapLayer.LATE_SPREAD_WEIGHT);
+    c.put("LATE_SPREAD_FACTOR", CapLayer.LATE_SPREAD_FACTOR);
     return Map.copyOf(c);
   }
 

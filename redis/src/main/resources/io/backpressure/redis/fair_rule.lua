@@ -272,8 +272,8 @@ function SlidingWindow.leaves(d, now, excess)
 end
 
 -- ---------------------------------------------------------------------------------------------
--- CapLayer: tat, rate, tolerance per dimension and lateness; a window per dimension while
--- P.period > 0 (Java: windows[d] != null).
+-- CapLayer: tat, rate, tolerance per dimension, the callers' mean lateness and its mean deviation;
+-- a window per dimension while P.period > 0 (Java: windows[d] != null).
 
 local function has_window()
   return P.period > 0
@@ -328,7 +328,7 @@ function CapLayer.fitsAt(now, cost, room)
       at = max(at, max(S[FIELD.tat + d], now) + need / rate - tolerance)
       if has_window() then
         SlidingWindow.expire(d, now)
-        at = max(at, SlidingWindow.fitsAt(d, now, min(need, P.allowance[d]), math.floor(S[FIELD.lateness + 1])))
+        at = max(at, SlidingWindow.fitsAt(d, now, min(need, P.allowance[d]), math.floor(C.LATE_SPREAD_FACTOR * S[FIELD.lateSpread + 1])))
       end
     end
   end
@@ -376,12 +376,9 @@ function CapLayer.send(now, slot, entries, cost)
     end
   end
   local late = max(0, now - slot)
-  local lateness = S[FIELD.lateness + 1]
-  if late >= lateness then
-    S[FIELD.lateness + 1] = late
-  else
-    S[FIELD.lateness + 1] = lateness + C.LATENESS_WEIGHT * (late - lateness)
-  end
+  local mean, spread = S[FIELD.lateMean + 1], S[FIELD.lateSpread + 1]
+  S[FIELD.lateSpread + 1] = spread + C.LATE_SPREAD_WEIGHT * (math.abs(late - mean) - spread)
+  S[FIELD.lateMean + 1] = mean + C.LATE_MEAN_WEIGHT * (late - mean)
 end
 
 function CapLayer.correct(now, delta, entries)
