@@ -370,14 +370,8 @@ class FairRuleMechanismsTest {
   @Test
   void latenessPlansAHeldSlotToLeaveTheWindowLate() {
     for (boolean planning : new boolean[] {true, false}) {
-      Policy policy =
-          Policy.builder("t")
-              .dimension(Dimension.REQUESTS, 100, 200)
-              .priority("P1", 1.0)
-              .safeWindow(Duration.ofSeconds(1))
-              .build();
       CapLayer cap = new CapLayer(1, planning ? FairRule.ALL : without(Mechanism.LATENESS));
-      cap.configure(DerivedPolicy.of(policy), 0);
+      cap.configure(DerivedPolicy.of(requestsWithWindow()), 0);
       double[] all = {100};
       SlidingWindow.Entry[] first = new SlidingWindow.Entry[1];
       cap.hold(0, all, first);
@@ -394,14 +388,8 @@ class FairRuleMechanismsTest {
    */
   @Test
   void latenessAlikeForEveryCallerLeavesNoMargin() {
-    Policy policy =
-        Policy.builder("t")
-            .dimension(Dimension.REQUESTS, 100, 200)
-            .priority("P1", 1.0)
-            .safeWindow(Duration.ofSeconds(1))
-            .build();
     CapLayer cap = new CapLayer(1);
-    cap.configure(DerivedPolicy.of(policy), 0);
+    cap.configure(DerivedPolicy.of(requestsWithWindow()), 0);
     double[] all = {100};
     long slot = 0;
     for (int i = 0; i < 40; i++) {
@@ -413,5 +401,14 @@ class FairRuleMechanismsTest {
     cap.hold(slot, all, new SlidingWindow.Entry[1]);
     assertThat(cap.fitsAt(slot - 300_000, ONE, new double[] {0}))
         .isBetween(slot + 1_000_000, slot + 1_020_000);
+  }
+
+  /** 100 requests/s with a burst of 200 and a one-second safe window, one class. */
+  private static Policy requestsWithWindow() {
+    return Policy.builder("t")
+        .dimension(Dimension.REQUESTS, 100, 200)
+        .priority("P1", 1.0)
+        .safeWindow(Duration.ofSeconds(1))
+        .build();
   }
 }
