@@ -63,6 +63,17 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   private final String target;
   private final TimeSource timeSource;
 
+  /**
+   * The policy this store last parsed, with its version; a read whose version is the same returns
+   * it instead of parsing the same JSON again. It cannot be stale: apply.lua is the only writer of
+   * the stored policy, and it writes the policy and a new version in one command; a version is
+   * never written twice (a counter and a random 64-bit suffix, even after the server lost its data
+   * and a gate wrote the policy back). So a version read from the server names exactly one policy
+   * text, whichever process wrote it, and every reader still reads the version from the server
+   * (with the policy, or in the same script as the state it reads) before it uses this copy.
+   */
+  private volatile @Nullable Stored parsed;
+
   RedisPolicyStore(
       Connection connection,
       boolean ownsConnection,
@@ -329,27 +340,34 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
    * admission (and after a layout change), when every bucket is full.
    */
   public Optional<GateLevels> levels() {
-    Policy policy = read().map(Stored::policy).orElse(null);
-    List<String> levelKeys = new ArrayList<>(List.of(keys.config(), keys.state()));
-    for (int k = 0; policy != null && k < policy.priorities().size(); k++) {
-      levelKeys.add(keys.waiting(k));
+    Optional<Stored> known = known();
+    for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+      String version = known.map(Stored::version).orElse("");
+      Policy policy = known.map(Stored::policy).orElse(null);
+      List<String> levelKeys = new ArrayList<>(List.of(keys.config(), keys.state()));
+      for (int k = 0; policy != null && k < policy.priorities().size(); k++) {
+        levelKeys.add(keys.waiting(k));
+      }
+      List<Object> reply =
+          connection.await(
+              connection.run(Script.LEVELS, levelKeys.toArray(String[]::new), version));
+      if (!version.equals(reply.get(0))) {
+        known = read();
+        continue;
+      }
+      return policy == null || reply.size() == 1
+          ? Optional.empty()
+          : Optional.of(levels(policy, reply));
     }
-    List<Object> reply =
-        connection.await(connection.run(Script.LEVELS, levelKeys.toArray(String[]::new)));
-    if (reply.isEmpty()) {
-      return Optional.empty();
-    }
-    int dims = ((Long) reply.get(0)).intValue();
-    int classes = ((Long) reply.get(1)).intValue();
-    boolean named =
-        policy != null
-            && policy.dimensions().size() == dims
-            && policy.priorities().size() == classes;
-    List<String> dimNames = new ArrayList<>();
-    for (int d = 0; d < dims; d++) {
-      dimNames.add(named && policy != null ? policy.dimensions().get(d).name() : "d" + d);
-    }
-    int i = 2;
+    throw changedWhile("reading its levels");
+  }
+
+  /** The levels levels.lua answered for {@code policy}, its version first. */
+  private static GateLevels levels(Policy policy, List<Object> reply) {
+    int dims = ((Long) reply.get(1)).intValue();
+    int classes = ((Long) reply.get(2)).intValue();
+    List<String> dimNames = policy.dimensionNames();
+    int i = 3;
     Map<String, Double> global = new LinkedHashMap<>();
     for (int d = 0; d < dims; d++) {
       global.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
@@ -360,11 +378,11 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
       for (int d = 0; d < dims; d++) {
         byDim.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
       }
-      levels.put(className(policy, named, k), Map.copyOf(byDim));
+      levels.put(policy.priorities().get(k).name(), Map.copyOf(byDim));
     }
     Map<String, Integer> active = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
-      active.put(className(policy, named, k), ((Long) reply.get(i++)).intValue());
+      active.put(policy.priorities().get(k).name(), ((Long) reply.get(i++)).intValue());
     }
     Map<String, Map<String, Double>> rates = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
@@ -372,17 +390,17 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
       for (int d = 0; d < dims; d++) {
         byDim.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
       }
-      rates.put(className(policy, named, k), Map.copyOf(byDim));
+      rates.put(policy.priorities().get(k).name(), Map.copyOf(byDim));
     }
     long last = (long) Double.parseDouble((String) reply.get(i++));
     Map<String, Duration> ages = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
       long oldest = (long) Double.parseDouble((String) reply.get(i++));
       ages.put(
-          className(policy, named, k),
+          policy.priorities().get(k).name(),
           Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, last - oldest) * 1_000));
     }
-    return Optional.of(new GateLevels(global, levels, rates, active, ages));
+    return new GateLevels(global, levels, rates, active, ages);
   }
 
   /**
@@ -390,26 +408,44 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
    * queue is not active (or the class is unknown).
    */
   public Optional<QueueState> queueState(String tenant, String priority) {
-    Policy policy = read().map(Stored::policy).orElse(null);
-    int k = policy == null ? -1 : policy.priorityIndex(priority);
-    if (k < 0) {
-      return Optional.empty();
+    Optional<Stored> known = known();
+    for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+      String version = known.map(Stored::version).orElse("");
+      int k = known.map(s -> s.policy().priorityIndex(priority)).orElse(-1);
+      List<Object> reply =
+          connection.await(
+              connection.run(
+                  Script.QUEUE,
+                  new String[] {keys.config(), keys.state(), keys.queues()},
+                  version,
+                  k + ":" + tenant));
+      if (!version.equals(reply.get(0))) {
+        known = read();
+        continue;
+      }
+      if (k < 0 || reply.size() == 1) {
+        return Optional.empty();
+      }
+      double level = Double.parseDouble((String) reply.get(1));
+      double capacity = Double.parseDouble((String) reply.get(2));
+      double rate = Double.parseDouble((String) reply.get(3));
+      double weight = Double.parseDouble((String) reply.get(4));
+      long updated = (long) Double.parseDouble((String) reply.get(5));
+      return Optional.of(new QueueState(level, capacity, rate, weight, updated));
     }
-    List<Object> reply =
-        connection.await(
-            connection.run(
-                Script.QUEUE,
-                new String[] {keys.config(), keys.state(), keys.queues()},
-                k + ":" + tenant));
-    if (reply.isEmpty()) {
-      return Optional.empty();
-    }
-    double level = Double.parseDouble((String) reply.get(0));
-    double capacity = Double.parseDouble((String) reply.get(1));
-    double rate = Double.parseDouble((String) reply.get(2));
-    double weight = Double.parseDouble((String) reply.get(3));
-    long updated = (long) Double.parseDouble((String) reply.get(4));
-    return Optional.of(new QueueState(level, capacity, rate, weight, updated));
+    throw changedWhile("reading a queue");
+  }
+
+  /** The error after {@value #MAX_CONFLICTS} changes of the policy during one read or write. */
+  private IllegalStateException changedWhile(String doing) {
+    return new IllegalStateException(
+        "the policy of target '"
+            + target
+            + "' changed "
+            + MAX_CONFLICTS
+            + " times while "
+            + doing
+            + "; try again");
   }
 
   /**
@@ -792,8 +828,26 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000;
   }
 
-  private static String className(@Nullable Policy policy, boolean named, int k) {
-    return named && policy != null ? policy.priorities().get(k).name() : "k" + k;
+  /**
+   * The policy {@code json} stored as {@code version}: the one parsed last if it is that version.
+   */
+  private Stored parsed(String version, String json) {
+    Stored known = parsed;
+    if (known != null && known.version().equals(version)) {
+      return known;
+    }
+    Stored fresh = new Stored(PolicyCodec.fromJson(json), version);
+    parsed = fresh;
+    return fresh;
+  }
+
+  /**
+   * The policy to name a state read by: the one parsed last, whose version the read's script checks
+   * against the live one, else the stored one (empty: none).
+   */
+  private Optional<Stored> known() {
+    Stored known = parsed;
+    return known != null ? Optional.of(known) : read();
   }
 
   /** Reads policy and version in one step. */
@@ -810,11 +864,12 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
                   fields.put(kv.getKey(), kv.getValue());
                 }
               }
-              if (fields.get("version") == null || fields.get("policy") == null) {
+              String version = fields.get("version");
+              String json = fields.get("policy");
+              if (version == null || json == null) {
                 return Optional.empty();
               }
-              return Optional.of(
-                  new Stored(PolicyCodec.fromJson(fields.get("policy")), fields.get("version")));
+              return Optional.of(parsed(version, json));
             });
   }
 
