@@ -48,7 +48,10 @@ import org.slf4j.LoggerFactory;
  * written) and are atomic: the policy, its version and the numbers the scripts use change in one
  * step. Changing caps and weights keeps the live state; changing the dimension or class names (only
  * possible with {@link #apply(Policy)}) drops it, so the next admission starts with full buckets
- * and empty queues, and grants and bookings of the old layout are ignored on release or retry.
+ * and empty queues, and grants and bookings of the old layout are ignored on release or retry. The
+ * state is laid out for the rule the target's gates decide with (the nested buckets, or the rebuilt
+ * rule of {@link RedisGateConfig#fairQueuing()}), which a gate records with the policy when it
+ * connects; a gate of the other rule drops the state in the same way.
  *
  * <p>Thread-safe. Every method is one or a few round trips and throws a Lettuce {@code
  * RedisException} if the server does not answer within the command timeout.
@@ -70,21 +73,43 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
    * never written twice (a counter and a random 64-bit suffix, even after the server lost its data
    * and a gate wrote the policy back). So a version read from the server names exactly one policy
    * text, whichever process wrote it, and every reader still reads the version from the server
-   * (with the policy, or in the same script as the state it reads) before it uses this copy.
+   * (with the policy, or in the same script as the state it reads) before it uses this copy. The
+   * rule recorded with it is the same kind of copy: apply.lua writes it too, with a new version.
    */
-  private volatile @Nullable Stored parsed;
+  private volatile @Nullable Parsed parsed;
+
+  /** A policy as stored, and the rule its target's state is laid out for (apply.lua's 'rule'). */
+  private record Parsed(Stored stored, String rule) {
+    boolean fair() {
+      return rule.equals(FAIR_RULE);
+    }
+  }
+
+  /** The rule that lays out the state of a target no gate recorded one for: the nested buckets. */
+  static final String BUCKETS_RULE = "buckets";
+
+  /** The rebuilt rule's name in the config hash ({@link RedisGateConfig#fairQueuing()}). */
+  static final String FAIR_RULE = "fair";
+
+  /**
+   * The rule of the gate this store serves ({@link #BUCKETS_RULE}, {@link #FAIR_RULE}), which its
+   * writes record; null for a store that serves no gate, whose writes keep the recorded one.
+   */
+  private final @Nullable String rule;
 
   RedisPolicyStore(
       Connection connection,
       boolean ownsConnection,
       Keys keys,
       String target,
-      TimeSource timeSource) {
+      TimeSource timeSource,
+      @Nullable String rule) {
     this.connection = connection;
     this.ownsConnection = ownsConnection;
     this.keys = keys;
     this.target = target;
     this.timeSource = timeSource;
+    this.rule = rule;
   }
 
   /** Connects to the target of {@code config} (its initial policy, if any, is not written). */
@@ -95,7 +120,8 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
         true,
         Keys.of(config.keyPrefix(), config.target()),
         config.target(),
-        config.timeSource());
+        config.timeSource(),
+        null);
   }
 
   /**
@@ -239,7 +265,54 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
           stored.version(),
           list);
     }
-    return stored;
+    return adopt(stored);
+  }
+
+  /**
+   * {@code stored}, or the same policy written again when the target's state is laid out for the
+   * other rule than this store's gate decides with: the write records this gate's rule and drops
+   * that state, as a change of the dimension or class names does (see the class comment), with a
+   * WARN. A store that serves no gate returns {@code stored}.
+   *
+   * @throws IllegalStateException after 16 conflicting writes in a row
+   */
+  Stored adopt(Stored stored) {
+    if (rule == null) {
+      return stored;
+    }
+    Stored current = stored;
+    for (int i = 0; i < MAX_CONFLICTS; i++) {
+      Parsed known = parsed;
+      if (known != null
+          && known.stored().version().equals(current.version())
+          && known.rule().equals(rule)) {
+        return current;
+      }
+      Optional<Stored> written = connection.await(write(current.policy(), current.version()));
+      if (written.isPresent()) {
+        LOG.warn(
+            "target {}: its state in Redis was laid out for the other admission rule; this gate"
+                + " decides with {}, so the state starts anew (full buckets, empty queues)",
+            target,
+            rule.equals(FAIR_RULE) ? "the fair-queuing rule" : "the nested buckets");
+        return written.get();
+      }
+      current =
+          read()
+              .orElseThrow(
+                  () ->
+                      new NoSuchElementException("target '" + target + "' has no policy in Redis"));
+    }
+    throw changedWhile("recording the rule its gates decide with");
+  }
+
+  /**
+   * Whether the target's state is laid out for the rebuilt rule ({@link
+   * RedisGateConfig#fairQueuing()}), as its gates recorded when they connected or wrote the policy;
+   * false when the target has no policy, or no gate recorded a rule (the nested buckets).
+   */
+  public boolean fairQueuing() {
+    return connection.await(readParsed()).map(Parsed::fair).orElse(false);
   }
 
   /** Stores {@code policy} only if the target has none; returns whether it was written. */
@@ -338,21 +411,27 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
    * The buckets as of the target's last admission or release: L1 level per dimension, L2 level and
    * recently admitted rate per class and dimension, active queues per class. Empty before the first
    * admission (and after a layout change), when every bucket is full.
+   *
+   * <p>A target whose gates decide with the rebuilt rule ({@link #fairQueuing()}) is read by that
+   * rule's layout and answered as {@code InMemoryGate.levels()} of a gate deciding with it: L1 is
+   * its cap layer's level per dimension (the burst less what the cap is booked ahead of the last
+   * step), every L2 level is 0 (the rule keeps no class buckets), the admitted rate is the class's
+   * use; active queues and queue ages as for the nested buckets.
    */
   public Optional<GateLevels> levels() {
-    Optional<Stored> known = known();
+    Optional<Parsed> known = known();
     for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
-      String version = known.map(Stored::version).orElse("");
-      Policy policy = known.map(Stored::policy).orElse(null);
+      String version = known.map(p -> p.stored().version()).orElse("");
+      Policy policy = known.map(p -> p.stored().policy()).orElse(null);
+      Script script = known.map(Parsed::fair).orElse(false) ? Script.FAIR_LEVELS : Script.LEVELS;
       List<String> levelKeys = new ArrayList<>(List.of(keys.config(), keys.state()));
       for (int k = 0; policy != null && k < policy.priorities().size(); k++) {
         levelKeys.add(keys.waiting(k));
       }
       List<Object> reply =
-          connection.await(
-              connection.run(Script.LEVELS, levelKeys.toArray(String[]::new), version));
+          connection.await(connection.run(script, levelKeys.toArray(String[]::new), version));
       if (!version.equals(reply.get(0))) {
-        known = read();
+        known = connection.await(readParsed());
         continue;
       }
       return policy == null || reply.size() == 1
@@ -370,13 +449,13 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     int i = 3;
     Map<String, Double> global = new LinkedHashMap<>();
     for (int d = 0; d < dims; d++) {
-      global.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
+      global.put(dimNames.get(d), number(reply.get(i++)));
     }
     Map<String, Map<String, Double>> levels = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
       Map<String, Double> byDim = new HashMap<>();
       for (int d = 0; d < dims; d++) {
-        byDim.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
+        byDim.put(dimNames.get(d), number(reply.get(i++)));
       }
       levels.put(policy.priorities().get(k).name(), Map.copyOf(byDim));
     }
@@ -388,14 +467,14 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     for (int k = 0; k < classes; k++) {
       Map<String, Double> byDim = new HashMap<>();
       for (int d = 0; d < dims; d++) {
-        byDim.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
+        byDim.put(dimNames.get(d), number(reply.get(i++)));
       }
       rates.put(policy.priorities().get(k).name(), Map.copyOf(byDim));
     }
-    long last = (long) Double.parseDouble((String) reply.get(i++));
+    long last = (long) number(reply.get(i++));
     Map<String, Duration> ages = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
-      long oldest = (long) Double.parseDouble((String) reply.get(i++));
+      long oldest = (long) number(reply.get(i++));
       ages.put(
           policy.priorities().get(k).name(),
           Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, last - oldest) * 1_000));
@@ -405,32 +484,35 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
 
   /**
    * The tenant-share bucket of the queue {@code (tenant, priority)} as stored, or empty when that
-   * queue is not active (or the class is unknown).
+   * queue is not active (or the class is unknown). Under the rebuilt rule ({@link #fairQueuing()}),
+   * as {@code InMemoryGate.queueState} of a gate deciding with it: the queue's lag behind the last
+   * step (µs) as its level, capacity 0, its part of its class's served rate, its weight and when it
+   * was last seen; empty once the rule forgot the queue.
    */
   public Optional<QueueState> queueState(String tenant, String priority) {
-    Optional<Stored> known = known();
+    Optional<Parsed> known = known();
     for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
-      String version = known.map(Stored::version).orElse("");
-      int k = known.map(s -> s.policy().priorityIndex(priority)).orElse(-1);
+      String version = known.map(p -> p.stored().version()).orElse("");
+      int k = known.map(p -> p.stored().policy().priorityIndex(priority)).orElse(-1);
       List<Object> reply =
           connection.await(
               connection.run(
-                  Script.QUEUE,
+                  known.map(Parsed::fair).orElse(false) ? Script.FAIR_QUEUE : Script.QUEUE,
                   new String[] {keys.config(), keys.state(), keys.queues()},
                   version,
                   k + ":" + tenant));
       if (!version.equals(reply.get(0))) {
-        known = read();
+        known = connection.await(readParsed());
         continue;
       }
       if (k < 0 || reply.size() == 1) {
         return Optional.empty();
       }
-      double level = Double.parseDouble((String) reply.get(1));
-      double capacity = Double.parseDouble((String) reply.get(2));
-      double rate = Double.parseDouble((String) reply.get(3));
-      double weight = Double.parseDouble((String) reply.get(4));
-      long updated = (long) Double.parseDouble((String) reply.get(5));
+      double level = number(reply.get(1));
+      double capacity = number(reply.get(2));
+      double rate = number(reply.get(3));
+      double weight = number(reply.get(4));
+      long updated = (long) number(reply.get(5));
       return Optional.of(new QueueState(level, capacity, rate, weight, updated));
     }
     throw changedWhile("reading a queue");
@@ -829,14 +911,17 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   }
 
   /**
-   * The policy {@code json} stored as {@code version}: the one parsed last if it is that version.
+   * The policy {@code json} stored as {@code version} with {@code rule} (null: none recorded): the
+   * one parsed last if it is that version.
    */
-  private Stored parsed(String version, String json) {
-    Stored known = parsed;
-    if (known != null && known.version().equals(version)) {
+  private Parsed parsed(String version, String json, @Nullable String rule) {
+    Parsed known = parsed;
+    if (known != null && known.stored().version().equals(version)) {
       return known;
     }
-    Stored fresh = new Stored(PolicyCodec.fromJson(json), version);
+    Parsed fresh =
+        new Parsed(
+            new Stored(PolicyCodec.fromJson(json), version), rule == null ? BUCKETS_RULE : rule);
     parsed = fresh;
     return fresh;
   }
@@ -845,16 +930,30 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
    * The policy to name a state read by: the one parsed last, whose version the read's script checks
    * against the live one, else the stored one (empty: none).
    */
-  private Optional<Stored> known() {
-    Stored known = parsed;
-    return known != null ? Optional.of(known) : read();
+  private Optional<Parsed> known() {
+    Parsed known = parsed;
+    return known != null ? Optional.of(known) : connection.await(readParsed());
+  }
+
+  /** A number as the read scripts write it ({@code '%.17g'}: {@code inf} and {@code -inf} too). */
+  private static double number(Object text) {
+    return switch ((String) text) {
+      case "inf" -> Double.POSITIVE_INFINITY;
+      case "-inf" -> Double.NEGATIVE_INFINITY;
+      default -> Double.parseDouble((String) text);
+    };
   }
 
   /** Reads policy and version in one step. */
   CompletableFuture<Optional<Stored>> readAsync() {
+    return readParsed().thenApply(read -> read.map(Parsed::stored));
+  }
+
+  /** Reads policy, version and rule in one step. */
+  private CompletableFuture<Optional<Parsed>> readParsed() {
     return connection
         .commands()
-        .hmget(keys.config(), "version", "policy")
+        .hmget(keys.config(), "version", "policy", "rule")
         .toCompletableFuture()
         .thenApply(
             values -> {
@@ -869,7 +968,7 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
               if (version == null || json == null) {
                 return Optional.empty();
               }
-              return Optional.of(parsed(version, json));
+              return Optional.of(parsed(version, json, fields.get("rule")));
             });
   }
 
@@ -904,11 +1003,12 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     args.add(suffix);
     args.add(PolicyCodec.toJson(policy));
     args.add(PolicyCodec.layout(policy));
-    String[] scriptKeys = keys.step();
+    args.add(rule == null ? "" : rule);
+    String[] scriptKeys = keys.fairStep();
     if (entry != null) {
       args.add(Integer.toString(AUDIT_ENTRIES));
       args.addAll(entryFields(entry).values());
-      scriptKeys = keys.step(keys.audit());
+      scriptKeys = keys.fairStep(keys.audit());
     }
     args.addAll(PolicyCodec.params(policy));
     return connection
