@@ -283,9 +283,17 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     Stored current = stored;
     for (int i = 0; i < MAX_CONFLICTS; i++) {
       Parsed known = parsed;
-      if (known != null
-          && known.stored().version().equals(current.version())
-          && known.rule().equals(rule)) {
+      if (known == null || !known.stored().version().equals(current.version())) {
+        known =
+            connection
+                .await(readParsed())
+                .orElseThrow(
+                    () ->
+                        new NoSuchElementException(
+                            "target '" + target + "' has no policy in Redis"));
+        current = known.stored();
+      }
+      if (known.rule().equals(rule)) {
         return current;
       }
       Optional<Stored> written = connection.await(write(current.policy(), current.version()));
