@@ -70,7 +70,7 @@ final class ApplyCommand implements Callable<Integer> {
                 "valid: "
                     + file
                     + " (nothing written)\n"
-                    + PolicyView.text(policy, "(not written)", null),
+                    + PolicyView.text(policy, "(not written)", null, false),
                 json);
           }
           return connection.withStore(

@@ -18,9 +18,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * What {@code admin show} prints of a target's limits: the calls in flight under its concurrency
  * limit (at the target, per class, per tenant with a limit of its own), an adaptive limit's current
- * value and each class's and named tenant's quota with its use, what is left and when it resets.
- * The default tenant quota is shown as configured: its use is each tenant's own ({@code admin quota
- * show --tenant T}).
+ * value and the latency it measured last, and each class's and named tenant's quota with its use,
+ * what is left and when it resets. The default tenant quota is shown as configured: its use is each
+ * tenant's own ({@code admin quota show --tenant T}).
  */
 final class LimitsView {
   private LimitsView() {}
@@ -36,8 +36,10 @@ final class LimitsView {
     long target = 0;
     long expired = 0;
     long limit = 0;
+    long latency = 0;
     if (concurrency != null) {
       limit = store.concurrencyLimit();
+      latency = concurrency.adaptive() == null ? 0 : store.measuredLatencyMicros();
       target = store.inFlight();
       expired = store.expiredLeases();
       for (PriorityClass k : policy.priorities()) {
@@ -56,7 +58,7 @@ final class LimitsView {
     for (String tenant : new TreeMap<>(limits.tenantQuotas()).keySet()) {
       quotas.add(store.quotaUse(QuotaHolder.tenant(tenant)));
     }
-    return new Read(limits, target, limit, expired, inFlight, quotas);
+    return new Read(limits, target, limit, latency, expired, inFlight, quotas);
   }
 
   /**
@@ -65,6 +67,7 @@ final class LimitsView {
    * @param limits the policy's limits
    * @param inFlight calls holding a lease at the target
    * @param limit the target's concurrency limit in force (an adaptive one's current value)
+   * @param latencyMicros the latency an adaptive limit measured last (µs; 0: none yet)
    * @param expired leases that expired unreleased
    * @param scopes calls holding a lease per class and per tenant with a limit of its own
    * @param quotas each class's and named tenant's quota use
@@ -73,6 +76,7 @@ final class LimitsView {
       Limits limits,
       long inFlight,
       long limit,
+      long latencyMicros,
       long expired,
       Map<QuotaHolder, Long> scopes,
       List<QuotaUse> quotas) {
@@ -85,7 +89,7 @@ final class LimitsView {
             String.format(
                 "Calls in flight: %d of %s (lease TTL %ss), %d leases expired unreleased%n",
                 inFlight,
-                adaptive(concurrency)
+                adaptive(concurrency, latencyMicros)
                     + (concurrency.maxInFlight() < Limits.MAX_IN_FLIGHT
                         ? Long.toString(limit)
                         : "no limit"),
@@ -140,10 +144,16 @@ final class LimitsView {
         if (adaptive == null) {
           c.putNull("adaptive");
         } else {
-          c.putObject("adaptive")
-              .put("min", adaptive.min())
-              .put("max", adaptive.max())
-              .put("latency_target_s", adaptive.latencyTarget().toMillis() / 1000.0);
+          ObjectNode node =
+              c.putObject("adaptive")
+                  .put("min", adaptive.min())
+                  .put("max", adaptive.max())
+                  .put("latency_target_s", adaptive.latencyTarget().toMillis() / 1000.0);
+          if (latencyMicros > 0) {
+            node.put("measured_latency_s", latencyMicros / 1e6);
+          } else {
+            node.putNull("measured_latency_s");
+          }
         }
         c.put("lease_ttl_s", concurrency.leaseTtl().toMillis() / 1000.0);
         c.put("expired", expired);
@@ -178,16 +188,22 @@ final class LimitsView {
       return json;
     }
 
-    /** "adaptive in [min, max], latency target Ts, now " for an adaptive limit, else "". */
-    private static String adaptive(Limits.Concurrency concurrency) {
+    /**
+     * "an adaptive limit in [min, max] (latency target Ts, measured Ms), now " for an adaptive
+     * limit ("none measured" before its first sample), else "".
+     */
+    private static String adaptive(Limits.Concurrency concurrency, long latencyMicros) {
       Limits.Adaptive adaptive = concurrency.adaptive();
       return adaptive == null
           ? ""
           : String.format(
-              "an adaptive limit in [%d, %d] (latency target %ss), now ",
+              "an adaptive limit in [%d, %d] (latency target %ss, %s), now ",
               adaptive.min(),
               adaptive.max(),
-              Output.number(adaptive.latencyTarget().toMillis() / 1000.0));
+              Output.number(adaptive.latencyTarget().toMillis() / 1000.0),
+              latencyMicros > 0
+                  ? "measured " + Output.number(latencyMicros / 1e6) + "s"
+                  : "none measured");
     }
 
     private static @Nullable Integer limit(Limits.Concurrency concurrency, QuotaHolder scope) {

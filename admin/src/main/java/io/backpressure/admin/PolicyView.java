@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /** A policy and its live levels, as a text report and as JSON in the policy file's own shape. */
 final class PolicyView {
@@ -33,8 +34,10 @@ final class PolicyView {
    * The levels as JSON: {@code global} and {@code utilization} per dimension, {@code classes} per
    * class and dimension, {@code active_queues} per class, {@code admitted_per_second} per class and
    * dimension, {@code queue_age_seconds} per class (the wait of the oldest call still waiting).
+   * With {@code fair} (the target's gates decide with the fair-queuing rule) {@code global} is the
+   * cap's level and {@code classes} is null: that rule keeps no class buckets.
    */
-  static ObjectNode json(Policy policy, GateLevels levels) {
+  static ObjectNode json(Policy policy, GateLevels levels, boolean fair) {
     ObjectNode node = Output.JSON.createObjectNode();
     ObjectNode global = node.putObject("global");
     ObjectNode utilization = node.putObject("utilization");
@@ -45,14 +48,18 @@ final class PolicyView {
         utilization.put(d.name(), 1 - level / d.burst());
       }
     }
-    ObjectNode classes = node.putObject("classes");
-    levels
-        .classes()
-        .forEach(
-            (k, byDim) -> {
-              ObjectNode klass = classes.putObject(k);
-              new TreeMap<>(byDim).forEach(klass::put);
-            });
+    if (fair) {
+      node.putNull("classes");
+    } else {
+      ObjectNode classes = node.putObject("classes");
+      levels
+          .classes()
+          .forEach(
+              (k, byDim) -> {
+                ObjectNode klass = classes.putObject(k);
+                new TreeMap<>(byDim).forEach(klass::put);
+              });
+    }
     ObjectNode active = node.putObject("active_queues");
     levels.activeQueues().forEach(active::put);
     ObjectNode rates = node.putObject("admitted_per_second");
@@ -68,8 +75,11 @@ final class PolicyView {
     return node;
   }
 
-  /** The text report of {@code admin show}. */
-  static String text(Policy policy, String version, GateLevels levels) {
+  /**
+   * The text report of {@code admin show}; with {@code fair} (the target's gates decide with the
+   * fair-queuing rule) the class levels read {@code -}, since that rule keeps no class buckets.
+   */
+  static String text(Policy policy, String version, @Nullable GateLevels levels, boolean fair) {
     StringBuilder out = new StringBuilder();
     out.append("target ")
         .append(policy.target())
@@ -109,7 +119,7 @@ final class PolicyView {
       if (levels != null) {
         Integer active = levels.activeQueues().get(k.name());
         out.append(String.format(" %14s", active == null ? "-" : active));
-        Map<String, Double> byDim = levels.classes().get(k.name());
+        Map<String, Double> byDim = fair ? null : levels.classes().get(k.name());
         for (Dimension d : policy.dimensions()) {
           Double level = byDim == null ? null : byDim.get(d.name());
           out.append(String.format(" %14s", level == null ? "-" : Output.number(level)));
@@ -151,6 +161,11 @@ final class PolicyView {
         levels == null
             ? "levels           all buckets full: no admission since the policy was written\n"
             : "levels           as of the target's last admission or release\n");
+    if (fair) {
+      out.append(
+          "rule             fair queuing: the level is the cap's, no class buckets (class"
+              + " levels -)\n");
+    }
     return out.toString();
   }
 

@@ -17,7 +17,9 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = {
       "Shows a target's caps, weights and options, and its live bucket levels.",
-      "Levels: global bucket level and use per dimension, class bucket levels, active queues.",
+      "Levels: global bucket level and use per dimension, class bucket levels, active queues;"
+          + " under the fair-queuing rule the cap's level per dimension (it keeps no class"
+          + " buckets).",
       "Feedback: configured, effective and applied caps, the provider's limit, outside traffic,"
           + " cooldowns, the recovery ramp and the learning events.",
       "Limits: calls in flight at the target, per class and per limited tenant; each class's and"
@@ -41,17 +43,19 @@ final class ShowCommand extends TargetCommand {
                                   new NoSuchElementException(
                                       "target '" + target + "' has no policy in Redis"));
                   GateLevels levels = store.levels().orElse(null);
+                  boolean fair = store.fairQueuing();
                   ObjectNode json = Output.JSON.createObjectNode();
                   json.put("target", target);
                   json.put("version", stored.version());
+                  json.put("rule", fair ? "fair_queuing" : "nested_buckets");
                   json.set("policy", PolicyView.json(stored.policy()));
                   if (levels == null) {
                     json.putNull("levels");
                   } else {
-                    json.set("levels", PolicyView.json(stored.policy(), levels));
+                    json.set("levels", PolicyView.json(stored.policy(), levels, fair));
                   }
                   FeedbackState feedback = store.feedbackState().orElse(null);
-                  String text = PolicyView.text(stored.policy(), stored.version(), levels);
+                  String text = PolicyView.text(stored.policy(), stored.version(), levels, fair);
                   if (feedback == null) {
                     json.putNull("feedback");
                   } else {

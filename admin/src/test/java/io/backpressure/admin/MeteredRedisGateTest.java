@@ -82,6 +82,42 @@ class MeteredRedisGateTest {
     }
   }
 
+  @Test
+  void gaugesReadAnAdaptiveLimitAndTheLatencyItMeasuredFromRedis() {
+    Policy policy =
+        Policy.builder("openai/gpt-4o")
+            .requestsPerSecond(100)
+            .priority("P1", 1)
+            .adaptiveConcurrency(2, 16, Duration.ofSeconds(5))
+            .build();
+    MeterRegistry registry = new SimpleMeterRegistry();
+    ManualClock clock = new ManualClock(1_000_000_000_000L);
+    try (RedisGate redis =
+        RedisGate.connect(
+            RedisGateConfig.builder(TestRedis.shared().url())
+                .policy(policy)
+                .keyPrefix(prefix)
+                .timeSource(TimeSource.caller(clock))
+                .commandTimeout(Duration.ofSeconds(5))
+                .build())) {
+      MeteredGate gate =
+          MeteredGate.builder(FailOpenGate.around(redis).build(), registry)
+              .policy(() -> redis.policyStore().policy())
+              .concurrencyLimit(redis.policyStore()::concurrencyLimit)
+              .measuredLatency(redis.policyStore()::measuredLatencyMicros)
+              .build();
+      assertThat(registry.get("backpressure.limit.latency").gauge().value()).isZero();
+
+      Admission.Admitted call = (Admission.Admitted) gate.admit("acme", "P1", Cost.requests(1));
+      clock.advance(Duration.ofMillis(250));
+      gate.release(call.grant(), Cost.requests(1));
+
+      // Released within the latency target: the limit grows by one.
+      assertThat(registry.get("backpressure.limit.concurrency").gauge().value()).isEqualTo(3);
+      assertThat(registry.get("backpressure.limit.latency").gauge().value()).isEqualTo(0.25);
+    }
+  }
+
   private static double gauge(MeterRegistry registry, String name, String dimension) {
     return registry.get(name).tag("dimension", dimension).gauge().value();
   }

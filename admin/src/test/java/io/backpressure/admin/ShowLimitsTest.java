@@ -7,10 +7,12 @@ import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Dimension;
 import io.backpressure.core.Limits;
+import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGate;
 import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.TestRedis;
+import io.backpressure.redis.TimeSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -118,10 +120,58 @@ class ShowLimitsTest {
       assertThat(concurrency.path("adaptive").path("min").asLong()).isEqualTo(2);
       assertThat(concurrency.path("adaptive").path("max").asLong()).isEqualTo(16);
       assertThat(concurrency.path("adaptive").path("latency_target_s").asDouble()).isEqualTo(5);
+      assertThat(concurrency.path("adaptive").path("measured_latency_s").asDouble())
+          .as("the released call's latency, on the server's clock")
+          .isPositive()
+          .isLessThan(5);
       assertThat(AdminCommandTest.run(args()).out())
-          .contains(
-              "Calls in flight: 1 of an adaptive limit in [2, 16] (latency target 5s), now 3"
-                  + " (lease TTL 60s), 0 leases expired unreleased");
+          .containsPattern(
+              "Calls in flight: 1 of an adaptive limit in \\[2, 16] \\(latency target 5s,"
+                  + " measured [0-9.]+s\\), now 3 \\(lease TTL 60s\\), 0 leases expired"
+                  + " unreleased");
+    }
+  }
+
+  @Test
+  void showsTheLatencyAnAdaptiveLimitMeasuredLastBesideIt() throws Exception {
+    Policy policy =
+        Policy.builder(TARGET)
+            .dimension(Dimension.REQUESTS, 100, 100)
+            .priority("P1", 1)
+            .adaptiveConcurrency(2, 16, Duration.ofSeconds(5))
+            .build();
+    ManualClock clock = new ManualClock(1_000_000_000_000L);
+    try (RedisGate gate =
+        RedisGate.connect(
+            RedisGateConfig.builder(TestRedis.shared().url())
+                .keyPrefix(prefix)
+                .policy(policy)
+                .timeSource(TimeSource.caller(clock))
+                .build())) {
+      JsonNode adaptive =
+          AdminCommandTest.run(args("--json"))
+              .json()
+              .path("limits")
+              .path("concurrency")
+              .path("adaptive");
+      assertThat(adaptive.path("measured_latency_s").isNull()).as("none measured yet").isTrue();
+      assertThat(AdminCommandTest.run(args()).out())
+          .contains("an adaptive limit in [2, 16] (latency target 5s, none measured), now 2");
+
+      Admission.Admitted call = (Admission.Admitted) gate.admit("acme", "P1", Cost.requests(1));
+      clock.advance(Duration.ofMillis(250));
+      gate.release(call.grant(), Cost.requests(1));
+
+      adaptive =
+          AdminCommandTest.run(args("--json"))
+              .json()
+              .path("limits")
+              .path("concurrency")
+              .path("adaptive");
+      assertThat(adaptive.path("measured_latency_s").asDouble()).isEqualTo(0.25);
+      // Released within the latency target: the limit grows by one.
+      assertThat(AdminCommandTest.run(args()).out())
+          .contains("an adaptive limit in [2, 16] (latency target 5s, measured 0.25s), now 3");
     }
   }
 

@@ -23,10 +23,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Gauges of a gate's limits beyond the per-second caps ({@link Limits}), read when the registry is
  * scraped, never on the admission path: the calls holding a concurrency lease, the concurrency
- * limit in force (an adaptive one's current value), the leases that expired unreleased, and each
- * class's quota used and remaining in its current window. A class's quota is read at most once per
- * {@code maxAge} (one round trip on Redis), its two gauges from the one reading; a class without a
- * quota, or a source that fails, reads NaN. Thread-safe.
+ * limit in force (an adaptive one's current value) and the latency an adaptive limit measured last,
+ * the leases that expired unreleased, and each class's quota used and remaining in its current
+ * window. A class's quota is read at most once per {@code maxAge} (one round trip on Redis), its
+ * two gauges from the one reading; a class without a quota, or a source that fails, reads NaN.
+ * Thread-safe.
  */
 final class LimitMeters {
   private static final Logger LOG = LoggerFactory.getLogger(LimitMeters.class);
@@ -35,8 +36,8 @@ final class LimitMeters {
 
   /**
    * Registers the lease meters when {@code inFlight} and {@code expired} are given, the limit's
-   * gauge when {@code limit} is, and the quota gauges of every class of {@code policy} when {@code
-   * quotas} is.
+   * gauge when {@code limit} is, the measured latency's gauge when {@code latencyMicros} is, and
+   * the quota gauges of every class of {@code policy} when {@code quotas} is.
    */
   static void register(
       MeterRegistry registry,
@@ -45,6 +46,7 @@ final class LimitMeters {
       @Nullable LongSupplier inFlight,
       @Nullable LongSupplier expired,
       @Nullable LongSupplier limit,
+      @Nullable LongSupplier latencyMicros,
       @Nullable QuotaAdmin quotas,
       long maxAgeNanos,
       Consumer<Meter> registered) {
@@ -69,6 +71,18 @@ final class LimitMeters {
                   "The target's concurrency limit in force: an adaptive limit's current value,"
                       + " else max_in_flight (0 without a concurrency limit)")
               .tags(target)
+              .strongReference(true)
+              .register(registry));
+    }
+    if (latencyMicros != null) {
+      registered.accept(
+          Gauge.builder(LIMIT_LATENCY, latencyMicros, s -> s.getAsLong() / 1e6)
+              .description(
+                  "The latency the adaptive concurrency limit measured last, from admission to"
+                      + " release (the one a call's deadline must cover); 0 before the first"
+                      + " sample and without an adaptive limit")
+              .tags(target)
+              .baseUnit("seconds")
               .strongReference(true)
               .register(registry));
     }

@@ -35,6 +35,7 @@ final class MeterNames {
   static final String LIMIT_IN_FLIGHT = "backpressure.limit.in.flight";
   static final String LIMIT_LEASES_EXPIRED = "backpressure.limit.leases.expired";
   static final String LIMIT_CONCURRENCY = "backpressure.limit.concurrency";
+  static final String LIMIT_LATENCY = "backpressure.limit.latency";
   static final String LIMIT_RESET_DELAY = "backpressure.limit.reset.delay";
   static final String QUOTA_USED = "backpressure.quota.used";
   static final String QUOTA_REMAINING = "backpressure.quota.remaining";

@@ -148,6 +148,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
         b.inFlight,
         b.expiredLeases,
         b.concurrencyLimit,
+        b.measuredLatency,
         b.quotas,
         b.levelsMaxAge.toNanos(),
         meters::add);
@@ -330,6 +331,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
     private LongSupplier inFlight;
     private LongSupplier expiredLeases;
     private LongSupplier concurrencyLimit;
+    private LongSupplier measuredLatency;
     private QuotaAdmin quotas;
     private boolean tenantTag;
     private int maxTaggedTenants = 1_000;
@@ -346,6 +348,7 @@ public final class MeteredGate implements Gate, AutoCloseable {
         this.inFlight = memory::inFlight;
         this.expiredLeases = memory::expiredLeases;
         this.concurrencyLimit = memory::concurrencyLimit;
+        this.measuredLatency = memory::measuredLatencyMicros;
         this.quotas = memory;
       }
     }
@@ -372,6 +375,18 @@ public final class MeteredGate implements Gate, AutoCloseable {
      */
     public Builder concurrencyLimit(LongSupplier limit) {
       this.concurrencyLimit = Objects.requireNonNull(limit, "limit");
+      return this;
+    }
+
+    /**
+     * Where the latency an adaptive concurrency limit measured last is read (µs; 0: none yet), at
+     * scrape time only, for the gauge beside the limit's. Defaults to {@link
+     * InMemoryGate#measuredLatencyMicros()} for an in-memory gate; for a Redis gate, {@code
+     * store::measuredLatencyMicros} of its {@code policyStore()}. Without it, no latency gauge is
+     * registered.
+     */
+    public Builder measuredLatency(LongSupplier micros) {
+      this.measuredLatency = Objects.requireNonNull(micros, "micros");
       return this;
     }
 

@@ -93,7 +93,7 @@ class LimitMetersTest {
   }
 
   @Test
-  void anAdaptiveLimitsCurrentValueIsMetered() {
+  void anAdaptiveLimitsCurrentValueAndMeasuredLatencyAreMetered() {
     Policy policy =
         Policy.builder(TARGET)
             .dimension("requests", 100, 100)
@@ -103,11 +103,17 @@ class LimitMetersTest {
     MeteredGate gate =
         MeteredGate.builder(InMemoryGate.create(policy, clock, clock), registry).build();
     assertThat(gauge("backpressure.limit.concurrency", null)).as("it starts at min").isEqualTo(2);
+    assertThat(gauge("backpressure.limit.latency", null)).as("none measured yet").isZero();
     Grant first = admitted(gate.admit("acme", "P1", Cost.requests(1)));
     admitted(gate.admit("acme", "P1", Cost.requests(1)));
     clock.advance(Duration.ofMillis(100));
     gate.release(first, Cost.requests(1));
     assertThat(gauge("backpressure.limit.concurrency", null)).isEqualTo(3);
+    assertThat(gauge("backpressure.limit.latency", null))
+        .as("admission to release, in seconds")
+        .isEqualTo(0.1);
+    assertThat(registry.get("backpressure.limit.latency").gauge().getId().getBaseUnit())
+        .isEqualTo("seconds");
     gate.feedback(null, new ProviderSignal(529, Set.of(), Map.of(), null, null, 0, false));
     assertThat(gauge("backpressure.limit.concurrency", null)).isEqualTo(2);
     gate.close();

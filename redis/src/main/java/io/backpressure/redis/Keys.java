@@ -6,7 +6,7 @@ package io.backpressure.redis;
  * over the shards.
  *
  * <pre>
- *   bp:{openai/gpt-4o}:config    hash    version, generation, layout, params, policy (JSON)
+ *   bp:{openai/gpt-4o}:config    hash    version, generation, layout, params, policy (JSON), rule
  *   bp:{openai/gpt-4o}:state     string  L1 and L2 levels, class sums, tails, counts (cmsgpack)
  *   bp:{openai/gpt-4o}:queues    hash    "&lt;class&gt;:&lt;tenant&gt;" → one L3 queue (cmsgpack)
  *   bp:{openai/gpt-4o}:seen      zset    the same fields by last-seen time (idle eviction)

@@ -134,12 +134,19 @@ public final class RedisGate implements Gate, AutoCloseable {
   static RedisGate over(Connection connection, boolean ownsConnection, RedisGateConfig config) {
     Keys keys = Keys.of(config.keyPrefix(), config.target());
     RedisPolicyStore store =
-        new RedisPolicyStore(connection, false, keys, config.target(), config.timeSource());
+        new RedisPolicyStore(
+            connection,
+            false,
+            keys,
+            config.target(),
+            config.timeSource(),
+            config.fairQueuing() ? RedisPolicyStore.FAIR_RULE : RedisPolicyStore.BUCKETS_RULE);
     RedisPolicyStore.Stored stored =
         config.initialPolicy() != null
             ? store.claim(config.initialPolicy(), config.ownership())
             : store
                 .read()
+                .map(store::adopt)
                 .orElseThrow(
                     () ->
                         new NoSuchElementException(

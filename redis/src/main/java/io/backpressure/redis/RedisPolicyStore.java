@@ -48,7 +48,10 @@ import org.slf4j.LoggerFactory;
  * written) and are atomic: the policy, its version and the numbers the scripts use change in one
  * step. Changing caps and weights keeps the live state; changing the dimension or class names (only
  * possible with {@link #apply(Policy)}) drops it, so the next admission starts with full buckets
- * and empty queues, and grants and bookings of the old layout are ignored on release or retry.
+ * and empty queues, and grants and bookings of the old layout are ignored on release or retry. The
+ * state is laid out for the rule the target's gates decide with (the nested buckets, or the rebuilt
+ * rule of {@link RedisGateConfig#fairQueuing()}), which a gate records with the policy when it
+ * connects; a gate of the other rule drops the state in the same way.
  *
  * <p>Thread-safe. Every method is one or a few round trips and throws a Lettuce {@code
  * RedisException} if the server does not answer within the command timeout.
@@ -63,17 +66,50 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
   private final String target;
   private final TimeSource timeSource;
 
+  /**
+   * The policy this store last parsed, with its version; a read whose version is the same returns
+   * it instead of parsing the same JSON again. It cannot be stale: apply.lua is the only writer of
+   * the stored policy, and it writes the policy and a new version in one command; a version is
+   * never written twice (a counter and a random 64-bit suffix, even after the server lost its data
+   * and a gate wrote the policy back). So a version read from the server names exactly one policy
+   * text, whichever process wrote it, and every reader still reads the version from the server
+   * (with the policy, or in the same script as the state it reads) before it uses this copy. The
+   * rule recorded with it is the same kind of copy: apply.lua writes it too, with a new version.
+   */
+  private volatile @Nullable Parsed parsed;
+
+  /** A policy as stored, and the rule its target's state is laid out for (apply.lua's 'rule'). */
+  private record Parsed(Stored stored, String rule) {
+    boolean fair() {
+      return rule.equals(FAIR_RULE);
+    }
+  }
+
+  /** The rule that lays out the state of a target no gate recorded one for: the nested buckets. */
+  static final String BUCKETS_RULE = "buckets";
+
+  /** The rebuilt rule's name in the config hash ({@link RedisGateConfig#fairQueuing()}). */
+  static final String FAIR_RULE = "fair";
+
+  /**
+   * The rule of the gate this store serves ({@link #BUCKETS_RULE}, {@link #FAIR_RULE}), which its
+   * writes record; null for a store that serves no gate, whose writes keep the recorded one.
+   */
+  private final @Nullable String rule;
+
   RedisPolicyStore(
       Connection connection,
       boolean ownsConnection,
       Keys keys,
       String target,
-      TimeSource timeSource) {
+      TimeSource timeSource,
+      @Nullable String rule) {
     this.connection = connection;
     this.ownsConnection = ownsConnection;
     this.keys = keys;
     this.target = target;
     this.timeSource = timeSource;
+    this.rule = rule;
   }
 
   /** Connects to the target of {@code config} (its initial policy, if any, is not written). */
@@ -84,7 +120,8 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
         true,
         Keys.of(config.keyPrefix(), config.target()),
         config.target(),
-        config.timeSource());
+        config.timeSource(),
+        null);
   }
 
   /**
@@ -228,7 +265,62 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
           stored.version(),
           list);
     }
-    return stored;
+    return adopt(stored);
+  }
+
+  /**
+   * {@code stored}, or the same policy written again when the target's state is laid out for the
+   * other rule than this store's gate decides with: the write records this gate's rule and drops
+   * that state, as a change of the dimension or class names does (see the class comment), with a
+   * WARN. A store that serves no gate returns {@code stored}.
+   *
+   * @throws IllegalStateException after 16 conflicting writes in a row
+   */
+  Stored adopt(Stored stored) {
+    if (rule == null) {
+      return stored;
+    }
+    Stored current = stored;
+    for (int i = 0; i < MAX_CONFLICTS; i++) {
+      Parsed known = parsed;
+      if (known == null || !known.stored().version().equals(current.version())) {
+        known =
+            connection
+                .await(readParsed())
+                .orElseThrow(
+                    () ->
+                        new NoSuchElementException(
+                            "target '" + target + "' has no policy in Redis"));
+        current = known.stored();
+      }
+      if (known.rule().equals(rule)) {
+        return current;
+      }
+      Optional<Stored> written = connection.await(write(current.policy(), current.version()));
+      if (written.isPresent()) {
+        LOG.warn(
+            "target {}: its state in Redis was laid out for the other admission rule; this gate"
+                + " decides with {}, so the state starts anew (full buckets, empty queues)",
+            target,
+            rule.equals(FAIR_RULE) ? "the fair-queuing rule" : "the nested buckets");
+        return written.get();
+      }
+      current =
+          read()
+              .orElseThrow(
+                  () ->
+                      new NoSuchElementException("target '" + target + "' has no policy in Redis"));
+    }
+    throw changedWhile("recording the rule its gates decide with");
+  }
+
+  /**
+   * Whether the target's state is laid out for the rebuilt rule ({@link
+   * RedisGateConfig#fairQueuing()}), as its gates recorded when they connected or wrote the policy;
+   * false when the target has no policy, or no gate recorded a rule (the nested buckets).
+   */
+  public boolean fairQueuing() {
+    return connection.await(readParsed()).map(Parsed::fair).orElse(false);
   }
 
   /** Stores {@code policy} only if the target has none; returns whether it was written. */
@@ -327,89 +419,123 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
    * The buckets as of the target's last admission or release: L1 level per dimension, L2 level and
    * recently admitted rate per class and dimension, active queues per class. Empty before the first
    * admission (and after a layout change), when every bucket is full.
+   *
+   * <p>A target whose gates decide with the rebuilt rule ({@link #fairQueuing()}) is read by that
+   * rule's layout and answered as {@code InMemoryGate.levels()} of a gate deciding with it: L1 is
+   * its cap layer's level per dimension (the burst less what the cap is booked ahead of the last
+   * step), every L2 level is 0 (the rule keeps no class buckets), the admitted rate is the class's
+   * use; active queues and queue ages as for the nested buckets.
    */
   public Optional<GateLevels> levels() {
-    Policy policy = read().map(Stored::policy).orElse(null);
-    List<String> levelKeys = new ArrayList<>(List.of(keys.config(), keys.state()));
-    for (int k = 0; policy != null && k < policy.priorities().size(); k++) {
-      levelKeys.add(keys.waiting(k));
+    Optional<Parsed> known = known();
+    for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+      String version = known.map(p -> p.stored().version()).orElse("");
+      Policy policy = known.map(p -> p.stored().policy()).orElse(null);
+      Script script = known.map(Parsed::fair).orElse(false) ? Script.FAIR_LEVELS : Script.LEVELS;
+      List<String> levelKeys = new ArrayList<>(List.of(keys.config(), keys.state()));
+      for (int k = 0; policy != null && k < policy.priorities().size(); k++) {
+        levelKeys.add(keys.waiting(k));
+      }
+      List<Object> reply =
+          connection.await(connection.run(script, levelKeys.toArray(String[]::new), version));
+      if (!version.equals(reply.get(0))) {
+        known = connection.await(readParsed());
+        continue;
+      }
+      return policy == null || reply.size() == 1
+          ? Optional.empty()
+          : Optional.of(levels(policy, reply));
     }
-    List<Object> reply =
-        connection.await(connection.run(Script.LEVELS, levelKeys.toArray(String[]::new)));
-    if (reply.isEmpty()) {
-      return Optional.empty();
-    }
-    int dims = ((Long) reply.get(0)).intValue();
-    int classes = ((Long) reply.get(1)).intValue();
-    boolean named =
-        policy != null
-            && policy.dimensions().size() == dims
-            && policy.priorities().size() == classes;
-    List<String> dimNames = new ArrayList<>();
-    for (int d = 0; d < dims; d++) {
-      dimNames.add(named && policy != null ? policy.dimensions().get(d).name() : "d" + d);
-    }
-    int i = 2;
+    throw changedWhile("reading its levels");
+  }
+
+  /** The levels levels.lua answered for {@code policy}, its version first. */
+  private static GateLevels levels(Policy policy, List<Object> reply) {
+    int dims = ((Long) reply.get(1)).intValue();
+    int classes = ((Long) reply.get(2)).intValue();
+    List<String> dimNames = policy.dimensionNames();
+    int i = 3;
     Map<String, Double> global = new LinkedHashMap<>();
     for (int d = 0; d < dims; d++) {
-      global.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
+      global.put(dimNames.get(d), number(reply.get(i++)));
     }
     Map<String, Map<String, Double>> levels = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
       Map<String, Double> byDim = new HashMap<>();
       for (int d = 0; d < dims; d++) {
-        byDim.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
+        byDim.put(dimNames.get(d), number(reply.get(i++)));
       }
-      levels.put(className(policy, named, k), Map.copyOf(byDim));
+      levels.put(policy.priorities().get(k).name(), Map.copyOf(byDim));
     }
     Map<String, Integer> active = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
-      active.put(className(policy, named, k), ((Long) reply.get(i++)).intValue());
+      active.put(policy.priorities().get(k).name(), ((Long) reply.get(i++)).intValue());
     }
     Map<String, Map<String, Double>> rates = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
       Map<String, Double> byDim = new HashMap<>();
       for (int d = 0; d < dims; d++) {
-        byDim.put(dimNames.get(d), Double.parseDouble((String) reply.get(i++)));
+        byDim.put(dimNames.get(d), number(reply.get(i++)));
       }
-      rates.put(className(policy, named, k), Map.copyOf(byDim));
+      rates.put(policy.priorities().get(k).name(), Map.copyOf(byDim));
     }
-    long last = (long) Double.parseDouble((String) reply.get(i++));
+    long last = (long) number(reply.get(i++));
     Map<String, Duration> ages = new LinkedHashMap<>();
     for (int k = 0; k < classes; k++) {
-      long oldest = (long) Double.parseDouble((String) reply.get(i++));
+      long oldest = (long) number(reply.get(i++));
       ages.put(
-          className(policy, named, k),
+          policy.priorities().get(k).name(),
           Duration.ofNanos(oldest < 0 ? 0 : Math.max(0, last - oldest) * 1_000));
     }
-    return Optional.of(new GateLevels(global, levels, rates, active, ages));
+    return new GateLevels(global, levels, rates, active, ages);
   }
 
   /**
    * The tenant-share bucket of the queue {@code (tenant, priority)} as stored, or empty when that
-   * queue is not active (or the class is unknown).
+   * queue is not active (or the class is unknown). Under the rebuilt rule ({@link #fairQueuing()}),
+   * as {@code InMemoryGate.queueState} of a gate deciding with it: the queue's lag behind the last
+   * step (µs) as its level, capacity 0, its part of its class's served rate, its weight and when it
+   * was last seen; empty once the rule forgot the queue.
    */
   public Optional<QueueState> queueState(String tenant, String priority) {
-    Policy policy = read().map(Stored::policy).orElse(null);
-    int k = policy == null ? -1 : policy.priorityIndex(priority);
-    if (k < 0) {
-      return Optional.empty();
+    Optional<Parsed> known = known();
+    for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+      String version = known.map(p -> p.stored().version()).orElse("");
+      int k = known.map(p -> p.stored().policy().priorityIndex(priority)).orElse(-1);
+      List<Object> reply =
+          connection.await(
+              connection.run(
+                  known.map(Parsed::fair).orElse(false) ? Script.FAIR_QUEUE : Script.QUEUE,
+                  new String[] {keys.config(), keys.state(), keys.queues()},
+                  version,
+                  k + ":" + tenant));
+      if (!version.equals(reply.get(0))) {
+        known = connection.await(readParsed());
+        continue;
+      }
+      if (k < 0 || reply.size() == 1) {
+        return Optional.empty();
+      }
+      double level = number(reply.get(1));
+      double capacity = number(reply.get(2));
+      double rate = number(reply.get(3));
+      double weight = number(reply.get(4));
+      long updated = (long) number(reply.get(5));
+      return Optional.of(new QueueState(level, capacity, rate, weight, updated));
     }
-    List<Object> reply =
-        connection.await(
-            connection.run(
-                Script.QUEUE,
-                new String[] {keys.config(), keys.state(), keys.queues()},
-                k + ":" + tenant));
-    if (reply.isEmpty()) {
-      return Optional.empty();
-    }
-    double level = Double.parseDouble((String) reply.get(0));
-    double capacity = Double.parseDouble((String) reply.get(1));
-    double rate = Double.parseDouble((String) reply.get(2));
-    double weight = Double.parseDouble((String) reply.get(3));
-    long updated = (long) Double.parseDouble((String) reply.get(4));
-    return Optional.of(new QueueState(level, capacity, rate, weight, updated));
+    throw changedWhile("reading a queue");
+  }
+
+  /** The error after {@value #MAX_CONFLICTS} changes of the policy during one read or write. */
+  private IllegalStateException changedWhile(String doing) {
+    return new IllegalStateException(
+        "the policy of target '"
+            + target
+            + "' changed "
+            + MAX_CONFLICTS
+            + " times while "
+            + doing
+            + "; try again");
   }
 
   /**
@@ -792,15 +918,50 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000;
   }
 
-  private static String className(@Nullable Policy policy, boolean named, int k) {
-    return named && policy != null ? policy.priorities().get(k).name() : "k" + k;
+  /**
+   * The policy {@code json} stored as {@code version} with {@code rule} (null: none recorded): the
+   * one parsed last if it is that version.
+   */
+  private Parsed parsed(String version, String json, @Nullable String rule) {
+    Parsed known = parsed;
+    if (known != null && known.stored().version().equals(version)) {
+      return known;
+    }
+    Parsed fresh =
+        new Parsed(
+            new Stored(PolicyCodec.fromJson(json), version), rule == null ? BUCKETS_RULE : rule);
+    parsed = fresh;
+    return fresh;
+  }
+
+  /**
+   * The policy to name a state read by: the one parsed last, whose version the read's script checks
+   * against the live one, else the stored one (empty: none).
+   */
+  private Optional<Parsed> known() {
+    Parsed known = parsed;
+    return known != null ? Optional.of(known) : connection.await(readParsed());
+  }
+
+  /** A number as the read scripts write it ({@code '%.17g'}: {@code inf} and {@code -inf} too). */
+  private static double number(Object text) {
+    return switch ((String) text) {
+      case "inf" -> Double.POSITIVE_INFINITY;
+      case "-inf" -> Double.NEGATIVE_INFINITY;
+      default -> Double.parseDouble((String) text);
+    };
   }
 
   /** Reads policy and version in one step. */
   CompletableFuture<Optional<Stored>> readAsync() {
+    return readParsed().thenApply(read -> read.map(Parsed::stored));
+  }
+
+  /** Reads policy, version and rule in one step. */
+  private CompletableFuture<Optional<Parsed>> readParsed() {
     return connection
         .commands()
-        .hmget(keys.config(), "version", "policy")
+        .hmget(keys.config(), "version", "policy", "rule")
         .toCompletableFuture()
         .thenApply(
             values -> {
@@ -810,11 +971,12 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
                   fields.put(kv.getKey(), kv.getValue());
                 }
               }
-              if (fields.get("version") == null || fields.get("policy") == null) {
+              String version = fields.get("version");
+              String json = fields.get("policy");
+              if (version == null || json == null) {
                 return Optional.empty();
               }
-              return Optional.of(
-                  new Stored(PolicyCodec.fromJson(fields.get("policy")), fields.get("version")));
+              return Optional.of(parsed(version, json, fields.get("rule")));
             });
   }
 
@@ -849,11 +1011,12 @@ public final class RedisPolicyStore implements QuotaAdmin, AutoCloseable {
     args.add(suffix);
     args.add(PolicyCodec.toJson(policy));
     args.add(PolicyCodec.layout(policy));
-    String[] scriptKeys = keys.step();
+    args.add(rule == null ? "" : rule);
+    String[] scriptKeys = keys.fairStep();
     if (entry != null) {
       args.add(Integer.toString(AUDIT_ENTRIES));
       args.addAll(entryFields(entry).values());
-      scriptKeys = keys.step(keys.audit());
+      scriptKeys = keys.fairStep(keys.audit());
     }
     args.addAll(PolicyCodec.params(policy));
     return connection

@@ -56,7 +56,7 @@ record Script(String text, String sha, @Nullable String function) {
    * Reads or resets one quota counter: the shared bucket arithmetic, the limits' functions, then
    * quota.lua.
    */
-  static final Script QUOTA = load(BUCKETS, LIMITS, "quota.lua");
+  static final Script QUOTA = stateRead("quota", BUCKETS, LIMITS, "quota.lua");
 
   /**
    * Decreases an adaptive concurrency limit on an overload answer: the shared bucket arithmetic,
@@ -93,33 +93,80 @@ record Script(String text, String sha, @Nullable String function) {
   /** What feedback.lua learned, applied to the rebuilt rule's state: fair_feedback.lua. */
   static final Script FAIR_FEEDBACK = fair("fair_feedback.lua");
 
-  /** The rebuilt rule's whole state, read by its schema's names: fair_state.lua. */
-  static final Script FAIR_STATE = fair("fair_state.lua");
+  /**
+   * The rebuilt rule's whole state, read by its schema's names: the rule, then fair_state.lua; in
+   * the library as well.
+   */
+  static final Script FAIR_STATE = fairRead("fair_state", "fair_state.lua");
+
+  /**
+   * The rebuilt rule's levels, in the shape of {@link #LEVELS}'s: the rule, then fair_levels.lua;
+   * in the library as well.
+   */
+  static final Script FAIR_LEVELS = fairRead("fair_levels", "fair_levels.lua");
+
+  /**
+   * One queue of the rebuilt rule, in the shape of {@link #QUEUE}'s: the rule, then fair_queue.lua;
+   * in the library as well.
+   */
+  static final Script FAIR_QUEUE = fairRead("fair_queue", "fair_queue.lua");
 
   /** One worker's heartbeat; answers the number of live workers. */
   static final Script ALIVE = load("alive.lua");
 
-  /** Reads the bucket levels: the shared bucket arithmetic, then levels.lua. */
-  static final Script LEVELS = load(BUCKETS, "levels.lua");
-
-  /** Reads one queue's L3 bucket: the shared bucket arithmetic, then queue.lua. */
-  static final Script QUEUE = load(BUCKETS, "queue.lua");
+  /**
+   * Reads the bucket levels: the shared bucket arithmetic, then levels.lua; in the library as well.
+   */
+  static final Script LEVELS = stateRead("levels", BUCKETS, "levels.lua");
 
   /**
-   * The admission and release steps, of both rules, as one Redis function library, named by a
-   * digest of its text so that clients of different versions load theirs side by side. An {@code
-   * EVALSHA} runs its whole script at every call: it defines every function of nested_buckets.lua
-   * again and decodes the policy's parameters. The library runs nested_buckets.lua and the steps'
-   * functions once, at the first call after it is loaded (Redis's standard libraries are not there
-   * while a library loads), and keeps those functions, the tables they reuse and the parameters
-   * they decoded between calls; each call starts with {@code begin_call} (guards.lua), so no state
-   * of a call survives into the next.
+   * Reads one queue's L3 bucket: the shared bucket arithmetic, then queue.lua; in the library as
+   * well.
    */
-  static final String LIBRARY = library(ADMIT, RELEASE, FAIR_ADMIT, FAIR_RELEASE);
+  static final Script QUEUE = stateRead("queue", BUCKETS, "queue.lua");
+
+  /**
+   * The admission and release steps, of both rules, and the reads of their state (levels, a queue,
+   * a quota counter), as one Redis function library, named by a digest of its text so that clients
+   * of different versions load theirs side by side. An {@code EVALSHA} runs its whole script at
+   * every call: it defines every function of nested_buckets.lua again and decodes the policy's
+   * parameters. The library runs nested_buckets.lua and the steps' functions once, at the first
+   * call after it is loaded (Redis's standard libraries are not there while a library loads), and
+   * keeps those functions, the tables they reuse and the parameters they decoded between calls;
+   * each call starts with {@code begin_call} (guards.lua), so no state of a call survives into the
+   * next.
+   */
+  static final String LIBRARY =
+      library(
+          ADMIT,
+          RELEASE,
+          FAIR_ADMIT,
+          FAIR_RELEASE,
+          LEVELS,
+          QUEUE,
+          QUOTA,
+          FAIR_LEVELS,
+          FAIR_QUEUE,
+          FAIR_STATE);
 
   /** A step of the rebuilt rule, also in the library under a name made by its digest. */
   private static Script fairStep(String name, String... resources) {
     String text = FAIR_RULE + read(resources);
+    return new Script(text, sha1(text), "backpressure_" + name + "_" + LIBRARY_DIGEST);
+  }
+
+  /** A read of the rebuilt rule's state, also in the library under a name made by its digest. */
+  private static Script fairRead(String name, String resource) {
+    String text = FAIR_RULE + read(resource);
+    return new Script(text, sha1(text), "backpressure_" + name + "_" + LIBRARY_DIGEST);
+  }
+
+  /**
+   * A read of the state: {@code resources} (the shared bucket arithmetic first), also in the
+   * library under a name made by its digest.
+   */
+  private static Script stateRead(String name, String... resources) {
+    String text = read(resources);
     return new Script(text, sha1(text), "backpressure_" + name + "_" + LIBRARY_DIGEST);
   }
 
@@ -143,7 +190,16 @@ record Script(String text, String sha, @Nullable String function) {
   }
 
   private static String library(
-      Script admit, Script release, Script fairAdmit, Script fairRelease) {
+      Script admit,
+      Script release,
+      Script fairAdmit,
+      Script fairRelease,
+      Script levels,
+      Script queue,
+      Script quota,
+      Script fairLevels,
+      Script fairQueue,
+      Script fairState) {
     return "#!lua name=backpressure_"
         + LIBRARY_DIGEST
         + "\n"
@@ -151,7 +207,13 @@ record Script(String text, String sha, @Nullable String function) {
         + register(Objects.requireNonNull(admit.function()), "admit")
         + register(Objects.requireNonNull(release.function()), "release")
         + register(Objects.requireNonNull(fairAdmit.function()), "fair_admit")
-        + register(Objects.requireNonNull(fairRelease.function()), "fair_release");
+        + register(Objects.requireNonNull(fairRelease.function()), "fair_release")
+        + register(Objects.requireNonNull(levels.function()), "levels")
+        + register(Objects.requireNonNull(queue.function()), "queue")
+        + register(Objects.requireNonNull(quota.function()), "quota")
+        + register(Objects.requireNonNull(fairLevels.function()), "fair_levels")
+        + register(Objects.requireNonNull(fairQueue.function()), "fair_queue")
+        + register(Objects.requireNonNull(fairState.function()), "fair_state");
   }
 
   private static String libraryCode() {
@@ -188,8 +250,28 @@ record Script(String text, String sha, @Nullable String function) {
             + read("guards.lua")
             + mainBody(fairRelease)
             + "end\n"
-            + "return { admit = admit, release = release, fair_admit = fair_admit,"
-            + " fair_release = fair_release }\n"
+            + "local calls = {}\n"
+            + "calls.levels = function()\n"
+            + read("levels.lua")
+            + "end\n"
+            + "calls.queue = function()\n"
+            + read("queue.lua")
+            + "end\n"
+            + "calls.quota = function()\n"
+            + read("quota.lua")
+            + "end\n"
+            + "calls.fair_levels = function()\n"
+            + read("fair_levels.lua")
+            + "end\n"
+            + "calls.fair_queue = function()\n"
+            + read("fair_queue.lua")
+            + "end\n"
+            + "calls.fair_state = function()\n"
+            + read("fair_state.lua")
+            + "end\n"
+            + "calls.admit, calls.release, calls.fair_admit, calls.fair_release ="
+            + " admit, release, fair_admit, fair_release\n"
+            + "return calls\n"
             + "end\n";
     return body;
   }
