@@ -264,14 +264,16 @@ public final class ActivityGate {
     while (true) {
       AdmissionRequest asked = booking == null ? request : request.withBooking(booking);
       long now = System.currentTimeMillis();
-      Admission admission = gate.admit(within(asked, deadline.sendingNow(now)));
-      if (admission instanceof Admission.Expired expired
-          && !expired.turnIn().isZero()
-          && deadline.laterAttemptMayAnswer()) {
+      AdmissionRequest sendingNow = within(asked, deadline.sendingNow(now));
+      Admission admission = gate.admit(sendingNow);
+      if (admission instanceof Admission.Expired expired && !expired.turnIn().isZero()) {
         // The call's turn, or a lease, comes later than this attempt could answer it; but a
         // deferral ends the attempt, and the attempt that runs the call later has a start-to-close
         // of its own: only the whole call's end bounds that wait.
-        admission = gate.admit(within(asked, deadline.waiting(now)));
+        AdmissionRequest waiting = within(asked, deadline.waiting(now));
+        if (!waiting.equals(sendingNow)) {
+          admission = gate.admit(waiting);
+        }
       }
       if (admission instanceof Admission.Admitted admitted) {
         keepBeating(admitted.grant(), context);

@@ -63,11 +63,6 @@ record CallDeadline(long attemptEndMillis, long callEndMillis) {
     return left(callEndMillis, nowMillis);
   }
 
-  /** Whether a later attempt could still answer the call after this attempt's end. */
-  boolean laterAttemptMayAnswer() {
-    return callEndMillis > attemptEndMillis;
-  }
-
   private static @Nullable Duration left(long endMillis, long nowMillis) {
     return endMillis == NONE ? null : Duration.ofMillis(Math.max(0, endMillis - nowMillis));
   }
