@@ -93,6 +93,21 @@ public final class ActivityAdmitter implements Admitter {
         message);
   }
 
+  /**
+   * A non-retryable {@value Backpressure#EXPIRED} failure, as {@code ActivityGate} raises for a
+   * call the gate answers {@code Expired}, with details {@code [0, 0]}: the call waited for nothing
+   * and has no turn to wait for.
+   */
+  @Override
+  public RuntimeException expired(String target, String message) {
+    return ApplicationFailure.newBuilder()
+        .setType(Backpressure.EXPIRED)
+        .setMessage("expired at " + target + ": " + message)
+        .setDetails(0L, 0L)
+        .setNonRetryable(true)
+        .build();
+  }
+
   private ActivityGate activityGate(Gate gate) {
     return activityGates.computeIfAbsent(gate, factory);
   }

@@ -35,6 +35,18 @@ public interface Admitter {
   RuntimeException refused(RejectReason reason, @Nullable String message);
 
   /**
+   * The exception for a call the client does not send because its deadline has passed before the
+   * gate was asked ({@link GateContext#withDeadline}), of the same kind as this admitter's
+   * expiries: {@link ExpiredException} by default.
+   *
+   * @param target the gate's target
+   * @param message why the call is not sent
+   */
+  default RuntimeException expired(String target, String message) {
+    return new ExpiredException(target, Duration.ZERO, message);
+  }
+
+  /**
    * Outside Temporal: throws {@link DeferredException}, {@link ExpiredException} or {@link
    * RejectedException}.
    */
@@ -46,10 +58,11 @@ public interface Admitter {
    * Outside Temporal, for synchronous callers: a deferred call waits on the calling thread (a
    * {@link Thread#sleep}, which parks a virtual thread without pinning it), keeps its booking and
    * asks again when its turn comes, for at most {@code maxWait} in all (or the call's own {@link
-   * GateContext#maxWait()}, if smaller). When its turn would come later than that, the gate refuses
-   * it at once and {@link ExpiredException} reaches the caller; {@link RejectedException} as with
-   * {@link #direct()}. An interrupt during the wait ends it with the {@link DeferredException} it
-   * was waiting out (booking included), the interrupt flag set.
+   * GateContext#maxWait()}, if smaller), each time with what is left of the call's deadline, if it
+   * has one. When its turn would come later than that, the gate refuses it at once and {@link
+   * ExpiredException} reaches the caller; {@link RejectedException} as with {@link #direct()}. An
+   * interrupt during the wait ends it with the {@link DeferredException} it was waiting out
+   * (booking included), the interrupt flag set.
    *
    * @param maxWait in (0, 1 h]; outside it, an {@link IllegalArgumentException} naming the range
    */

@@ -12,6 +12,7 @@ import io.backpressure.core.Ticker;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.core.feedback.ProviderSignals;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  *       GateContext#HEADERS gate headers}, else the {@link CallerResolver}, by default the thread's
  *       {@link GateContext});
  *   <li>let the dialect adjust the body (a stream is asked to report its usage);
- *   <li>admit through the {@link Admitter}: the call is sent only when admitted, otherwise the
+ *   <li>admit through the {@link Admitter}, with the call's deadline ({@link #admit(byte[],
+ *       Function, Duration) which one}): the call is sent only when admitted, otherwise the
  *       admitter's exception goes to the caller and nothing is sent;
  *   <li>hand every answer's status and headers to {@link ProviderFeedback} (by default the call's
  *       gate, which learns its effective caps and the provider's retry-after from them);
@@ -65,6 +67,7 @@ public final class ClientGate {
   private final ProviderFeedback feedback;
   private final CostModel costModel;
   private final Ticker ticker;
+  private final @Nullable Duration deadline;
 
   private ClientGate(Builder builder) {
     this.dialect = builder.dialect;
@@ -74,6 +77,7 @@ public final class ClientGate {
     this.feedback = builder.feedback;
     this.costModel = builder.costModel;
     this.ticker = builder.ticker;
+    this.deadline = builder.deadline;
   }
 
   /** A builder for the provider API that {@code dialect} describes. */
@@ -104,10 +108,34 @@ public final class ClientGate {
    * @param header the first value of a request header by name, or null when absent
    */
   public Exchange admit(byte[] requestBody, Function<String, String> header) {
+    return admit(requestBody, header, null);
+  }
+
+  /**
+   * As {@link #admit(byte[], Function)}, for a request the SDK sends with a timeout of its own.
+   *
+   * <p>The call's deadline for its answer, handed to the gate ({@code
+   * AdmissionRequest.withDeadline}), is the shortest of: the caller's ({@link
+   * GateContext#withDeadline}, from the request's {@value GateContext#DEADLINE_HEADER} header or
+   * the caller's context), {@code timeout}, and the client's ({@link Builder#deadline}); none when
+   * none is given. The shortest wins because the call is abandoned when the first of them passes. A
+   * call whose deadline is zero is not sent: the admitter's expiry ({@link Admitter#expired}) is
+   * thrown without asking the gate. Under an adaptive concurrency limit the gate answers {@code
+   * Expired} at once a call whose deadline does not cover the latency it measured at the target, so
+   * such a call is not sent to time out. Each later admission of the call ({@link #again}) carries
+   * what is left of the deadline, measured with the {@linkplain Builder#ticker ticker}.
+   *
+   * @param timeout the SDK's timeout for this request (the time it waits for the answer), or null
+   *     (or zero) when it has none
+   */
+  public Exchange admit(
+      byte[] requestBody, Function<String, String> header, @Nullable Duration timeout) {
     ObjectNode body = parse(requestBody);
     ProviderCall call;
+    Duration ownDeadline;
     try {
       call = dialect.read(body);
+      ownDeadline = GateContext.millis(header, GateContext.DEADLINE_HEADER);
     } catch (IllegalArgumentException e) {
       throw admitter.refused(RejectReason.INVALID_REQUEST, e.getMessage());
     }
@@ -144,8 +172,39 @@ public final class ClientGate {
             call.maxTokens(),
             caller.booking(),
             caller.maxWait());
-    Grant grant = admitter.admit(gate, request);
-    return new Exchange(this, gate, request, grant, call, sent);
+    Duration answerWithin =
+        shortest(
+            shortest(ownDeadline, caller.deadline()),
+            shortest(timeout == null || timeout.isZero() ? null : timeout, deadline));
+    long deadlineAt =
+        answerWithin == null ? NO_DEADLINE : ticker.nanoTime() + answerWithin.toNanos();
+    return admitted(gate, request, deadlineAt, call, sent);
+  }
+
+  /** {@link Exchange#deadlineAt()} of a call that has no deadline. */
+  static final long NO_DEADLINE = Long.MIN_VALUE;
+
+  /**
+   * Admits {@code request} at {@code gate} with what is left until {@code deadlineAt} (ticker
+   * nanoseconds), or as it is without a deadline; nothing left, the admitter's expiry.
+   */
+  private Exchange admitted(
+      Gate gate, AdmissionRequest request, long deadlineAt, ProviderCall call, byte[] sent) {
+    AdmissionRequest asked = request;
+    if (deadlineAt != NO_DEADLINE) {
+      long left = deadlineAt - ticker.nanoTime();
+      if (left <= 0) {
+        throw admitter.expired(
+            gate.target(), "the call's deadline passed before it could be sent; nothing was sent");
+      }
+      asked = request.withDeadline(Duration.ofNanos(left));
+    }
+    Grant grant = admitter.admit(gate, asked);
+    return new Exchange(this, gate, asked, grant, call, sent, deadlineAt);
+  }
+
+  private static @Nullable Duration shortest(@Nullable Duration a, @Nullable Duration b) {
+    return a == null || (b != null && b.compareTo(a) < 0) ? b : a;
   }
 
   /**
@@ -153,15 +212,21 @@ public final class ClientGate {
    * Exchange#unsent()}) or released on a 429 or a stop ({@link #resends}): the same gate, caller,
    * cost and body, as a first attempt. The booking the caller presented (its request header or
    * context) was redeemed by the earlier admission, so it is not presented again; a deferral of
-   * this admission carries a booking of its own.
+   * this admission carries a booking of its own. It carries what is left of the call's deadline
+   * ({@link #admit(byte[], Function, Duration)}), not the deadline the first admission had; with
+   * nothing left, the call is not sent and the admitter's expiry ({@link Admitter#expired}) is
+   * thrown without asking the gate.
    *
    * @return the admitted exchange, whose {@link Exchange#body()} is to be sent
    * @throws RuntimeException the admitter's exception when the call must not be sent now
    */
   public Exchange again(Exchange earlier) {
-    AdmissionRequest request = GatedCall.fresh(earlier.request());
-    Grant grant = admitter.admit(earlier.gate(), request);
-    return new Exchange(this, earlier.gate(), request, grant, earlier.call(), earlier.body());
+    return admitted(
+        earlier.gate(),
+        GatedCall.fresh(earlier.request()),
+        earlier.deadlineAt(),
+        earlier.call(),
+        earlier.body());
   }
 
   /**
@@ -261,6 +326,7 @@ public final class ClientGate {
     private ProviderFeedback feedback = ProviderFeedback.TO_CALLS_GATE;
     private CostModel costModel = CostModel.REQUESTS_AND_TOKENS;
     private Ticker ticker = Ticker.system();
+    private @Nullable Duration deadline;
 
     private Builder(Dialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
@@ -315,6 +381,26 @@ public final class ClientGate {
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /**
+     * The deadline for the answer of every call of this client, counted from the moment the call
+     * reaches the gate: set it to the time the client's callers wait for an answer (the SDK's
+     * request timeout, say). A caller's own deadline or the SDK's per-request timeout, when
+     * shorter, wins ({@link ClientGate#admit(byte[], Function, Duration)}). None by default.
+     *
+     * @param deadline in (0, 365 days]; outside it, an {@link IllegalArgumentException} naming the
+     *     range
+     */
+    public Builder deadline(Duration deadline) {
+      if (deadline == null
+          || deadline.isNegative()
+          || deadline.isZero()
+          || deadline.compareTo(Duration.ofDays(365)) > 0) {
+        throw new IllegalArgumentException("deadline must be in (0, 365 days], got " + deadline);
+      }
+      this.deadline = deadline;
       return this;
     }
 

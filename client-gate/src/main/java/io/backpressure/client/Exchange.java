@@ -32,6 +32,7 @@ public final class Exchange {
   private final byte[] body;
   private final AtomicBoolean released = new AtomicBoolean();
   private final long admittedAt;
+  private final long deadlineAt;
   private volatile boolean succeeded;
 
   Exchange(
@@ -40,8 +41,10 @@ public final class Exchange {
       AdmissionRequest request,
       Grant grant,
       ProviderCall call,
-      byte[] body) {
+      byte[] body,
+      long deadlineAt) {
     this.clientGate = clientGate;
+    this.deadlineAt = deadlineAt;
     this.gate = gate;
     this.request = request;
     this.admittedAt = clientGate.ticker().nanoTime();
@@ -78,6 +81,14 @@ public final class Exchange {
   /** What the gate was asked. */
   AdmissionRequest request() {
     return request;
+  }
+
+  /**
+   * When the caller gives up on the call, in the client gate's ticker nanoseconds; {@link
+   * ClientGate#NO_DEADLINE} when it gave no deadline.
+   */
+  long deadlineAt() {
+    return deadlineAt;
   }
 
   /** The call as read from its request. */

@@ -49,12 +49,16 @@ import org.jspecify.annotations.Nullable;
  *     DeferredException#booking()}), or null on a first attempt
  * @param maxWait the longest the caller will wait for the call's turn, or null for the class's
  *     default
+ * @param deadline how much longer, counted from the call's admission, the caller waits for the
+ *     call's answer (its turn, its sending and the provider's reply), or null when it gives none;
+ *     see {@link #withDeadline}
  */
 public record GateContext(
     String tenant,
     @Nullable String priority,
     @Nullable String booking,
-    @Nullable Duration maxWait) {
+    @Nullable Duration maxWait,
+    @Nullable Duration deadline) {
 
   /** The key under which frameworks' per-call attribute maps carry a context. */
   public static final String KEY = "backpressure.context";
@@ -71,25 +75,44 @@ public record GateContext(
   /** Request header carrying the wait limit, in whole milliseconds. */
   public static final String MAX_WAIT_HEADER = "x-backpressure-max-wait-ms";
 
+  /** Request header carrying the deadline for the answer, in whole milliseconds. */
+  public static final String DEADLINE_HEADER = "x-backpressure-deadline-ms";
+
   /** Every header the gated clients read and remove before sending. */
   public static final Set<String> HEADERS =
-      Set.of(TENANT_HEADER, PRIORITY_HEADER, BOOKING_HEADER, MAX_WAIT_HEADER);
+      Set.of(TENANT_HEADER, PRIORITY_HEADER, BOOKING_HEADER, MAX_WAIT_HEADER, DEADLINE_HEADER);
 
   private static final ThreadLocal<GateContext> CURRENT = new ThreadLocal<>();
 
   /** A first attempt for {@code tenant} in class {@code priority}. */
   public static GateContext of(String tenant, String priority) {
-    return new GateContext(tenant, priority, null, null);
+    return new GateContext(tenant, priority, null, null, null);
   }
 
   /** This context, for the retry of a call deferred with {@code booking}. */
   public GateContext withBooking(String booking) {
-    return new GateContext(tenant, priority, booking, maxWait);
+    return new GateContext(tenant, priority, booking, maxWait, deadline);
   }
 
   /** This context with a wait limit, counted from each admission attempt. */
   public GateContext withMaxWait(Duration maxWait) {
-    return new GateContext(tenant, priority, booking, maxWait);
+    return new GateContext(tenant, priority, booking, maxWait, deadline);
+  }
+
+  /**
+   * This context with a deadline for the answer: the caller gives up on the call {@code deadline}
+   * after it asks for it. The gate is asked with it ({@code AdmissionRequest.withDeadline}), so a
+   * call whose turn would come after it, or, under an adaptive concurrency limit, whose deadline
+   * does not cover the latency the gate measured at the target, ends with {@link ExpiredException}
+   * at once instead of being sent to time out; every later admission of the call (after a 429, or
+   * when it was not sent in time) carries what is left of it, and a call with nothing left is not
+   * sent. When a gated client also has a deadline of its own (its SDK's request timeout, {@code
+   * GatedClientBuilder.deadline}), the shortest applies.
+   *
+   * @param deadline zero or positive; the gate refuses a negative one naming the field
+   */
+  public GateContext withDeadline(Duration deadline) {
+    return new GateContext(tenant, priority, booking, maxWait, deadline);
   }
 
   /** This context as request headers (names in lower case), for a client's {@code putHeader}. */
@@ -103,6 +126,9 @@ public record GateContext(
     if (maxWait != null) {
       headers.put(MAX_WAIT_HEADER, Long.toString(maxWait.toMillis()));
     }
+    if (deadline != null) {
+      headers.put(DEADLINE_HEADER, Long.toString(deadline.toMillis()));
+    }
     return headers;
   }
 
@@ -110,34 +136,43 @@ public record GateContext(
    * The context a request's headers carry, or null when they name no tenant.
    *
    * @param header the first value of a request header by name, or null when absent
-   * @throws IllegalArgumentException naming the header when the wait limit is not a number of
-   *     milliseconds in [0, 365 days]
+   * @throws IllegalArgumentException naming the header when the wait limit or the deadline is not a
+   *     number of milliseconds in [0, 365 days]
    */
   public static @Nullable GateContext fromHeaders(Function<String, @Nullable String> header) {
     String tenant = header.apply(TENANT_HEADER);
     if (tenant == null) {
       return null;
     }
-    String maxWait = header.apply(MAX_WAIT_HEADER);
-    Duration wait = null;
-    if (maxWait != null) {
-      long millis;
-      try {
-        millis = Long.parseLong(maxWait.strip());
-      } catch (NumberFormatException e) {
-        millis = -1;
-      }
-      if (millis < 0 || millis > Duration.ofDays(365).toMillis()) {
-        throw new IllegalArgumentException(
-            MAX_WAIT_HEADER
-                + " must be whole milliseconds in [0, 31536000000], got '"
-                + maxWait
-                + "'");
-      }
-      wait = Duration.ofMillis(millis);
-    }
     return new GateContext(
-        tenant, header.apply(PRIORITY_HEADER), header.apply(BOOKING_HEADER), wait);
+        tenant,
+        header.apply(PRIORITY_HEADER),
+        header.apply(BOOKING_HEADER),
+        millis(header, MAX_WAIT_HEADER),
+        millis(header, DEADLINE_HEADER));
+  }
+
+  /**
+   * The duration a header carries in whole milliseconds, or null when it is absent.
+   *
+   * @throws IllegalArgumentException naming the header when it is not in [0, 365 days]
+   */
+  static @Nullable Duration millis(Function<String, @Nullable String> header, String name) {
+    String value = header.apply(name);
+    if (value == null) {
+      return null;
+    }
+    long millis;
+    try {
+      millis = Long.parseLong(value.strip());
+    } catch (NumberFormatException e) {
+      millis = -1;
+    }
+    if (millis < 0 || millis > Duration.ofDays(365).toMillis()) {
+      throw new IllegalArgumentException(
+          name + " must be whole milliseconds in [0, 31536000000], got '" + value + "'");
+    }
+    return Duration.ofMillis(millis);
   }
 
   /** The context the current thread has opened, if any. */

@@ -67,6 +67,16 @@ import org.slf4j.LoggerFactory;
  * refused at once with {@link ExpiredException}: a call never waits longer in all than its budget
  * because a 429 started its wait again.
  *
+ * <p><b>The caller's deadline.</b> A context with a deadline ({@link GateContext#withDeadline}, in
+ * a framework's per-call attributes as any context) hands it to the gate, counted from the moment
+ * {@link #call} or {@link #stream} began, so under an adaptive concurrency limit a call whose
+ * deadline does not cover the latency the gate measured at the target ends with {@link
+ * ExpiredException} (inside an activity, the {@code BackpressureExpired} failure) instead of being
+ * sent. Every later admission of the call (after a 429, or when it was not sent in time) carries
+ * what is left of it, measured with the {@linkplain Builder#ticker ticker}; with nothing left the
+ * call is not sent. Inside an activity the activity's own timeouts bound it too ({@code
+ * ActivityGate}).
+ *
  * <p>Thread-safe; one instance serves every call to its gate.
  */
 public final class GatedCall {
@@ -159,13 +169,18 @@ public final class GatedCall {
                 Objects.requireNonNull(estimate, "estimate"),
                 maxTokens,
                 null,
-                null);
+                null,
+                context.deadline());
     long deadline =
         admitter == outside && maxWait != null ? System.nanoTime() + budget(context) : 0;
+    long answerBy = answerBy(context);
     for (int resends = 0; ; resends++) {
       // A resend after a 429 is a first attempt: the first admission redeemed the booking.
-      AdmissionRequest attempt = resends > 0 ? withBudgetLeft(fresh(request), deadline) : request;
-      Sending sending = new Sending(admitter, request, deadline, admitter.admit(gate, attempt));
+      AdmissionRequest attempt =
+          withDeadlineLeft(
+              admitter, resends > 0 ? withBudgetLeft(fresh(request), deadline) : request, answerBy);
+      Sending sending =
+          new Sending(admitter, request, deadline, answerBy, admitter.admit(gate, attempt));
       Sending outer = SENDING.get();
       SENDING.set(sending);
       R reply;
@@ -308,7 +323,12 @@ public final class GatedCall {
     sending.admitter.release(gate, sending.grant, unused(sending.grant.debited()));
     try {
       sending.grant =
-          sending.admitter.admit(gate, withBudgetLeft(fresh(sending.request), sending.deadline));
+          sending.admitter.admit(
+              gate,
+              withDeadlineLeft(
+                  sending.admitter,
+                  withBudgetLeft(fresh(sending.request), sending.deadline),
+                  sending.answerBy));
     } catch (RuntimeException e) {
       sending.refused = e;
       throw e;
@@ -323,7 +343,40 @@ public final class GatedCall {
         : request.withMaxWait(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
   }
 
-  /** {@code request} as a first attempt: its booking was redeemed by the admission given back. */
+  /**
+   * When the caller gives up on a call made now with {@code context}, on {@link #ticker}; {@link
+   * ClientGate#NO_DEADLINE} when the context gives no deadline.
+   */
+  private long answerBy(GateContext context) {
+    Duration answerWithin = context.deadline();
+    return answerWithin == null
+        ? ClientGate.NO_DEADLINE
+        : ticker.nanoTime() + answerWithin.toNanos();
+  }
+
+  /**
+   * {@code request} with what is left until {@code answerBy}; as it is when that is {@link
+   * ClientGate#NO_DEADLINE}.
+   *
+   * @throws RuntimeException the admitter's expiry when nothing is left: the call is not sent
+   */
+  private AdmissionRequest withDeadlineLeft(
+      Admitter admitter, AdmissionRequest request, long answerBy) {
+    if (answerBy == ClientGate.NO_DEADLINE) {
+      return request;
+    }
+    long left = answerBy - ticker.nanoTime();
+    if (left <= 0) {
+      throw admitter.expired(
+          gate.target(), "the call's deadline passed before it could be sent; nothing was sent");
+    }
+    return request.withDeadline(Duration.ofNanos(left));
+  }
+
+  /**
+   * {@code request} as a first attempt: its booking was redeemed by the admission given back. Its
+   * deadline stays as it was; the caller passes what is left of it.
+   */
   static AdmissionRequest fresh(AdmissionRequest request) {
     return new AdmissionRequest(
         request.tenant(),
@@ -331,7 +384,8 @@ public final class GatedCall {
         request.cost(),
         request.maxTokens(),
         null,
-        request.maxWait());
+        request.maxWait(),
+        request.deadline());
   }
 
   /** What a call released unsent used: none of any dimension. */
@@ -353,6 +407,9 @@ public final class GatedCall {
     final AdmissionRequest request;
     final long deadline;
 
+    /** When the caller gives up on the call ({@link #answerBy(GateContext)}). */
+    final long answerBy;
+
     /** Written on the calling thread; a stream's handler reads it on the client's threads. */
     volatile Grant grant;
 
@@ -367,10 +424,12 @@ public final class GatedCall {
 
     @Nullable RuntimeException refused;
 
-    Sending(Admitter admitter, AdmissionRequest request, long deadline, Grant grant) {
+    Sending(
+        Admitter admitter, AdmissionRequest request, long deadline, long answerBy, Grant grant) {
       this.admitter = admitter;
       this.request = request;
       this.deadline = deadline;
+      this.answerBy = answerBy;
       this.grant = grant;
     }
 
@@ -430,7 +489,8 @@ public final class GatedCall {
    */
   public Grant admit(GateContext context, Cost estimate, @Nullable Long maxTokens) {
     Objects.requireNonNull(context, "context");
-    return outside.admit(gate, request(context, estimate, maxTokens));
+    return outside.admit(
+        gate, withDeadlineLeft(outside, request(context, estimate, maxTokens), answerBy(context)));
   }
 
   /**
@@ -454,7 +514,14 @@ public final class GatedCall {
     Objects.requireNonNull(start, "start");
     AdmissionRequest request = request(context, estimate, maxTokens);
     long deadline = maxWait != null ? System.nanoTime() + budget(context) : 0;
-    Sending sending = new Sending(outside, request, deadline, outside.admit(gate, request));
+    long answerBy = answerBy(context);
+    Sending sending =
+        new Sending(
+            outside,
+            request,
+            deadline,
+            answerBy,
+            outside.admit(gate, withDeadlineLeft(outside, request, answerBy)));
     Stream stream = new Stream(sending);
     Sending outer = SENDING.get();
     SENDING.set(sending);
@@ -526,7 +593,8 @@ public final class GatedCall {
         Objects.requireNonNull(estimate, "estimate"),
         maxTokens,
         context.booking(),
-        context.maxWait());
+        context.maxWait(),
+        context.deadline());
   }
 
   /**
@@ -584,9 +652,9 @@ public final class GatedCall {
     }
 
     /**
-     * The time the send bound ({@link Gate#sendWithin()}) is measured in: how long after its
-     * admission a call reached {@link #beforeSend()}. The system's by default; a test moves its
-     * own.
+     * The time the send bound ({@link Gate#sendWithin()}) and what is left of a call's deadline
+     * ({@link GateContext#withDeadline}) are measured in: how long after its admission a call
+     * reached {@link #beforeSend()}. The system's by default; a test moves its own.
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");

@@ -2,13 +2,14 @@ package io.backpressure.client;
 
 import io.backpressure.core.Gate;
 import io.backpressure.core.Ticker;
+import java.time.Duration;
 
 /**
  * The gate options that every gated SDK client's builder shares ({@code GatedOpenAI}, {@code
  * GatedAnthropic}, {@code GatedGemini}, {@code GatedBedrock}): which gate a call goes to, how a
- * refusal reaches the caller, who a call is for, where the provider's answers go and what a call is
- * charged. Each SDK's builder adds its client's own options and builds the client around {@link
- * #clientGate()}. Not thread-safe; build once.
+ * refusal reaches the caller, who a call is for, where the provider's answers go, what a call is
+ * charged and how long its callers wait for its answer. Each SDK's builder adds its client's own
+ * options and builds the client around {@link #clientGate()}. Not thread-safe; build once.
  *
  * @param <B> the SDK's builder, which every option returns for chaining
  */
@@ -76,6 +77,21 @@ public abstract class GatedClientBuilder<B extends GatedClientBuilder<B>> {
    */
   public final B ticker(Ticker ticker) {
     gate.ticker(ticker);
+    return self();
+  }
+
+  /**
+   * The deadline for the answer of every call of the client, counted from the moment the call
+   * reaches the gate ({@link ClientGate.Builder#deadline}): set it to the time the client's callers
+   * wait for an answer, such as the SDK's request timeout. A caller's own deadline ({@link
+   * GateContext#withDeadline}, in its context or its request's headers), when shorter, wins. Under
+   * an adaptive concurrency limit a call whose deadline does not cover the latency the gate
+   * measured is not sent but ends with {@link ExpiredException}. None by default.
+   *
+   * @param deadline in (0, 365 days]
+   */
+  public final B deadline(Duration deadline) {
+    gate.deadline(deadline);
     return self();
   }
 

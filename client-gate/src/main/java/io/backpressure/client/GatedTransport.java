@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -119,11 +120,23 @@ public final class GatedTransport<Q, R> {
    *     more was sent)
    */
   public R execute(Q request, Function<Q, R> send) {
+    return execute(request, null, send);
+  }
+
+  /**
+   * As {@link #execute(Object, Function)}, for a request the SDK sends with a timeout of its own
+   * (openai-java's and anthropic-java's {@code RequestOptions.timeout}): the timeout is a deadline
+   * for the call's answer ({@link ClientGate#admit(byte[], Function, Duration)}, where the shortest
+   * deadline wins), and every admission after a 429 carries what is left of it.
+   *
+   * @param timeout the SDK's timeout for this request, or null (or zero) when it has none
+   */
+  public R execute(Q request, @Nullable Duration timeout, Function<Q, R> send) {
     RequestView view = sdk.request(request);
     if (!gated(view)) {
       return send.apply(withoutGateHeaders(request, view));
     }
-    Exchange exchange = gate.inTime(admit(view));
+    Exchange exchange = gate.inTime(admit(view, timeout));
     for (int resends = 0; ; resends++) {
       R response;
       try {
@@ -146,11 +159,22 @@ public final class GatedTransport<Q, R> {
    * completed the answer), so pair an asynchronous client with {@link Admitter#direct()}.
    */
   public CompletableFuture<R> executeAsync(Q request, Function<Q, CompletableFuture<R>> send) {
+    return executeAsync(request, null, send);
+  }
+
+  /**
+   * As {@link #executeAsync(Object, Function)}, with the SDK's timeout for this request as the
+   * call's deadline, as {@link #execute(Object, Duration, Function)} takes it.
+   *
+   * @param timeout the SDK's timeout for this request, or null (or zero) when it has none
+   */
+  public CompletableFuture<R> executeAsync(
+      Q request, @Nullable Duration timeout, Function<Q, CompletableFuture<R>> send) {
     RequestView view = sdk.request(request);
     if (!gated(view)) {
       return send.apply(withoutGateHeaders(request, view));
     }
-    return sendAsync(request, () -> admit(view), send, 0);
+    return sendAsync(request, () -> admit(view, timeout), send, 0);
   }
 
   /**
@@ -239,13 +263,14 @@ public final class GatedTransport<Q, R> {
     return request;
   }
 
-  private Exchange admit(RequestView request) {
+  private Exchange admit(RequestView request, @Nullable Duration timeout) {
     return gate.admit(
         Objects.requireNonNull(request.body()).get(),
         name -> {
           List<String> values = request.header().apply(name);
           return values.isEmpty() ? null : values.get(0);
-        });
+        },
+        timeout);
   }
 
   private static Map<String, List<String>> headers(AnswerView answer) {

@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@link Admitter#waiting(Duration)}: a deferred call waits on the calling thread, keeping its
- * booking, and asks again when its turn comes. Each attempt carries the wait budget left, so the
- * gate answers {@link Admission.Expired} at once when the call's turn would come after it, and
+ * booking, and asks again when its turn comes. Each attempt carries the wait budget left and what
+ * is left of the call's deadline for its answer ({@link AdmissionRequest#deadline()}), so the gate
+ * answers {@link Admission.Expired} at once when the call's turn would come after either, and
  * {@link ExpiredException} reaches the caller without any waiting in vain. Thread-safe and
  * stateless; the sleep is {@link Thread#sleep}, which parks a virtual thread without pinning it.
  */
@@ -26,12 +27,19 @@ final class WaitingAdmitter implements Admitter {
 
   @Override
   public Grant admit(Gate gate, AdmissionRequest request) {
-    long deadline = System.nanoTime() + budget(request).toNanos();
+    long start = System.nanoTime();
+    long waitEnd = start + budget(request).toNanos();
+    Duration answerWithin = request.deadline();
+    long answerBy = answerWithin == null ? 0 : start + answerWithin.toNanos();
     AdmissionRequest attempt = request;
     while (true) {
-      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      long now = System.nanoTime();
+      attempt = attempt.withMaxWait(Duration.ofNanos(Math.max(0, waitEnd - now)));
+      if (answerWithin != null) {
+        attempt = attempt.withDeadline(Duration.ofNanos(Math.max(0, answerBy - now)));
+      }
       try {
-        return DirectAdmitter.INSTANCE.admit(gate, attempt.withMaxWait(left));
+        return DirectAdmitter.INSTANCE.admit(gate, attempt);
       } catch (DeferredException deferred) {
         try {
           Thread.sleep(Math.max(1, deferred.retryAfter().toMillis()));

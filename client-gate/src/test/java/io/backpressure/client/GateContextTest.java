@@ -19,7 +19,7 @@ class GateContextTest {
               .withMaxWait(Duration.ofSeconds(5))
               .open()) {
         assertThat(GateContext.current())
-            .hasValue(new GateContext("acme", "P2", "b-1", Duration.ofSeconds(5)));
+            .hasValue(new GateContext("acme", "P2", "b-1", Duration.ofSeconds(5), null));
       }
       assertThat(GateContext.current()).hasValue(GateContext.of("acme", "P2"));
     }
@@ -49,14 +49,19 @@ class GateContextTest {
   @Test
   void travelsAsRequestHeaders() {
     GateContext context =
-        GateContext.of("acme", "P1").withBooking("b-7").withMaxWait(Duration.ofSeconds(30));
+        GateContext.of("acme", "P1")
+            .withBooking("b-7")
+            .withMaxWait(Duration.ofSeconds(30))
+            .withDeadline(Duration.ofSeconds(45));
     Map<String, String> headers = context.headers();
     assertThat(headers)
         .containsExactly(
             Map.entry("x-backpressure-tenant", "acme"),
             Map.entry("x-backpressure-priority", "P1"),
             Map.entry("x-backpressure-booking", "b-7"),
-            Map.entry("x-backpressure-max-wait-ms", "30000"));
+            Map.entry("x-backpressure-max-wait-ms", "30000"),
+            Map.entry("x-backpressure-deadline-ms", "45000"));
+    assertThat(GateContext.HEADERS).containsAll(headers.keySet());
     assertThat(GateContext.fromHeaders(headers::get)).isEqualTo(context);
     assertThat(GateContext.fromHeaders(name -> null)).isNull();
   }
@@ -69,5 +74,11 @@ class GateContextTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "x-backpressure-max-wait-ms must be whole milliseconds in [0, 31536000000], got '5s'");
+    Map<String, String> negative =
+        Map.of("x-backpressure-tenant", "acme", "x-backpressure-deadline-ms", "-1");
+    assertThatThrownBy(() -> GateContext.fromHeaders(negative::get))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "x-backpressure-deadline-ms must be whole milliseconds in [0, 31536000000], got '-1'");
   }
 }

@@ -253,6 +253,57 @@ class GatedCallTest {
   }
 
   /**
+   * The context's deadline reaches the gate, and the ask after a 429 that came 700 ms later carries
+   * what is left of it; a 429 after the whole deadline is not asked for again, nor sent. Mutation
+   * tried: the resend carries the first deadline.
+   */
+  @Test
+  void theContextsDeadlineReachesTheGateAndTheAskAfterA429CarriesWhatIsLeft() {
+    GatedCall roomy =
+        GatedCall.builder(TestGates.recording("openai/gpt-4o", 100, 100_000, clock))
+            .ticker(clock)
+            .build();
+    RecordingGate recording = (RecordingGate) roomy.gate();
+    GateContext within5s = acme.withDeadline(Duration.ofSeconds(5));
+
+    assertThatThrownBy(
+            () ->
+                roomy.call(
+                    within5s,
+                    Cost.requests(1).tokens(10),
+                    null,
+                    () -> {
+                      calls.incrementAndGet();
+                      clock.advance(Duration.ofMillis(700));
+                      throw new RateLimitException();
+                    },
+                    r -> Cost.requests(1).tokens(10)))
+        .isInstanceOf(DeferredException.class);
+    assertThat(recording.requests()).hasSize(2);
+    assertThat(recording.requests().get(0).deadline()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(recording.requests().get(1).deadline()).isEqualTo(Duration.ofMillis(4_300));
+
+    clock.advance(Duration.ofSeconds(10));
+    assertThatThrownBy(
+            () ->
+                roomy.call(
+                    within5s,
+                    Cost.requests(1).tokens(10),
+                    null,
+                    () -> {
+                      calls.incrementAndGet();
+                      clock.advance(Duration.ofSeconds(6));
+                      throw new RateLimitException();
+                    },
+                    r -> Cost.requests(1).tokens(10)))
+        .isInstanceOfSatisfying(
+            ExpiredException.class, e -> assertThat(e).hasMessageContaining("deadline passed"));
+    assertThat(recording.requests()).hasSize(3);
+    assertThat(calls).hasValue(2);
+    assertThat(recording.outstanding()).isZero();
+  }
+
+  /**
    * A call that came with a booking redeems it at its first admission; after a 429 it asks again as
    * a first attempt, and the deferral it gets carries a booking of its own.
    */

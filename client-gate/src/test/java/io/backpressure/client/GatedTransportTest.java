@@ -11,6 +11,8 @@ import io.backpressure.client.GatedTransport.RequestView;
 import io.backpressure.client.GatedTransport.TappedBody;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
+import io.backpressure.core.Gate;
+import io.backpressure.core.Grant;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
@@ -31,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -197,6 +200,129 @@ class GatedTransportTest {
     assertThat(bad.status()).isEqualTo(400);
     assertThat(new String(bad.body(), StandardCharsets.UTF_8)).contains("max_tokens");
     assertThat(gate.outstanding()).isZero();
+  }
+
+  /**
+   * A gate under an adaptive concurrency limit that measured a 2 s latency on {@link #clock} and
+   * has one call in flight, so that a call whose deadline is shorter is answered {@code Expired}
+   * (no probe).
+   */
+  private RecordingGate slowTarget() {
+    InMemoryGate adaptive =
+        InMemoryGate.create(
+            Policy.builder("openai/gpt-4o")
+                .dimension("requests", 1_000, 1_000)
+                .tokensPerSecond(100_000)
+                .priority("P1", 1)
+                .adaptiveConcurrency(4, 64, Duration.ofSeconds(10))
+                .build(),
+            clock);
+    Cost cost = Cost.requests(1).tokens(10);
+    Grant first = ((Admission.Admitted) adaptive.admit("other", "P1", cost)).grant();
+    clock.advance(Duration.ofSeconds(2));
+    adaptive.release(first, cost);
+    assertThat(adaptive.admit("other", "P1", cost)).isInstanceOf(Admission.Admitted.class);
+    return new RecordingGate(adaptive);
+  }
+
+  private GatedTransport<Sent, Answer> transport(
+      Gate to, Function<ClientGate.Builder, ClientGate.Builder> options) {
+    return new GatedTransport<>(
+        options.apply(ClientGate.builder(new TestDialect()).gate(to).ticker(clock)).build(),
+        new Records());
+  }
+
+  private static Sent within(Duration deadline) {
+    return new Sent(GateContext.of("acme", "P1").withDeadline(deadline).headers(), BODY);
+  }
+
+  /**
+   * Whichever gives the shorter deadline, the SDK's timeout for the request, the caller's deadline
+   * header or the client's deadline, a call it leaves less than the measured 2 s ends with {@link
+   * ExpiredException} and nothing is sent; 5 s from all three is sent. Mutation tried: the SDK's
+   * timeout not handed to the gate (the first call is sent).
+   */
+  @Test
+  void aCallWhoseDeadlineTheMeasuredLatencyExceedsEndsExpiredWithoutBeingSent() {
+    RecordingGate slow = slowTarget();
+    GatedTransport<Sent, Answer> plain = transport(slow, b -> b);
+    Duration short1500 = Duration.ofMillis(1_500);
+    Duration long5 = Duration.ofSeconds(5);
+
+    assertThatThrownBy(() -> plain.execute(unbooked(), short1500, this::ok))
+        .isInstanceOfSatisfying(
+            ExpiredException.class,
+            e -> assertThat(e.getMessage()).contains("deadline of 1500 ms").contains("take 2000"));
+    assertThatThrownBy(() -> plain.execute(within(short1500), long5, this::ok))
+        .isInstanceOf(ExpiredException.class);
+    assertThatThrownBy(
+            () -> transport(slow, b -> b.deadline(short1500)).execute(within(long5), this::ok))
+        .isInstanceOf(ExpiredException.class);
+    Throwable async =
+        catchThrowable(
+            plain.executeAsync(unbooked(), short1500, r -> CompletableFuture.completedFuture(ok(r)))
+                ::join);
+    assertThat(async.getCause()).isInstanceOf(ExpiredException.class);
+    assertThat(sent).isEmpty();
+    assertThat(slow.requests())
+        .hasSize(4)
+        .allSatisfy(r -> assertThat(r.deadline()).isEqualTo(short1500));
+
+    Answer answer = transport(slow, b -> b.deadline(long5)).execute(within(long5), long5, this::ok);
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(sent).singleElement().satisfies(s -> assertThat(s.headers()).isEmpty());
+  }
+
+  /**
+   * The provider takes 700 ms to answer 429: the gate is asked again with 5 s less those 700 ms;
+   * when the 429 comes after the whole 5 s, the call is not asked for nor sent again. Mutation
+   * tried: the ask after the 429 carries the first deadline.
+   */
+  @Test
+  void theAskAfterA429CarriesWhatIsLeftOfTheDeadline() {
+    GatedTransport<Sent, Answer> timed = transport(gate, b -> b);
+    Duration deadline = Duration.ofSeconds(5);
+
+    assertThatThrownBy(
+            () ->
+                timed.execute(
+                    unbooked(),
+                    deadline,
+                    r -> {
+                      sent.add(r);
+                      clock.advance(Duration.ofMillis(700));
+                      return throttled();
+                    }))
+        .isInstanceOf(DeferredException.class);
+    assertThat(gate.requests()).hasSize(2);
+    assertThat(gate.requests().get(0).deadline()).isEqualTo(deadline);
+    assertThat(gate.requests().get(1).deadline()).isEqualTo(Duration.ofMillis(4_300));
+
+    clock.advance(Duration.ofSeconds(10));
+    assertThatThrownBy(
+            () ->
+                timed.execute(
+                    within(deadline),
+                    r -> {
+                      sent.add(r);
+                      clock.advance(Duration.ofSeconds(6));
+                      return throttled();
+                    }))
+        .isInstanceOfSatisfying(
+            ExpiredException.class, e -> assertThat(e.getMessage()).contains("deadline passed"));
+    assertThat(gate.requests()).hasSize(3);
+    assertThat(sent).hasSize(2);
+    assertThat(gate.outstanding()).isZero();
+  }
+
+  @Test
+  void aClientsDeadlineOutOfRangeIsRefusedNamingIt() {
+    ClientGate.Builder builder = ClientGate.builder(new TestDialect());
+    assertThatThrownBy(() -> builder.deadline(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("deadline must be in (0, 365 days], got PT0S");
+    assertThatThrownBy(() -> builder.deadline(Duration.ofDays(366)))
+        .hasMessageStartingWith("deadline must be in (0, 365 days]");
   }
 
   private Answer usageLimited(Sent request) {

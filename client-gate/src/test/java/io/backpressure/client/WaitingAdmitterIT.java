@@ -75,6 +75,40 @@ class WaitingAdmitterIT {
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
   }
 
+  /**
+   * A call with a 30 s deadline deferred for its turn (the second of one request per second) asks
+   * again with its deadline less at least the time it slept: the gate sees what is left, not the 30
+   * s again. Mutation tried: the retry carries the first deadline.
+   */
+  @Test
+  void eachRetryCarriesWhatIsLeftOfTheDeadline() {
+    RecordingGate gate = gate(1);
+    Admitter waiting = Admitter.waiting(Duration.ofSeconds(30));
+    AdmissionRequest call =
+        AdmissionRequest.of("acme", "P1", Cost.requests(1)).withDeadline(Duration.ofSeconds(30));
+    waiting.release(gate, waiting.admit(gate, call), Cost.requests(1));
+    int first = gate.requests().size();
+
+    waiting.release(gate, waiting.admit(gate, call), Cost.requests(1));
+
+    List<AdmissionRequest> asked = gate.requests();
+    List<Admission> answers = gate.admissions();
+    int last = asked.size() - 1;
+    assertThat(last).isGreaterThan(first);
+    assertThat(asked.get(first).deadline()).isLessThanOrEqualTo(Duration.ofSeconds(30));
+    assertThat(answers.get(last)).isInstanceOf(Admission.Admitted.class);
+    assertThat(answers.get(last - 1))
+        .isInstanceOfSatisfying(
+            Admission.Deferred.class,
+            deferred ->
+                assertThat(asked.get(last).deadline())
+                    .isLessThanOrEqualTo(
+                        asked
+                            .get(last - 1)
+                            .deadline()
+                            .minusMillis(deferred.retryAfter().toMillis())));
+  }
+
   /** An interrupt ends the wait with the deferral it was waiting out, booking included. */
   @Test
   void anInterruptEndsTheWaitWithItsDeferral() {

@@ -64,10 +64,26 @@ import org.slf4j.LoggerFactory;
  *             activities {@code maximumAttempts = 0} (unlimited) or a high value and let {@link
  *             Builder#maxWait} bound the wait.
  *       </ul>
+ *   <li><b>Expired</b>: a non-retryable {@value Backpressure#EXPIRED} failure, before any traffic.
  *   <li><b>Rejected</b>: a non-retryable {@value Backpressure#REJECTED} failure naming the reason;
  *       for a calendar limit or a quota, {@value Backpressure#LIMIT_REACHED} with the reset
  *       instant.
  * </ul>
+ *
+ * <p><b>The activity's timeouts are the call's deadline.</b> Every admission carries a deadline for
+ * the call's answer ({@code AdmissionRequest.withDeadline}), read from the activity's timeouts
+ * ({@code ActivityExecutionContext.getInfo()}): a call sent now must be answered before this
+ * attempt's start-to-close timeout and before the activity's schedule-to-close timeout, whichever
+ * ends first, so it is asked with the time left until then. So under an adaptive concurrency limit
+ * a call whose attempt would time out before the latency the gate measured at the target is not
+ * sent but fails with {@value Backpressure#EXPIRED} at once. A call whose turn (or a concurrency
+ * lease) comes after this attempt's end is asked again with the schedule-to-close end alone, since
+ * a deferral ends the attempt and the call is answered in a later one, which has a start-to-close
+ * of its own; without a schedule-to-close, that wait is bounded as before (the workflow's or {@link
+ * Builder#maxWait}). A deferred call resumes with what is left of its schedule-to-close: the server
+ * keeps the first schedule time across its retries (way 3), and the workflow hands the first run's
+ * end to the next run (ways 1 and 2, in the deferral's details and an activity header). A request's
+ * own deadline, when shorter, wins. Times are the server's timestamps against this worker's clock.
  *
  * <p>A gate whose state cannot answer never fails the activity: unless {@code gate} already is a
  * {@link FailOpenGate} (or wraps one, like the Redis module's {@code ResilientRedisGate}, which
@@ -241,9 +257,24 @@ public final class ActivityGate {
     ActivityExecutionContext context = Activity.getExecutionContext();
     ServerDeferral previous = workflowTimed ? null : ServerDeferral.read(context);
     String booking = carriedBooking(scope, previous);
+    CallDeadline deadline =
+        CallDeadline.of(
+            context.getInfo(), scope != null && workflowTimed ? scope.callEndMillis() : null);
     long waitedInPlaceNanos = 0;
     while (true) {
-      Admission admission = gate.admit(booking == null ? request : request.withBooking(booking));
+      AdmissionRequest asked = booking == null ? request : request.withBooking(booking);
+      long now = System.currentTimeMillis();
+      AdmissionRequest sendingNow = within(asked, deadline.sendingNow(now));
+      Admission admission = gate.admit(sendingNow);
+      if (admission instanceof Admission.Expired expired && !expired.turnIn().isZero()) {
+        // The call's turn, or a lease, comes later than this attempt could answer it; but a
+        // deferral ends the attempt, and the attempt that runs the call later has a start-to-close
+        // of its own: only the whole call's end bounds that wait.
+        AdmissionRequest waiting = within(asked, deadline.waiting(now));
+        if (!waiting.equals(sendingNow)) {
+          admission = gate.admit(waiting);
+        }
+      }
       if (admission instanceof Admission.Admitted admitted) {
         keepBeating(admitted.grant(), context);
         return admitted.grant();
@@ -271,9 +302,8 @@ public final class ActivityGate {
           request.priority(),
           retryAfterMillis);
       if (workflowTimed) {
-        throw Failures.deferred(retryAfterMillis, booking, true);
+        throw Failures.deferred(retryAfterMillis, booking, true, deadline.callEndMillis());
       }
-      long now = System.currentTimeMillis();
       long since = previous == null ? now : previous.sinceEpochMillis();
       long waited = Math.max(0, now - since);
       if (waited + retryAfterMillis > maxWait.toMillis()) {
@@ -281,8 +311,19 @@ public final class ActivityGate {
       }
       new ServerDeferral(since, booking).write(context);
       SERVER_TIMED.deferredOnServerTimer(gate.target());
-      throw Failures.deferred(retryAfterMillis, booking, false);
+      throw Failures.deferred(retryAfterMillis, booking, false, deadline.callEndMillis());
     }
+  }
+
+  /**
+   * {@code request} with {@code deadline} for its answer, or its own deadline if that is shorter;
+   * as it is when {@code deadline} is null.
+   */
+  private static AdmissionRequest within(AdmissionRequest request, @Nullable Duration deadline) {
+    Duration own = request.deadline();
+    return deadline == null || (own != null && own.compareTo(deadline) <= 0)
+        ? request
+        : request.withDeadline(deadline);
   }
 
   /**

@@ -10,8 +10,12 @@ import org.jspecify.annotations.Nullable;
  * @param workflowTimed true when the workflow sleeps on deferrals itself (helper or transparent
  *     interceptor), so a deferral must end the activity with a non-retryable failure
  * @param booking the booking of the previous deferral of this call, or {@code null}
+ * @param callEndMillis when the whole call times out, as its first run read it ({@link
+ *     CallDeadline}), in ms since the epoch; {@code null} on the first run or when the workflow
+ *     carried none
  */
-record ActivityScope(boolean workflowTimed, @Nullable String booking) {
+record ActivityScope(
+    boolean workflowTimed, @Nullable String booking, @Nullable Long callEndMillis) {
 
   private static final ThreadLocal<ActivityScope> CURRENT = new ThreadLocal<>();
 

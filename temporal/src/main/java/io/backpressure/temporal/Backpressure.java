@@ -30,8 +30,11 @@ public final class Backpressure {
 
   /**
    * The gate deferred the call. Details: {@code [0]} Δ in milliseconds (long), {@code [1]} the
-   * booking (string). Category {@code BENIGN}. Non-retryable when the workflow waits (helper,
-   * transparent interceptor); retryable with {@code nextRetryDelay = Δ} when the server does.
+   * booking (string), {@code [2]} when the whole call times out (its schedule-to-close, counted
+   * from its first run), in milliseconds since the Unix epoch, 0 for never (long); the workflow
+   * hands the booking and that end to the next run. Category {@code BENIGN}. Non-retryable when the
+   * workflow waits (helper, transparent interceptor); retryable with {@code nextRetryDelay = Δ}
+   * when the server does.
    */
   public static final String DEFERRED = "BackpressureDeferred";
 
@@ -81,14 +84,15 @@ public final class Backpressure {
   public static <R> R run(Duration maxWait, Functions.Func<R> activityCall) {
     DeferralLoop loop = new DeferralLoop(checkMaxWait(maxWait));
     Objects.requireNonNull(activityCall, "activityCall");
-    String booking = null;
+    Scope scope = new Scope(null, null);
     while (true) {
       Scope previous = SCOPE.get();
-      SCOPE.set(new Scope(booking));
+      SCOPE.set(scope);
       try {
         return activityCall.apply();
       } catch (ActivityFailure failure) {
-        booking = loop.awaitDeferral(failure);
+        Failures.Deferral deferral = loop.awaitDeferral(failure);
+        scope = new Scope(deferral.booking(), deferral.callEndMillis());
       } finally {
         SCOPE.set(previous);
       }
@@ -108,6 +112,9 @@ public final class Backpressure {
     return maxWait;
   }
 
-  /** An activity call made inside {@link #run}, presenting {@code booking} (null on the first). */
-  record Scope(@Nullable String booking) {}
+  /**
+   * An activity call made inside {@link #run}, presenting {@code booking} and carrying the whole
+   * call's end {@code callEndMillis} ({@link CallDeadline}); both null on the first run.
+   */
+  record Scope(@Nullable String booking, @Nullable Long callEndMillis) {}
 }

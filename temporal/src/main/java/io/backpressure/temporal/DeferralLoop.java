@@ -3,7 +3,6 @@ package io.backpressure.temporal;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The workflow-side wait of one gated call, shared by {@link Backpressure#run} and the transparent
@@ -28,9 +27,10 @@ final class DeferralLoop {
 
   /**
    * Handles the failure of one attempt: rethrows it unless it is a deferral; throws an expiry when
-   * waiting would pass the bound; otherwise sleeps Δ and returns the booking for the next attempt.
+   * waiting would pass the bound; otherwise sleeps Δ and returns the deferral, whose booking and
+   * whole call's end the next attempt carries.
    */
-  @Nullable String awaitDeferral(ActivityFailure failure) {
+  Failures.Deferral awaitDeferral(ActivityFailure failure) {
     Failures.Deferral deferral = Failures.deferral(failure);
     if (deferral == null
         || Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1)
@@ -54,6 +54,6 @@ final class DeferralLoop {
           Failures.expired(waited, deferral.retryAfterMillis(), maxWait, failure.getCause()));
     }
     Workflow.sleep(Duration.ofMillis(deferral.retryAfterMillis()));
-    return deferral.booking();
+    return deferral;
   }
 }

@@ -30,9 +30,11 @@ final class DeferringOutbound extends WorkflowOutboundCallsInterceptorBase {
     if (maxWait == null) {
       Backpressure.Scope scope = Backpressure.currentScope();
       return next.executeActivity(
-          scope == null ? input : Headers.workflowTimed(input, scope.booking()));
+          scope == null
+              ? input
+              : Headers.workflowTimed(input, scope.booking(), scope.callEndMillis()));
     }
-    ActivityOutput<R> first = next.executeActivity(Headers.workflowTimed(input, null));
+    ActivityOutput<R> first = next.executeActivity(Headers.workflowTimed(input, null, null));
     Promise<R> result = Async.function(() -> untilAdmitted(input, first.getResult(), maxWait));
     return new ActivityOutput<>(first.getActivityId(), result);
   }
@@ -43,8 +45,11 @@ final class DeferringOutbound extends WorkflowOutboundCallsInterceptorBase {
       try {
         return attempt.get();
       } catch (ActivityFailure failure) {
-        String booking = loop.awaitDeferral(failure);
-        attempt = next.executeActivity(Headers.workflowTimed(input, booking)).getResult();
+        Failures.Deferral deferral = loop.awaitDeferral(failure);
+        attempt =
+            next.executeActivity(
+                    Headers.workflowTimed(input, deferral.booking(), deferral.callEndMillis()))
+                .getResult();
       }
     }
   }

@@ -21,12 +21,14 @@ final class Failures {
    * Server-timed: retryable with {@code nextRetryDelay = Δ}, so the server's retry timer does the
    * waiting.
    */
-  static ApplicationFailure deferred(long retryAfterMillis, String booking, boolean workflowTimed) {
+  static ApplicationFailure deferred(
+      long retryAfterMillis, String booking, boolean workflowTimed, long callEndMillis) {
     ApplicationFailure.Builder builder =
         ApplicationFailure.newBuilder()
             .setType(Backpressure.DEFERRED)
             .setMessage("deferred by the admission gate for " + retryAfterMillis + " ms")
-            .setDetails(retryAfterMillis, booking)
+            .setDetails(
+                retryAfterMillis, booking, callEndMillis == CallDeadline.NONE ? 0L : callEndMillis)
             .setCategory(ApplicationErrorCategory.BENIGN);
     if (workflowTimed) {
       builder.setNonRetryable(true);
@@ -96,7 +98,12 @@ final class Failures {
         && Backpressure.DEFERRED.equals(cause.getType())) {
       Long retryAfterMillis = cause.getDetails().get(0, Long.class);
       String booking = cause.getDetails().get(1, String.class);
-      return new Deferral(retryAfterMillis == null ? 1 : Math.max(1, retryAfterMillis), booking);
+      Long callEnd =
+          cause.getDetails().getSize() > 2 ? cause.getDetails().get(2, Long.class) : null;
+      return new Deferral(
+          retryAfterMillis == null ? 1 : Math.max(1, retryAfterMillis),
+          booking,
+          callEnd == null || callEnd <= 0 ? null : callEnd);
     }
     return null;
   }
@@ -106,6 +113,8 @@ final class Failures {
    *
    * @param retryAfterMillis how long to wait before the next attempt, at least 1
    * @param booking the booking the next attempt presents
+   * @param callEndMillis when the whole call times out ({@link CallDeadline}), for the next run to
+   *     carry; null when it has no end (or the failure predates this detail)
    */
-  record Deferral(long retryAfterMillis, @Nullable String booking) {}
+  record Deferral(long retryAfterMillis, @Nullable String booking, @Nullable Long callEndMillis) {}
 }

@@ -22,18 +22,33 @@ final class Headers {
   /** The booking the previous deferral of this call returned. */
   static final String BOOKING = "backpressure-booking";
 
+  /**
+   * When the whole call times out, as its first run read it ({@link CallDeadline}): ms since the
+   * epoch, in decimal.
+   */
+  static final String DEADLINE = "backpressure-deadline";
+
   private static final DataConverter CONVERTER = DefaultDataConverter.STANDARD_INSTANCE;
 
   private Headers() {}
 
-  /** {@code input} with the headers of a workflow-timed attempt that presents {@code booking}. */
-  static <R> ActivityInput<R> workflowTimed(ActivityInput<R> input, @Nullable String booking) {
+  /**
+   * {@code input} with the headers of a workflow-timed attempt that presents {@code booking} and
+   * carries the whole call's end {@code callEndMillis} (null: none, or the first run).
+   */
+  static <R> ActivityInput<R> workflowTimed(
+      ActivityInput<R> input, @Nullable String booking, @Nullable Long callEndMillis) {
     Map<String, Payload> values = new HashMap<>(input.getHeader().getValues());
     values.put(DEFERRAL, encode("workflow"));
     if (booking == null) {
       values.remove(BOOKING);
     } else {
       values.put(BOOKING, encode(booking));
+    }
+    if (callEndMillis == null) {
+      values.remove(DEADLINE);
+    } else {
+      values.put(DEADLINE, encode(Long.toString(callEndMillis)));
     }
     return new ActivityInput<>(
         input.getActivityName(),
@@ -52,8 +67,17 @@ final class Headers {
       return null;
     }
     Payload booking = values.get(BOOKING);
+    Payload deadline = values.get(DEADLINE);
+    Long callEnd = null;
+    if (deadline != null) {
+      try {
+        callEnd = Long.parseLong(decode(deadline));
+      } catch (NumberFormatException notOurs) {
+        callEnd = null;
+      }
+    }
     return new ActivityScope(
-        "workflow".equals(decode(deferral)), booking == null ? null : decode(booking));
+        "workflow".equals(decode(deferral)), booking == null ? null : decode(booking), callEnd);
   }
 
   private static Payload encode(String value) {
