@@ -390,7 +390,7 @@ end
 -- reply.
 local ESTIMATE, RESERVE, BOOKING, STORED_BOOKING, GRANT, ADMITTED = {}, {}, {}, {}, {}, {}
 
-local config, live = load_config(ARGV[1], LINE_FIELD[ARGV[4]])
+local config, live = load_config(ARGV[1], LINE_FIELD[ARGV[4]], true)
 if not config then
   return { 2, live }
 end
@@ -441,13 +441,12 @@ end
 
 -- What the provider said (EffectiveCaps.stoppedUntil and pausedUntil, which feedback.lua writes as
 -- 'fb_stop' and 'fb_pause'): a stop refuses every call until its reset, a retry-after defers every
--- call until it has passed, before the limits and the rule are asked.
-local told = call('HMGET', KEYS[1], 'fb_pause', 'fb_stop')
-local stopped = tonumber(told[2])
+-- call until it has passed, before the limits and the rule are asked (read by load_config).
+local stopped = P.stop and tonumber(P.stop)
 if stopped and stopped > now then
   return { 8, stopped, now }
 end
-local paused = tonumber(told[1])
+local paused = P.pause and tonumber(P.pause)
 if paused and paused > now then
   return { 5, paused - now, now }
 end

@@ -33,15 +33,22 @@ local function purge_waiting(now)
   end
 end
 
-local function ids(n)
-  local t = {}
-  for d = 1, n do
-    t[d] = 0
+-- The tables the main body below fills afresh at every call instead of building new ones (in the
+-- function library they outlive the call, so a call allocates none of them): the estimate, the
+-- reservation, the booking with its window entries and the debits and estimates of a presented
+-- one, the booking record a deferral stores, the grant record and the admitted reply.
+local REUSED = { estimate = {}, reserve = {}, booking = {}, entries = {}, debit = {}, estimates = {},
+  stored = {}, grant = {}, reply = {} }
+
+-- Empties t from index n + 1 on: a policy of fewer dimensions than the last call's leaves no values
+-- of that call behind.
+local function trim(t, n)
+  for i = #t, n + 1, -1 do
+    t[i] = nil
   end
-  return t
 end
 
-local config, live = load_config(ARGV[1], 'w:' .. ARGV[4])
+local config, live = load_config(ARGV[1], 'w:' .. ARGV[4], true)
 if not config then
   return { 2, live }
 end
@@ -54,13 +61,15 @@ local tenant = ARGV[3]
 local k = (NUMBERS[ARGV[4]] or number(ARGV[4])) + 1
 TENANT_WEIGHT = NUMBERS[ARGV[5]] or number(ARGV[5])
 local max_wait = NUMBERS[ARGV[8]] or number(ARGV[8])
-local estimate = {}
+local estimate = REUSED.estimate
 local reserve
 for d = 1, D do
   estimate[d] = ARGV[8 + d] * 1
 end
+trim(estimate, D)
 if ARGV[7] == '1' then
-  reserve = {}
+  reserve = REUSED.reserve
+  trim(reserve, D)
   for d = 1, D do
     reserve[d] = ARGV[8 + D + d] * 1
   end
@@ -68,8 +77,15 @@ end
 
 -- InMemoryGate.admit: a presented booking counts only if it is live, of this generation of the
 -- policy's layout, and of this same queue; otherwise the call starts afresh.
-local booking = { paid = false, lined = false, paidShare = 0, classStart = 0, classPaid = false,
-  queueStart = 0, readyAt = 0, expiresAt = now + P.grant_ttl, entries = ids(D) }
+local booking = REUSED.booking
+booking.paid, booking.lined, booking.classPaid = false, false, false
+booking.paidShare, booking.classStart = 0, 0
+booking.queueStart, booking.readyAt, booking.expiresAt = 0, 0, now + P.grant_ttl
+booking.debit, booking.estimate, booking.entries = nil, nil, REUSED.entries
+for d = 1, D do
+  REUSED.entries[d] = 0
+end
+trim(REUSED.entries, D)
 local fresh = true
 if ARGV[6] == '1' then
   local raw = call('GET', KEYS[10])
@@ -82,7 +98,9 @@ if ARGV[6] == '1' then
       booking.paid, booking.lined, booking.classPaid = b[pos.paid] == 1, b[pos.lined] == 1, b[pos.classPaid] == 1
       booking.paidShare, booking.classStart, booking.queueStart = b[pos.paidShare], b[pos.classStart], b[pos.queueStart]
       booking.readyAt = b[pos.readyAt]
-      booking.debit, booking.estimate = {}, {}
+      booking.debit, booking.estimate = REUSED.debit, REUSED.estimates
+      trim(REUSED.debit, D)
+      trim(REUSED.estimates, D)
       for d = 1, D do
         booking.debit[d], booking.estimate[d] = b[pos.size + d], b[pos.size + D + d]
         booking.entries[d] = b[pos.size + 2 * D + d]
@@ -91,13 +109,13 @@ if ARGV[6] == '1' then
   end
 end
 
--- What the provider said (EffectiveCaps.stoppedUntil and pausedUntil), before the limits and the rule.
-local told = call('HMGET', KEYS[1], 'fb_pause', 'fb_stop')
-local stopped = tonumber(told[2])
+-- What the provider said (EffectiveCaps.stoppedUntil and pausedUntil, read by load_config), before
+-- the limits and the rule.
+local stopped = P.stop and tonumber(P.stop)
 if stopped and stopped > now then
   return { 8, stopped, now }
 end
-local paused = tonumber(told[1])
+local paused = P.pause and tonumber(P.pause)
 if paused and paused > now then
   return { 5, paused - now, now }
 end
@@ -128,7 +146,7 @@ if wait < 0 then
   return { 3, -wait, now }
 end
 if wait > 0 then
-  local b, pos = {}, FAIR_BOOKING_AT
+  local b, pos = REUSED.stored, FAIR_BOOKING_AT
   b[pos.tenant], b[pos.class], b[pos.expires], b[pos.generation] = tenant, k, booking.expiresAt, P.generation
   b[pos.paid], b[pos.lined], b[pos.classPaid] = booking.paid and 1 or 0, booking.lined and 1 or 0,
       booking.classPaid and 1 or 0
@@ -138,6 +156,7 @@ if wait > 0 then
     b[pos.size + d], b[pos.size + D + d], b[pos.size + 2 * D + d] =
         booking.debit[d], booking.estimate[d], booking.entries[d]
   end
+  trim(b, pos.size + 3 * D)
   local stored = cmsgpack.pack(b)
   if fresh then
     call('SET', KEYS[8], stored, 'PX', P.grant_px_text)
@@ -160,11 +179,12 @@ end
 if lined then
   purge_waiting(now)
 end
-local grant, pos = {}, FAIR_GRANT_AT
+local grant, pos = REUSED.grant, FAIR_GRANT_AT
 grant[pos.tenant], grant[pos.class], grant[pos.expires], grant[pos.generation] = tenant, k, now + P.grant_ttl,
     P.generation
 grant[pos.paidShare] = booking.paidShare
-local reply = { 0, now }
+local reply = REUSED.reply
+reply[1], reply[2] = 0, now
 -- Each debit as admit.lua replies it: a positive whole number below 2^53 as that integer, any other
 -- as its exact decimal.
 for d = 1, D do
@@ -178,6 +198,8 @@ for d = 1, D do
     reply[2 + d] = fmt(x)
   end
 end
+trim(grant, pos.size + 3 * D)
+trim(reply, 2 + D)
 if limited then
   limits_debit(limits_at, now, KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS], KEYS[7])
 end

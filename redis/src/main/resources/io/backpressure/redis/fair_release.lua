@@ -13,23 +13,35 @@
 -- the debit, the estimate and the window entry's id.
 local GRANT_SIZE = 5
 
+-- The grant and the actual cost, filled afresh at every call instead of built (in the function
+-- library they outlive the call, so a call allocates neither).
+local RELEASED = { grant = { debit = {}, estimate = {}, entries = {} }, actual = {} }
+
 local config, live = load_config(ARGV[1])
 if not config then
   return { 2, live }
 end
 local now = current_time(ARGV[2])
-local raw = call('GET', KEYS[7])
+-- Idempotency: the grant is consumed by its first release (one GETDEL in the function library).
+local raw
+if IN_LIBRARY then
+  raw = call('GETDEL', KEYS[7])
+else
+  raw = call('GET', KEYS[7])
+  if raw then
+    call('DEL', KEYS[7])
+  end
+end
 if not raw then
   return { 0 }
 end
-call('DEL', KEYS[7])
 local g = cmsgpack.unpack(raw)
 if g[3] <= now or g[4] ~= P.generation then
   return { 0 }
 end
 TENANT_WEIGHT = NUMBERS[ARGV[3]] or number(ARGV[3])
-local grant = { tenant = g[1], priority = g[2], paidShare = g[5], debit = {}, estimate = {}, entries = {} }
-local actual = {}
+local grant, actual = RELEASED.grant, RELEASED.actual
+grant.tenant, grant.priority, grant.paidShare = g[1], g[2], g[5]
 for d = 1, D do
   grant.debit[d], grant.estimate[d], grant.entries[d] = g[GRANT_SIZE + d], g[GRANT_SIZE + D + d],
       g[GRANT_SIZE + 2 * D + d]

@@ -46,7 +46,7 @@ local LAID = {}
 -- record it changed is marked dirty; 'gone' once it left its deque, false when it is not stored).
 -- BOUNDS is read on demand (SlidingWindow.bounds): META is the meta record as read (LAID.empty when
 -- there is none), nil while it is not read.
-local S, QUEUES, ENTRIES, HELD, META
+local S, QUEUES, ENTRIES, HELD, META = nil, {}, {}, {}, nil
 local BOUNDS = { head = {}, next = {}, held_head = {}, held_next = {}, held_count = {} }
 -- The state each step of the function library saved last, by state key (KEPT.states), at most 64
 -- of them (KEPT.count): {packed, S, active, resting}, where active and resting are at most the
@@ -59,8 +59,11 @@ local KEPT = { states = {}, count = 0 }
 -- OrderLayer.expire reads a zset only when its cutoff is above this).
 local LOWEST = { active = -huge, resting = -huge }
 -- Tables the steps fill afresh at every call instead of building new ones: FairRule.admit's cost and
--- room, FairRule.release's delta, and what FairRule.save packs and writes.
-local SCRATCH = { cost = {}, room = {}, delta = {}, values = {}, writes = {}, deletes = {} }
+-- room, FairRule.release's delta, what FairRule.save packs and writes, and the queue records a step
+-- reads or makes (queues: the first queues.n of them are this step's, see new_queue), and the entry
+-- of KEPT this step took out (kept, nil when none), which FairRule.save refills.
+local SCRATCH = { cost = {}, room = {}, delta = {}, values = {}, writes = {}, deletes = {},
+  queues = { n = 0 } }
 local CapLayer, SlidingWindow, OrderLayer, FairRule = {}, {}, {}, {}
 -- The weight w_t of the step's tenant, from the step's arguments (Java: policy.tenantWeight).
 local TENANT_WEIGHT
@@ -422,6 +425,23 @@ local function queue_field(tenant, k)
   return (k - 1) .. ':' .. tenant
 end
 
+-- A queue record for this step, whose schema fields OrderLayer.fill sets next: one of the tables in
+-- SCRATCH.queues (at most 64 kept; a step that reads more makes the rest afresh).
+local function new_queue(tenant, k, field, raw)
+  local pool = SCRATCH.queues
+  local n = pool.n + 1
+  local q = pool[n]
+  if not q then
+    q = {}
+    if n <= 64 then
+      pool[n] = q
+    end
+  end
+  pool.n = n
+  q.tenant, q.priority, q.field, q.raw = tenant, k, field, raw
+  return q
+end
+
 -- Sets q's fields from a queue record's values (struct.unpack's, passed on without a table).
 function OrderLayer.fill(q, ...)
   for i = 1, #QUEUE_FIELDS do
@@ -438,8 +458,7 @@ function OrderLayer.load(tenant, k)
     local raw = call('HGET', KEYS[3], field)
     q = false
     if raw then
-      q = OrderLayer.fill({ tenant = tenant, priority = k, field = field, raw = raw },
-        struct_unpack(LAID.queue, raw))
+      q = OrderLayer.fill(new_queue(tenant, k, field, raw), struct_unpack(LAID.queue, raw))
     end
     QUEUES[field] = q
   end
@@ -553,7 +572,7 @@ function OrderLayer.touch(until_, tenant, k, weight)
       call('ZREM', KEYS[6], q.field)
       S[FIELD.restingQueues + k] = S[FIELD.restingQueues + k] - 1
     else
-      q = OrderLayer.fill({ tenant = tenant, priority = k, field = queue_field(tenant, k) },
+      q = OrderLayer.fill(new_queue(tenant, k, queue_field(tenant, k), nil),
         unpack(LAID.initial, 1, #QUEUE_FIELDS))
       QUEUES[q.field] = q
     end
@@ -918,12 +937,23 @@ end
 -- configure is false (a release: Java's release leaves a running ramp's caps as they are). Marks
 -- the target started (guards.lua: 'started'). Returns whether the state was there.
 function FairRule.load(now, configure)
-  QUEUES, ENTRIES, HELD, META = {}, {}, {}, nil
+  for field in pairs(QUEUES) do
+    QUEUES[field] = nil
+  end
+  for field in pairs(ENTRIES) do
+    ENTRIES[field] = nil
+  end
+  for field in pairs(HELD) do
+    HELD[field] = nil
+  end
+  META, SCRATCH.queues.n = nil, 0
   lay_out()
   local kept = KEPT.states[KEYS[2]]
   if kept then
     KEPT.states[KEYS[2]], KEPT.count = nil, KEPT.count - 1
   end
+  -- (FairRule.save puts the same table back, refilled.)
+  SCRATCH.kept = kept
   local raw = call('GET', KEYS[2])
   if raw then
     if not P.started then
@@ -1038,6 +1068,8 @@ function FairRule.save()
   if KEPT.count >= 64 then
     KEPT.states, KEPT.count = {}, 0
   end
-  KEPT.states[KEYS[2]] = { packed, S, LOWEST.active, LOWEST.resting }
+  local kept = SCRATCH.kept or {}
+  kept[1], kept[2], kept[3], kept[4] = packed, S, LOWEST.active, LOWEST.resting
+  KEPT.states[KEYS[2]] = kept
   KEPT.count = KEPT.count + 1
 end

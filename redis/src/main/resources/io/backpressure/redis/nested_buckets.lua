@@ -311,12 +311,16 @@ end
 
 -- Reads the parameters (decoded once per packed form, see DECODED), the generation and whether the
 -- target has had state ('started', see guards.lua and begin_step), and, when the step names one,
--- one more field of the config hash (P.extra: its value, or false). Returns nil and the stored
--- version when the caller's version is not the live one (the caller then reloads the policy and
--- asks again).
-local function load_config(version, extra)
+-- one more field of the config hash (P.extra: its value, or false); with told (an admission, which
+-- names extra) also what the provider said, in the same command: 'fb_pause' and 'fb_stop' as
+-- P.pause and P.stop (the stored texts, or false). Returns nil and the stored version when the
+-- caller's version is not the live one (the caller then reloads the policy and asks again).
+local function load_config(version, extra, told)
   local cfg
-  if extra then
+  if told then
+    cfg = call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
+      'fb_spent', extra, 'fb_pause', 'fb_stop')
+  elseif extra then
     cfg = call('HMGET', KEYS[1], 'version', 'params', 'generation', 'started', 'earliest', 'fb_ramp',
       'fb_spent', extra)
   else
@@ -336,11 +340,11 @@ local function load_config(version, extra)
     DECODED_COUNT = DECODED_COUNT + 1
   end
   -- The decoded parameters are shared between calls and only read (follow_ramp scales a copy); the
-  -- five fields that are not parameters are set again by every call before anything reads them.
+  -- seven fields that are not parameters are set again by every call before anything reads them.
   P = decoded
   -- (NUMBERS[text] first: a text seen before costs no call.)
-  P.generation, P.started, P.ramp, P.spent, P.extra =
-      NUMBERS[cfg[3]] or number(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7], cfg[8]
+  P.generation, P.started, P.ramp, P.spent, P.extra, P.pause, P.stop =
+      NUMBERS[cfg[3]] or number(cfg[3]), cfg[4] ~= false, cfg[6], cfg[7], cfg[8], cfg[9], cfg[10]
   EARLIEST_READ = NUMBERS[cfg[5]] or number(cfg[5]) or 0
   EARLIEST = EARLIEST_READ
   layout(P.dims, P.classes)
