@@ -83,7 +83,13 @@ public final class DeadlineGate implements Gate {
     if (terms.maxWait() != null && r.maxWait() == null) {
       r = r.withMaxWait(terms.maxWait());
     }
-    return terms.deadline() == null || r.deadline() != null ? r : r.withDeadline(terms.deadline());
+    // The workload's deadline and the activity's timeout (ActivityGate) both bound the wait: the
+    // shorter wins.
+    if (terms.deadline() == null
+        || (r.deadline() != null && r.deadline().compareTo(terms.deadline()) <= 0)) {
+      return r;
+    }
+    return r.withDeadline(terms.deadline());
   }
 
   @Override

@@ -63,7 +63,9 @@ class OpenAiProviderTest {
         env.newActivityStub(
             UpstreamActivities.class,
             ActivityOptions.newBuilder()
-                .setStartToCloseTimeout(Duration.ofSeconds(30))
+                // Longer than the second call's turn (60 s at one request a minute), so that its
+                // deadline lets one ask defer it.
+                .setStartToCloseTimeout(Duration.ofMinutes(2))
                 .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
                 .build());
 
