@@ -307,10 +307,9 @@ final class FairRule implements AdmissionRule {
       booking.classPaid = true;
     }
     // The firm slot: the earliest the cap takes the call leaving no room. A class's turn is
-    // measured
-    // against the cap's booked time, not now: a call whose class's turn the cap is booked past
-    // would
-    // find the cap no emptier at that turn (docs/admission-rule.md, "Booked turn").
+    // measured against the cap's booked time, not now: a call whose class's turn the cap is
+    // booked past would find the cap no emptier at that turn (docs/admission-rule.md, "The defer
+    // protocol", case 1).
     long firm = queueTurn ? cap.fitsAt(now, cost, noRoom) : Long.MAX_VALUE;
     long turnBy = on.contains(Mechanism.BOOKED_TURN) ? Math.max(now, firm) : now;
     boolean atTurn =

@@ -718,7 +718,8 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
     booking.classPaid = true
   end
   -- The firm slot: the earliest the cap takes the call leaving no room. A class's turn is measured
-  -- against the cap's booked time, not now (docs/admission-rule.md, "Booked turn").
+  -- against the cap's booked time, not now (docs/admission-rule.md, "The defer protocol",
+  -- case 1).
   local firm = huge
   if queueTurn then
     firm = CapLayer.fitsAt(now, cost, FairRule.noRoom())
