@@ -327,13 +327,39 @@ final class Connection implements AutoCloseable {
   }
 
   /**
+   * Waits at most 3 s for {@code client} to shut down, interrupted or not, and says whether the
+   * thread was interrupted meanwhile. Lettuce's own {@code shutdown} waits for its future without a
+   * bound; a cluster client whose topology refresh was handed to the computation threads stopped
+   * before never completes it.
+   */
+  private static boolean awaitClientShutdown(AbstractRedisClient client) {
+    CompletableFuture<Void> done = client.shutdownAsync(0, 2, TimeUnit.SECONDS);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    boolean interrupted = false;
+    while (true) {
+      try {
+        done.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        return interrupted;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      } catch (TimeoutException e) {
+        LOG.warn("the Redis client did not shut down within 3 s");
+        return interrupted;
+      } catch (ExecutionException e) {
+        LOG.warn("the Redis client did not shut down cleanly", e.getCause());
+        return interrupted;
+      }
+    }
+  }
+
+  /**
    * Stops {@code client} and its resources in the order that lets work still under way end on
    * threads that are still running: the timer first (waiting for a timeout that is firing), then
    * the computation threads (running what the timer handed them), then the client, which closes its
    * channels and releases its I/O event loops, and the resources' I/O event loops last. Each wait
    * is bounded (2 s, as the client's own shutdown) and made even on an interrupted thread (a gate
-   * closed while it connects), whose interrupt is kept for its caller; one that does not end in
-   * time, or fails, is logged.
+   * closed while it connects), or one interrupted meanwhile, whose interrupt is kept for its
+   * caller; one that does not end in time, or fails, is logged.
    *
    * <p>Why the order: a connect that failed or was given up at its timeout leaves Lettuce's
    * handshake timeout armed; when it fires it closes the channel through the channel's I/O event
@@ -341,23 +367,6 @@ final class Connection implements AutoCloseable {
    * had already terminated, which Netty logs at ERROR with a stack trace ("Failed to submit a
    * listener notification task. Event loop shut down?") while Redis was merely down.
    */
-  /**
-   * Lettuce's own {@code shutdown} waits for its future without a bound; a cluster client whose
-   * topology refresh was handed to the computation threads stopped above never completes it.
-   */
-  private static void awaitClientShutdown(AbstractRedisClient client) {
-    try {
-      client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      LOG.warn("interrupted while the Redis client shut down");
-    } catch (TimeoutException e) {
-      LOG.warn("the Redis client did not shut down within 3 s");
-    } catch (ExecutionException e) {
-      LOG.warn("the Redis client did not shut down cleanly", e.getCause());
-    }
-  }
-
   private static void shutDown(@Nullable AbstractRedisClient client, ClientResources resources) {
     boolean interrupted = Thread.interrupted();
     try {
@@ -369,7 +378,7 @@ final class Connection implements AutoCloseable {
         LOG.warn("the Redis client's computation threads did not shut down within 3 s");
       }
       if (client != null) {
-        awaitClientShutdown(client);
+        interrupted |= awaitClientShutdown(client);
       }
       var loops = resources.shutdown(0, 2, TimeUnit.SECONDS);
       if (!loops.awaitUninterruptibly(3, TimeUnit.SECONDS)) {
