@@ -51,28 +51,23 @@ final class PolicyView {
     if (fair) {
       node.putNull("classes");
     } else {
-      ObjectNode classes = node.putObject("classes");
-      levels
-          .classes()
-          .forEach(
-              (k, byDim) -> {
-                ObjectNode klass = classes.putObject(k);
-                new TreeMap<>(byDim).forEach(klass::put);
-              });
+      putPerClass(node.putObject("classes"), levels.classes());
     }
     ObjectNode active = node.putObject("active_queues");
     levels.activeQueues().forEach(active::put);
-    ObjectNode rates = node.putObject("admitted_per_second");
-    levels
-        .admittedRates()
-        .forEach(
-            (k, byDim) -> {
-              ObjectNode klass = rates.putObject(k);
-              new TreeMap<>(byDim).forEach(klass::put);
-            });
+    putPerClass(node.putObject("admitted_per_second"), levels.admittedRates());
     ObjectNode ages = node.putObject("queue_age_seconds");
     levels.queueAges().forEach((k, age) -> ages.put(k, age.toNanos() / 1e9));
     return node;
+  }
+
+  /** Puts one object per class into {@code node}: the class's values by dimension, by name. */
+  private static void putPerClass(ObjectNode node, Map<String, Map<String, Double>> byClass) {
+    byClass.forEach(
+        (k, byDim) -> {
+          ObjectNode klass = node.putObject(k);
+          new TreeMap<>(byDim).forEach(klass::put);
+        });
   }
 
   /**

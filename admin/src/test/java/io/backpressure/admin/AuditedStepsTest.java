@@ -1,23 +1,18 @@
 package io.backpressure.admin;
 
+import static io.backpressure.admin.AdminTarget.TARGET;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
-import io.backpressure.core.Dimension;
-import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGate;
-import io.backpressure.redis.RedisGateConfig;
 import io.backpressure.redis.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  * unmade, so the trail never misses one.
  */
 class AuditedStepsTest {
-  private static final String TARGET = "openai/gpt-4o";
   private static final String POLICY =
       """
       target: openai/gpt-4o
@@ -36,7 +30,7 @@ class AuditedStepsTest {
       priorities: {P1: 1}
       """;
 
-  private final String prefix = TestRedis.freshPrefix();
+  private final AdminTarget target = new AdminTarget();
   @TempDir Path dir;
 
   /**
@@ -48,25 +42,29 @@ class AuditedStepsTest {
   void anApplyWhoseAuditEntryCannotBeWrittenWritesNoPolicy() throws IOException {
     RedisClient client = RedisClient.create(TestRedis.shared().url());
     try (StatefulRedisConnection<String, String> redis = client.connect()) {
-      redis.sync().set(prefix + ":{" + TARGET + "}:audit", "not a stream");
+      redis.sync().set(target.prefix() + ":{" + TARGET + "}:audit", "not a stream");
 
-      AdminCommandTest.Run apply = admin("apply", "-f", file(POLICY).toString());
+      AdminCommandTest.Run apply = target.admin("apply", "-f", file(POLICY).toString());
       assertThat(apply.code()).as(apply.out()).isNotZero();
       assertThat(apply.err()).contains("WRONGTYPE");
-      assertThat(admin("show", "--target", TARGET).code())
+      assertThat(target.admin("show", "--target", TARGET).code())
           .as("no policy was written")
           .isEqualTo(AdminCommand.NO_POLICY);
 
-      redis.sync().del(prefix + ":{" + TARGET + "}:audit");
-      assertThat(admin("apply", "-f", file(POLICY).toString(), "--actor", "deploy").code())
+      redis.sync().del(target.prefix() + ":{" + TARGET + "}:audit");
+      assertThat(target.admin("apply", "-f", file(POLICY).toString(), "--actor", "deploy").code())
           .isZero();
-      JsonNode trail = admin("audit", "--target", TARGET, "--json").json().path("entries");
+      JsonNode trail = target.admin("audit", "--target", TARGET, "--json").json().path("entries");
       assertThat(trail).hasSize(1);
       assertThat(trail.get(0).path("to").asText())
           .as("the entry names the version written")
           .isEqualTo(
               "version "
-                  + admin("show", "--target", TARGET, "--json").json().path("version").asText()
+                  + target
+                      .admin("show", "--target", TARGET, "--json")
+                      .json()
+                      .path("version")
+                      .asText()
                   + " from "
                   + trail.get(0).path("to").asText().replaceFirst(".* from ", ""));
     } finally {
@@ -76,18 +74,7 @@ class AuditedStepsTest {
 
   @Test
   void aResetPutsTheAdaptiveLimitBackToItsMinAndAuditsIt() throws Exception {
-    Policy policy =
-        Policy.builder(TARGET)
-            .dimension(Dimension.REQUESTS, 100, 100)
-            .priority("P1", 1)
-            .adaptiveConcurrency(2, 16, Duration.ofSeconds(5))
-            .build();
-    try (RedisGate gate =
-        RedisGate.connect(
-            RedisGateConfig.builder(TestRedis.shared().url())
-                .keyPrefix(prefix)
-                .policy(policy)
-                .build())) {
+    try (RedisGate gate = target.gate(AdminTarget.adaptive())) {
       Admission.Admitted first = (Admission.Admitted) gate.admit("acme", "P1", Cost.requests(1));
       Admission.Admitted second = (Admission.Admitted) gate.admit("acme", "P1", Cost.requests(1));
       // Released at once, with both leases held: within the latency target, the limit grows by one.
@@ -96,17 +83,18 @@ class AuditedStepsTest {
       assertThat(limit()).isEqualTo(3);
 
       AdminCommandTest.Run reset =
-          admin("concurrency", "reset", "--actor", "ops@example", "--target", TARGET, "--json");
+          target.admin(
+              "concurrency", "reset", "--actor", "ops@example", "--target", TARGET, "--json");
       assertThat(reset.code()).as(reset.err()).isZero();
       assertThat(reset.json().path("action").asText()).isEqualTo("reset");
       assertThat(reset.json().path("field").asText()).isEqualTo("concurrency.adaptive");
       assertThat(reset.json().path("from").asText()).isEqualTo("limit 3");
       assertThat(reset.json().path("to").asText()).isEqualTo("limit 2");
       assertThat(limit()).as("the min, at the next admission").isEqualTo(2);
-      assertThat(admin("concurrency", "reset", "--target", TARGET).out())
+      assertThat(target.admin("concurrency", "reset", "--target", TARGET).out())
           .contains("reset concurrency.adaptive limit 2 -> limit 2");
 
-      JsonNode trail = admin("audit", "--target", TARGET, "--json").json().path("entries");
+      JsonNode trail = target.admin("audit", "--target", TARGET, "--json").json().path("entries");
       assertThat(trail).as("the two resets, oldest first").hasSize(2);
       assertThat(trail.get(0).path("actor").asText()).isEqualTo("ops@example");
       assertThat(trail.get(0).path("field").asText()).isEqualTo("concurrency.adaptive");
@@ -115,21 +103,23 @@ class AuditedStepsTest {
 
   @Test
   void aTargetWithoutAnAdaptiveLimitIsRefusedAndNothingIsAudited() throws IOException {
-    assertThat(admin("apply", "-f", file(POLICY).toString()).code()).isZero();
+    assertThat(target.admin("apply", "-f", file(POLICY).toString()).code()).isZero();
 
-    AdminCommandTest.Run reset = admin("concurrency", "reset", "--target", TARGET);
+    AdminCommandTest.Run reset = target.admin("concurrency", "reset", "--target", TARGET);
     assertThat(reset.code()).isEqualTo(AdminCommand.INVALID);
     assertThat(reset.err())
         .contains("concurrency.adaptive")
         .contains("has no adaptive concurrency limit to reset");
-    assertThat(admin("audit", "--target", TARGET, "--json").json().path("entries")).hasSize(1);
-    assertThat(admin("concurrency", "reset", "--target", "nobody/none").code())
+    assertThat(target.admin("audit", "--target", TARGET, "--json").json().path("entries"))
+        .hasSize(1);
+    assertThat(target.admin("concurrency", "reset", "--target", "nobody/none").code())
         .isEqualTo(AdminCommand.NO_POLICY);
   }
 
   /** The adaptive limit in force, as {@code admin show} reads it. */
   private long limit() throws IOException {
-    return admin("show", "--target", TARGET, "--json")
+    return target
+        .admin("show", "--target", TARGET, "--json")
         .json()
         .path("limits")
         .path("concurrency")
@@ -141,11 +131,5 @@ class AuditedStepsTest {
     Path file = Files.createTempFile(dir, "policy", ".yaml");
     Files.writeString(file, text);
     return file;
-  }
-
-  private AdminCommandTest.Run admin(String... args) {
-    List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--redis", TestRedis.shared().url(), "--key-prefix", prefix));
-    return AdminCommandTest.run(all.toArray(String[]::new));
   }
 }

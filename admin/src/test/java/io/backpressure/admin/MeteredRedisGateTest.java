@@ -1,5 +1,6 @@
 package io.backpressure.admin;
 
+import static io.backpressure.admin.AdminTarget.TARGET;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.backpressure.core.Admission;
@@ -9,8 +10,6 @@ import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.metrics.MeteredGate;
 import io.backpressure.redis.RedisGate;
-import io.backpressure.redis.RedisGateConfig;
-import io.backpressure.redis.TestRedis;
 import io.backpressure.redis.TimeSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -22,12 +21,12 @@ import org.junit.jupiter.api.Test;
  * read the caps and levels from Redis, and follow an {@code admin set}.
  */
 class MeteredRedisGateTest {
-  private final String prefix = TestRedis.freshPrefix();
+  private final AdminTarget target = new AdminTarget();
 
   @Test
   void gaugesReadCapsAndLevelsFromRedisAndFollowAnAdminSet() {
     Policy policy =
-        Policy.builder("openai/gpt-4o")
+        Policy.builder(TARGET)
             .requestsPerSecond(100)
             .tokensPerSecond(10_000)
             .priority("P1", 0.7)
@@ -36,9 +35,8 @@ class MeteredRedisGateTest {
     MeterRegistry registry = new SimpleMeterRegistry();
     try (RedisGate redis =
         RedisGate.connect(
-            RedisGateConfig.builder(TestRedis.shared().url())
-                .policy(policy)
-                .keyPrefix(prefix)
+            target
+                .config(policy)
                 .timeSource(TimeSource.caller(new ManualClock()))
                 .commandTimeout(Duration.ofSeconds(5))
                 .build())) {
@@ -65,18 +63,7 @@ class MeteredRedisGateTest {
       assertThat(registry.get("backpressure.state.failures").functionCounter().count()).isZero();
 
       AdminCommandTest.Run set =
-          AdminCommandTest.run(
-              "set",
-              "cap",
-              "tokens",
-              "--per-second",
-              "20000",
-              "--target",
-              "openai/gpt-4o",
-              "--redis",
-              TestRedis.shared().url(),
-              "--key-prefix",
-              prefix);
+          target.admin("set", "cap", "tokens", "--per-second", "20000", "--target", TARGET);
       assertThat(set.code()).as(set.err()).isZero();
       assertThat(gauge(registry, "backpressure.cap", "tokens")).isEqualTo(20_000);
     }
@@ -84,19 +71,12 @@ class MeteredRedisGateTest {
 
   @Test
   void gaugesReadAnAdaptiveLimitAndTheLatencyItMeasuredFromRedis() {
-    Policy policy =
-        Policy.builder("openai/gpt-4o")
-            .requestsPerSecond(100)
-            .priority("P1", 1)
-            .adaptiveConcurrency(2, 16, Duration.ofSeconds(5))
-            .build();
     MeterRegistry registry = new SimpleMeterRegistry();
     ManualClock clock = new ManualClock(1_000_000_000_000L);
     try (RedisGate redis =
         RedisGate.connect(
-            RedisGateConfig.builder(TestRedis.shared().url())
-                .policy(policy)
-                .keyPrefix(prefix)
+            target
+                .config(AdminTarget.adaptive())
                 .timeSource(TimeSource.caller(clock))
                 .commandTimeout(Duration.ofSeconds(5))
                 .build())) {

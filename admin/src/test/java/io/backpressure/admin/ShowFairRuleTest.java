@@ -1,5 +1,6 @@
 package io.backpressure.admin;
 
+import static io.backpressure.admin.AdminTarget.TARGET;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -12,8 +13,6 @@ import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGate;
-import io.backpressure.redis.RedisGateConfig;
-import io.backpressure.redis.TestRedis;
 import io.backpressure.redis.TimeSource;
 import java.time.Duration;
 import java.util.List;
@@ -25,8 +24,7 @@ import org.junit.jupiter.api.Test;
  * after the same admissions, and the class levels it does not keep are not shown as numbers.
  */
 class ShowFairRuleTest {
-  private static final String TARGET = "openai/gpt-4o";
-  private final String prefix = TestRedis.freshPrefix();
+  private final AdminTarget target = new AdminTarget();
 
   @Test
   void showsTheFairRulesCapLevelsAndActiveQueuesAfterAdmissions() throws Exception {
@@ -41,12 +39,7 @@ class ShowFairRuleTest {
     InMemoryGate memory = InMemoryGate.createFairQueuing(policy, clock);
     try (RedisGate gate =
         RedisGate.connect(
-            RedisGateConfig.builder(TestRedis.shared().url())
-                .keyPrefix(prefix)
-                .policy(policy)
-                .timeSource(TimeSource.caller(clock))
-                .fairQueuing(true)
-                .build())) {
+            target.config(policy).timeSource(TimeSource.caller(clock)).fairQueuing(true).build())) {
       for (String tenant : List.of("acme", "globex")) {
         Cost cost = Cost.requests(1).tokens(1_500);
         assertThat(gate.admit(tenant, "P1", cost)).isInstanceOf(Admission.Admitted.class);
@@ -58,7 +51,7 @@ class ShowFairRuleTest {
       assertThat(memory.admit("initech", "P2", small)).isInstanceOf(Admission.Admitted.class);
       GateLevels expected = memory.levels();
 
-      JsonNode json = AdminCommandTest.run(args("--json")).json();
+      JsonNode json = target.show("--json").json();
       assertThat(json.path("rule").asText()).isEqualTo("fair_queuing");
       JsonNode levels = json.path("levels");
       assertThat(levels.path("global").path(Dimension.TOKENS).asDouble())
@@ -73,7 +66,7 @@ class ShowFairRuleTest {
           .isPositive();
       assertThat(levels.path("classes").isNull()).as("the rule keeps no class buckets").isTrue();
 
-      String text = AdminCommandTest.run(args()).out();
+      String text = target.show().out();
       assertThat(text)
           .contains(
               "rule             fair queuing: the level is the cap's, no class buckets (class"
@@ -87,29 +80,13 @@ class ShowFairRuleTest {
   void showsTheNestedBucketsAsBefore() throws Exception {
     Policy policy =
         Policy.builder(TARGET).dimension(Dimension.REQUESTS, 100, 100).priority("P1", 1).build();
-    try (RedisGate gate =
-        RedisGate.connect(
-            RedisGateConfig.builder(TestRedis.shared().url())
-                .keyPrefix(prefix)
-                .policy(policy)
-                .timeSource(TimeSource.caller(new ManualClock()))
-                .build())) {
+    try (RedisGate gate = target.gate(policy, new ManualClock())) {
       gate.admit("acme", "P1", Cost.requests(1));
-      JsonNode json = AdminCommandTest.run(args("--json")).json();
+      JsonNode json = target.show("--json").json();
       assertThat(json.path("rule").asText()).isEqualTo("nested_buckets");
       assertThat(json.path("levels").path("classes").path("P1").path(Dimension.REQUESTS).isNumber())
           .isTrue();
-      assertThat(AdminCommandTest.run(args()).out()).doesNotContain("fair queuing");
+      assertThat(target.show().out()).doesNotContain("fair queuing");
     }
-  }
-
-  private String[] args(String... more) {
-    String[] base = {
-      "show", "--target", TARGET, "--redis", TestRedis.shared().url(), "--key-prefix", prefix
-    };
-    String[] all = new String[base.length + more.length];
-    System.arraycopy(base, 0, all, 0, base.length);
-    System.arraycopy(more, 0, all, base.length, more.length);
-    return all;
   }
 }

@@ -1,5 +1,6 @@
 package io.backpressure.admin;
 
+import static io.backpressure.admin.AdminTarget.TARGET;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,17 +9,12 @@ import io.backpressure.core.Policy;
 import io.backpressure.core.feedback.FeedbackPolicy;
 import io.backpressure.core.feedback.ProviderSignal;
 import io.backpressure.redis.RedisGate;
-import io.backpressure.redis.RedisGateConfig;
-import io.backpressure.redis.TestRedis;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code admin show} reports what the target learned from its provider, in text and JSON. */
 class ShowFeedbackTest {
-  private static final String TARGET = "openai/gpt-4o";
-  private final String prefix = TestRedis.freshPrefix();
+  private final AdminTarget target = new AdminTarget();
 
   @Test
   void showsEffectiveCapsLimitsAndCooldowns() throws Exception {
@@ -29,13 +25,8 @@ class ShowFeedbackTest {
             .priority("P1", 1)
             .feedback(FeedbackPolicy.builder().period(Duration.ofSeconds(1)).build())
             .build();
-    try (RedisGate gate =
-        RedisGate.connect(
-            RedisGateConfig.builder(TestRedis.shared().url())
-                .keyPrefix(prefix)
-                .policy(policy)
-                .build())) {
-      JsonNode before = new ObjectMapper().readTree(show("--json").out()).path("feedback");
+    try (RedisGate gate = target.gate(policy)) {
+      JsonNode before = new ObjectMapper().readTree(target.show("--json").out()).path("feedback");
       assertThat(before.path("dimensions").path("requests").path("effective").asDouble())
           .isEqualTo(60);
       assertThat(before.path("dimensions").path("requests").path("provider_limit").isNull())
@@ -45,7 +36,7 @@ class ShowFeedbackTest {
       gate.feedback(null, ProviderSignal.rateLimited("requests", Duration.ofSeconds(30)));
     }
 
-    JsonNode json = new ObjectMapper().readTree(show("--json").out()).path("feedback");
+    JsonNode json = new ObjectMapper().readTree(target.show("--json").out()).path("feedback");
     assertThat(json.path("enabled").asBoolean()).isTrue();
     assertThat(json.path("signals").asLong()).isEqualTo(2);
     assertThat(json.path("decreases").asLong()).isEqualTo(1);
@@ -62,7 +53,7 @@ class ShowFeedbackTest {
     assertThat(tokens.path("provider_limit").asDouble()).isEqualTo(3_000);
     assertThat(
             new ObjectMapper()
-                .readTree(show("--json").out())
+                .readTree(target.show("--json").out())
                 .path("policy")
                 .path("dimensions")
                 .path("requests")
@@ -71,7 +62,7 @@ class ShowFeedbackTest {
         .as("C_d as configured")
         .isEqualTo(60);
 
-    AdminCommandTest.Run text = show();
+    AdminCommandTest.Run text = target.show();
     assertThat(text.code()).as(text.err()).isZero();
     assertThat(text.out())
         .contains(
@@ -82,20 +73,5 @@ class ShowFeedbackTest {
             "3000",
             "limits adopted 1",
             "decreases 1");
-  }
-
-  private AdminCommandTest.Run show(String... more) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "show",
-                "--target",
-                TARGET,
-                "--redis",
-                TestRedis.shared().url(),
-                "--key-prefix",
-                prefix));
-    args.addAll(List.of(more));
-    return AdminCommandTest.run(args.toArray(String[]::new));
   }
 }

@@ -1,5 +1,6 @@
 package io.backpressure.admin;
 
+import static io.backpressure.admin.AdminTarget.TARGET;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,20 +11,14 @@ import io.backpressure.core.Limits;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.backpressure.redis.RedisGate;
-import io.backpressure.redis.RedisGateConfig;
-import io.backpressure.redis.TestRedis;
-import io.backpressure.redis.TimeSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code admin show} reports the calls in flight and the quotas' use, in text and JSON. */
 class ShowLimitsTest {
-  private static final String TARGET = "openai/gpt-4o";
-  private final String prefix = TestRedis.freshPrefix();
+  private final AdminTarget target = new AdminTarget();
 
   @Test
   void showsCallsInFlightAndEachQuotasUseRemainingAndReset() throws Exception {
@@ -40,12 +35,7 @@ class ShowLimitsTest {
             .classQuota("P2", Limits.Quota.tokensPerMonth(50_000))
             .defaultTenantQuota(Limits.Quota.tokensPerDay(1_000))
             .build();
-    try (RedisGate gate =
-        RedisGate.connect(
-            RedisGateConfig.builder(TestRedis.shared().url())
-                .keyPrefix(prefix)
-                .policy(policy)
-                .build())) {
+    try (RedisGate gate = target.gate(policy)) {
       Admission.Admitted done =
           (Admission.Admitted) gate.admit("acme", "P1", Cost.requests(1).tokens(600));
       gate.release(done.grant(), Cost.requests(1).tokens(400));
@@ -53,7 +43,7 @@ class ShowLimitsTest {
       gate.admit("zed", "P2", Cost.requests(1).tokens(100));
       gate.admit("acme", "P1", Cost.requests(1).tokens(100));
 
-      JsonNode limits = AdminCommandTest.run(args("--json")).json().path("limits");
+      JsonNode limits = target.show("--json").json().path("limits");
       JsonNode concurrency = limits.path("concurrency");
       assertThat(concurrency.path("in_flight").asLong()).isEqualTo(3);
       assertThat(concurrency.path("max_in_flight").asLong()).isEqualTo(8);
@@ -79,7 +69,7 @@ class ShowLimitsTest {
       assertThat(p2.path("used").asDouble()).isEqualTo(400);
       assertThat(p2.path("per").asText()).isEqualTo("month");
 
-      String text = AdminCommandTest.run(args()).out();
+      String text = target.show().out();
       assertThat(text)
           .contains(
               "Calls in flight: 3 of 8 (lease TTL 60s), 0 leases expired unreleased",
@@ -96,25 +86,13 @@ class ShowLimitsTest {
 
   @Test
   void showsAnAdaptiveLimitsBoundsAndItsCurrentValue() throws Exception {
-    Policy policy =
-        Policy.builder(TARGET)
-            .dimension(Dimension.REQUESTS, 100, 100)
-            .priority("P1", 1)
-            .adaptiveConcurrency(2, 16, Duration.ofSeconds(5))
-            .build();
-    try (RedisGate gate =
-        RedisGate.connect(
-            RedisGateConfig.builder(TestRedis.shared().url())
-                .keyPrefix(prefix)
-                .policy(policy)
-                .build())) {
+    try (RedisGate gate = target.gate(AdminTarget.adaptive())) {
       Admission.Admitted first = (Admission.Admitted) gate.admit("acme", "P1", Cost.requests(1));
       gate.admit("acme", "P1", Cost.requests(1));
       // Released at once, with both leases held: within the latency target, the limit grows by one.
       gate.release(first.grant(), Cost.requests(1));
 
-      JsonNode concurrency =
-          AdminCommandTest.run(args("--json")).json().path("limits").path("concurrency");
+      JsonNode concurrency = target.show("--json").json().path("limits").path("concurrency");
       assertThat(concurrency.path("in_flight").asLong()).isEqualTo(1);
       assertThat(concurrency.path("max_in_flight").asLong()).isEqualTo(3);
       assertThat(concurrency.path("adaptive").path("min").asLong()).isEqualTo(2);
@@ -124,7 +102,7 @@ class ShowLimitsTest {
           .as("the released call's latency, on the server's clock")
           .isPositive()
           .isLessThan(5);
-      assertThat(AdminCommandTest.run(args()).out())
+      assertThat(target.show().out())
           .containsPattern(
               "Calls in flight: 1 of an adaptive limit in \\[2, 16] \\(latency target 5s,"
                   + " measured [0-9.]+s\\), now 3 \\(lease TTL 60s\\), 0 leases expired"
@@ -134,59 +112,23 @@ class ShowLimitsTest {
 
   @Test
   void showsTheLatencyAnAdaptiveLimitMeasuredLastBesideIt() throws Exception {
-    Policy policy =
-        Policy.builder(TARGET)
-            .dimension(Dimension.REQUESTS, 100, 100)
-            .priority("P1", 1)
-            .adaptiveConcurrency(2, 16, Duration.ofSeconds(5))
-            .build();
     ManualClock clock = new ManualClock(1_000_000_000_000L);
-    try (RedisGate gate =
-        RedisGate.connect(
-            RedisGateConfig.builder(TestRedis.shared().url())
-                .keyPrefix(prefix)
-                .policy(policy)
-                .timeSource(TimeSource.caller(clock))
-                .build())) {
+    try (RedisGate gate = target.gate(AdminTarget.adaptive(), clock)) {
       JsonNode adaptive =
-          AdminCommandTest.run(args("--json"))
-              .json()
-              .path("limits")
-              .path("concurrency")
-              .path("adaptive");
+          target.show("--json").json().path("limits").path("concurrency").path("adaptive");
       assertThat(adaptive.path("measured_latency_s").isNull()).as("none measured yet").isTrue();
-      assertThat(AdminCommandTest.run(args()).out())
+      assertThat(target.show().out())
           .contains("an adaptive limit in [2, 16] (latency target 5s, none measured), now 2");
 
       Admission.Admitted call = (Admission.Admitted) gate.admit("acme", "P1", Cost.requests(1));
       clock.advance(Duration.ofMillis(250));
       gate.release(call.grant(), Cost.requests(1));
 
-      adaptive =
-          AdminCommandTest.run(args("--json"))
-              .json()
-              .path("limits")
-              .path("concurrency")
-              .path("adaptive");
+      adaptive = target.show("--json").json().path("limits").path("concurrency").path("adaptive");
       assertThat(adaptive.path("measured_latency_s").asDouble()).isEqualTo(0.25);
       // Released within the latency target: the limit grows by one.
-      assertThat(AdminCommandTest.run(args()).out())
+      assertThat(target.show().out())
           .contains("an adaptive limit in [2, 16] (latency target 5s, measured 0.25s), now 3");
     }
-  }
-
-  private String[] args(String... more) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "show",
-                "--target",
-                TARGET,
-                "--redis",
-                TestRedis.shared().url(),
-                "--key-prefix",
-                prefix));
-    args.addAll(List.of(more));
-    return args.toArray(String[]::new);
   }
 }

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 class GatedCallTest {
@@ -36,6 +37,24 @@ class GatedCallTest {
   private String reply() {
     calls.incrementAndGet();
     return "reply";
+  }
+
+  /**
+   * A call of 1 request and 10 tokens through {@code through} whose provider takes {@code took} on
+   * the clock and answers 429; its reply, had it one, would report the same usage.
+   */
+  private ThrowingCallable rateLimitedAfter(GatedCall through, GateContext context, Duration took) {
+    return () ->
+        through.call(
+            context,
+            Cost.requests(1).tokens(10),
+            null,
+            () -> {
+              calls.incrementAndGet();
+              clock.advance(took);
+              throw new RateLimitException();
+            },
+            r -> Cost.requests(1).tokens(10));
   }
 
   @Test
@@ -230,17 +249,7 @@ class GatedCallTest {
     GatedCall roomy = GatedCall.of(TestGates.recording("openai/gpt-4o", 100, 100_000, clock));
     RecordingGate recording = (RecordingGate) roomy.gate();
 
-    assertThatThrownBy(
-            () ->
-                roomy.call(
-                    acme,
-                    Cost.requests(1).tokens(10),
-                    null,
-                    () -> {
-                      calls.incrementAndGet();
-                      throw new RateLimitException();
-                    },
-                    r -> Cost.requests(1).tokens(10)))
+    assertThatThrownBy(rateLimitedAfter(roomy, acme, Duration.ZERO))
         .isInstanceOfSatisfying(
             DeferredException.class, e -> assertThat(e.retryAfter()).isPositive());
 
@@ -266,36 +275,14 @@ class GatedCallTest {
     RecordingGate recording = (RecordingGate) roomy.gate();
     GateContext within5s = acme.withDeadline(Duration.ofSeconds(5));
 
-    assertThatThrownBy(
-            () ->
-                roomy.call(
-                    within5s,
-                    Cost.requests(1).tokens(10),
-                    null,
-                    () -> {
-                      calls.incrementAndGet();
-                      clock.advance(Duration.ofMillis(700));
-                      throw new RateLimitException();
-                    },
-                    r -> Cost.requests(1).tokens(10)))
+    assertThatThrownBy(rateLimitedAfter(roomy, within5s, Duration.ofMillis(700)))
         .isInstanceOf(DeferredException.class);
     assertThat(recording.requests()).hasSize(2);
     assertThat(recording.requests().get(0).deadline()).isEqualTo(Duration.ofSeconds(5));
     assertThat(recording.requests().get(1).deadline()).isEqualTo(Duration.ofMillis(4_300));
 
     clock.advance(Duration.ofSeconds(10));
-    assertThatThrownBy(
-            () ->
-                roomy.call(
-                    within5s,
-                    Cost.requests(1).tokens(10),
-                    null,
-                    () -> {
-                      calls.incrementAndGet();
-                      clock.advance(Duration.ofSeconds(6));
-                      throw new RateLimitException();
-                    },
-                    r -> Cost.requests(1).tokens(10)))
+    assertThatThrownBy(rateLimitedAfter(roomy, within5s, Duration.ofSeconds(6)))
         .isInstanceOfSatisfying(
             ExpiredException.class, e -> assertThat(e).hasMessageContaining("deadline passed"));
     assertThat(recording.requests()).hasSize(3);
@@ -321,17 +308,7 @@ class GatedCallTest {
     clock.advance(deferred.retryAfter());
     String booking = deferred.booking();
 
-    assertThatThrownBy(
-            () ->
-                gated.call(
-                    acme.withBooking(booking),
-                    Cost.requests(1).tokens(10),
-                    null,
-                    () -> {
-                      calls.incrementAndGet();
-                      throw new RateLimitException();
-                    },
-                    r -> Cost.requests(1).tokens(10)))
+    assertThatThrownBy(rateLimitedAfter(gated, acme.withBooking(booking), Duration.ZERO))
         .isInstanceOfSatisfying(
             DeferredException.class, e -> assertThat(e.booking()).isNotEqualTo(booking));
 

@@ -68,17 +68,9 @@ class FairRuleDifferentialTest {
         DifferentialTest.randomPolicy(random, safeWindow, dims, classes, strict, reservation);
     ManualClock clock = new ManualClock(1_000_000_000L * random.nextInt(1000));
     FairRuleProbe probe = FairRuleProbe.probe(policy);
-    InMemoryGate memory = probe.gate(clock);
-    RedisGate redis =
-        RedisGate.over(
-            TestRedis.shared().connection(),
-            false,
-            TestRedis.shared()
-                .config()
-                .policy(policy)
-                .timeSource(TimeSource.caller(clock))
-                .fairQueuing(true)
-                .build());
+    TwinGates twins = new TwinGates(probe.gate(clock), TwinGates.fairRedis(policy, clock));
+    InMemoryGate memory = twins.memory();
+    RedisGate redis = twins.redis();
 
     List<Pending> deferred = new ArrayList<>();
     List<Grant[]> grants = new ArrayList<>();
@@ -119,10 +111,7 @@ class FairRuleDifferentialTest {
       } else if (op < 25 && !grants.isEmpty()) {
         what = "release";
         Grant[] pair = grants.get(random.nextInt(grants.size()));
-        Cost actual = DifferentialTest.randomActual(random, pair[0].debited());
-        boolean inMemory = memory.release(pair[0], actual);
-        boolean inRedis = redis.release(pair[1], actual);
-        assertThat(inRedis).as("release at step %d", step).isEqualTo(inMemory);
+        twins.release(step, pair, DifferentialTest.randomActual(random, pair[0].debited()));
         if (random.nextInt(4) > 0) {
           grants.remove(pair);
         }
@@ -190,16 +179,7 @@ class FairRuleDifferentialTest {
     Random random = new Random(12);
     Policy policy = DifferentialTest.randomPolicy(random, true, 2, 3, false, false);
     ManualClock clock = new ManualClock(1_000_000_000L * random.nextInt(1000));
-    RedisGate redis =
-        RedisGate.over(
-            TestRedis.shared().connection(),
-            false,
-            TestRedis.shared()
-                .config()
-                .policy(policy)
-                .timeSource(TimeSource.caller(clock))
-                .fairQueuing(true)
-                .build());
+    RedisGate redis = TwinGates.fairRedis(policy, clock);
     for (int i = 0; i < 50; i++) {
       clock.advance(DifferentialTest.randomGap(random));
       redis.admit(DifferentialTest.randomRequest(random, policy));
@@ -212,15 +192,15 @@ class FairRuleDifferentialTest {
 
     FairRuleProbe probe = FairRuleProbe.probe(policy);
     probe.startAfterLoss();
-    InMemoryGate memory = probe.gate(clock);
+    TwinGates twins = new TwinGates(probe.gate(clock), redis);
+    InMemoryGate memory = twins.memory();
     List<Grant[]> grants = new ArrayList<>();
     int admitted = 0;
     for (int step = 0; step < 300; step++) {
       clock.advance(DifferentialTest.randomGap(random));
       if (random.nextInt(4) == 0 && !grants.isEmpty()) {
         Grant[] pair = grants.remove(random.nextInt(grants.size()));
-        Cost actual = DifferentialTest.randomActual(random, pair[0].debited());
-        assertThat(redis.release(pair[1], actual)).isEqualTo(memory.release(pair[0], actual));
+        twins.release(step, pair, DifferentialTest.randomActual(random, pair[0].debited()));
       } else {
         AdmissionRequest request = DifferentialTest.randomRequest(random, policy);
         Admission a = memory.admit(request);

@@ -38,8 +38,9 @@ class FairRuleLevelsTest {
     Random random = new Random(seed);
     Policy policy = DifferentialTest.randomPolicy(random, false, dims, classes, false, false);
     ManualClock clock = new ManualClock(1_000_000_000L * random.nextInt(1000));
-    InMemoryGate memory = InMemoryGate.createFairQueuing(policy, clock);
-    RedisGate redis = fairGate(policy, clock);
+    TwinGates twins = TwinGates.fair(policy, clock);
+    InMemoryGate memory = twins.memory();
+    RedisGate redis = twins.redis();
     RedisPolicyStore store = redis.policyStore();
     assertThat(store.fairQueuing()).isTrue();
     assertThat(store.levels()).isEmpty();
@@ -55,8 +56,7 @@ class FairRuleLevelsTest {
       AdmissionRequest touched;
       if (op < 20 && !grants.isEmpty()) {
         Grant[] pair = grants.remove(random.nextInt(grants.size()));
-        Cost actual = DifferentialTest.randomActual(random, pair[0].debited());
-        assertThat(redis.release(pair[1], actual)).isEqualTo(memory.release(pair[0], actual));
+        twins.release(step, pair, DifferentialTest.randomActual(random, pair[0].debited()));
         touched = AdmissionRequest.of(pair[0].tenant(), pair[0].priority(), Cost.none());
       } else {
         AdmissionRequest[] retry =
@@ -155,26 +155,9 @@ class FairRuleLevelsTest {
     }
   }
 
-  private static RedisGate fairGate(Policy policy, ManualClock clock) {
-    return RedisGate.over(
-        TestRedis.shared().connection(),
-        false,
-        TestRedis.shared()
-            .config()
-            .policy(policy)
-            .timeSource(TimeSource.caller(clock))
-            .fairQueuing(true)
-            .build());
-  }
-
   /** Levels equal to the last bit but for the cap's level, computed from the same doubles. */
   private static void compareLevels(int step, GateLevels memory, GateLevels redis) {
-    assertThat(redis.activeQueues())
-        .as("active queues after step %d", step)
-        .isEqualTo(memory.activeQueues());
-    assertThat(redis.queueAges())
-        .as("queue ages after step %d", step)
-        .isEqualTo(memory.queueAges());
+    TwinGates.assertSameQueues(step, memory, redis);
     assertThat(redis.classes()).as("class levels after step %d", step).isEqualTo(memory.classes());
     assertThat(redis.global().keySet()).isEqualTo(memory.global().keySet());
     for (Map.Entry<String, Double> e : memory.global().entrySet()) {

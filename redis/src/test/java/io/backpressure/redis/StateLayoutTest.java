@@ -40,8 +40,9 @@ class StateLayoutTest {
   void levelsAndQueuesReadThroughRedisEqualTheReference(int dims, int classes, boolean window) {
     Policy policy = policy(dims, classes, window);
     ManualClock clock = new ManualClock(1_000_000_000_000L);
-    InMemoryGate memory = InMemoryGate.create(policy, clock);
-    RedisGate redis = TestRedis.shared().gate(policy, TimeSource.caller(clock));
+    TwinGates twins = TwinGates.nested(policy, clock);
+    InMemoryGate memory = twins.memory();
+    RedisGate redis = twins.redis();
     Random random = new Random(31L * dims + classes);
     List<Grant[]> grants = new ArrayList<>();
     List<AdmissionRequest[]> waiting = new ArrayList<>();
@@ -59,9 +60,7 @@ class StateLayoutTest {
         redis.charge(spent);
         charged++;
       } else if (op < 4 && !grants.isEmpty()) {
-        Grant[] pair = grants.remove(random.nextInt(grants.size()));
-        Cost actual = cost(dims, random);
-        assertThat(redis.release(pair[1], actual)).isEqualTo(memory.release(pair[0], actual));
+        twins.release(step, grants.remove(random.nextInt(grants.size())), cost(dims, random));
       } else {
         AdmissionRequest request =
             AdmissionRequest.of(
@@ -129,12 +128,7 @@ class StateLayoutTest {
   }
 
   private static void compareLevels(int step, GateLevels memory, GateLevels redis) {
-    assertThat(redis.activeQueues())
-        .as("active queues after step %d", step)
-        .isEqualTo(memory.activeQueues());
-    assertThat(redis.queueAges())
-        .as("queue ages after step %d", step)
-        .isEqualTo(memory.queueAges());
+    TwinGates.assertSameQueues(step, memory, redis);
     assertClose(step, "L1", redis.global(), memory.global());
     assertThat(redis.classes().keySet()).isEqualTo(memory.classes().keySet());
     assertThat(redis.admittedRates().keySet()).isEqualTo(memory.admittedRates().keySet());

@@ -12,7 +12,6 @@ import io.backpressure.core.ManualClock;
 import io.backpressure.core.Policy;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.List;
@@ -149,37 +148,20 @@ class ActivityDeadlineTest extends HarnessTest {
         .isLessThanOrEqualTo(Duration.ofHours(1));
   }
 
-  /** The three ways of waiting out a deferral. */
-  enum Way {
-    HELPER,
-    TRANSPARENT_INTERCEPTOR,
-    SERVER_RETRY_TIMER;
-
-    BackpressureInterceptor interceptor(Duration maxWait) {
-      return switch (this) {
-        case HELPER -> BackpressureInterceptor.create();
-        case TRANSPARENT_INTERCEPTOR -> BackpressureInterceptor.transparent(maxWait);
-        case SERVER_RETRY_TIMER -> null;
-      };
-    }
-
-    Class<? extends ChatWorkflow> workflow() {
-      return this == HELPER ? HelperWithin20s.class : PlainWithin20s.class;
-    }
-  }
-
   /**
    * Deferred 300 ms, the call runs again with its schedule-to-close's end, not a new one: its
    * deadline is at least the 300 ms shorter. Mutation tried: the workflow does not hand the end to
    * the next run (ways 1 and 2 start a fresh 20 s).
    */
   @ParameterizedTest
-  @EnumSource(Way.class)
-  void aDeferredCallResumesWithWhatIsLeftOfItsDeadline(Way way) {
+  @EnumSource(DeferralWay.class)
+  void aDeferredCallResumesWithWhatIsLeftOfItsDeadline(DeferralWay way) {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
     Duration maxWait = Duration.ofSeconds(10);
 
-    assertThat(run(gate, way.interceptor(maxWait), way.workflow(), maxWait)).isEqualTo("ok:a");
+    Class<? extends ChatWorkflow> workflow =
+        way.workflow(HelperWithin20s.class, PlainWithin20s.class);
+    assertThat(run(gate, way.interceptor(maxWait), workflow, maxWait)).isEqualTo("ok:a");
 
     List<RecordingGate.Attempt> attempts = gate.attempts;
     assertThat(attempts).hasSize(2);
@@ -201,27 +183,11 @@ class ActivityDeadlineTest extends HarnessTest {
     return Workflow.newActivityStub(ChatActivities.class, options.build());
   }
 
-  private static String plain(ChatActivities activities, ChatInput input) {
-    try {
-      return activities.chat(input);
-    } catch (ActivityFailure failure) {
-      return Workflows.describe(failure);
-    }
-  }
-
-  private static String helper(ChatActivities activities, ChatInput input, long maxWaitMillis) {
-    try {
-      return Backpressure.run(Duration.ofMillis(maxWaitMillis), () -> activities.chat(input));
-    } catch (ActivityFailure failure) {
-      return Workflows.describe(failure);
-    }
-  }
-
   /** Attempts of at most 2 min, any number of them. */
   public static final class StartToClose2Min implements ChatWorkflow {
     @Override
     public String chat(ChatInput input, long maxWaitMillis) {
-      return plain(activities(Duration.ofMinutes(2), null), input);
+      return Workflows.plain(activities(Duration.ofMinutes(2), null), input);
     }
   }
 
@@ -229,7 +195,7 @@ class ActivityDeadlineTest extends HarnessTest {
   public static final class StartToClose20Min implements ChatWorkflow {
     @Override
     public String chat(ChatInput input, long maxWaitMillis) {
-      return plain(activities(Duration.ofMinutes(20), null), input);
+      return Workflows.plain(activities(Duration.ofMinutes(20), null), input);
     }
   }
 
@@ -237,7 +203,8 @@ class ActivityDeadlineTest extends HarnessTest {
   public static final class AnHourInAttemptsOf1Min implements ChatWorkflow {
     @Override
     public String chat(ChatInput input, long maxWaitMillis) {
-      return helper(activities(Duration.ofMinutes(1), Duration.ofHours(1)), input, maxWaitMillis);
+      return Workflows.helper(
+          activities(Duration.ofMinutes(1), Duration.ofHours(1)), input, maxWaitMillis);
     }
   }
 
@@ -245,7 +212,7 @@ class ActivityDeadlineTest extends HarnessTest {
   public static final class HelperWithin20s implements ChatWorkflow {
     @Override
     public String chat(ChatInput input, long maxWaitMillis) {
-      return helper(
+      return Workflows.helper(
           activities(Duration.ofSeconds(20), Duration.ofSeconds(20)), input, maxWaitMillis);
     }
   }
@@ -254,7 +221,7 @@ class ActivityDeadlineTest extends HarnessTest {
   public static final class PlainWithin20s implements ChatWorkflow {
     @Override
     public String chat(ChatInput input, long maxWaitMillis) {
-      return plain(activities(Duration.ofSeconds(20), Duration.ofSeconds(20)), input);
+      return Workflows.plain(activities(Duration.ofSeconds(20), Duration.ofSeconds(20)), input);
     }
   }
 }

@@ -21,25 +21,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** Each way of waiting out a deferral carries the booking to the re-run and honours its bound. */
 class DeferralPathsTest extends HarnessTest {
-  /** The three ways of waiting out a deferral, each bounded by the run's {@code maxWait}. */
-  enum Way {
-    HELPER,
-    TRANSPARENT_INTERCEPTOR,
-    SERVER_RETRY_TIMER;
-
-    BackpressureInterceptor interceptor(Duration maxWait) {
-      return switch (this) {
-        case HELPER -> BackpressureInterceptor.create();
-        case TRANSPARENT_INTERCEPTOR -> BackpressureInterceptor.transparent(maxWait);
-        case SERVER_RETRY_TIMER -> null;
-      };
-    }
-
-    Class<? extends ChatWorkflow> workflow() {
-      return this == HELPER ? Workflows.Helper.class : Workflows.Plain.class;
-    }
-  }
-
   private static String run(
       RecordingGate gate,
       BackpressureInterceptor interceptor,
@@ -57,8 +38,13 @@ class DeferralPathsTest extends HarnessTest {
     return harness.workflow(queue, "wf-" + UUID.randomUUID()).chat(input, maxWait.toMillis());
   }
 
-  private static String run(RecordingGate gate, Way way, Duration maxWait) {
-    return run(gate, way.interceptor(maxWait), way.workflow(), ChatInput.ok("a", "P1"), maxWait);
+  private static String run(RecordingGate gate, DeferralWay way, Duration maxWait) {
+    return run(
+        gate,
+        way.interceptor(maxWait),
+        way.workflow(Workflows.Helper.class, Workflows.Plain.class),
+        ChatInput.ok("a", "P1"),
+        maxWait);
   }
 
   private static void assertDeferredThenRedeemed(RecordingGate gate) {
@@ -73,8 +59,8 @@ class DeferralPathsTest extends HarnessTest {
   }
 
   @ParameterizedTest
-  @EnumSource(Way.class)
-  void eachWaySleepsAndPresentsTheBooking(Way way) {
+  @EnumSource(DeferralWay.class)
+  void eachWaySleepsAndPresentsTheBooking(DeferralWay way) {
     RecordingGate gate = new RecordingGate(ScriptedGate.deferOnce("a", Duration.ofMillis(300)));
     assertThat(run(gate, way, Duration.ofSeconds(10))).isEqualTo("ok:a");
     assertDeferredThenRedeemed(gate);
@@ -103,8 +89,8 @@ class DeferralPathsTest extends HarnessTest {
    * waits are counted, so the count also shows that the waits add up.
    */
   @ParameterizedTest
-  @EnumSource(Way.class)
-  void eachWayExpiresAtItsBound(Way way) {
+  @EnumSource(DeferralWay.class)
+  void eachWayExpiresAtItsBound(DeferralWay way) {
     Duration bound = Duration.ofSeconds(10);
     RecordingGate gate =
         new RecordingGate(

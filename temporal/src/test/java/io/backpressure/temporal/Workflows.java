@@ -50,16 +50,32 @@ final class Workflows {
     return "failed:" + type + ":" + failure.getRetryState();
   }
 
+  /**
+   * One chat through {@code activities}, deferrals waited out by the explicit helper within {@code
+   * maxWaitMillis}: its reply, or its failure as {@link #describe} gives it.
+   */
+  static String helper(ChatActivities activities, ChatInput input, long maxWaitMillis) {
+    try {
+      return Backpressure.run(Duration.ofMillis(maxWaitMillis), () -> activities.chat(input));
+    } catch (ActivityFailure failure) {
+      return describe(failure);
+    }
+  }
+
+  /** One chat through {@code activities}, no backpressure code: its reply, or its failure. */
+  static String plain(ChatActivities activities, ChatInput input) {
+    try {
+      return activities.chat(input);
+    } catch (ActivityFailure failure) {
+      return describe(failure);
+    }
+  }
+
   /** The explicit helper. */
   public static final class Helper implements ChatWorkflow {
     @Override
     public String chat(ChatInput input, long maxWaitMillis) {
-      ChatActivities activities = activities();
-      try {
-        return Backpressure.run(Duration.ofMillis(maxWaitMillis), () -> activities.chat(input));
-      } catch (ActivityFailure failure) {
-        return describe(failure);
-      }
+      return helper(activities(), input, maxWaitMillis);
     }
   }
 
@@ -67,11 +83,7 @@ final class Workflows {
   public static final class Plain implements ChatWorkflow {
     @Override
     public String chat(ChatInput input, long maxWaitMillis) {
-      try {
-        return activities().chat(input);
-      } catch (ActivityFailure failure) {
-        return describe(failure);
-      }
+      return plain(activities(), input);
     }
   }
 
@@ -79,11 +91,7 @@ final class Workflows {
   public static final class TwoAttempts implements ChatWorkflow {
     @Override
     public String chat(ChatInput input, long maxWaitMillis) {
-      try {
-        return Workflow.newActivityStub(ChatActivities.class, options(2)).chat(input);
-      } catch (ActivityFailure failure) {
-        return describe(failure);
-      }
+      return plain(Workflow.newActivityStub(ChatActivities.class, options(2)), input);
     }
   }
 
