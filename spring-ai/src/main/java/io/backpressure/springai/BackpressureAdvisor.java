@@ -55,7 +55,8 @@ import reactor.core.publisher.SignalType;
  * every model call of a retrying advisor above it is admitted anew. The call's deadline for its
  * answer is the context's ({@link GateContext#withDeadline}), or the timeout of Spring AI's OpenAI
  * options the prompt carries ({@code OpenAiChatOptions.timeout}, the request timeout the model
- * sends the call with) when that is shorter: a call whose turn would come after it ends with {@code
+ * sends the call with) when that is shorter, outside a Temporal activity (where the activity's
+ * timeouts bound the call): a call whose turn would come after it ends with {@code
  * ExpiredException} at once, unsent.
  *
  * <p>Not admitted: inside a Temporal activity the call ends the activity as {@code ActivityGate}
@@ -217,11 +218,16 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
    * {@code context} with the prompt options' timeout as its deadline, when they have one shorter
    * than the context's own: Spring AI's OpenAI options ({@code OpenAiChatOptions.timeout}, the
    * model's defaults as the prompt carries them, or the call's own) are the request timeout the
-   * OpenAI model sends the call with. Zero, openai-java's "no timeout", is none. Other models'
-   * options carry no timeout.
+   * OpenAI model sends the call with. Zero, openai-java's "no timeout", is none; other models'
+   * options carry no timeout. Inside a Temporal activity the context is left as it is: a deferral
+   * ends the attempt and a later one sends the call with a timeout of its own, so the activity's
+   * timeouts bound the call instead ({@code ActivityGate}).
    */
-  private static GateContext withTimeout(GateContext context, Prompt prompt) {
-    Duration timeout = OPENAI_OPTIONS ? OpenAiTimeout.of(prompt.getOptions()) : null;
+  private GateContext withTimeout(GateContext context, Prompt prompt) {
+    Duration timeout =
+        OPENAI_OPTIONS && !gatedCall.insideActivity()
+            ? OpenAiTimeout.of(prompt.getOptions())
+            : null;
     Duration own = context.deadline();
     if (timeout == null
         || timeout.isNegative()
