@@ -394,9 +394,10 @@ public final class ClientGate {
 
     /**
      * The deadline for the answer of every call of this client, counted from the moment the call
-     * reaches the gate: set it to the time the client's callers wait for an answer (the SDK's
-     * request timeout, say). A caller's own deadline or the SDK's per-request timeout, when
-     * shorter, wins ({@link ClientGate#admit(byte[], Function, Duration)}). None by default.
+     * reaches the gate: set it to the time the client's callers wait for an answer (the gated
+     * clients hand the SDK's request timeout over themselves). A caller's own deadline or the SDK's
+     * per-request timeout, when shorter, wins ({@link ClientGate#admit(byte[], Function,
+     * Duration)}). None by default.
      *
      * @param deadline in (0, 365 days]; outside it, an {@link IllegalArgumentException} naming the
      *     range
