@@ -1,6 +1,7 @@
 package io.backpressure.anthropic;
 
 import com.anthropic.core.RequestOptions;
+import com.anthropic.core.Timeout;
 import com.anthropic.core.http.Headers;
 import com.anthropic.core.http.HttpClient;
 import com.anthropic.core.http.HttpRequest;
@@ -13,6 +14,7 @@ import io.backpressure.client.GatedTransport.AnswerView;
 import io.backpressure.client.GatedTransport.RequestView;
 import io.backpressure.client.GatedTransport.TappedAnswer;
 import io.backpressure.client.GatedTransport.TappedBody;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +24,13 @@ import org.jspecify.annotations.Nullable;
  * GatedAnthropic#interceptor()} around the {@link HttpClient} the SDK sends through. Requests to
  * gated endpoints are admitted by the {@link ClientGate} before they are sent, and their answers'
  * bodies are tapped to release the grant with the usage; every other request passes through
- * unchanged. Thread-safe.
+ * unchanged.
+ *
+ * <p>The SDK's timeout for a request ({@code Timeout.request()} of the {@code RequestOptions} it
+ * hands this client) is the call's deadline for its answer at the gate, the shortest of it, the
+ * caller's ({@code GateContext.withDeadline} or its header) and the client builder's winning: a
+ * call whose turn would come after it ends with {@code ExpiredException} at once and is not sent,
+ * instead of being deferred past the moment its caller gives up. Thread-safe.
  */
 public final class GatedHttpClient implements HttpClient {
 
@@ -36,17 +44,28 @@ public final class GatedHttpClient implements HttpClient {
 
   @Override
   public HttpResponse execute(HttpRequest request, RequestOptions options) {
-    return gated.execute(request, r -> transport.execute(r, options));
+    return gated.execute(request, timeout(options), r -> transport.execute(r, options));
   }
 
   @Override
   public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions options) {
-    return gated.executeAsync(request, r -> transport.executeAsync(r, options));
+    return gated.executeAsync(request, timeout(options), r -> transport.executeAsync(r, options));
   }
 
   @Override
   public void close() {
     transport.close();
+  }
+
+  /**
+   * The call's deadline at the gate: the SDK's timeout for the whole HTTP call ({@code
+   * Timeout.request()}: the client's {@code timeout} or the call's {@code RequestOptions}, else the
+   * SDK's default, which it derives from the call's {@code max_tokens}), or null when the options
+   * carry no timeout. Zero, the SDK's "no timeout", is no deadline ({@link
+   * GatedTransport#execute(Object, Duration, java.util.function.Function)}).
+   */
+  private static @Nullable Duration timeout(RequestOptions options) {
+    return options.timeout().map(Timeout::request).orElse(null);
   }
 
   /**

@@ -8,16 +8,20 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.RequestOverrideConfiguration;
 import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttribute;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -39,7 +43,11 @@ import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelWithRespo
  *   <li>{@link #beforeExecution}: the call is admitted before it is marshalled and signed (a wait
  *       for admission does not age the SigV4 signature), its cost read from the modelled request; a
  *       call that a client {@link GatedBedrock} built sends again after a refusal comes with the
- *       gate's new grant, which is used instead;
+ *       gate's new grant, which is used instead. The SDK's timeout for the call (the shorter of its
+ *       {@code apiCallTimeout} and {@code apiCallAttemptTimeout}, the request's own override or
+ *       else the client's) is its deadline for the answer, the shortest of it, the caller's ({@code
+ *       GateContext.withDeadline}) and the client builder's winning: a call whose turn would come
+ *       after it fails with the admitter's {@code ExpiredException} at once, unsent;
  *   <li>{@link #modifyHttpRequest}: the last hook before the request is signed and sent; a call
  *       that reaches it later than its gate's {@code sendWithin()} after its admission (a cold
  *       client's first call, a thread that was descheduled) gives its grant back unused and is
@@ -73,9 +81,23 @@ public final class GateInterceptor implements ExecutionInterceptor {
       new ExecutionAttribute<>("io.backpressure.bedrock.EventStreamTap");
 
   private final ClientGate gate;
+  private final @Nullable Duration callTimeout;
+  private final @Nullable Duration attemptTimeout;
 
+  /** The gate alone: a call's deadline is its request's own timeouts, if it has any. */
   public GateInterceptor(ClientGate gate) {
+    this(gate, ClientOverrideConfiguration.builder().build());
+  }
+
+  /**
+   * The gate of a client whose override configuration is {@code client}: its {@code apiCallTimeout}
+   * and {@code apiCallAttemptTimeout} are the deadline of a call whose request does not override
+   * them.
+   */
+  public GateInterceptor(ClientGate gate, ClientOverrideConfiguration client) {
     this.gate = Objects.requireNonNull(gate, "gate");
+    this.callTimeout = client.apiCallTimeout().orElse(null);
+    this.attemptTimeout = client.apiCallAttemptTimeout().orElse(null);
   }
 
   @Override
@@ -86,7 +108,10 @@ public final class GateInterceptor implements ExecutionInterceptor {
       return;
     }
     Exchange readmitted = attempt == null ? null : attempt.readmitted();
-    Exchange exchange = readmitted == null ? gate.admit(call) : readmitted;
+    Exchange exchange =
+        readmitted == null
+            ? gate.admit(call, name -> null, timeout(context.request()))
+            : readmitted;
     attributes.putAttribute(EXCHANGE, exchange);
     if (attempt != null) {
       attempt.sending(exchange);
@@ -107,6 +132,24 @@ public final class GateInterceptor implements ExecutionInterceptor {
       }
     }
     return context.httpRequest();
+  }
+
+  /**
+   * The SDK's timeout for {@code request}: the shorter of its API call timeout and its attempt
+   * timeout, each the request's own ({@code overrideConfiguration}) or else the client's; null when
+   * neither is set. The SDK's retries are off in the clients {@link GatedBedrock} builds, so the
+   * first attempt is the whole call.
+   */
+  private @Nullable Duration timeout(SdkRequest request) {
+    Optional<? extends RequestOverrideConfiguration> own = request.overrideConfiguration();
+    Duration call = own.flatMap(RequestOverrideConfiguration::apiCallTimeout).orElse(callTimeout);
+    Duration attempt =
+        own.flatMap(RequestOverrideConfiguration::apiCallAttemptTimeout).orElse(attemptTimeout);
+    return shortest(call, attempt);
+  }
+
+  private static @Nullable Duration shortest(@Nullable Duration a, @Nullable Duration b) {
+    return a == null || (b != null && b.compareTo(a) < 0) ? b : a;
   }
 
   /** What {@link BedrockRuntime#read} reads of {@code request}; null when it is not gated. */

@@ -98,7 +98,7 @@ public final class GatedBedrock extends GatedClientBuilder<GatedBedrock> {
   private static ClientOverrideConfiguration gated(
       ClientOverrideConfiguration configuration, ClientGate gate) {
     return configuration.toBuilder()
-        .addExecutionInterceptor(new GateInterceptor(gate))
+        .addExecutionInterceptor(new GateInterceptor(gate, configuration))
         .retryStrategy(AwsRetryStrategy.doNotRetry())
         .build();
   }

@@ -71,6 +71,12 @@ public final class ActivityAdmitter implements Admitter {
     }
   }
 
+  /** True: a deferral ends the activity's attempt, and a later attempt sends the call anew. */
+  @Override
+  public boolean defersToALaterAttempt() {
+    return true;
+  }
+
   @Override
   public Grant admit(Gate gate, AdmissionRequest request) {
     return activityGate(gate).admit(request);

@@ -47,6 +47,18 @@ public interface Admitter {
   }
 
   /**
+   * Whether a call this admitter defers is sent, if ever, by a later attempt of its caller that
+   * makes the SDK call anew, rather than by the SDK call that asked ({@link ActivityAdmitter}: the
+   * deferral ends the Temporal activity's attempt and the call runs again after a durable timer).
+   * Then the SDK's timeout for the request bounds that later SDK call, not the wait for the call's
+   * turn, and is not taken as the call's deadline ({@link ClientGate#admit(byte[],
+   * java.util.function.Function, Duration)}); the activity's own timeouts are. False by default.
+   */
+  default boolean defersToALaterAttempt() {
+    return false;
+  }
+
+  /**
    * Outside Temporal: throws {@link DeferredException}, {@link ExpiredException} or {@link
    * RejectedException}.
    */

@@ -118,12 +118,16 @@ public final class ClientGate {
    * AdmissionRequest.withDeadline}), is the shortest of: the caller's ({@link
    * GateContext#withDeadline}, from the request's {@value GateContext#DEADLINE_HEADER} header or
    * the caller's context), {@code timeout}, and the client's ({@link Builder#deadline}); none when
-   * none is given. The shortest wins because the call is abandoned when the first of them passes. A
-   * call whose deadline is zero is not sent: the admitter's expiry ({@link Admitter#expired}) is
-   * thrown without asking the gate. Under an adaptive concurrency limit the gate answers {@code
-   * Expired} at once a call whose deadline does not cover the latency it measured at the target, so
-   * such a call is not sent to time out. Each later admission of the call ({@link #again}) carries
-   * what is left of the deadline, measured with the {@linkplain Builder#ticker ticker}.
+   * none is given. Under an admitter whose deferrals are sent by a later attempt ({@link
+   * Admitter#defersToALaterAttempt()}: {@link ActivityAdmitter}, whose activity's own timeouts
+   * bound the call), {@code timeout} is left out: it bounds the SDK call of the attempt that sends
+   * the call, not the wait for its turn. The shortest wins because the call is abandoned when the
+   * first of them passes. A call whose deadline is zero is not sent: the admitter's expiry ({@link
+   * Admitter#expired}) is thrown without asking the gate. Under an adaptive concurrency limit the
+   * gate answers {@code Expired} at once a call whose deadline does not cover the latency it
+   * measured at the target, so such a call is not sent to time out. Each later admission of the
+   * call ({@link #again}) carries what is left of the deadline, measured with the {@linkplain
+   * Builder#ticker ticker}.
    *
    * @param timeout the SDK's timeout for this request (the time it waits for the answer), or null
    *     (or zero) when it has none
@@ -175,7 +179,11 @@ public final class ClientGate {
     Duration answerWithin =
         shortest(
             shortest(ownDeadline, caller.deadline()),
-            shortest(timeout == null || timeout.isZero() ? null : timeout, deadline));
+            shortest(
+                timeout == null || timeout.isZero() || admitter.defersToALaterAttempt()
+                    ? null
+                    : timeout,
+                deadline));
     long deadlineAt =
         answerWithin == null ? NO_DEADLINE : ticker.nanoTime() + answerWithin.toNanos();
     return admitted(gate, request, deadlineAt, call, sent);
@@ -386,9 +394,10 @@ public final class ClientGate {
 
     /**
      * The deadline for the answer of every call of this client, counted from the moment the call
-     * reaches the gate: set it to the time the client's callers wait for an answer (the SDK's
-     * request timeout, say). A caller's own deadline or the SDK's per-request timeout, when
-     * shorter, wins ({@link ClientGate#admit(byte[], Function, Duration)}). None by default.
+     * reaches the gate: set it to the time the client's callers wait for an answer (the gated
+     * clients hand the SDK's request timeout over themselves). A caller's own deadline or the SDK's
+     * per-request timeout, when shorter, wins ({@link ClientGate#admit(byte[], Function,
+     * Duration)}). None by default.
      *
      * @param deadline in (0, 365 days]; outside it, an {@link IllegalArgumentException} naming the
      *     range

@@ -83,10 +83,11 @@ public abstract class GatedClientBuilder<B extends GatedClientBuilder<B>> {
   /**
    * The deadline for the answer of every call of the client, counted from the moment the call
    * reaches the gate ({@link ClientGate.Builder#deadline}): set it to the time the client's callers
-   * wait for an answer, such as the SDK's request timeout. A caller's own deadline ({@link
-   * GateContext#withDeadline}, in its context or its request's headers), when shorter, wins. Under
-   * an adaptive concurrency limit a call whose deadline does not cover the latency the gate
-   * measured is not sent but ends with {@link ExpiredException}. None by default.
+   * wait for an answer. The SDK's request timeout needs no setting here: the gated clients hand it
+   * to the gate themselves. A caller's own deadline ({@link GateContext#withDeadline}, in its
+   * context or its request's headers) or the SDK's timeout, when shorter, wins. Under an adaptive
+   * concurrency limit a call whose deadline does not cover the latency the gate measured is not
+   * sent but ends with {@link ExpiredException}. None by default.
    *
    * @param deadline in (0, 365 days]
    */

@@ -10,6 +10,7 @@ import io.backpressure.client.GatedTransport.AnswerView;
 import io.backpressure.client.GatedTransport.RequestView;
 import io.backpressure.client.GatedTransport.TappedBody;
 import io.backpressure.core.Admission;
+import io.backpressure.core.AdmissionRequest;
 import io.backpressure.core.Cost;
 import io.backpressure.core.Gate;
 import io.backpressure.core.Grant;
@@ -313,6 +314,51 @@ class GatedTransportTest {
     assertThat(gate.requests()).hasSize(3);
     assertThat(sent).hasSize(2);
     assertThat(gate.outstanding()).isZero();
+  }
+
+  /**
+   * Under an admitter whose deferrals are sent by a later attempt ({@code ActivityAdmitter}'s), the
+   * SDK's timeout bounds that attempt's SDK call, not the wait for the turn: a call whose timeout
+   * ends before its turn is deferred, not expired, while the caller's own deadline still applies.
+   * Mutation tried: the timeout kept (the first call ends Expired).
+   */
+  @Test
+  void anAdmitterThatDefersToALaterAttemptLeavesTheSdkTimeoutOut() {
+    Admitter direct = Admitter.direct();
+    Admitter later =
+        new Admitter() {
+          @Override
+          public Grant admit(Gate at, AdmissionRequest request) {
+            return direct.admit(at, request);
+          }
+
+          @Override
+          public void release(Gate at, Grant grant, Cost actual) {
+            direct.release(at, grant, actual);
+          }
+
+          @Override
+          public RuntimeException refused(RejectReason reason, @Nullable String message) {
+            return direct.refused(reason, message);
+          }
+
+          @Override
+          public boolean defersToALaterAttempt() {
+            return true;
+          }
+        };
+    GatedTransport<Sent, Answer> timed = transport(gate, b -> b.admitter(later));
+    Cost cost = Cost.requests(1).tokens(10);
+    gate.release(((Admission.Admitted) gate.admit("acme", "P1", cost)).grant(), cost);
+    Duration short300 = Duration.ofMillis(300);
+
+    assertThatThrownBy(() -> timed.execute(unbooked(), short300, this::ok))
+        .isInstanceOf(DeferredException.class);
+    assertThat(gate.requests().get(1).deadline()).isNull();
+    assertThatThrownBy(() -> timed.execute(within(short300), Duration.ofSeconds(5), this::ok))
+        .isInstanceOf(ExpiredException.class);
+    assertThat(gate.requests().get(2).deadline()).isEqualTo(short300);
+    assertThat(sent).isEmpty();
   }
 
   @Test

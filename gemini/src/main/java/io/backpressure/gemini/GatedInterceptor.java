@@ -11,6 +11,7 @@ import io.backpressure.client.GatedTransport.TappedBody;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import okhttp3.Interceptor;
@@ -32,7 +33,12 @@ import org.jspecify.annotations.Nullable;
  * and hands every answer (a refusal's body included) to the provider feedback. Other requests
  * (files, caches, {@code countTokens}) pass through. google-genai adds its own retry interceptor
  * after this one; {@link GatedGemini} turns its retries off, so that one admission is one request.
- * Thread-safe.
+ *
+ * <p>The SDK's timeout for a call ({@code HttpOptions.timeout}, the call's own or the client's,
+ * which the SDK makes the OkHttp call's timeout) is its deadline for the answer at the gate, the
+ * shortest of it, the caller's ({@code GateContext.withDeadline} or its header) and the client
+ * builder's winning: a call whose turn would come after it ends with {@code ExpiredException} at
+ * once and is not sent. Thread-safe.
  */
 public final class GatedInterceptor implements Interceptor {
 
@@ -50,6 +56,7 @@ public final class GatedInterceptor implements Interceptor {
     try {
       return gated.execute(
           chain.request(),
+          timeout(chain),
           request -> {
             try {
               return chain.proceed(request);
@@ -60,6 +67,18 @@ public final class GatedInterceptor implements Interceptor {
     } catch (UncheckedIOException e) {
       throw e.getCause();
     }
+  }
+
+  /**
+   * The call's deadline at the gate: google-genai's {@code HttpOptions.timeout}, the call's own
+   * ({@code GenerateContentConfig.httpOptions}) or else the client's, which the SDK sets as the
+   * OkHttp call's timeout ({@code callTimeout}) of the call this interceptor runs in; without
+   * either, the call timeout of the {@link GatedGemini#transport transport} if it has one; else
+   * null.
+   */
+  private static @Nullable Duration timeout(Chain chain) {
+    long nanos = chain.call().timeout().timeoutNanos();
+    return nanos > 0 ? Duration.ofNanos(nanos) : null;
   }
 
   /** OkHttp's request and response types, as {@link GatedTransport} reads and changes them. */

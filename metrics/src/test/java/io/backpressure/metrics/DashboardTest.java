@@ -60,6 +60,8 @@ class DashboardTest {
             .levels(inner::levels)
             .feedback(inner::feedbackState)
             .leases(inner::inFlight, inner::expiredLeases)
+            .concurrencyLimit(inner::concurrencyLimit)
+            .measuredLatency(inner::measuredLatencyMicros)
             .quotas(inner)
             .build();
     Admission first = gate.admit("acme", "P1", Cost.requests(1).tokens(400));
@@ -115,7 +117,7 @@ class DashboardTest {
       assertThat(row.group(2)).as("Prometheus name of " + row.group(1)).startsWith(prometheus);
       documented.add(row.group(2));
     }
-    assertThat(documented).hasSize(31);
+    assertThat(documented).hasSize(33);
     Set<String> families = new TreeSet<>();
     for (String name : scraped) {
       families.add(name.replaceAll("_(bucket|count|sum|max)$", ""));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.openai.client.OpenAIClient;
+import com.openai.core.RequestOptions;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import io.backpressure.client.DeferredException;
@@ -135,8 +136,11 @@ class GatedOpenAITest {
       OpenAIClient client = client(provider.baseUrl(), GatedOpenAI.builder().gate(gate));
       try {
         client.chat().completions().create(params("gpt-4o-mini", "first"));
+        // A timeout that outlasts the provider's ten minutes: with the client's 20 s the call
+        // would end ExpiredException, its turn past its deadline (SdkTimeoutTest).
+        RequestOptions patient = RequestOptions.builder().timeout(Duration.ofMinutes(15)).build();
         assertThatThrownBy(
-                () -> client.chat().completions().create(params("gpt-4o-mini", "second")))
+                () -> client.chat().completions().create(params("gpt-4o-mini", "second"), patient))
             .isInstanceOfSatisfying(
                 DeferredException.class, e -> assertThat(e.retryAfter()).isPositive());
 

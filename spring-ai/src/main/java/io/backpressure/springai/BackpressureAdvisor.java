@@ -27,7 +27,9 @@ import org.springframework.ai.chat.metadata.RateLimit;
 import org.springframework.ai.chat.metadata.Usage;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.core.Ordered;
+import org.springframework.util.ClassUtils;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.SignalType;
 
@@ -50,7 +52,12 @@ import reactor.core.publisher.SignalType;
  * cost is one request plus the {@link TokenEstimator}'s estimate of the prompt's messages, with the
  * prompt options' {@code maxTokens} as the completion limit. The advisor sits just before the model
  * ({@link #getOrder()}), so it sees the prompt that memory and retrieval advisors have built, and
- * every model call of a retrying advisor above it is admitted anew.
+ * every model call of a retrying advisor above it is admitted anew. The call's deadline for its
+ * answer is the context's ({@link GateContext#withDeadline}), or the timeout of Spring AI's OpenAI
+ * options the prompt carries ({@code OpenAiChatOptions.timeout}, the request timeout the model
+ * sends the call with) when that is shorter, outside a Temporal activity (where the activity's
+ * timeouts bound the call): a call whose turn would come after it ends with {@code
+ * ExpiredException} at once, unsent.
  *
  * <p>Not admitted: inside a Temporal activity the call ends the activity as {@code ActivityGate}
  * does; elsewhere {@code call()} throws a {@link NotAdmittedException} (a deferral carries Δ and
@@ -84,6 +91,15 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
 
   private static final Logger LOG = LoggerFactory.getLogger(BackpressureAdvisor.class);
 
+  /**
+   * Whether Spring AI's OpenAI model is on the class path (an optional dependency), so that {@link
+   * OpenAiTimeout} may be loaded.
+   */
+  private static final boolean OPENAI_OPTIONS =
+      ClassUtils.isPresent(
+          "org.springframework.ai.openai.OpenAiChatOptions",
+          BackpressureAdvisor.class.getClassLoader());
+
   private final GatedCall gatedCall;
   private final TokenEstimator estimator;
   private final GateContext defaultContext;
@@ -115,7 +131,9 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
 
   @Override
   public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
-    GateContext context = context(request.context(), GateContext.current().orElse(null));
+    GateContext context =
+        withTimeout(
+            context(request.context(), GateContext.current().orElse(null)), request.prompt());
     ChatClientResponse response =
         gatedCall.call(
             context,
@@ -133,7 +151,7 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
       ChatClientRequest request, StreamAdvisorChain chain) {
     return Flux.defer(
         () -> {
-          GateContext context = context(request.context(), null);
+          GateContext context = withTimeout(context(request.context(), null), request.prompt());
           Cost estimate = estimate(request.prompt());
           Long maxTokens = maxTokens(request.prompt());
           if (gatedCall.insideActivity()) {
@@ -194,6 +212,39 @@ public final class BackpressureAdvisor implements CallAdvisor, StreamAdvisor {
       return defaultContext;
     }
     throw gatedCall.missingContext();
+  }
+
+  /**
+   * {@code context} with the prompt options' timeout as its deadline, when they have one shorter
+   * than the context's own: Spring AI's OpenAI options ({@code OpenAiChatOptions.timeout}, the
+   * model's defaults as the prompt carries them, or the call's own) are the request timeout the
+   * OpenAI model sends the call with. Zero, openai-java's "no timeout", is none; other models'
+   * options carry no timeout. Inside a Temporal activity the context is left as it is: a deferral
+   * ends the attempt and a later one sends the call with a timeout of its own, so the activity's
+   * timeouts bound the call instead ({@code ActivityGate}).
+   */
+  private GateContext withTimeout(GateContext context, Prompt prompt) {
+    Duration timeout =
+        OPENAI_OPTIONS && !gatedCall.insideActivity()
+            ? OpenAiTimeout.of(prompt.getOptions())
+            : null;
+    Duration own = context.deadline();
+    if (timeout == null
+        || timeout.isNegative()
+        || timeout.isZero()
+        || (own != null && own.compareTo(timeout) <= 0)) {
+      return context;
+    }
+    return context.withDeadline(timeout);
+  }
+
+  /** The timeout of Spring AI's OpenAI options; loaded only when they are on the class path. */
+  private static final class OpenAiTimeout {
+    private OpenAiTimeout() {}
+
+    static Duration of(ChatOptions options) {
+      return options instanceof OpenAiChatOptions openAi ? openAi.getTimeout() : null;
+    }
   }
 
   private String defaultPriority() {

@@ -3,6 +3,7 @@ package io.backpressure.client.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.backpressure.core.Admission;
 import io.backpressure.core.Cost;
 import io.backpressure.core.InMemoryGate;
 import io.backpressure.core.Policy;
@@ -36,6 +37,19 @@ public final class TestGates {
                 .priority("P1", 1)
                 .build(),
             clock));
+  }
+
+  /**
+   * Spends the one request a gate's burst holds (a gate {@link #recording} built with one request
+   * per second, say), admitted and released outside any client for tenant {@code acme} in class
+   * {@code P1}: the next call's turn is then one request's time away (a second), so the gate defers
+   * it, or answers it {@code Expired} when its deadline ends sooner.
+   */
+  public static void spendTheBurst(RecordingGate gate) {
+    Cost cost = Cost.requests(1).tokens(1);
+    Admission admitted = gate.admit("acme", "P1", cost);
+    assertThat(admitted).isInstanceOf(Admission.Admitted.class);
+    gate.release(((Admission.Admitted) admitted).grant(), cost);
   }
 
   /** Asserts the gate's one admission request: its caller, its cost and its completion limit. */
