@@ -35,6 +35,17 @@ import org.jspecify.annotations.Nullable;
  * RFC 6298, with its weights). Planning for the lateness itself would space the slots a period plus
  * that lateness apart, and lose that part of the cap.
  *
+ * <p><b>Firm slots in reservation mode.</b> A call's debit there is its reservation, the worst
+ * case, and its release refunds what it did not use; by the time a later slot is sent, the calls
+ * before it have long been reconciled. So a firm slot is held in the window at what its call is
+ * expected to use (its estimate plus its class's mean shortfall, at most its debit), and counted at
+ * its debit only while its call may be in flight: from its slot for the calls' mean time from send
+ * to release plus {@link #FLIGHT_SPREAD_FACTOR} mean deviations of it, learned at every release as
+ * the lateness is (RFC 6298's weights). The call is sent, and the window's check at send made, at
+ * its debit, so P1 is unchanged; what the plan changes is that the check a call meets at its slot
+ * passes when the calls before it used what they were expected to (outside reservation mode the
+ * debit is the expected cost, and the plan is as before).
+ *
  * <p>The essay {@code docs/admission-rule.md} explains the layer beside the other two. Not
  * thread-safe.
  */
@@ -48,6 +59,18 @@ final class CapLayer {
   /** How many mean deviations of lateness a held cost is planned to stay (RFC 6298's K). */
   static final double LATE_SPREAD_FACTOR = 4;
 
+  /** The weight of a call's send-to-release time in their mean (RFC 6298's α, for a round trip). */
+  static final double FLIGHT_MEAN_WEIGHT = 0.125;
+
+  /** The weight of a call's deviation in the mean deviation of that time (RFC 6298's β). */
+  static final double FLIGHT_SPREAD_WEIGHT = 0.25;
+
+  /**
+   * How many mean deviations past its mean a held call is planned to be in flight: two reach the
+   * longest of flight times spread evenly (their mean deviation is a quarter of their range).
+   */
+  static final double FLIGHT_SPREAD_FACTOR = 2;
+
   private final int dims;
   private final double[] tat;
   private final double[] rate;
@@ -55,6 +78,12 @@ final class CapLayer {
   private final @Nullable SlidingWindow[] windows;
   private double lateMean;
   private double lateSpread;
+
+  /** The calls' mean time from send to release, at most one period, µs, and its mean deviation. */
+  private double flightMean;
+
+  private double flightSpread;
+
   private final boolean plansLateness;
 
   CapLayer(int dims) {
@@ -129,7 +158,8 @@ final class CapLayer {
                 window.fitsAt(
                     now,
                     Math.min(need, window.allowance()),
-                    (long) (LATE_SPREAD_FACTOR * lateSpread)));
+                    (long) (LATE_SPREAD_FACTOR * lateSpread),
+                    (long) (flightMean + FLIGHT_SPREAD_FACTOR * flightSpread)));
       }
     }
     return (long) Math.ceil(at);
@@ -146,14 +176,19 @@ final class CapLayer {
 
   /**
    * Holds {@code cost} at {@code at}, a firm slot after now: in the buckets, nothing taken later
-   * can use the capacity that refills until then; in the safe window, its room is kept until it is
-   * {@link #send sent} (the held entries in {@code entries}).
+   * can use the capacity that refills until then; in the safe window, room for {@code expected}
+   * (what the call is expected to use; at most {@code cost} is held) is kept until it is {@link
+   * #send sent}, and for {@code cost} while the call may be in flight (the held entries in {@code
+   * entries}).
    */
-  void hold(long at, double[] cost, SlidingWindow.@Nullable Entry[] entries) {
+  void hold(long at, double[] cost, double[] expected, SlidingWindow.@Nullable Entry[] entries) {
     debit(at, cost);
     for (int d = 0; d < dims; d++) {
       SlidingWindow window = windows[d];
-      entries[d] = window != null && cost[d] > 0 ? window.hold(at, cost[d]) : null;
+      entries[d] =
+          window != null && cost[d] > 0
+              ? window.hold(at, Math.min(expected[d], cost[d]), cost[d])
+              : null;
     }
   }
 
@@ -182,15 +217,15 @@ final class CapLayer {
   }
 
   /**
-   * Records the firm slot held in {@code entries} for {@code slot} as sent at {@code now}, and
-   * learns how late its caller came.
+   * Records the firm slot held in {@code entries} for {@code slot} as sent at {@code now}, at its
+   * {@code cost} (the debit), and learns how late its caller came.
    */
-  void send(long now, long slot, SlidingWindow.@Nullable Entry[] entries) {
+  void send(long now, long slot, SlidingWindow.@Nullable Entry[] entries, double[] cost) {
     for (int d = 0; d < dims; d++) {
       SlidingWindow window = windows[d];
       SlidingWindow.Entry promised = entries[d];
       if (window != null && promised != null) {
-        entries[d] = window.send(promised, now);
+        entries[d] = window.send(promised, now, cost[d]);
       }
     }
     double late = plansLateness ? Math.max(0, now - slot) : 0;
@@ -199,10 +234,22 @@ final class CapLayer {
   }
 
   /**
-   * Reconciles a taken cost by {@code delta} (positive: it cost more): the bucket's debt and the
-   * window's entry move by it. A refund never makes the bucket hold more than its burst.
+   * Reconciles a taken cost by {@code delta} (positive: it cost more) at the call's release: the
+   * bucket's debt and the window's entry move by it. A refund never makes the bucket hold more than
+   * its burst. With a safe window, learns how long the call was in flight (from its first
+   * dimension's entry, at most one period).
    */
   void correct(long now, double[] delta, SlidingWindow.@Nullable Entry[] entries) {
+    for (int d = 0; d < dims; d++) {
+      SlidingWindow window = windows[d];
+      SlidingWindow.Entry entry = entries[d];
+      if (window != null && entry != null) {
+        long flight = window.age(entry, now);
+        flightSpread += FLIGHT_SPREAD_WEIGHT * (Math.abs(flight - flightMean) - flightSpread);
+        flightMean += FLIGHT_MEAN_WEIGHT * (flight - flightMean);
+        break;
+      }
+    }
     for (int d = 0; d < dims; d++) {
       if (delta[d] == 0) {
         continue;
@@ -253,6 +300,8 @@ final class CapLayer {
   void readState(java.util.Map<String, Double> out) {
     out.put("lateMean", lateMean);
     out.put("lateSpread", lateSpread);
+    out.put("flightMean", flightMean);
+    out.put("flightSpread", flightSpread);
     for (int d = 0; d < dims; d++) {
       out.put(FairRuleSchema.key("tat", d), tat[d]);
       out.put(FairRuleSchema.key("rate", d), rate[d]);
@@ -261,6 +310,7 @@ final class CapLayer {
       if (window == null) {
         out.put(FairRuleSchema.key("sum", d), 0.0);
         out.put(FairRuleSchema.key("heldSum", d), 0.0);
+        out.put(FairRuleSchema.key("heldExtra", d), 0.0);
       } else {
         window.readState(d, out);
       }

@@ -162,6 +162,9 @@ final class FairRule implements AdmissionRule {
   /** Per dimension, the rate of the calls served at their turn (units per µs, averaged). */
   private final double[] turnUse;
 
+  /** The call being admitted's expected cost: its estimate plus its class's mean shortfall. */
+  private final double[] expected;
+
   private final double[] room;
   private final double[] noRoom;
   private final double[] delta;
@@ -197,6 +200,7 @@ final class FairRule implements AdmissionRule {
     this.use = new double[classes][dims];
     this.servedRate = new double[classes];
     this.turnUse = new double[dims];
+    this.expected = new double[dims];
     this.room = new double[dims];
     this.noRoom = new double[dims];
     this.delta = new double[dims];
@@ -277,12 +281,13 @@ final class FairRule implements AdmissionRule {
         booking.readyAt = at;
         return Math.max(MIN_DEFER_MICROS, at - now);
       }
-      cap.send(now, booking.readyAt, booking.entries);
+      cap.send(now, booking.readyAt, booking.entries, booking.debit);
       return 0;
     }
     double[] cost = booking.paced;
     for (int d = 0; d < dims; d++) {
-      cost[d] = reserve != null ? reserve[d] : Math.min(largest[d], estimate[d] + correction[k][d]);
+      expected[d] = Math.min(largest[d], estimate[d] + correction[k][d]);
+      cost[d] = reserve != null ? reserve[d] : expected[d];
     }
     booking.estimate = estimate;
     booking.debit = cost;
@@ -384,7 +389,7 @@ final class FairRule implements AdmissionRule {
       double sigma,
       long slot,
       long wait) {
-    cap.hold(slot, cost, booking.entries);
+    cap.hold(slot, cost, expected, booking.entries);
     served(q.priority, cost, sigma);
     booking.lined = true;
     booking.readyAt = slot;

@@ -55,9 +55,12 @@ public final class FairRuleSchema {
           new Field("tolerance", Per.DIMENSION, 0),
           new Field("lateMean", Per.GLOBAL, 0),
           new Field("lateSpread", Per.GLOBAL, 0),
+          new Field("flightMean", Per.GLOBAL, 0),
+          new Field("flightSpread", Per.GLOBAL, 0),
           // SlidingWindow, one per dimension
           new Field("sum", Per.DIMENSION, 0),
           new Field("heldSum", Per.DIMENSION, 0),
+          new Field("heldExtra", Per.DIMENSION, 0),
           // OrderLayer
           new Field("touches", Per.GLOBAL, 0),
           new Field("classFinish", Per.CLASS, Double.NEGATIVE_INFINITY),
@@ -77,7 +80,8 @@ public final class FairRuleSchema {
           new Field("amount", Per.WINDOW_ENTRY, 0),
           // SlidingWindow's held entries, the firm slots not yet sent
           new Field("at", Per.HELD_ENTRY, 0),
-          new Field("amount", Per.HELD_ENTRY, 0));
+          new Field("amount", Per.HELD_ENTRY, 0),
+          new Field("debit", Per.HELD_ENTRY, 0));
 
   /** The tuning constants, by the name both rules use. */
   static final Map<String, Double> CONSTANTS = constants();
@@ -94,6 +98,9 @@ public final class FairRuleSchema {
     c.put("LATE_MEAN_WEIGHT", CapLayer.LATE_MEAN_WEIGHT);
     c.put("LATE_SPREAD_WEIGHT", CapLayer.LATE_SPREAD_WEIGHT);
     c.put("LATE_SPREAD_FACTOR", CapLayer.LATE_SPREAD_FACTOR);
+    c.put("FLIGHT_MEAN_WEIGHT", CapLayer.FLIGHT_MEAN_WEIGHT);
+    c.put("FLIGHT_SPREAD_WEIGHT", CapLayer.FLIGHT_SPREAD_WEIGHT);
+    c.put("FLIGHT_SPREAD_FACTOR", CapLayer.FLIGHT_SPREAD_FACTOR);
     return Map.copyOf(c);
   }
 

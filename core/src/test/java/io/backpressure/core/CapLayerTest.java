@@ -58,7 +58,7 @@ class CapLayerTest {
         sends.add(now);
       } else {
         SlidingWindow.Entry[] promised = new SlidingWindow.Entry[1];
-        cap.hold(at, amount, promised);
+        cap.hold(at, amount, amount, promised);
         held.add(new Slot(at, at, promised));
       }
     }
@@ -85,7 +85,7 @@ class CapLayerTest {
         held.add(new Slot(sendable, slot.promised, slot.entries));
         continue;
       }
-      cap.send(slot.at, slot.promised, slot.entries);
+      cap.send(slot.at, slot.promised, slot.entries, amount);
       sends.add(slot.at);
     }
   }
@@ -108,7 +108,7 @@ class CapLayerTest {
     cap.take(0, ten, entries);
     long slot = cap.fitsAt(0, ten, none);
     assertThat(slot).isEqualTo(100_000); // 10 units at 100/s
-    cap.hold(slot, ten, new SlidingWindow.Entry[1]);
+    cap.hold(slot, ten, ten, new SlidingWindow.Entry[1]);
     // Nothing else fits before the slot's caller has had its capacity.
     assertThat(cap.fitsAt(50_000, new double[] {1}, none)).isGreaterThan(slot);
   }
@@ -118,9 +118,9 @@ class CapLayerTest {
     CapLayer cap = layer(true, RATE);
     double[] all = {RATE};
     SlidingWindow.Entry[] entries = new SlidingWindow.Entry[1];
-    cap.hold(0, all, entries);
+    cap.hold(0, all, all, entries);
     assertThat(cap.sendableAt(400_000, all)).isEqualTo(400_000);
-    cap.send(400_000, 0, entries);
+    cap.send(400_000, 0, entries, all);
     // Sent at 0.4 s, the window's allowance is spent until 1.4 s.
     assertThat(cap.sendableAt(1_000_000, new double[] {1})).isEqualTo(1_400_000);
   }
@@ -133,10 +133,10 @@ class CapLayerTest {
     SlidingWindow.Entry[] entries = new SlidingWindow.Entry[1];
     cap.take(0, half, entries);
     SlidingWindow.Entry[] promised = new SlidingWindow.Entry[1];
-    cap.hold(200_000, half, promised);
+    cap.hold(200_000, half, half, promised);
     // The bucket has room, but the window's other half belongs to the held slot.
     assertThat(cap.fitsAt(100_000, new double[] {1}, none)).isEqualTo(PERIOD);
-    cap.send(200_000, 200_000, promised);
+    cap.send(200_000, 200_000, promised, half);
     assertThat(cap.fitsAt(300_000, new double[] {1}, none)).isEqualTo(PERIOD);
   }
 
@@ -148,5 +148,52 @@ class CapLayerTest {
     assertThat(cap.fitsAt(0, one, new double[] {0})).isZero();
     assertThat(cap.fitsAt(0, one, new double[] {4})).isZero();
     assertThat(cap.fitsAt(0, one, new double[] {4.5})).isEqualTo(5_000); // 0.5 units at 100/s
+  }
+
+  /**
+   * Reservation mode under a backlog: forty calls, each debited 20 (its reservation) and expected
+   * to use 10, ask for their firm slots at once, come back at them and are released 90 ms after
+   * their send at 10, within the 100 ms flight the layer learned. The window plans each held slot
+   * at its debit while its call is in flight and at its expected cost after, so the slots are
+   * spaced by the expected cost (more than the five a period that planning them at the reservation
+   * gives), and every call is sent at its slot: the window holds its debit then.
+   */
+  @Test
+  void heldSlotsAreSpacedByTheExpectedCostAndSentAtTheirSlots() {
+    CapLayer cap = layer(true, 100 * RATE); // a bucket deep enough that the window decides
+    for (int i = 0; i < 60; i++) {
+      SlidingWindow.Entry[] entries = new SlidingWindow.Entry[1];
+      cap.take(i * 200_000L, new double[] {1}, entries);
+      cap.correct(i * 200_000L + 100_000, new double[] {0}, entries);
+    }
+    long start = 13 * PERIOD;
+    double[] reserve = {20};
+    double[] expected = {10};
+    PriorityQueue<Slot> events = new PriorityQueue<>();
+    List<Long> slots = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      long slot = cap.fitsAt(start, reserve, new double[] {0});
+      SlidingWindow.Entry[] entries = new SlidingWindow.Entry[1];
+      cap.hold(slot, reserve, expected, entries);
+      events.add(new Slot(slot, slot, entries));
+      slots.add(slot);
+    }
+    int sent = 0;
+    while (!events.isEmpty()) {
+      Slot event = events.poll();
+      if (event.promised() >= 0) {
+        assertThat(cap.sendableAt(event.at(), reserve))
+            .as("send at %d", event.at())
+            .isEqualTo(event.at());
+        cap.send(event.at(), event.promised(), event.entries(), reserve);
+        events.add(new Slot(event.at() + 90_000, -1, event.entries()));
+        sent++;
+      } else {
+        cap.correct(event.at(), new double[] {-10}, event.entries());
+      }
+    }
+    assertThat(sent).isEqualTo(40);
+    long second = slots.stream().filter(t -> t >= start + PERIOD && t < start + 2 * PERIOD).count();
+    assertThat(second).as("slots in the second period: %s", slots).isGreaterThanOrEqualTo(7);
   }
 }

@@ -374,9 +374,9 @@ class FairRuleMechanismsTest {
       cap.configure(DerivedPolicy.of(requestsWithWindow()), 0);
       double[] all = {100};
       SlidingWindow.Entry[] first = new SlidingWindow.Entry[1];
-      cap.hold(0, all, first);
-      cap.send(300_000, 0, first);
-      cap.hold(1_300_000, all, new SlidingWindow.Entry[1]);
+      cap.hold(0, all, all, first);
+      cap.send(300_000, 0, first, all);
+      cap.hold(1_300_000, all, all, new SlidingWindow.Entry[1]);
       assertThat(cap.fitsAt(1_000_000, ONE, new double[] {0}))
           .isEqualTo(planning ? 2_600_000 : 2_300_000);
     }
@@ -394,11 +394,11 @@ class FairRuleMechanismsTest {
     long slot = 0;
     for (int i = 0; i < 40; i++) {
       SlidingWindow.Entry[] entries = new SlidingWindow.Entry[1];
-      cap.hold(slot, all, entries);
-      cap.send(slot + 300_000, slot, entries);
+      cap.hold(slot, all, all, entries);
+      cap.send(slot + 300_000, slot, entries, all);
       slot += 1_300_000;
     }
-    cap.hold(slot, all, new SlidingWindow.Entry[1]);
+    cap.hold(slot, all, all, new SlidingWindow.Entry[1]);
     assertThat(cap.fitsAt(slot - 300_000, ONE, new double[] {0}))
         .isBetween(slot + 1_000_000, slot + 1_020_000);
   }

@@ -22,15 +22,15 @@
 --   KEYS[5] window hash: 'm' -> struct {head[d], next[d], held head[d], held next[d], held count[d]}
 --           per dimension, the bounds of the deques below (none: all empty, at 1); 'e<d>:<id>' ->
 --           struct {at, amount}, an entry of dimension d's SlidingWindow; 'h<d>:<id>' -> struct
---           {at, amount, sent}, an entry it holds for a firm slot (sent: taken out of the held
---           deque, as Java's held.remove)
+--           {at, amount, debit, sent}, an entry it holds for a firm slot (sent: taken out of the
+--           held deque, as Java's held.remove)
 --   KEYS[6] the resting queues (zset scored by seen): out of the active set, kept until their idle TTL
 --
 -- Conventions where Lua and Java differ: a Java name that is a Lua keyword ends in '_' here (until_);
 -- classes are indexed from 1 here (k = Java's k + 1) and
 -- dimensions likewise; a Java object reference (a booking's firm slot, a grant's window entries) is
 -- the id of its record here, and a record whose id is below its deque's head is gone; a held entry
--- sent is the booking's debit, which is its amount. The
+-- is sent at the booking's debit, which its record keeps as its debit. The
 -- queues that leave the active set in one step are taken in (seen, order) order, as SeenHeap gives
 -- them, so that W_k is decremented in the same order.
 
@@ -58,11 +58,12 @@ local KEPT = { states = {}, count = 0 }
 -- At most the lowest score of this step's active zset and of its resting zset (-huge: not known;
 -- OrderLayer.expire reads a zset only when its cutoff is above this).
 local LOWEST = { active = -huge, resting = -huge }
--- Tables the steps fill afresh at every call instead of building new ones: FairRule.admit's cost and
--- room, FairRule.release's delta, what FairRule.save packs and writes, and the queue records a step
--- reads or makes (queues: the first queues.n of them are this step's, see new_queue), and the entry
--- of KEPT this step took out (kept, nil when none), which FairRule.save refills.
-local SCRATCH = { cost = {}, room = {}, delta = {}, values = {}, writes = {}, deletes = {},
+-- Tables the steps fill afresh at every call instead of building new ones: FairRule.admit's cost,
+-- expected cost and room, FairRule.release's delta, what FairRule.save packs and writes, and the
+-- queue records a step reads or makes (queues: the first queues.n of them are this step's, see
+-- new_queue), and the entry of KEPT this step took out (kept, nil when none), which FairRule.save
+-- refills.
+local SCRATCH = { cost = {}, expected = {}, room = {}, delta = {}, values = {}, writes = {}, deletes = {},
   queues = { n = 0 } }
 local CapLayer, SlidingWindow, OrderLayer, FairRule = {}, {}, {}, {}
 -- The weight w_t of the step's tenant, from the step's arguments (Java: policy.tenantWeight).
@@ -146,8 +147,8 @@ function SlidingWindow.heldEntry(d, id)
   local field = held_field(d, id)
   local e = HELD[field]
   if e == nil then
-    local at, amount, sent = struct_unpack('<ddd', call('HGET', KEYS[5], field))
-    e = { at = at, amount = amount, sent = sent == 1 }
+    local at, amount, debit, sent = struct_unpack('<dddd', call('HGET', KEYS[5], field))
+    e = { at = at, amount = amount, debit = debit, sent = sent == 1 }
     HELD[field] = e
   end
   return e
@@ -173,6 +174,7 @@ function SlidingWindow.expire(d, now)
         break
       end
       S[FIELD.heldSum + d] = S[FIELD.heldSum + d] - e.amount
+      S[FIELD.heldExtra + d] = S[FIELD.heldExtra + d] - (e.debit - e.amount)
       BOUNDS.held_count[d] = BOUNDS.held_count[d] - 1
     end
     HELD[held_field(d, BOUNDS.held_head[d])] = 'gone'
@@ -180,19 +182,21 @@ function SlidingWindow.expire(d, now)
   end
   if BOUNDS.held_count[d] == 0 then
     S[FIELD.heldSum + d] = 0
+    S[FIELD.heldExtra + d] = 0
   end
 end
 
-function SlidingWindow.hold(d, at, amount)
+function SlidingWindow.hold(d, at, amount, debit)
   local id = BOUNDS.held_next[d]
-  HELD[held_field(d, id)] = { at = at, amount = amount, sent = false, dirty = true }
+  HELD[held_field(d, id)] = { at = at, amount = amount, debit = debit, sent = false, dirty = true }
   BOUNDS.held_next[d] = id + 1
   BOUNDS.held_count[d] = BOUNDS.held_count[d] + 1
   S[FIELD.heldSum + d] = S[FIELD.heldSum + d] + amount
+  S[FIELD.heldExtra + d] = S[FIELD.heldExtra + d] + (debit - amount)
   return id
 end
 
--- (amount: the promised entry's, the booking's debit in d.)
+-- (amount: the booking's debit in d, the promised entry's debit.)
 function SlidingWindow.send(d, promised, amount, now)
   if promised >= BOUNDS.held_head[d] then
     local e = SlidingWindow.heldEntry(d, promised)
@@ -201,8 +205,10 @@ function SlidingWindow.send(d, promised, amount, now)
       BOUNDS.held_count[d] = BOUNDS.held_count[d] - 1
       if BOUNDS.held_count[d] == 0 then
         S[FIELD.heldSum + d] = 0
+        S[FIELD.heldExtra + d] = 0
       else
         S[FIELD.heldSum + d] = S[FIELD.heldSum + d] - e.amount
+        S[FIELD.heldExtra + d] = S[FIELD.heldExtra + d] - (e.debit - e.amount)
       end
     end
   end
@@ -233,25 +239,67 @@ function SlidingWindow.adjust(d, id, now, delta)
   end
 end
 
-function SlidingWindow.fitsAt(d, now, amount, lateness)
-  local excess = S[FIELD.sum + d] + S[FIELD.heldSum + d] + amount - P.allowance[d]
-  local sent = SlidingWindow.leaves(d, now, excess)
-  if sent or BOUNDS.held_count[d] == 0 then
-    return sent or now + P.period
+-- (The first unsent held entry at or after id, or nil: Java's held iterator.)
+function SlidingWindow.nextHeld(d, id)
+  while id < BOUNDS.held_next[d] do
+    if not SlidingWindow.heldEntry(d, id).sent then
+      return id
+    end
+    id = id + 1
   end
-  local freed = S[FIELD.sum + d]
-  local at = now
-  for id = BOUNDS.held_head[d], BOUNDS.held_next[d] - 1 do
-    local e = SlidingWindow.heldEntry(d, id)
-    if not e.sent then
-      freed = freed + e.amount
-      at = max(at, e.at + P.period + lateness)
-      if freed >= excess - C.EPSILON then
-        return at
-      end
+  return nil
+end
+
+-- (next: the next sent entry's id, left and back the next held ones', nil when none.)
+function SlidingWindow.fitsAt(d, now, amount, lateness, flight)
+  local excess = S[FIELD.sum + d] + S[FIELD.heldSum + d] + S[FIELD.heldExtra + d] + amount - P.allowance[d]
+  if excess <= C.EPSILON then
+    return now
+  end
+  local next = BOUNDS.head[d] < BOUNDS.next[d] and BOUNDS.head[d] or nil
+  local left = SlidingWindow.nextHeld(d, BOUNDS.held_head[d])
+  local back = left
+  local leaveAt, backAt, freed = now, -huge, 0
+  while true do
+    local out, outAt = nil, huge
+    if next then
+      out = SlidingWindow.entry(d, next)
+      outAt = out.at + P.period
+    elseif left then
+      out = SlidingWindow.heldEntry(d, left)
+      outAt = max(leaveAt, out.at + P.period + lateness)
+    end
+    local t
+    local b = back and SlidingWindow.heldEntry(d, back)
+    if b and max(backAt, b.at + flight + lateness) < outAt then
+      backAt = max(backAt, b.at + flight + lateness)
+      t = backAt
+      freed = freed + (b.debit - b.amount)
+      back = SlidingWindow.nextHeld(d, back + 1)
+    elseif next then
+      t = outAt
+      freed = freed + out.amount
+      next = next + 1 < BOUNDS.next[d] and next + 1 or nil
+    elseif left then
+      leaveAt = outAt
+      t = leaveAt
+      freed = freed + out.amount
+      left = SlidingWindow.nextHeld(d, left + 1)
+    else
+      return max(leaveAt, now + P.period)
+    end
+    if freed >= excess - C.EPSILON then
+      return max(t, now)
     end
   end
-  return max(at, now + P.period)
+end
+
+-- (id: the entry's; one below the deque's head is gone, at least a period old.)
+function SlidingWindow.age(d, id, now)
+  if id < BOUNDS.head[d] then
+    return P.period
+  end
+  return min(now - SlidingWindow.entry(d, id).at, P.period)
 end
 
 function SlidingWindow.sendableAt(d, now, amount)
@@ -275,7 +323,8 @@ function SlidingWindow.leaves(d, now, excess)
 end
 
 -- ---------------------------------------------------------------------------------------------
--- CapLayer: tat, rate, tolerance per dimension, the callers' mean lateness and its mean deviation;
+-- CapLayer: tat, rate, tolerance per dimension, the callers' mean lateness and its mean deviation,
+-- the calls' mean flight time (send to release) and its mean deviation;
 -- a window per dimension while P.period > 0 (Java: windows[d] != null).
 
 local function has_window()
@@ -296,7 +345,7 @@ function CapLayer.configure(now)
     S[FIELD.tolerance + d] = P.burst[d] / next
     if not has_window() then
       BOUNDS.head[d], BOUNDS.held_head[d], BOUNDS.held_count[d] = BOUNDS.next[d], BOUNDS.held_next[d], 0
-      S[FIELD.sum + d], S[FIELD.heldSum + d] = 0, 0
+      S[FIELD.sum + d], S[FIELD.heldSum + d], S[FIELD.heldExtra + d] = 0, 0, 0
     end
   end
 end
@@ -331,7 +380,9 @@ function CapLayer.fitsAt(now, cost, room)
       at = max(at, max(S[FIELD.tat + d], now) + need / rate - tolerance)
       if has_window() then
         SlidingWindow.expire(d, now)
-        at = max(at, SlidingWindow.fitsAt(d, now, min(need, P.allowance[d]), math.floor(C.LATE_SPREAD_FACTOR * S[FIELD.lateSpread + 1])))
+        at = max(at, SlidingWindow.fitsAt(d, now, min(need, P.allowance[d]),
+          math.floor(C.LATE_SPREAD_FACTOR * S[FIELD.lateSpread + 1]),
+          math.floor(S[FIELD.flightMean + 1] + C.FLIGHT_SPREAD_FACTOR * S[FIELD.flightSpread + 1])))
       end
     end
   end
@@ -345,10 +396,11 @@ function CapLayer.take(now, cost, entries)
   end
 end
 
-function CapLayer.hold(at, cost, entries)
+function CapLayer.hold(at, cost, expected, entries)
   CapLayer.debit(at, cost)
   for d = 1, D do
-    entries[d] = has_window() and cost[d] > 0 and SlidingWindow.hold(d, at, cost[d]) or 0
+    entries[d] = has_window() and cost[d] > 0
+      and SlidingWindow.hold(d, at, min(expected[d], cost[d]), cost[d]) or 0
   end
 end
 
@@ -385,6 +437,15 @@ function CapLayer.send(now, slot, entries, cost)
 end
 
 function CapLayer.correct(now, delta, entries)
+  for d = 1, D do
+    if has_window() and entries[d] > 0 then
+      local flight = SlidingWindow.age(d, entries[d], now)
+      local mean, spread = S[FIELD.flightMean + 1], S[FIELD.flightSpread + 1]
+      S[FIELD.flightSpread + 1] = spread + C.FLIGHT_SPREAD_WEIGHT * (math.abs(flight - mean) - spread)
+      S[FIELD.flightMean + 1] = mean + C.FLIGHT_MEAN_WEIGHT * (flight - mean)
+      break
+    end
+  end
   for d = 1, D do
     if delta[d] ~= 0 then
       S[FIELD.tat + d] = max(S[FIELD.tat + d] + delta[d] / S[FIELD.rate + d], now - S[FIELD.tolerance + d])
@@ -690,12 +751,13 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
     CapLayer.send(now, booking.readyAt, booking.entries, booking.debit)
     return 0
   end
-  local cost = SCRATCH.cost
+  local cost, expected = SCRATCH.cost, SCRATCH.expected
   for d = 1, D do
+    expected[d] = min(P.largest[d], estimate[d] + S[FIELD.correction + at(k, d)])
     if reserve then
       cost[d] = reserve[d]
     else
-      cost[d] = min(P.largest[d], estimate[d] + S[FIELD.correction + at(k, d)])
+      cost[d] = expected[d]
     end
   end
   booking.estimate = estimate
@@ -788,7 +850,7 @@ function FairRule.admit(now, tenant, k, estimate, reserve, booking, maxWaitMicro
 end
 
 function FairRule.firmSlot(q, booking, cost, sigma, slot, wait)
-  CapLayer.hold(slot, cost, booking.entries)
+  CapLayer.hold(slot, cost, SCRATCH.expected, booking.entries)
   FairRule.served(q.priority, cost, sigma)
   booking.lined = true
   booking.readyAt = slot
@@ -1047,7 +1109,7 @@ function FairRule.save()
       deletes[ndeletes] = field
     elseif slot.dirty then
       writes[nwrites + 1], writes[nwrites + 2], nwrites =
-          field, struct_pack('<ddd', slot.at, slot.amount, slot.sent and 1 or 0), nwrites + 2
+          field, struct_pack('<dddd', slot.at, slot.amount, slot.debit, slot.sent and 1 or 0), nwrites + 2
     end
   end
   FairRule.write('HSET', KEYS[5], writes, nwrites)

@@ -60,10 +60,11 @@ if meta and P.period > 0 then
   for d = 1, D do
     local i = 0
     for id = v[2 * D + d], v[3 * D + d] - 1 do
-      local at_, amount, sent = struct_unpack('<ddd', call('HGET', KEYS[5], 'h' .. d .. ':' .. fmt(id)))
+      local at_, amount, debit, sent = struct_unpack('<dddd', call('HGET', KEYS[5], 'h' .. d .. ':' .. fmt(id)))
       if sent == 0 then
         put('held[' .. (d - 1) .. '][' .. i .. '].at', at_)
         put('held[' .. (d - 1) .. '][' .. i .. '].amount', amount)
+        put('held[' .. (d - 1) .. '][' .. i .. '].debit', debit)
         i = i + 1
       end
     end
