@@ -5,12 +5,8 @@ import io.backpressure.client.test.SharedQuota;
 import io.backpressure.client.test.TenantLoad;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
-import java.net.URI;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 import software.amazon.awssdk.services.bedrockruntime.model.ContentBlock;
 import software.amazon.awssdk.services.bedrockruntime.model.ConversationRole;
@@ -34,13 +30,7 @@ class BedrockTenantsIT {
             GatedBedrock.builder()
                 .gate(gate)
                 .feedback(ProviderFeedback.toGate(gate))
-                .build(
-                    BedrockRuntimeClient.builder()
-                        .region(Region.US_EAST_1)
-                        .credentialsProvider(
-                            StaticCredentialsProvider.create(
-                                AwsBasicCredentials.create("AKIDEXAMPLE", "secret-example")))
-                        .endpointOverride(URI.create(provider.url())))) {
+                .build(TestBedrock.client(provider))) {
       TenantLoad.Outcome outcome =
           TenantLoad.run(
               SharedQuota.TENANTS,

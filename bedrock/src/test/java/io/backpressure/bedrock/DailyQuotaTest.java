@@ -15,12 +15,8 @@ import io.backpressure.core.spi.EffectiveCaps;
 import io.backpressure.mock.DailyCaps;
 import io.backpressure.mock.MockProvider;
 import io.backpressure.mock.RequestRecord;
-import java.net.URI;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 import software.amazon.awssdk.services.bedrockruntime.model.ContentBlock;
 import software.amazon.awssdk.services.bedrockruntime.model.ConversationRole;
@@ -67,14 +63,7 @@ class DailyQuotaTest {
                 .gate(gate)
                 .ticker(clock)
                 .feedback(ProviderFeedback.TO_CALLS_GATE)
-                .build(
-                    BedrockRuntimeClient.builder()
-                        .region(Region.US_EAST_1)
-                        .credentialsProvider(
-                            StaticCredentialsProvider.create(
-                                AwsBasicCredentials.create(
-                                    "AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")))
-                        .endpointOverride(URI.create(provider.url())))) {
+                .build(TestBedrock.client(provider))) {
       bedrock.converse(request("first"));
       Instant refusedAt = clock.asClock().instant();
 

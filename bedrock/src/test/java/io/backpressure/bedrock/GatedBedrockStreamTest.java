@@ -29,8 +29,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.http.Protocol;
 import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
@@ -70,11 +68,6 @@ class GatedBedrockStreamTest {
     return TestGates.recording("bedrock/us-east-1/claude-3-5-haiku", 100, 100_000, clock);
   }
 
-  private static StaticCredentialsProvider credentials() {
-    return StaticCredentialsProvider.create(
-        AwsBasicCredentials.create("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
-  }
-
   /** One HTTP client for every test: its event loop is started and stopped once. */
   private static EventLoopGroup loop;
 
@@ -106,7 +99,7 @@ class GatedBedrockStreamTest {
             BedrockRuntimeAsyncClient.builder()
                 .httpClient(http)
                 .region(Region.US_EAST_1)
-                .credentialsProvider(credentials())
+                .credentialsProvider(TestBedrock.credentials())
                 .endpointOverride(URI.create(provider.url())));
   }
 
@@ -195,7 +188,7 @@ class GatedBedrockStreamTest {
                     BedrockRuntimeAsyncClient.builder()
                         .httpClient(http)
                         .region(Region.US_EAST_1)
-                        .credentialsProvider(credentials())
+                        .credentialsProvider(TestBedrock.credentials())
                         .endpointOverride(URI.create(provider.url())))) {
       CompletableFuture<Void> call =
           bedrock.converseStream(
@@ -310,7 +303,7 @@ class GatedBedrockStreamTest {
                 .build(
                     BedrockRuntimeClient.builder()
                         .region(Region.US_EAST_1)
-                        .credentialsProvider(credentials())
+                        .credentialsProvider(TestBedrock.credentials())
                         .endpointOverride(URI.create(provider.url())))) {
 
       InvokeModelResponse reply =

@@ -24,8 +24,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.http.Protocol;
@@ -65,13 +63,8 @@ class GatedBedrockTest {
     return gated.build(
         BedrockRuntimeClient.builder()
             .region(Region.US_EAST_1)
-            .credentialsProvider(credentials())
+            .credentialsProvider(TestBedrock.credentials())
             .endpointOverride(URI.create(provider.url())));
-  }
-
-  private static StaticCredentialsProvider credentials() {
-    return StaticCredentialsProvider.create(
-        AwsBasicCredentials.create("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
   }
 
   private static ConverseRequest request(String text) {
@@ -127,7 +120,7 @@ class GatedBedrockTest {
                         .httpClientBuilder(
                             NettyNioAsyncHttpClient.builder().protocol(Protocol.HTTP1_1))
                         .region(Region.US_EAST_1)
-                        .credentialsProvider(credentials())
+                        .credentialsProvider(TestBedrock.credentials())
                         .endpointOverride(URI.create(provider.url())))) {
       bedrock.converse(request("first")).join();
 

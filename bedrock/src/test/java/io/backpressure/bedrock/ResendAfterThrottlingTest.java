@@ -29,8 +29,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.Protocol;
 import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
@@ -137,7 +135,7 @@ class ResendAfterThrottlingTest {
         .build(
             BedrockRuntimeClient.builder()
                 .region(Region.US_EAST_1)
-                .credentialsProvider(credentials())
+                .credentialsProvider(TestBedrock.credentials())
                 .endpointOverride(URI.create(provider.url())));
   }
 
@@ -147,13 +145,8 @@ class ResendAfterThrottlingTest {
             BedrockRuntimeAsyncClient.builder()
                 .httpClient(http)
                 .region(Region.US_EAST_1)
-                .credentialsProvider(credentials())
+                .credentialsProvider(TestBedrock.credentials())
                 .endpointOverride(URI.create(provider.url())));
-  }
-
-  private static StaticCredentialsProvider credentials() {
-    return StaticCredentialsProvider.create(
-        AwsBasicCredentials.create("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
   }
 
   private static ConverseRequest converse(String text) {
@@ -343,7 +336,7 @@ class ResendAfterThrottlingTest {
                 .build(
                     BedrockRuntimeClient.builder()
                         .region(Region.US_EAST_1)
-                        .credentialsProvider(credentials())
+                        .credentialsProvider(TestBedrock.credentials())
                         .endpointOverride(URI.create(provider.url())))) {
       bedrock.converse(converse("first"));
 

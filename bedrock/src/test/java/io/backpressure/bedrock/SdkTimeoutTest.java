@@ -3,12 +3,8 @@ package io.backpressure.bedrock;
 import io.backpressure.client.test.SdkTimeoutSuite;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
-import java.net.URI;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 import software.amazon.awssdk.services.bedrockruntime.model.ContentBlock;
 import software.amazon.awssdk.services.bedrockruntime.model.ConversationRole;
@@ -50,13 +46,7 @@ class SdkTimeoutTest extends SdkTimeoutSuite {
             .gate(gate)
             .ticker(clock)
             .build(
-                BedrockRuntimeClient.builder()
-                    .region(Region.US_EAST_1)
-                    .credentialsProvider(
-                        StaticCredentialsProvider.create(
-                            AwsBasicCredentials.create(
-                                "AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")))
-                    .endpointOverride(URI.create(provider.url()))
+                TestBedrock.client(provider)
                     .overrideConfiguration(o -> o.apiCallTimeout(clientTimeout)))) {
       client.converse(request.build());
     }

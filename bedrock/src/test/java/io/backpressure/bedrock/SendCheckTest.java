@@ -12,16 +12,12 @@ import io.backpressure.core.Cost;
 import io.backpressure.core.ManualClock;
 import io.backpressure.core.testing.RecordingGate;
 import io.backpressure.mock.MockProvider;
-import java.net.URI;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 import software.amazon.awssdk.services.bedrockruntime.model.ContentBlock;
 import software.amazon.awssdk.services.bedrockruntime.model.ConversationRole;
@@ -63,12 +59,7 @@ class SendCheckTest {
         .gate(gate)
         .ticker(clock)
         .build(
-            BedrockRuntimeClient.builder()
-                .region(Region.US_EAST_1)
-                .credentialsProvider(
-                    StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create("AKIDEXAMPLE", "secret-example")))
-                .endpointOverride(URI.create(provider.url()))
+            TestBedrock.client(provider)
                 .overrideConfiguration(c -> c.addExecutionInterceptor(slow)));
   }
 
