@@ -50,20 +50,17 @@ import org.jspecify.annotations.Nullable;
  * thread-safe.
  */
 final class CapLayer {
-  /** The weight of a caller's lateness in their mean lateness (RFC 6298's α). */
-  static final double LATE_MEAN_WEIGHT = 0.125;
+  /**
+   * The weight of one sample in the mean of the callers' lateness and of the calls' flight time
+   * (RFC 6298's α, the weight of a round trip in its mean).
+   */
+  static final double MEAN_WEIGHT = 0.125;
 
-  /** The weight of a caller's deviation in the mean deviation of their lateness (RFC 6298's β). */
-  static final double LATE_SPREAD_WEIGHT = 0.25;
+  /** The weight of one sample's deviation in the mean deviation of each (RFC 6298's β). */
+  static final double SPREAD_WEIGHT = 0.25;
 
   /** How many mean deviations of lateness a held cost is planned to stay (RFC 6298's K). */
   static final double LATE_SPREAD_FACTOR = 4;
-
-  /** The weight of a call's send-to-release time in their mean (RFC 6298's α, for a round trip). */
-  static final double FLIGHT_MEAN_WEIGHT = 0.125;
-
-  /** The weight of a call's deviation in the mean deviation of that time (RFC 6298's β). */
-  static final double FLIGHT_SPREAD_WEIGHT = 0.25;
 
   /**
    * How many mean deviations past its mean a held call is planned to be in flight: two reach the
@@ -229,8 +226,8 @@ final class CapLayer {
       }
     }
     double late = plansLateness ? Math.max(0, now - slot) : 0;
-    lateSpread += LATE_SPREAD_WEIGHT * (Math.abs(late - lateMean) - lateSpread);
-    lateMean += LATE_MEAN_WEIGHT * (late - lateMean);
+    lateSpread += SPREAD_WEIGHT * (Math.abs(late - lateMean) - lateSpread);
+    lateMean += MEAN_WEIGHT * (late - lateMean);
   }
 
   /**
@@ -245,8 +242,8 @@ final class CapLayer {
       SlidingWindow.Entry entry = entries[d];
       if (window != null && entry != null) {
         long flight = window.age(entry, now);
-        flightSpread += FLIGHT_SPREAD_WEIGHT * (Math.abs(flight - flightMean) - flightSpread);
-        flightMean += FLIGHT_MEAN_WEIGHT * (flight - flightMean);
+        flightSpread += SPREAD_WEIGHT * (Math.abs(flight - flightMean) - flightSpread);
+        flightMean += MEAN_WEIGHT * (flight - flightMean);
         break;
       }
     }

@@ -95,11 +95,9 @@ public final class FairRuleSchema {
     c.put("CALL_WEIGHT", FairRule.CALL_WEIGHT);
     c.put("ISOLATION_MICROS", (double) FairRule.ISOLATION_MICROS);
     c.put("EPSILON", NestedBuckets.EPSILON);
-    c.put("LATE_MEAN_WEIGHT", CapLayer.LATE_MEAN_WEIGHT);
-    c.put("LATE_SPREAD_WEIGHT", CapLayer.LATE_SPREAD_WEIGHT);
+    c.put("MEAN_WEIGHT", CapLayer.MEAN_WEIGHT);
+    c.put("SPREAD_WEIGHT", CapLayer.SPREAD_WEIGHT);
     c.put("LATE_SPREAD_FACTOR", CapLayer.LATE_SPREAD_FACTOR);
-    c.put("FLIGHT_MEAN_WEIGHT", CapLayer.FLIGHT_MEAN_WEIGHT);
-    c.put("FLIGHT_SPREAD_WEIGHT", CapLayer.FLIGHT_SPREAD_WEIGHT);
     c.put("FLIGHT_SPREAD_FACTOR", CapLayer.FLIGHT_SPREAD_FACTOR);
     return Map.copyOf(c);
   }

@@ -172,7 +172,9 @@ final class SlidingWindow {
     Iterator<Entry> landing = held.iterator();
     @Nullable Entry next = sent.hasNext() ? sent.next() : null;
     @Nullable Entry left = leaving.hasNext() ? leaving.next() : null;
-    @Nullable Entry back = landing.hasNext() ? landing.next() : null;
+    // Without a held debit above its amount, no held amount shrinks: nothing to walk for.
+    @Nullable Entry back =
+        heldExtra > NestedBuckets.EPSILON && landing.hasNext() ? landing.next() : null;
     long leaveAt = now;
     long backAt = Long.MIN_VALUE;
     double freed = 0;

@@ -258,7 +258,8 @@ function SlidingWindow.fitsAt(d, now, amount, lateness, flight)
   end
   local next = BOUNDS.head[d] < BOUNDS.next[d] and BOUNDS.head[d] or nil
   local left = SlidingWindow.nextHeld(d, BOUNDS.held_head[d])
-  local back = left
+  -- (Without a held debit above its amount, no held amount shrinks: nothing to walk for.)
+  local back = S[FIELD.heldExtra + d] > C.EPSILON and left or nil
   local leaveAt, backAt, freed = now, -huge, 0
   while true do
     local out, outAt = nil, huge
@@ -432,8 +433,8 @@ function CapLayer.send(now, slot, entries, cost)
   end
   local late = max(0, now - slot)
   local mean, spread = S[FIELD.lateMean + 1], S[FIELD.lateSpread + 1]
-  S[FIELD.lateSpread + 1] = spread + C.LATE_SPREAD_WEIGHT * (math.abs(late - mean) - spread)
-  S[FIELD.lateMean + 1] = mean + C.LATE_MEAN_WEIGHT * (late - mean)
+  S[FIELD.lateSpread + 1] = spread + C.SPREAD_WEIGHT * (math.abs(late - mean) - spread)
+  S[FIELD.lateMean + 1] = mean + C.MEAN_WEIGHT * (late - mean)
 end
 
 function CapLayer.correct(now, delta, entries)
@@ -441,8 +442,8 @@ function CapLayer.correct(now, delta, entries)
     if has_window() and entries[d] > 0 then
       local flight = SlidingWindow.age(d, entries[d], now)
       local mean, spread = S[FIELD.flightMean + 1], S[FIELD.flightSpread + 1]
-      S[FIELD.flightSpread + 1] = spread + C.FLIGHT_SPREAD_WEIGHT * (math.abs(flight - mean) - spread)
-      S[FIELD.flightMean + 1] = mean + C.FLIGHT_MEAN_WEIGHT * (flight - mean)
+      S[FIELD.flightSpread + 1] = spread + C.SPREAD_WEIGHT * (math.abs(flight - mean) - spread)
+      S[FIELD.flightMean + 1] = mean + C.MEAN_WEIGHT * (flight - mean)
       break
     end
   end
